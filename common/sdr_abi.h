@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host <-> DPU ABI of sdr-dpu: the unix-socket control protocol, the shared
+ * segments (rings, completion queue, receive bitmaps) and the descriptors.
+ * Pure C, no DPDK. Bump SDR_ABI_MAJOR on any incompatible change.
+ *
+ * Control path (blocking, rare): request/response messages over the
+ * daemon's SOCK_SEQPACKET unix socket; file descriptors (memfds) travel with
+ * SCM_RIGHTS.
+ * Data path (non-blocking, hot): the host writes struct sdr_sqe into the
+ * context's SQ ring; the DPU writes struct sdr_cqe into the CQ ring and sets
+ * bits in the per-QP receive bitmaps.
+ *
+ * The DPU never trusts anything the host wrote: ring indices, descriptors,
+ * lengths, ids are all validated (see firmware/host_if.c).
+ */
+#ifndef SDR_ABI_H
+#define SDR_ABI_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include "sdr_ring.h"
+
+#define SDR_ABI_MAJOR 1
+#define SDR_ABI_MINOR 0
+
+/* ================= control socket ================= */
+
+#define SDR_CTL_MAGIC 0x5344524Cu /* "SDRL" */
+
+enum sdr_ctl_type {
+	SDR_CTL_HELLO = 1,   /**< req: abi; resp: ctx segment fd + sizes */
+	SDR_CTL_MR_REG,      /**< req + memfd: fd_offset, length; resp: mr_id */
+	SDR_CTL_MR_DEREG,    /**< req: mr_id */
+	SDR_CTL_QP_CREATE,   /**< req: qp attr; resp: qp_id, info, qp segment fd */
+	SDR_CTL_QP_CONNECT,  /**< req: qp_id, remote info */
+	SDR_CTL_QP_DESTROY,  /**< req: qp_id */
+	SDR_CTL_QP_SET_RATE, /**< req: qp_id, rate (reserved for pacing) */
+	SDR_CTL__MAX
+};
+
+enum sdr_reliability {
+	SDR_REL_NONE = 0, /**< raw SDR: bitmap only */
+	SDR_REL_SR = 1,
+	SDR_REL_EC = 2,
+	SDR_REL_AUTO = 3,
+};
+
+/** What a peer needs to know to send to a QP (exchanged out of band).
+ *  Portable text form: see sdr_qp_info_format()/sdr_qp_info_parse(). */
+struct sdr_qp_info {
+	uint32_t qpn;          /**< base of the QPN block (24 bit) */
+	uint32_t rkey;         /**< R_Key of the QP's zero-based window */
+	uint32_t ip;           /**< DPU IPv4, host order */
+	uint8_t mac[6];        /**< DPU MAC */
+	uint16_t mtu;          /**< 1024, 2048 or 4096 */
+	uint32_t max_msg;      /**< M: bytes per message slot */
+	uint32_t chunk_pkts;   /**< packets per bitmap chunk */
+	uint8_t generations;   /**< QPNs in the block */
+	uint8_t reliability;   /**< enum sdr_reliability */
+	uint16_t reserved;
+};
+
+struct sdr_qp_attr_abi {
+	uint32_t max_msg;     /**< 0 = daemon default */
+	uint32_t chunk_pkts;  /**< 0 = daemon default */
+	uint8_t reliability;  /**< enum sdr_reliability (only NONE in ABI 1.0) */
+	uint8_t ec_code;      /**< reserved */
+	uint8_t ec_k, ec_m;   /**< reserved */
+	uint64_t rate_bps;    /**< 0 = unpaced (reserved for pacing) */
+	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base (must be
+	                           aligned to the generation count and free) */
+	uint32_t want_rkey;   /**< 0 = random */
+};
+
+struct sdr_ctl_req {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t abi_major;
+	uint32_t abi_minor;
+	uint32_t qp_id;
+	uint32_t mr_id;
+	uint32_t pad0;
+	uint64_t fd_offset;
+	uint64_t length;
+	struct sdr_qp_attr_abi qp_attr;
+	struct sdr_qp_info remote;
+};
+
+/** Response; @c status is 0 or a negative errno. */
+struct sdr_ctl_resp {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t pad0;
+	int32_t status;
+	uint32_t id;        /**< mr_id or qp_id */
+	uint64_t seg_size;  /**< size of the segment whose fd comes with this */
+	struct sdr_qp_info info;
+	char msg[128];      /**< human-readable reason when status != 0 */
+};
+
+/* ================= context segment ================= */
+
+#define SDR_SEG_MAGIC 0x53445253u /* "SDRS" */
+#define SDR_SQ_ENTRIES 1024
+#define SDR_CQ_ENTRIES 4096
+
+/** Head of the per-context shared segment. Written once by the DPU at
+ *  attach (read-only for the host afterwards, except the rings). */
+struct sdr_seg_hdr {
+	uint32_t magic;
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint64_t seg_size;
+	uint32_t sq_entries, sq_esize;
+	uint32_t cq_entries, cq_esize;
+	uint64_t sq_idx_off, sq_off; /**< byte offsets from the segment start */
+	uint64_t cq_idx_off, cq_off;
+	/** DPU heartbeat: incremented by the owning worker; lets a host notice
+	 *  a dead daemon. */
+	alignas(SDR_CACHE_LINE) _Atomic uint64_t heartbeat;
+};
+
+/* ---- submission descriptor: host -> DPU, 64 bytes ---- */
+enum sdr_sq_op {
+	SDR_SQ_SEND = 1,         /**< one-shot send of [offset, offset+length) of mr */
+	SDR_SQ_RECV = 2,         /**< post a receive buffer */
+	SDR_SQ_RECV_COMPLETE = 3,/**< complete receive @c seq now (partial allowed) */
+	SDR_SQ_STREAM_START = 4, /**< open a streaming send of @c length bytes */
+	SDR_SQ_STREAM_DATA = 5,  /**< @c length bytes from mr/offset to msg_offset */
+	SDR_SQ_STREAM_END = 6,   /**< no more data for stream @c seq */
+};
+
+struct sdr_sqe {
+	uint8_t opcode;     /**< enum sdr_sq_op */
+	uint8_t flags;      /**< must be 0 */
+	uint16_t qp_id;
+	uint32_t mr_id;
+	uint64_t wr_id;     /**< opaque to the DPU, echoed in the CQE */
+	uint64_t offset;    /**< byte offset within the MR */
+	uint32_t length;    /**< bytes */
+	uint32_t imm;       /**< user immediate (SEND, STREAM_START) */
+	uint32_t seq;       /**< message number (RECV_COMPLETE, STREAM_DATA/END) */
+	uint32_t msg_offset;/**< STREAM_DATA: byte offset in the message (MTU aligned) */
+	uint8_t reserved[24];
+};
+_Static_assert(sizeof(struct sdr_sqe) == 64, "sqe is 64 bytes");
+
+/* ---- completion: DPU -> host, 32 bytes ---- */
+#define SDR_CQE_F_PARTIAL 0x01   /**< receive completed before its bitmap was full */
+#define SDR_CQE_F_IMM 0x02       /**< @c imm holds the whole user immediate */
+
+struct sdr_cqe {
+	uint64_t wr_id;
+	uint32_t seq;       /**< message number within the QP and direction */
+	uint32_t length;    /**< bytes received (last byte + 1) / sent */
+	uint32_t imm;
+	int32_t status;     /**< 0 or negative errno, see sdr.h */
+	uint16_t qp_id;
+	uint8_t opcode;     /**< the enum sdr_sq_op it completes (SEND for streams too) */
+	uint8_t flags;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct sdr_cqe) == 32, "cqe is 32 bytes");
+
+/* ================= QP segment: receive bitmaps ================= */
+
+#define SDR_QSEG_MAGIC 0x53445251u /* "SDRQ" */
+
+/** Head of the per-QP shared segment: SDR_MAX_MSGS receive slots, each with
+ *  a chunk bitmap of @c bitmap_words 64-bit words. */
+struct sdr_qseg_hdr {
+	uint32_t magic;
+	uint32_t slots;        /**< 1024 */
+	uint32_t bitmap_words; /**< per slot */
+	uint32_t chunk_bytes;
+	uint64_t slot_off;     /**< offset of struct sdr_qseg_slot[slots] */
+	uint64_t bitmap_off;   /**< offset of uint64_t[slots][bitmap_words] */
+};
+
+/** Live per-slot state the host may read (DPU-written). */
+struct sdr_qseg_slot {
+	_Atomic uint32_t seq;       /**< receive number that owns the slot now */
+	_Atomic uint32_t chunks_set;/**< chunk bits set so far */
+	_Atomic uint32_t imm_mask;  /**< nibbles of the user immediate received */
+	_Atomic uint32_t imm;       /**< user immediate, valid nibbles per imm_mask */
+};
+
+/* ================= helpers (common/sdr_abi.c) ================= */
+#include <stddef.h>
+
+/** Text form of a QP info, one token, for command lines and logs:
+ *  "qpn=0x000100,rkey=0x1a2b3c4d,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,
+ *  max_msg=67108864,chunk_pkts=16,gen=4,rel=0".
+ *  @return characters written (excluding NUL), or -1 if @p len is too small. */
+int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len);
+/** Parse the text form (keys in any order, all required except rel).
+ *  @return 0, or -1 with nothing guaranteed in @p info. */
+int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info);
+
+/** Fixed 32-byte big-endian serialisation for TCP bootstrap exchange. */
+#define SDR_QP_INFO_WIRE 32
+void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE]);
+int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info);
+
+#endif /* SDR_ABI_H */

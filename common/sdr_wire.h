@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-dpu wire format: RoCEv2 (Ethernet / IPv4 / UDP 4791 / BTH ...) as SDR
+ * uses it. Pure C, no DPDK types: the host tools, the fuzzers and the
+ * firmware all build and parse packets through this module.
+ *
+ * Every byte is described in docs/wire-format.md. Summary:
+ *
+ *  data:    Eth | IPv4 | UDP | BTH(op 0x2B UC RDMA WRITE Only w/ Imm) | RETH | ImmDt
+ *           | payload | pad to 4 B (BTH.PadCnt) | ICRC
+ *  control: Eth | IPv4 | UDP | BTH(op 0x24 UC SEND Only) | SDR control message
+ *           | pad | ICRC
+ *
+ * All multi-byte header fields are big-endian on the wire; the ICRC is
+ * transmitted least-significant byte first (as Ethernet's FCS), see
+ * sdr_icrc_compute().
+ */
+#ifndef SDR_WIRE_H
+#define SDR_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- constants ---- */
+#define SDR_ETH_HLEN 14
+#define SDR_IPV4_HLEN 20 /* we emit no options; the parser skips options */
+#define SDR_UDP_HLEN 8
+#define SDR_BTH_LEN 12
+#define SDR_RETH_LEN 16
+#define SDR_IMM_LEN 4
+#define SDR_ICRC_LEN 4
+#define SDR_ROCE_UDP_PORT 4791
+#define SDR_ETHERTYPE_IPV4 0x0800
+#define SDR_ETHERTYPE_ARP 0x0806
+
+/** Offset of the payload in a data packet we build (no IP options). */
+#define SDR_DATA_HDR_LEN (SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN)
+/** Offset of the control message in a control packet we build. */
+#define SDR_CTRL_HDR_LEN (SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
+
+/* BTH opcodes (IBTA: UC class = 0x20) */
+#define SDR_OP_UC_SEND_ONLY 0x24
+#define SDR_OP_UC_WRITE_ONLY_IMM 0x2B
+
+/* BTH byte 1 flags */
+#define SDR_BTH_SE 0x80     /**< set on the last data packet of a message */
+#define SDR_BTH_MIGREQ 0x40
+#define SDR_BTH_PAD_SHIFT 4 /**< PadCnt, bits 5..4 */
+
+#define SDR_PKEY_DEFAULT 0xFFFF
+#define SDR_QPN_MASK 0xFFFFFFu
+#define SDR_PSN_MASK 0xFFFFFFu
+
+/* UDP source port = flow entropy in [49152, 65535] */
+#define SDR_UDP_SPORT_BASE 0xC000
+
+/* ---- immediate: msg_id 31..22 | pkt_offset 21..4 | user-imm nibble 3..0 ---- */
+#define SDR_IMM_MSG_BITS 10
+#define SDR_IMM_OFF_BITS 18
+#define SDR_IMM_FRAG_BITS 4
+#define SDR_MAX_MSGS (1u << SDR_IMM_MSG_BITS)     /**< 1024 slots per QP */
+#define SDR_MAX_PKTS (1u << SDR_IMM_OFF_BITS)     /**< packets per message */
+/** The user's 32-bit immediate travels as 8 nibbles; packet p carries
+ *  nibble (p % 8), least significant nibble first. Messages of fewer than 8
+ *  packets add zero-length "immediate-only" packets for offsets npkts..7. */
+#define SDR_IMM_NIBBLES 8
+
+static inline uint32_t sdr_imm_pack(uint32_t msg_id, uint32_t pkt_off, uint32_t frag)
+{
+	return ((msg_id & (SDR_MAX_MSGS - 1)) << 22) | ((pkt_off & (SDR_MAX_PKTS - 1)) << 4) |
+	       (frag & 0xF);
+}
+static inline uint32_t sdr_imm_msg_id(uint32_t imm) { return imm >> 22; }
+static inline uint32_t sdr_imm_pkt_off(uint32_t imm) { return (imm >> 4) & (SDR_MAX_PKTS - 1); }
+static inline uint32_t sdr_imm_frag(uint32_t imm) { return imm & 0xF; }
+/** Nibble of the user immediate carried by packet @p pkt_off. */
+static inline uint32_t sdr_user_imm_nibble(uint32_t user_imm, uint32_t pkt_off)
+{
+	return (user_imm >> (4 * (pkt_off % SDR_IMM_NIBBLES))) & 0xF;
+}
+
+/* ---- generations: each SDR QP owns a block of G consecutive QPNs ---- */
+/** Message sequence number n (counted from 0 per direction after connect)
+ *  maps to slot n % 1024 and generation (n / 1024) % G. */
+static inline uint32_t sdr_seq_msg_id(uint32_t seq) { return seq & (SDR_MAX_MSGS - 1); }
+static inline uint32_t sdr_seq_gen(uint32_t seq, uint32_t generations)
+{
+	return (seq >> SDR_IMM_MSG_BITS) & (generations - 1);
+}
+
+/* ---- addresses of one endpoint ---- */
+struct sdr_l2l3 {
+	uint8_t src_mac[6];
+	uint8_t dst_mac[6];
+	uint32_t src_ip; /**< host byte order */
+	uint32_t dst_ip; /**< host byte order */
+	uint16_t udp_sport;
+	uint8_t ttl;     /**< 0 means 64 */
+	uint8_t dscp;
+};
+
+/* ---- data packet ---- */
+struct sdr_data_hdr {
+	uint32_t dest_qpn; /**< 24 bit: receiver block base + generation */
+	uint32_t psn;      /**< 24 bit */
+	uint64_t va;       /**< msg_id * M + pkt_off * MTU */
+	uint32_t rkey;
+	uint32_t dma_len;  /**< payload bytes in this packet (0 for imm-only) */
+	uint32_t imm;      /**< host order; sent big-endian */
+	uint8_t se;        /**< last data packet of the message */
+};
+
+/**
+ * Write the headers of a data packet into @p buf (room for
+ * SDR_DATA_HDR_LEN bytes). The payload then goes at buf + SDR_DATA_HDR_LEN,
+ * followed by the pad and the ICRC that sdr_pkt_finish() writes.
+ * @return total frame length (headers + payload + pad + ICRC).
+ */
+size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h);
+
+/**
+ * Write headers of a control packet (UC SEND Only) for a control message of
+ * @p msg_len bytes; the message goes at buf + SDR_CTRL_HDR_LEN.
+ * @return total frame length.
+ */
+size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn,
+			  uint32_t psn, size_t msg_len);
+
+/**
+ * Zero the pad bytes and write the ICRC of a frame built by the functions
+ * above (frame length @p frame_len as they returned). With @p icrc == 0 the
+ * ICRC field is written as zero (benchmarks only; receivers configured to
+ * verify will drop such packets).
+ */
+void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc);
+
+/**
+ * RoCEv2 ICRC of a frame (Ethernet header included in @p frame, ICRC field
+ * excluded from @p len_without_icrc): CRC-32 (reflected, as Ethernet and
+ * zlib) over 8 bytes of 0xFF, the IPv4 header with TOS, TTL and checksum
+ * set to all ones, the UDP header with checksum all ones, the BTH with its
+ * byte 4 (FECN/BECN/resv6) set to all ones, and the rest of the packet.
+ * Returns the CRC as a number; on the wire it is stored LSB first.
+ */
+uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc);
+
+/* ---- parse ---- */
+
+/** Why a frame was rejected. One counter per reason in the firmware. */
+enum sdr_parse_result {
+	SDR_PARSE_OK_DATA = 0,
+	SDR_PARSE_OK_CTRL,
+	SDR_PARSE_ARP,          /**< ARP frame (firmware may answer it) */
+	SDR_PARSE_TRUNCATED,    /**< shorter than its headers claim */
+	SDR_PARSE_NOT_IPV4,     /**< other ethertype */
+	SDR_PARSE_IP_BAD,       /**< bad version/IHL/total length/checksum/fragment */
+	SDR_PARSE_NOT_UDP,
+	SDR_PARSE_NOT_ROCE,     /**< UDP but not dst port 4791 */
+	SDR_PARSE_BAD_BTH,      /**< unknown opcode, TVer != 0, bad pad */
+	SDR_PARSE_BAD_ICRC,
+	SDR_PARSE_BAD_LEN,      /**< DMA length disagrees with the payload */
+	SDR_PARSE__MAX
+};
+
+/** Result of parsing one frame. Pointers point into the caller's buffer. */
+struct sdr_parsed {
+	uint8_t src_mac[6];
+	uint8_t dst_mac[6];
+	uint32_t src_ip, dst_ip; /**< host byte order */
+	uint16_t udp_sport;
+	uint8_t opcode;
+	uint8_t se;
+	uint32_t dest_qpn, psn;
+	/* data packets */
+	uint64_t va;
+	uint32_t rkey, dma_len, imm;
+	/* payload (data) or control message (ctrl), pad stripped */
+	const uint8_t *payload;
+	uint32_t payload_len;
+};
+
+/**
+ * Parse and validate a frame of @p len bytes. @p verify_icrc selects
+ * whether the ICRC is checked. Never reads outside [frame, frame+len).
+ */
+enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icrc,
+				struct sdr_parsed *out);
+
+/** Static name of a parse result ("truncated", "bad_icrc", ...). */
+const char *sdr_parse_result_name(enum sdr_parse_result r);
+
+/* ---- SDR control messages (payload of UC SEND Only) ---- */
+#define SDR_CTRL_MAGIC 0x53445243u /* "SDRC" */
+#define SDR_CTRL_VERSION 1
+
+enum sdr_ctrl_type {
+	SDR_CTRL_CTS = 1, /**< receiver -> sender: receive slots posted */
+	SDR_CTRL_ACK = 2, /**< reserved for reliability (SR/EC) */
+	SDR_CTRL_NACK = 3,
+	SDR_CTRL__MAX
+};
+
+/** Header of a control message, 12 bytes on the wire (big-endian). */
+struct sdr_ctrl_hdr {
+	uint32_t magic;   /**< SDR_CTRL_MAGIC */
+	uint8_t version;  /**< SDR_CTRL_VERSION */
+	uint8_t type;     /**< enum sdr_ctrl_type */
+	uint16_t count;   /**< entries that follow */
+	uint32_t src_qpn; /**< sender's QP block base */
+};
+#define SDR_CTRL_HDR_WIRE 12
+
+/** CTS entry, 8 bytes on the wire: receive number @c seq (per QP, from 0)
+ *  was posted with a buffer of @c length bytes. */
+struct sdr_cts_entry {
+	uint32_t seq;
+	uint32_t length;
+};
+#define SDR_CTS_ENTRY_WIRE 8
+#define SDR_CTS_MAX_ENTRIES 64
+
+/** Encode a CTS message; returns its length in bytes (room needed:
+ *  SDR_CTRL_HDR_WIRE + n * SDR_CTS_ENTRY_WIRE). */
+size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_entry *e,
+			   uint16_t n);
+
+/** Decode a control header; returns 0, or -1 when the message is too short,
+ *  has the wrong magic/version, or its count does not fit @p len. For CTS,
+ *  the entries start at msg + SDR_CTRL_HDR_WIRE. */
+int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h);
+void sdr_ctrl_cts_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_cts_entry *e);
+
+/* ---- ARP (the firmware answers requests for its own IP) ---- */
+/** If @p frame is an ARP request for @p my_ip, write the reply into
+ *  @p reply (>= 42 bytes) and return its length; else return 0. */
+size_t sdr_arp_reply(const uint8_t *frame, size_t len, uint32_t my_ip, const uint8_t my_mac[6],
+		     uint8_t *reply);
+
+/* ---- small helpers ---- */
+int sdr_parse_mac(const char *s, uint8_t mac[6]);  /**< "aa:bb:..", 0 or -1 */
+int sdr_parse_ipv4(const char *s, uint32_t *ip);   /**< dotted quad -> host order */
+void sdr_format_mac(const uint8_t mac[6], char out[18]);
+void sdr_format_ipv4(uint32_t ip, char out[16]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SDR_WIRE_H */

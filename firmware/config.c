@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Command line of sdr-dpu (the part after EAL's "--"). Parsed before the
+ * EAL starts so that --help and --version work anywhere, even under qemu. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpu.h"
+
+enum {
+	OPT_NAME = 256, OPT_PORT, OPT_IP, OPT_MAC, OPT_PEER_MAC, OPT_LINK, OPT_INSTANCE,
+	OPT_RING_PAIR, OPT_MTU, OPT_CHUNK, OPT_MAXMSG, OPT_GENS, OPT_WORKERS, OPT_IDLE_US,
+	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
+	OPT_HELP, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{"name", required_argument, NULL, OPT_NAME},
+	{"port", required_argument, NULL, OPT_PORT},
+	{"ip", required_argument, NULL, OPT_IP},
+	{"mac", required_argument, NULL, OPT_MAC},
+	{"peer-mac", required_argument, NULL, OPT_PEER_MAC},
+	{"link", required_argument, NULL, OPT_LINK},
+	{"instance", no_argument, NULL, OPT_INSTANCE},
+	{"ring-pair", no_argument, NULL, OPT_RING_PAIR},
+	{"mtu", required_argument, NULL, OPT_MTU},
+	{"chunk-pkts", required_argument, NULL, OPT_CHUNK},
+	{"max-msg", required_argument, NULL, OPT_MAXMSG},
+	{"generations", required_argument, NULL, OPT_GENS},
+	{"workers", required_argument, NULL, OPT_WORKERS},
+	{"idle-us", required_argument, NULL, OPT_IDLE_US},
+	{"idle-spins", required_argument, NULL, OPT_IDLE_SPINS},
+	{"stats-interval", required_argument, NULL, OPT_STATS_INT},
+	{"stats-json", required_argument, NULL, OPT_STATS_JSON},
+	{"cts-resend-ms", required_argument, NULL, OPT_CTS_MS},
+	{"mbufs", required_argument, NULL, OPT_MBUFS},
+	{"no-icrc", no_argument, NULL, OPT_NO_ICRC},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+void sdr_cfg_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"Usage: %s [EAL options] -- [options]\n"
+"\n"
+"sdr-dpu: software-defined reliability firmware. Moves host messages as RoCEv2\n"
+"UC RDMA WRITE-with-immediate packets, one per MTU, and keeps SDR receive\n"
+"bitmaps. Hosts attach through a unix socket (libsdr).\n"
+"\n"
+"EAL options come first (e.g. --no-huge --no-shconf --no-pci -m 512\n"
+"--file-prefix=dpu-a --vdev=net_af_packet0,iface=veth-a,framesz=12288,blocksz=12288).\n"
+"Every DPDK port works: net_af_packet, net_tap, net_ring, net_pcap, net_null, mlx5.\n"
+"\n"
+"Per-DPU-instance options (apply to the current instance; --instance starts the next):\n"
+"  --name PATH          unix socket hosts attach to (default /tmp/sdr-dpu.sock)\n"
+"  --port N             DPDK port id of this instance (default: next unused port)\n"
+"  --ip A.B.C.D         this DPU's IPv4 address (required)\n"
+"  --mac MAC            this DPU's MAC (default: the port's MAC)\n"
+"  --peer-mac MAC       static next-hop MAC for every peer (required, except with\n"
+"                       --ring-pair where it defaults to the other instance's MAC)\n"
+"  --link SPEC          long-haul link emulator on this port's receive side\n"
+"                       (e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\n"
+"                       see docs/link-emulator.md)\n"
+"  --instance           start describing another DPU instance in this process\n"
+"\n"
+"Global options:\n"
+"  --ring-pair          create two ports joined back to back by a net_ring pair\n"
+"                       (two DPUs in one process; needs two instances)\n"
+"  --mtu N              RoCE path MTU: 1024, 2048 or 4096 (default 4096)\n"
+"  --chunk-pkts N       packets per bitmap chunk, 1..1024 (default 16)\n"
+"  --max-msg BYTES      default and upper bound of a QP's max message size M; K/M/G\n"
+"                       suffixes (default 64M; at most 1G at 4096 MTU)\n"
+"  --generations G      QPNs (message generations) per SDR QP, power of two 1..16\n"
+"                       (default 4)\n"
+"  --workers N          worker lcores (default: every non-main lcore of -l/-c, >= 1)\n"
+"  --idle-us US         sleep of an idle worker after --idle-spins empty polls\n"
+"                       (default 50; 0 = busy-poll)\n"
+"  --idle-spins N       empty polls before an idle worker sleeps (default 256)\n"
+"  --cts-resend-ms MS   re-send clear-to-send for posted receives that saw no data\n"
+"                       (default 20; 0 = never)\n"
+"  --mbufs N            packet buffers per instance (default 8191)\n"
+"  --no-icrc            neither generate nor verify the ICRC (benchmarks only)\n"
+"  --stats-interval S   print the stats block every S seconds (default 0 = only at exit)\n"
+"  --stats-json FILE    write all counters as JSON to FILE at exit\n"
+"  --help               this text\n"
+"  --version            print the version\n"
+"\n"
+"Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
+"(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
+		prog);
+}
+
+static int parse_u64(const char *s, uint64_t *v, int suffixes)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -1;
+	x = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	if (suffixes && *end) {
+		uint64_t mul = 0;
+		switch (*end) {
+		case 'k': case 'K': mul = 1ull << 10; break;
+		case 'm': case 'M': mul = 1ull << 20; break;
+		case 'g': case 'G': mul = 1ull << 30; break;
+		}
+		if (!mul || (end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B")))
+			return -1;
+		if (x > UINT64_MAX / mul)
+			return -1;
+		x *= mul;
+		end += strlen(end);
+	}
+	if (*end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int opt_u32(const char *opt, const char *arg, uint32_t lo, uint32_t hi, uint32_t *out,
+		   int suffixes)
+{
+	uint64_t v;
+	if (parse_u64(arg, &v, suffixes) || v < lo || v > hi) {
+		fprintf(stderr, "sdr-dpu: %s: '%s' is not a number in [%u, %u]\n", opt, arg, lo, hi);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
+{
+	struct sdr_inst_cfg *ic;
+	uint32_t v;
+	int c;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mtu = 4096;
+	cfg->chunk_pkts = 16;
+	cfg->max_msg = 64u << 20;
+	cfg->generations = 4;
+	cfg->idle_us = 50;
+	cfg->idle_spins = 256;
+	cfg->cts_resend_ms = 20;
+	cfg->mbufs = 8191;
+	cfg->icrc = 1;
+	cfg->ninst = 1;
+	ic = &cfg->inst[0];
+	ic->port = -1;
+	ic->name = "/tmp/sdr-dpu.sock";
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_HELP:
+			sdr_cfg_usage(stdout, "sdr-dpu");
+			return 1;
+		case OPT_VERSION:
+			printf("sdr-dpu %s (ABI %d.%d)\n", SDR_VERSION, SDR_ABI_MAJOR, SDR_ABI_MINOR);
+			return 1;
+		case OPT_NAME:
+			ic->name = optarg;
+			break;
+		case OPT_PORT:
+			if (opt_u32("--port", optarg, 0, RTE_MAX_ETHPORTS - 1, &v, 0))
+				return -1;
+			ic->port = (int)v;
+			break;
+		case OPT_IP:
+			if (sdr_parse_ipv4(optarg, &ic->ip)) {
+				fprintf(stderr, "sdr-dpu: --ip: '%s' is not an IPv4 address\n", optarg);
+				return -1;
+			}
+			ic->has_ip = 1;
+			break;
+		case OPT_MAC:
+		case OPT_PEER_MAC:
+			if (sdr_parse_mac(optarg, c == OPT_MAC ? ic->mac : ic->peer_mac)) {
+				fprintf(stderr, "sdr-dpu: %s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)\n",
+					c == OPT_MAC ? "--mac" : "--peer-mac", optarg);
+				return -1;
+			}
+			if (c == OPT_MAC)
+				ic->has_mac = 1;
+			else
+				ic->has_peer_mac = 1;
+			break;
+		case OPT_LINK:
+			ic->link = optarg;
+			break;
+		case OPT_INSTANCE:
+			if (cfg->ninst == SDR_MAX_INST) {
+				fprintf(stderr, "sdr-dpu: at most %d instances\n", SDR_MAX_INST);
+				return -1;
+			}
+			ic = &cfg->inst[cfg->ninst++];
+			ic->port = -1;
+			ic->name = NULL;
+			break;
+		case OPT_RING_PAIR:
+			cfg->ring_pair = 1;
+			break;
+		case OPT_MTU:
+			if (opt_u32("--mtu", optarg, 1024, 4096, &cfg->mtu, 0))
+				return -1;
+			if (cfg->mtu != 1024 && cfg->mtu != 2048 && cfg->mtu != 4096) {
+				fprintf(stderr, "sdr-dpu: --mtu must be 1024, 2048 or 4096\n");
+				return -1;
+			}
+			break;
+		case OPT_CHUNK:
+			if (opt_u32("--chunk-pkts", optarg, 1, 1024, &cfg->chunk_pkts, 0))
+				return -1;
+			break;
+		case OPT_MAXMSG:
+			if (opt_u32("--max-msg", optarg, 1, 1u << 30, &cfg->max_msg, 1))
+				return -1;
+			break;
+		case OPT_GENS:
+			if (opt_u32("--generations", optarg, 1, 16, &cfg->generations, 0))
+				return -1;
+			if (!sdr_is_pow2(cfg->generations)) {
+				fprintf(stderr, "sdr-dpu: --generations must be a power of two\n");
+				return -1;
+			}
+			break;
+		case OPT_WORKERS:
+			if (opt_u32("--workers", optarg, 1, SDR_MAX_WORKERS, &v, 0))
+				return -1;
+			cfg->workers = v;
+			break;
+		case OPT_IDLE_US:
+			if (opt_u32("--idle-us", optarg, 0, 100000, &v, 0))
+				return -1;
+			cfg->idle_us = v;
+			break;
+		case OPT_IDLE_SPINS:
+			if (opt_u32("--idle-spins", optarg, 1, 1u << 30, &v, 0))
+				return -1;
+			cfg->idle_spins = v;
+			break;
+		case OPT_STATS_INT:
+			if (opt_u32("--stats-interval", optarg, 0, 86400, &v, 0))
+				return -1;
+			cfg->stats_interval = v;
+			break;
+		case OPT_STATS_JSON:
+			cfg->stats_json = optarg;
+			break;
+		case OPT_CTS_MS:
+			if (opt_u32("--cts-resend-ms", optarg, 0, 60000, &v, 0))
+				return -1;
+			cfg->cts_resend_ms = v;
+			break;
+		case OPT_MBUFS:
+			if (opt_u32("--mbufs", optarg, 511, 1u << 24, &v, 0))
+				return -1;
+			cfg->mbufs = v;
+			break;
+		case OPT_NO_ICRC:
+			cfg->icrc = 0;
+			break;
+		default:
+			fprintf(stderr, "sdr-dpu: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sdr-dpu: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return -1;
+	}
+
+	/* cross-checks */
+	uint32_t chunk = cfg->mtu * cfg->chunk_pkts;
+	if (cfg->max_msg % chunk || cfg->max_msg < 8 * cfg->mtu) {
+		fprintf(stderr,
+			"sdr-dpu: --max-msg %u must be a multiple of the chunk (%u packets x %u B = %u B)"
+			" and at least 8 packets\n", cfg->max_msg, cfg->chunk_pkts, cfg->mtu, chunk);
+		return -1;
+	}
+	if (cfg->max_msg / cfg->mtu > SDR_MAX_PKTS) {
+		fprintf(stderr, "sdr-dpu: --max-msg %u exceeds %u packets of %u B (18-bit packet offset)\n",
+			cfg->max_msg, SDR_MAX_PKTS, cfg->mtu);
+		return -1;
+	}
+	if (cfg->ring_pair && cfg->ninst != 2) {
+		fprintf(stderr, "sdr-dpu: --ring-pair needs exactly two instances (use --instance)\n");
+		return -1;
+	}
+	for (unsigned i = 0; i < cfg->ninst; i++) {
+		struct sdr_inst_cfg *x = &cfg->inst[i];
+		if (!x->name) {
+			fprintf(stderr, "sdr-dpu: instance %u needs --name\n", i);
+			return -1;
+		}
+		if (!x->has_ip) {
+			fprintf(stderr, "sdr-dpu: instance %u (%s) needs --ip\n", i, x->name);
+			return -1;
+		}
+		if (!x->has_peer_mac && !cfg->ring_pair) {
+			fprintf(stderr, "sdr-dpu: instance %u (%s) needs --peer-mac\n", i, x->name);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(cfg->inst[j].name, x->name)) {
+				fprintf(stderr, "sdr-dpu: two instances use --name %s\n", x->name);
+				return -1;
+			}
+	}
+	return 0;
+}

@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control plane on the main lcore: hosts attach over a SOCK_SEQPACKET unix
+ * socket, receive their context segment (memfd), register memory (memfds,
+ * which we map), create/connect/destroy QPs. A host that hangs up or dies
+ * loses its QPs and mappings; the others keep working.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_random.h>
+
+#include "dpu.h"
+
+#define MAX_CLIENTS (SDR_MAX_INST * SDR_MAX_CTX)
+
+struct client {
+	int fd;
+	struct sdr_inst *in;
+	struct sdr_hctx *ctx; /* after HELLO */
+};
+
+static struct client clients[MAX_CLIENTS];
+static unsigned nclients;
+static unsigned next_worker;
+
+/* ---------- socket helpers ---------- */
+
+static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
+{
+	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	r->magic = SDR_CTL_MAGIC;
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*r) ? 0 : -1;
+}
+
+/* Receive one request; *fd_out gets a passed descriptor or -1.
+ * Returns 1 on a request, 0 on hang-up, -1 on a malformed message. */
+static int recv_req(int fd, struct sdr_ctl_req *q, int *fd_out)
+{
+	struct iovec iov = {.iov_base = q, .iov_len = sizeof(*q)};
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+
+	*fd_out = -1;
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		return 0;
+	if (n < 0)
+		return -2; /* nothing to read after all */
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			int nfd = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			int fds[4];
+			memcpy(fds, CMSG_DATA(cm), (size_t)nfd * sizeof(int));
+			for (int i = 0; i < nfd; i++) {
+				if (*fd_out < 0)
+					*fd_out = fds[i];
+				else
+					close(fds[i]); /* more than we asked for */
+			}
+		}
+	}
+	if ((size_t)n != sizeof(*q) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    q->magic != SDR_CTL_MAGIC) {
+		if (*fd_out >= 0)
+			close(*fd_out);
+		*fd_out = -1;
+		return -1;
+	}
+	return 1;
+}
+
+static int fail(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = -err;
+	return -err;
+}
+
+static void *memfd_segment(const char *name, size_t size, int *fd_out)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	*fd_out = fd;
+	return p;
+}
+
+/* ---------- requests ---------- */
+
+static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+		    int *pass)
+{
+	struct sdr_inst *in = cl->in;
+	struct sdr_hctx *c;
+	struct sdr_seg_hdr *h;
+	size_t off, size;
+	unsigned slot;
+	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_CTX};
+
+	if (cl->ctx)
+		return fail(r, EISCONN, "already attached");
+	if (q->abi_major != SDR_ABI_MAJOR)
+		return fail(r, EPROTO, "ABI %u.x, this daemon speaks %u.%u", q->abi_major,
+			    SDR_ABI_MAJOR, SDR_ABI_MINOR);
+	for (slot = 0; slot < SDR_MAX_CTX && in->ctxs[slot]; slot++)
+		;
+	if (slot == SDR_MAX_CTX)
+		return fail(r, EUSERS, "too many hosts attached (%d)", SDR_MAX_CTX);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return fail(r, ENOMEM, "out of memory");
+	off = RTE_ALIGN_CEIL(sizeof(struct sdr_seg_hdr), SDR_CACHE_LINE);
+	size_t sq_idx = off;
+	off += RTE_ALIGN_CEIL(sizeof(struct sdr_ring_idx), SDR_CACHE_LINE);
+	size_t sq = off;
+	off += SDR_SQ_ENTRIES * sizeof(struct sdr_sqe);
+	size_t cq_idx = off;
+	off += RTE_ALIGN_CEIL(sizeof(struct sdr_ring_idx), SDR_CACHE_LINE);
+	size_t cq = off;
+	off += SDR_CQ_ENTRIES * sizeof(struct sdr_cqe);
+	size = RTE_ALIGN_CEIL(off, 4096);
+	c->seg = memfd_segment("sdr-ctx", size, &c->seg_fd);
+	if (!c->seg) {
+		free(c);
+		return fail(r, ENOMEM, "cannot create the shared segment: %s", strerror(errno));
+	}
+	c->seg_size = size;
+	h = c->hdr = c->seg;
+	h->magic = SDR_SEG_MAGIC;
+	h->abi_major = SDR_ABI_MAJOR;
+	h->abi_minor = SDR_ABI_MINOR;
+	h->seg_size = size;
+	h->sq_entries = SDR_SQ_ENTRIES;
+	h->sq_esize = sizeof(struct sdr_sqe);
+	h->cq_entries = SDR_CQ_ENTRIES;
+	h->cq_esize = sizeof(struct sdr_cqe);
+	h->sq_idx_off = sq_idx;
+	h->sq_off = sq;
+	h->cq_idx_off = cq_idx;
+	h->cq_off = cq;
+	sdr_ring_format((void *)((uint8_t *)c->seg + sq_idx), SDR_SQ_ENTRIES, sizeof(struct sdr_sqe));
+	sdr_ring_format((void *)((uint8_t *)c->seg + cq_idx), SDR_CQ_ENTRIES, sizeof(struct sdr_cqe));
+	/* our views use our own sizes, never the (host-writable) header's */
+	sdr_ring_attach(&c->sq, (void *)((uint8_t *)c->seg + sq_idx), (uint8_t *)c->seg + sq,
+			SDR_SQ_ENTRIES, sizeof(struct sdr_sqe), 0);
+	sdr_ring_attach(&c->cq, (void *)((uint8_t *)c->seg + cq_idx), (uint8_t *)c->seg + cq,
+			SDR_CQ_ENTRIES, sizeof(struct sdr_cqe), 1);
+	for (unsigned i = 0; i < SDR_MAX_MRS; i++)
+		c->mrs[i].fd = -1;
+	c->id = slot;
+	c->sock = cl->fd;
+	c->inst = in;
+	c->worker = next_worker++ % sdr_g.nworkers;
+	{
+		struct ucred cr;
+		socklen_t l = sizeof(cr);
+		if (!getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+			c->pid = cr.pid;
+	}
+	in->ctxs[slot] = c;
+	cl->ctx = c;
+	cmd.obj = c;
+	sdr_worker_call(c->worker, &cmd);
+	r->id = slot;
+	r->seg_size = size;
+	*pass = c->seg_fd;
+	printf("sdr-dpu[%s]: host pid %d attached (context %u, worker %u)\n", in->cfg.name,
+	       (int)c->pid, slot, c->worker);
+	return 0;
+}
+
+static int do_mr_reg(struct sdr_hctx *c, const struct sdr_ctl_req *q, int fd,
+		     struct sdr_ctl_resp *r)
+{
+	struct stat st;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t aoff = q->fd_offset & ~(uint64_t)(pg - 1);
+	struct sdr_mr_ent *mr = NULL;
+	unsigned id;
+	int seals;
+	void *p;
+
+	if (fd < 0)
+		return fail(r, EBADF, "MR_REG needs a memfd passed with SCM_RIGHTS");
+	if (q->length == 0 || q->length > (1ull << 40))
+		return fail(r, EINVAL, "MR length %llu out of range", (unsigned long long)q->length);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return fail(r, EBADF, "passed descriptor is not a memfd/regular file");
+	if (q->fd_offset > (uint64_t)st.st_size || q->length > (uint64_t)st.st_size - q->fd_offset)
+		return fail(r, ERANGE, "range [%llu, +%llu) lies outside the %lld-byte memfd",
+			    (unsigned long long)q->fd_offset, (unsigned long long)q->length,
+			    (long long)st.st_size);
+	/* A host that shrinks the file under our mapping would fault the DPU. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return fail(r, EPERM, "memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
+	for (id = 0; id < SDR_MAX_MRS; id++)
+		if (!atomic_load(&c->mrs[id].valid) && c->mrs[id].fd < 0) {
+			mr = &c->mrs[id];
+			break;
+		}
+	if (!mr)
+		return fail(r, ENOSPC, "too many memory regions (%d)", SDR_MAX_MRS);
+	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)aoff);
+	if (p == MAP_FAILED)
+		return fail(r, errno, "mmap of the MR failed: %s", strerror(errno));
+	mr->addr = (uint8_t *)p + (q->fd_offset - aoff);
+	mr->len = q->length;
+	mr->map_len = q->length + (q->fd_offset - aoff);
+	mr->fd = fd;
+	mr->refcnt = 0;
+	atomic_store_explicit(&mr->valid, 1, memory_order_release);
+	r->id = id;
+	return 1; /* fd is now owned by the MR */
+}
+
+static void mr_unmap(struct sdr_mr_ent *mr)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	if (mr->fd < 0)
+		return;
+	munmap((void *)((uintptr_t)mr->addr & ~(uintptr_t)(pg - 1)), mr->map_len);
+	close(mr->fd);
+	mr->fd = -1;
+	mr->addr = NULL;
+	atomic_store(&mr->valid, 0);
+}
+
+static int do_mr_dereg(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+{
+	struct sdr_cmd cmd = {.type = SDR_CMD_MR_DEREG};
+	int rc;
+
+	if (q->mr_id >= SDR_MAX_MRS || !atomic_load(&c->mrs[q->mr_id].valid))
+		return fail(r, ENOENT, "no MR %u", q->mr_id);
+	cmd.obj = &c->mrs[q->mr_id];
+	rc = sdr_worker_call(c->worker, &cmd);
+	if (rc == -EBUSY)
+		return fail(r, EBUSY, "MR %u is used by posted operations", q->mr_id);
+	if (rc)
+		return fail(r, -rc, "worker did not answer");
+	mr_unmap(&c->mrs[q->mr_id]);
+	return 0;
+}
+
+static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+			int *pass)
+{
+	struct sdr_inst *in = c->inst;
+	const struct sdr_qp_attr_abi *a = &q->qp_attr;
+	uint32_t gens = sdr_g.cfg.generations;
+	uint32_t mtu = sdr_g.cfg.mtu;
+	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
+	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
+	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
+	struct sdr_qseg_hdr *qh;
+	struct sdr_qp *qp;
+	uint32_t id, chunk_words;
+	size_t slot_off, bm_off, size;
+
+	if (a->reliability != SDR_REL_NONE)
+		return fail(r, EOPNOTSUPP, "reliability %u is not available in this firmware (only NONE)",
+			    a->reliability);
+	if (ppc < 1 || ppc > 1024)
+		return fail(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
+	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
+		return fail(r, EINVAL,
+			    "max_msg %u must be a multiple of the chunk (%u B), >= 8 packets and <= %u"
+			    " packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
+	if (c->nqps == SDR_MAX_QPS_PER_CTX)
+		return fail(r, ENOSPC, "too many QPs in this context (%d)", SDR_MAX_QPS_PER_CTX);
+	if (a->want_qpn) {
+		if (a->want_qpn < SDR_QPN_FIRST || (a->want_qpn - SDR_QPN_FIRST) % gens ||
+		    (a->want_qpn - SDR_QPN_FIRST) / gens >= SDR_MAX_QPS)
+			return fail(r, EINVAL,
+				    "QPN 0x%x is not a block base (0x%x + k*%u, k < %d)", a->want_qpn,
+				    SDR_QPN_FIRST, gens, SDR_MAX_QPS);
+		id = (a->want_qpn - SDR_QPN_FIRST) / gens;
+		if (atomic_load(&in->qps[id]))
+			return fail(r, EADDRINUSE, "QPN 0x%x is in use", a->want_qpn);
+	} else {
+		for (id = 0; id < SDR_MAX_QPS && atomic_load(&in->qps[id]); id++)
+			;
+		if (id == SDR_MAX_QPS)
+			return fail(r, ENOSPC, "no free QP (%d)", SDR_MAX_QPS);
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return fail(r, ENOMEM, "out of memory");
+	chunk_words = sdr_words_for((max_msg / mtu + ppc - 1) / ppc);
+	slot_off = RTE_ALIGN_CEIL(sizeof(*qh), SDR_CACHE_LINE);
+	bm_off = RTE_ALIGN_CEIL(slot_off + SDR_MAX_MSGS * sizeof(struct sdr_qseg_slot), SDR_CACHE_LINE);
+	size = RTE_ALIGN_CEIL(bm_off + (size_t)SDR_MAX_MSGS * chunk_words * 8, 4096);
+	qp->qseg = memfd_segment("sdr-qp", size, &qp->qseg_fd);
+	if (!qp->qseg) {
+		free(qp);
+		return fail(r, ENOMEM, "cannot create the QP segment: %s", strerror(errno));
+	}
+	qp->qseg_size = size;
+	qh = qp->qseg;
+	qh->magic = SDR_QSEG_MAGIC;
+	qh->slots = SDR_MAX_MSGS;
+	qh->bitmap_words = chunk_words;
+	qh->chunk_bytes = mtu * ppc;
+	qh->slot_off = slot_off;
+	qh->bitmap_off = bm_off;
+
+	qp->id = id;
+	qp->qpn_base = SDR_QPN_FIRST + id * gens;
+	qp->rkey = a->want_rkey ? a->want_rkey : (uint32_t)rte_rand();
+	qp->max_msg = max_msg;
+	qp->ppc = ppc;
+	qp->mtu = mtu;
+	qp->gens = gens;
+	qp->reliability = a->reliability;
+	qp->inst = in;
+	qp->ctx = c;
+	qp->worker = c->worker;
+	qp->state = SDR_QPS_CREATED;
+	if (sdr_rq_init(&qp->rq, mtu, max_msg, ppc, gens, qp->rkey,
+			(uint64_t *)((uint8_t *)qp->qseg + bm_off),
+			(struct sdr_qseg_slot *)((uint8_t *)qp->qseg + slot_off))) {
+		munmap(qp->qseg, size);
+		close(qp->qseg_fd);
+		free(qp);
+		return fail(r, ENOMEM, "out of memory for packet bitmaps");
+	}
+	c->qps[c->nqps++] = qp;
+	cmd.obj = qp;
+	sdr_worker_call(qp->worker, &cmd);
+	atomic_store_explicit(&in->qps[id], qp, memory_order_release);
+
+	r->id = id;
+	r->seg_size = size;
+	r->info.qpn = qp->qpn_base;
+	r->info.rkey = qp->rkey;
+	r->info.ip = in->ip;
+	memcpy(r->info.mac, in->mac, 6);
+	r->info.mtu = (uint16_t)mtu;
+	r->info.max_msg = max_msg;
+	r->info.chunk_pkts = ppc;
+	r->info.generations = (uint8_t)gens;
+	r->info.reliability = qp->reliability;
+	*pass = qp->qseg_fd;
+	return 0;
+}
+
+static struct sdr_qp *own_qp(struct sdr_hctx *c, uint32_t qp_id)
+{
+	for (unsigned i = 0; i < c->nqps; i++)
+		if (c->qps[i]->id == qp_id)
+			return c->qps[i];
+	return NULL;
+}
+
+static int do_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+{
+	struct sdr_qp *qp = own_qp(c, q->qp_id);
+	const struct sdr_qp_info *x = &q->remote;
+	struct sdr_qp_info remote = *x;
+	struct sdr_cmd cmd = {.type = SDR_CMD_CONNECT_QP, .remote = &remote};
+
+	if (!qp)
+		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
+	if (qp->state != SDR_QPS_CREATED)
+		return fail(r, EISCONN, "QP %u is already connected", q->qp_id);
+	if (x->mtu != qp->mtu || x->max_msg != qp->max_msg || x->chunk_pkts != qp->ppc ||
+	    x->generations != qp->gens || x->reliability != qp->reliability)
+		return fail(r, EINVAL,
+			    "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts %u/%u gens %u/%u"
+			    " rel %u/%u (ours/peer's)", qp->mtu, x->mtu, qp->max_msg, x->max_msg,
+			    qp->ppc, x->chunk_pkts, qp->gens, x->generations, qp->reliability,
+			    x->reliability);
+	if ((x->qpn & ~SDR_QPN_MASK) || (x->qpn % qp->gens) || !x->ip)
+		return fail(r, EINVAL, "peer QPN 0x%x / IP invalid", x->qpn);
+	cmd.obj = qp;
+	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
+}
+
+static void qp_free(struct sdr_qp *qp)
+{
+	sdr_rq_fini(&qp->rq);
+	munmap(qp->qseg, qp->qseg_size);
+	close(qp->qseg_fd);
+	free(qp);
+}
+
+static void qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)
+{
+	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_QP, .obj = qp};
+	unsigned i;
+
+	atomic_store_explicit(&qp->inst->qps[qp->id], NULL, memory_order_release);
+	sdr_worker_call(qp->worker, &cmd);
+	sdr_worker_quiesce_all(); /* no worker still holds a pointer from a lookup */
+	for (i = 0; i < c->nqps && c->qps[i] != qp; i++)
+		;
+	c->qps[i] = c->qps[--c->nqps];
+	qp_free(qp);
+}
+
+static int do_qp_destroy(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+{
+	struct sdr_qp *qp = own_qp(c, q->qp_id);
+	if (!qp)
+		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
+	qp_destroy(c, qp);
+	return 0;
+}
+
+static void ctx_destroy(struct sdr_hctx *c)
+{
+	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_CTX, .obj = c};
+
+	while (c->nqps)
+		qp_destroy(c, c->qps[c->nqps - 1]);
+	sdr_worker_call(c->worker, &cmd);
+	sdr_worker_quiesce_all();
+	for (unsigned i = 0; i < SDR_MAX_MRS; i++)
+		mr_unmap(&c->mrs[i]);
+	c->inst->ctxs[c->id] = NULL;
+	munmap(c->seg, c->seg_size);
+	close(c->seg_fd);
+	free(c->ovf);
+	free(c);
+}
+
+static void client_drop(unsigned i)
+{
+	struct client *cl = &clients[i];
+	if (cl->ctx) {
+		printf("sdr-dpu[%s]: host pid %d detached (context %u): tearing down its QPs and MRs\n",
+		       cl->in->cfg.name, (int)cl->ctx->pid, cl->ctx->id);
+		ctx_destroy(cl->ctx);
+	}
+	close(cl->fd);
+	clients[i] = clients[--nclients];
+}
+
+/* returns 0 to keep the client, -1 to drop it */
+static int client_serve(struct client *cl)
+{
+	struct sdr_ctl_req q;
+	struct sdr_ctl_resp r;
+	int fd, pass = -1, rc = recv_req(cl->fd, &q, &fd);
+
+	if (rc == -2)
+		return 0;
+	if (rc == 0)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	if (rc < 0) {
+		fail(&r, EPROTO, "malformed request");
+		send_resp(cl->fd, &r, -1);
+		return -1;
+	}
+	r.type = q.type;
+	if (q.type != SDR_CTL_HELLO && !cl->ctx) {
+		fail(&r, ENOTCONN, "send HELLO first");
+	} else if (q.abi_major != SDR_ABI_MAJOR) {
+		fail(&r, EPROTO, "ABI %u.x, this daemon speaks %u.%u", q.abi_major, SDR_ABI_MAJOR,
+		     SDR_ABI_MINOR);
+	} else {
+		switch (q.type) {
+		case SDR_CTL_HELLO:
+			do_hello(cl, &q, &r, &pass);
+			break;
+		case SDR_CTL_MR_REG:
+			if (do_mr_reg(cl->ctx, &q, fd, &r) == 1)
+				fd = -1; /* kept */
+			break;
+		case SDR_CTL_MR_DEREG:
+			do_mr_dereg(cl->ctx, &q, &r);
+			break;
+		case SDR_CTL_QP_CREATE:
+			do_qp_create(cl->ctx, &q, &r, &pass);
+			break;
+		case SDR_CTL_QP_CONNECT:
+			do_qp_connect(cl->ctx, &q, &r);
+			break;
+		case SDR_CTL_QP_DESTROY:
+			do_qp_destroy(cl->ctx, &q, &r);
+			break;
+		default:
+			fail(&r, EOPNOTSUPP, "request type %u not supported", q.type);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (send_resp(cl->fd, &r, pass))
+		return -1;
+	return 0;
+}
+
+/* ---------- listening ---------- */
+
+int sdr_ctrl_init(struct sdr_inst *in)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(in->cfg.name) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "sdr-dpu: --name %s is too long for a unix socket path\n", in->cfg.name);
+		return -1;
+	}
+	strcpy(sa.sun_path, in->cfg.name);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* A live daemon on this path? Then refuse; a stale socket file we replace. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		fprintf(stderr, "sdr-dpu: another daemon is serving %s\n", in->cfg.name);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	unlink(in->cfg.name);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16)) {
+		fprintf(stderr, "sdr-dpu: cannot listen on %s: %s\n", in->cfg.name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	chmod(in->cfg.name, 0660);
+	in->listen_fd = fd;
+	return 0;
+}
+
+void sdr_ctrl_poll(int timeout_ms)
+{
+	struct pollfd pfd[SDR_MAX_INST + MAX_CLIENTS];
+	unsigned n = 0, i;
+
+	for (i = 0; i < sdr_g.ninst; i++) {
+		pfd[n].fd = sdr_g.inst[i].listen_fd;
+		pfd[n++].events = POLLIN;
+	}
+	for (i = 0; i < nclients; i++) {
+		pfd[n].fd = clients[i].fd;
+		pfd[n++].events = POLLIN;
+	}
+	if (poll(pfd, n, timeout_ms) <= 0)
+		return;
+	for (i = 0; i < sdr_g.ninst; i++) {
+		if (!(pfd[i].revents & POLLIN))
+			continue;
+		int cfd = accept4(sdr_g.inst[i].listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		if (nclients == MAX_CLIENTS) {
+			close(cfd);
+			continue;
+		}
+		clients[nclients].fd = cfd;
+		clients[nclients].in = &sdr_g.inst[i];
+		clients[nclients].ctx = NULL;
+		nclients++;
+	}
+	/* serve clients from the end so that dropping one (swap with last)
+	 * does not skip another */
+	for (i = n - sdr_g.ninst; i-- > 0;) {
+		short ev = pfd[sdr_g.ninst + i].revents;
+		if (i >= nclients || !ev)
+			continue;
+		if ((ev & (POLLHUP | POLLERR)) && !(ev & POLLIN)) {
+			client_drop(i);
+			continue;
+		}
+		if (client_serve(&clients[i]))
+			client_drop(i);
+	}
+}
+
+void sdr_ctrl_fini(void)
+{
+	while (nclients)
+		client_drop(nclients - 1);
+	for (unsigned i = 0; i < sdr_g.ninst; i++)
+		if (sdr_g.inst[i].listen_fd >= 0) {
+			close(sdr_g.inst[i].listen_fd);
+			unlink(sdr_g.inst[i].cfg.name);
+		}
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-dpu firmware: shared definitions of the daemon.
+ *
+ * Threads (ARCHITECTURE §8): the main lcore runs the control plane (host
+ * attach, MR/QP setup, stats, telemetry); each worker lcore owns a set of
+ * host contexts and their QPs and runs their fast path to completion. State
+ * owned by a worker is touched by the main lcore only through the worker's
+ * command ring (sdr_worker_call), so the fast path takes no locks.
+ */
+#ifndef SDR_DPU_H
+#define SDR_DPU_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "sdr_abi.h"
+#include "sdr_counters.h"
+#include "sdr_hostdesc.h"
+#include "sdr_msgtab.h"
+#include "sdr_wire.h"
+
+#define SDR_MAX_WORKERS 16
+#define SDR_MAX_INST 4
+#define SDR_MAX_QPS 256        /* per instance; qp_id = QPN block index */
+#define SDR_MAX_CTX 64         /* host contexts per instance */
+#define SDR_MAX_QPS_PER_CTX 64
+#define SDR_QPN_FIRST 0x100    /* first QPN block base */
+#define SDR_BURST 32
+#define SDR_STREAM_RANGES 16   /* STREAM_DATA descriptors queued per stream */
+#define SDR_MBUF_DATA 9216     /* room for a 9000-byte MTU frame */
+
+/* ---------------- configuration ---------------- */
+
+struct sdr_inst_cfg {
+	const char *name;      /* unix socket path */
+	int port;              /* DPDK port id, -1 = next unused */
+	uint32_t ip;
+	uint8_t mac[6], peer_mac[6];
+	int has_ip, has_mac, has_peer_mac;
+	const char *link;      /* link emulator spec (RX of this port), NULL = none */
+};
+
+struct sdr_cfg {
+	uint32_t mtu;
+	uint32_t chunk_pkts;
+	uint32_t max_msg;
+	uint32_t generations;
+	unsigned workers;      /* 0 = one per available worker lcore */
+	unsigned idle_us;
+	unsigned idle_spins;
+	unsigned stats_interval;
+	const char *stats_json;
+	unsigned cts_resend_ms;
+	unsigned mbufs;
+	int icrc;
+	int ring_pair;
+	unsigned ninst;
+	struct sdr_inst_cfg inst[SDR_MAX_INST];
+};
+
+/** Parse our own arguments (after EAL's "--"). Returns 0 to run, 1 when
+ *  --help/--version was served (exit 0), -1 on error (message printed). */
+int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv);
+void sdr_cfg_usage(FILE *f, const char *prog);
+
+/* ---------------- runtime objects ---------------- */
+
+enum sdr_qp_state { SDR_QPS_CREATED = 0, SDR_QPS_CONNECTED, SDR_QPS_DEAD };
+
+enum sdr_smsg_state { SDR_SM_FREE = 0, SDR_SM_QUEUED, SDR_SM_DONE };
+
+struct sdr_srange {
+	uint8_t *src;      /* host memory (mapped) */
+	uint32_t msg_off;  /* MTU aligned */
+	uint32_t len;
+	uint16_t mr_id;
+};
+
+/** One send (one-shot or stream) in the QP's send window. */
+struct sdr_smsg {
+	uint64_t wr_id;
+	uint32_t seq, len, imm;
+	uint32_t npkts;    /* data packets of the whole message */
+	uint32_t pkt;      /* next packet within the current range */
+	uint32_t imm_next; /* next immediate-only offset to send (npkts < 8) */
+	int32_t status;    /* error to report at completion (streams) */
+	uint8_t state, stream, ended, nranges, cur;
+	struct sdr_srange r[SDR_STREAM_RANGES];
+};
+
+struct sdr_qp_stats {
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	uint64_t msgs_sent, msgs_recv, msgs_partial, send_errors;
+	uint64_t cts_tx, cts_rx, chunks_done;
+};
+
+struct sdr_inst;
+struct sdr_hctx;
+
+struct sdr_qp {
+	uint32_t id;
+	uint32_t qpn_base, rkey, max_msg, ppc, mtu, gens;
+	uint8_t reliability;
+	struct sdr_inst *inst;
+	struct sdr_hctx *ctx;
+	unsigned worker;
+	int state; /* enum sdr_qp_state; written by the owning worker */
+	struct sdr_qp_info remote;
+	struct sdr_l2l3 l2;
+	uint32_t psn;
+
+	/* receive side */
+	struct sdr_rq rq;
+	struct sdr_cts_entry cts_out[SDR_CTS_MAX_ENTRIES];
+	unsigned ncts_out;
+	uint64_t next_rects_tsc;
+
+	/* send side */
+	uint32_t send_next;  /* number of the next posted send */
+	uint32_t tx_cursor;  /* send being transmitted (all older are done) */
+	uint32_t cts_seq[SDR_MAX_MSGS];
+	uint32_t cts_len[SDR_MAX_MSGS];
+	uint8_t cts_ok[SDR_MAX_MSGS];
+	struct sdr_smsg smsg[SDR_MAX_MSGS];
+
+	/* shared segment (chunk bitmaps) */
+	void *qseg;
+	size_t qseg_size;
+	int qseg_fd;
+
+	struct sdr_qp_stats st;
+	struct sdr_qp *next_on_worker;
+};
+
+/** A host attached over the unix socket. */
+struct sdr_hctx {
+	unsigned id;
+	int sock;
+	pid_t pid;
+	struct sdr_inst *inst;
+	unsigned worker;
+	void *seg;
+	size_t seg_size;
+	int seg_fd;
+	struct sdr_ring sq, cq;   /* worker-side views */
+	struct sdr_seg_hdr *hdr;
+	struct sdr_mr_ent mrs[SDR_MAX_MRS];
+	struct sdr_qp *qps[SDR_MAX_QPS_PER_CTX];
+	unsigned nqps;
+	/* completions waiting for room in the CQ (worker only) */
+	struct sdr_cqe *ovf;
+	uint32_t ovf_head, ovf_n, ovf_cap;
+	int broken;               /* SQ corrupt: stop serving it */
+	struct sdr_hctx *next_on_worker;
+};
+
+struct sdr_port_stats {
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
+};
+
+struct sdr_inst {
+	unsigned idx;
+	struct sdr_inst_cfg cfg;
+	uint16_t port;
+	uint8_t mac[6], peer_mac[6];
+	uint32_t ip;
+	int listen_fd;
+	struct rte_mempool *pool;
+	struct sdr_hctx *ctxs[SDR_MAX_CTX];
+	struct sdr_qp *_Atomic qps[SDR_MAX_QPS];
+	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
+	uint64_t rte_rx_nombuf_base;
+};
+
+/* command from the main lcore to a worker */
+enum sdr_cmd_type {
+	SDR_CMD_NOP = 0,  /* quiescence barrier */
+	SDR_CMD_ADD_CTX,
+	SDR_CMD_DEL_CTX,
+	SDR_CMD_ADD_QP,
+	SDR_CMD_CONNECT_QP,
+	SDR_CMD_DEL_QP,
+	SDR_CMD_MR_DEREG,
+};
+
+struct sdr_cmd {
+	enum sdr_cmd_type type;
+	void *obj;
+	uint32_t arg;
+	const struct sdr_qp_info *remote;
+	_Atomic int done;
+	int result;
+};
+
+struct sdr_worker {
+	unsigned idx;
+	unsigned lcore;
+	struct rte_ring *cmd;
+	struct rte_ring *handoff;
+	struct sdr_hctx *ctxs;
+	struct sdr_qp *qps;
+	uint64_t ctr[SDR_CTR__MAX];
+	struct sdr_port_stats port[SDR_MAX_INST];
+	uint64_t loops, idle_sleeps;
+	struct rte_mbuf *txb[SDR_MAX_INST][SDR_BURST];
+	unsigned ntxb[SDR_MAX_INST];
+} __rte_cache_aligned;
+
+struct sdr_dpu {
+	struct sdr_cfg cfg;
+	unsigned ninst;
+	struct sdr_inst inst[SDR_MAX_INST];
+	unsigned nworkers;
+	struct sdr_worker workers[SDR_MAX_WORKERS];
+	uint64_t tsc_hz;
+	volatile int running;
+};
+
+extern struct sdr_dpu sdr_g;
+
+/* worker.c */
+int sdr_worker_main(void *arg);
+int sdr_worker_call(unsigned worker, struct sdr_cmd *cmd);
+void sdr_worker_quiesce_all(void);
+void sdr_qp_post_cqe(struct sdr_hctx *c, const struct sdr_cqe *e, struct sdr_worker *w);
+
+/* rx.c */
+void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
+
+/* tx.c */
+unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp);
+void sdr_tx_flush(struct sdr_worker *w, unsigned inst_idx);
+void sdr_tx_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
+void sdr_tx_rects(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+struct rte_mbuf *sdr_tx_alloc(struct sdr_worker *w, struct sdr_inst *in);
+void sdr_tx_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
+
+/* host_if.c */
+unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c);
+void sdr_host_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t idx, int32_t status);
+void sdr_host_abort_qp(struct sdr_worker *w, struct sdr_qp *qp, int32_t status);
+
+/* ctrl.c (main lcore) */
+int sdr_ctrl_init(struct sdr_inst *in);
+void sdr_ctrl_poll(int timeout_ms);
+void sdr_ctrl_fini(void);
+
+/* stats.c */
+void sdr_stats_print(FILE *f);
+int sdr_stats_json(const char *path);
+void sdr_telemetry_register(void);
+
+/* port.c */
+int sdr_ports_init(void);
+void sdr_ports_fini(void);
+
+static inline struct sdr_qp *sdr_qp_lookup(struct sdr_inst *in, uint32_t qpn, uint32_t gens,
+					   uint32_t *gen)
+{
+	uint32_t rel = qpn - SDR_QPN_FIRST;
+	struct sdr_qp *qp;
+
+	if (qpn < SDR_QPN_FIRST || rel / gens >= SDR_MAX_QPS)
+		return NULL;
+	qp = atomic_load_explicit(&in->qps[rel / gens], memory_order_acquire);
+	*gen = rel % gens;
+	return qp;
+}
+
+#endif /* SDR_DPU_H */

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host interface on the worker: consume the context's SQ ring (copy each
+ * descriptor out of shared memory, validate, act) and produce completions.
+ * Every descriptor gets exactly one completion (SEND, RECV, STREAM_START);
+ * RECV_COMPLETE, STREAM_DATA and STREAM_END fold into the completion of the
+ * operation they refer to.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dpu.h"
+
+static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d, int status,
+		    enum sdr_ctr ctr)
+{
+	struct sdr_cqe e = {
+		.wr_id = d->wr_id, .status = status, .qp_id = d->qp_id,
+		.opcode = d->opcode == SDR_SQ_STREAM_START ? SDR_SQ_SEND : d->opcode,
+	};
+	w->ctr[ctr]++;
+	sdr_qp_post_cqe(c, &e, w);
+}
+
+void sdr_host_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t idx, int32_t status)
+{
+	struct sdr_rslot *s = &qp->rq.slot[idx];
+	int full = sdr_rslot_full(s);
+	struct sdr_cqe e = {
+		.wr_id = s->wr_id, .seq = s->seq, .length = full ? s->msg_len : s->max_end,
+		.imm = s->imm, .status = status, .qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_RECV,
+		.flags = (uint8_t)((s->imm_mask == 0xFF ? SDR_CQE_F_IMM : 0) |
+				   (full ? 0 : SDR_CQE_F_PARTIAL)),
+	};
+
+	qp->ctx->mrs[s->mr_id].refcnt--;
+	if (full)
+		qp->st.msgs_recv++;
+	else
+		qp->st.msgs_partial++;
+	sdr_qp_post_cqe(qp->ctx, &e, w);
+}
+
+static struct sdr_qp *qp_of(struct sdr_hctx *c, uint16_t qp_id)
+{
+	struct sdr_qp *qp;
+
+	if (qp_id >= SDR_MAX_QPS)
+		return NULL;
+	qp = atomic_load_explicit(&c->inst->qps[qp_id], memory_order_acquire);
+	/* only the context's own, live QPs */
+	if (!qp || qp->ctx != c || qp->state == SDR_QPS_DEAD)
+		return NULL;
+	return qp;
+}
+
+static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
+		    const struct sdr_sqe *d, struct sdr_mr_ent *mr)
+{
+	uint32_t seq = qp->send_next;
+	struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+	if (sm->state == SDR_SM_QUEUED) { /* 1024 sends outstanding */
+		err_cqe(w, c, d, -EBUSY, SDR_CTR_sqe_busy);
+		return;
+	}
+	memset(sm, 0, offsetof(struct sdr_smsg, r));
+	sm->wr_id = d->wr_id;
+	sm->seq = seq;
+	sm->len = d->length;
+	sm->imm = d->imm;
+	sm->npkts = (d->length + qp->mtu - 1) / qp->mtu;
+	sm->imm_next = sm->npkts < SDR_IMM_NIBBLES ? sm->npkts : SDR_IMM_NIBBLES;
+	sm->state = SDR_SM_QUEUED;
+	if (d->opcode == SDR_SQ_SEND) {
+		sm->r[0].src = mr->addr + d->offset;
+		sm->r[0].msg_off = 0;
+		sm->r[0].len = d->length;
+		sm->r[0].mr_id = (uint16_t)d->mr_id;
+		sm->nranges = 1;
+		sm->ended = 1;
+		mr->refcnt++;
+	} else {
+		sm->stream = 1;
+	}
+	qp->send_next = seq + 1;
+}
+
+static struct sdr_smsg *stream_of(struct sdr_qp *qp, uint32_t seq)
+{
+	struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+	if (sm->state != SDR_SM_QUEUED || sm->seq != seq || !sm->stream || sm->ended)
+		return NULL;
+	return sm;
+}
+
+static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_sqe *d,
+			   struct sdr_mr_ent *mr)
+{
+	struct sdr_smsg *sm = stream_of(qp, d->seq);
+	uint32_t end;
+
+	if (!sm) {
+		w->ctr[SDR_CTR_sqe_bad]++;
+		return;
+	}
+	if (sm->status)
+		return;
+	end = d->msg_offset + d->length;
+	/* inside the message, and whole packets unless it ends the message */
+	if (end > sm->len || (end != sm->len && d->length % qp->mtu)) {
+		sm->status = -EINVAL;
+		w->ctr[SDR_CTR_sqe_bad]++;
+		return;
+	}
+	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0) {
+		memmove(&sm->r[0], &sm->r[sm->cur], (sm->nranges - sm->cur) * sizeof(sm->r[0]));
+		sm->nranges -= sm->cur;
+		sm->cur = 0;
+	}
+	if (sm->nranges == SDR_STREAM_RANGES) {
+		sm->status = -EBUSY;
+		w->ctr[SDR_CTR_sqe_busy]++;
+		return;
+	}
+	sm->r[sm->nranges].src = mr->addr + d->offset;
+	sm->r[sm->nranges].msg_off = d->msg_offset;
+	sm->r[sm->nranges].len = d->length;
+	sm->r[sm->nranges].mr_id = (uint16_t)d->mr_id;
+	sm->nranges++;
+	mr->refcnt++;
+}
+
+static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
+		    const struct sdr_sqe *d, struct sdr_mr_ent *mr)
+{
+	int64_t seq = sdr_rq_post(&qp->rq, mr->addr + d->offset, d->length, d->wr_id,
+				  (uint16_t)d->mr_id);
+	if (seq < 0) {
+		err_cqe(w, c, d, -EBUSY, SDR_CTR_sqe_busy);
+		return;
+	}
+	mr->refcnt++;
+	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
+	qp->cts_out[qp->ncts_out].length = d->length;
+	if (++qp->ncts_out == SDR_CTS_MAX_ENTRIES)
+		sdr_tx_cts_flush(w, qp);
+}
+
+static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d)
+{
+	struct sdr_qp *qp = qp_of(c, d->qp_id);
+	struct sdr_qp_limits lim;
+	struct sdr_mr_ent *mr;
+	enum sdr_ctr ctr;
+	int rc, idx;
+
+	if (qp) {
+		lim.max_msg = qp->max_msg;
+		lim.mtu = qp->mtu;
+		lim.connected = qp->state == SDR_QPS_CONNECTED;
+	}
+	rc = sdr_sqe_check(d, qp ? &lim : NULL, c->mrs, SDR_MAX_MRS, &mr, &ctr);
+	if (rc) {
+		if (d->opcode == SDR_SQ_RECV_COMPLETE || d->opcode == SDR_SQ_STREAM_DATA ||
+		    d->opcode == SDR_SQ_STREAM_END)
+			w->ctr[ctr]++; /* nothing of its own to complete */
+		else
+			err_cqe(w, c, d, rc, ctr);
+		return;
+	}
+	switch (d->opcode) {
+	case SDR_SQ_SEND:
+	case SDR_SQ_STREAM_START:
+		do_send(w, c, qp, d, mr);
+		break;
+	case SDR_SQ_STREAM_DATA:
+		do_stream_data(w, qp, d, mr);
+		break;
+	case SDR_SQ_STREAM_END: {
+		struct sdr_smsg *sm = stream_of(qp, d->seq);
+		if (sm)
+			sm->ended = 1;
+		else
+			w->ctr[SDR_CTR_sqe_bad]++;
+		break;
+	}
+	case SDR_SQ_RECV:
+		do_recv(w, c, qp, d, mr);
+		break;
+	case SDR_SQ_RECV_COMPLETE:
+		idx = sdr_rq_complete(&qp->rq, d->seq);
+		if (idx >= 0)
+			sdr_host_recv_done(w, qp, (uint32_t)idx, 0);
+		else
+			w->ctr[SDR_CTR_sqe_bad]++;
+		break;
+	}
+}
+
+unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c)
+{
+	struct sdr_sqe d;
+	int64_t avail;
+	unsigned n;
+
+	if (c->broken || c->ovf_n)
+		return 0;
+	avail = sdr_ring_avail_checked(&c->sq);
+	if (avail < 0) {
+		w->ctr[SDR_CTR_sq_corrupt]++;
+		c->broken = 1;
+		return 0;
+	}
+	n = avail < SDR_BURST ? (unsigned)avail : SDR_BURST;
+	for (unsigned i = 0; i < n; i++) {
+		/* copy first: the host may rewrite shared memory under us */
+		memcpy(&d, sdr_ring_peek(&c->sq, i), sizeof(d));
+		handle(w, c, &d);
+	}
+	if (n)
+		sdr_ring_consume(&c->sq, n);
+	return n;
+}
+
+static void abort_recv_cb(void *arg, struct sdr_rslot *s)
+{
+	void **a = arg;
+	struct sdr_worker *w = a[0];
+	struct sdr_qp *qp = a[1];
+	sdr_host_recv_done(w, qp, sdr_seq_msg_id(s->seq), *(int32_t *)a[2]);
+}
+
+void sdr_host_abort_qp(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
+{
+	void *arg[3] = {w, qp, &status};
+
+	while (qp->tx_cursor != qp->send_next) {
+		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(qp->tx_cursor)];
+		struct sdr_cqe e = {
+			.wr_id = sm->wr_id, .seq = sm->seq, .length = sm->len, .status = status,
+			.qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_SEND,
+		};
+		for (unsigned i = sm->cur; i < sm->nranges; i++)
+			qp->ctx->mrs[sm->r[i].mr_id].refcnt--;
+		sm->cur = sm->nranges;
+		sm->state = SDR_SM_DONE;
+		sdr_qp_post_cqe(qp->ctx, &e, w);
+		qp->tx_cursor++;
+	}
+	sdr_rq_abort_all(&qp->rq, abort_recv_cb, arg);
+	qp->ncts_out = 0;
+}

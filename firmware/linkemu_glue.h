@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Hook for the long-haul link emulator (hw/linkemu) on an instance's port. */
+#ifndef SDR_LINKEMU_GLUE_H
+#define SDR_LINKEMU_GLUE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct sdr_inst;
+
+/** Attach the emulator configured by --link to every RX queue of the
+ *  instance's port (before the port starts). 0, or -1 with a message. */
+int sdr_linkemu_attach(struct sdr_inst *in);
+void sdr_linkemu_detach(struct sdr_inst *in);
+/** Print the emulator's counters for this instance (nothing without --link). */
+void sdr_linkemu_print(FILE *f, struct sdr_inst *in);
+/** Call fn(name, value) for every emulator counter of this instance. */
+void sdr_linkemu_foreach(struct sdr_inst *in, void (*fn)(void *arg, const char *name, uint64_t v),
+			 void *arg);
+
+#endif

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ports: one DPDK port per DPU instance, one RX/TX queue pair per worker. */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_eth_ring.h>
+#include <rte_lcore.h>
+
+#include "dpu.h"
+#include "linkemu_glue.h"
+
+#define SDR_NB_RXD 1024
+#define SDR_NB_TXD 1024
+
+/* Two ports joined back to back: A's TX rings are B's RX rings. */
+static int make_ring_pair(void)
+{
+	struct rte_ring *ab[SDR_MAX_WORKERS], *ba[SDR_MAX_WORKERS];
+	unsigned n = sdr_g.nworkers;
+	char name[RTE_RING_NAMESIZE];
+	int pa, pb;
+
+	for (unsigned q = 0; q < n; q++) {
+		snprintf(name, sizeof(name), "sdr_rp_ab%u", q);
+		ab[q] = rte_ring_create(name, 4096, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "sdr_rp_ba%u", q);
+		ba[q] = rte_ring_create(name, 4096, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (!ab[q] || !ba[q]) {
+			fprintf(stderr, "sdr-dpu: cannot create ring-pair rings: %s\n",
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	pa = rte_eth_from_rings("sdr_ring_a", ba, n, ab, n, rte_socket_id());
+	pb = rte_eth_from_rings("sdr_ring_b", ab, n, ba, n, rte_socket_id());
+	if (pa < 0 || pb < 0) {
+		fprintf(stderr, "sdr-dpu: rte_eth_from_rings failed: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	sdr_g.cfg.inst[0].port = pa;
+	sdr_g.cfg.inst[1].port = pb;
+	return 0;
+}
+
+static int port_used(int port)
+{
+	for (unsigned i = 0; i < sdr_g.cfg.ninst; i++)
+		if (sdr_g.cfg.inst[i].port == port)
+			return 1;
+	return 0;
+}
+
+static int setup_port(struct sdr_inst *in)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	unsigned nq = sdr_g.nworkers;
+	uint16_t port = in->port, nrxd = SDR_NB_RXD, ntxd = SDR_NB_TXD;
+	uint32_t need_l3 = SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN +
+			   sdr_g.cfg.mtu + 3 + SDR_ICRC_LEN;
+	char pname[RTE_MEMPOOL_NAMESIZE];
+	struct rte_ether_addr ea;
+	int rc;
+
+	if (rte_eth_dev_info_get(port, &info)) {
+		fprintf(stderr, "sdr-dpu: port %u: cannot read device info\n", port);
+		return -1;
+	}
+	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
+		fprintf(stderr,
+			"sdr-dpu: port %u (%s) has %u RX / %u TX queues, %u workers need %u each"
+			" (net_af_packet: add qpairs=%u to the vdev; or lower --workers)\n",
+			port, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
+		return -1;
+	}
+	if (info.max_mtu < need_l3 || info.max_rx_pktlen < need_l3 + SDR_ETH_HLEN) {
+		fprintf(stderr,
+			"sdr-dpu: port %u (%s) takes frames up to %u B (MTU %u); RoCE MTU %u needs an"
+			" L3 MTU of %u (net_af_packet: framesz=12288,blocksz=12288; veth: mtu 9000)\n",
+			port, info.driver_name, info.max_rx_pktlen, info.max_mtu, sdr_g.cfg.mtu, need_l3);
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
+	if (conf.rxmode.mtu > info.max_mtu)
+		conf.rxmode.mtu = info.max_mtu;
+	if (nq > 1 && (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
+		/* RSS on the UDP source port (= per-QP flow entropy) */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
+	}
+	rc = rte_eth_dev_configure(port, nq, nq, &conf);
+	if (rc) {
+		fprintf(stderr, "sdr-dpu: port %u: configure failed: %s\n", port, rte_strerror(-rc));
+		return -1;
+	}
+	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
+
+	snprintf(pname, sizeof(pname), "sdr_pool%u", in->idx);
+	in->pool = rte_pktmbuf_pool_create(pname, sdr_g.cfg.mbufs, 256, 0,
+					   RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA, rte_socket_id());
+	if (!in->pool) {
+		fprintf(stderr,
+			"sdr-dpu: cannot allocate %u mbufs of %u B for port %u: %s (raise EAL -m,"
+			" or lower --mbufs)\n", sdr_g.cfg.mbufs, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
+			port, rte_strerror(rte_errno));
+		return -1;
+	}
+	for (unsigned q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, nrxd, rte_eth_dev_socket_id(port), NULL, in->pool);
+		if (!rc)
+			rc = rte_eth_tx_queue_setup(port, q, ntxd, rte_eth_dev_socket_id(port), NULL);
+		if (rc) {
+			fprintf(stderr, "sdr-dpu: port %u queue %u setup failed: %s\n", port, q,
+				rte_strerror(-rc));
+			return -1;
+		}
+	}
+	if (sdr_linkemu_attach(in) < 0)
+		return -1;
+	rc = rte_eth_dev_start(port);
+	if (rc) {
+		fprintf(stderr, "sdr-dpu: port %u start failed: %s\n", port, rte_strerror(-rc));
+		return -1;
+	}
+	/* We answer to our own MAC, which need not be the port's. */
+	rte_eth_promiscuous_enable(port);
+	if (!in->cfg.has_mac) {
+		rte_eth_macaddr_get(port, &ea);
+		memcpy(in->mac, ea.addr_bytes, 6);
+	} else {
+		memcpy(in->mac, in->cfg.mac, 6);
+	}
+	if (!(in->mac[0] | in->mac[1] | in->mac[2] | in->mac[3] | in->mac[4] | in->mac[5])) {
+		/* net_ring ports have no address: use a locally administered one */
+		static const uint8_t base[6] = {0x02, 0x53, 0x44, 0x52, 0x00, 0x00};
+		memcpy(in->mac, base, 6);
+		in->mac[4] = (uint8_t)port;
+		in->mac[5] = (uint8_t)(in->idx + 1);
+	}
+	return 0;
+}
+
+int sdr_ports_init(void)
+{
+	if (sdr_g.cfg.ring_pair && make_ring_pair())
+		return -1;
+	for (unsigned i = 0; i < sdr_g.cfg.ninst; i++) {
+		struct sdr_inst_cfg *ic = &sdr_g.cfg.inst[i];
+		if (ic->port < 0) {
+			uint16_t p;
+			RTE_ETH_FOREACH_DEV(p)
+			{
+				if (!port_used(p)) {
+					ic->port = p;
+					break;
+				}
+			}
+		}
+		if (ic->port < 0 || !rte_eth_dev_is_valid_port((uint16_t)ic->port)) {
+			fprintf(stderr,
+				"sdr-dpu: instance %u (%s): no DPDK port %s (give one with --vdev, e.g."
+				" --vdev=net_af_packet0,iface=eth0, or use --ring-pair)\n",
+				i, ic->name, ic->port < 0 ? "left" : "with that id");
+			return -1;
+		}
+	}
+	for (unsigned i = 0; i < sdr_g.cfg.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+		in->idx = i;
+		in->cfg = sdr_g.cfg.inst[i];
+		in->port = (uint16_t)in->cfg.port;
+		in->ip = in->cfg.ip;
+		in->listen_fd = -1;
+		if (setup_port(in))
+			return -1;
+	}
+	sdr_g.ninst = sdr_g.cfg.ninst;
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+		if (in->cfg.has_peer_mac)
+			memcpy(in->peer_mac, in->cfg.peer_mac, 6);
+		else /* --ring-pair: the other instance */
+			memcpy(in->peer_mac, sdr_g.inst[1 - i].mac, 6);
+	}
+	return 0;
+}
+
+void sdr_ports_fini(void)
+{
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		rte_eth_dev_stop(sdr_g.inst[i].port);
+		sdr_linkemu_detach(&sdr_g.inst[i]);
+		rte_eth_dev_close(sdr_g.inst[i].port);
+	}
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Every drop and error of the firmware has one named counter. The list is an
+ * X-macro (VPP style): adding a reason is one line and it shows up in the
+ * stats block, the JSON dump and telemetry automatically.
+ */
+#ifndef SDR_COUNTERS_H
+#define SDR_COUNTERS_H
+
+#include <stdint.h>
+
+/* X(name, description) — receive-side packet drops */
+#define SDR_RX_DROP_LIST(X)                                                                  \
+	X(truncated, "frame shorter than its headers claim")                                 \
+	X(not_ipv4, "not an IPv4 frame (incl. VLAN, IPv6)")                                  \
+	X(ip_bad, "bad IPv4 version/IHL/length/checksum or a fragment")                      \
+	X(not_udp, "IPv4 but not UDP")                                                       \
+	X(not_roce, "UDP but not port 4791")                                                 \
+	X(bad_bth, "unknown opcode, TVer != 0 or bad PadCnt")                                \
+	X(bad_icrc, "ICRC mismatch")                                                         \
+	X(bad_dma_len, "RETH DMA length disagrees with the payload")                         \
+	X(multiseg, "frame spans several mbufs")                                             \
+	X(not_for_us, "destination MAC or IP is not this DPU's")                             \
+	X(unknown_qp, "DestQP names no QP of this DPU")                                      \
+	X(qp_not_ready, "QP exists but is not connected")                                    \
+	X(wrong_peer, "source IP or QPN is not the connected peer")                          \
+	X(stale_gen, "packet of an old generation of its message slot")                      \
+	X(no_recv, "msg_id with no posted receive")                                          \
+	X(late_pkt, "packet for a completed receive (discard sink)")                         \
+	X(bad_rkey, "R_Key is not the QP's")                                                 \
+	X(bad_va, "VA disagrees with msg_id/pkt_offset")                                     \
+	X(bad_len, "length/offset past the posted buffer or inconsistent with the last packet") \
+	X(imm_mismatch, "user-immediate nibble disagrees with an earlier one")               \
+	X(dup_pkt, "duplicate packet (idempotent, not written again)")                       \
+	X(ctrl_bad, "malformed control message")                                             \
+	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
+	X(cts_bad, "CTS entry out of the sender's window")                                   \
+	X(arp_ignored, "ARP not addressed to this DPU")                                      \
+	X(handoff_full, "inter-worker hand-off ring full")
+
+/* host-interface errors (each also produces an error completion) */
+#define SDR_HOST_ERR_LIST(X)                                                                 \
+	X(sqe_bad, "malformed descriptor (opcode/flags/reserved)")                           \
+	X(sqe_bad_qp, "descriptor names an unknown QP")                                      \
+	X(sqe_bad_mr, "descriptor names an unknown MR")                                      \
+	X(sqe_bad_range, "offset+length outside the MR")                                     \
+	X(sqe_bad_len, "zero length, over max_msg, or longer than the posted receive")      \
+	X(sqe_not_conn, "QP not connected")                                                  \
+	X(sqe_busy, "receive slot or send window still busy")                                \
+	X(sq_corrupt, "SQ ring indices impossible; context shut down")                        \
+	X(cq_lost, "completion not deliverable (context gone)")
+
+/* transmit side */
+#define SDR_TX_ERR_LIST(X)                                                                   \
+	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
+	X(tx_full, "TX queue refused packets after retries (dropped)")
+
+enum sdr_ctr {
+#define SDR_CTR_ENUM(n, d) SDR_CTR_##n,
+	SDR_RX_DROP_LIST(SDR_CTR_ENUM) SDR_HOST_ERR_LIST(SDR_CTR_ENUM) SDR_TX_ERR_LIST(SDR_CTR_ENUM)
+#undef SDR_CTR_ENUM
+	SDR_CTR__MAX
+};
+
+extern const char *const sdr_ctr_names[SDR_CTR__MAX];
+extern const char *const sdr_ctr_descs[SDR_CTR__MAX];
+
+#endif /* SDR_COUNTERS_H */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdr_bitmap.h"
+#include "sdr_msgtab.h"
+
+int sdr_rq_init(struct sdr_rq *rq, uint32_t mtu, uint32_t max_msg, uint32_t ppc, uint32_t gens,
+		uint32_t rkey, uint64_t *chunk_bm, struct sdr_qseg_slot *shared)
+{
+	uint32_t max_pkts = max_msg / mtu;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->mtu = mtu;
+	rq->max_msg = max_msg;
+	rq->ppc = ppc;
+	rq->gens = gens;
+	rq->rkey = rkey;
+	rq->pkt_words = sdr_words_for(max_pkts);
+	rq->chunk_words = sdr_words_for((max_pkts + ppc - 1) / ppc);
+	rq->chunk_bm = chunk_bm;
+	rq->shared = shared;
+	rq->pkt_bm = calloc((size_t)SDR_MAX_MSGS * rq->pkt_words, sizeof(uint64_t));
+	return rq->pkt_bm ? 0 : -ENOMEM;
+}
+
+void sdr_rq_fini(struct sdr_rq *rq)
+{
+	free(rq->pkt_bm);
+	rq->pkt_bm = NULL;
+}
+
+static inline uint64_t *pkt_bm_of(struct sdr_rq *rq, uint32_t slot)
+{
+	return rq->pkt_bm + (size_t)slot * rq->pkt_words;
+}
+
+static inline uint64_t *chunk_bm_of(struct sdr_rq *rq, uint32_t slot)
+{
+	return rq->chunk_bm + (size_t)slot * rq->chunk_words;
+}
+
+int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id, uint16_t mr_id)
+{
+	uint32_t seq = rq->next_seq;
+	uint32_t idx = sdr_seq_msg_id(seq);
+	struct sdr_rslot *s = &rq->slot[idx];
+	struct sdr_qseg_slot *sh = &rq->shared[idx];
+	uint32_t pkts = (len + rq->mtu - 1) / rq->mtu;
+
+	if (s->state == SDR_RS_POSTED)
+		return -EBUSY;
+	memset(s, 0, sizeof(*s));
+	s->dst = dst;
+	s->wr_id = wr_id;
+	s->seq = seq;
+	s->len = len;
+	s->posted_pkts = pkts;
+	s->mr_id = mr_id;
+	s->state = SDR_RS_POSTED;
+	memset(pkt_bm_of(rq, idx), 0, sdr_words_for(pkts) * sizeof(uint64_t));
+	/* The host cleared these too; clear again so a careless host cannot
+	 * make a fresh receive look partly done. */
+	for (uint32_t w = 0; w < rq->chunk_words; w++)
+		atomic_store_explicit((_Atomic uint64_t *)&chunk_bm_of(rq, idx)[w], 0,
+				      memory_order_relaxed);
+	atomic_store_explicit(&sh->chunks_set, 0, memory_order_relaxed);
+	atomic_store_explicit(&sh->imm_mask, 0, memory_order_relaxed);
+	atomic_store_explicit(&sh->imm, 0, memory_order_relaxed);
+	atomic_store_explicit(&sh->seq, seq, memory_order_release);
+	rq->next_seq = seq + 1;
+	return seq;
+}
+
+int sdr_rslot_full(const struct sdr_rslot *s)
+{
+	return s->last_known && s->pkts_got == s->npkts && s->imm_mask == 0xFF;
+}
+
+/* Set chunk bit @c chunk if all of its packets (below the message's packet
+ * count, or the posted count while the last packet is unknown) are in. */
+static int try_chunk(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint32_t chunk)
+{
+	uint32_t npk = s->last_known ? s->npkts : s->posted_pkts;
+	uint32_t first = chunk * rq->ppc;
+	uint64_t *cbm = chunk_bm_of(rq, idx);
+
+	if (first >= npk || sdr_bit_test(cbm, chunk))
+		return 0;
+	if (!sdr_bitmap_range_full(pkt_bm_of(rq, idx), first,
+				   npk - first < rq->ppc ? npk - first : rq->ppc))
+		return 0;
+	sdr_bit_set_shared(cbm, chunk);
+	s->chunks_got++;
+	atomic_store_explicit(&rq->shared[idx].chunks_set, s->chunks_got, memory_order_release);
+	return SDR_PLACE_CHUNK;
+}
+
+static int note_imm(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint32_t pkt_off,
+		    uint32_t nib, enum sdr_ctr *drop)
+{
+	uint32_t bit = pkt_off % SDR_IMM_NIBBLES;
+
+	if (s->imm_mask & (1u << bit)) {
+		if (((s->imm >> (4 * bit)) & 0xF) != nib) {
+			*drop = SDR_CTR_imm_mismatch;
+			return -1;
+		}
+		return 0;
+	}
+	s->imm |= nib << (4 * bit);
+	s->imm_mask |= (uint8_t)(1u << bit);
+	atomic_store_explicit(&rq->shared[idx].imm, s->imm, memory_order_relaxed);
+	atomic_store_explicit(&rq->shared[idx].imm_mask, s->imm_mask, memory_order_release);
+	return 0;
+}
+
+int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, uint64_t now_tsc,
+		 enum sdr_ctr *drop, uint32_t *slot_out)
+{
+	uint32_t idx = sdr_imm_msg_id(p->imm);
+	uint32_t off = sdr_imm_pkt_off(p->imm);
+	uint32_t nib = sdr_imm_frag(p->imm);
+	struct sdr_rslot *s = &rq->slot[idx];
+	uint64_t *pbm = pkt_bm_of(rq, idx);
+	uint32_t len = p->dma_len;
+	uint64_t start = (uint64_t)off * rq->mtu;
+	int flags = 0;
+
+	if (s->state == SDR_RS_FREE) {
+		*drop = SDR_CTR_no_recv;
+		return -1;
+	}
+	if (sdr_seq_gen(s->seq, rq->gens) != gen) {
+		*drop = SDR_CTR_stale_gen;
+		return -1;
+	}
+	if (s->state == SDR_RS_DONE) {
+		*drop = SDR_CTR_late_pkt;
+		return -1;
+	}
+	if (p->rkey != rq->rkey) {
+		*drop = SDR_CTR_bad_rkey;
+		return -1;
+	}
+	if (p->va != (uint64_t)idx * rq->max_msg + start) {
+		*drop = SDR_CTR_bad_va;
+		return -1;
+	}
+	if (p->payload_len != len) { /* sdr_parse guarantees it; keep the invariant local */
+		*drop = SDR_CTR_bad_dma_len;
+		return -1;
+	}
+
+	if (len == 0) {
+		/* Immediate-only packet: carries nibble off % 8, never data. */
+		if (off >= SDR_IMM_NIBBLES || p->se) {
+			*drop = SDR_CTR_bad_len;
+			return -1;
+		}
+		if (note_imm(rq, idx, s, off, nib, drop) < 0)
+			return -1;
+		flags |= SDR_PLACE_IMM;
+		goto check_complete;
+	}
+
+	/* A data packet: inside the posted buffer, full MTU unless it is the
+	 * last one, consistent with what the last packet told us. */
+	if (len > rq->mtu || start + len > s->len || (!p->se && len != rq->mtu)) {
+		*drop = SDR_CTR_bad_len;
+		return -1;
+	}
+	if (s->last_known) {
+		if (p->se ? (off + 1 != s->npkts || start + len != s->msg_len) : off + 1 >= s->npkts) {
+			*drop = SDR_CTR_bad_len;
+			return -1;
+		}
+	} else if (p->se && start + len < s->max_end) {
+		/* claims to end before bytes that already arrived */
+		*drop = SDR_CTR_bad_len;
+		return -1;
+	}
+	if (sdr_bit_test(pbm, off)) {
+		*drop = SDR_CTR_dup_pkt;
+		return -1;
+	}
+	if (note_imm(rq, idx, s, off, nib, drop) < 0)
+		return -1;
+
+	memcpy(s->dst + start, p->payload, len);
+	sdr_bit_set(pbm, off);
+	s->pkts_got++;
+	if (s->pkts_got == 1)
+		s->first_tsc = now_tsc;
+	if (start + len > s->max_end)
+		s->max_end = (uint32_t)(start + len);
+	flags |= SDR_PLACE_DATA;
+	if (p->se && !s->last_known) {
+		s->last_known = 1;
+		s->npkts = off + 1;
+		s->msg_len = (uint32_t)(start + len);
+		/* The last chunk may be short: look at it again now. */
+		if (off / rq->ppc != (s->npkts - 1) / rq->ppc)
+			flags |= try_chunk(rq, idx, s, (s->npkts - 1) / rq->ppc);
+	}
+	flags |= try_chunk(rq, idx, s, off / rq->ppc);
+
+check_complete:
+	if (sdr_rslot_full(s)) {
+		s->state = SDR_RS_DONE;
+		*slot_out = idx;
+		flags |= SDR_PLACE_COMPLETE;
+	}
+	return flags;
+}
+
+int sdr_rq_complete(struct sdr_rq *rq, uint32_t seq)
+{
+	uint32_t idx = sdr_seq_msg_id(seq);
+	struct sdr_rslot *s = &rq->slot[idx];
+
+	if (s->state != SDR_RS_POSTED || s->seq != seq)
+		return -ENOENT;
+	s->state = SDR_RS_DONE;
+	return (int)idx;
+}
+
+void sdr_rq_abort_all(struct sdr_rq *rq, void (*cb)(void *arg, struct sdr_rslot *s), void *arg)
+{
+	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++) {
+		struct sdr_rslot *s = &rq->slot[i];
+		if (s->state != SDR_RS_POSTED)
+			continue;
+		s->state = SDR_RS_DONE;
+		if (cb)
+			cb(arg, s);
+	}
+}

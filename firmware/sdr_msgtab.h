@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive message table of one SDR QP: 1024 slots, order-based matching,
+ * generations, per-packet bitmaps (DPU memory) coalesced into per-chunk
+ * bitmaps (host-shared memory), user-immediate reassembly, discard sink
+ * after completion.
+ *
+ * Pure C: no DPDK, so unit tests and the fuzzer drive it directly. Every
+ * packet is hostile: sdr_rq_place() validates before it writes a byte, and
+ * it only ever writes inside [dst, dst + posted length) of the slot.
+ */
+#ifndef SDR_MSGTAB_H
+#define SDR_MSGTAB_H
+
+#include <stdint.h>
+
+#include "sdr_abi.h"
+#include "sdr_counters.h"
+#include "sdr_wire.h"
+
+enum sdr_rslot_state { SDR_RS_FREE = 0, SDR_RS_POSTED, SDR_RS_DONE };
+
+struct sdr_rslot {
+	uint8_t *dst;       /**< start of the posted buffer (host memory, mapped) */
+	uint64_t wr_id;
+	uint64_t first_tsc; /**< first packet seen (reliability timers) */
+	uint32_t seq;       /**< receive number owning the slot */
+	uint32_t len;       /**< posted length */
+	uint32_t posted_pkts;
+	uint32_t npkts;     /**< packets of the message, once the last one is seen */
+	uint32_t msg_len;   /**< message length, once the last packet is seen */
+	uint32_t pkts_got;
+	uint32_t max_end;   /**< highest byte end placed so far */
+	uint32_t chunks_got;
+	uint32_t imm;
+	uint16_t mr_id;
+	uint8_t imm_mask;
+	uint8_t last_known;
+	uint8_t state;      /**< enum sdr_rslot_state */
+};
+
+struct sdr_rq {
+	uint32_t mtu, max_msg, ppc, gens, rkey;
+	uint32_t pkt_words;   /**< 64-bit words of one slot's packet bitmap */
+	uint32_t chunk_words; /**< 64-bit words of one slot's chunk bitmap */
+	uint32_t next_seq;    /**< number the next posted receive gets */
+	uint64_t *pkt_bm;     /**< [SDR_MAX_MSGS][pkt_words], private */
+	uint64_t *chunk_bm;   /**< [SDR_MAX_MSGS][chunk_words], host-shared */
+	struct sdr_qseg_slot *shared; /**< [SDR_MAX_MSGS], host-shared */
+	struct sdr_rslot slot[SDR_MAX_MSGS];
+};
+
+/** Words a slot needs for @p bits bits. */
+static inline uint32_t sdr_words_for(uint32_t bits) { return (bits + 63) / 64; }
+
+/**
+ * Initialise @p rq. @p chunk_bm and @p shared live in the QP's shared
+ * segment (sized by the caller from chunk_words); the packet bitmaps are
+ * allocated here. Preconditions (checked by the caller): mtu in
+ * {1024,2048,4096}, max_msg a multiple of mtu*ppc and >= 8*mtu,
+ * max_msg/mtu <= 2^18, gens a power of two.
+ * @return 0 or -ENOMEM.
+ */
+int sdr_rq_init(struct sdr_rq *rq, uint32_t mtu, uint32_t max_msg, uint32_t ppc, uint32_t gens,
+		uint32_t rkey, uint64_t *chunk_bm, struct sdr_qseg_slot *shared);
+void sdr_rq_fini(struct sdr_rq *rq);
+
+/**
+ * Post a receive of @p len bytes (1..max_msg, checked by the caller) landing
+ * at @p dst. It takes number rq->next_seq.
+ * @return the receive number, or -EBUSY when the slot still holds an
+ * uncompleted receive (nothing changes then).
+ */
+int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id, uint16_t mr_id);
+
+/** Result flags of sdr_rq_place(). */
+#define SDR_PLACE_DATA 0x1     /**< payload written, packet bit set */
+#define SDR_PLACE_CHUNK 0x2    /**< a chunk bit became set */
+#define SDR_PLACE_COMPLETE 0x4 /**< the receive is now complete (slot index in *slot_out) */
+#define SDR_PLACE_IMM 0x8      /**< an immediate-only packet was accepted */
+
+/**
+ * Validate a parsed data packet (opcode 0x2B) that arrived on generation
+ * @p gen of this QP and place it.
+ * @return flags >= 0, or -1 with *drop set to the counter of the reason.
+ * On SDR_PLACE_COMPLETE, *slot_out is the completed slot (now DONE).
+ */
+int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, uint64_t now_tsc,
+		 enum sdr_ctr *drop, uint32_t *slot_out);
+
+/** Is the receive in @p slot complete (all packets incl. the last, all
+ *  immediate nibbles)? */
+int sdr_rslot_full(const struct sdr_rslot *s);
+
+/**
+ * Complete receive @p seq now (host asked, or a timeout). The slot becomes a
+ * discard sink. @return slot index, or -ENOENT when @p seq is not a posted,
+ * uncompleted receive.
+ */
+int sdr_rq_complete(struct sdr_rq *rq, uint32_t seq);
+
+/** Abort every posted receive (QP teardown); calls @p cb for each. */
+void sdr_rq_abort_all(struct sdr_rq *rq, void (*cb)(void *arg, struct sdr_rslot *s), void *arg);
+
+#endif /* SDR_MSGTAB_H */

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Stats: testpmd-like block, JSON dump, DPDK telemetry. */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "dpu.h"
+#include "linkemu_glue.h"
+
+/* Counters are written by their worker only; readers here accept a
+ * slightly stale (but never torn, on 64-bit targets) value. */
+static uint64_t ctr_sum(enum sdr_ctr c)
+{
+	uint64_t s = 0;
+	for (unsigned i = 0; i < sdr_g.nworkers; i++)
+		s += *(volatile uint64_t *)&sdr_g.workers[i].ctr[c];
+	return s;
+}
+
+static void port_sum(unsigned inst, struct sdr_port_stats *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
+		const struct sdr_port_stats *x = &sdr_g.workers[i].port[inst];
+		p->rx_pkts += x->rx_pkts;
+		p->rx_bytes += x->rx_bytes;
+		p->tx_pkts += x->tx_pkts;
+		p->tx_bytes += x->tx_bytes;
+	}
+}
+
+#define QP_STATS(X)                                                                          \
+	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
+	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done)
+
+void sdr_stats_print(FILE *f)
+{
+	struct sdr_port_stats p;
+	struct rte_eth_stats es;
+
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+		port_sum(i, &p);
+		memset(&es, 0, sizeof(es));
+		rte_eth_stats_get(in->port, &es);
+		fprintf(f, "\n  ######## sdr-dpu %s: port %u ########\n", in->cfg.name, in->port);
+		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 " RX-missed: %-8" PRIu64
+			   " RX-nombuf: %" PRIu64 "\n", p.rx_pkts, p.rx_bytes, es.imissed, es.rx_nombuf);
+		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64 " TX-errors: %" PRIu64 "\n",
+			p.tx_pkts, p.tx_bytes, es.oerrors);
+		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
+			struct sdr_qp *qp = atomic_load(&in->qps[q]);
+			if (!qp)
+				continue;
+			fprintf(f, "  QP 0x%06x (ctx %u, worker %u, %s): msgs sent %" PRIu64 " recv %" PRIu64
+				   " partial %" PRIu64 " send-errors %" PRIu64 " | pkts tx %" PRIu64
+				   " rx %" PRIu64 " | chunks %" PRIu64 " | CTS tx %" PRIu64 " rx %" PRIu64 "\n",
+				qp->qpn_base, qp->ctx->id, qp->worker,
+				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
+				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
+				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
+		}
+		sdr_linkemu_print(f, in);
+	}
+	fprintf(f, "  ---- drops and errors (all ports, non-zero) ----\n");
+	int any = 0;
+	for (unsigned c = 0; c < SDR_CTR__MAX; c++) {
+		uint64_t v = ctr_sum(c);
+		if (!v)
+			continue;
+		fprintf(f, "  %-14s %-12" PRIu64 " %s\n", sdr_ctr_names[c], v, sdr_ctr_descs[c]);
+		any = 1;
+	}
+	if (!any)
+		fprintf(f, "  (none)\n");
+	fprintf(f, "  ##############################################\n");
+	fflush(f);
+}
+
+static void json_link_cb(void *arg, const char *name, uint64_t v)
+{
+	FILE *f = arg;
+	fprintf(f, ",\"%s\":%" PRIu64, name, v);
+}
+
+int sdr_stats_json(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	struct sdr_port_stats p;
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\"version\":\"%s\",\"drops\":{", SDR_VERSION);
+	for (unsigned c = 0; c < SDR_CTR__MAX; c++)
+		fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "", sdr_ctr_names[c], ctr_sum(c));
+	fprintf(f, "},\"instances\":[");
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+		port_sum(i, &p);
+		fprintf(f, "%s{\"name\":\"%s\",\"port\":%u,\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			   ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"link\":{\"on\":%d",
+			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts, p.tx_bytes,
+			in->cfg.link != NULL);
+		sdr_linkemu_foreach(in, json_link_cb, f);
+		fprintf(f, "},\"qps\":[");
+		int first = 1;
+		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
+			struct sdr_qp *qp = atomic_load(&in->qps[q]);
+			if (!qp)
+				continue;
+			fprintf(f, "%s{\"qpn\":%u", first ? "" : ",", qp->qpn_base);
+#define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, qp->st.n);
+			QP_STATS(J)
+#undef J
+			fprintf(f, "}");
+			first = 0;
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}\n");
+	return fclose(f);
+}
+
+static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned c = 0; c < SDR_CTR__MAX; c++)
+		rte_tel_data_add_dict_u64(d, sdr_ctr_names[c], ctr_sum(c));
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_port_stats p;
+		char k[64];
+		port_sum(i, &p);
+		snprintf(k, sizeof(k), "inst%u_rx_pkts", i);
+		rte_tel_data_add_dict_u64(d, k, p.rx_pkts);
+		snprintf(k, sizeof(k), "inst%u_tx_pkts", i);
+		rte_tel_data_add_dict_u64(d, k, p.tx_pkts);
+		snprintf(k, sizeof(k), "inst%u_rx_bytes", i);
+		rte_tel_data_add_dict_u64(d, k, p.rx_bytes);
+		snprintf(k, sizeof(k), "inst%u_tx_bytes", i);
+		rte_tel_data_add_dict_u64(d, k, p.tx_bytes);
+	}
+	return 0;
+}
+
+static void tel_link_cb(void *arg, const char *name, uint64_t v)
+{
+	rte_tel_data_add_dict_u64(arg, name, v);
+}
+
+static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned inst = params && *params ? (unsigned)atoi(params) : 0;
+	(void)cmd;
+	if (inst >= sdr_g.ninst)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
+		struct sdr_qp *qp = atomic_load(&sdr_g.inst[inst].qps[q]);
+		struct rte_tel_data *x;
+		char k[32];
+		if (!qp)
+			continue;
+		x = rte_tel_data_alloc();
+		if (!x)
+			return -ENOMEM;
+		rte_tel_data_start_dict(x);
+#define T(n) rte_tel_data_add_dict_u64(x, #n, qp->st.n);
+		QP_STATS(T)
+#undef T
+		snprintf(k, sizeof(k), "qp_0x%06x", qp->qpn_base);
+		rte_tel_data_add_dict_container(d, k, x, 0);
+	}
+	return 0;
+}
+
+static int tel_link(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned inst = params && *params ? (unsigned)atoi(params) : 0;
+	(void)cmd;
+	if (inst >= sdr_g.ninst)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	sdr_linkemu_foreach(&sdr_g.inst[inst], tel_link_cb, d);
+	return 0;
+}
+
+void sdr_telemetry_register(void)
+{
+	rte_telemetry_register_cmd("/sdr/stats", tel_stats,
+				   "sdr-dpu drop/error counters and per-instance packet counts");
+	rte_telemetry_register_cmd("/sdr/qps", tel_qps,
+				   "Per-QP counters of an instance. Parameters: instance index");
+	rte_telemetry_register_cmd("/sdr/link", tel_link,
+				   "Link-emulator counters of an instance. Parameters: instance index");
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Worker lcore: run to completion over its ports' RX queue, the hand-off
+ * ring, its host contexts' SQ rings and its QPs' transmit engines; back off
+ * (pause, then sleep) when idle so several daemons share a small machine.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include "dpu.h"
+
+/* ---- completions ---- */
+
+static int cq_push(struct sdr_hctx *c, const struct sdr_cqe *e)
+{
+	return sdr_ring_enqueue_burst(&c->cq, e, 1) == 1;
+}
+
+/* Drain the overflow FIFO into the CQ as the host frees room. */
+static void cq_drain_ovf(struct sdr_hctx *c)
+{
+	while (c->ovf_n) {
+		if (!cq_push(c, &c->ovf[c->ovf_head]))
+			return;
+		c->ovf_head = (c->ovf_head + 1) % c->ovf_cap;
+		c->ovf_n--;
+	}
+}
+
+void sdr_qp_post_cqe(struct sdr_hctx *c, const struct sdr_cqe *e, struct sdr_worker *w)
+{
+	if (!c->ovf_n && cq_push(c, e))
+		return;
+	/* The host is slow to poll: keep the completion, in order, and never
+	 * lose it. The bound is the number of operations a context can have
+	 * outstanding (the SQ is not read while this FIFO is non-empty). */
+	if (!c->ovf) {
+		c->ovf_cap = SDR_MAX_QPS_PER_CTX * 2 * SDR_MAX_MSGS + SDR_SQ_ENTRIES;
+		c->ovf = calloc(c->ovf_cap, sizeof(*c->ovf));
+	}
+	if (!c->ovf || c->ovf_n == c->ovf_cap) {
+		w->ctr[SDR_CTR_cq_lost]++;
+		return;
+	}
+	c->ovf[(c->ovf_head + c->ovf_n) % c->ovf_cap] = *e;
+	c->ovf_n++;
+}
+
+/* ---- commands from the main lcore ---- */
+
+int sdr_worker_call(unsigned worker, struct sdr_cmd *cmd)
+{
+	struct sdr_worker *w = &sdr_g.workers[worker];
+	uint64_t deadline = rte_get_tsc_cycles() + 5 * sdr_g.tsc_hz;
+
+	atomic_store(&cmd->done, 0);
+	cmd->result = 0;
+	while (rte_ring_enqueue(w->cmd, cmd)) {
+		if (rte_get_tsc_cycles() > deadline)
+			return -ETIMEDOUT;
+		rte_delay_us_sleep(100);
+	}
+	while (!atomic_load_explicit(&cmd->done, memory_order_acquire)) {
+		if (rte_get_tsc_cycles() > deadline) {
+			/* The worker is wedged; the command stays owned by it, so
+			 * callers must not free @cmd: they allocate it statically
+			 * or leak it on this path. */
+			fprintf(stderr, "sdr-dpu: worker %u did not answer a command in 5 s\n", worker);
+			return -ETIMEDOUT;
+		}
+		rte_delay_us_sleep(50);
+	}
+	return cmd->result;
+}
+
+void sdr_worker_quiesce_all(void)
+{
+	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
+		struct sdr_cmd *c = calloc(1, sizeof(*c));
+		c->type = SDR_CMD_NOP;
+		if (sdr_worker_call(i, c) != -ETIMEDOUT)
+			free(c);
+	}
+}
+
+static void list_del_qp(struct sdr_worker *w, struct sdr_qp *qp)
+{
+	for (struct sdr_qp **pp = &w->qps; *pp; pp = &(*pp)->next_on_worker)
+		if (*pp == qp) {
+			*pp = qp->next_on_worker;
+			return;
+		}
+}
+
+static void list_del_ctx(struct sdr_worker *w, struct sdr_hctx *c)
+{
+	for (struct sdr_hctx **pp = &w->ctxs; *pp; pp = &(*pp)->next_on_worker)
+		if (*pp == c) {
+			*pp = c->next_on_worker;
+			return;
+		}
+}
+
+static void connect_qp(struct sdr_qp *qp, const struct sdr_qp_info *r)
+{
+	struct sdr_inst *in = qp->inst;
+
+	qp->remote = *r;
+	memset(&qp->l2, 0, sizeof(qp->l2));
+	memcpy(qp->l2.src_mac, in->mac, 6);
+	memcpy(qp->l2.dst_mac, in->peer_mac, 6);
+	qp->l2.src_ip = in->ip;
+	qp->l2.dst_ip = r->ip;
+	qp->l2.udp_sport = (uint16_t)(SDR_UDP_SPORT_BASE | (qp->qpn_base & 0x3FFF));
+	qp->l2.ttl = 64;
+	qp->state = SDR_QPS_CONNECTED;
+	/* Receives posted before connect get their CTS now. */
+	qp->next_rects_tsc = 0;
+}
+
+static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
+{
+	struct sdr_hctx *c;
+	struct sdr_qp *qp;
+
+	cmd->result = 0;
+	switch (cmd->type) {
+	case SDR_CMD_NOP:
+		break;
+	case SDR_CMD_ADD_CTX:
+		c = cmd->obj;
+		c->next_on_worker = w->ctxs;
+		w->ctxs = c;
+		break;
+	case SDR_CMD_DEL_CTX:
+		list_del_ctx(w, cmd->obj);
+		break;
+	case SDR_CMD_ADD_QP:
+		qp = cmd->obj;
+		qp->next_on_worker = w->qps;
+		w->qps = qp;
+		break;
+	case SDR_CMD_CONNECT_QP:
+		connect_qp(cmd->obj, cmd->remote);
+		break;
+	case SDR_CMD_DEL_QP:
+		qp = cmd->obj;
+		sdr_host_abort_qp(w, qp, -ECANCELED);
+		qp->state = SDR_QPS_DEAD;
+		list_del_qp(w, qp);
+		break;
+	case SDR_CMD_MR_DEREG: {
+		struct sdr_mr_ent *mr = cmd->obj;
+		if (mr->refcnt)
+			cmd->result = -EBUSY;
+		else
+			atomic_store_explicit(&mr->valid, 0, memory_order_release);
+		break;
+	}
+	}
+	atomic_store_explicit(&cmd->done, 1, memory_order_release);
+}
+
+/* ---- the loop ---- */
+
+static unsigned poll_rx(struct sdr_worker *w)
+{
+	struct rte_mbuf *pkts[SDR_BURST];
+	unsigned work = 0;
+
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+		uint16_t n = rte_eth_rx_burst(in->port, (uint16_t)w->idx, pkts, SDR_BURST);
+		for (uint16_t k = 0; k < n; k++) {
+			if (k + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
+			w->port[i].rx_pkts++;
+			w->port[i].rx_bytes += pkts[k]->pkt_len;
+			sdr_rx_one(w, in, pkts[k]);
+		}
+		work += n;
+	}
+	/* packets other workers received for our QPs */
+	void *objs[SDR_BURST];
+	unsigned n = rte_ring_dequeue_burst(w->handoff, objs, SDR_BURST, NULL);
+	for (unsigned k = 0; k < n; k++) {
+		struct rte_mbuf *m = objs[k];
+		/* the instance index travels in the mbuf's hash field */
+		sdr_rx_one(w, &sdr_g.inst[m->hash.usr % sdr_g.ninst], m);
+	}
+	return work + n;
+}
+
+int sdr_worker_main(void *arg)
+{
+	struct sdr_worker *w = arg;
+	unsigned idle = 0;
+	uint64_t hz = sdr_g.tsc_hz;
+	uint64_t rects_period = (uint64_t)sdr_g.cfg.cts_resend_ms * hz / 1000;
+
+	while (sdr_g.running) {
+		unsigned work = 0;
+		void *cmd;
+		uint64_t now = rte_get_tsc_cycles();
+
+		while (rte_ring_dequeue(w->cmd, &cmd) == 0) {
+			run_cmd(w, cmd);
+			work++;
+		}
+		work += poll_rx(w);
+		for (struct sdr_hctx *c = w->ctxs; c; c = c->next_on_worker) {
+			if (c->ovf_n)
+				cq_drain_ovf(c);
+			work += sdr_host_poll(w, c);
+			if (c->hdr)
+				atomic_fetch_add_explicit(&c->hdr->heartbeat, 1, memory_order_relaxed);
+		}
+		for (struct sdr_qp *qp = w->qps; qp; qp = qp->next_on_worker) {
+			if (qp->state != SDR_QPS_CONNECTED)
+				continue;
+			work += sdr_tx_qp(w, qp);
+			if (qp->ncts_out)
+				sdr_tx_cts_flush(w, qp);
+			if (rects_period && now >= qp->next_rects_tsc) {
+				sdr_tx_rects(w, qp, now);
+				qp->next_rects_tsc = now + rects_period;
+			}
+		}
+		for (unsigned i = 0; i < sdr_g.ninst; i++)
+			if (w->ntxb[i]) {
+				sdr_tx_flush(w, i);
+				work++;
+			}
+		w->loops++;
+		if (work) {
+			idle = 0;
+		} else if (++idle >= sdr_g.cfg.idle_spins && sdr_g.cfg.idle_us) {
+			w->idle_sleeps++;
+			rte_delay_us_sleep(sdr_g.cfg.idle_us);
+		} else {
+			rte_pause();
+		}
+	}
+	return 0;
+}

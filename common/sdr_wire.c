@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-dpu wire format: build and parse RoCEv2 UC packets (see sdr_wire.h and
+ * docs/wire-format.md). Everything here handles untrusted bytes: every read
+ * of a received frame is bounds-checked against the length the caller gave.
+ */
+#include "sdr_wire.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <isa-l/crc.h>
+
+/* Offsets inside the headers we touch (RFC 791, RFC 768, IBTA vol.1 9.2-9.5). */
+#define IP_OFF_VER_IHL 0
+#define IP_OFF_TOS 1
+#define IP_OFF_TOTLEN 2
+#define IP_OFF_ID 4
+#define IP_OFF_FRAG 6
+#define IP_OFF_TTL 8
+#define IP_OFF_PROTO 9
+#define IP_OFF_CSUM 10
+#define IP_OFF_SRC 12
+#define IP_OFF_DST 16
+#define IP_FLAG_DF 0x4000
+#define IP_FLAG_MF 0x2000
+#define IP_FRAG_OFF_MASK 0x1FFF
+#define IP_PROTO_UDP 17
+#define IP_DEFAULT_TTL 64
+#define IP_MAX_HLEN 60
+
+#define UDP_OFF_SPORT 0
+#define UDP_OFF_DPORT 2
+#define UDP_OFF_LEN 4
+#define UDP_OFF_CSUM 6
+
+#define BTH_OFF_OPCODE 0
+#define BTH_OFF_FLAGS 1 /* SE | MigReq | PadCnt(2) | TVer(4) */
+#define BTH_OFF_PKEY 2
+#define BTH_OFF_RESV8 4 /* FECN | BECN | resv6: masked in the ICRC */
+#define BTH_OFF_DQPN 5
+#define BTH_OFF_ACKREQ 8
+#define BTH_OFF_PSN 9
+#define BTH_TVER_MASK 0x0F
+#define BTH_PAD_MASK 0x03
+
+#define RETH_OFF_VA 0
+#define RETH_OFF_RKEY 8
+#define RETH_OFF_DMALEN 12
+
+#define ARP_LEN 28
+#define ARP_FRAME_LEN (SDR_ETH_HLEN + ARP_LEN)
+#define ARP_OP_REQUEST 1
+#define ARP_OP_REPLY 2
+
+/* ---- byte access: unaligned, explicit byte order ---- */
+
+static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t rd24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) << 32 | rd32(p + 4); }
+static inline uint32_t rd32le(const uint8_t *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+static inline void wr24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+static inline void wr32(uint8_t *p, uint32_t v)
+{
+	wr16(p, (uint16_t)(v >> 16));
+	wr16(p + 2, (uint16_t)v);
+}
+static inline void wr64(uint8_t *p, uint64_t v)
+{
+	wr32(p, (uint32_t)(v >> 32));
+	wr32(p + 4, (uint32_t)v);
+}
+static inline void wr32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Internet checksum (RFC 1071) of an even-length header. */
+static uint16_t ip_csum(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += rd16(p + i);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static inline uint32_t pad_of(size_t len) { return (uint32_t)((4 - (len & 3)) & 3); }
+
+/* ---- build ---- */
+
+/*
+ * Eth + IPv4 + UDP + BTH of a packet whose BTH payload (everything after the
+ * BTH up to, not including, the pad) is @p bth_payload bytes.
+ * Returns the frame length including pad and ICRC.
+ */
+static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_l2l3 *a, uint8_t opcode,
+			      uint8_t se, uint32_t dest_qpn, uint32_t psn, size_t bth_payload)
+{
+	uint32_t pad = pad_of(bth_payload);
+	size_t udp_len = SDR_UDP_HLEN + SDR_BTH_LEN + bth_payload + pad + SDR_ICRC_LEN;
+	size_t ip_len = SDR_IPV4_HLEN + udp_len;
+	uint8_t *ip = buf + SDR_ETH_HLEN;
+	uint8_t *udp = ip + SDR_IPV4_HLEN;
+	uint8_t *bth = udp + SDR_UDP_HLEN;
+
+	memcpy(buf, a->dst_mac, 6);
+	memcpy(buf + 6, a->src_mac, 6);
+	wr16(buf + 12, SDR_ETHERTYPE_IPV4);
+
+	ip[IP_OFF_VER_IHL] = 0x45;
+	ip[IP_OFF_TOS] = (uint8_t)(a->dscp << 2); /* ECN bits 0: not ECN-capable */
+	wr16(ip + IP_OFF_TOTLEN, (uint16_t)ip_len);
+	wr16(ip + IP_OFF_ID, 0); /* DF set, never fragmented: id carries nothing */
+	wr16(ip + IP_OFF_FRAG, IP_FLAG_DF);
+	ip[IP_OFF_TTL] = a->ttl ? a->ttl : IP_DEFAULT_TTL;
+	ip[IP_OFF_PROTO] = IP_PROTO_UDP;
+	wr16(ip + IP_OFF_CSUM, 0);
+	wr32(ip + IP_OFF_SRC, a->src_ip);
+	wr32(ip + IP_OFF_DST, a->dst_ip);
+	wr16(ip + IP_OFF_CSUM, ip_csum(ip, SDR_IPV4_HLEN));
+
+	wr16(udp + UDP_OFF_SPORT, a->udp_sport);
+	wr16(udp + UDP_OFF_DPORT, SDR_ROCE_UDP_PORT);
+	wr16(udp + UDP_OFF_LEN, (uint16_t)udp_len);
+	wr16(udp + UDP_OFF_CSUM, 0); /* RoCEv2 allows 0; the ICRC covers the data */
+
+	bth[BTH_OFF_OPCODE] = opcode;
+	bth[BTH_OFF_FLAGS] = (uint8_t)((se ? SDR_BTH_SE : 0) | pad << SDR_BTH_PAD_SHIFT);
+	wr16(bth + BTH_OFF_PKEY, SDR_PKEY_DEFAULT);
+	bth[BTH_OFF_RESV8] = 0;
+	wr24(bth + BTH_OFF_DQPN, dest_qpn & SDR_QPN_MASK);
+	bth[BTH_OFF_ACKREQ] = 0; /* UC: nobody acknowledges at the transport level */
+	wr24(bth + BTH_OFF_PSN, psn & SDR_PSN_MASK);
+
+	return SDR_ETH_HLEN + ip_len;
+}
+
+size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h)
+{
+	size_t flen = build_l2_to_bth(buf, a, SDR_OP_UC_WRITE_ONLY_IMM, h->se, h->dest_qpn,
+				      h->psn, SDR_RETH_LEN + SDR_IMM_LEN + (size_t)h->dma_len);
+	uint8_t *reth = buf + SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN;
+
+	wr64(reth + RETH_OFF_VA, h->va);
+	wr32(reth + RETH_OFF_RKEY, h->rkey);
+	wr32(reth + RETH_OFF_DMALEN, h->dma_len);
+	wr32(reth + SDR_RETH_LEN, h->imm);
+	return flen;
+}
+
+size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn,
+			  uint32_t psn, size_t msg_len)
+{
+	return build_l2_to_bth(buf, a, SDR_OP_UC_SEND_ONLY, 0, dest_qpn, psn, msg_len);
+}
+
+void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc)
+{
+	const uint8_t *bth = buf + SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN;
+	uint32_t pad = (bth[BTH_OFF_FLAGS] >> SDR_BTH_PAD_SHIFT) & BTH_PAD_MASK;
+	uint8_t *icrc_p = buf + frame_len - SDR_ICRC_LEN;
+
+	memset(icrc_p - pad, 0, pad);
+	wr32le(icrc_p, icrc ? sdr_icrc_compute(buf, frame_len - SDR_ICRC_LEN) : 0);
+}
+
+/* ---- ICRC ---- */
+
+/* 8 B of ones stand in for the InfiniBand LRH that RoCEv2 replaced. */
+#define ICRC_PSEUDO_LRH 8
+#define ICRC_MASKED_MAX (ICRC_PSEUDO_LRH + IP_MAX_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
+
+uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc)
+{
+	uint8_t hdr[ICRC_MASKED_MAX];
+	const uint8_t *ip = frame + SDR_ETH_HLEN;
+	size_t ihl, masked, covered;
+	uint32_t crc;
+
+	/* Defensive: callers pass frames sdr_parse() or the builders vetted. */
+	if (len_without_icrc < SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
+		return 0;
+	ihl = (size_t)(ip[IP_OFF_VER_IHL] & 0x0F) * 4;
+	if (ihl < SDR_IPV4_HLEN ||
+	    len_without_icrc < SDR_ETH_HLEN + ihl + SDR_UDP_HLEN + SDR_BTH_LEN)
+		return 0;
+
+	/* The fields routers may rewrite (TOS, TTL, checksums) and the BTH
+	 * congestion bits are replaced by ones so the CRC is end-to-end. */
+	covered = ihl + SDR_UDP_HLEN + SDR_BTH_LEN;
+	masked = ICRC_PSEUDO_LRH + covered;
+	memset(hdr, 0xFF, ICRC_PSEUDO_LRH);
+	memcpy(hdr + ICRC_PSEUDO_LRH, ip, covered);
+	{
+		uint8_t *mip = hdr + ICRC_PSEUDO_LRH;
+		uint8_t *mudp = mip + ihl;
+		uint8_t *mbth = mudp + SDR_UDP_HLEN;
+
+		mip[IP_OFF_TOS] = 0xFF;
+		mip[IP_OFF_TTL] = 0xFF;
+		mip[IP_OFF_CSUM] = 0xFF;
+		mip[IP_OFF_CSUM + 1] = 0xFF;
+		mudp[UDP_OFF_CSUM] = 0xFF;
+		mudp[UDP_OFF_CSUM + 1] = 0xFF;
+		mbth[BTH_OFF_RESV8] = 0xFF;
+	}
+	crc = crc32_gzip_refl(0, hdr, masked);
+	return crc32_gzip_refl(crc, ip + covered,
+			       len_without_icrc - SDR_ETH_HLEN - covered);
+}
+
+/* ---- parse ---- */
+
+static const char *const parse_names[SDR_PARSE__MAX] = {
+	[SDR_PARSE_OK_DATA] = "ok_data",   [SDR_PARSE_OK_CTRL] = "ok_ctrl",
+	[SDR_PARSE_ARP] = "arp",           [SDR_PARSE_TRUNCATED] = "truncated",
+	[SDR_PARSE_NOT_IPV4] = "not_ipv4", [SDR_PARSE_IP_BAD] = "ip_bad",
+	[SDR_PARSE_NOT_UDP] = "not_udp",   [SDR_PARSE_NOT_ROCE] = "not_roce",
+	[SDR_PARSE_BAD_BTH] = "bad_bth",   [SDR_PARSE_BAD_ICRC] = "bad_icrc",
+	[SDR_PARSE_BAD_LEN] = "bad_dma_len",
+};
+
+const char *sdr_parse_result_name(enum sdr_parse_result r)
+{
+	if ((unsigned)r >= SDR_PARSE__MAX || parse_names[r] == NULL)
+		return "unknown";
+	return parse_names[r];
+}
+
+enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icrc,
+				struct sdr_parsed *out)
+{
+	const uint8_t *ip, *udp, *bth, *end, *body;
+	size_t ihl, ip_len, udp_len, body_len, hdrs;
+	uint16_t ethertype, frag;
+	uint32_t pad;
+
+	memset(out, 0, sizeof(*out));
+	if (len < SDR_ETH_HLEN)
+		return SDR_PARSE_TRUNCATED;
+	memcpy(out->dst_mac, frame, 6);
+	memcpy(out->src_mac, frame + 6, 6);
+	ethertype = rd16(frame + 12);
+	if (ethertype == SDR_ETHERTYPE_ARP)
+		return SDR_PARSE_ARP;
+	/* VLAN tags are stripped by the NIC or not used on the link at all. */
+	if (ethertype != SDR_ETHERTYPE_IPV4)
+		return SDR_PARSE_NOT_IPV4;
+
+	/* IPv4 */
+	ip = frame + SDR_ETH_HLEN;
+	if (len < SDR_ETH_HLEN + SDR_IPV4_HLEN)
+		return SDR_PARSE_TRUNCATED;
+	if ((ip[IP_OFF_VER_IHL] >> 4) != 4)
+		return SDR_PARSE_IP_BAD;
+	ihl = (size_t)(ip[IP_OFF_VER_IHL] & 0x0F) * 4;
+	if (ihl < SDR_IPV4_HLEN)
+		return SDR_PARSE_IP_BAD;
+	if (len < SDR_ETH_HLEN + ihl)
+		return SDR_PARSE_TRUNCATED;
+	if (ip_csum(ip, ihl) != 0)
+		return SDR_PARSE_IP_BAD;
+	ip_len = rd16(ip + IP_OFF_TOTLEN);
+	if (ip_len < ihl)
+		return SDR_PARSE_IP_BAD;
+	/* Anything past total length is Ethernet minimum-frame padding. */
+	if (ip_len > len - SDR_ETH_HLEN)
+		return SDR_PARSE_TRUNCATED;
+	frag = rd16(ip + IP_OFF_FRAG);
+	if (frag & (IP_FLAG_MF | IP_FRAG_OFF_MASK))
+		return SDR_PARSE_IP_BAD;
+	out->src_ip = rd32(ip + IP_OFF_SRC);
+	out->dst_ip = rd32(ip + IP_OFF_DST);
+	if (ip[IP_OFF_PROTO] != IP_PROTO_UDP)
+		return SDR_PARSE_NOT_UDP;
+	end = ip + ip_len;
+
+	/* UDP */
+	udp = ip + ihl;
+	if ((size_t)(end - udp) < SDR_UDP_HLEN)
+		return SDR_PARSE_TRUNCATED;
+	out->udp_sport = rd16(udp + UDP_OFF_SPORT);
+	if (rd16(udp + UDP_OFF_DPORT) != SDR_ROCE_UDP_PORT)
+		return SDR_PARSE_NOT_ROCE;
+	udp_len = rd16(udp + UDP_OFF_LEN);
+	if (udp_len > (size_t)(end - udp))
+		return SDR_PARSE_TRUNCATED;
+	/* RoCEv2 ends the UDP datagram with the ICRC at the end of the IP
+	 * packet; a shorter UDP length would leave bytes nobody covers. */
+	if (udp_len != (size_t)(end - udp))
+		return SDR_PARSE_BAD_LEN;
+
+	/* BTH */
+	bth = udp + SDR_UDP_HLEN;
+	if ((size_t)(end - bth) < SDR_BTH_LEN + SDR_ICRC_LEN)
+		return SDR_PARSE_TRUNCATED;
+	if (bth[BTH_OFF_FLAGS] & BTH_TVER_MASK)
+		return SDR_PARSE_BAD_BTH;
+	out->opcode = bth[BTH_OFF_OPCODE];
+	if (out->opcode == SDR_OP_UC_WRITE_ONLY_IMM)
+		hdrs = SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN;
+	else if (out->opcode == SDR_OP_UC_SEND_ONLY)
+		hdrs = SDR_BTH_LEN;
+	else
+		return SDR_PARSE_BAD_BTH;
+	out->se = (bth[BTH_OFF_FLAGS] & SDR_BTH_SE) != 0;
+	out->dest_qpn = rd24(bth + BTH_OFF_DQPN);
+	out->psn = rd24(bth + BTH_OFF_PSN);
+	if ((size_t)(end - bth) < hdrs + SDR_ICRC_LEN)
+		return SDR_PARSE_TRUNCATED;
+	body = bth + hdrs;
+	body_len = (size_t)(end - SDR_ICRC_LEN - body);
+	pad = (bth[BTH_OFF_FLAGS] >> SDR_BTH_PAD_SHIFT) & BTH_PAD_MASK;
+	if (pad > body_len)
+		return SDR_PARSE_BAD_BTH;
+
+	/* Check the CRC before believing any field the sender's RETH claims. */
+	if (verify_icrc &&
+	    sdr_icrc_compute(frame, (size_t)(end - SDR_ICRC_LEN - frame)) !=
+		    rd32le(end - SDR_ICRC_LEN))
+		return SDR_PARSE_BAD_ICRC;
+
+	out->payload = body;
+	out->payload_len = (uint32_t)(body_len - pad);
+	if (out->opcode == SDR_OP_UC_SEND_ONLY)
+		return SDR_PARSE_OK_CTRL;
+
+	{
+		const uint8_t *reth = bth + SDR_BTH_LEN;
+
+		out->va = rd64(reth + RETH_OFF_VA);
+		out->rkey = rd32(reth + RETH_OFF_RKEY);
+		out->dma_len = rd32(reth + RETH_OFF_DMALEN);
+		out->imm = rd32(reth + SDR_RETH_LEN);
+	}
+	if (out->dma_len != out->payload_len)
+		return SDR_PARSE_BAD_LEN;
+	return SDR_PARSE_OK_DATA;
+}
+
+/* ---- control messages ---- */
+
+size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_entry *e,
+			   uint16_t n)
+{
+	uint8_t *p = msg + SDR_CTRL_HDR_WIRE;
+
+	/* Receivers reject more entries; do not emit what nobody accepts. */
+	if (n > SDR_CTS_MAX_ENTRIES)
+		return 0;
+	wr32(msg, SDR_CTRL_MAGIC);
+	msg[4] = SDR_CTRL_VERSION;
+	msg[5] = SDR_CTRL_CTS;
+	wr16(msg + 6, n);
+	wr32(msg + 8, src_qpn);
+	for (uint16_t i = 0; i < n; i++, p += SDR_CTS_ENTRY_WIRE) {
+		wr32(p, e[i].seq);
+		wr32(p + 4, e[i].length);
+	}
+	return SDR_CTRL_HDR_WIRE + (size_t)n * SDR_CTS_ENTRY_WIRE;
+}
+
+int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
+{
+	if (len < SDR_CTRL_HDR_WIRE)
+		return -1;
+	h->magic = rd32(msg);
+	h->version = msg[4];
+	h->type = msg[5];
+	h->count = rd16(msg + 6);
+	h->src_qpn = rd32(msg + 8);
+	if (h->magic != SDR_CTRL_MAGIC || h->version != SDR_CTRL_VERSION)
+		return -1;
+	if (h->type == 0 || h->type >= SDR_CTRL__MAX)
+		return -1;
+	/* ACK/NACK bodies are reserved: only the header can be checked yet. */
+	if (h->type == SDR_CTRL_CTS &&
+	    (h->count > SDR_CTS_MAX_ENTRIES ||
+	     (size_t)h->count * SDR_CTS_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
+		return -1;
+	return 0;
+}
+
+void sdr_ctrl_cts_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_cts_entry *e)
+{
+	const uint8_t *p = msg + SDR_CTRL_HDR_WIRE + (size_t)i * SDR_CTS_ENTRY_WIRE;
+
+	e->seq = rd32(p);
+	e->length = rd32(p + 4);
+}
+
+/* ---- ARP ---- */
+
+size_t sdr_arp_reply(const uint8_t *frame, size_t len, uint32_t my_ip, const uint8_t my_mac[6],
+		     uint8_t *reply)
+{
+	const uint8_t *arp = frame + SDR_ETH_HLEN;
+	uint8_t *rarp = reply + SDR_ETH_HLEN;
+
+	if (len < ARP_FRAME_LEN || rd16(frame + 12) != SDR_ETHERTYPE_ARP)
+		return 0;
+	/* Ethernet/IPv4 request only: htype 1, ptype 0x0800, hlen 6, plen 4. */
+	if (rd16(arp) != 1 || rd16(arp + 2) != SDR_ETHERTYPE_IPV4 || arp[4] != 6 ||
+	    arp[5] != 4 || rd16(arp + 6) != ARP_OP_REQUEST)
+		return 0;
+	if (rd32(arp + 24) != my_ip)
+		return 0;
+	/* A multicast sender hardware address is bogus; answering it would
+	 * turn a unicast reply into a flood. */
+	if (arp[8] & 0x01)
+		return 0;
+
+	memcpy(reply, arp + 8, 6);
+	memcpy(reply + 6, my_mac, 6);
+	wr16(reply + 12, SDR_ETHERTYPE_ARP);
+	wr16(rarp, 1);
+	wr16(rarp + 2, SDR_ETHERTYPE_IPV4);
+	rarp[4] = 6;
+	rarp[5] = 4;
+	wr16(rarp + 6, ARP_OP_REPLY);
+	memmove(rarp + 18, arp + 8, 10); /* target := requester (sha, spa) */
+	memcpy(rarp + 8, my_mac, 6);
+	wr32(rarp + 14, my_ip);
+	return ARP_FRAME_LEN;
+}
+
+/* ---- text helpers ---- */
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int sdr_parse_mac(const char *s, uint8_t mac[6])
+{
+	uint8_t m[6];
+
+	if (s == NULL)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		m[i] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (*s != (i == 5 ? '\0' : ':'))
+			return -1;
+		s += i < 5;
+	}
+	memcpy(mac, m, 6);
+	return 0;
+}
+
+int sdr_parse_ipv4(const char *s, uint32_t *ip)
+{
+	struct in_addr a;
+
+	/* inet_pton, unlike inet_aton, accepts exactly a dotted quad. */
+	if (s == NULL || inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	*ip = ntohl(a.s_addr);
+	return 0;
+}
+
+void sdr_format_mac(const uint8_t mac[6], char out[18])
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+}
+
+void sdr_format_ipv4(uint32_t ip, char out[16])
+{
+	snprintf(out, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xFF, (ip >> 8) & 0xFF,
+		 ip & 0xFF);
+}

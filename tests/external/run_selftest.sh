@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# run_selftest.sh MODE GEN_PCAP
+#
+# Self-tests of the external validators that need no firmware:
+#   scapy    packets built by scapy from docs/wire-format.md (build_packets.py)
+#            pass check_pcap.py and tshark_check.sh: docs, scapy and tshark agree
+#   corrupt  --corrupt N packets are exactly the ones check_pcap.py rejects, and
+#            a wrong --max-msg is caught: the checker can fail
+#   ours     packets from OUR builder (gen_pcap, sdr_build_*_hdr) pass
+#            check_pcap.py and tshark_check.sh
+#   compare  gen_pcap and build_packets.py, given the same arguments, write
+#            byte-identical packets
+# Exit 77 when scapy (or, where used, tshark) is missing.
+set -eu
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 scapy|corrupt|ours|compare GEN_PCAP" >&2
+	exit 2
+fi
+mode=$1
+gen_pcap=$2
+here=$(cd "$(dirname "$0")" && pwd)
+py=/usr/bin/python3
+
+if ! "$py" -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
+	echo "selftest: scapy not available for $py: skipping" >&2
+	exit 77
+fi
+need_tshark() {
+	if ! command -v tshark >/dev/null 2>&1; then
+		echo "selftest: tshark not installed: skipping" >&2
+		exit 77
+	fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Messages 1022..1025 cross the msg_id wrap (1023 -> 0) and so the
+# generation (DestQP 0x100 -> 0x101); lengths give full, partial, single and
+# multi-packet messages.
+addr="--src-mac 02:00:00:00:00:01 --dst-mac 02:00:00:00:00:02 --src-ip 10.0.0.1
+      --dst-ip 10.0.0.2 --src-qpn 0x200 --dest-qpn 0x100 --generations 4 --rkey 0x5d12
+      --mtu 1024 --max-msg 65536 --user-imm 0x89abcdef --pattern-seed 7 --psn 100"
+shape="--mtu 1024 --max-msg 65536"
+
+expect_fail() { # what command...
+	what=$1
+	shift
+	set +e
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	set -e
+	if [ $rc -eq 0 ]; then
+		echo "FAIL: $what was accepted" >&2
+		cat "$tmp/out" >&2
+		exit 1
+	fi
+	if [ $rc -ne 1 ]; then
+		echo "FAIL: $what: exit $rc, want 1" >&2
+		cat "$tmp/out" >&2
+		exit 1
+	fi
+	echo "ok: $what rejected: $(grep -m1 FAIL "$tmp/out")"
+}
+
+case $mode in
+scapy)
+	need_tshark
+	# 9000 B: 9 packets; 3000 B: 3 + 5 immediate-only; 1 B: 1 + 7
+	# shellcheck disable=SC2086
+	"$py" "$here/build_packets.py" $addr --msg-seq 1022 --messages 2 --msg-len 9000 \
+		--pcap "$tmp/a.pcap"
+	# shellcheck disable=SC2086
+	"$py" "$here/build_packets.py" $addr --msg-seq 1024 --messages 1 --msg-len 3000 \
+		--psn 118 --pcap "$tmp/b.pcap"
+	# shellcheck disable=SC2086
+	"$py" "$here/build_packets.py" $addr --msg-seq 1025 --messages 1 --msg-len 1 \
+		--psn 126 --pcap "$tmp/c.pcap"
+	for f in a b c; do
+		n=$(case $f in a) echo 18 ;; b | c) echo 8 ;; esac)
+		# shellcheck disable=SC2086
+		"$py" "$here/check_pcap.py" "$tmp/$f.pcap" $shape --complete --expect-data "$n"
+		sh "$here/tshark_check.sh" "$tmp/$f.pcap"
+	done
+	;;
+corrupt)
+	# shellcheck disable=SC2086
+	"$py" "$here/build_packets.py" $addr --msg-seq 5 --messages 3 --msg-len 5000 \
+		--corrupt 3 --seed 11 --pcap "$tmp/a.pcap" >"$tmp/corrupted"
+	[ "$(grep -c '^corrupt ' "$tmp/corrupted")" -eq 3 ]
+	# shellcheck disable=SC2086
+	"$py" "$here/check_pcap.py" "$tmp/a.pcap" $shape --expect-bad-icrc 3 --expect-data 24
+	# shellcheck disable=SC2086
+	expect_fail "a pcap with 3 corrupted packets" \
+		"$py" "$here/check_pcap.py" "$tmp/a.pcap" $shape
+	# shellcheck disable=SC2086
+	"$py" "$here/build_packets.py" $addr --msg-seq 5 --messages 1 --msg-len 5000 \
+		--pcap "$tmp/b.pcap" >/dev/null
+	expect_fail "VA checked against the wrong M" \
+		"$py" "$here/check_pcap.py" "$tmp/b.pcap" --mtu 1024 --max-msg 131072
+	expect_fail "VA checked against the wrong MTU" \
+		"$py" "$here/check_pcap.py" "$tmp/b.pcap" --mtu 2048 --max-msg 65536
+	expect_fail "a wrong packet count" \
+		"$py" "$here/check_pcap.py" "$tmp/b.pcap" --expect-data 7
+	;;
+ours)
+	need_tshark
+	# shellcheck disable=SC2086
+	"$gen_pcap" "$tmp/a.pcap" $addr --msg-seq 1020 --messages 6 --msg-len 3000 --cts 3
+	# shellcheck disable=SC2086
+	"$py" "$here/check_pcap.py" "$tmp/a.pcap" $shape --complete --expect-data 48 \
+		--expect-ctrl 1
+	sh "$here/tshark_check.sh" "$tmp/a.pcap"
+	for len in 1 3 4095 4096 65536; do
+		# shellcheck disable=SC2086
+		"$gen_pcap" "$tmp/b.pcap" $addr --msg-seq 3 --messages 2 --msg-len $len >/dev/null
+		# shellcheck disable=SC2086
+		"$py" "$here/check_pcap.py" "$tmp/b.pcap" $shape --complete -q
+	done
+	sh "$here/tshark_check.sh" "$tmp/b.pcap"
+	;;
+compare)
+	for len in 1 3 1024 3000 9000; do
+		# shellcheck disable=SC2086
+		"$gen_pcap" "$tmp/ours.pcap" $addr --msg-seq 1021 --messages 4 --msg-len $len \
+			>/dev/null
+		# shellcheck disable=SC2086
+		"$py" "$here/build_packets.py" $addr --msg-seq 1021 --messages 4 --msg-len $len \
+			--pcap "$tmp/scapy.pcap" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$py" "$here/check_pcap.py" "$tmp/ours.pcap" $shape --complete -q \
+			--compare "$tmp/scapy.pcap"
+	done
+	;;
+*)
+	echo "unknown mode $mode" >&2
+	exit 2
+	;;
+esac
+echo "selftest $mode: passed"

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fuzz harness for the untrusted-frame entry points of common/sdr_wire.c:
+ * sdr_parse(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() and
+ * sdr_arp_reply().
+ *
+ * Out-of-bounds reads are found by ASan (the input lives in a buffer of
+ * exactly its size); logic errors by the invariants below, which abort().
+ * Random bytes rarely carry a valid IP checksum or ICRC, so every input is
+ * also parsed a second time with both checksums repaired: that lets the
+ * fuzzer reach the checks behind them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdr_fuzz.h"
+#include "sdr_wire.h"
+
+#define FUZZ_ASSERT(cond)                                                                   \
+	do {                                                                                \
+		if (!(cond)) {                                                              \
+			fprintf(stderr, "fuzz_parse: invariant failed at %s:%d: %s\n",      \
+				__FILE__, __LINE__, #cond);                                 \
+			abort();                                                            \
+		}                                                                           \
+	} while (0)
+
+static int is_ok(enum sdr_parse_result r)
+{
+	return r == SDR_PARSE_OK_DATA || r == SDR_PARSE_OK_CTRL;
+}
+
+static void check_ctrl(const uint8_t *msg, size_t len)
+{
+	struct sdr_ctrl_hdr h;
+	struct sdr_cts_entry e;
+
+	if (sdr_ctrl_hdr_decode(msg, len, &h) != 0)
+		return;
+	FUZZ_ASSERT(len >= SDR_CTRL_HDR_WIRE && h.magic == SDR_CTRL_MAGIC);
+	FUZZ_ASSERT(h.version == SDR_CTRL_VERSION && h.type > 0 && h.type < SDR_CTRL__MAX);
+	if (h.type != SDR_CTRL_CTS)
+		return;
+	FUZZ_ASSERT(h.count <= SDR_CTS_MAX_ENTRIES);
+	FUZZ_ASSERT(SDR_CTRL_HDR_WIRE + (size_t)h.count * SDR_CTS_ENTRY_WIRE <= len);
+	/* decode reads every promised entry: ASan objects if decode lied */
+	for (uint16_t i = 0; i < h.count; i++)
+		sdr_ctrl_cts_entry_decode(msg, i, &e);
+}
+
+static void check_parsed(const uint8_t *f, size_t len, enum sdr_parse_result r,
+			 const struct sdr_parsed *p)
+{
+	FUZZ_ASSERT((unsigned)r < SDR_PARSE__MAX);
+	FUZZ_ASSERT(strcmp(sdr_parse_result_name(r), "unknown") != 0);
+	if (!is_ok(r))
+		return;
+	FUZZ_ASSERT(p->payload >= f && p->payload <= f + len);
+	FUZZ_ASSERT(p->payload_len <= (size_t)(f + len - p->payload));
+	FUZZ_ASSERT(p->dest_qpn <= SDR_QPN_MASK && p->psn <= SDR_PSN_MASK);
+	if (r == SDR_PARSE_OK_DATA) {
+		FUZZ_ASSERT(p->opcode == SDR_OP_UC_WRITE_ONLY_IMM);
+		FUZZ_ASSERT(p->dma_len == p->payload_len);
+	} else {
+		FUZZ_ASSERT(p->opcode == SDR_OP_UC_SEND_ONLY);
+		check_ctrl(p->payload, p->payload_len);
+	}
+}
+
+/* Both parses of one frame must agree except where only the ICRC differs. */
+static enum sdr_parse_result parse_both(const uint8_t *f, size_t len)
+{
+	struct sdr_parsed p0, p1;
+	enum sdr_parse_result r0 = sdr_parse(f, len, 0, &p0);
+	enum sdr_parse_result r1 = sdr_parse(f, len, 1, &p1);
+
+	check_parsed(f, len, r0, &p0);
+	check_parsed(f, len, r1, &p1);
+	if (r1 == SDR_PARSE_BAD_ICRC)
+		FUZZ_ASSERT(is_ok(r0) || r0 == SDR_PARSE_BAD_LEN);
+	else
+		FUZZ_ASSERT(r0 == r1);
+	return r1;
+}
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static void put16(uint8_t *p, size_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Recompute the IPv4 header checksum and the ICRC in place, when the frame
+ * has room for them. With @p fix_lengths the IP total length and UDP length
+ * are first made to match the frame, so a mutation that cuts or grows the
+ * frame reaches the BTH/pad/RETH checks instead of "truncated". */
+static void repair(uint8_t *f, size_t len, int fix_lengths)
+{
+	uint8_t *ip = f + SDR_ETH_HLEN;
+	size_t ihl, end;
+	uint32_t sum = 0, icrc;
+
+	if (len < SDR_ETH_HLEN + SDR_IPV4_HLEN)
+		return;
+	ihl = (size_t)(ip[0] & 0x0F) * 4;
+	if (ihl < SDR_IPV4_HLEN || SDR_ETH_HLEN + ihl > len)
+		return;
+	if (fix_lengths && len - SDR_ETH_HLEN <= 0xFFFF) {
+		put16(ip + 2, len - SDR_ETH_HLEN);
+		if (len >= SDR_ETH_HLEN + ihl + SDR_UDP_HLEN)
+			put16(ip + ihl + 4, len - SDR_ETH_HLEN - ihl);
+	}
+	ip[10] = ip[11] = 0;
+	for (size_t i = 0; i < ihl; i += 2)
+		sum += get16(ip + i);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+
+	end = SDR_ETH_HLEN + (size_t)get16(ip + 2);
+	if (end > len || end < SDR_ETH_HLEN + ihl + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_ICRC_LEN)
+		return;
+	icrc = sdr_icrc_compute(f, end - SDR_ICRC_LEN);
+	for (int i = 0; i < 4; i++)
+		f[end - SDR_ICRC_LEN + i] = (uint8_t)(icrc >> (8 * i));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint8_t my_mac[6] = {0x02, 0x5D, 0x52, 0, 0, 1};
+	uint8_t reply[64];
+	uint8_t *copy;
+	size_t rlen;
+	uint32_t target_ip;
+
+	if (size > 65536)
+		return 0;
+	/* exact-size heap copy: one byte too far is an ASan report */
+	copy = malloc(size ? size : 1);
+	if (copy == NULL)
+		return 0;
+	memcpy(copy, data, size);
+
+	parse_both(copy, size);
+	check_ctrl(copy, size); /* the control decoder alone, on raw bytes */
+
+	/* ask for the IP the frame targets so the reply path is reachable */
+	target_ip = size >= 42 ? (uint32_t)copy[38] << 24 | (uint32_t)copy[39] << 16 |
+					 (uint32_t)copy[40] << 8 | copy[41]
+			       : 0;
+	rlen = sdr_arp_reply(copy, size, target_ip, my_mac, reply);
+	FUZZ_ASSERT(rlen == 0 || rlen == 42);
+	if (rlen) {
+		struct sdr_parsed p;
+
+		FUZZ_ASSERT(sdr_parse(reply, rlen, 1, &p) == SDR_PARSE_ARP);
+		FUZZ_ASSERT(memcmp(reply + 6, my_mac, 6) == 0 && reply[21] == 2);
+		/* a reply is never itself a request we would answer */
+		FUZZ_ASSERT(sdr_arp_reply(reply, rlen, target_ip, my_mac, reply + 0) == 0);
+	}
+
+	/* with checksums repaired, verification may no longer be what fails */
+	repair(copy, size, 0);
+	FUZZ_ASSERT(parse_both(copy, size) != SDR_PARSE_BAD_ICRC);
+	repair(copy, size, 1);
+	FUZZ_ASSERT(parse_both(copy, size) != SDR_PARSE_BAD_ICRC);
+	free(copy);
+	return 0;
+}
+
+/* ---- seeds: our own well-formed frames and a few near misses ---- */
+
+static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, int se)
+{
+	static uint8_t buf[SDR_DATA_HDR_LEN + 4096 + 8];
+	struct sdr_l2l3 a = {
+		.src_mac = {0x02, 0, 0, 0, 0, 1},
+		.dst_mac = {0x02, 0x5D, 0x52, 0, 0, 1},
+		.src_ip = 0x0A000001,
+		.dst_ip = 0x0A000002,
+		.udp_sport = 0xC101,
+	};
+	struct sdr_data_hdr h = {
+		.dest_qpn = 0x101,
+		.psn = 42,
+		.va = 5ull * 65536 + 1024,
+		.rkey = 0x1234,
+		.dma_len = len,
+		.imm = sdr_imm_pack(5, 1, 0xA),
+		.se = (uint8_t)se,
+	};
+	size_t n = sdr_build_data_hdr(buf, &a, &h);
+
+	for (uint32_t i = 0; i < len; i++)
+		buf[SDR_DATA_HDR_LEN + i] = (uint8_t)(i * 7 + 3);
+	sdr_pkt_finish(buf, n, icrc);
+	emit(buf, n, arg);
+}
+
+void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
+{
+	static const uint32_t sizes[] = {0, 1, 3, 4, 61, 1024};
+	static const uint8_t arp[42] = {
+		0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 0, 0, 0, 0, 1, 0x08, 0x06,
+		0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01, 0x02, 0, 0, 0, 0, 1,
+		10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2,
+	};
+	uint8_t buf[SDR_CTRL_HDR_LEN + SDR_CTRL_HDR_WIRE + 4 * SDR_CTS_ENTRY_WIRE + 8];
+	struct sdr_cts_entry e[4] = {{0, 4096}, {1, 65536}, {2, 1}, {1023, 0}};
+	struct sdr_l2l3 a = {
+		.src_mac = {0x02, 0, 0, 0, 0, 2},
+		.dst_mac = {0x02, 0, 0, 0, 0, 1},
+		.src_ip = 0x0A000002,
+		.dst_ip = 0x0A000001,
+		.udp_sport = 0xC200,
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		seed_data(emit, arg, sizes[i], 1, (int)(i & 1));
+	seed_data(emit, arg, 100, 0, 1); /* no ICRC */
+	for (uint16_t n = 0; n <= 4; n += 2) {
+		size_t mlen = sdr_ctrl_cts_encode(buf + SDR_CTRL_HDR_LEN, 0x200, e, n);
+		size_t flen = sdr_build_ctrl_hdr(buf, &a, 0x100, n, mlen);
+
+		sdr_pkt_finish(buf, flen, 1);
+		emit(buf, flen, arg);
+		emit(buf + SDR_CTRL_HDR_LEN, mlen, arg); /* bare control message */
+	}
+	/* a control packet whose 1-byte message needs 3 bytes of pad */
+	{
+		size_t flen = sdr_build_ctrl_hdr(buf, &a, 0x100, 9, 1);
+
+		buf[SDR_CTRL_HDR_LEN] = 0x53;
+		sdr_pkt_finish(buf, flen, 1);
+		emit(buf, flen, arg);
+	}
+	emit(arp, sizeof(arp), arg);
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file sdr.h
+ * libsdr — host shim of sdr-dpu: SDR messaging (partial message completion
+ * with receive bitmaps) over a DPU running the sdr-dpu daemon.
+ *
+ * The API mirrors the SDR SDK (context, QP, MR, one-shot and streaming
+ * sends, receives with live chunk bitmaps) with the sdr_ prefix. See
+ * docs/host-api.md for the memory model, handle lifetime and examples.
+ *
+ * Conventions:
+ *  - Control functions return 0 or a negative errno, or a pointer / NULL
+ *    with errno set. Each function lists every errno it can return.
+ *  - Data-path calls never block: a full ring returns -EAGAIN.
+ *  - A context and everything created from it is single-threaded: callers
+ *    that share one between threads must serialise all calls on it.
+ *  - When the daemon dies (its socket hangs up), calls return -EPIPE.
+ *
+ * Completion status values (struct sdr_wc.status, and the negative values
+ * returned by sdr_send_poll() / sdr_recv_poll()):
+ *  -  0          success
+ *  - -EINVAL     malformed descriptor (rejected by the DPU)
+ *  - -EBADF      unknown QP id
+ *  - -ENOENT     unknown MR id
+ *  - -ERANGE     offset + length outside the MR
+ *  - -EMSGSIZE   zero length, length > max_msg, or a send longer than the
+ *                receive the peer posted for it
+ *  - -ENOTCONN   QP not connected
+ *  - -EBUSY      receive slot still in use
+ *  - -ECANCELED  QP destroyed or context detached before completion
+ *  - -ETIMEDOUT  the reliability layer gave up (SR / EC modes)
+ *  - -EIO        peer or DPU error
+ *  - -EPIPE      (poll functions only) the daemon died; the operation's
+ *                fate is unknown
+ * libsdr validates every descriptor exactly as the DPU does, so -EINVAL,
+ * -EBADF, -ENOENT, -ERANGE and -EBUSY are returned by the post functions
+ * themselves and only appear in completions of descriptors injected
+ * around libsdr.
+ */
+#ifndef SDR_H
+#define SDR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdr_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sdr_ctx;
+struct sdr_mr;
+struct sdr_qp;
+struct sdr_send_handle;
+struct sdr_recv_handle;
+
+/** Default path of the daemon's control socket. */
+#define SDR_DEFAULT_SOCKET "/tmp/sdr-dpu.sock"
+/** Handles per QP and direction; a handle is reused every SDR_HANDLES messages. */
+#define SDR_HANDLES 1024
+
+/* ---------------- context ---------------- */
+
+struct sdr_ctx_attr {
+	/** Timeout of one control request (ms); 0 = 5000. */
+	uint32_t ctl_timeout_ms;
+	uint32_t reserved[7]; /**< must be 0 */
+};
+
+/**
+ * Attach to the daemon listening on @p dpu_socket_path.
+ * @param attr may be NULL (defaults).
+ * @return a context, or NULL with errno:
+ *  EINVAL (bad argument or attr), ENAMETOOLONG (path), ENOMEM,
+ *  ENOENT / ECONNREFUSED / EACCES (cannot connect), ETIMEDOUT (daemon does
+ *  not answer), EPROTO (malformed response or segment, ABI mismatch), or the
+ *  daemon's own negative status (see sdr_last_error() is not available: the
+ *  reason is printed by the tools with errno only).
+ */
+struct sdr_ctx *sdr_ctx_open(const char *dpu_socket_path, const struct sdr_ctx_attr *attr);
+
+/** Detach: destroys all QPs, deregisters all MRs, frees all buffers and
+ *  closes the socket. @p ctx may be NULL. */
+void sdr_ctx_close(struct sdr_ctx *ctx);
+
+/** Human-readable reason of the last failed call on @p ctx (the daemon's
+ *  message for control requests). Never NULL; "" when none. */
+const char *sdr_last_error(const struct sdr_ctx *ctx);
+
+/** Description of a status / negative errno of this API. Never NULL. */
+const char *sdr_strerror(int status);
+
+/* ---------------- memory ---------------- */
+
+/**
+ * Allocate @p len bytes of shareable memory (memfd, mmap'd MAP_SHARED,
+ * zero-filled, page aligned). Only such memory (or a user memfd, see
+ * sdr_mr_reg_fd()) can be registered: the DPU maps the same pages and
+ * places payload directly into them.
+ * @return the address, or NULL with errno: EINVAL (len 0 or ctx NULL),
+ *  ENOMEM, or an errno of memfd_create/ftruncate/mmap.
+ */
+void *sdr_buf_alloc(struct sdr_ctx *ctx, size_t len);
+
+/**
+ * Free a buffer from sdr_buf_alloc().
+ * @return 0, -EINVAL (not a buffer of this context), -EBUSY (an MR on it
+ *  is still registered).
+ */
+int sdr_buf_free(struct sdr_ctx *ctx, void *addr);
+
+/**
+ * Register [addr, addr + len) for sends and receives on @p ctx's QPs.
+ * The range must lie inside one buffer from sdr_buf_alloc().
+ * @param flags must be 0.
+ * @return an MR, or NULL with errno: EINVAL (bad argument, range not in an
+ *  sdr_buf_alloc() buffer), ENOMEM, EPIPE (daemon gone), ETIMEDOUT,
+ *  EPROTO, or the daemon's status (e.g. ENOSPC: MR table full; the reason
+ *  is in sdr_last_error()).
+ */
+struct sdr_mr *sdr_mr_reg(struct sdr_ctx *ctx, void *addr, size_t len, uint32_t flags);
+
+/**
+ * Register bytes [offset, offset + len) of the user's memfd @p fd (the fd
+ * is passed to the daemon, which maps it; the caller keeps its own fd).
+ * @param addr where the caller mapped that range, or NULL (then work
+ *  requests must give offsets, not addresses).
+ * @return an MR, or NULL with errno as sdr_mr_reg(); EINVAL also for a
+ *  negative fd or len 0.
+ */
+struct sdr_mr *sdr_mr_reg_fd(struct sdr_ctx *ctx, int fd, uint64_t offset, size_t len,
+			     void *addr);
+
+/**
+ * Deregister. The MR stays valid when this fails.
+ * @return 0, -EINVAL (NULL), -EBUSY (in use by a posted operation),
+ *  -EPIPE, -ETIMEDOUT, -EPROTO, or the daemon's status.
+ */
+int sdr_mr_dereg(struct sdr_mr *mr);
+
+/** The MR's start address (NULL for sdr_mr_reg_fd() without address),
+ *  length and daemon id. */
+void *sdr_mr_addr(const struct sdr_mr *mr);
+size_t sdr_mr_length(const struct sdr_mr *mr);
+uint32_t sdr_mr_id(const struct sdr_mr *mr);
+
+/* ---------------- queue pairs ---------------- */
+
+struct sdr_qp_attr {
+	uint32_t max_msg;     /**< bytes per message slot; 0 = daemon default */
+	uint32_t chunk_pkts;  /**< packets per bitmap chunk; 0 = daemon default */
+	uint8_t reliability;  /**< enum sdr_reliability (ABI 1.0: SDR_REL_NONE) */
+	uint8_t reserved8[3]; /**< must be 0 */
+	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base */
+	uint32_t want_rkey;   /**< 0 = random */
+	uint32_t reserved[4]; /**< must be 0 */
+};
+
+/**
+ * Create a QP.
+ * @param attr may be NULL (all defaults).
+ * @return a QP, or NULL with errno: EINVAL, ENOMEM, EPIPE, ETIMEDOUT,
+ *  EPROTO (malformed QP segment), or the daemon's status (e.g. EADDRINUSE:
+ *  want_qpn taken, ENOSPC; reason in sdr_last_error()).
+ */
+struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr);
+
+/**
+ * Destroy a QP. Its handles become invalid and its pending completions are
+ * discarded (they are not returned by sdr_cq_poll()).
+ * @return 0, -EINVAL (NULL), -EPIPE, -ETIMEDOUT, -EPROTO, or the daemon's
+ *  status. The local object is freed in every case except -EINVAL.
+ */
+int sdr_qp_destroy(struct sdr_qp *qp);
+
+/** Copy the QP's own info (to send to the peer out of band).
+ *  @return 0 or -EINVAL. */
+int sdr_qp_info_get(const struct sdr_qp *qp, struct sdr_qp_info *info);
+
+/**
+ * Connect to the peer QP described by @p remote. Message numbering of both
+ * directions starts at 0 at connect.
+ * @return 0, -EINVAL (NULL or invalid info: mtu, generations, QPN range),
+ *  -EISCONN (already connected), -EPIPE, -ETIMEDOUT, -EPROTO, or the
+ *  daemon's status (reason in sdr_last_error()).
+ */
+int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote);
+
+/* ---------------- sends ---------------- */
+
+struct sdr_send_wr {
+	struct sdr_mr *mr;
+	const void *addr;   /**< start inside mr, or NULL to use @c offset */
+	uint64_t offset;    /**< byte offset in mr when addr is NULL */
+	uint32_t length;    /**< bytes, 1..max_msg */
+	uint32_t imm;       /**< user immediate, delivered with the message */
+	uint64_t wr_id;     /**< returned in the completion */
+};
+
+/**
+ * Post a one-shot send; it is sent once the peer has posted the matching
+ * receive (send n lands in receive n).
+ * @param h receives the handle (may be NULL).
+ * @return 0, or
+ *  -EINVAL   NULL qp/wr, mr of another context, addr outside mr
+ *  -ENOENT   mr deregistered
+ *  -ERANGE   offset + length outside mr
+ *  -EMSGSIZE length 0 or > max_msg (ours or the peer's)
+ *  -ENOTCONN QP not connected
+ *  -EAGAIN   SQ ring full, cq_entries operations outstanding, or the
+ *            handle of message n-1024 not yet reaped
+ *  -EPIPE    daemon gone
+ */
+int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_send_handle **h);
+
+struct sdr_stream_start_wr {
+	uint32_t length;  /**< total message length, 1..max_msg */
+	uint32_t imm;
+	uint64_t wr_id;
+};
+
+struct sdr_stream_wr {
+	struct sdr_mr *mr;
+	const void *addr;    /**< start inside mr, or NULL to use @c offset */
+	uint64_t offset;
+	uint32_t length;     /**< bytes, >= 1; a multiple of the MTU unless the
+	                          piece ends the message */
+	uint32_t msg_offset; /**< where in the message; multiple of the MTU,
+	                          msg_offset + length <= total length */
+};
+
+/**
+ * Open a streaming send of @p wr->length bytes (takes the next send number).
+ * Data is supplied with sdr_send_stream_continue(), in any order, any part
+ * any number of times (the retransmission primitive); the stream completes
+ * (one completion) after sdr_send_stream_end() once all its data is on the
+ * wire.
+ * @return 0, -EINVAL, -EMSGSIZE, -ENOTCONN, -EAGAIN, -EPIPE (as sdr_send_post()).
+ */
+int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *wr,
+			  struct sdr_send_handle **h);
+
+/**
+ * Send [offset, offset + length) of mr to message bytes
+ * [msg_offset, msg_offset + length) of stream @p h.
+ * The MTU here is the larger of both ends' MTUs.
+ * @return 0, -EINVAL (NULL, not an open stream, msg_offset not a multiple
+ *  of the MTU, length not whole packets for a piece that does not end the
+ *  message, addr outside mr), -ENOENT, -ERANGE, -EMSGSIZE (length 0 or
+ *  past the stream's length), -EAGAIN (SQ ring full), -EPIPE.
+ */
+int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_wr *wr);
+
+/** Close stream @p h. @return 0, -EINVAL (not an open stream),
+ *  -EAGAIN (SQ ring full), -EPIPE. */
+int sdr_send_stream_end(struct sdr_send_handle *h);
+
+/**
+ * Local send completion (the data is on the wire; the buffer may be reused).
+ * Drains the CQ ring if @p h is still pending. When it returns non-zero the
+ * completion counts as reaped and sdr_cq_poll() will not return it.
+ * @return 1 done, 0 pending, or a negative completion status (see top),
+ *  -EPIPE (daemon died while pending), -EINVAL (NULL).
+ */
+int sdr_send_poll(struct sdr_send_handle *h);
+
+/** Message number of @p h in its QP's send direction. */
+uint32_t sdr_send_seq(const struct sdr_send_handle *h);
+
+/* ---------------- receives ---------------- */
+
+struct sdr_recv_wr {
+	struct sdr_mr *mr;
+	void *addr;         /**< start inside mr, or NULL to use @c offset */
+	uint64_t offset;
+	uint32_t length;    /**< bytes, 1..max_msg (ours); a longer send fails */
+	uint32_t reserved;  /**< must be 0 */
+	uint64_t wr_id;
+};
+
+/**
+ * Post the next receive (receive n takes send n). Zeroes the slot's chunk
+ * bitmap first.
+ * @return 0, -EINVAL, -ENOENT, -ERANGE, -EMSGSIZE, -ENOTCONN, -EPIPE
+ *  (as sdr_send_post()), -EAGAIN (SQ ring full, cq_entries outstanding, or
+ *  receive n-1024 not yet completed and reaped).
+ */
+int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_recv_handle **h);
+
+/**
+ * Live chunk bitmap of receive @p h: bit i (bit i%64 of word i/64) is set
+ * once chunk i (bytes [i*chunk, (i+1)*chunk) of the message) has landed in
+ * the buffer. Read words with acquire ordering (sdr_bitmap_load_shared())
+ * before reading the chunk's payload.
+ * @param nchunks chunks covering the posted length.
+ * @return 0, -EINVAL (NULL).
+ */
+int sdr_recv_bitmap_get(const struct sdr_recv_handle *h, const uint64_t **bitmap,
+			size_t *nchunks);
+
+/** Chunks of @p h received so far (population count of its bitmap).
+ *  @return count, or -EINVAL. */
+int sdr_recv_chunks_done(const struct sdr_recv_handle *h);
+
+/** Bytes per bitmap chunk of @p h's QP (chunk_pkts * MTU). */
+uint32_t sdr_recv_chunk_bytes(const struct sdr_recv_handle *h);
+
+/** The sender's immediate. @return 0, -EAGAIN (not all 8 nibbles arrived
+ *  yet), -EINVAL (NULL). */
+int sdr_recv_imm_get(const struct sdr_recv_handle *h, uint32_t *imm);
+
+/**
+ * Complete receive @p h now, even if chunks are missing (late packets are
+ * then dropped by the DPU). The completion follows on the CQ with
+ * SDR_CQE_F_PARTIAL if the bitmap was not full.
+ * @return 0, -EALREADY (already completed or already requested),
+ *  -EINVAL (NULL), -EAGAIN (SQ ring full), -EPIPE.
+ */
+int sdr_recv_complete(struct sdr_recv_handle *h);
+
+/** sdr_recv_poll() results */
+#define SDR_POLL_PENDING 0
+#define SDR_POLL_DONE 1    /**< every byte of the message arrived */
+#define SDR_POLL_PARTIAL 2 /**< completed by sdr_recv_complete() with chunks missing */
+
+/**
+ * Receive state; drains the CQ ring if @p h is pending. Non-zero results
+ * reap the completion (sdr_cq_poll() will not return it).
+ * @return SDR_POLL_PENDING, SDR_POLL_DONE, SDR_POLL_PARTIAL, or a negative
+ *  completion status, -EPIPE (daemon died while pending), -EINVAL (NULL).
+ */
+int sdr_recv_poll(struct sdr_recv_handle *h);
+
+/** Message number of @p h in its QP's receive direction. */
+uint32_t sdr_recv_seq(const struct sdr_recv_handle *h);
+
+/* ---------------- completions ---------------- */
+
+/** A work completion. */
+struct sdr_wc {
+	uint64_t wr_id;     /**< the caller's wr_id */
+	struct sdr_qp *qp;  /**< NULL for a completion libsdr cannot attribute */
+	void *handle;       /**< struct sdr_send_handle* / sdr_recv_handle*, or NULL */
+	uint32_t seq;       /**< message number */
+	uint32_t length;    /**< bytes received (last byte + 1) / sent */
+	uint32_t imm;       /**< valid when flags has SDR_CQE_F_IMM */
+	int32_t status;     /**< 0 or a negative errno, see the top of this file */
+	uint8_t opcode;     /**< SDR_SQ_SEND (sends and streams) or SDR_SQ_RECV; other
+	                         enum sdr_sq_op values only for rejected descriptors */
+	uint8_t flags;      /**< SDR_CQE_F_PARTIAL, SDR_CQE_F_IMM */
+	uint16_t reserved;
+};
+
+/**
+ * Drain completions: updates the handles and returns up to @p max work
+ * completions, oldest first. @p max 0 only makes progress.
+ * @return number of completions (0..max), -EINVAL (NULL, max < 0),
+ *  -EPIPE (daemon died and nothing is left to return), -EIO (the CQ ring
+ *  is corrupt).
+ */
+int sdr_cq_poll(struct sdr_ctx *ctx, struct sdr_wc *wc, int max);
+
+/** Counters of one context (for diagnostics). */
+struct sdr_ctx_stats {
+	uint64_t sq_posted;        /**< descriptors written to the SQ ring */
+	uint64_t sq_full;          /**< posts refused: SQ ring full */
+	uint64_t cq_full;          /**< posts refused: cq_entries outstanding */
+	uint64_t slot_busy;        /**< posts refused: handle of n-1024 not reaped */
+	uint64_t cqe_seen;         /**< CQEs drained */
+	uint64_t cqe_unmatched;    /**< CQEs not matching an outstanding operation */
+	uint64_t wc_dropped;       /**< unmatched completions dropped (queue full) */
+};
+/** @return 0 or -EINVAL. */
+int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SDR_H */

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-send: send pattern messages (or a file) through libsdr.
+ * main() sets up (daemon, QP, peer exchange); run() is the send loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sdr.h"
+#include "sdr_pattern.h"
+#include "sdr_tool.h"
+
+struct sslot {
+	int busy;
+	uint64_t idx;
+	struct sdr_send_handle *h;
+};
+
+static struct tool_opts opt = {.is_sender = 1};
+
+static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *plan, int file_fd,
+	       struct tool_result *res)
+{
+	uint64_t total = tool_plan_messages(plan), maxsz = tool_plan_max_size(plan);
+	uint64_t next = 0, done = 0, bytes = 0, failed = 0, okc = 0;
+	uint32_t w = opt.window, inflight = 0, idle = 0;
+	struct sslot *slots = calloc(w, sizeof(*slots));
+	uint8_t *buf = sdr_buf_alloc(ctx, w * maxsz);
+	struct sdr_mr *mr;
+	double t0, tprev, tlast;
+
+	if (slots == NULL || buf == NULL) {
+		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n", w * maxsz,
+			strerror(errno));
+		return -1;
+	}
+	mr = sdr_mr_reg(ctx, buf, w * maxsz, 0);
+	if (mr == NULL) {
+		fprintf(stderr, "sdr_mr_reg: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
+		return -1;
+	}
+	t0 = tprev = tlast = tool_now();
+	while (done < total) {
+		struct sdr_wc wc[16];
+		int n;
+
+		while (next < total && inflight < w && !slots[next % w].busy) {
+			struct sslot *s = &slots[next % w];
+			uint8_t *p = buf + (next % w) * maxsz;
+			uint64_t sz = tool_plan_size(plan, next);
+			struct sdr_send_wr wr = {.mr = mr, .addr = p, .length = (uint32_t)sz,
+						 .imm = (uint32_t)next, .wr_id = next};
+			int rc;
+
+			if (file_fd >= 0) {
+				ssize_t r = pread(file_fd, p, sz, (off_t)(next * plan->sizes[0]));
+
+				if (r != (ssize_t)sz) {
+					fprintf(stderr, "read %s: short read\n", opt.file);
+					return -1;
+				}
+			} else {
+				sdr_pattern_fill(p, sz, plan->seed, next);
+			}
+			rc = sdr_send_post(qp, &wr, &s->h);
+			if (rc == -EAGAIN)
+				break;
+			if (rc) {
+				fprintf(stderr, "sdr_send_post(msg %" PRIu64 "): %s (%s)\n", next,
+					sdr_strerror(rc), sdr_last_error(ctx));
+				return -1;
+			}
+			s->busy = 1;
+			s->idx = next++;
+			inflight++;
+		}
+		n = sdr_cq_poll(ctx, wc, 16);
+		if (n < 0) {
+			fprintf(stderr, "sdr_cq_poll: %s (%s)\n", sdr_strerror(n), sdr_last_error(ctx));
+			break;
+		}
+		if (n == 0) {
+			tool_backoff(&idle);
+			if (tool_now() - tlast > opt.timeout) {
+				fprintf(stderr, "timeout: nothing completed for %.1f s\n", opt.timeout);
+				break;
+			}
+			continue;
+		}
+		idle = 0;
+		for (int i = 0; i < n; i++) {
+			double t = tool_now(), dt;
+			uint64_t idx = wc[i].wr_id, sz;
+
+			if (wc[i].qp != qp || wc[i].opcode != SDR_SQ_SEND || idx >= total ||
+			    !slots[idx % w].busy || slots[idx % w].idx != idx) {
+				fprintf(stderr, "unexpected completion wr_id %" PRIu64 " status %d\n",
+					idx, wc[i].status);
+				continue;
+			}
+			sz = tool_plan_size(plan, idx);
+			slots[idx % w].busy = 0;
+			inflight--;
+			done++;
+			dt = t - tprev > 1e-9 ? t - tprev : 1e-9;
+			tprev = tlast = t;
+			if (wc[i].status == 0) {
+				bytes += sz;
+				okc++;
+			} else
+				failed++;
+			if (opt.quiet)
+				continue;
+			if (opt.json)
+				printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
+				       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f}\n",
+				       idx, sz, wc[i].status ? "error" : "sent", wc[i].status,
+				       (t - t0) * 1e3, (double)sz * 8 / dt / 1e9);
+			else
+				printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s\n",
+				       idx, sz, wc[i].status ? "error (" : "sent",
+				       wc[i].status ? sdr_strerror(wc[i].status) : "",
+				       wc[i].status ? ")" : "", (t - t0) * 1e3,
+				       (double)sz * 8 / dt / 1e9);
+		}
+	}
+	if (done < total) {
+		for (uint32_t i = 0; i < w; i++)
+			if (slots[i].busy)
+				fprintf(stderr, "msg %" PRIu64 " still pending\n", slots[i].idx);
+		failed += total - done;
+	}
+	res->ok = okc;
+	res->failed = failed;
+	res->bytes = bytes;
+	res->elapsed_ns = (uint64_t)((tlast - t0) * 1e9);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct tool_plan plan;
+	struct tool_result res = {0}, peer_res;
+	struct sdr_qp_attr attr = {0};
+	struct sdr_qp_info local, remote;
+	struct sdr_ctx *ctx;
+	struct sdr_qp *qp;
+	uint64_t file_size = 0;
+	int file_fd = -1, sock = -1, rc, ok;
+
+	tool_parse(&opt, argc, argv);
+	if (opt.file) {
+		struct stat sb;
+
+		file_fd = open(opt.file, O_RDONLY | O_CLOEXEC);
+		if (file_fd < 0 || fstat(file_fd, &sb) < 0 || sb.st_size == 0) {
+			fprintf(stderr, "%s: %s\n", opt.file, file_fd < 0 ? strerror(errno) : "empty");
+			return 2;
+		}
+		file_size = (uint64_t)sb.st_size;
+	} else if (tool_plan_from_opts(&opt, &plan, 0, 0)) {
+		return 2;
+	}
+	ctx = sdr_ctx_open(opt.dpu, NULL);
+	if (ctx == NULL) {
+		fprintf(stderr, "cannot attach to %s: %s\n", opt.dpu, strerror(errno));
+		return 1;
+	}
+	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
+	attr.chunk_pkts = opt.chunk_pkts;
+	attr.want_qpn = opt.local_qpn;
+	attr.want_rkey = opt.local_rkey;
+	qp = sdr_qp_create(ctx, &attr);
+	if (qp == NULL) {
+		fprintf(stderr, "sdr_qp_create: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
+		return 1;
+	}
+	sdr_qp_info_get(qp, &local);
+	if (opt.file && tool_plan_from_opts(&opt, &plan, file_size, local.max_msg))
+		return 2;
+	if (tool_publish_qp(&opt, &local))
+		return 1;
+	if (opt.connect) {
+		sock = tool_tcp_connect(&opt);
+		if (sock < 0 || tool_send_info(sock, &local) || tool_send_plan(sock, &plan) ||
+		    tool_recv_info(sock, &remote)) {
+			fprintf(stderr, "QP info exchange with %s failed\n", opt.connect);
+			return 1;
+		}
+	} else if (opt.peer) {
+		if (tool_peer_from_opts(&opt, &remote))
+			return 1;
+	} else {
+		return 0; /* only --print-qp / --qp-file */
+	}
+	rc = sdr_qp_connect(qp, &remote);
+	if (rc) {
+		fprintf(stderr, "sdr_qp_connect: %s (%s)\n", sdr_strerror(rc), sdr_last_error(ctx));
+		return 1;
+	}
+	if (run(ctx, qp, &plan, file_fd, &res))
+		return 1;
+	ok = res.failed == 0;
+	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
+	if (opt.json)
+		printf("{\"summary\":\"send\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
+		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"gbps\":%.3f}\n",
+		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
+	else
+		printf("sent: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
+		       " bytes in %.3f s, %.3f Gbit/s (payload, local completion)\n",
+		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
+	if (sock >= 0) {
+		if (tool_recv_result(sock, &peer_res)) {
+			fprintf(stderr, "no result from the receiver\n");
+			ok = 0;
+		} else {
+			double ps = peer_res.elapsed_ns ? (double)peer_res.elapsed_ns * 1e-9 : 1e-9;
+
+			if (opt.json)
+				printf("{\"summary\":\"receiver\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
+				       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f}\n",
+				       peer_res.ok, peer_res.failed, peer_res.bytes, ps,
+				       (double)peer_res.bytes * 8 / ps / 1e9);
+			else
+				printf("receiver: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
+				       " bytes, goodput %.3f Gbit/s\n",
+				       peer_res.ok, peer_res.failed, peer_res.bytes,
+				       (double)peer_res.bytes * 8 / ps / 1e9);
+			if (peer_res.failed || peer_res.ok != tool_plan_messages(&plan))
+				ok = 0;
+		}
+		close(sock);
+	}
+	sdr_ctx_close(ctx);
+	return ok ? 0 : 1;
+}

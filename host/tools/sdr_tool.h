@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared code of sdr-send and sdr-recv: options, the message plan, QP info
+ * exchange (TCP bootstrap or command line) and small helpers.
+ */
+#ifndef SDR_TOOL_H
+#define SDR_TOOL_H
+
+#include <stdint.h>
+
+#include "sdr.h"
+
+#define TOOL_MAX_SIZES 64
+#define TOOL_DEFAULT_PORT 18515
+
+struct tool_opts {
+	int is_sender;
+	const char *dpu;
+	/* bootstrap */
+	int server;
+	const char *bind;
+	uint16_t port;
+	const char *connect; /* HOST[:PORT] */
+	uint32_t local_qpn, local_rkey;
+	const char *peer;    /* text, or @FILE */
+	int print_qp;
+	const char *qp_file;
+	/* plan */
+	uint64_t sizes[TOOL_MAX_SIZES];
+	uint32_t nsizes;
+	uint32_t count;
+	uint64_t seed;
+	uint32_t max_msg;
+	uint32_t chunk_pkts;
+	uint32_t window;
+	double timeout;
+	int json, quiet;
+	const char *file;    /* sdr-send */
+	const char *out;     /* sdr-recv */
+	uint64_t file_size;  /* sdr-recv without TCP */
+};
+
+/** What both sides agree on (sent by the sender over TCP). */
+struct tool_plan {
+	uint32_t count, nsizes;
+	uint64_t seed;
+	uint32_t max_msg, chunk_pkts;
+	uint32_t file_mode;
+	uint64_t file_size;
+	uint64_t sizes[TOOL_MAX_SIZES];
+};
+
+struct tool_result {
+	uint64_t ok, failed, bytes, elapsed_ns;
+};
+
+/** Parse argv; prints usage and exits on --help or error. */
+void tool_parse(struct tool_opts *o, int argc, char **argv);
+
+/** Plan from the options (sender; receiver without TCP). In file mode
+ *  needs the message size (max_msg of the QP). */
+int tool_plan_from_opts(const struct tool_opts *o, struct tool_plan *p, uint64_t file_size,
+			uint32_t msg_size);
+uint64_t tool_plan_messages(const struct tool_plan *p);
+uint64_t tool_plan_size(const struct tool_plan *p, uint64_t i);
+uint64_t tool_plan_max_size(const struct tool_plan *p);
+/** QP max_msg for the plan when the user gave none: the largest size
+ *  rounded up to 1 MiB (0 = daemon default in file mode). */
+uint32_t tool_plan_default_max_msg(const struct tool_plan *p);
+
+/* TCP bootstrap: returns a connected socket or -1 (message printed). */
+int tool_tcp_listen_accept(const struct tool_opts *o);
+int tool_tcp_connect(const struct tool_opts *o);
+int tool_write_full(int fd, const void *buf, size_t len);
+int tool_read_full(int fd, void *buf, size_t len);
+int tool_send_plan(int fd, const struct tool_plan *p);
+int tool_recv_plan(int fd, struct tool_plan *p);
+int tool_send_result(int fd, const struct tool_result *r);
+int tool_recv_result(int fd, struct tool_result *r);
+int tool_send_info(int fd, const struct sdr_qp_info *i);
+int tool_recv_info(int fd, struct sdr_qp_info *i);
+
+/** --print-qp / --qp-file for our QP. */
+int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info);
+/** --peer TEXT or @FILE (waits up to --timeout for the file). */
+int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info);
+
+double tool_now(void);
+/** Sleep a little after @p idle empty polls (two cores are shared). */
+void tool_backoff(uint32_t *idle);
+
+#endif /* SDR_TOOL_H */

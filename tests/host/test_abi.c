@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit test of common/sdr_abi.c: QP info text and binary forms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdr_abi.h"
+
+static int failures;
+#define CHECK(c)                                                                  \
+	do {                                                                      \
+		if (!(c)) {                                                       \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
+			failures++;                                               \
+		}                                                                 \
+	} while (0)
+
+static struct sdr_qp_info sample(void)
+{
+	struct sdr_qp_info q;
+
+	memset(&q, 0, sizeof(q));
+	q.qpn = 0x000104;
+	q.rkey = 0x1a2b3c4d;
+	q.ip = 0x0A000001;
+	memcpy(q.mac, "\x02\x00\x00\xab\xcd\x01", 6);
+	q.mtu = 4096;
+	q.max_msg = 67108864;
+	q.chunk_pkts = 16;
+	q.generations = 4;
+	q.reliability = SDR_REL_NONE;
+	return q;
+}
+
+static int same(const struct sdr_qp_info *a, const struct sdr_qp_info *b)
+{
+	return a->qpn == b->qpn && a->rkey == b->rkey && a->ip == b->ip &&
+	       !memcmp(a->mac, b->mac, 6) && a->mtu == b->mtu && a->max_msg == b->max_msg &&
+	       a->chunk_pkts == b->chunk_pkts && a->generations == b->generations &&
+	       a->reliability == b->reliability;
+}
+
+static void test_text(void)
+{
+	struct sdr_qp_info q = sample(), r;
+	char buf[256], small[20];
+	int n;
+
+	n = sdr_qp_info_format(&q, buf, sizeof(buf));
+	CHECK(n > 0 && (size_t)n == strlen(buf));
+	CHECK(strstr(buf, "qpn=0x000104") && strstr(buf, "ip=10.0.0.1") &&
+	      strstr(buf, "mac=02:00:00:ab:cd:01") && strstr(buf, "rkey=0x1a2b3c4d"));
+	memset(&r, 0xEE, sizeof(r));
+	CHECK(sdr_qp_info_parse(buf, &r) == 0);
+	CHECK(same(&q, &r));
+	CHECK(sdr_qp_info_format(&q, small, sizeof(small)) == -1);
+
+	/* keys in another order, rel omitted, decimal qpn */
+	CHECK(sdr_qp_info_parse("mtu=1024,qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,"
+				"max_msg=4096,chunk_pkts=1,gen=8",
+				&r) == 0);
+	CHECK(r.qpn == 8 && r.rkey == 7 && r.mtu == 1024 && r.generations == 8 &&
+	      r.reliability == 0 && r.ip == 0x01020304);
+
+	static const char *const bad[] = {
+		"",
+		"qpn=0x000104",
+		/* missing mac */
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* duplicate key */
+		"qpn=0x4,qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* unknown key */
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,foo=1",
+		/* trailing comma */
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,",
+		/* bad mtu */
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=1500,max_msg=64,chunk_pkts=16,gen=4",
+		/* gen not a power of two */
+		"qpn=0x6,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=3",
+		/* qpn not aligned to gen */
+		"qpn=0x5,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* qpn beyond 24 bits */
+		"qpn=0x1000000,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* rkey beyond 32 bits */
+		"qpn=0x4,rkey=0x100000000,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* bad ip */
+		"qpn=0x4,rkey=1,ip=10.0.0.256,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* bad mac */
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* garbage in number, negative, empty value, zero max_msg, rel out of range */
+		"qpn=0x4,rkey=1x,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=-1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=0,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,rel=4",
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=0,gen=4",
+		" qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = sdr_qp_info_parse(bad[i], &r);
+
+		if (rc != -1)
+			fprintf(stderr, "accepted malformed: '%s'\n", bad[i]);
+		CHECK(rc == -1);
+	}
+	CHECK(sdr_qp_info_parse(NULL, &r) == -1);
+}
+
+static void test_binary(void)
+{
+	struct sdr_qp_info q = sample(), r;
+	uint8_t w[SDR_QP_INFO_WIRE], w2[SDR_QP_INFO_WIRE];
+
+	sdr_qp_info_encode(&q, w);
+	/* big-endian fields at fixed offsets */
+	CHECK(w[0] == 0 && w[1] == 0 && w[2] == 0x01 && w[3] == 0x04);
+	CHECK(w[4] == 0x1a && w[7] == 0x4d && w[8] == 10 && w[11] == 1);
+	CHECK(w[18] == 0x10 && w[19] == 0x00 && w[28] == 4);
+	CHECK(sdr_qp_info_decode(w, &r) == 0 && same(&q, &r));
+	sdr_qp_info_encode(&r, w2);
+	CHECK(memcmp(w, w2, sizeof(w)) == 0);
+
+	memcpy(w2, w, sizeof(w));
+	w2[31] = 1; /* reserved */
+	CHECK(sdr_qp_info_decode(w2, &r) == -1);
+	memcpy(w2, w, sizeof(w));
+	w2[19] = 0x01; /* mtu 4097 */
+	CHECK(sdr_qp_info_decode(w2, &r) == -1);
+	memcpy(w2, w, sizeof(w));
+	w2[28] = 5; /* generations */
+	CHECK(sdr_qp_info_decode(w2, &r) == -1);
+	memcpy(w2, w, sizeof(w));
+	w2[0] = 1; /* qpn > 24 bits */
+	CHECK(sdr_qp_info_decode(w2, &r) == -1);
+	memcpy(w2, w, sizeof(w));
+	w2[29] = 9; /* reliability */
+	CHECK(sdr_qp_info_decode(w2, &r) == -1);
+}
+
+int main(void)
+{
+	test_text();
+	test_binary();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("test_abi: ok\n");
+	return 0;
+}

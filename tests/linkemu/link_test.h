@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Tiny assertion helpers and confidence intervals for the link emulator tests. */
+#ifndef SDR_LINK_TEST_H
+#define SDR_LINK_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned lt_checks, lt_failed;
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		lt_checks++;                                                    \
+		if (!(cond)) {                                                  \
+			lt_failed++;                                            \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                           \
+			fputc('\n', stderr);                                    \
+		}                                                               \
+	} while (0)
+
+/* z for a two-sided 99.9 % interval */
+#define LT_Z999 3.2905
+
+/* Wilson score interval of k successes out of n at z; is p inside? */
+static inline int
+lt_wilson_contains(unsigned long long k, unsigned long long n, double p, double z, double *lo,
+		   double *hi)
+{
+	double ph = (double)k / (double)n, nn = (double)n, z2 = z * z;
+	double centre = (ph + z2 / (2 * nn)) / (1 + z2 / nn);
+	double half = z / (1 + z2 / nn) * sqrt(ph * (1 - ph) / nn + z2 / (4 * nn * nn));
+
+	*lo = centre - half;
+	*hi = centre + half;
+	return p >= *lo && p <= *hi;
+}
+
+/* CHECK that a binomial count matches probability p (99.9 % Wilson). */
+#define CHECK_RATE(what, k, n, p)                                                       \
+	do {                                                                            \
+		double lo_, hi_;                                                        \
+		int ok_ = lt_wilson_contains((k), (n), (p), LT_Z999, &lo_, &hi_);       \
+		CHECK(ok_, "%s: %llu/%llu = %.6g, 99.9%% interval [%.6g, %.6g] misses %.6g", \
+		      (what), (unsigned long long)(k), (unsigned long long)(n),          \
+		      (double)(k) / (double)(n), lo_, hi_, (double)(p));                 \
+	} while (0)
+
+static inline int
+lt_finish(const char *name)
+{
+	printf("%s: %u checks, %u failed\n", name, lt_checks, lt_failed);
+	printf("%u passed, %u failed\n", lt_checks - lt_failed, lt_failed);
+	return lt_failed == 0 ? 0 : 1;
+}
+
+#endif

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-model: predicted completion time of SR and EC(k, m) for one message
+ * over one link, from the model in common/sdr_model.h (docs/model.md).
+ *
+ *   sdr-model --size 4M --rtt 25ms --rate 1gbit --loss 1e-3 --chunk 4K
+ *
+ * prints mean, p99 and p99.9 per scheme and the scheme the AUTO mode would
+ * pick. Exit status: 0 success, 1 model error, 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sdr_model.h"
+
+#define MAX_SCHEMES 32
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sdr-model --size BYTES --rate RATE --rtt TIME (--loss P | --chunk-loss P)\n"
+		"                 [--chunk BYTES] [--mtu BYTES] [--alpha A] [--beta B]\n"
+		"                 [--schemes LIST] [--objective mean|p999] [--json]\n"
+		"\n"
+		"Predicts the completion time of one SDR Write under selective repeat (SR) and\n"
+		"erasure coding with SR fallback (EC), using the model of docs/model.md.\n"
+		"\n"
+		"  --size BYTES       message size; suffix K, M, G, T (powers of 1024; KiB, MB\n"
+		"                     and so on are read the same), e.g. 256K, 4M, 1.5G\n"
+		"  --rate RATE        link rate in bit/s; suffix k, m, g, t (powers of 1000)\n"
+		"                     optionally followed by bit, bps or b/s, e.g. 1gbit, 400G\n"
+		"  --rtt TIME         round-trip time; suffix s, ms, us or ns (bare = seconds)\n"
+		"  --loss P           i.i.d. per-packet loss probability, 0 <= P < 1\n"
+		"  --chunk-loss P     per-chunk loss instead (ignores --mtu for the loss)\n"
+		"  --chunk BYTES      bitmap chunk size (default 64K)\n"
+		"  --mtu BYTES        packet payload size; packets per chunk = ceil(chunk/mtu),\n"
+		"                     per-chunk loss = 1-(1-P)^packets (default 4K)\n"
+		"  --alpha A          RTO = (1+A)*RTT, A >= 0 (default 0.5)\n"
+		"  --beta B           fallback timeout slack: FTO = injection time + B*RTT,\n"
+		"                     B >= 0 (default A/2)\n"
+		"  --schemes LIST     comma-separated: sr, rs<k>x<m> (alias mds<k>x<m>),\n"
+		"                     xor<k>x<m> (default sr,rs32x8,rs16x4,rs8x2,xor32x8);\n"
+		"                     on a tie the earlier scheme is picked\n"
+		"  --objective OBJ    what the pick minimises: mean (default) or p999\n"
+		"  --json             print one JSON object instead of the table\n"
+		"  --help             this text\n");
+}
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "sdr-model: invalid %s '%s': %s\n", opt, val, why);
+	return -EINVAL;
+}
+
+/* number followed by a suffix looked up in a table; whole string consumed */
+struct suffix {
+	const char *s;
+	double mult;
+};
+
+static int parse_scaled(const char *opt, const char *val, const struct suffix *tab, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || errno == ERANGE || !isfinite(v))
+		return bad(opt, val, "not a finite number");
+	if (v < 0)
+		return bad(opt, val, "must not be negative");
+	for (const struct suffix *s = tab; s->s != NULL; s++)
+		if (strcasecmp(end, s->s) == 0) {
+			*out = v * s->mult;
+			if (!isfinite(*out))
+				return bad(opt, val, "out of range");
+			return 0;
+		}
+	return bad(opt, val, "unknown unit suffix");
+}
+
+static const struct suffix size_sfx[] = {
+	{ "", 1 },           { "b", 1 },           { "k", 0x1p10 },      { "kb", 0x1p10 },
+	{ "kib", 0x1p10 },   { "m", 0x1p20 },      { "mb", 0x1p20 },     { "mib", 0x1p20 },
+	{ "g", 0x1p30 },     { "gb", 0x1p30 },     { "gib", 0x1p30 },    { "t", 0x1p40 },
+	{ "tb", 0x1p40 },    { "tib", 0x1p40 },    { NULL, 0 },
+};
+static const struct suffix rate_sfx[] = {
+	{ "", 1 },         { "bit", 1 },       { "bps", 1 },       { "b/s", 1 },
+	{ "k", 1e3 },      { "kbit", 1e3 },    { "kbps", 1e3 },    { "kb/s", 1e3 },
+	{ "m", 1e6 },      { "mbit", 1e6 },    { "mbps", 1e6 },    { "mb/s", 1e6 },
+	{ "g", 1e9 },      { "gbit", 1e9 },    { "gbps", 1e9 },    { "gb/s", 1e9 },
+	{ "t", 1e12 },     { "tbit", 1e12 },   { "tbps", 1e12 },   { "tb/s", 1e12 },
+	{ NULL, 0 },
+};
+static const struct suffix time_sfx[] = {
+	{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 }, { NULL, 0 },
+};
+
+static int parse_bytes(const char *opt, const char *val, uint64_t max, uint64_t *out)
+{
+	double v;
+	int rc = parse_scaled(opt, val, size_sfx, &v);
+
+	if (rc)
+		return rc;
+	if (v < 1 || v > (double)max)
+		return bad(opt, val, "out of range");
+	if (v != floor(v))
+		return bad(opt, val, "not a whole number of bytes");
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int parse_prob(const char *opt, const char *val, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || *end != '\0' || errno == ERANGE || !(v >= 0.0 && v < 1.0))
+		return bad(opt, val, "must be a probability in [0, 1)");
+	*out = v;
+	return 0;
+}
+
+static int parse_nonneg(const char *opt, const char *val, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || *end != '\0' || errno == ERANGE || !isfinite(v) || v < 0)
+		return bad(opt, val, "must be a finite number >= 0");
+	*out = v;
+	return 0;
+}
+
+static int parse_schemes(const char *val, struct sdr_model_scheme *out, size_t *n)
+{
+	char buf[1024];
+	char *save = NULL, *tok;
+
+	if (strlen(val) >= sizeof(buf))
+		return bad("--schemes", val, "too long");
+	strcpy(buf, val);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_SCHEMES)
+			return bad("--schemes", val, "more than 32 schemes");
+		if (sdr_model_scheme_parse(tok, &out[*n]) != 0) {
+			fprintf(stderr,
+				"sdr-model: invalid --schemes entry '%s': expected sr, rs<k>x<m> "
+				"(k+m <= %u) or xor<k>x<m> (m <= k)\n",
+				tok, SDR_MODEL_MAX_KM);
+			return -EINVAL;
+		}
+		(*n)++;
+	}
+	if (*n == 0)
+		return bad("--schemes", val, "empty list");
+	return 0;
+}
+
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.6g %s", v, unit[u]);
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_SIZE = 1, O_RATE, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_ALPHA, O_BETA,
+	       O_SCHEMES, O_OBJ, O_JSON, O_HELP };
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "rtt", required_argument, NULL, O_RTT },
+		{ "loss", required_argument, NULL, O_LOSS },
+		{ "chunk-loss", required_argument, NULL, O_CHUNK_LOSS },
+		{ "chunk", required_argument, NULL, O_CHUNK },
+		{ "mtu", required_argument, NULL, O_MTU },
+		{ "alpha", required_argument, NULL, O_ALPHA },
+		{ "beta", required_argument, NULL, O_BETA },
+		{ "schemes", required_argument, NULL, O_SCHEMES },
+		{ "objective", required_argument, NULL, O_OBJ },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sdr_model_params p = { .alpha = 0.5, .beta = -1.0 };
+	struct sdr_model_scheme sch[MAX_SCHEMES];
+	struct sdr_model_result res[MAX_SCHEMES];
+	size_t nsch = SDR_MODEL_N_DEFAULT_SCHEMES, best;
+	enum sdr_model_objective obj = SDR_MODEL_OBJ_MEAN;
+	uint64_t chunk = 64 << 10, mtu = SDR_MODEL_MTU_DEFAULT;
+	int have_size = 0, have_rate = 0, have_rtt = 0, have_loss = 0, chunk_loss = 0, json = 0;
+	double v;
+	int c, rc;
+
+	memcpy(sch, sdr_model_default_schemes, sizeof(sch[0]) * nsch);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case O_SIZE:
+			rc = parse_bytes("--size", optarg, (uint64_t)1 << 62, &p.msg_bytes);
+			have_size = 1;
+			break;
+		case O_RATE:
+			rc = parse_scaled("--rate", optarg, rate_sfx, &v);
+			if (rc == 0 && !(v > 0))
+				rc = bad("--rate", optarg, "must be > 0");
+			p.rate_bps = v;
+			have_rate = 1;
+			break;
+		case O_RTT:
+			rc = parse_scaled("--rtt", optarg, time_sfx, &p.rtt_s);
+			have_rtt = 1;
+			break;
+		case O_LOSS:
+		case O_CHUNK_LOSS:
+			if (have_loss) {
+				fprintf(stderr, "sdr-model: give one of --loss and --chunk-loss, once\n");
+				return 2;
+			}
+			rc = parse_prob(c == O_LOSS ? "--loss" : "--chunk-loss", optarg, &p.pkt_loss);
+			chunk_loss = c == O_CHUNK_LOSS;
+			have_loss = 1;
+			break;
+		case O_CHUNK:
+			rc = parse_bytes("--chunk", optarg, UINT32_MAX, &chunk);
+			break;
+		case O_MTU:
+			rc = parse_bytes("--mtu", optarg, UINT32_MAX, &mtu);
+			break;
+		case O_ALPHA:
+			rc = parse_nonneg("--alpha", optarg, &p.alpha);
+			break;
+		case O_BETA:
+			rc = parse_nonneg("--beta", optarg, &p.beta);
+			break;
+		case O_SCHEMES:
+			rc = parse_schemes(optarg, sch, &nsch);
+			break;
+		case O_OBJ:
+			if (strcasecmp(optarg, "mean") == 0)
+				obj = SDR_MODEL_OBJ_MEAN;
+			else if (strcasecmp(optarg, "p999") == 0 || strcasecmp(optarg, "p99.9") == 0)
+				obj = SDR_MODEL_OBJ_P999;
+			else
+				rc = bad("--objective", optarg, "expected mean or p999");
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+		if (rc)
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sdr-model: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!have_size || !have_rate || !have_rtt || !have_loss) {
+		fprintf(stderr, "sdr-model: missing%s%s%s%s (see --help)\n",
+			have_size ? "" : " --size", have_rate ? "" : " --rate",
+			have_rtt ? "" : " --rtt", have_loss ? "" : " --loss");
+		return 2;
+	}
+	p.chunk_bytes = (uint32_t)chunk;
+	p.pkts_per_chunk = chunk_loss ? 1 : (uint32_t)((chunk + mtu - 1) / mtu);
+
+	rc = sdr_model_pick(&p, sch, nsch, obj, res, &best);
+	if (rc == -ERANGE) {
+		fprintf(stderr, "sdr-model: per-chunk loss %.3g is too close to 1 for the model\n",
+			sdr_model_p_chunk(p.pkt_loss, p.pkts_per_chunk));
+		return 1;
+	}
+	if (rc) {
+		fprintf(stderr, "sdr-model: bad parameters (%s): message over %llu chunks?\n",
+			strerror(-rc), (unsigned long long)SDR_MODEL_MAX_CHUNKS);
+		return 1;
+	}
+
+	const struct sdr_model_result *r0 = &res[0];
+	char names[MAX_SCHEMES][SDR_MODEL_SCHEME_NAME_MAX], sz[32], ck[32];
+	for (size_t i = 0; i < nsch; i++)
+		sdr_model_scheme_name(&res[i].scheme, names[i], sizeof(names[i]));
+	fmt_bytes(p.msg_bytes, sz, sizeof(sz));
+	fmt_bytes(chunk, ck, sizeof(ck));
+
+	if (json) {
+		printf("{\"msg_bytes\":%llu,\"chunk_bytes\":%u,\"pkts_per_chunk\":%u,"
+		       "\"chunks\":%llu,\"rate_bps\":%.17g,\"rtt_s\":%.17g,\"pkt_loss\":%.17g,"
+		       "\"p_chunk\":%.17g,\"alpha\":%.17g,\"beta\":%.17g,\"rto_s\":%.17g,"
+		       "\"t_inj_s\":%.17g,\"exact_regime\":%s,\"objective\":\"%s\",\"schemes\":[",
+		       (unsigned long long)p.msg_bytes, p.chunk_bytes, r0->pkts_per_chunk,
+		       (unsigned long long)r0->chunks, p.rate_bps, p.rtt_s,
+		       chunk_loss ? r0->p_chunk : p.pkt_loss, r0->p_chunk, p.alpha, r0->beta,
+		       r0->rto, r0->t_inj, r0->exact_regime ? "true" : "false",
+		       obj == SDR_MODEL_OBJ_MEAN ? "mean" : "p999");
+		for (size_t i = 0; i < nsch; i++)
+			printf("%s{\"name\":\"%s\",\"mean_s\":%.17g,\"mean_paper_s\":%.17g,"
+			       "\"p99_s\":%.17g,\"p999_s\":%.17g,\"p_fallback\":%.17g,"
+			       "\"p_ec\":%.17g,\"parity_chunks\":%llu,\"submsgs\":%llu,"
+			       "\"fto_s\":%.17g}",
+			       i ? "," : "", names[i], res[i].mean, res[i].mean_paper, res[i].p99,
+			       res[i].p999, res[i].p_fallback, res[i].p_ec,
+			       (unsigned long long)res[i].parity_chunks,
+			       (unsigned long long)res[i].submsgs, res[i].fto);
+		printf("],\"pick\":\"%s\"}\n", names[best]);
+		return 0;
+	}
+
+	printf("message %s = %llu chunks of %s (%u packet%s each), link %.6g Gbit/s, RTT %.6g ms\n",
+	       sz, (unsigned long long)r0->chunks, ck, r0->pkts_per_chunk,
+	       r0->pkts_per_chunk == 1 ? "" : "s", p.rate_bps / 1e9, p.rtt_s * 1e3);
+	printf("loss %.3g per %s -> %.3g per chunk; T_INJ %.6g us; RTO %.6g ms (alpha %.3g); "
+	       "beta %.3g\n",
+	       p.pkt_loss, chunk_loss ? "chunk" : "packet", r0->p_chunk, r0->t_inj * 1e6,
+	       r0->rto * 1e3, p.alpha, r0->beta);
+	printf("t_start(M) = %.6g ms %s RTO: SR formula %s\n\n", (double)r0->chunks * r0->t_inj * 1e3,
+	       r0->exact_regime ? "<=" : ">",
+	       r0->exact_regime ? "exact" : "a lower bound (retransmissions overlap first sends)");
+	printf("%-11s %11s %11s %11s %14s %11s %8s\n", "scheme", "mean ms", "p99 ms", "p99.9 ms",
+	       "paper mean ms", "P_fallback", "parity");
+	for (size_t i = 0; i < nsch; i++) {
+		const struct sdr_model_result *r = &res[i];
+
+		if (r->scheme.code == SDR_MODEL_SR)
+			printf("%-11s %11.3f %11.3f %11.3f %14.3f %11s %8s\n", names[i], r->mean * 1e3,
+			       r->p99 * 1e3, r->p999 * 1e3, r->mean_paper * 1e3, "-", "-");
+		else
+			printf("%-11s %11.3f %11.3f %11.3f %14.3f %11.3g %8llu\n", names[i],
+			       r->mean * 1e3, r->p99 * 1e3, r->p999 * 1e3, r->mean_paper * 1e3,
+			       r->p_fallback, (unsigned long long)r->parity_chunks);
+	}
+	printf("\npick: %s (lowest %s)\n", names[best],
+	       obj == SDR_MODEL_OBJ_MEAN ? "mean" : "p99.9");
+	return 0;
+}

@@ -13,7 +13,7 @@ enum {
 	OPT_NAME = 256, OPT_PORT, OPT_IP, OPT_MAC, OPT_PEER_MAC, OPT_LINK, OPT_INSTANCE,
 	OPT_RING_PAIR, OPT_MTU, OPT_CHUNK, OPT_MAXMSG, OPT_GENS, OPT_WORKERS, OPT_IDLE_US,
 	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
-	OPT_HELP, OPT_VERSION,
+	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +37,8 @@ static const struct option long_opts[] = {
 	{"cts-resend-ms", required_argument, NULL, OPT_CTS_MS},
 	{"mbufs", required_argument, NULL, OPT_MBUFS},
 	{"no-icrc", no_argument, NULL, OPT_NO_ICRC},
+	{"port-rate", required_argument, NULL, OPT_PORT_RATE},
+	{"pace-burst", required_argument, NULL, OPT_PACE_BURST},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -52,7 +54,7 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "bitmaps. Hosts attach through a unix socket (libsdr).\n"
 "\n"
 "EAL options come first (e.g. --no-huge --no-shconf --no-pci -m 512\n"
-"--file-prefix=dpu-a --vdev=net_af_packet0,iface=veth-a,framesz=12288,blocksz=12288).\n"
+"--file-prefix=dpu-a --vdev=net_af_packet0,iface=veth-a,framesz=9216,blocksz=36864).\n"
 "Every DPDK port works: net_af_packet, net_tap, net_ring, net_pcap, net_null, mlx5.\n"
 "\n"
 "Per-DPU-instance options (apply to the current instance; --instance starts the next):\n"
@@ -65,6 +67,9 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --link SPEC          long-haul link emulator on this port's receive side\n"
 "                       (e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\n"
 "                       see docs/link-emulator.md)\n"
+"  --port-rate RATE     pace everything this instance sends to RATE (bits/s:\n"
+"                       10g, 2.5gbit, 800m, 1e9; default 0 = unpaced). QPs may\n"
+"                       have their own, lower rate (libsdr qp attr rate_bps)\n"
 "  --instance           start describing another DPU instance in this process\n"
 "\n"
 "Global options:\n"
@@ -83,6 +88,7 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --cts-resend-ms MS   re-send clear-to-send for posted receives that saw no data\n"
 "                       (default 20; 0 = never)\n"
 "  --mbufs N            packet buffers per instance (default 8191)\n"
+"  --pace-burst BYTES   token-bucket depth of every pacer (default 64K)\n"
 "  --no-icrc            neither generate nor verify the ICRC (benchmarks only)\n"
 "  --stats-interval S   print the stats block every S seconds (default 0 = only at exit)\n"
 "  --stats-json FILE    write all counters as JSON to FILE at exit\n"
@@ -137,6 +143,32 @@ static int opt_u32(const char *opt, const char *arg, uint32_t lo, uint32_t hi, u
 	return 0;
 }
 
+int sdr_parse_rate(const char *s, uint64_t *bps)
+{
+	char *end;
+	double v, mul = 1;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1e3; end++; break;
+	case 'm': case 'M': mul = 1e6; end++; break;
+	case 'g': case 'G': mul = 1e9; end++; break;
+	case 't': case 'T': mul = 1e12; end++; break;
+	}
+	if (*end && strcmp(end, "bit") && strcmp(end, "bps") && strcmp(end, "b"))
+		return -1;
+	v *= mul;
+	if (v > 1e13)
+		return -1;
+	*bps = (uint64_t)v;
+	return 0;
+}
+
 int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 {
 	struct sdr_inst_cfg *ic;
@@ -152,6 +184,7 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->idle_spins = 256;
 	cfg->cts_resend_ms = 20;
 	cfg->mbufs = 8191;
+	cfg->pace_burst = SDR_PACER_DEFAULT_BURST;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
 	ic = &cfg->inst[0];
@@ -266,6 +299,17 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			if (opt_u32("--mbufs", optarg, 511, 1u << 24, &v, 0))
 				return -1;
 			cfg->mbufs = v;
+			break;
+		case OPT_PORT_RATE:
+			if (sdr_parse_rate(optarg, &ic->port_rate)) {
+				fprintf(stderr, "sdr-dpu: --port-rate: '%s' is not a rate (e.g. 10g, 800mbit)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_PACE_BURST:
+			if (opt_u32("--pace-burst", optarg, 2048, 1u << 30, &cfg->pace_burst, 1))
+				return -1;
 			break;
 		case OPT_NO_ICRC:
 			cfg->icrc = 0;

@@ -249,8 +249,10 @@ static int do_mr_reg(struct sdr_hctx *c, const struct sdr_ctl_req *q, int fd,
 		}
 	if (!mr)
 		return fail(r, ENOSPC, "too many memory regions (%d)", SDR_MAX_MRS);
-	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)aoff);
+	/* Populate now: a page fault per packet on the fast path costs far more
+	 * than one bulk populate at registration (and much more under a VM). */
+	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_POPULATE, fd, (off_t)aoff);
 	if (p == MAP_FAILED)
 		return fail(r, errno, "mmap of the MR failed: %s", strerror(errno));
 	mr->addr = (uint8_t *)p + (q->fd_offset - aoff);
@@ -374,6 +376,7 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 		free(qp);
 		return fail(r, ENOMEM, "out of memory for packet bitmaps");
 	}
+	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_g.cfg.pace_burst, sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
 	cmd.obj = qp;
 	sdr_worker_call(qp->worker, &cmd);
@@ -426,8 +429,26 @@ static int do_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct
 	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
 }
 
+static int do_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+{
+	struct sdr_qp *qp = own_qp(c, q->qp_id);
+	struct sdr_cmd cmd = {.type = SDR_CMD_SET_RATE, .arg = q->qp_attr.rate_bps};
+
+	if (!qp)
+		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
+	if (q->qp_attr.rate_bps > 10000000000000ull)
+		return fail(r, EINVAL, "rate %llu bit/s out of range",
+			    (unsigned long long)q->qp_attr.rate_bps);
+	cmd.obj = qp;
+	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
+}
+
 static void qp_free(struct sdr_qp *qp)
 {
+	uint64_t *dst = (uint64_t *)&qp->inst->closed;
+	const uint64_t *src = (const uint64_t *)&qp->st;
+	for (size_t i = 0; i < sizeof(qp->st) / sizeof(uint64_t); i++)
+		dst[i] += src[i];
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);
 	close(qp->qseg_fd);
@@ -529,6 +550,9 @@ static int client_serve(struct client *cl)
 			break;
 		case SDR_CTL_QP_DESTROY:
 			do_qp_destroy(cl->ctx, &q, &r);
+			break;
+		case SDR_CTL_QP_SET_RATE:
+			do_qp_set_rate(cl->ctx, &q, &r);
 			break;
 		default:
 			fail(&r, EOPNOTSUPP, "request type %u not supported", q.type);

@@ -24,6 +24,7 @@
 #include "sdr_counters.h"
 #include "sdr_hostdesc.h"
 #include "sdr_msgtab.h"
+#include "sdr_pacer.h"
 #include "sdr_wire.h"
 
 #define SDR_MAX_WORKERS 16
@@ -45,6 +46,7 @@ struct sdr_inst_cfg {
 	uint8_t mac[6], peer_mac[6];
 	int has_ip, has_mac, has_peer_mac;
 	const char *link;      /* link emulator spec (RX of this port), NULL = none */
+	uint64_t port_rate;    /* bits/s, 0 = unpaced */
 };
 
 struct sdr_cfg {
@@ -59,6 +61,7 @@ struct sdr_cfg {
 	const char *stats_json;
 	unsigned cts_resend_ms;
 	unsigned mbufs;
+	uint32_t pace_burst;   /* token-bucket depth, bytes */
 	int icrc;
 	int ring_pair;
 	unsigned ninst;
@@ -67,6 +70,8 @@ struct sdr_cfg {
 
 /** Parse our own arguments (after EAL's "--"). Returns 0 to run, 1 when
  *  --help/--version was served (exit 0), -1 on error (message printed). */
+/** "2gbit", "500m", "1e9" (bits/s, 1000-based suffixes) -> bits/s; 0 or -1. */
+int sdr_parse_rate(const char *s, uint64_t *bps);
 int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv);
 void sdr_cfg_usage(FILE *f, const char *prog);
 
@@ -115,6 +120,7 @@ struct sdr_qp {
 	struct sdr_qp_info remote;
 	struct sdr_l2l3 l2;
 	uint32_t psn;
+	struct sdr_pacer pacer; /* this QP's rate */
 
 	/* receive side */
 	struct sdr_rq rq;
@@ -176,7 +182,7 @@ struct sdr_inst {
 	struct sdr_hctx *ctxs[SDR_MAX_CTX];
 	struct sdr_qp *_Atomic qps[SDR_MAX_QPS];
 	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
-	uint64_t rte_rx_nombuf_base;
+	struct sdr_qp_stats closed; /* folded in from destroyed QPs (main lcore) */
 };
 
 /* command from the main lcore to a worker */
@@ -188,12 +194,13 @@ enum sdr_cmd_type {
 	SDR_CMD_CONNECT_QP,
 	SDR_CMD_DEL_QP,
 	SDR_CMD_MR_DEREG,
+	SDR_CMD_SET_RATE,
 };
 
 struct sdr_cmd {
 	enum sdr_cmd_type type;
 	void *obj;
-	uint32_t arg;
+	uint64_t arg;
 	const struct sdr_qp_info *remote;
 	_Atomic int done;
 	int result;
@@ -211,6 +218,8 @@ struct sdr_worker {
 	uint64_t loops, idle_sleeps;
 	struct rte_mbuf *txb[SDR_MAX_INST][SDR_BURST];
 	unsigned ntxb[SDR_MAX_INST];
+	struct sdr_pacer port_pacer[SDR_MAX_INST]; /* this worker's share of the port rate */
+	uint64_t pace_stalls;
 } __rte_cache_aligned;
 
 struct sdr_dpu {
@@ -221,6 +230,7 @@ struct sdr_dpu {
 	struct sdr_worker workers[SDR_MAX_WORKERS];
 	uint64_t tsc_hz;
 	volatile int running;
+	int workers_stopped; /* set by main after the workers returned */
 };
 
 extern struct sdr_dpu sdr_g;

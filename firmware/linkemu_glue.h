@@ -8,6 +8,11 @@
 
 struct sdr_inst;
 
+/** Parse --link (before the mempool exists) and return how many extra
+ *  mbufs its bandwidth-delay product holds. 0, or -1 with a message. */
+int sdr_linkemu_prepare(struct sdr_inst *in, unsigned *extra_mbufs);
+/** Explain a failed pool allocation in terms of the emulated link. */
+void sdr_linkemu_pool_error(struct sdr_inst *in, unsigned pool_mbufs);
 /** Attach the emulator configured by --link to every RX queue of the
  *  instance's port (before the port starts). 0, or -1 with a message. */
 int sdr_linkemu_attach(struct sdr_inst *in);

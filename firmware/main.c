@@ -145,6 +145,7 @@ int main(int argc, char **argv)
 	}
 	printf("sdr-dpu: shutting down\n");
 	rte_eal_mp_wait_lcore();
+	sdr_g.workers_stopped = 1;
 	sdr_stats_print(stdout);
 	if (sdr_g.cfg.stats_json && sdr_stats_json(sdr_g.cfg.stats_json))
 		fprintf(stderr, "sdr-dpu: cannot write %s\n", sdr_g.cfg.stats_json);
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 fail:
 	sdr_g.running = 0;
 	rte_eal_mp_wait_lcore();
+	sdr_g.workers_stopped = 1;
 	sdr_ctrl_fini();
 	rte_eal_cleanup();
 	return 1;

@@ -73,17 +73,24 @@ static int setup_port(struct sdr_inst *in)
 			port, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
 		return -1;
 	}
-	if (info.max_mtu < need_l3 || info.max_rx_pktlen < need_l3 + SDR_ETH_HLEN) {
+	if (info.max_mtu < need_l3) {
 		fprintf(stderr,
-			"sdr-dpu: port %u (%s) takes frames up to %u B (MTU %u); RoCE MTU %u needs an"
-			" L3 MTU of %u (net_af_packet: framesz=12288,blocksz=12288; veth: mtu 9000)\n",
-			port, info.driver_name, info.max_rx_pktlen, info.max_mtu, sdr_g.cfg.mtu, need_l3);
+			"sdr-dpu: port %u (%s) has a maximum MTU of %u; RoCE MTU %u needs an L3 MTU of %u"
+			" (lower --mtu)\n", port, info.driver_name, info.max_mtu, sdr_g.cfg.mtu, need_l3);
 		return -1;
 	}
 	memset(&conf, 0, sizeof(conf));
-	conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
-	if (conf.rxmode.mtu > info.max_mtu)
-		conf.rxmode.mtu = info.max_mtu;
+	if (need_l3 + SDR_ETH_HLEN <= info.max_rx_pktlen) {
+		conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
+	} else {
+		/* net_af_packet reports 1518 B whatever its framesz; it passes
+		 * frames up to framesz. Leave the MTU alone rather than shrink
+		 * the kernel interface, and say what to check. */
+		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs %u B"
+		       " frames (net_af_packet: framesz=9216,blocksz=36864 and an interface MTU of"
+		       " 9000)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
+		       need_l3 + SDR_ETH_HLEN);
+	}
 	if (nq > 1 && (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
 		/* RSS on the UDP source port (= per-QP flow entropy) */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -96,14 +103,22 @@ static int setup_port(struct sdr_inst *in)
 	}
 	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
 
+	/* The emulated link holds its bandwidth-delay product in mbufs. */
+	unsigned extra, nmbufs;
+	if (sdr_linkemu_prepare(in, &extra))
+		return -1;
+	nmbufs = sdr_g.cfg.mbufs + extra;
 	snprintf(pname, sizeof(pname), "sdr_pool%u", in->idx);
-	in->pool = rte_pktmbuf_pool_create(pname, sdr_g.cfg.mbufs, 256, 0,
+	in->pool = rte_pktmbuf_pool_create(pname, nmbufs, 256, 0,
 					   RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA, rte_socket_id());
 	if (!in->pool) {
 		fprintf(stderr,
-			"sdr-dpu: cannot allocate %u mbufs of %u B for port %u: %s (raise EAL -m,"
-			" or lower --mbufs)\n", sdr_g.cfg.mbufs, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
+			"sdr-dpu: cannot allocate %u mbufs of %u B (%u MB) for port %u: %s (raise EAL -m,"
+			" or lower --mbufs)\n", nmbufs, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
+			(unsigned)((uint64_t)nmbufs * (RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA + 256) >> 20),
 			port, rte_strerror(rte_errno));
+		if (extra)
+			sdr_linkemu_pool_error(in, nmbufs);
 		return -1;
 	}
 	for (unsigned q = 0; q < nq; q++) {

@@ -62,6 +62,9 @@ void sdr_stats_print(FILE *f)
 				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
 				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
 		}
+		fprintf(f, "  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64 " partial %" PRIu64
+			   " send-errors %" PRIu64 "\n", in->closed.msgs_sent, in->closed.msgs_recv,
+			in->closed.msgs_partial, in->closed.send_errors);
 		sdr_linkemu_print(f, in);
 	}
 	fprintf(f, "  ---- drops and errors (all ports, non-zero) ----\n");
@@ -104,6 +107,19 @@ int sdr_stats_json(const char *path)
 			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts, p.tx_bytes,
 			in->cfg.link != NULL);
 		sdr_linkemu_foreach(in, json_link_cb, f);
+		struct sdr_qp_stats tot = in->closed;
+		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
+			struct sdr_qp *qp = atomic_load(&in->qps[q]);
+			if (!qp)
+				continue;
+#define ADD(n) tot.n += qp->st.n;
+			QP_STATS(ADD)
+#undef ADD
+		}
+		fprintf(f, "},\"qp_totals\":{\"x\":0");
+#define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, tot.n);
+		QP_STATS(J)
+#undef J
 		fprintf(f, "},\"qps\":[");
 		int first = 1;
 		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {

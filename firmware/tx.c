@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 
 #include "dpu.h"
@@ -100,9 +101,32 @@ static void send_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *
 	qp->tx_cursor++;
 }
 
+/* Both the QP's and the port's pacer must allow a frame of @p bytes. */
+static int paced(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes, uint64_t now)
+{
+	struct sdr_pacer *port = &w->port_pacer[qp->inst->idx];
+
+	if (!sdr_pacer_take(&qp->pacer, bytes, now))
+		goto stall;
+	if (!sdr_pacer_take(port, bytes, now)) {
+		sdr_pacer_refund(&qp->pacer, bytes);
+		goto stall;
+	}
+	return 1;
+stall:
+	w->pace_stalls++;
+	return 0;
+}
+
+static inline uint32_t frame_bytes(uint32_t plen)
+{
+	return SDR_DATA_HDR_LEN + ((plen + 3) & ~3u) + SDR_ICRC_LEN;
+}
+
 unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 {
 	unsigned budget = SDR_BURST, sent = 0;
+	uint64_t now = rte_get_tsc_cycles();
 
 	while (budget && qp->tx_cursor != qp->send_next) {
 		uint32_t seq = qp->tx_cursor, slot = sdr_seq_msg_id(seq);
@@ -122,6 +146,8 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 			uint32_t plen = r->len - at < qp->mtu ? r->len - at : qp->mtu;
 			uint32_t moff = r->msg_off + at;
 
+			if (!paced(w, qp, frame_bytes(plen), now))
+				break;
 			if (tx_data_pkt(w, qp, sm, moff / qp->mtu, r->src + at, plen,
 					moff + plen == sm->len))
 				break;
@@ -141,6 +167,8 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 		/* Messages of fewer than 8 packets carry the rest of the user
 		 * immediate in zero-length packets. */
 		if (sm->imm_next < SDR_IMM_NIBBLES) {
+			if (!paced(w, qp, frame_bytes(0), now))
+				break;
 			if (tx_data_pkt(w, qp, sm, sm->imm_next, NULL, 0, 0))
 				break;
 			sm->imm_next++;

@@ -56,6 +56,8 @@ void sdr_qp_post_cqe(struct sdr_hctx *c, const struct sdr_cqe *e, struct sdr_wor
 
 /* ---- commands from the main lcore ---- */
 
+static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd);
+
 int sdr_worker_call(unsigned worker, struct sdr_cmd *cmd)
 {
 	struct sdr_worker *w = &sdr_g.workers[worker];
@@ -63,6 +65,11 @@ int sdr_worker_call(unsigned worker, struct sdr_cmd *cmd)
 
 	atomic_store(&cmd->done, 0);
 	cmd->result = 0;
+	if (sdr_g.workers_stopped) {
+		/* shutdown: the workers are gone, nobody races with us */
+		run_cmd(w, cmd);
+		return cmd->result;
+	}
 	while (rte_ring_enqueue(w->cmd, cmd)) {
 		if (rte_get_tsc_cycles() > deadline)
 			return -ETIMEDOUT;
@@ -157,6 +164,11 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		qp->state = SDR_QPS_DEAD;
 		list_del_qp(w, qp);
 		break;
+	case SDR_CMD_SET_RATE:
+		qp = cmd->obj;
+		sdr_pacer_set(&qp->pacer, cmd->arg / 8, sdr_g.cfg.pace_burst, sdr_g.tsc_hz,
+			      rte_get_tsc_cycles());
+		break;
 	case SDR_CMD_MR_DEREG: {
 		struct sdr_mr_ent *mr = cmd->obj;
 		if (mr->refcnt)
@@ -205,6 +217,11 @@ int sdr_worker_main(void *arg)
 	unsigned idle = 0;
 	uint64_t hz = sdr_g.tsc_hz;
 	uint64_t rects_period = (uint64_t)sdr_g.cfg.cts_resend_ms * hz / 1000;
+
+	/* each worker paces its own TX queue at its share of the port rate */
+	for (unsigned i = 0; i < sdr_g.ninst; i++)
+		sdr_pacer_set(&w->port_pacer[i], sdr_g.inst[i].cfg.port_rate / 8 / sdr_g.nworkers,
+			      sdr_g.cfg.pace_burst, hz, rte_get_tsc_cycles());
 
 	while (sdr_g.running) {
 		unsigned work = 0;

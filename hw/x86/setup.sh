@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Set-up shared by the demo and the test command: install what is missing
+# from Debian (when root), then configure and build into ./build.
+# Usage: hw/x86/setup.sh [build-dir] [meson options...]
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bdir=${1:-$top/build}
+[ $# -gt 0 ] && shift
+pkgs="meson ninja-build pkg-config gcc clang libdpdk-dev dpdk dpdk-dev libisal-dev libpcap-dev
+      iproute2 tshark python3-scapy python3-matplotlib gnuplot-nox"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "setup: installing:$missing"
+		export DEBIAN_FRONTEND=noninteractive
+		# tshark asks whether non-root users may capture; answer no
+		echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	else
+		echo "setup: missing Debian packages:$missing"
+		echo "setup: run as root (or: sudo apt-get install$missing)"
+		exit 1
+	fi
+fi
+if [ ! -f "$bdir/build.ninja" ]; then
+	meson setup "$bdir" "$top" "$@" >/dev/null
+elif [ $# -gt 0 ]; then
+	meson configure "$bdir" "$@" >/dev/null
+fi
+ninja -C "$bdir" >/dev/null
+echo "setup: built in $bdir"

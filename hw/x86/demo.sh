@@ -30,7 +30,7 @@ if sdr_netns_up; then
 		else ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B peer=$DMAC_A; fi
 		# shellcheck disable=SC2046
 		ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-demo-$side" 512) $(sdr_ns_vdev "$ifc") -- \
-			--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" \
+			--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" --port-rate 2g \
 			>"$SDR_TMP/dpu-$side.log" 2>&1 &
 		SDR_PIDS+=($!)
 		sdr_wait_sock "$SDR_TMP/$side.sock" $! || { cat "$SDR_TMP/dpu-$side.log"; exit 1; }
@@ -43,11 +43,11 @@ else
 fi
 SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock
 port=$(sdr_free_port)
-$RUN_B "$SDR_RECV" --dpu "$SOCK_B" --server --bind "$BIND" --port "$port" --timeout 300 &
+$RUN_B "$SDR_RECV" --dpu "$SOCK_B" --server --bind "$BIND" --port "$port" --timeout 60 &
 rpid=$!
 sleep 0.5
 $RUN_A "$SDR_SEND" --dpu "$SOCK_A" --connect "$BIND:$port" --sizes "$sizes" --count "$count" \
-	--seed 42 --timeout 300 --quiet
+	--seed 42 --timeout 60 --quiet
 srv=$?
 wait $rpid
 rrv=$?

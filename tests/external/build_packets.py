@@ -47,6 +47,24 @@ def pattern(seed, seq, length):
     return bytes((seed + seq * 131 + i * 7 + (i >> 8)) & 0xFF for i in range(length))
 
 
+MASK64 = (1 << 64) - 1
+
+
+def pattern_splitmix(seed, seq, length):
+    """The pattern sdr-send/sdr-recv use (docs/host-api.md): splitmix64 words,
+    state seeded with seed ^ ((seq + 1) * golden), bytes little-endian."""
+    state = (seed ^ ((seq + 1) * 0x9E3779B97F4A7C15)) & MASK64
+    out = bytearray()
+    while len(out) < length:
+        state = (state + 0x9E3779B97F4A7C15) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        z ^= z >> 31
+        out += z.to_bytes(8, 'little')
+    return bytes(out[:length])
+
+
 def imm_pack(msg_id, pkt_off, frag):
     return ((msg_id % MAX_MSGS) << 22) | ((pkt_off % MAX_PKTS) << 4) | (frag & 0xF)
 
@@ -56,13 +74,14 @@ def message_packets(a, seq, psn):
     msg_id = seq % MAX_MSGS
     gen = (seq // MAX_MSGS) % a.generations
     dqpn = (a.dest_qpn + gen) & 0xFFFFFF
-    data = pattern(a.pattern_seed, seq, a.msg_len)
+    data = (pattern_splitmix if a.pattern == 'splitmix' else pattern)(a.pattern_seed, seq, a.msg_len)
+    user_imm = seq & 0xFFFFFFFF if a.imm_is_seq else a.user_imm
     npkts = -(-a.msg_len // a.mtu)
     out = []
     for off in range(max(npkts, IMM_NIBBLES)):
         chunk = data[off * a.mtu:(off + 1) * a.mtu] if off < npkts else b''
         pad = (-len(chunk)) % 4
-        imm = imm_pack(msg_id, off, (a.user_imm >> (4 * (off % IMM_NIBBLES))) & 0xF)
+        imm = imm_pack(msg_id, off, (user_imm >> (4 * (off % IMM_NIBBLES))) & 0xF)
         reth = struct.pack('!QII', msg_id * a.max_msg + off * a.mtu, a.rkey, len(chunk))
         pkt = (Ether(src=a.src_mac, dst=a.dst_mac) /
                IP(src=a.src_ip, dst=a.dst_ip, id=0, flags='DF', ttl=64, tos=0) /
@@ -97,7 +116,13 @@ def main():
                     help="sender's QP block base (only feeds the UDP source port)")
     ap.add_argument('--sport', type=lambda s: int(s, 0), default=None,
                     help='UDP source port (default 0xC000 | (src-qpn & 0x3FFF))')
+    ap.add_argument('--pattern', choices=('simple', 'splitmix'), default='simple',
+                    help='payload pattern: simple (see above) or splitmix (sdr-recv --verify)')
+    ap.add_argument('--imm-is-seq', action='store_true',
+                    help='user immediate of each message = its sequence number (as sdr-send)')
     ap.add_argument('--corrupt', type=int, default=0, metavar='N')
+    ap.add_argument('--corrupt-extra', action='store_true',
+                    help='corrupted packets are extra copies sent before the clean ones')
     ap.add_argument('--seed', type=int, default=1, help='random seed for --corrupt')
     dst = ap.add_mutually_exclusive_group(required=True)
     dst.add_argument('--pcap')
@@ -127,13 +152,17 @@ def main():
     if a.corrupt > len(with_payload):
         ap.error(f'--corrupt {a.corrupt}: only {len(with_payload)} packets carry payload')
     r = random.Random(a.seed)
+    extra = []
     for i in sorted(r.sample(with_payload, a.corrupt)):
         seq, off, n, f = frames[i]
+        if a.corrupt_extra:
+            f = bytearray(f)
+            extra.append((seq, off, n, f))
         # payload starts after Eth 14 + IP 20 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4
         f[74 + r.randrange(n)] ^= 1 << r.randrange(8)
         print(f"corrupt {seq} {off}")
 
-    pkts = [Ether(bytes(f)) for _, _, _, f in frames]
+    pkts = [Ether(bytes(f)) for _, _, _, f in extra + frames]
     if a.pcap:
         wrpcap(a.pcap, pkts)
     else:

@@ -37,13 +37,14 @@ trap 'rm -rf "$tmp"' EXIT
 # The RDMA payload is opaque to us, but tshark guesses at it with heuristic
 # payload dissectors; "eth_over_ib" throws on a 1-byte payload whose byte is
 # 0x08 (a truncated Ethertype). Switch the guessers off where tshark knows them.
-noheur=()
+noheur=""
 for h in eth_over_ib fc_infiniband iser_infiniband lnet_ib rpcrdma_infiniband sdp_infiniband \
 	smb_direct_infiniband smcr_infiniband; do
-	tshark -r "$pcap" -c 1 --disable-heuristic "$h" >/dev/null 2>&1 && noheur+=(--disable-heuristic "$h")
+	tshark -r "$pcap" -c 1 --disable-heuristic "$h" >/dev/null 2>&1 && noheur="$noheur --disable-heuristic $h"
 done
 ts() {
-	tshark -r "$pcap" -d udp.port==4791,infiniband "${noheur[@]}" "$@" 2>"$tmp/tshark.err" || {
+	# shellcheck disable=SC2086
+	tshark -r "$pcap" -d udp.port==4791,infiniband $noheur "$@" 2>"$tmp/tshark.err" || {
 		cat "$tmp/tshark.err" >&2
 		exit 1
 	}

@@ -30,7 +30,7 @@ if sdr_netns_up; then
 		else ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B peer=$DMAC_A; fi
 		# shellcheck disable=SC2046
 		ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-demo-$side" 512) $(sdr_ns_vdev "$ifc") -- \
-			--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" --port-rate 2g \
+			--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" --port-rate 1g \
 			>"$SDR_TMP/dpu-$side.log" 2>&1 &
 		SDR_PIDS+=($!)
 		sdr_wait_sock "$SDR_TMP/$side.sock" $! || { cat "$SDR_TMP/dpu-$side.log"; exit 1; }

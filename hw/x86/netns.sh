@@ -35,4 +35,4 @@ sdr_netns_down() {
 }
 
 # sdr_ns_vdev IFACE: the af_packet vdev for a jumbo-frame veth
-sdr_ns_vdev() { echo "--vdev=net_af_packet0,iface=$1,framesz=9216,blocksz=36864,framecnt=4096,qpairs=1"; }
+sdr_ns_vdev() { echo "--vdev=net_af_packet0,iface=$1,framesz=9216,blocksz=36864,framecnt=8192,qpairs=1"; }

@@ -11,7 +11,7 @@ STATS=$SDR_TMP/b.json
 start_dpu() { # ns iface sock ip mac peermac json log
 	# shellcheck disable=SC2046
 	ip netns exec "$1" "$SDR_DPU" $(sdr_eal "sdr-ns-$1" 512) $(sdr_ns_vdev "$2") -- \
-		--name "$3" --ip "$4" --mac "$5" --peer-mac "$6" --stats-json "$7" --port-rate ${SDR_PORT_RATE:-2g} >"$8" 2>&1 &
+		--name "$3" --ip "$4" --mac "$5" --peer-mac "$6" --stats-json "$7" --port-rate ${SDR_PORT_RATE:-1g} >"$8" 2>&1 &
 	SDR_PIDS+=($!)
 	sdr_wait_sock "$3" $! || { cat "$8"; sdr_fail "daemon in $1 did not start"; }
 	echo $!

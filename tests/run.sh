@@ -42,9 +42,10 @@ if [ "${SDR_TEST_QUICK:-0}" != 1 ]; then
 	add build-asan
 	echo "== 3. libFuzzer build with clang (build-fuzz/)"
 	if [ ! -f build-fuzz/build.ninja ]; then
-		CC=clang meson setup build-fuzz -Dfuzz=enabled >/dev/null || exit 1
+		CC=clang meson setup build-fuzz -Dfuzz=enabled >build-fuzz.log 2>&1 ||
+			{ tail -30 build-fuzz.log; echo "clang configure failed"; exit 1; }
 	fi
-	ninja -C build-fuzz >/dev/null || exit 1
+	ninja -C build-fuzz >build-fuzz.log 2>&1 || { tail -30 build-fuzz.log; echo "clang build failed"; exit 1; }
 	meson test -C build-fuzz --suite fuzz --print-errorlogs || status=1
 	add build-fuzz
 fi

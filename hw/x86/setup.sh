@@ -27,10 +27,15 @@ if [ -n "$missing" ]; then
 		exit 1
 	fi
 fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+quiet() { # run quietly; on failure show what it said
+	"$@" >"$log" 2>&1 || { tail -40 "$log"; echo "setup: FAILED: $*" >&2; exit 1; }
+}
 if [ ! -f "$bdir/build.ninja" ]; then
-	meson setup "$bdir" "$top" "$@" >/dev/null
+	quiet meson setup "$bdir" "$top" "$@"
 elif [ $# -gt 0 ]; then
-	meson configure "$bdir" "$@" >/dev/null
+	quiet meson configure "$bdir" "$@"
 fi
-ninja -C "$bdir" >/dev/null
+quiet ninja -C "$bdir"
 echo "setup: built in $bdir"

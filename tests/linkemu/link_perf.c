@@ -27,8 +27,8 @@ main(int argc, char **argv)
 		"",
 		"delay=12.5ms",
 		"delay=12.5ms,jitter=0.2ms,rate=100gbit,buffer=4MB,loss=1e-3",
-		"delay=12.5ms,jitter=0.2ms,rate=100gbit,buffer=4MB,loss=1e-3,ge=1e-4:0.3,"
-		"reorder=1e-3,dup=1e-3,corrupt=1e-4:4",
+		("delay=12.5ms,jitter=0.2ms,rate=100gbit,buffer=4MB,loss=1e-3,ge=1e-4:0.3,"
+		 "reorder=1e-3,dup=1e-3,corrupt=1e-4:4"),
 	};
 	unsigned long frames = argc > 1 ? strtoul(argv[1], NULL, 0) : 2000000;
 	const char *const *specs = argc > 2 ? (const char *const *)&argv[2] : dflt;

@@ -65,7 +65,7 @@ struct sdr_qp_info {
 struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
 	uint32_t chunk_pkts;  /**< 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability (only NONE in ABI 1.0) */
+	uint8_t reliability;  /**< enum sdr_reliability: NONE or SR (EC, AUTO refused) */
 	uint8_t ec_code;      /**< reserved */
 	uint8_t ec_k, ec_m;   /**< reserved */
 	uint64_t rate_bps;    /**< 0 = unpaced (reserved for pacing) */

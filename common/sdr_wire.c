@@ -401,10 +401,55 @@ int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
 		return -1;
 	if (h->type == 0 || h->type >= SDR_CTRL__MAX)
 		return -1;
-	/* ACK/NACK bodies are reserved: only the header can be checked yet. */
+	/* NACK bodies are reserved: only the header can be checked. */
 	if (h->type == SDR_CTRL_CTS &&
 	    (h->count > SDR_CTS_MAX_ENTRIES ||
 	     (size_t)h->count * SDR_CTS_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
+		return -1;
+	if (h->type == SDR_CTRL_ACK &&
+	    (h->count > SDR_ACK_MAX_ENTRIES ||
+	     (size_t)h->count * SDR_ACK_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
+		return -1;
+	return 0;
+}
+
+size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
+			   uint16_t n)
+{
+	uint8_t *p = msg + SDR_CTRL_HDR_WIRE;
+
+	if (n > SDR_ACK_MAX_ENTRIES)
+		return 0;
+	for (uint16_t i = 0; i < n; i++)
+		if (e[i].off > SDR_ACK_OFF_MAX)
+			return 0;
+	wr32(msg, SDR_CTRL_MAGIC);
+	msg[4] = SDR_CTRL_VERSION;
+	msg[5] = SDR_CTRL_ACK;
+	wr16(msg + 6, n);
+	wr32(msg + 8, src_qpn);
+	for (uint16_t i = 0; i < n; i++, p += SDR_ACK_ENTRY_WIRE) {
+		wr32(p, e[i].seq);
+		wr32(p + 4, e[i].cum);
+		p[8] = e[i].flags;
+		p[9] = (uint8_t)(e[i].off >> 16);
+		p[10] = (uint8_t)(e[i].off >> 8);
+		p[11] = (uint8_t)e[i].off;
+		memcpy(p + 12, e[i].bits, sizeof(e[i].bits));
+	}
+	return SDR_CTRL_HDR_WIRE + (size_t)n * SDR_ACK_ENTRY_WIRE;
+}
+
+int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_entry *e)
+{
+	const uint8_t *p = msg + SDR_CTRL_HDR_WIRE + (size_t)i * SDR_ACK_ENTRY_WIRE;
+
+	e->seq = rd32(p);
+	e->cum = rd32(p + 4);
+	e->flags = p[8];
+	e->off = (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
+	memcpy(e->bits, p + 12, sizeof(e->bits));
+	if (e->flags & ~SDR_ACK_F_MASK)
 		return -1;
 	return 0;
 }

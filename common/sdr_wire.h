@@ -199,8 +199,8 @@ const char *sdr_parse_result_name(enum sdr_parse_result r);
 
 enum sdr_ctrl_type {
 	SDR_CTRL_CTS = 1, /**< receiver -> sender: receive slots posted */
-	SDR_CTRL_ACK = 2, /**< reserved for reliability (SR/EC) */
-	SDR_CTRL_NACK = 3,
+	SDR_CTRL_ACK = 2, /**< receiver -> sender: SR acknowledgements */
+	SDR_CTRL_NACK = 3, /**< reserved (not built) */
 	SDR_CTRL__MAX
 };
 
@@ -228,9 +228,44 @@ struct sdr_cts_entry {
 size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_entry *e,
 			   uint16_t n);
 
+/** ACK entry (Selective Repeat), 28 bytes on the wire: for message
+ *  (receive number) @c seq, every chunk below @c cum has arrived, and bit i
+ *  of @c bits (byte i / 8, bit i % 8, least significant first) says whether
+ *  chunk cum + off + i has arrived (@c off: 24 bits, 0 for the first window;
+ *  a receiver sends several entries for a message whose received chunks
+ *  reach past one window). @c flags: SDR_ACK_F_FULL = the receive is
+ *  complete (every chunk and the whole immediate; the sender may complete
+ *  the send); SDR_ACK_F_CLOSED = the receive was completed by its host
+ *  before it was full (the sender stops and reports an error). */
+struct sdr_ack_entry {
+	uint32_t seq;
+	uint32_t cum;
+	uint32_t off;   /**< window start - cum, < 2^24 */
+	uint8_t flags;
+	uint8_t bits[16];
+};
+#define SDR_ACK_OFF_MAX 0xFFFFFFu
+#define SDR_ACK_ENTRY_WIRE 28
+#define SDR_ACK_MAX_ENTRIES 32
+#define SDR_ACK_WINDOW_BITS 128
+#define SDR_ACK_F_FULL 0x01
+#define SDR_ACK_F_CLOSED 0x02
+#define SDR_ACK_F_MASK 0x03
+
+/** Encode an ACK message; returns its length in bytes (room needed:
+ *  SDR_CTRL_HDR_WIRE + n * SDR_ACK_ENTRY_WIRE), or 0 when @p n exceeds
+ *  SDR_ACK_MAX_ENTRIES or an entry's @c off exceeds SDR_ACK_OFF_MAX. */
+size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
+			   uint16_t n);
+/** Decode ACK entry @p i of a message sdr_ctrl_hdr_decode() accepted.
+ *  @return 0, or -1 when the entry has unknown flags (the entry must then
+ *  be ignored). */
+int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_entry *e);
+
 /** Decode a control header; returns 0, or -1 when the message is too short,
- *  has the wrong magic/version, or its count does not fit @p len. For CTS,
- *  the entries start at msg + SDR_CTRL_HDR_WIRE. */
+ *  has the wrong magic/version, an unknown type, or (CTS, ACK) more entries
+ *  than allowed (64 CTS, 32 ACK) or than fit @p len. The entries start at
+ *  msg + SDR_CTRL_HDR_WIRE. NACK (reserved) is checked up to its header. */
 int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h);
 void sdr_ctrl_cts_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_cts_entry *e);
 

@@ -13,7 +13,8 @@ enum {
 	OPT_NAME = 256, OPT_PORT, OPT_IP, OPT_MAC, OPT_PEER_MAC, OPT_LINK, OPT_INSTANCE,
 	OPT_RING_PAIR, OPT_MTU, OPT_CHUNK, OPT_MAXMSG, OPT_GENS, OPT_WORKERS, OPT_IDLE_US,
 	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
-	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION,
+	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA, OPT_SR_MIN_RTO,
+	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +40,13 @@ static const struct option long_opts[] = {
 	{"no-icrc", no_argument, NULL, OPT_NO_ICRC},
 	{"port-rate", required_argument, NULL, OPT_PORT_RATE},
 	{"pace-burst", required_argument, NULL, OPT_PACE_BURST},
+	{"sr-alpha", required_argument, NULL, OPT_SR_ALPHA},
+	{"sr-min-rto-us", required_argument, NULL, OPT_SR_MIN_RTO},
+	{"sr-rttvar-k", required_argument, NULL, OPT_SR_K},
+	{"sr-init-rto-ms", required_argument, NULL, OPT_SR_INIT_RTO},
+	{"sr-ack-us", required_argument, NULL, OPT_SR_ACK_US},
+	{"global-timeout-ms", required_argument, NULL, OPT_GTIMEOUT},
+	{"qpn-epoch", required_argument, NULL, OPT_QPN_EPOCH},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -90,10 +98,27 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --mbufs N            packet buffers per instance (default 8191)\n"
 "  --pace-burst BYTES   token-bucket depth of every pacer (default 64K)\n"
 "  --no-icrc            neither generate nor verify the ICRC (benchmarks only)\n"
+"  --qpn-epoch N|random QPN range of this boot: QPN blocks start at\n"
+"                       0x100 + N*0x1000, N in 0..4094 (default random 1..4094, so\n"
+"                       packets for an earlier incarnation count as stale_epoch)\n"
+
 "  --stats-interval S   print the stats block every S seconds (default 0 = only at exit)\n"
 "  --stats-json FILE    write all counters as JSON to FILE at exit\n"
 "  --help               this text\n"
 "  --version            print the version\n"
+"\n"
+"Selective Repeat (QPs with reliability SR; docs/reliability.md):\n"
+"  --sr-alpha A         RTO = (1 + A) * smoothed RTT (default 0.5; 0..16)\n"
+"  --sr-rttvar-k K      ... but at least SRTT + K * RTTVAR (RFC 6298 uses 4;\n"
+"                       default 4, 0 = off)\n"
+"  --sr-min-rto-us US   RTO floor (default 2000)\n"
+"  --sr-init-rto-ms MS  RTO before the first RTT sample (default 200)\n"
+"  --sr-ack-us US       receiver ACK coalescing period (default 500); a completed\n"
+"                       receive is acknowledged at once\n"
+"  --global-timeout-ms MS  no progress of an SR QP's sends for MS puts the QP in\n"
+"                       the error state (outstanding operations complete with\n"
+"                       -ETIMEDOUT); a receive without progress for MS completes\n"
+"                       with -ETIMEDOUT (default 3000; 0 = never)\n"
 "\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
 "(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
@@ -187,6 +212,13 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->pace_burst = SDR_PACER_DEFAULT_BURST;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
+	cfg->sr_alpha_milli = 500;
+	cfg->sr_rttvar_k = 4;
+	cfg->sr_min_rto_us = 2000;
+	cfg->sr_init_rto_ms = 200;
+	cfg->sr_ack_us = 500;
+	cfg->global_timeout_ms = 3000;
+	cfg->qpn_epoch = -1;
 	ic = &cfg->inst[0];
 	ic->port = -1;
 	ic->name = "/tmp/sdr-dpu.sock";
@@ -313,6 +345,48 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			break;
 		case OPT_NO_ICRC:
 			cfg->icrc = 0;
+			break;
+		case OPT_SR_ALPHA: {
+			char *end;
+			double a;
+			errno = 0;
+			a = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a >= 0 && a <= 16)) {
+				fprintf(stderr, "sdr-dpu: --sr-alpha: '%s' is not a number in [0, 16]\n",
+					optarg);
+				return -1;
+			}
+			cfg->sr_alpha_milli = (uint32_t)(a * 1000 + 0.5);
+			break;
+		}
+		case OPT_SR_K:
+			if (opt_u32("--sr-rttvar-k", optarg, 0, 64, &cfg->sr_rttvar_k, 0))
+				return -1;
+			break;
+		case OPT_SR_MIN_RTO:
+			if (opt_u32("--sr-min-rto-us", optarg, 1, 10000000, &cfg->sr_min_rto_us, 0))
+				return -1;
+			break;
+		case OPT_SR_INIT_RTO:
+			if (opt_u32("--sr-init-rto-ms", optarg, 1, 60000, &cfg->sr_init_rto_ms, 0))
+				return -1;
+			break;
+		case OPT_SR_ACK_US:
+			if (opt_u32("--sr-ack-us", optarg, 0, 1000000, &cfg->sr_ack_us, 0))
+				return -1;
+			break;
+		case OPT_GTIMEOUT:
+			if (opt_u32("--global-timeout-ms", optarg, 0, 3600000, &cfg->global_timeout_ms, 0))
+				return -1;
+			break;
+		case OPT_QPN_EPOCH:
+			if (!strcmp(optarg, "random")) {
+				cfg->qpn_epoch = -1;
+			} else {
+				if (opt_u32("--qpn-epoch", optarg, 0, SDR_QPN_EPOCHS - 1, &v, 0))
+					return -1;
+				cfg->qpn_epoch = (int)v;
+			}
 			break;
 		default:
 			fprintf(stderr, "sdr-dpu: unknown or incomplete option '%s' (see --help)\n",

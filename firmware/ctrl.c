@@ -309,8 +309,9 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	uint32_t id, chunk_words;
 	size_t slot_off, bm_off, size;
 
-	if (a->reliability != SDR_REL_NONE)
-		return fail(r, EOPNOTSUPP, "reliability %u is not available in this firmware (only NONE)",
+	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR)
+		return fail(r, EOPNOTSUPP,
+			    "reliability %u is not available in this firmware (NONE or SR)",
 			    a->reliability);
 	if (ppc < 1 || ppc > 1024)
 		return fail(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
@@ -321,14 +322,19 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	if (c->nqps == SDR_MAX_QPS_PER_CTX)
 		return fail(r, ENOSPC, "too many QPs in this context (%d)", SDR_MAX_QPS_PER_CTX);
 	if (a->want_qpn) {
-		if (a->want_qpn < SDR_QPN_FIRST || (a->want_qpn - SDR_QPN_FIRST) % gens ||
-		    (a->want_qpn - SDR_QPN_FIRST) / gens >= SDR_MAX_QPS)
+		/* Either a block base of this boot's range, or one of the epoch-0
+		 * range 0x100 + k*G, which names block k of this boot (so that a
+		 * fixed --local-qpn works whatever the epoch; the QP info tells
+		 * the actual QPN). */
+		uint32_t base = a->want_qpn >= in->qpn_first ? in->qpn_first : SDR_QPN_FIRST;
+		if (a->want_qpn < base || (a->want_qpn - base) % gens ||
+		    (a->want_qpn - base) / gens >= SDR_MAX_QPS)
 			return fail(r, EINVAL,
-				    "QPN 0x%x is not a block base (0x%x + k*%u, k < %d)", a->want_qpn,
-				    SDR_QPN_FIRST, gens, SDR_MAX_QPS);
-		id = (a->want_qpn - SDR_QPN_FIRST) / gens;
+				    "QPN 0x%x is not a block base (0x%x + k*%u or 0x%x + k*%u, k < %d)",
+				    a->want_qpn, in->qpn_first, gens, SDR_QPN_FIRST, gens, SDR_MAX_QPS);
+		id = (a->want_qpn - base) / gens;
 		if (atomic_load(&in->qps[id]))
-			return fail(r, EADDRINUSE, "QPN 0x%x is in use", a->want_qpn);
+			return fail(r, EADDRINUSE, "QPN 0x%x (block %u) is in use", a->want_qpn, id);
 	} else {
 		for (id = 0; id < SDR_MAX_QPS && atomic_load(&in->qps[id]); id++)
 			;
@@ -357,7 +363,7 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	qh->bitmap_off = bm_off;
 
 	qp->id = id;
-	qp->qpn_base = SDR_QPN_FIRST + id * gens;
+	qp->qpn_base = in->qpn_first + id * gens;
 	qp->rkey = a->want_rkey ? a->want_rkey : (uint32_t)rte_rand();
 	qp->max_msg = max_msg;
 	qp->ppc = ppc;
@@ -375,6 +381,14 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 		close(qp->qseg_fd);
 		free(qp);
 		return fail(r, ENOMEM, "out of memory for packet bitmaps");
+	}
+	if (qp->reliability == SDR_REL_SR && sdr_sr_qp_init(qp)) {
+		sdr_sr_qp_fini(qp);
+		sdr_rq_fini(&qp->rq);
+		munmap(qp->qseg, size);
+		close(qp->qseg_fd);
+		free(qp);
+		return fail(r, ENOMEM, "out of memory for SR state");
 	}
 	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_g.cfg.pace_burst, sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
@@ -449,6 +463,7 @@ static void qp_free(struct sdr_qp *qp)
 	const uint64_t *src = (const uint64_t *)&qp->st;
 	for (size_t i = 0; i < sizeof(qp->st) / sizeof(uint64_t); i++)
 		dst[i] += src[i];
+	sdr_sr_qp_fini(qp);
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);
 	close(qp->qseg_fd);
@@ -572,6 +587,12 @@ int sdr_ctrl_init(struct sdr_inst *in)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
+	/* QPN epoch: a restarted daemon numbers its QPs differently, so the
+	 * packets its peers still send to the old incarnation are recognised
+	 * (stale_epoch) instead of landing in new QPs. */
+	in->qpn_first = SDR_QPN_FIRST + SDR_QPN_EPOCH_SPAN *
+		(uint32_t)(sdr_g.cfg.qpn_epoch >= 0 ? (uint64_t)sdr_g.cfg.qpn_epoch
+						    : 1 + rte_rand() % (SDR_QPN_EPOCHS - 1));
 	if (strlen(in->cfg.name) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "sdr-dpu: --name %s is too long for a unix socket path\n", in->cfg.name);
 		return -1;

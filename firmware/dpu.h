@@ -25,6 +25,7 @@
 #include "sdr_hostdesc.h"
 #include "sdr_msgtab.h"
 #include "sdr_pacer.h"
+#include "sdr_sr.h"
 #include "sdr_wire.h"
 
 #define SDR_MAX_WORKERS 16
@@ -32,7 +33,9 @@
 #define SDR_MAX_QPS 256        /* per instance; qp_id = QPN block index */
 #define SDR_MAX_CTX 64         /* host contexts per instance */
 #define SDR_MAX_QPS_PER_CTX 64
-#define SDR_QPN_FIRST 0x100    /* first QPN block base */
+#define SDR_QPN_FIRST 0x100    /* first QPN block base of epoch 0 */
+#define SDR_QPN_EPOCH_SPAN 0x1000 /* QPNs per epoch (>= SDR_MAX_QPS * 16 generations) */
+#define SDR_QPN_EPOCHS 4095    /* epochs 0..4094 fit 24-bit QPNs */
 #define SDR_BURST 32
 #define SDR_STREAM_RANGES 16   /* STREAM_DATA descriptors queued per stream */
 #define SDR_MBUF_DATA 9216     /* room for a 9000-byte MTU frame */
@@ -64,6 +67,14 @@ struct sdr_cfg {
 	uint32_t pace_burst;   /* token-bucket depth, bytes */
 	int icrc;
 	int ring_pair;
+	/* Selective Repeat (docs/reliability.md) */
+	uint32_t sr_alpha_milli;   /* RTO = (1 + alpha) * SRTT, alpha * 1000 */
+	uint32_t sr_rttvar_k;      /* ... and >= SRTT + k * RTTVAR */
+	uint32_t sr_min_rto_us;
+	uint32_t sr_init_rto_ms;
+	uint32_t sr_ack_us;        /* ACK coalescing period */
+	uint32_t global_timeout_ms;
+	int qpn_epoch;             /* -1 = random per boot */
 	unsigned ninst;
 	struct sdr_inst_cfg inst[SDR_MAX_INST];
 };
@@ -77,7 +88,9 @@ void sdr_cfg_usage(FILE *f, const char *prog);
 
 /* ---------------- runtime objects ---------------- */
 
-enum sdr_qp_state { SDR_QPS_CREATED = 0, SDR_QPS_CONNECTED, SDR_QPS_DEAD };
+/* ERROR: an SR QP whose peer stopped answering (global timeout); every
+ * operation on it fails with -ENOTCONN until it is destroyed. */
+enum sdr_qp_state { SDR_QPS_CREATED = 0, SDR_QPS_CONNECTED, SDR_QPS_DEAD, SDR_QPS_ERROR };
 
 enum sdr_smsg_state { SDR_SM_FREE = 0, SDR_SM_QUEUED, SDR_SM_DONE };
 
@@ -97,13 +110,33 @@ struct sdr_smsg {
 	uint32_t imm_next; /* next immediate-only offset to send (npkts < 8) */
 	int32_t status;    /* error to report at completion (streams) */
 	uint8_t state, stream, ended, nranges, cur;
+	/* Selective Repeat (reliability SR only) */
+	uint8_t txdone;    /* every packet transmitted once; waits for the ACK */
+	uint32_t nchunks;  /* chunks of the message */
+	uint32_t nunits;   /* nchunks, + 1 for the immediate-only packets (npkts < 8) */
+	uint32_t units_acked;
+	uint32_t ack_from; /* cumulative point already walked */
 	struct sdr_srange r[SDR_STREAM_RANGES];
+	struct sdr_sr_unit *u; /* [nunits], reused across messages of the slot */
+	uint32_t u_cap;
+};
+
+/** Sender state of one chunk (or the immediate unit) of an SR send. */
+struct sdr_sr_unit {
+	uint64_t tx_tsc;   /* last (re)transmission of the unit's last packet */
+	uint16_t sent;     /* packets transmitted in the first pass */
+	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue */
+	uint8_t pad[3];
 };
 
 struct sdr_qp_stats {
 	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
 	uint64_t msgs_sent, msgs_recv, msgs_partial, send_errors;
 	uint64_t cts_tx, cts_rx, chunks_done;
+	/* Selective Repeat */
+	uint64_t sr_retx_pkts, sr_retx_units, sr_rto_expiries, sr_acks_tx, sr_ack_entries_tx;
+	uint64_t sr_acks_rx, sr_ack_entries_rx, sr_units_acked, sr_rtt_samples;
+	uint64_t sr_send_timeouts, sr_recv_timeouts, sr_send_closed, sr_rto_backoffs;
 };
 
 struct sdr_inst;
@@ -135,6 +168,21 @@ struct sdr_qp {
 	uint32_t cts_len[SDR_MAX_MSGS];
 	uint8_t cts_ok[SDR_MAX_MSGS];
 	struct sdr_smsg smsg[SDR_MAX_MSGS];
+
+	/* Selective Repeat: sender */
+	uint32_t ack_cursor;  /* oldest send not yet completed (SR); tx_cursor for NONE */
+	struct sdr_rtt rtt;
+	struct sdr_tq timers; /* (seq, unit, tx time) in transmit order */
+	struct sdr_tq retxq;  /* units to retransmit */
+	struct sdr_tq_ent retx_cur; /* unit being retransmitted */
+	uint32_t retx_pkt;    /* next packet of retx_cur; UINT32_MAX = none */
+	uint64_t progress_tsc; /* last progress of the sends (global timeout) */
+	uint64_t backoff_tsc; /* no further RTO backoff before this */
+	uint64_t global_timeout; /* cycles, 0 = none */
+	/* Selective Repeat: receiver */
+	uint16_t *ack_dirty;  /* [SDR_MAX_MSGS] slots with news for the sender */
+	uint32_t nack_dirty;
+	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
 
 	/* shared segment (chunk bitmaps) */
 	void *qseg;
@@ -183,6 +231,7 @@ struct sdr_inst {
 	struct sdr_qp *_Atomic qps[SDR_MAX_QPS];
 	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
 	struct sdr_qp_stats closed; /* folded in from destroyed QPs (main lcore) */
+	uint32_t qpn_first;         /* QPN of block 0 in this boot (epoch) */
 };
 
 /* command from the main lcore to a worker */
@@ -220,6 +269,7 @@ struct sdr_worker {
 	unsigned ntxb[SDR_MAX_INST];
 	struct sdr_pacer port_pacer[SDR_MAX_INST]; /* this worker's share of the port rate */
 	uint64_t pace_stalls;
+	_Atomic int exited; /* the loop returned (shutdown): commands run inline */
 } __rte_cache_aligned;
 
 struct sdr_dpu {
@@ -249,6 +299,24 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp);
 void sdr_tx_flush(struct sdr_worker *w, unsigned inst_idx);
 void sdr_tx_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
 void sdr_tx_rects(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+/* Selective Repeat (sr.c) */
+int sdr_sr_qp_init(struct sdr_qp *qp);
+void sdr_sr_qp_fini(struct sdr_qp *qp);
+int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_smsg *sm);
+void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_smsg *sm, uint32_t pkt_off, uint64_t now);
+unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
+		   const struct sdr_ctrl_hdr *h, uint64_t now);
+void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int complete,
+		    uint64_t now);
+void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+void sdr_sr_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+void sdr_smsg_release(struct sdr_qp *qp, struct sdr_smsg *sm);
+void sdr_send_complete(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm);
+int sdr_tx_data_pkt(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm, uint32_t pkt_off,
+		    const uint8_t *src, uint32_t plen, int se);
+int sdr_tx_paced(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes, uint64_t now);
+uint32_t sdr_frame_bytes(uint32_t plen);
 struct rte_mbuf *sdr_tx_alloc(struct sdr_worker *w, struct sdr_inst *in);
 void sdr_tx_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
 
@@ -271,13 +339,19 @@ void sdr_telemetry_register(void);
 int sdr_ports_init(void);
 void sdr_ports_fini(void);
 
+/** Is @p qpn inside this boot's QPN range (see --qpn-epoch)? */
+static inline int sdr_qpn_in_epoch(const struct sdr_inst *in, uint32_t qpn, uint32_t gens)
+{
+	return qpn >= in->qpn_first && (qpn - in->qpn_first) / gens < SDR_MAX_QPS;
+}
+
 static inline struct sdr_qp *sdr_qp_lookup(struct sdr_inst *in, uint32_t qpn, uint32_t gens,
 					   uint32_t *gen)
 {
-	uint32_t rel = qpn - SDR_QPN_FIRST;
+	uint32_t rel = qpn - in->qpn_first;
 	struct sdr_qp *qp;
 
-	if (qpn < SDR_QPN_FIRST || rel / gens >= SDR_MAX_QPS)
+	if (!sdr_qpn_in_epoch(in, qpn, gens))
 		return NULL;
 	qp = atomic_load_explicit(&in->qps[rel / gens], memory_order_acquire);
 	*gen = rel % gens;

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "dpu.h"
 
 static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d, int status,
@@ -71,6 +73,15 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 	sm->imm = d->imm;
 	sm->npkts = (d->length + qp->mtu - 1) / qp->mtu;
 	sm->imm_next = sm->npkts < SDR_IMM_NIBBLES ? sm->npkts : SDR_IMM_NIBBLES;
+	if (qp->reliability == SDR_REL_SR) {
+		if (sdr_sr_send_prepare(qp, sm)) {
+			err_cqe(w, c, d, -EIO, SDR_CTR_sr_nomem);
+			return;
+		}
+		/* the global timeout counts from here when nothing was outstanding */
+		if (qp->ack_cursor == qp->send_next)
+			qp->progress_tsc = rte_get_tsc_cycles();
+	}
 	sm->state = SDR_SM_QUEUED;
 	if (d->opcode == SDR_SQ_SEND) {
 		sm->r[0].src = mr->addr + d->offset;
@@ -113,7 +124,8 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 		w->ctr[SDR_CTR_sqe_bad]++;
 		return;
 	}
-	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0) {
+	/* SR keeps every range for retransmissions: no compaction */
+	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0 && qp->reliability != SDR_REL_SR) {
 		memmove(&sm->r[0], &sm->r[sm->cur], (sm->nranges - sm->cur) * sizeof(sm->r[0]));
 		sm->nranges -= sm->cur;
 		sm->cur = 0;
@@ -235,19 +247,26 @@ void sdr_host_abort_qp(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
 {
 	void *arg[3] = {w, qp, &status};
 
-	while (qp->tx_cursor != qp->send_next) {
-		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(qp->tx_cursor)];
-		struct sdr_cqe e = {
-			.wr_id = sm->wr_id, .seq = sm->seq, .length = sm->len, .status = status,
-			.qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_SEND,
-		};
-		for (unsigned i = sm->cur; i < sm->nranges; i++)
-			qp->ctx->mrs[sm->r[i].mr_id].refcnt--;
-		sm->cur = sm->nranges;
-		sm->state = SDR_SM_DONE;
-		sdr_qp_post_cqe(qp->ctx, &e, w);
-		qp->tx_cursor++;
+	/* SR sends stay outstanding after transmission: start at the oldest */
+	uint32_t seq = qp->reliability == SDR_REL_SR ? qp->ack_cursor : qp->tx_cursor;
+
+	for (; seq != qp->send_next; seq++) {
+		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+		if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
+			continue; /* SR: already completed */
+		sm->status = status;
+		sdr_send_complete(w, qp, sm);
 	}
+	qp->tx_cursor = qp->ack_cursor = qp->send_next;
 	sdr_rq_abort_all(&qp->rq, abort_recv_cb, arg);
 	qp->ncts_out = 0;
+	/* nothing of the SR machinery refers to anything live any more */
+	qp->timers.n = qp->timers.head = 0;
+	qp->retxq.n = qp->retxq.head = 0;
+	qp->retx_pkt = UINT32_MAX;
+	for (uint32_t i = 0; i < qp->nack_dirty; i++)
+		qp->rq.slot[qp->ack_dirty[i]].ack_pending = 0;
+	qp->nack_dirty = 0;
+	qp->ack_due = 0;
 }

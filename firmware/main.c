@@ -130,8 +130,9 @@ int main(int argc, char **argv)
 		sdr_format_mac(in->mac, mac);
 		sdr_format_mac(in->peer_mac, pmac);
 		sdr_format_ipv4(in->ip, ip);
-		printf("sdr-dpu[%s]: ready on port %u, ip %s mac %s peer-mac %s, mtu %u, %u worker(s)%s\n",
-		       in->cfg.name, in->port, ip, mac, pmac, sdr_g.cfg.mtu, sdr_g.nworkers,
+		printf("sdr-dpu[%s]: ready on port %u, ip %s mac %s peer-mac %s, mtu %u, QPNs from 0x%x,"
+		       " %u worker(s)%s\n",
+		       in->cfg.name, in->port, ip, mac, pmac, sdr_g.cfg.mtu, in->qpn_first, sdr_g.nworkers,
 		       in->cfg.link ? ", link emulator on RX" : "");
 	}
 

@@ -33,7 +33,8 @@ static void rx_arp(struct sdr_worker *w, struct sdr_inst *in, const uint8_t *f, 
 	sdr_tx_enqueue(w, in, m);
 }
 
-static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p)
+static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
+		    uint64_t now)
 {
 	struct sdr_ctrl_hdr h;
 	struct sdr_cts_entry e;
@@ -44,6 +45,10 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 	}
 	if (h.src_qpn != qp->remote.qpn) {
 		w->ctr[SDR_CTR_wrong_peer]++;
+		return;
+	}
+	if (h.type == SDR_CTRL_ACK && qp->reliability == SDR_REL_SR) {
+		sdr_sr_rx_ack(w, qp, p->payload, &h, now);
 		return;
 	}
 	if (h.type != SDR_CTRL_CTS) {
@@ -60,6 +65,9 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 			continue;
 		}
 		uint32_t slot = sdr_seq_msg_id(e.seq);
+		/* news for the send at the head: progress (global timeout) */
+		if (e.seq == qp->tx_cursor && (!qp->cts_ok[slot] || qp->cts_seq[slot] != e.seq))
+			qp->progress_tsc = now;
 		qp->cts_seq[slot] = e.seq;
 		qp->cts_len[slot] = e.length;
 		qp->cts_ok[slot] = 1;
@@ -73,6 +81,7 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 	enum sdr_ctr drop;
 	struct sdr_qp *qp;
 	uint32_t gen, slot;
+	uint64_t now;
 	int rc;
 
 	if (m->nb_segs != 1) {
@@ -94,7 +103,12 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 	}
 	qp = sdr_qp_lookup(in, p.dest_qpn, sdr_g.cfg.generations, &gen);
 	if (!qp) {
-		w->ctr[SDR_CTR_unknown_qp]++;
+		/* outside this boot's QPN range: a packet for an earlier
+		 * incarnation of this DPU (its peer has not noticed the restart) */
+		if (!sdr_qpn_in_epoch(in, p.dest_qpn, sdr_g.cfg.generations))
+			w->ctr[SDR_CTR_stale_epoch]++;
+		else
+			w->ctr[SDR_CTR_unknown_qp]++;
 		goto out;
 	}
 	if (qp->worker != w->idx) {
@@ -114,15 +128,21 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 		w->ctr[SDR_CTR_wrong_peer]++;
 		goto out;
 	}
+	now = rte_get_tsc_cycles();
 	if (r == SDR_PARSE_OK_CTRL) {
-		rx_ctrl(w, qp, &p);
+		rx_ctrl(w, qp, &p, now);
 		goto out;
 	}
-	rc = sdr_rq_place(&qp->rq, gen, &p, rte_get_tsc_cycles(), &drop, &slot);
+	rc = sdr_rq_place(&qp->rq, gen, &p, now, &drop, &slot);
 	if (rc < 0) {
 		w->ctr[drop]++;
+		/* SR: a repeat of what we have means the sender missed an ACK */
+		if (qp->reliability == SDR_REL_SR && (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_late_pkt))
+			sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), 0, now);
 		goto out;
 	}
+	if (qp->reliability == SDR_REL_SR && (rc & (SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE)))
+		sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), !!(rc & SDR_PLACE_COMPLETE), now);
 	qp->st.rx_pkts++;
 	qp->st.rx_bytes += p.dma_len;
 	if (rc & SDR_PLACE_CHUNK)

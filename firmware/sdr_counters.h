@@ -21,6 +21,7 @@
 	X(bad_dma_len, "RETH DMA length disagrees with the payload")                         \
 	X(multiseg, "frame spans several mbufs")                                             \
 	X(not_for_us, "destination MAC or IP is not this DPU's")                             \
+	X(stale_epoch, "DestQP outside this boot's QPN range (an earlier incarnation)")      \
 	X(unknown_qp, "DestQP names no QP of this DPU")                                      \
 	X(qp_not_ready, "QP exists but is not connected")                                    \
 	X(wrong_peer, "source IP or QPN is not the connected peer")                          \
@@ -35,6 +36,8 @@
 	X(ctrl_bad, "malformed control message")                                             \
 	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
 	X(cts_bad, "CTS entry out of the sender's window")                                   \
+	X(ack_bad, "ACK entry with reserved bits or unknown flags")                          \
+	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)")     \
 	X(arp_ignored, "ARP not addressed to this DPU")                                      \
 	X(handoff_full, "inter-worker hand-off ring full")
 
@@ -53,7 +56,8 @@
 /* transmit side */
 #define SDR_TX_ERR_LIST(X)                                                                   \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
-	X(tx_full, "TX queue refused packets after retries (dropped)")
+	X(tx_full, "TX queue refused packets after retries (dropped)")                       \
+	X(sr_nomem, "no memory for SR state (send failed with -ENOMEM)")
 
 enum sdr_ctr {
 #define SDR_CTR_ENUM(n, d) SDR_CTR_##n,

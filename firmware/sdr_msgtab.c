@@ -23,13 +23,20 @@ int sdr_rq_init(struct sdr_rq *rq, uint32_t mtu, uint32_t max_msg, uint32_t ppc,
 	rq->chunk_bm = chunk_bm;
 	rq->shared = shared;
 	rq->pkt_bm = calloc((size_t)SDR_MAX_MSGS * rq->pkt_words, sizeof(uint64_t));
-	return rq->pkt_bm ? 0 : -ENOMEM;
+	rq->chunk_priv = calloc((size_t)SDR_MAX_MSGS * rq->chunk_words, sizeof(uint64_t));
+	if (!rq->pkt_bm || !rq->chunk_priv) {
+		sdr_rq_fini(rq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void sdr_rq_fini(struct sdr_rq *rq)
 {
 	free(rq->pkt_bm);
+	free(rq->chunk_priv);
 	rq->pkt_bm = NULL;
+	rq->chunk_priv = NULL;
 }
 
 static inline uint64_t *pkt_bm_of(struct sdr_rq *rq, uint32_t slot)
@@ -61,6 +68,7 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 	s->mr_id = mr_id;
 	s->state = SDR_RS_POSTED;
 	memset(pkt_bm_of(rq, idx), 0, sdr_words_for(pkts) * sizeof(uint64_t));
+	memset(rq->chunk_priv + (size_t)idx * rq->chunk_words, 0, rq->chunk_words * sizeof(uint64_t));
 	/* The host cleared these too; clear again so a careless host cannot
 	 * make a fresh receive look partly done. */
 	for (uint32_t w = 0; w < rq->chunk_words; w++)
@@ -93,6 +101,7 @@ static int try_chunk(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint3
 				   npk - first < rq->ppc ? npk - first : rq->ppc))
 		return 0;
 	sdr_bit_set_shared(cbm, chunk);
+	sdr_bit_set(rq->chunk_priv + (size_t)idx * rq->chunk_words, chunk);
 	s->chunks_got++;
 	atomic_store_explicit(&rq->shared[idx].chunks_set, s->chunks_got, memory_order_release);
 	return SDR_PLACE_CHUNK;
@@ -160,8 +169,11 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 			*drop = SDR_CTR_bad_len;
 			return -1;
 		}
+		uint8_t had = s->imm_mask;
 		if (note_imm(rq, idx, s, off, nib, drop) < 0)
 			return -1;
+		if (s->imm_mask != had) /* progress (a repeat changes nothing) */
+			s->last_tsc = now_tsc;
 		flags |= SDR_PLACE_IMM;
 		goto check_complete;
 	}
@@ -194,6 +206,7 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 	s->pkts_got++;
 	if (s->pkts_got == 1)
 		s->first_tsc = now_tsc;
+	s->last_tsc = now_tsc;
 	if (start + len > s->max_end)
 		s->max_end = (uint32_t)(start + len);
 	flags |= SDR_PLACE_DATA;

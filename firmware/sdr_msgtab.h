@@ -24,6 +24,8 @@ struct sdr_rslot {
 	uint8_t *dst;       /**< start of the posted buffer (host memory, mapped) */
 	uint64_t wr_id;
 	uint64_t first_tsc; /**< first packet seen (reliability timers) */
+	uint64_t last_tsc;  /**< last packet placed (global timeout) */
+	uint32_t ack_cum;   /**< SR: chunks below this are all in (private bitmap) */
 	uint32_t seq;       /**< receive number owning the slot */
 	uint32_t len;       /**< posted length */
 	uint32_t posted_pkts;
@@ -37,6 +39,7 @@ struct sdr_rslot {
 	uint8_t imm_mask;
 	uint8_t last_known;
 	uint8_t state;      /**< enum sdr_rslot_state */
+	uint8_t ack_pending; /**< SR: listed for the next ACK */
 };
 
 struct sdr_rq {
@@ -46,6 +49,8 @@ struct sdr_rq {
 	uint32_t next_seq;    /**< number the next posted receive gets */
 	uint64_t *pkt_bm;     /**< [SDR_MAX_MSGS][pkt_words], private */
 	uint64_t *chunk_bm;   /**< [SDR_MAX_MSGS][chunk_words], host-shared */
+	uint64_t *chunk_priv; /**< [SDR_MAX_MSGS][chunk_words], private copy (ACKs trust
+	                           only DPU memory) */
 	struct sdr_qseg_slot *shared; /**< [SDR_MAX_MSGS], host-shared */
 	struct sdr_rslot slot[SDR_MAX_MSGS];
 };
@@ -87,6 +92,20 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
  */
 int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, uint64_t now_tsc,
 		 enum sdr_ctr *drop, uint32_t *slot_out);
+
+/** Private chunk bitmap of slot @p idx. */
+static inline const uint64_t *sdr_rq_chunk_priv(const struct sdr_rq *rq, uint32_t idx)
+{
+	return rq->chunk_priv + (size_t)idx * rq->chunk_words;
+}
+
+/** Chunks of the receive in @p s as far as known (the message's, once its
+ *  last packet arrived, else the posted buffer's). */
+static inline uint32_t sdr_rslot_nchunks(const struct sdr_rq *rq, const struct sdr_rslot *s)
+{
+	uint32_t np = s->last_known ? s->npkts : s->posted_pkts;
+	return (np + rq->ppc - 1) / rq->ppc;
+}
 
 /** Is the receive in @p slot complete (all packets incl. the last, all
  *  immediate nibbles)? */

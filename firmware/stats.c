@@ -33,7 +33,13 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 
 #define QP_STATS(X)                                                                          \
 	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
-	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done)
+	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
+	X(sr_rto_expiries) X(sr_acks_tx) X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) \
+	X(sr_units_acked) X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts)          \
+	X(sr_send_closed) X(sr_rto_backoffs)
+
+/* RTT estimator of an SR QP, in microseconds */
+static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0; }
 
 void sdr_stats_print(FILE *f)
 {
@@ -61,6 +67,16 @@ void sdr_stats_print(FILE *f)
 				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
 				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
 				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
+			if (qp->reliability == SDR_REL_SR)
+				fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
+					   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
+					   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
+					   " | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
+					cyc_us(qp->rtt.srtt), cyc_us(qp->rtt.rttvar), cyc_us(qp->rtt.rto),
+					qp->rtt.samples, qp->st.sr_retx_pkts, qp->st.sr_retx_units,
+					qp->st.sr_rto_expiries, qp->st.sr_acks_tx, qp->st.sr_acks_rx,
+					qp->st.sr_send_timeouts, qp->st.sr_recv_timeouts,
+					qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
 		}
 		fprintf(f, "  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64 " partial %" PRIu64
 			   " send-errors %" PRIu64 "\n", in->closed.msgs_sent, in->closed.msgs_recv,
@@ -130,6 +146,11 @@ int sdr_stats_json(const char *path)
 #define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, qp->st.n);
 			QP_STATS(J)
 #undef J
+			fprintf(f, ",\"reliability\":%u,\"state\":%d", qp->reliability, qp->state);
+			if (qp->reliability == SDR_REL_SR)
+				fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64
+					   ",\"rto_us\":%" PRIu64, cyc_us(qp->rtt.srtt),
+					cyc_us(qp->rtt.rttvar), cyc_us(qp->rtt.rto));
 			fprintf(f, "}");
 			first = 0;
 		}
@@ -187,6 +208,11 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 #define T(n) rte_tel_data_add_dict_u64(x, #n, qp->st.n);
 		QP_STATS(T)
 #undef T
+		if (qp->reliability == SDR_REL_SR) {
+			rte_tel_data_add_dict_u64(x, "srtt_us", cyc_us(qp->rtt.srtt));
+			rte_tel_data_add_dict_u64(x, "rttvar_us", cyc_us(qp->rtt.rttvar));
+			rte_tel_data_add_dict_u64(x, "rto_us", cyc_us(qp->rtt.rto));
+		}
 		snprintf(k, sizeof(k), "qp_0x%06x", qp->qpn_base);
 		rte_tel_data_add_dict_container(d, k, x, 0);
 	}

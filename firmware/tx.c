@@ -49,7 +49,7 @@ void sdr_tx_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *
 }
 
 /* Build and queue one data packet; returns 0, or -1 without an mbuf. */
-static int tx_data_pkt(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
+int sdr_tx_data_pkt(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
 		       uint32_t pkt_off, const uint8_t *src, uint32_t plen, int se)
 {
 	struct sdr_inst *in = qp->inst;
@@ -80,29 +80,44 @@ static int tx_data_pkt(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg 
 	return 0;
 }
 
-static void send_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
+/* Drop the send's references on the host memory it reads: NONE sends
+ * release each range once it is on the wire, SR sends keep every range
+ * (retransmissions re-read it) until completion. */
+void sdr_smsg_release(struct sdr_qp *qp, struct sdr_smsg *sm)
+{
+	unsigned from = qp->reliability == SDR_REL_SR ? 0 : sm->cur;
+
+	for (unsigned i = from; i < sm->nranges; i++)
+		qp->ctx->mrs[sm->r[i].mr_id].refcnt--;
+	sm->cur = sm->nranges = 0;
+}
+
+void sdr_send_complete(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
 {
 	struct sdr_cqe e = {
 		.wr_id = sm->wr_id, .seq = sm->seq, .length = sm->len, .status = sm->status,
 		.qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_SEND,
 	};
 
-	/* "Send completes locally when every packet is on the wire." */
-	sdr_tx_flush(w, qp->inst->idx);
-	for (unsigned i = sm->cur; i < sm->nranges; i++)
-		qp->ctx->mrs[sm->r[i].mr_id].refcnt--;
-	sm->cur = sm->nranges;
+	sdr_smsg_release(qp, sm);
 	sm->state = SDR_SM_DONE;
 	if (sm->status)
 		qp->st.send_errors++;
 	else
 		qp->st.msgs_sent++;
 	sdr_qp_post_cqe(qp->ctx, &e, w);
+}
+
+static void send_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
+{
+	/* "Send completes locally when every packet is on the wire." */
+	sdr_tx_flush(w, qp->inst->idx);
+	sdr_send_complete(w, qp, sm);
 	qp->tx_cursor++;
 }
 
 /* Both the QP's and the port's pacer must allow a frame of @p bytes. */
-static int paced(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes, uint64_t now)
+int sdr_tx_paced(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes, uint64_t now)
 {
 	struct sdr_pacer *port = &w->port_pacer[qp->inst->idx];
 
@@ -118,7 +133,7 @@ stall:
 	return 0;
 }
 
-static inline uint32_t frame_bytes(uint32_t plen)
+uint32_t sdr_frame_bytes(uint32_t plen)
 {
 	return SDR_DATA_HDR_LEN + ((plen + 3) & ~3u) + SDR_ICRC_LEN;
 }
@@ -127,6 +142,12 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 {
 	unsigned budget = SDR_BURST, sent = 0;
 	uint64_t now = rte_get_tsc_cycles();
+	int sr = qp->reliability == SDR_REL_SR;
+
+	if (sr) {
+		sent = sdr_sr_tx(w, qp, now);
+		budget -= sent;
+	}
 
 	while (budget && qp->tx_cursor != qp->send_next) {
 		uint32_t seq = qp->tx_cursor, slot = sdr_seq_msg_id(seq);
@@ -146,15 +167,18 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 			uint32_t plen = r->len - at < qp->mtu ? r->len - at : qp->mtu;
 			uint32_t moff = r->msg_off + at;
 
-			if (!paced(w, qp, frame_bytes(plen), now))
+			if (!sdr_tx_paced(w, qp, sdr_frame_bytes(plen), now))
 				break;
-			if (tx_data_pkt(w, qp, sm, moff / qp->mtu, r->src + at, plen,
-					moff + plen == sm->len))
+			if (sdr_tx_data_pkt(w, qp, sm, moff / qp->mtu, r->src + at, plen,
+					    moff + plen == sm->len))
 				break;
+			if (sr)
+				sdr_sr_unit_sent(qp, sm, moff / qp->mtu, now);
 			sent++;
 			budget--;
 			if (at + plen == r->len) {
-				qp->ctx->mrs[r->mr_id].refcnt--;
+				if (!sr)
+					qp->ctx->mrs[r->mr_id].refcnt--;
 				sm->cur++;
 				sm->pkt = 0;
 			} else {
@@ -167,13 +191,21 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 		/* Messages of fewer than 8 packets carry the rest of the user
 		 * immediate in zero-length packets. */
 		if (sm->imm_next < SDR_IMM_NIBBLES) {
-			if (!paced(w, qp, frame_bytes(0), now))
+			if (!sdr_tx_paced(w, qp, sdr_frame_bytes(0), now))
 				break;
-			if (tx_data_pkt(w, qp, sm, sm->imm_next, NULL, 0, 0))
+			if (sdr_tx_data_pkt(w, qp, sm, sm->imm_next, NULL, 0, 0))
 				break;
+			if (sr)
+				sdr_sr_unit_sent(qp, sm, sm->imm_next, now);
 			sm->imm_next++;
 			sent++;
 			budget--;
+			continue;
+		}
+		if (sr) {
+			/* on the wire once; completes when the receiver says FULL */
+			sm->txdone = 1;
+			qp->tx_cursor++;
 			continue;
 		}
 		send_done(w, qp, sm);

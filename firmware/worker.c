@@ -76,6 +76,16 @@ int sdr_worker_call(unsigned worker, struct sdr_cmd *cmd)
 		rte_delay_us_sleep(100);
 	}
 	while (!atomic_load_explicit(&cmd->done, memory_order_acquire)) {
+		if (atomic_load_explicit(&w->exited, memory_order_acquire)) {
+			/* Shutdown began (SIGINT) while the main lcore was still
+			 * tearing something down: the worker left its loop and
+			 * will not read its ring again, so run what is queued
+			 * (our command included) here; nobody races with us. */
+			void *obj;
+			while (rte_ring_dequeue(w->cmd, &obj) == 0)
+				run_cmd(w, obj);
+			continue;
+		}
 		if (rte_get_tsc_cycles() > deadline) {
 			/* The worker is wedged; the command stays owned by it, so
 			 * callers must not free @cmd: they allocate it statically
@@ -246,9 +256,17 @@ int sdr_worker_main(void *arg)
 			work += sdr_tx_qp(w, qp);
 			if (qp->ncts_out)
 				sdr_tx_cts_flush(w, qp);
-			if (rects_period && now >= qp->next_rects_tsc) {
-				sdr_tx_rects(w, qp, now);
-				qp->next_rects_tsc = now + rects_period;
+			if (qp->reliability == SDR_REL_SR) {
+				sdr_sr_poll(w, qp, now);
+				if (qp->state != SDR_QPS_CONNECTED)
+					continue;
+			}
+			if (now >= qp->next_rects_tsc) {
+				if (rects_period)
+					sdr_tx_rects(w, qp, now);
+				if (qp->reliability == SDR_REL_SR)
+					sdr_sr_periodic(w, qp, now);
+				qp->next_rects_tsc = now + (rects_period ? rects_period : hz / 50);
 			}
 		}
 		for (unsigned i = 0; i < sdr_g.ninst; i++)
@@ -266,5 +284,6 @@ int sdr_worker_main(void *arg)
 			rte_pause();
 		}
 	}
+	atomic_store_explicit(&w->exited, 1, memory_order_release);
 	return 0;
 }

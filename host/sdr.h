@@ -150,9 +150,16 @@ uint32_t sdr_mr_id(const struct sdr_mr *mr);
 struct sdr_qp_attr {
 	uint32_t max_msg;     /**< bytes per message slot; 0 = daemon default */
 	uint32_t chunk_pkts;  /**< packets per bitmap chunk; 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability (ABI 1.0: SDR_REL_NONE) */
+	uint8_t reliability;  /**< enum sdr_reliability: SDR_REL_NONE, or SDR_REL_SR
+	                           (Selective Repeat on the DPU: a send completes
+	                           when the receiver acknowledged every chunk; a
+	                           dead peer gives -ETIMEDOUT, then -ENOTCONN;
+	                           docs/reliability.md). Both QPs must agree. */
 	uint8_t reserved8[3]; /**< must be 0 */
-	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base */
+	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base, of the
+	                           daemon's current epoch, or 0x100 + k*G meaning
+	                           block k of the current epoch (the QP info tells
+	                           the actual QPN) */
 	uint32_t want_rkey;   /**< 0 = random */
 	uint32_t reserved[4]; /**< must be 0 */
 };

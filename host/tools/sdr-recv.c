@@ -169,6 +169,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			       sdr_recv_chunks_done(s->h), nch, (tool_now() - t0) * 1e3, 0);
 		}
 	}
+	free(slots);
 	res->ok = okc;
 	res->failed = total - okc;
 	res->bytes = bytes;
@@ -225,6 +226,7 @@ int main(int argc, char **argv)
 	}
 	attr.max_msg = plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts ? opt.chunk_pkts : plan.chunk_pkts;
+	attr.reliability = (uint8_t)plan.rel;
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
 	qp = sdr_qp_create(ctx, &attr);
@@ -264,6 +266,7 @@ int main(int argc, char **argv)
 		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
 	if (sock >= 0) {
 		tool_send_result(sock, &res);
+		tool_linger(sock, opt.timeout);
 		close(sock);
 	}
 	if (out_fd >= 0)

@@ -19,6 +19,7 @@
 struct sslot {
 	int busy;
 	uint64_t idx;
+	double t_post;
 	struct sdr_send_handle *h;
 };
 
@@ -34,8 +35,11 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	uint8_t *buf = sdr_buf_alloc(ctx, w * maxsz);
 	struct sdr_mr *mr;
 	double t0, tprev, tlast;
+	/* post-to-completion time of every successful send */
+	double *lat = malloc((total ? total : 1) * sizeof(*lat));
+	uint64_t *lsz = malloc((total ? total : 1) * sizeof(*lsz)), nlat = 0;
 
-	if (slots == NULL || buf == NULL) {
+	if (slots == NULL || buf == NULL || lat == NULL || lsz == NULL) {
 		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n", w * maxsz,
 			strerror(errno));
 		return -1;
@@ -78,6 +82,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			}
 			s->busy = 1;
 			s->idx = next++;
+			s->t_post = tool_now();
 			inflight++;
 		}
 		n = sdr_cq_poll(ctx, wc, 16);
@@ -113,21 +118,25 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			if (wc[i].status == 0) {
 				bytes += sz;
 				okc++;
+				lat[nlat] = t - slots[idx % w].t_post;
+				lsz[nlat++] = sz;
 			} else
 				failed++;
 			if (opt.quiet)
 				continue;
 			if (opt.json)
 				printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
-				       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f}\n",
+				       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f}\n",
 				       idx, sz, wc[i].status ? "error" : "sent", wc[i].status,
-				       (t - t0) * 1e3, (double)sz * 8 / dt / 1e9);
+				       (t - t0) * 1e3, (double)sz * 8 / dt / 1e9,
+				       (t - slots[idx % w].t_post) * 1e3);
 			else
-				printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s\n",
+				printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s"
+				       " completion %.3f ms\n",
 				       idx, sz, wc[i].status ? "error (" : "sent",
 				       wc[i].status ? sdr_strerror(wc[i].status) : "",
 				       wc[i].status ? ")" : "", (t - t0) * 1e3,
-				       (double)sz * 8 / dt / 1e9);
+				       (double)sz * 8 / dt / 1e9, (t - slots[idx % w].t_post) * 1e3);
 		}
 	}
 	if (done < total) {
@@ -136,6 +145,10 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 				fprintf(stderr, "msg %" PRIu64 " still pending\n", slots[i].idx);
 		failed += total - done;
 	}
+	tool_latency_report("send", lat, lsz, nlat, opt.json);
+	free(slots);
+	free(lat);
+	free(lsz);
 	res->ok = okc;
 	res->failed = failed;
 	res->bytes = bytes;
@@ -174,6 +187,7 @@ int main(int argc, char **argv)
 	}
 	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts;
+	attr.reliability = opt.rel;
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
 	qp = sdr_qp_create(ctx, &attr);

@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,10 @@ static void usage(const struct tool_opts *o, FILE *f)
 		"                       1 MiB; in file mode the daemon default)\n"
 		"  --chunk-pkts N       packets per bitmap chunk (default: daemon default)\n"
 		"  --window N           messages in flight (default 8)\n"
+		"  --rel none|sr        reliability of the QP: none (raw SDR) or sr (Selective\n"
+		"                       Repeat on the DPU); with TCP the sender's choice is\n"
+		"                       sent in the plan, without TCP give both sides the same\n"
+		"                       (default none)\n"
 		"  --timeout SEC        give up when nothing completes for SEC seconds,\n"
 		"                       report pending messages and partial bitmaps, exit 1\n"
 		"                       (default 10)\n",
@@ -138,7 +143,7 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 enum {
 	O_DPU = 256, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
 	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_FILE,
-	O_OUT, O_FSIZE, O_HELP
+	O_OUT, O_FSIZE, O_HELP, O_REL
 };
 
 void tool_parse(struct tool_opts *o, int argc, char **argv)
@@ -150,7 +155,7 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		{"count", 1, 0, O_COUNT}, {"seed", 1, 0, O_SEED}, {"max-msg", 1, 0, O_MAXMSG},
 		{"chunk-pkts", 1, 0, O_CHUNK}, {"window", 1, 0, O_WINDOW},
 		{"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON}, {"quiet", 0, 0, O_QUIET},
-		{"file", 1, 0, O_FILE}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"file", 1, 0, O_FILE}, {"rel", 1, 0, O_REL}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	static const struct option lo_recv[] = {
 		{"dpu", 1, 0, O_DPU}, {"server", 0, 0, O_SERVER}, {"bind", 1, 0, O_BIND},
 		{"port", 1, 0, O_PORT}, {"local-qpn", 1, 0, O_LQPN}, {"local-rkey", 1, 0, O_LRKEY},
@@ -159,7 +164,7 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		{"max-msg", 1, 0, O_MAXMSG}, {"chunk-pkts", 1, 0, O_CHUNK},
 		{"window", 1, 0, O_WINDOW}, {"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON},
 		{"quiet", 0, 0, O_QUIET}, {"out", 1, 0, O_OUT}, {"file-size", 1, 0, O_FSIZE},
-		{"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"rel", 1, 0, O_REL}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	int c, bad = 0;
 	uint32_t port = 0;
 
@@ -233,6 +238,15 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 			if (parse_u64(optarg, &o->file_size, 1) || o->file_size == 0)
 				bad = fprintf(stderr, "bad --file-size '%s'\n", optarg);
 			break;
+		case O_REL:
+			if (!strcmp(optarg, "none"))
+				o->rel = SDR_REL_NONE;
+			else if (!strcmp(optarg, "sr"))
+				o->rel = SDR_REL_SR;
+			else
+				bad = fprintf(stderr, "bad --rel '%s' (none or sr)\n", optarg);
+			o->rel_set = 1;
+			break;
 		case O_HELP: usage(o, stdout); exit(0);
 		default: bad = 1;
 		}
@@ -252,6 +266,8 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		else if (!o->is_sender && o->file_size && !o->out)
 			bad = fprintf(stderr, "--file-size needs --out\n");
 	}
+	if (!bad && o->rel_set && o->server)
+		bad = fprintf(stderr, "--rel comes from the sender's plan with --server\n");
 	if (bad) {
 		usage(o, stderr);
 		exit(2);
@@ -267,6 +283,7 @@ int tool_plan_from_opts(const struct tool_opts *o, struct tool_plan *p, uint64_t
 	p->seed = o->seed;
 	p->max_msg = o->max_msg;
 	p->chunk_pkts = o->chunk_pkts;
+	p->rel = o->rel;
 	if (file_size) {
 		p->file_mode = 1;
 		p->file_size = file_size;
@@ -461,10 +478,11 @@ static uint32_t get_u32(const uint8_t *p)
 }
 static uint64_t get_u64(const uint8_t *p) { return (uint64_t)get_u32(p) << 32 | get_u32(p + 4); }
 
-/* plan: "SDRP" ver count nsizes seed(8) max_msg chunk_pkts file_mode pad
- *       file_size(8) sizes[64](8 each); big-endian */
+/* plan: "SDRP" ver count nsizes seed(8) max_msg chunk_pkts file_mode
+ *       file_size(8) sizes[64](8 each) rel; big-endian (version 2 added rel) */
 #define PLAN_MAGIC 0x53445250u
-#define PLAN_LEN (44 + 8 * TOOL_MAX_SIZES)
+#define PLAN_VERSION 2
+#define PLAN_LEN (48 + 8 * TOOL_MAX_SIZES)
 
 int tool_send_plan(int fd, const struct tool_plan *p)
 {
@@ -472,7 +490,7 @@ int tool_send_plan(int fd, const struct tool_plan *p)
 
 	memset(b, 0, sizeof(b));
 	put_u32(b, PLAN_MAGIC);
-	put_u32(b + 4, 1);
+	put_u32(b + 4, PLAN_VERSION);
 	put_u32(b + 8, p->count);
 	put_u32(b + 12, p->nsizes);
 	put_u64(b + 16, p->seed);
@@ -482,6 +500,7 @@ int tool_send_plan(int fd, const struct tool_plan *p)
 	put_u64(b + 36, p->file_size);
 	for (int i = 0; i < TOOL_MAX_SIZES; i++)
 		put_u64(b + 44 + 8 * i, p->sizes[i]);
+	put_u32(b + 44 + 8 * TOOL_MAX_SIZES, p->rel);
 	return tool_write_full(fd, b, sizeof(b));
 }
 
@@ -492,7 +511,10 @@ int tool_recv_plan(int fd, struct tool_plan *p)
 	if (tool_read_full(fd, b, sizeof(b)))
 		return -1;
 	memset(p, 0, sizeof(*p));
-	if (get_u32(b) != PLAN_MAGIC || get_u32(b + 4) != 1)
+	if (get_u32(b) != PLAN_MAGIC || get_u32(b + 4) != PLAN_VERSION)
+		return -1;
+	p->rel = get_u32(b + 44 + 8 * TOOL_MAX_SIZES);
+	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR)
 		return -1;
 	p->count = get_u32(b + 8);
 	p->nsizes = get_u32(b + 12);
@@ -543,6 +565,29 @@ int tool_send_info(int fd, const struct sdr_qp_info *i)
 
 	sdr_qp_info_encode(i, b);
 	return tool_write_full(fd, b, sizeof(b));
+}
+
+void tool_linger(int fd, double timeout)
+{
+	double deadline = tool_now() + timeout;
+	char b[64];
+
+	shutdown(fd, SHUT_WR);
+	while (tool_now() < deadline) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int ms = (int)((deadline - tool_now()) * 1e3) + 1;
+		int rc = poll(&p, 1, ms);
+
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return;
+		ssize_t n = recv(fd, b, sizeof(b), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* EOF: the sender is done */
+	}
 }
 
 int tool_recv_info(int fd, struct sdr_qp_info *i)
@@ -615,6 +660,72 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 		}
 		usleep(50000);
 	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void lat_line(const char *who, const char *size, double *v, uint64_t n, int json)
+{
+	double sum = 0;
+	uint64_t i99;
+
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (uint64_t i = 0; i < n; i++)
+		sum += v[i];
+	/* nearest-rank percentiles */
+	i99 = (uint64_t)((double)n * 0.99 + 0.999999999);
+	i99 = i99 ? i99 - 1 : 0;
+	if (json)
+		printf("{\"latency\":\"%s\",\"size\":%s,\"n\":%llu,\"mean_ms\":%.3f,\"p50_ms\":%.3f,"
+		       "\"p99_ms\":%.3f,\"max_ms\":%.3f}\n",
+		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
+		       v[i99] * 1e3, v[n - 1] * 1e3);
+	else
+		printf("%s completion time, size %s: n %llu mean %.3f ms p50 %.3f ms p99 %.3f ms"
+		       " max %.3f ms\n",
+		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
+		       v[i99] * 1e3, v[n - 1] * 1e3);
+}
+
+void tool_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
+			 int json)
+{
+	double *v = malloc((n ? n : 1) * sizeof(*v));
+	uint64_t *seen = malloc((n ? n : 1) * sizeof(*seen));
+	uint64_t nseen = 0;
+	char name[32];
+
+	if (v == NULL || seen == NULL) {
+		free(v);
+		free(seen);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t k = 0, m = 0, s = sz[i];
+
+		for (k = 0; k < nseen && seen[k] != s; k++)
+			;
+		if (k < nseen)
+			continue;
+		seen[nseen++] = s;
+		for (uint64_t j = i; j < n; j++)
+			if (sz[j] == s)
+				v[m++] = t[j];
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)s);
+		lat_line(who, name, v, m, json);
+	}
+	if (nseen > 1) {
+		memcpy(v, t, n * sizeof(*v));
+		lat_line(who, json ? "\"all\"" : "all", v, n, json);
+	}
+	free(v);
+	free(seen);
 }
 
 double tool_now(void)

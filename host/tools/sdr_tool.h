@@ -38,6 +38,8 @@ struct tool_opts {
 	const char *file;    /* sdr-send */
 	const char *out;     /* sdr-recv */
 	uint64_t file_size;  /* sdr-recv without TCP */
+	uint8_t rel;         /* enum sdr_reliability: --rel none|sr */
+	int rel_set;
 };
 
 /** What both sides agree on (sent by the sender over TCP). */
@@ -48,6 +50,7 @@ struct tool_plan {
 	uint32_t file_mode;
 	uint64_t file_size;
 	uint64_t sizes[TOOL_MAX_SIZES];
+	uint32_t rel;        /* enum sdr_reliability of both QPs */
 };
 
 struct tool_result {
@@ -78,12 +81,25 @@ int tool_recv_plan(int fd, struct tool_plan *p);
 int tool_send_result(int fd, const struct tool_result *r);
 int tool_recv_result(int fd, struct tool_result *r);
 int tool_send_info(int fd, const struct sdr_qp_info *i);
+/** Receiver, after sending its result: keep everything (the QP) open until
+ *  the sender closes the connection, at most @p timeout seconds. With SR
+ *  the receiving DPU must still answer retransmissions of a sender that
+ *  missed the last ACKs; a QP destroyed at once would leave that sender to
+ *  its global timeout. */
+void tool_linger(int fd, double timeout);
 int tool_recv_info(int fd, struct sdr_qp_info *i);
 
 /** --print-qp / --qp-file for our QP. */
 int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info);
 /** --peer TEXT or @FILE (waits up to --timeout for the file). */
 int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info);
+
+/** Print completion-time statistics (mean, p50, p99, max in ms) of the
+ *  @p n messages whose times (seconds) are @p t and sizes @p sz: one line
+ *  per distinct size and one over all (JSON lines with @p json). Sorts
+ *  copies; @p t and @p sz are not changed. */
+void tool_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
+			 int json);
 
 double tool_now(void);
 /** Sleep a little after @p idle empty polls (two cores are shared). */

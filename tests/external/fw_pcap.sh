@@ -23,12 +23,12 @@ MAXMSG=1048576
 # shellcheck disable=SC2046
 ip netns exec "$NS_A" "$SDR_DPU" $(sdr_eal sdr-xa 256) \
 	"--vdev=net_pcap0,rx_iface=$VETH_A,tx_pcap=$SDR_TMP/a_tx.pcap" -- \
-	--name "$SDR_TMP/a.sock" --ip $DIP_A --mac $DMAC_A --peer-mac $DMAC_B \
+	--name "$SDR_TMP/a.sock" --ip $DIP_A --mac $DMAC_A --peer-mac $DMAC_B --qpn-epoch 0 \
 	--stats-json "$SDR_TMP/a.json" >"$SDR_TMP/a.log" 2>&1 &
 pa=$!; SDR_PIDS+=($pa)
 # shellcheck disable=SC2046
 ip netns exec "$NS_B" "$SDR_DPU" $(sdr_eal sdr-xb 256) $(sdr_ns_vdev "$VETH_B") -- \
-	--name "$SDR_TMP/b.sock" --ip $DIP_B --mac $DMAC_B --peer-mac $DMAC_A \
+	--name "$SDR_TMP/b.sock" --ip $DIP_B --mac $DMAC_B --peer-mac $DMAC_A --qpn-epoch 0 \
 	--stats-json "$SDR_TMP/b.json" >"$SDR_TMP/b.log" 2>&1 &
 pb=$!; SDR_PIDS+=($pb)
 sdr_wait_sock "$SDR_TMP/a.sock" $pa && sdr_wait_sock "$SDR_TMP/b.sock" $pb ||

@@ -353,14 +353,76 @@ static void test_cts_decode_errors(void)
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[5] = SDR_CTRL__MAX;
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
-	msg[5] = SDR_CTRL_ACK; /* reserved types: header only */
-	CHECK(sdr_ctrl_hdr_decode(msg, SDR_CTRL_HDR_WIRE, &h) == 0 && h.type == SDR_CTRL_ACK);
+	msg[5] = SDR_CTRL_NACK; /* reserved type: header only */
+	CHECK(sdr_ctrl_hdr_decode(msg, SDR_CTRL_HDR_WIRE, &h) == 0 && h.type == SDR_CTRL_NACK);
+	msg[5] = SDR_CTRL_ACK; /* ACK: 3 entries of 28 bytes do not fit 36 bytes */
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[5] = SDR_CTRL_CTS;
 	put16(msg + 6, 0xFFFF); /* count far past the message */
 	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &h) == -1);
 	put16(msg + 6, SDR_CTS_MAX_ENTRIES + 1); /* fits the bytes, exceeds the limit */
 	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &h) == -1);
 	CHECK(sdr_ctrl_cts_encode(msg, 1, e, SDR_CTS_MAX_ENTRIES + 1) == 0);
+}
+
+static void test_ack(void)
+{
+	uint8_t msg[SDR_CTRL_HDR_WIRE + (SDR_ACK_MAX_ENTRIES + 1) * SDR_ACK_ENTRY_WIRE];
+	struct sdr_ack_entry e[SDR_ACK_MAX_ENTRIES + 1], d;
+	struct sdr_ctrl_hdr h;
+	size_t len;
+
+	for (unsigned i = 0; i <= SDR_ACK_MAX_ENTRIES; i++) {
+		e[i].seq = (uint32_t)rnd() ^ 0x80000000u;
+		e[i].cum = (uint32_t)rnd();
+		e[i].flags = (uint8_t)(rnd() & SDR_ACK_F_MASK);
+		e[i].off = (uint32_t)rnd() & SDR_ACK_OFF_MAX;
+		for (unsigned b = 0; b < sizeof(e[i].bits); b++)
+			e[i].bits[b] = (uint8_t)rnd();
+	}
+	for (uint16_t n = 0; n <= SDR_ACK_MAX_ENTRIES; n++) {
+		len = sdr_ctrl_ack_encode(msg, 0xABCDE, e, n);
+		CHECK_OR_BREAK(len == SDR_CTRL_HDR_WIRE + (size_t)n * SDR_ACK_ENTRY_WIRE);
+		CHECK_OR_BREAK(sdr_ctrl_hdr_decode(msg, len, &h) == 0);
+		CHECK_OR_BREAK(h.type == SDR_CTRL_ACK && h.count == n && h.src_qpn == 0xABCDE);
+		for (uint16_t i = 0; i < n; i++) {
+			CHECK_OR_BREAK(sdr_ctrl_ack_entry_decode(msg, i, &d) == 0);
+			CHECK_OR_BREAK(d.seq == e[i].seq && d.cum == e[i].cum && d.flags == e[i].flags &&
+				       d.off == e[i].off &&
+				       !memcmp(d.bits, e[i].bits, sizeof(d.bits)));
+		}
+		if (n)
+			CHECK_OR_BREAK(sdr_ctrl_hdr_decode(msg, len - 1, &h) == -1);
+	}
+	CHECK(sdr_ctrl_ack_encode(msg, 1, e, SDR_ACK_MAX_ENTRIES + 1) == 0);
+	e[1].off = SDR_ACK_OFF_MAX + 1; /* 24 bits on the wire */
+	CHECK(sdr_ctrl_ack_encode(msg, 1, e, 2) == 0);
+	e[1].off = SDR_ACK_OFF_MAX;
+	CHECK(sdr_ctrl_ack_encode(msg, 1, e, 2) != 0);
+	/* count over the limit even when the bytes are there */
+	len = sdr_ctrl_ack_encode(msg, 1, e, SDR_ACK_MAX_ENTRIES);
+	put16(msg + 6, SDR_ACK_MAX_ENTRIES + 1);
+	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &h) == -1);
+	/* the wire layout, byte by byte */
+	memset(&d, 0, sizeof(d));
+	d.seq = 0x01020304;
+	d.cum = 0x0A0B0C0D;
+	d.flags = SDR_ACK_F_FULL;
+	d.off = 0x000180;
+	d.bits[0] = 0x81;
+	d.bits[15] = 0x7E;
+	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
+	static const uint8_t want[40] = {
+		0x53, 0x44, 0x52, 0x43, 1, 2, 0, 1, 0, 0, 1, 0,
+		1, 2, 3, 4, 0x0A, 0x0B, 0x0C, 0x0D, 1, 0, 1, 0x80,
+		0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7E};
+	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.off == 0x180);
+	/* unknown flags make the entry invalid */
+	msg[12 + 8] = 0x04;
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == -1);
+	msg[12 + 8] = SDR_ACK_F_CLOSED;
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.flags == SDR_ACK_F_CLOSED);
 }
 
 static void test_parse_errors(void)
@@ -854,6 +916,7 @@ int main(int argc, char **argv)
 	test_data_roundtrip();
 	test_ctrl_roundtrip();
 	test_cts_decode_errors();
+	test_ack();
 	test_parse_errors();
 	test_result_names();
 	test_arp();

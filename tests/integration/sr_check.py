@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""Counter identities of a Selective Repeat run (docs/reliability.md).
+
+Reads the daemons' --stats-json files and checks that every packet is
+accounted for:
+
+ 1. sender data packets = first-pass packets of the plan + retransmitted
+    packets (first pass of a message: max(ceil(size / MTU), 8), the
+    immediate-only packets included);
+ 2. receiving port: frames the link emulator released = frames the port
+    received;
+ 3. every received frame is counted exactly once: placed data packets +
+    accepted control packets (CTS, ACK) + one drop counter;
+ 4. every message completed; with --min-retx, retransmissions happened.
+
+Usage: sr_check.py --sizes 4K,1M --count N [--mtu 4096] --ring STATS
+       sr_check.py ... --sender A.json --receiver B.json
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+# per-entry counters of control packets that were otherwise accepted
+ENTRY_LEVEL = ("cts_bad", "ack_bad", "ack_stale")
+
+
+def size(s):
+    mul = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(s[:-1]) * mul[s[-1].upper()] if s[-1].upper() in mul else int(s)
+
+
+def frames_accounted(drops, insts):
+    placed = sum(i["qp_totals"]["rx_pkts"] for i in insts)
+    ctrl = sum(i["qp_totals"]["cts_rx"] + i["qp_totals"]["sr_acks_rx"] for i in insts)
+    dropped = sum(v for k, v in drops.items() if k not in ENTRY_LEVEL and k in RX_DROPS)
+    return placed + ctrl + dropped, placed, ctrl, dropped
+
+
+RX_DROPS = set()
+
+
+def rx_drop_names():
+    """The receive-drop counters: SDR_RX_DROP_LIST of firmware/sdr_counters.h."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "..", "..", "firmware", "sdr_counters.h")).read()
+    body = text.split("#define SDR_RX_DROP_LIST(X)")[1].split("#define")[0]
+    names = re.findall(r"X\((\w+),", body)
+    if not names:
+        sys.exit("cannot read SDR_RX_DROP_LIST")
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", required=True)
+    ap.add_argument("--count", type=int, required=True)
+    ap.add_argument("--mtu", type=int, default=4096)
+    ap.add_argument("--ring")
+    ap.add_argument("--sender")
+    ap.add_argument("--receiver")
+    ap.add_argument("--extra", help="a second size list run on the same daemons")
+    ap.add_argument("--extra-count", type=int, default=1)
+    ap.add_argument("--min-retx", type=int, default=0)
+    ap.add_argument("--link-nonzero", default="",
+                    help="comma list of receiver link-emulator counters that must be > 0"
+                         " (shows the case really exercised it)")
+    a = ap.parse_args()
+    RX_DROPS.update(rx_drop_names())
+    sizes = [size(s) for s in a.sizes.split(",")] * a.count
+    if a.extra:
+        sizes += [size(s) for s in a.extra.split(",")] * a.extra_count
+    first = sum(max(-(-s // a.mtu), 8) for s in sizes)
+    bad = []
+
+    if a.ring:
+        d = json.load(open(a.ring))
+        snd, rcv = d["instances"][0], d["instances"][1]
+        groups = [(d["drops"], [snd, rcv], snd["rx_pkts"] + rcv["rx_pkts"])]
+        if rcv["link"]["pkts_in"] != snd["tx_pkts"]:
+            bad.append("receiver link saw %d frames, sender port sent %d"
+                       % (rcv["link"]["pkts_in"], snd["tx_pkts"]))
+    else:
+        ds, dr = json.load(open(a.sender)), json.load(open(a.receiver))
+        snd, rcv = ds["instances"][0], dr["instances"][0]
+        groups = [(ds["drops"], [snd], snd["rx_pkts"]), (dr["drops"], [rcv], rcv["rx_pkts"])]
+        # veth: the kernel may add frames of its own (IPv6 ND), never fewer
+        if rcv["link"]["pkts_in"] < snd["tx_pkts"]:
+            bad.append("receiver link saw %d frames, fewer than the %d the sender sent"
+                       % (rcv["link"]["pkts_in"], snd["tx_pkts"]))
+    st, rt = snd["qp_totals"], rcv["qp_totals"]
+    retx = st["sr_retx_pkts"]
+    print("sender: data packets %d = first pass %d + retransmitted %d (%d units, %d RTO expiries);"
+          " ACKs rx %d" % (st["tx_pkts"], first, retx, st["sr_retx_units"],
+                           st["sr_rto_expiries"], st["sr_acks_rx"]))
+    if st["tx_pkts"] != first + retx:
+        bad.append("sender data packets %d != first pass %d + retransmitted %d"
+                   % (st["tx_pkts"], first, retx))
+    for inst in (snd, rcv):
+        if inst["link"]["on"] and inst["link"]["released"] != inst["rx_pkts"]:
+            bad.append("%s: link released %d frames, port received %d"
+                       % (inst["name"], inst["link"]["released"], inst["rx_pkts"]))
+    for drops, insts, rx in groups:
+        tot, placed, ctrl, dropped = frames_accounted(drops, insts)
+        print("frames received %d = placed %d + control %d + counted drops %d"
+              % (rx, placed, ctrl, dropped))
+        if tot != rx:
+            bad.append("frames received %d != placed %d + control %d + drops %d"
+                       % (rx, placed, ctrl, dropped))
+    if rt["msgs_recv"] != len(sizes) or st["msgs_sent"] != len(sizes):
+        bad.append("messages: sent %d, received %d, planned %d"
+                   % (st["msgs_sent"], rt["msgs_recv"], len(sizes)))
+    if retx < a.min_retx:
+        bad.append("only %d retransmitted packets (expected >= %d)" % (retx, a.min_retx))
+    for k in filter(None, a.link_nonzero.split(",")):
+        if not rcv["link"].get(k):
+            bad.append("link emulator counter %s is 0: the case did not exercise it" % k)
+        else:
+            print("receiver link emulator: %s = %d" % (k, rcv["link"][k]))
+    if st["sr_send_timeouts"] or rt["sr_recv_timeouts"]:
+        bad.append("global timeouts on a working link")
+    for b in bad:
+        print("FAIL:", b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

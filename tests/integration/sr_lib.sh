@@ -1,0 +1,57 @@
+# Helpers of the Selective Repeat tests over veth + net_af_packet (sourced
+# after lib.sh and hw/x86/netns.sh). Not a test of its own.
+# shellcheck shell=bash
+
+SR_LINK_BASE=${SR_LINK_BASE:-delay=12.5ms,rate=1gbit,buffer=4MB}
+SR_PORT_RATE=${SR_PORT_RATE:-900m}
+
+# sr_dpu NS IFACE SOCK IP MAC PEERMAC JSON LOG LINK [extra daemon args...]
+# Starts a daemon in NS; prints its pid.
+sr_dpu() {
+	local ns=$1 ifc=$2 sock=$3 ip=$4 mac=$5 pmac=$6 json=$7 log=$8 link=$9
+	shift 9
+	rm -f "$sock"
+	# shellcheck disable=SC2046
+	ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-sr-$ns-$RANDOM" 512) $(sdr_ns_vdev "$ifc") -- \
+		--name "$sock" --ip "$ip" --mac "$mac" --peer-mac "$pmac" --stats-json "$json" \
+		--port-rate "$SR_PORT_RATE" --link "$link" "$@" >"$log" 2>&1 &
+	local pid=$!
+	sdr_wait_sock "$sock" $pid || { cat "$log" >&2; return 1; }
+	echo $pid
+}
+
+# sr_pair TAG LINK [extra daemon args]: both daemons with the same link spec
+# (different seeds). Sets PA PB, A_SOCK B_SOCK, A_JSON B_JSON, A_LOG B_LOG.
+sr_pair() {
+	local tag=$1 link=$2
+	shift 2
+	A_SOCK=$SDR_TMP/$tag-a.sock B_SOCK=$SDR_TMP/$tag-b.sock
+	A_JSON=$SDR_TMP/$tag-a.json B_JSON=$SDR_TMP/$tag-b.json
+	A_LOG=$SDR_TMP/$tag-a.log B_LOG=$SDR_TMP/$tag-b.log
+	PA=$(sr_dpu "$NS_A" "$VETH_A" "$A_SOCK" $DIP_A $DMAC_A $DMAC_B "$A_JSON" "$A_LOG" \
+		"$link,seed=101" "$@") || sdr_fail "daemon A did not start"
+	SDR_PIDS+=("$PA")
+	PB=$(sr_dpu "$NS_B" "$VETH_B" "$B_SOCK" $DIP_B $DMAC_B $DMAC_A "$B_JSON" "$B_LOG" \
+		"$link,seed=202" "$@") || sdr_fail "daemon B did not start"
+	SDR_PIDS+=("$PB")
+}
+
+# sr_transfer TAG SIZES COUNT [extra sdr-send args]: sdr-recv in B (TCP
+# bootstrap), sdr-send in A with --rel sr. Returns 0 when both exit 0.
+sr_transfer() {
+	local tag=$1 sizes=$2 count=$3 port=$((20000 + RANDOM % 20000))
+	shift 3
+	ip netns exec "$NS_B" "$SDR_RECV" --dpu "$B_SOCK" --server --bind $KIP_B --port $port \
+		--timeout 60 --quiet >"$SDR_TMP/$tag-recv.log" 2>&1 &
+	local rpid=$!
+	ip netns exec "$NS_A" "$SDR_SEND" --dpu "$A_SOCK" --connect $KIP_B:$port --rel sr \
+		--sizes "$sizes" --count "$count" --seed 17 --timeout 60 --quiet "$@" \
+		>"$SDR_TMP/$tag-send.log" 2>&1
+	local srv=$?
+	wait $rpid
+	local rrv=$?
+	grep -E "^(sent|receiver|send completion time, size all)" "$SDR_TMP/$tag-send.log"
+	[ $srv = 0 ] && [ $rrv = 0 ] && return 0
+	cat "$SDR_TMP/$tag-send.log" "$SDR_TMP/$tag-recv.log"
+	return 1
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dpu.h"
+#include "sdr_units.h"
 
 enum {
 	OPT_NAME = 256, OPT_PORT, OPT_IP, OPT_MAC, OPT_PEER_MAC, OPT_LINK, OPT_INSTANCE,
@@ -96,7 +97,8 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --cts-resend-ms MS   re-send clear-to-send for posted receives that saw no data\n"
 "                       (default 20; 0 = never)\n"
 "  --mbufs N            packet buffers per instance (default 8191)\n"
-"  --pace-burst BYTES   token-bucket depth of every pacer (default 64K)\n"
+"  --pace-burst BYTES   token-bucket depth of every pacer (default: 200 us of the\n"
+"                       pacer's rate, at least 64K)\n"
 "  --no-icrc            neither generate nor verify the ICRC (benchmarks only)\n"
 "  --qpn-epoch N|random QPN range of this boot: QPN blocks start at\n"
 "                       0x100 + N*0x1000, N in 0..4094 (default random 1..4094, so\n"
@@ -125,72 +127,15 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 		prog);
 }
 
-static int parse_u64(const char *s, uint64_t *v, int suffixes)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	if (!s || !*s || *s == '-')
-		return -1;
-	x = strtoull(s, &end, 0);
-	if (errno)
-		return -1;
-	if (suffixes && *end) {
-		uint64_t mul = 0;
-		switch (*end) {
-		case 'k': case 'K': mul = 1ull << 10; break;
-		case 'm': case 'M': mul = 1ull << 20; break;
-		case 'g': case 'G': mul = 1ull << 30; break;
-		}
-		if (!mul || (end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B")))
-			return -1;
-		if (x > UINT64_MAX / mul)
-			return -1;
-		x *= mul;
-		end += strlen(end);
-	}
-	if (*end)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 static int opt_u32(const char *opt, const char *arg, uint32_t lo, uint32_t hi, uint32_t *out,
 		   int suffixes)
 {
 	uint64_t v;
-	if (parse_u64(arg, &v, suffixes) || v < lo || v > hi) {
+	if (sdr_parse_u64(arg, &v, suffixes) || v < lo || v > hi) {
 		fprintf(stderr, "sdr-dpu: %s: '%s' is not a number in [%u, %u]\n", opt, arg, lo, hi);
 		return -1;
 	}
 	*out = (uint32_t)v;
-	return 0;
-}
-
-int sdr_parse_rate(const char *s, uint64_t *bps)
-{
-	char *end;
-	double v, mul = 1;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
-	case 'g': case 'G': mul = 1e9; end++; break;
-	case 't': case 'T': mul = 1e12; end++; break;
-	}
-	if (*end && strcmp(end, "bit") && strcmp(end, "bps") && strcmp(end, "b"))
-		return -1;
-	v *= mul;
-	if (v > 1e13)
-		return -1;
-	*bps = (uint64_t)v;
 	return 0;
 }
 
@@ -209,7 +154,6 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->idle_spins = 256;
 	cfg->cts_resend_ms = 20;
 	cfg->mbufs = 8191;
-	cfg->pace_burst = SDR_PACER_DEFAULT_BURST;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
 	cfg->sr_alpha_milli = 500;

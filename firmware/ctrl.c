@@ -390,7 +390,7 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 		free(qp);
 		return fail(r, ENOMEM, "out of memory for SR state");
 	}
-	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_g.cfg.pace_burst, sdr_g.tsc_hz, 0);
+	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_pace_burst(a->rate_bps / 8), sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
 	cmd.obj = qp;
 	sdr_worker_call(qp->worker, &cmd);

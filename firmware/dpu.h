@@ -64,7 +64,7 @@ struct sdr_cfg {
 	const char *stats_json;
 	unsigned cts_resend_ms;
 	unsigned mbufs;
-	uint32_t pace_burst;   /* token-bucket depth, bytes */
+	uint32_t pace_burst;   /* token-bucket depth, bytes; 0 = by rate */
 	int icrc;
 	int ring_pair;
 	/* Selective Repeat (docs/reliability.md) */
@@ -81,8 +81,6 @@ struct sdr_cfg {
 
 /** Parse our own arguments (after EAL's "--"). Returns 0 to run, 1 when
  *  --help/--version was served (exit 0), -1 on error (message printed). */
-/** "2gbit", "500m", "1e9" (bits/s, 1000-based suffixes) -> bits/s; 0 or -1. */
-int sdr_parse_rate(const char *s, uint64_t *bps);
 int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv);
 void sdr_cfg_usage(FILE *f, const char *prog);
 
@@ -343,6 +341,17 @@ void sdr_ports_fini(void);
 static inline int sdr_qpn_in_epoch(const struct sdr_inst *in, uint32_t qpn, uint32_t gens)
 {
 	return qpn >= in->qpn_first && (qpn - in->qpn_first) / gens < SDR_MAX_QPS;
+}
+
+/** Bucket depth for a pacer of @p rate_bytes per second: --pace-burst, or by
+ *  default 200 us worth of the rate (at least 64 KiB), so that a worker that
+ *  is off the CPU for a scheduler tick does not lose the tokens it missed. */
+static inline uint64_t sdr_pace_burst(uint64_t rate_bytes)
+{
+	uint64_t b = rate_bytes / 5000;
+	if (sdr_g.cfg.pace_burst)
+		return sdr_g.cfg.pace_burst;
+	return b > SDR_PACER_DEFAULT_BURST ? b : SDR_PACER_DEFAULT_BURST;
 }
 
 static inline struct sdr_qp *sdr_qp_lookup(struct sdr_inst *in, uint32_t qpn, uint32_t gens,

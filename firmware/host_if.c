@@ -112,7 +112,7 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	uint32_t end;
 
 	if (!sm) {
-		w->ctr[SDR_CTR_sqe_bad]++;
+		w->ctr[SDR_CTR_sqe_no_target]++;
 		return;
 	}
 	if (sm->status)
@@ -194,7 +194,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		if (sm)
 			sm->ended = 1;
 		else
-			w->ctr[SDR_CTR_sqe_bad]++;
+			w->ctr[SDR_CTR_sqe_no_target]++;
 		break;
 	}
 	case SDR_SQ_RECV:
@@ -204,8 +204,8 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		idx = sdr_rq_complete(&qp->rq, d->seq);
 		if (idx >= 0)
 			sdr_host_recv_done(w, qp, (uint32_t)idx, 0);
-		else
-			w->ctr[SDR_CTR_sqe_bad]++;
+		else /* it completed on its own meanwhile, or never existed */
+			w->ctr[SDR_CTR_sqe_no_target]++;
 		break;
 	}
 }

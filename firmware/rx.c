@@ -61,7 +61,7 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		/* Only receives the sender can still use: its current send and
 		 * the 1023 after it. Older ones are re-sent CTS we no longer need. */
 		if (e.seq - qp->tx_cursor >= SDR_MAX_MSGS) {
-			w->ctr[SDR_CTR_cts_bad]++;
+			w->ctr[(int32_t)(e.seq - qp->tx_cursor) < 0 ? SDR_CTR_cts_stale : SDR_CTR_cts_bad]++;
 			continue;
 		}
 		uint32_t slot = sdr_seq_msg_id(e.seq);

@@ -35,7 +35,8 @@
 	X(dup_pkt, "duplicate packet (idempotent, not written again)")                       \
 	X(ctrl_bad, "malformed control message")                                             \
 	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
-	X(cts_bad, "CTS entry out of the sender's window")                                   \
+	X(cts_bad, "CTS entry beyond the sender's window (1024 ahead)")                      \
+	X(cts_stale, "re-sent CTS for a send already under way or done (harmless)")          \
 	X(ack_bad, "ACK entry with reserved bits or unknown flags")                          \
 	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)")     \
 	X(arp_ignored, "ARP not addressed to this DPU")                                      \
@@ -44,6 +45,7 @@
 /* host-interface errors (each also produces an error completion) */
 #define SDR_HOST_ERR_LIST(X)                                                                 \
 	X(sqe_bad, "malformed descriptor (opcode/flags/reserved)")                           \
+	X(sqe_no_target, "RECV_COMPLETE/STREAM_* for a receive or stream that is not open (e.g. it just completed)") \
 	X(sqe_bad_qp, "descriptor names an unknown QP")                                      \
 	X(sqe_bad_mr, "descriptor names an unknown MR")                                      \
 	X(sqe_bad_range, "offset+length outside the MR")                                     \

@@ -176,7 +176,7 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		break;
 	case SDR_CMD_SET_RATE:
 		qp = cmd->obj;
-		sdr_pacer_set(&qp->pacer, cmd->arg / 8, sdr_g.cfg.pace_burst, sdr_g.tsc_hz,
+		sdr_pacer_set(&qp->pacer, cmd->arg / 8, sdr_pace_burst(cmd->arg / 8), sdr_g.tsc_hz,
 			      rte_get_tsc_cycles());
 		break;
 	case SDR_CMD_MR_DEREG: {
@@ -231,7 +231,8 @@ int sdr_worker_main(void *arg)
 	/* each worker paces its own TX queue at its share of the port rate */
 	for (unsigned i = 0; i < sdr_g.ninst; i++)
 		sdr_pacer_set(&w->port_pacer[i], sdr_g.inst[i].cfg.port_rate / 8 / sdr_g.nworkers,
-			      sdr_g.cfg.pace_burst, hz, rte_get_tsc_cycles());
+			      sdr_pace_burst(sdr_g.inst[i].cfg.port_rate / 8 / sdr_g.nworkers), hz,
+			      rte_get_tsc_cycles());
 
 	while (sdr_g.running) {
 		unsigned work = 0;

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include "sdr_tool.h"
+#include "sdr_units.h"
 
 static const char *const default_sizes = "1,4K,64K,1M,16M,64M";
 
@@ -86,37 +87,11 @@ static void usage(const struct tool_opts *o, FILE *f)
 			     : "arrived complete and verified");
 }
 
-static int parse_u64(const char *s, uint64_t *v, int suffix)
-{
-	char *end;
-	unsigned long long x;
-
-	if (s == NULL || *s == '\0' || *s == '-')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	if (suffix && *end) {
-		unsigned sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
-				: *end == 'G' || *end == 'g' ? 30 : 0;
-
-		if (sh == 0 || x > (UINT64_MAX >> sh))
-			return -1;
-		x <<= sh;
-		end++;
-	}
-	if (*end)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 static int parse_u32(const char *s, uint32_t *v, int suffix)
 {
 	uint64_t x;
 
-	if (parse_u64(s, &x, suffix) || x > UINT32_MAX)
+	if (sdr_parse_u64(s, &x, suffix) || x > UINT32_MAX)
 		return -1;
 	*v = (uint32_t)x;
 	return 0;
@@ -133,7 +108,7 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 
-		if (o->nsizes == TOOL_MAX_SIZES || parse_u64(tok, &v, 1) || v == 0 || v > UINT32_MAX)
+		if (o->nsizes == TOOL_MAX_SIZES || sdr_parse_u64(tok, &v, 1) || v == 0 || v > UINT32_MAX)
 			return -1;
 		o->sizes[o->nsizes++] = v;
 	}
@@ -207,7 +182,7 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 				bad = fprintf(stderr, "bad --count '%s'\n", optarg);
 			break;
 		case O_SEED:
-			if (parse_u64(optarg, &o->seed, 0))
+			if (sdr_parse_u64(optarg, &o->seed, 0))
 				bad = fprintf(stderr, "bad --seed '%s'\n", optarg);
 			break;
 		case O_MAXMSG:
@@ -235,7 +210,7 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		case O_FILE: o->file = optarg; break;
 		case O_OUT: o->out = optarg; break;
 		case O_FSIZE:
-			if (parse_u64(optarg, &o->file_size, 1) || o->file_size == 0)
+			if (sdr_parse_u64(optarg, &o->file_size, 1) || o->file_size == 0)
 				bad = fprintf(stderr, "bad --file-size '%s'\n", optarg);
 			break;
 		case O_REL:

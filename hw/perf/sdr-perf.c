@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sdr_units.h"
 #include "sdr.h"
 #include "sdr_ec.h"
 
@@ -152,61 +153,11 @@ static void usage(FILE *f)
 "included), 1 otherwise, 2 on a usage error.\n");
 }
 
-static int parse_size(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-	uint64_t mul = 1;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	}
-	if (*end && strcmp(end, "B") && strcmp(end, "iB"))
-		return -1;
-	if (x > UINT64_MAX / mul)
-		return -1;
-	*v = x * mul;
-	return 0;
-}
-
-static int parse_rate(const char *s, uint64_t *bps)
-{
-	char *end;
-	double v, mul = 1;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0))
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
-	case 'g': case 'G': mul = 1e9; end++; break;
-	case 't': case 'T': mul = 1e12; end++; break;
-	}
-	if (*end && strcmp(end, "bit") && strcmp(end, "bps") && strcmp(end, "b"))
-		return -1;
-	if (v * mul > 1e13)
-		return -1;
-	*bps = (uint64_t)(v * mul);
-	return 0;
-}
-
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	uint64_t v;
 
-	if (parse_size(s, &v) || v < lo || v > hi)
+	if (sdr_parse_u64(s, &v, 1) || v < lo || v > hi)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -250,7 +201,7 @@ static int split_list(const char *arg, int max, int (*cb)(const char *item, int 
 static int cb_size(const char *s, int i, void *ud)
 {
 	(void)ud;
-	return parse_size(s, &o.sizes[i]) || o.sizes[i] == 0 || o.sizes[i] > (1ull << 30) ? -1 : 0;
+	return sdr_parse_u64(s, &o.sizes[i], 1) || o.sizes[i] == 0 || o.sizes[i] > (1ull << 30) ? -1 : 0;
 }
 
 static int cb_loss(const char *s, int i, void *ud)
@@ -350,16 +301,16 @@ static int parse_opts(int argc, char **argv)
 		case O_DPU_B: o.dpu_b = optarg; break;
 		case O_DPU_BIN: o.dpu_bin = optarg; break;
 		case O_SIZE:
-			if (parse_size(optarg, &o.size) || o.size == 0 || o.size > (1ull << 30))
+			if (sdr_parse_u64(optarg, &o.size, 1) || o.size == 0 || o.size > (1ull << 30))
 				return bad_opt("--size (1 B .. 1 GiB)", optarg);
 			break;
 		case O_ITERS:
-			if (parse_size(optarg, &o.iters) || o.iters == 0 || o.iters > (1ull << 32))
+			if (sdr_parse_u64(optarg, &o.iters, 1) || o.iters == 0 || o.iters > (1ull << 32))
 				return bad_opt("--iters", optarg);
 			o.iters_set = 1;
 			break;
 		case O_WARMUP:
-			if (parse_size(optarg, &o.warmup) || o.warmup > (1ull << 32))
+			if (sdr_parse_u64(optarg, &o.warmup, 1) || o.warmup > (1ull << 32))
 				return bad_opt("--warmup", optarg);
 			o.warmup_set = 1;
 			break;
@@ -392,12 +343,12 @@ static int parse_opts(int argc, char **argv)
 				return bad_opt("--workers", optarg);
 			break;
 		case O_PORT_RATE:
-			if (parse_rate(optarg, &o.port_rate_bps))
+			if (sdr_parse_rate(optarg, &o.port_rate_bps))
 				return bad_opt("--port-rate", optarg);
 			o.port_rate = optarg;
 			break;
 		case O_RATE:
-			if (parse_rate(optarg, &o.rate_bps))
+			if (sdr_parse_rate(optarg, &o.rate_bps))
 				return bad_opt("--rate", optarg);
 			break;
 		case O_LINK:
@@ -444,7 +395,7 @@ static int parse_opts(int argc, char **argv)
 				return bad_opt("--m", optarg);
 			break;
 		case O_CHUNK:
-			if (parse_size(optarg, &o.chunk) || o.chunk == 0 || o.chunk > (64u << 20))
+			if (sdr_parse_u64(optarg, &o.chunk, 1) || o.chunk == 0 || o.chunk > (64u << 20))
 				return bad_opt("--chunk (1 B .. 64 MiB)", optarg);
 			break;
 		case O_SIZES:

@@ -88,7 +88,7 @@ else
 	log "meson setup $BUILD (aarch64 cross, sysroot $SYSROOT)"
 	wipe_build
 	setup_log=$(mktemp)
-	meson setup "$BUILD" "${setup_opts[@]}" "${extra[@]}" >"$setup_log" 2>&1 || {
+	meson setup "$BUILD" "$repo" "${setup_opts[@]}" "${extra[@]}" >"$setup_log" 2>&1 || {
 		tail -n 30 "$setup_log" >&2
 		rm -f "$setup_log"
 		log "meson setup failed (full log: $BUILD/meson-logs/meson-log.txt)"

@@ -187,6 +187,9 @@ int main(int argc, char **argv)
 	struct sdr_qp *qp;
 	int out_fd = -1, sock = -1, rc;
 
+	/* per-message lines are progress: line-buffer them into pipes/logs too */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
 	tool_parse(&opt, argc, argv);
 	ctx = sdr_ctx_open(opt.dpu, NULL);
 	if (ctx == NULL) {

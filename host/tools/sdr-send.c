@@ -167,6 +167,9 @@ int main(int argc, char **argv)
 	uint64_t file_size = 0;
 	int file_fd = -1, sock = -1, rc, ok;
 
+	/* per-message lines are progress: line-buffer them into pipes/logs too */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
 	tool_parse(&opt, argc, argv);
 	if (opt.file) {
 		struct stat sb;

@@ -22,7 +22,7 @@ ip netns exec "$NS_B" "$SDR_RECV" --dpu "$B_SOCK" --server --bind $KIP_B --port 
 r1=$!
 t0=$(date +%s.%N)
 # line-buffered, so that the first completion shows up in the log at once
-ip netns exec "$NS_A" stdbuf -oL "$SDR_SEND" --dpu "$A_SOCK" --connect $KIP_B:$port --rel sr \
+ip netns exec "$NS_A" "$SDR_SEND" --dpu "$A_SOCK" --connect $KIP_B:$port --rel sr \
 	--sizes 16M --count 40 --timeout $tool_to >"$SDR_TMP/r1-send.log" 2>&1 &
 s1=$!
 # kill the receiving daemon once data flows

@@ -83,20 +83,11 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			s->busy = 1;
 			s->idx = next++;
 		}
-		n = sdr_cq_poll(ctx, wc, 16);
-		if (n < 0) {
-			fprintf(stderr, "sdr_cq_poll: %s (%s)\n", sdr_strerror(n), sdr_last_error(ctx));
+		n = tool_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
+		if (n < 0)
 			break;
-		}
-		if (n == 0) {
-			tool_backoff(&idle);
-			if (tool_now() - tlast > opt.timeout) {
-				fprintf(stderr, "timeout: nothing completed for %.1f s\n", opt.timeout);
-				break;
-			}
+		if (n == 0)
 			continue;
-		}
-		idle = 0;
 		for (int i = 0; i < n; i++) {
 			double t = tool_now(), dt;
 			uint64_t idx = wc[i].wr_id, sz;

@@ -719,3 +719,24 @@ void tool_backoff(uint32_t *idle)
 		nanosleep(&ts, NULL);
 	}
 }
+
+int tool_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
+		 double timeout)
+{
+	int n = sdr_cq_poll(ctx, wc, max);
+
+	if (n < 0) {
+		fprintf(stderr, "sdr_cq_poll: %s (%s)\n", sdr_strerror(n), sdr_last_error(ctx));
+		return -1;
+	}
+	if (n == 0) {
+		tool_backoff(idle);
+		if (tool_now() - tlast > timeout) {
+			fprintf(stderr, "timeout: nothing completed for %.1f s\n", timeout);
+			return -1;
+		}
+		return 0;
+	}
+	*idle = 0;
+	return n;
+}

@@ -103,6 +103,11 @@ void tool_latency_report(const char *who, const double *t, const uint64_t *sz, u
 
 double tool_now(void);
 /** Sleep a little after @p idle empty polls (two cores are shared). */
+/** Poll up to @p max completions. Nothing there: back off and return 0, or
+ *  -1 once nothing has completed for @p timeout s since @p tlast. A CQ error
+ *  also returns -1. Messages go to stderr. Otherwise the count (idle reset). */
+int tool_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
+		 double timeout);
 void tool_backoff(uint32_t *idle);
 
 #endif /* SDR_TOOL_H */

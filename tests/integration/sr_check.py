@@ -23,7 +23,7 @@ import re
 import sys
 
 # per-entry counters of control packets that were otherwise accepted
-ENTRY_LEVEL = ("cts_bad", "ack_bad", "ack_stale")
+ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale")
 
 
 def size(s):

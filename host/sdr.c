@@ -759,7 +759,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 				errno = EINVAL;
 				return NULL;
 			}
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 3; i++)
 			if (attr->reserved[i]) {
 				errno = EINVAL;
 				return NULL;
@@ -797,6 +797,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.qp_attr.reliability = attr->reliability;
 		req.qp_attr.want_qpn = attr->want_qpn;
 		req.qp_attr.want_rkey = attr->want_rkey;
+		req.qp_attr.rate_bps = attr->rate_bps;
 	}
 	rc = ctl_call(ctx, &req, -1, &resp, &fd);
 	if (rc) {
@@ -860,6 +861,20 @@ int sdr_qp_destroy(struct sdr_qp *qp)
 	rc = ctl_call(qp->ctx, &req, -1, &resp, NULL);
 	qp_free(qp);
 	return rc;
+}
+
+int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps)
+{
+	struct sdr_ctl_req req;
+	struct sdr_ctl_resp resp;
+
+	if (qp == NULL || rate_bps > 10000000000000ull)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.type = SDR_CTL_QP_SET_RATE;
+	req.qp_id = qp->qp_id;
+	req.qp_attr.rate_bps = rate_bps;
+	return ctl_call(qp->ctx, &req, -1, &resp, NULL);
 }
 
 int sdr_qp_info_get(const struct sdr_qp *qp, struct sdr_qp_info *info)

@@ -161,7 +161,11 @@ struct sdr_qp_attr {
 	                           block k of the current epoch (the QP info tells
 	                           the actual QPN) */
 	uint32_t want_rkey;   /**< 0 = random */
-	uint32_t reserved[4]; /**< must be 0 */
+	uint32_t reserved[3]; /**< must be 0 */
+	uint64_t rate_bps;    /**< pace this QP's sends (first transmissions and
+	                           retransmissions) at this many bit/s of frame
+	                           bytes; 0 = unpaced (the daemon's --port-rate
+	                           still applies). See sdr_qp_rate_set(). */
 };
 
 /**
@@ -180,6 +184,15 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
  *  status. The local object is freed in every case except -EINVAL.
  */
 int sdr_qp_destroy(struct sdr_qp *qp);
+
+/**
+ * Change the QP's send rate at run time (bit/s of frame bytes; 0 = unpaced).
+ * Takes effect for the next packet; tokens already in the bucket stay
+ * (capped at the new bucket depth).
+ * @return 0, -EINVAL (NULL, or above 10 Tbit/s), -EPIPE, -ETIMEDOUT,
+ *  -EPROTO, or the daemon's status (reason in sdr_last_error()).
+ */
+int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps);
 
 /** Copy the QP's own info (to send to the peer out of band).
  *  @return 0 or -EINVAL. */

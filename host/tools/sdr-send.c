@@ -182,6 +182,7 @@ int main(int argc, char **argv)
 	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts;
 	attr.reliability = opt.rel;
+	attr.rate_bps = opt.rate_bps;
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
 	qp = sdr_qp_create(ctx, &attr);

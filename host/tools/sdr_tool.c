@@ -60,6 +60,7 @@ static void usage(const struct tool_opts *o, FILE *f)
 		"                       1 MiB; in file mode the daemon default)\n"
 		"  --chunk-pkts N       packets per bitmap chunk (default: daemon default)\n"
 		"  --window N           messages in flight (default 8)\n"
+		"%s"
 		"  --rel none|sr        reliability of the QP: none (raw SDR) or sr (Selective\n"
 		"                       Repeat on the DPU); with TCP the sender's choice is\n"
 		"                       sent in the plan, without TCP give both sides the same\n"
@@ -67,7 +68,10 @@ static void usage(const struct tool_opts *o, FILE *f)
 		"  --timeout SEC        give up when nothing completes for SEC seconds,\n"
 		"                       report pending messages and partial bitmaps, exit 1\n"
 		"                       (default 10)\n",
-		default_sizes);
+		default_sizes,
+		o->is_sender ? "  --rate RATE          pace this QP's sends (bit/s: 200m, 1.5gbit; default\n"
+			       "                       unpaced; the daemon's --port-rate still applies)\n"
+			     : "");
 	if (o->is_sender)
 		fprintf(f, "  --file F             send file F in messages of max_msg bytes; the plan\n"
 			   "                       tells the receiver the file size (TCP mode)\n");
@@ -118,7 +122,7 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 enum {
 	O_DPU = 256, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
 	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_FILE,
-	O_OUT, O_FSIZE, O_HELP, O_REL
+	O_OUT, O_FSIZE, O_HELP, O_REL, O_RATE
 };
 
 void tool_parse(struct tool_opts *o, int argc, char **argv)
@@ -130,7 +134,8 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		{"count", 1, 0, O_COUNT}, {"seed", 1, 0, O_SEED}, {"max-msg", 1, 0, O_MAXMSG},
 		{"chunk-pkts", 1, 0, O_CHUNK}, {"window", 1, 0, O_WINDOW},
 		{"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON}, {"quiet", 0, 0, O_QUIET},
-		{"file", 1, 0, O_FILE}, {"rel", 1, 0, O_REL}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"file", 1, 0, O_FILE}, {"rel", 1, 0, O_REL}, {"rate", 1, 0, O_RATE},
+		{"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	static const struct option lo_recv[] = {
 		{"dpu", 1, 0, O_DPU}, {"server", 0, 0, O_SERVER}, {"bind", 1, 0, O_BIND},
 		{"port", 1, 0, O_PORT}, {"local-qpn", 1, 0, O_LQPN}, {"local-rkey", 1, 0, O_LRKEY},
@@ -221,6 +226,10 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 			else
 				bad = fprintf(stderr, "bad --rel '%s' (none or sr)\n", optarg);
 			o->rel_set = 1;
+			break;
+		case O_RATE:
+			if (sdr_parse_rate(optarg, &o->rate_bps))
+				bad = fprintf(stderr, "bad --rate '%s' (e.g. 200m, 1.5gbit)\n", optarg);
 			break;
 		case O_HELP: usage(o, stdout); exit(0);
 		default: bad = 1;

@@ -39,6 +39,7 @@ struct tool_opts {
 	const char *out;     /* sdr-recv */
 	uint64_t file_size;  /* sdr-recv without TCP */
 	uint8_t rel;         /* enum sdr_reliability: --rel none|sr */
+	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
 	int rel_set;
 };
 

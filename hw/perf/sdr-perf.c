@@ -70,7 +70,7 @@ struct opts {
 	uint32_t chunk_pkts, mtu, workers;
 	const char *port_rate;    /* passed through */
 	uint64_t port_rate_bps;
-	uint64_t rate_bps;        /* per-QP rate: not in libsdr (see --help) */
+	uint64_t rate_bps;        /* --rate: the sending QP's rate_bps */
 	const char *link;
 	int no_icrc;
 	int busy_poll;
@@ -136,7 +136,8 @@ static void usage(FILE *f)
 "  --duration SEC       measure for SEC seconds instead of --iters\n"
 "  --window N           sends in flight, 1..1024 (default 64 bw, 1 lat)\n"
 "  --rel none|sr|ec|auto  QP reliability (default none)\n"
-"  --rate RATE          per-QP rate: not exposed by libsdr (refused, see docs)\n"
+"  --rate RATE          pace the sending QP at RATE (bit/s of frames: 500m, 2g;\n"
+"                       libsdr rate_bps; default unpaced)\n"
 "  --recv-timeout-ms MS  rel none: a receive whose send completed MS ago is\n"
 "                       completed partially (default 200; 0 = wait for ever)\n"
 "  --timeout SEC        fail a run after SEC s without progress (default 10)\n"
@@ -435,11 +436,6 @@ static int parse_opts(int argc, char **argv)
 	}
 	if (o.rig != RIG_ATTACH && (o.dpu_a || o.dpu_b)) {
 		fprintf(stderr, "sdr-perf: --dpu-a/--dpu-b only with --rig attach\n");
-		return -1;
-	}
-	if (o.rate_bps) {
-		fprintf(stderr, "sdr-perf: --rate: libsdr has no per-QP rate (struct sdr_qp_attr has "
-			"no rate_bps and there is no call for SDR_CTL_QP_SET_RATE); use --port-rate\n");
 		return -1;
 	}
 	if (!strcmp(o.mode, "codec") && sdr_ec_check_params(o.code, o.k, o.m)) {
@@ -1134,7 +1130,9 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	attr.max_msg = (uint32_t)max_msg_for(p->size);
 	attr.chunk_pkts = o.chunk_pkts;
 	attr.reliability = (uint8_t)p->rel;
+	attr.rate_bps = o.rate_bps; /* the sending QP only */
 	qa = sdr_qp_create(ca, &attr);
+	attr.rate_bps = 0;
 	if (!qa) {
 		int e = errno;
 		snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s): %s (%s)",
@@ -1432,6 +1430,7 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 	sb_add(&j, ",\"icrc\":%s,\"link\":", o.no_icrc ? "false" : "true");
 	sb_jstr(&j, rig->link);
 	sb_add(&j, ",\"port_rate_bps\":%" PRIu64, o.port_rate_bps);
+	sb_add(&j, ",\"qp_rate_bps\":%" PRIu64, o.rate_bps);
 	if (r->ok != 1) {
 		sb_add(&j, ",\"status\":\"%s\",\"error\":", r->ok < 0 ? "skipped" : "failed");
 		sb_jstr(&j, r->error);

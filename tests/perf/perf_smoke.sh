@@ -38,7 +38,7 @@ EOF
 }
 
 log "usage errors exit 2"
-"$SDR_PERF" bw --rate 1g >/dev/null 2>&1; [ $? = 2 ] || fail "--rate should be refused (exit 2)"
+"$SDR_PERF" bw --rate 1zz >/dev/null 2>&1; [ $? = 2 ] || fail "a malformed --rate should be a usage error (exit 2)"
 "$SDR_PERF" bw --rig attach >/dev/null 2>&1; [ $? = 2 ] || fail "--rig attach without sockets should exit 2"
 "$SDR_PERF" bw --size 0 >/dev/null 2>&1; [ $? = 2 ] || fail "--size 0 should exit 2"
 "$SDR_PERF" nosuchmode >/dev/null 2>&1; [ $? = 2 ] || fail "unknown mode should exit 2"

@@ -1146,9 +1146,42 @@ static inline void op_arm(struct sdr_op *op, uint32_t seq, uint32_t length, uint
 	op->opcode = 0;
 }
 
+/* What every new send (one-shot or stream) must satisfy before it may take
+ * the next send number. */
+static int send_check(struct sdr_qp *qp, uint32_t length)
+{
+	struct sdr_ctx *ctx = qp->ctx;
+
+	if (ctx->dead)
+		return -EPIPE;
+	if (!qp->connected)
+		return fail(ctx, -ENOTCONN, "QP not connected");
+	if (length == 0 || length > qp->max_send)
+		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
+	return 0;
+}
+
+/* Post @p sqe as send number qp->send_seq and arm its handle. */
+static int send_commit(struct sdr_qp *qp, struct sdr_op *op, struct sdr_sqe *sqe, uint64_t wr_id,
+		       int stream, struct sdr_send_handle **h)
+{
+	int rc;
+
+	sqe->qp_id = (uint16_t)qp->qp_id;
+	sqe->wr_id = cookie_make(qp->idx, 0, qp->send_seq);
+	rc = sq_post(qp->ctx, sqe);
+	if (rc)
+		return rc;
+	op_arm(op, qp->send_seq++, sqe->length, wr_id);
+	op->stream = stream;
+	qp->ctx->outstanding++;
+	if (h)
+		*h = (struct sdr_send_handle *)op;
+	return 0;
+}
+
 int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_send_handle **h)
 {
-	struct sdr_ctx *ctx;
 	struct sdr_sqe sqe;
 	struct sdr_op *op;
 	uint64_t off;
@@ -1156,74 +1189,46 @@ int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_se
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
-	ctx = qp->ctx;
-	if (ctx->dead)
-		return -EPIPE;
-	if (!qp->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
-	if (wr->length == 0 || wr->length > qp->max_send)
-		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
-	rc = mr_range(ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	rc = send_check(qp, wr->length);
+	if (rc)
+		return rc;
+	rc = mr_range(qp->ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
 	if (rc)
 		return rc;
 	op = &qp->sh[qp->send_seq % SDR_HANDLES].op;
-	rc = budget_check(ctx, op);
+	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
 	memset(&sqe, 0, sizeof(sqe));
 	sqe.opcode = SDR_SQ_SEND;
-	sqe.qp_id = (uint16_t)qp->qp_id;
 	sqe.mr_id = wr->mr->id;
-	sqe.wr_id = cookie_make(qp->idx, 0, qp->send_seq);
 	sqe.offset = off;
 	sqe.length = wr->length;
 	sqe.imm = wr->imm;
-	rc = sq_post(ctx, &sqe);
-	if (rc)
-		return rc;
-	op_arm(op, qp->send_seq++, wr->length, wr->wr_id);
-	ctx->outstanding++;
-	if (h)
-		*h = (struct sdr_send_handle *)op;
-	return 0;
+	return send_commit(qp, op, &sqe, wr->wr_id, 0, h);
 }
 
 int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *wr,
 			  struct sdr_send_handle **h)
 {
-	struct sdr_ctx *ctx;
 	struct sdr_sqe sqe;
 	struct sdr_op *op;
 	int rc;
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
-	ctx = qp->ctx;
-	if (ctx->dead)
-		return -EPIPE;
-	if (!qp->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
-	if (wr->length == 0 || wr->length > qp->max_send)
-		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
+	rc = send_check(qp, wr->length);
+	if (rc)
+		return rc;
 	op = &qp->sh[qp->send_seq % SDR_HANDLES].op;
-	rc = budget_check(ctx, op);
+	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
 	memset(&sqe, 0, sizeof(sqe));
 	sqe.opcode = SDR_SQ_STREAM_START;
-	sqe.qp_id = (uint16_t)qp->qp_id;
-	sqe.wr_id = cookie_make(qp->idx, 0, qp->send_seq);
 	sqe.length = wr->length;
 	sqe.imm = wr->imm;
-	rc = sq_post(ctx, &sqe);
-	if (rc)
-		return rc;
-	op_arm(op, qp->send_seq++, wr->length, wr->wr_id);
-	op->stream = 1;
-	ctx->outstanding++;
-	if (h)
-		*h = (struct sdr_send_handle *)op;
-	return 0;
+	return send_commit(qp, op, &sqe, wr->wr_id, 1, h);
 }
 
 int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_wr *wr)

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	struct sdr_qp_info local, remote;
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
-	int out_fd = -1, sock = -1, rc;
+	int out_fd = -1, sock = -1;
 
 	/* per-message lines are progress: line-buffer them into pipes/logs too */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -242,11 +242,8 @@ int main(int argc, char **argv)
 	} else {
 		return 0; /* only --print-qp / --qp-file */
 	}
-	rc = sdr_qp_connect(qp, &remote);
-	if (rc) {
-		fprintf(stderr, "sdr_qp_connect: %s (%s)\n", sdr_strerror(rc), sdr_last_error(ctx));
+	if (tool_qp_connect(ctx, qp, &remote))
 		return 1;
-	}
 	if (run(ctx, qp, &plan, out_fd, &res))
 		return 1;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;

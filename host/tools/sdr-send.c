@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
 	uint64_t file_size = 0;
-	int file_fd = -1, sock = -1, rc, ok;
+	int file_fd = -1, sock = -1, ok;
 
 	/* per-message lines are progress: line-buffer them into pipes/logs too */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -208,11 +208,8 @@ int main(int argc, char **argv)
 	} else {
 		return 0; /* only --print-qp / --qp-file */
 	}
-	rc = sdr_qp_connect(qp, &remote);
-	if (rc) {
-		fprintf(stderr, "sdr_qp_connect: %s (%s)\n", sdr_strerror(rc), sdr_last_error(ctx));
+	if (tool_qp_connect(ctx, qp, &remote))
 		return 1;
-	}
 	if (run(ctx, qp, &plan, file_fd, &res))
 		return 1;
 	ok = res.failed == 0;

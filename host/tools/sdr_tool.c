@@ -749,3 +749,12 @@ int tool_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle
 	*idle = 0;
 	return n;
 }
+
+int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote)
+{
+	int rc = sdr_qp_connect(qp, remote);
+
+	if (rc)
+		fprintf(stderr, "sdr_qp_connect: %s (%s)\n", sdr_strerror(rc), sdr_last_error(ctx));
+	return rc ? -1 : 0;
+}

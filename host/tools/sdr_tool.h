@@ -94,6 +94,8 @@ int tool_recv_info(int fd, struct sdr_qp_info *i);
 int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info);
 /** --peer TEXT or @FILE (waits up to --timeout for the file). */
 int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info);
+/** sdr_qp_connect() with the reason printed; 0 or -1. */
+int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote);
 
 /** Print completion-time statistics (mean, p50, p99, max in ms) of the
  *  @p n messages whose times (seconds) are @p t and sizes @p sz: one line

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * AUTO reliability estimates and pick (common/sdr_auto.h): configuration
+ * checks, conservative start, RFC 6298 smoothing, the chunk-loss estimate
+ * (prior, convergence, decay), the pick against sdr_model_pick() evaluated
+ * directly at the same estimates over a grid, the decision cache, and the
+ * shape the paper predicts (EC for messages below the bandwidth-delay
+ * product at 1 % loss, SR for large ones).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sdr_auto.h"
+
+static int fails;
+#define CHECK(c)                                                                            \
+	do {                                                                                \
+		if (!(c)) {                                                                 \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);\
+			fails++;                                                            \
+		}                                                                           \
+	} while (0)
+
+static void base_cfg(struct sdr_auto_cfg *c)
+{
+	sdr_auto_cfg_default(c);
+	c->rate_bps = 1e9;
+	c->chunk_bytes = 4096;
+	c->pkts_per_chunk = 1;
+}
+
+int main(void)
+{
+	struct sdr_auto_cfg c;
+	struct sdr_auto a;
+	struct sdr_model_scheme s;
+
+	/* 1. configuration checks */
+	base_cfg(&c);
+	CHECK(sdr_auto_init(&a, &c) == 0);
+	CHECK(a.cfg.ncands == SDR_MODEL_N_DEFAULT_SCHEMES);
+	c.rate_bps = 0;
+	CHECK(sdr_auto_init(&a, &c) == -EINVAL);
+	base_cfg(&c);
+	c.chunk_bytes = 0;
+	CHECK(sdr_auto_init(&a, &c) == -EINVAL);
+	base_cfg(&c);
+	c.prior_loss = 1;
+	CHECK(sdr_auto_init(&a, &c) == -EINVAL);
+	base_cfg(&c);
+	c.ncands = 1;
+	c.cands[0] = (struct sdr_model_scheme){.code = SDR_MODEL_MDS, .k = 200, .m = 100};
+	CHECK(sdr_auto_init(&a, &c) == -EINVAL); /* k + m > 255 */
+	base_cfg(&c);
+	c.half_life_chunks = 0;
+	CHECK(sdr_auto_init(&a, &c) == -EINVAL);
+	CHECK(sdr_auto_init(NULL, &c) == -EINVAL);
+
+	/* 2. conservative start: no RTT sample -> initial (SR) */
+	base_cfg(&c);
+	CHECK(sdr_auto_init(&a, &c) == 0);
+	CHECK(sdr_auto_pick(&a, 256 * 1024, &s) == -1);
+	CHECK(s.code == SDR_MODEL_SR && a.initial_picks == 1 && a.evals == 0);
+	c.min_rtt_samples = 3;
+	CHECK(sdr_auto_init(&a, &c) == 0);
+	sdr_auto_rtt(&a, 0.025);
+	sdr_auto_rtt(&a, 0.025);
+	CHECK(sdr_auto_pick(&a, 256 * 1024, &s) == -1);
+	sdr_auto_rtt(&a, 0.025);
+	CHECK(sdr_auto_pick(&a, 256 * 1024, &s) >= 0);
+
+	/* 3. RFC 6298 smoothing; bad samples ignored */
+	base_cfg(&c);
+	sdr_auto_init(&a, &c);
+	sdr_auto_rtt(&a, 0.020);
+	CHECK(fabs(a.srtt - 0.020) < 1e-12 && fabs(a.rttvar - 0.010) < 1e-12);
+	sdr_auto_rtt(&a, 0.030);
+	CHECK(fabs(a.rttvar - (0.75 * 0.010 + 0.25 * 0.010)) < 1e-12);
+	CHECK(fabs(a.srtt - (0.875 * 0.020 + 0.125 * 0.030)) < 1e-12);
+	sdr_auto_rtt(&a, -1);
+	sdr_auto_rtt(&a, 0);
+	sdr_auto_rtt(&a, NAN);
+	CHECK(a.rtt_samples == 2);
+
+	/* 4. loss: prior, convergence to 1 %, decay back towards 0 */
+	CHECK(fabs(sdr_auto_loss(&a) - 1e-3) < 1e-12);
+	srand(7);
+	for (int msg = 0; msg < 400; msg++) { /* 400 x 256 chunks at 1 % */
+		uint64_t lost = 0;
+		for (int i = 0; i < 256; i++)
+			lost += rand() % 100 == 0;
+		sdr_auto_chunks(&a, 256, lost);
+	}
+	CHECK(fabs(sdr_auto_loss(&a) - 0.01) < 0.002);
+	for (int msg = 0; msg < 400; msg++)
+		sdr_auto_chunks(&a, 256, 0); /* 102400 chunks = 5 half-lives */
+	CHECK(sdr_auto_loss(&a) < 0.01 / 16);
+	sdr_auto_chunks(&a, 10, 50); /* lost > sent is clamped */
+	CHECK(sdr_auto_loss(&a) <= 1);
+	CHECK(a.chunks_seen == 800 * 256 + 10);
+
+	/* 5. the pick equals the model's pick at the same estimates */
+	{
+		const double losses[] = {1e-4, 1e-3, 1e-2, 5e-2};
+		const uint64_t sizes[] = {4096, 256 << 10, 4 << 20, 32 << 20, 1ull << 30};
+		for (unsigned li = 0; li < 4; li++) {
+			for (unsigned si = 0; si < 5; si++) {
+				struct sdr_model_params prm = {0};
+				struct sdr_model_result r[SDR_MODEL_N_DEFAULT_SCHEMES];
+				size_t best;
+				base_cfg(&c);
+				c.prior_loss = losses[li];
+				c.prior_chunks = 1e9; /* hold the estimate at the prior */
+				sdr_auto_init(&a, &c);
+				sdr_auto_rtt(&a, 0.025);
+				int got = sdr_auto_pick(&a, sizes[si], &s);
+				prm.msg_bytes = sizes[si];
+				prm.chunk_bytes = 4096;
+				prm.pkts_per_chunk = 1;
+				prm.rate_bps = 1e9;
+				prm.rtt_s = 0.025;
+				prm.pkt_loss = losses[li];
+				prm.alpha = 0.5;
+				prm.beta = -1;
+				CHECK(sdr_model_pick(&prm, NULL, 0, SDR_MODEL_OBJ_MEAN, r, &best) == 0);
+				CHECK(got == (int)best);
+				CHECK(s.code == r[best].scheme.code && s.k == r[best].scheme.k &&
+				      s.m == r[best].scheme.m);
+				CHECK(a.last_mean == r[best].mean);
+			}
+		}
+	}
+
+	/* 6. the paper's shape at 1 % chunk loss, 25 ms, 1 Gbit/s, 4 KiB chunks:
+	 * EC below the BDP, SR for 32 MiB (parity costs 25 % of injection) */
+	base_cfg(&c);
+	c.prior_loss = 0.01;
+	c.prior_chunks = 1e9;
+	sdr_auto_init(&a, &c);
+	sdr_auto_rtt(&a, 0.025);
+	sdr_auto_pick(&a, 256 << 10, &s);
+	CHECK(s.code != SDR_MODEL_SR);
+	sdr_auto_pick(&a, 32 << 20, &s);
+	CHECK(s.code == SDR_MODEL_SR);
+
+	/* 7. cache: same class and estimates -> no new evaluation; an RTT move
+	 * of more than 10 % -> one */
+	{
+		uint64_t e0 = a.evals;
+		for (int i = 0; i < 100; i++)
+			sdr_auto_pick(&a, (256 << 10) + 4096 * (i % 3), &s);
+		CHECK(a.evals == e0);
+		CHECK(a.picks[0] + a.picks[1] + a.picks[2] + a.picks[3] + a.picks[4] == 102);
+		for (int i = 0; i < 20; i++)
+			sdr_auto_rtt(&a, 0.050);
+		sdr_auto_pick(&a, 256 << 10, &s);
+		CHECK(a.evals == e0 + 1);
+	}
+
+	if (fails) {
+		fprintf(stderr, "test_auto: %d failure(s)\n", fails);
+		return 1;
+	}
+	printf("test_auto: ok\n");
+	return 0;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Measurements of docs/pipeline.md: sdr-pipe over two sdr-dpu daemons in
+# network namespaces with the link emulator (RTT = 2 x DELAY), one JSON line
+# per run on stdout (DC 0's report). Needs root.
+#   SDR_BUILD=build-pipe pipe/measure.sh
+# Environment: DELAY (12.5ms), LINKRATE (1gbit), PORT_RATE (900m), LOSSES
+# ("0"), RELS ("none"; with loss use sr), SCHEDS ("1f1b 1f1b-nb geopipe
+# greedy"), TFS ("12.5ms"), STAGES (8), MICRO (16), SIZE (256K), ITERS (3),
+# EXTRA (more sdr-pipe options).
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/integration/lib.sh"
+. "$here/../hw/x86/netns.sh"
+SR_PORT_RATE=${PORT_RATE:-900m}
+. "$here/../tests/integration/sr_lib.sh"
+: "${SDR_PIPE:=$SDR_BUILD/pipe/sdr-pipe}"
+DELAY=${DELAY:-12.5ms} LINKRATE=${LINKRATE:-1gbit}
+LOSSES=${LOSSES:-0} RELS=${RELS:-none} SCHEDS=${SCHEDS:-"1f1b 1f1b-nb geopipe greedy"}
+TFS=${TFS:-12.5ms} STAGES=${STAGES:-8} MICRO=${MICRO:-16} SIZE=${SIZE:-256K} ITERS=${ITERS:-3}
+rtt_ms=$(/usr/bin/python3 -c "import sys; print(2*float(sys.argv[1].rstrip('ms')))" "$DELAY")
+rate=$SR_PORT_RATE
+[ "$(id -u)" = 0 ] || sdr_skip "needs root"
+sdr_netns_up || sdr_skip "no netns"
+SDR_CLEANUPS+=("sdr_netns_down")
+for loss in $LOSSES; do
+	link="delay=$DELAY,rate=$LINKRATE,buffer=8MB"
+	[ "$loss" != 0 ] && link="$link,loss=$loss"
+	sr_pair "m$loss" "$link" >&2
+	for rel in $RELS; do
+		for tf in $TFS; do
+			for s in $SCHEDS; do
+				case $s in
+				1f1b-nb) sa="--sched 1f1b --comm nonblocking" ;;
+				*) sa="--sched $s" ;;
+				esac
+				port=$((20000 + RANDOM % 20000))
+				args="--stages $STAGES --micro $MICRO --tf $tf --act $SIZE --grad $SIZE --rtt ${rtt_ms}ms --rate $rate --iters $ITERS --rel $rel $sa ${EXTRA:-}"
+				# shellcheck disable=SC2086
+				ip netns exec "$NS_A" "$SDR_PIPE" $args --dc 0 --dpu "$A_SOCK" --server $KIP_A --port $port \
+					--json --svg "${SVG_DIR:-/tmp}/pipe-$s-$tf-$loss-$rel.svg" >"$SDR_TMP/a.out" 2>&1 &
+				apid=$!
+				# shellcheck disable=SC2086
+				ip netns exec "$NS_B" "$SDR_PIPE" $args --dc 1 --dpu "$B_SOCK" --connect $KIP_A:$port \
+					--quiet >"$SDR_TMP/b.out" 2>&1
+				wait $apid
+				grep '^{' "$SDR_TMP/a.out" | sed "s/^{/{\"loss\":$loss,/" || cat "$SDR_TMP/a.out" "$SDR_TMP/b.out" >&2
+			done
+		done
+	done
+	sdr_stop "$PA"; sdr_stop "$PB"
+done

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-pipe: pipeline-parallel training traffic across two datacenters over
+ * libsdr, with a discrete-event prediction of the same schedule. See
+ * docs/pipeline.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipe.h"
+#include "pipe_run.h"
+#include "sdr_units.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sdr-pipe [options]\n"
+		"pipeline:\n"
+		"  --stages S          pipeline stages (default 4), placed half/half unless --place\n"
+		"  --place LIST        'A,B' stages per DC (contiguous) or 'd0,d1,...' DC of each stage\n"
+		"  --micro M           micro-batches per iteration (default 8, max %d)\n"
+		"  --tf T --tb T       forward / backward time per micro-batch (default 12.5ms, 2*tf)\n"
+		"  --act SIZE --grad SIZE  activation / gradient bytes (default 256K each)\n"
+		"  --sched NAME        gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')\n"
+		"  --comm MODE         blocking | nonblocking (default: gpipe/1f1b blocking)\n"
+		"  --delta-n N         GeoPipe extra warm-up forwards (default: all the budget allows)\n"
+		"  --mem-budget K      in-flight activations per stage for geopipe/greedy (default S)\n"
+		"link model (DES; match the daemons' --link / --port-rate):\n"
+		"  --rtt T             cross-DC round trip (default 25ms)\n"
+		"  --rate R            cross-DC bottleneck, bit/s of frames (default 900m)\n"
+		"  --mtu N --frame-overhead N   for wire bytes (default 4096, 78)\n"
+		"run:\n"
+		"  --simulate          DES only, no daemons\n"
+		"  --dc 0|1            this process' DC; 0 is the TCP server (--server ADDR, --port P),\n"
+		"                      1 connects (--connect HOST:PORT)\n"
+		"  --dpu SOCK          daemon socket (default /tmp/sdr-dpu.sock)\n"
+		"  --rel SCHEME        none | sr | ec[:rs:K:M] | auto (cross-DC QPs; default none)\n"
+		"  --iters N           iterations (default 3; the first is excluded from the stats)\n"
+		"  --timeout T         longest wait for one message (default 10s)\n"
+		"  --seed N --poll-us N\n"
+		"output:\n"
+		"  --json              one JSON line per schedule / run\n"
+		"  --svg FILE          Gantt chart (measured and predicted)\n"
+		"  --events FILE       executed events (DC 0: both DCs), one per line\n"
+		"  --check-events FILE verify a log written by --events (needs the same options)\n"
+		"  --quiet\n",
+		PIPE_MAX_MICRO);
+}
+
+static int parse_time(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (strcmp(end, "s") == 0 || *end == '\0')
+		*out = v;
+	else if (strcmp(end, "ms") == 0)
+		*out = v * 1e-3;
+	else if (strcmp(end, "us") == 0)
+		*out = v * 1e-6;
+	else
+		return -1;
+	return 0;
+}
+
+static void die_opt(const char *opt, const char *val)
+{
+	fprintf(stderr, "sdr-pipe: bad %s '%s'\n", opt, val);
+	exit(2);
+}
+
+enum {
+	O_STAGES = 256, O_PLACE, O_MICRO, O_TF, O_TB, O_ACT, O_GRAD, O_SCHED, O_COMM, O_DN, O_MEM,
+	O_RTT, O_RATE, O_MTU, O_FOH, O_SIM, O_DC, O_DPU, O_SERVER, O_PORT, O_CONNECT, O_REL,
+	O_ITERS, O_TIMEOUT, O_SEED, O_POLL, O_JSON, O_SVG, O_EVENTS, O_CHECK, O_QUIET, O_VERBOSE,
+	O_HELP
+};
+
+static int write_events(const char *path, const struct pipe_events *e)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# iter stage kind op m chan t0 t1 csum (kind: 0 compute 1 post_recv 2 post_send "
+		   "3 wait_recv 4 wait_send; op: 0 F 1 B)\n");
+	for (size_t i = 0; i < e->n; i++) {
+		const struct pipe_event *x = &e->ev[i];
+
+		fprintf(f, "%u %u %u %u %u %u %.9f %.9f %016" PRIx64 "\n", x->iter, x->stage, x->kind,
+			x->op, x->m, x->chan, x->t0, x->t1, x->csum);
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+static int read_events(const char *path, struct pipe_events *e)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct pipe_event x = {0};
+		unsigned it, st, k, op, m, ch;
+		char tail;
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%u %u %u %u %u %u %lf %lf %" SCNx64 " %c", &it, &st, &k, &op, &m, &ch,
+			   &x.t0, &x.t1, &x.csum, &tail) != 9 ||
+		    st >= PIPE_MAX_STAGES || k > PIPE_I_WAIT_SEND || op > 1 || m >= PIPE_MAX_MICRO ||
+		    ch >= 2 * PIPE_MAX_STAGES || !isfinite(x.t0) || !isfinite(x.t1)) {
+			fclose(f);
+			return -EINVAL;
+		}
+		x.iter = it;
+		x.stage = (uint16_t)st;
+		x.kind = (uint8_t)k;
+		x.op = (uint8_t)op;
+		x.m = (uint16_t)m;
+		x.chan = (uint16_t)ch;
+		if (pipe_events_add(e, &x)) {
+			fclose(f);
+			return -ENOMEM;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static void json_stages(const char *key, const double *v, uint32_t n)
+{
+	printf(",\"%s\":[", key);
+	for (uint32_t s = 0; s < n; s++)
+		printf("%s%.4f", s ? "," : "", v[s]);
+	printf("]");
+}
+
+static void json_cfg(const struct pipe_cfg *c)
+{
+	char rel[32];
+
+	printf("\"sched\":\"%s\",\"comm\":\"%s\",\"stages\":%u,\"micro\":%u,\"place\":\"", pipe_sched_name(c->sched),
+	       c->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", c->stages, c->micro);
+	for (uint32_t s = 0; s < c->stages; s++)
+		printf("%u", c->dc_of[s]);
+	printf("\",\"tf_ms\":%.3f,\"tb_ms\":%.3f,\"act_bytes\":%" PRIu64 ",\"grad_bytes\":%" PRIu64
+	       ",\"rtt_ms\":%.3f,\"rate_bps\":%" PRIu64 ",\"delta_n\":[",
+	       c->tf * 1e3, c->tb * 1e3, c->act_bytes, c->grad_bytes, c->rtt * 1e3, c->rate_bps);
+	for (uint32_t s = 0; s < c->stages; s++)
+		printf("%s%u", s ? "," : "", c->sched == PIPE_SCHED_GEOPIPE ? pipe_stage_delta(c, s) : 0);
+	printf("],\"mem_budget\":%u,\"rel\":\"%s\"", pipe_stage_budget(c, 0), pipe_rel_format(&c->rel, rel, sizeof(rel)));
+}
+
+/* DES of one configuration; fills prog and pred. */
+static int predict(const struct pipe_cfg *c, struct pipe_prog *prog, struct pipe_des_out *pred)
+{
+	static struct pipe_order ord;
+	char why[256];
+	int rc = pipe_order_build(c, &ord);
+
+	if (rc) {
+		fprintf(stderr, "sdr-pipe: schedule: %s\n", strerror(-rc));
+		return rc;
+	}
+	if ((rc = pipe_order_check(c, &ord, why, sizeof(why)))) {
+		fprintf(stderr, "sdr-pipe: internal: %s schedule invalid: %s\n", pipe_sched_name(c->sched),
+			why);
+		return rc;
+	}
+	if ((rc = pipe_prog_build(c, &ord, prog)))
+		return rc;
+	rc = pipe_des_run(c, prog, pred);
+	if (rc)
+		fprintf(stderr, "sdr-pipe: DES: %s\n", strerror(-rc));
+	return rc;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"stages", 1, 0, O_STAGES}, {"place", 1, 0, O_PLACE}, {"micro", 1, 0, O_MICRO},
+		{"tf", 1, 0, O_TF}, {"tb", 1, 0, O_TB}, {"act", 1, 0, O_ACT}, {"grad", 1, 0, O_GRAD},
+		{"sched", 1, 0, O_SCHED}, {"comm", 1, 0, O_COMM}, {"delta-n", 1, 0, O_DN},
+		{"mem-budget", 1, 0, O_MEM}, {"rtt", 1, 0, O_RTT}, {"rate", 1, 0, O_RATE},
+		{"mtu", 1, 0, O_MTU}, {"frame-overhead", 1, 0, O_FOH}, {"simulate", 0, 0, O_SIM},
+		{"dc", 1, 0, O_DC}, {"dpu", 1, 0, O_DPU}, {"server", 1, 0, O_SERVER},
+		{"port", 1, 0, O_PORT}, {"connect", 1, 0, O_CONNECT}, {"rel", 1, 0, O_REL},
+		{"iters", 1, 0, O_ITERS}, {"timeout", 1, 0, O_TIMEOUT}, {"seed", 1, 0, O_SEED},
+		{"poll-us", 1, 0, O_POLL}, {"json", 0, 0, O_JSON}, {"svg", 1, 0, O_SVG},
+		{"events", 1, 0, O_EVENTS}, {"check-events", 1, 0, O_CHECK}, {"quiet", 0, 0, O_QUIET},
+		{"verbose", 0, 0, O_VERBOSE}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+	struct pipe_cfg cfg;
+	struct pipe_rt_opts ro = {.dpu = "/tmp/sdr-dpu.sock", .port = 18600, .iters = 3,
+				  .timeout = 10, .seed = 1, .poll_us = 100};
+	int sim = 0, json = 0, quiet = 0, all_sched = 0, tb_set = 0, place_set = 0, stages_set = 0;
+	const char *svg = NULL, *evpath = NULL, *check = NULL;
+	uint32_t stages = 0;
+	uint64_t v;
+	int opt, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pipe_cfg_init(&cfg);
+	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (opt) {
+		case O_STAGES:
+			if (sdr_parse_u64(optarg, &v, 0) || v < 2 || v > PIPE_MAX_STAGES)
+				die_opt("--stages", optarg);
+			stages = (uint32_t)v;
+			stages_set = 1;
+			break;
+		case O_PLACE:
+			if (pipe_place_parse(optarg, &cfg))
+				die_opt("--place", optarg);
+			place_set = 1;
+			break;
+		case O_MICRO:
+			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
+				die_opt("--micro", optarg);
+			cfg.micro = (uint32_t)v;
+			break;
+		case O_TF:
+			if (parse_time(optarg, &cfg.tf) || cfg.tf <= 0)
+				die_opt("--tf", optarg);
+			break;
+		case O_TB:
+			if (parse_time(optarg, &cfg.tb) || cfg.tb <= 0)
+				die_opt("--tb", optarg);
+			tb_set = 1;
+			break;
+		case O_ACT:
+			if (sdr_parse_u64(optarg, &cfg.act_bytes, 1))
+				die_opt("--act", optarg);
+			break;
+		case O_GRAD:
+			if (sdr_parse_u64(optarg, &cfg.grad_bytes, 1))
+				die_opt("--grad", optarg);
+			break;
+		case O_SCHED:
+			if (strcmp(optarg, "all") == 0)
+				all_sched = 1;
+			else if (pipe_sched_parse(optarg, &cfg.sched))
+				die_opt("--sched", optarg);
+			break;
+		case O_COMM:
+			if (strcmp(optarg, "blocking") == 0)
+				cfg.comm = PIPE_COMM_BLOCKING;
+			else if (strcmp(optarg, "nonblocking") == 0)
+				cfg.comm = PIPE_COMM_NONBLOCKING;
+			else
+				die_opt("--comm", optarg);
+			break;
+		case O_DN:
+			if (sdr_parse_u64(optarg, &v, 0) || v > PIPE_MAX_MICRO)
+				die_opt("--delta-n", optarg);
+			cfg.delta_n = (uint32_t)v;
+			break;
+		case O_MEM:
+			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
+				die_opt("--mem-budget", optarg);
+			cfg.mem_budget = (uint32_t)v;
+			break;
+		case O_RTT:
+			if (parse_time(optarg, &cfg.rtt))
+				die_opt("--rtt", optarg);
+			break;
+		case O_RATE:
+			if (sdr_parse_rate(optarg, &cfg.rate_bps) || cfg.rate_bps == 0)
+				die_opt("--rate", optarg);
+			break;
+		case O_MTU:
+			if (sdr_parse_u64(optarg, &v, 0) || v < 256 || v > 9000)
+				die_opt("--mtu", optarg);
+			cfg.mtu = (uint32_t)v;
+			break;
+		case O_FOH:
+			if (sdr_parse_u64(optarg, &v, 0) || v > 1024)
+				die_opt("--frame-overhead", optarg);
+			cfg.frame_overhead = (uint32_t)v;
+			break;
+		case O_SIM: sim = 1; break;
+		case O_DC:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1"))
+				die_opt("--dc", optarg);
+			ro.dc = (uint32_t)(optarg[0] - '0');
+			break;
+		case O_DPU: ro.dpu = optarg; break;
+		case O_SERVER: ro.bind = optarg; break;
+		case O_PORT:
+			if (sdr_parse_u64(optarg, &v, 0) || v == 0 || v > 65535)
+				die_opt("--port", optarg);
+			ro.port = (uint16_t)v;
+			break;
+		case O_CONNECT: ro.connect = optarg; break;
+		case O_REL:
+			if (pipe_rel_parse(optarg, &cfg.rel))
+				die_opt("--rel", optarg);
+			break;
+		case O_ITERS:
+			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > 10000)
+				die_opt("--iters", optarg);
+			ro.iters = (uint32_t)v;
+			break;
+		case O_TIMEOUT:
+			if (parse_time(optarg, &ro.timeout) || ro.timeout <= 0 || ro.timeout > 3600)
+				die_opt("--timeout", optarg);
+			break;
+		case O_SEED:
+			if (sdr_parse_u64(optarg, &ro.seed, 0))
+				die_opt("--seed", optarg);
+			break;
+		case O_POLL:
+			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > 100000)
+				die_opt("--poll-us", optarg);
+			ro.poll_us = (uint32_t)v;
+			break;
+		case O_JSON: json = 1; break;
+		case O_SVG: svg = optarg; break;
+		case O_EVENTS: evpath = optarg; break;
+		case O_CHECK: check = optarg; break;
+		case O_QUIET: quiet = 1; break;
+		case O_VERBOSE: ro.verbose = 1; break;
+		case O_HELP:
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (stages_set && place_set && stages != cfg.stages) {
+		fprintf(stderr, "sdr-pipe: --stages %u disagrees with --place (%u stages)\n", stages,
+			cfg.stages);
+		return 2;
+	}
+	if (stages_set && !place_set) {
+		cfg.stages = stages;
+		for (uint32_t s = 0; s < stages; s++)
+			cfg.dc_of[s] = s >= stages / 2;
+	}
+	if (!tb_set)
+		cfg.tb = 2 * cfg.tf;
+	if (all_sched && !sim) {
+		fprintf(stderr, "sdr-pipe: --sched all needs --simulate\n");
+		return 2;
+	}
+
+	if (sim) {
+		for (int k = 0; k < PIPE_SCHED_COUNT; k++) {
+			struct pipe_cfg c = cfg;
+			struct pipe_prog prog;
+			struct pipe_des_out pred;
+			struct pipe_metrics m;
+
+			if (all_sched)
+				c.sched = (enum pipe_sched)k;
+			else if (k != (int)cfg.sched)
+				continue;
+			if (pipe_cfg_finish(&c)) {
+				fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are non-blocking only)\n");
+				return 2;
+			}
+			if (predict(&c, &prog, &pred))
+				return 1;
+			pipe_metrics_get(&c, &pred.ev, 0, &m);
+			if (json) {
+				printf("{\"mode\":\"simulate\",");
+				json_cfg(&c);
+				printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", m.iter_time * 1e3,
+				       m.bubble_all);
+				json_stages("pred_bubble_stage", m.bubble, c.stages);
+				printf(",\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64 "}\n",
+				       m.bytes_cross, m.bytes_local);
+			} else if (!quiet) {
+				printf("%-8s %-11s S=%u M=%u  iteration %8.2f ms  bubble %5.1f %%  "
+				       "cross-DC %" PRIu64 " B  local %" PRIu64 " B\n",
+				       pipe_sched_name(c.sched),
+				       c.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", c.stages,
+				       c.micro, m.iter_time * 1e3, m.bubble_all * 100, m.bytes_cross,
+				       m.bytes_local);
+			}
+			if (svg && !all_sched && (rc = pipe_svg_write(svg, &c, NULL, 0, &pred, pipe_sched_name(c.sched)))) {
+				fprintf(stderr, "sdr-pipe: %s: %s\n", svg, strerror(-rc));
+				return 1;
+			}
+			pipe_des_free(&pred);
+			pipe_prog_free(&prog);
+		}
+		return 0;
+	}
+
+	struct pipe_prog prog;
+	struct pipe_des_out pred;
+	struct pipe_metrics pm, mm;
+	struct pipe_events local = {0}, all = {0}, *ev;
+	char why[512];
+
+	if (pipe_cfg_finish(&cfg)) {
+		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are non-blocking only)\n");
+		return 2;
+	}
+	if (predict(&cfg, &prog, &pred))
+		return 1;
+	pipe_metrics_get(&cfg, &pred.ev, 0, &pm);
+	if (check) {
+		struct pipe_events e = {0};
+		uint32_t iters = 0;
+		int partial = 0;
+
+		if ((rc = read_events(check, &e))) {
+			fprintf(stderr, "sdr-pipe: %s: %s\n", check, rc == -EINVAL ? "malformed" : strerror(-rc));
+			return 1;
+		}
+		for (size_t i = 0; i < e.n; i++)
+			if (e.ev[i].iter + 1 > iters)
+				iters = e.ev[i].iter + 1;
+		for (uint32_t s = 0; s < cfg.stages; s++) {
+			int seen = 0;
+
+			for (size_t i = 0; i < e.n && !seen; i++)
+				seen = e.ev[i].stage == s;
+			partial |= !seen;
+		}
+		if (pipe_events_check(&cfg, &prog, &e, iters, partial, why, sizeof(why))) {
+			printf("dependency check FAILED: %s\n", why);
+			return 1;
+		}
+		printf("dependency check ok: %zu events, %u iterations%s\n", e.n, iters,
+		       partial ? " (one DC only)" : "");
+		return 0;
+	}
+
+	rc = pipe_run(&cfg, &prog, &ro, &local, &all);
+	if (rc) {
+		fprintf(stderr, "sdr-pipe: run failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	ev = ro.dc == 0 ? &all : &local;
+	if (evpath && (rc = write_events(evpath, ev))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", evpath, strerror(-rc));
+		return 1;
+	}
+	rc = pipe_events_check(&cfg, &prog, ev, ro.iters, ro.dc != 0, why, sizeof(why));
+	if (rc) {
+		printf("dependency check FAILED: %s\n", why);
+		return 1;
+	}
+	if (ro.dc != 0) {
+		if (!quiet)
+			printf("dc1: %u iterations, %zu events, every payload verified, dependency check ok "
+			       "(local stages)\n", ro.iters, local.n);
+		return 0;
+	}
+	/* stats over iterations 1.. (iteration 0 warms up), or 0 alone */
+	uint32_t first = ro.iters > 1 ? 1 : 0, n = ro.iters - first, med_it = first;
+	double *t = malloc(n * sizeof(double)), tmin = INFINITY, med;
+
+	if (!t)
+		return 1;
+	for (uint32_t i = 0; i < n; i++) {
+		pipe_metrics_get(&cfg, ev, first + i, &mm);
+		t[i] = mm.iter_time;
+		if (t[i] < tmin)
+			tmin = t[i];
+	}
+	qsort(t, n, sizeof(double), cmp_d);
+	med = t[(n - 1) / 2];
+	for (uint32_t i = 0; i < n; i++) {
+		pipe_metrics_get(&cfg, ev, first + i, &mm);
+		if (mm.iter_time == med)
+			med_it = first + i;
+	}
+	pipe_metrics_get(&cfg, ev, med_it, &mm);
+	if (json) {
+		printf("{\"mode\":\"run\",");
+		json_cfg(&cfg);
+		printf(",\"iters\":%u,\"meas_iter_ms\":%.3f,\"meas_iter_min_ms\":%.3f,"
+		       "\"meas_bubble\":%.4f",
+		       ro.iters, med * 1e3, tmin * 1e3, mm.bubble_all);
+		json_stages("meas_bubble_stage", mm.bubble, cfg.stages);
+		printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", pm.iter_time * 1e3, pm.bubble_all);
+		json_stages("pred_bubble_stage", pm.bubble, cfg.stages);
+		printf(",\"meas_over_pred\":%.4f,\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64
+		       ",\"payloads_verified\":true,\"deps_ok\":true}\n",
+		       med / pm.iter_time, mm.bytes_cross, mm.bytes_local);
+	} else if (!quiet) {
+		char rel[32];
+
+		printf("sdr-pipe %s (%s), S=%u M=%u, tf %.2f ms tb %.2f ms, act %" PRIu64 " B grad %" PRIu64
+		       " B, rtt %.2f ms, rate %.3g bit/s, rel %s\n",
+		       pipe_sched_name(cfg.sched),
+		       cfg.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", cfg.stages, cfg.micro,
+		       cfg.tf * 1e3, cfg.tb * 1e3, cfg.act_bytes, cfg.grad_bytes, cfg.rtt * 1e3,
+		       (double)cfg.rate_bps, pipe_rel_format(&cfg.rel, rel, sizeof(rel)));
+		printf("iterations: %u (stats over %u): median %.2f ms, min %.2f ms; predicted %.2f ms "
+		       "(measured/predicted %.3f)\n",
+		       ro.iters, n, med * 1e3, tmin * 1e3, pm.iter_time * 1e3, med / pm.iter_time);
+		printf("bubble: measured %.1f %%, predicted %.1f %%\n", mm.bubble_all * 100,
+		       pm.bubble_all * 100);
+		for (uint32_t s = 0; s < cfg.stages; s++)
+			printf("  stage %u (dc%u): bubble measured %5.1f %% predicted %5.1f %%\n", s,
+			       cfg.dc_of[s], mm.bubble[s] * 100, pm.bubble[s] * 100);
+		printf("bytes per iteration: cross-DC %" PRIu64 ", local %" PRIu64 "\n", mm.bytes_cross,
+		       mm.bytes_local);
+		printf("every payload verified, dependency order ok (%zu events)\n", ev->n);
+	}
+	if (svg && (rc = pipe_svg_write(svg, &cfg, ev, med_it, &pred, pipe_sched_name(cfg.sched)))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", svg, strerror(-rc));
+		return 1;
+	}
+	free(t);
+	pipe_events_free(&local);
+	pipe_events_free(&all);
+	pipe_des_free(&pred);
+	pipe_prog_free(&prog);
+	return 0;
+}

@@ -4,7 +4,9 @@
  * sdr_qp_info (exchanged out of band between the two ends of a QP).
  * Both parsers treat their input as hostile.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sdr_abi.h"
@@ -26,7 +28,64 @@ static int qp_info_valid(const struct sdr_qp_info *q)
 		return 0;
 	if (q->reliability > SDR_REL_AUTO)
 		return 0;
+	/* EC parameters only with reliability EC, and then valid ones */
+	if (q->reliability == SDR_REL_EC
+		    ? sdr_ec_param_check(sdr_ec_param_code(q->ec), sdr_ec_param_k(q->ec),
+					 sdr_ec_param_m(q->ec)) != 0 || (q->ec >> 14)
+		    : q->ec != 0)
+		return 0;
 	return 1;
+}
+
+int sdr_ec_param_check(unsigned code, unsigned k, unsigned m)
+{
+	if (code != 1 && code != 2)
+		return -EINVAL;
+	if (k < 1 || k > 64 || m < 1 || m > 32)
+		return -EINVAL;
+	if (code == 2 && m > k)
+		return -EINVAL;
+	return 0;
+}
+
+int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m)
+{
+	unsigned c, kk, mm;
+	const char *p;
+	char *end;
+	unsigned long v;
+
+	if (s == NULL || code == NULL || k == NULL || m == NULL)
+		return -EINVAL;
+	if (strncmp(s, "rs:", 3) == 0) {
+		c = 1;
+		p = s + 3;
+	} else if (strncmp(s, "xor:", 4) == 0) {
+		c = 2;
+		p = s + 4;
+	} else {
+		return -EINVAL;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (errno || *end != ':' || v > 255)
+		return -EINVAL;
+	kk = (unsigned)v;
+	p = end + 1;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	v = strtoul(p, &end, 10);
+	if (errno || *end || v > 255)
+		return -EINVAL;
+	mm = (unsigned)v;
+	if (sdr_ec_param_check(c, kk, mm))
+		return -EINVAL;
+	*code = c;
+	*k = kk;
+	*m = mm;
+	return 0;
 }
 
 int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len)
@@ -44,6 +103,14 @@ int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len)
 		     info->generations, info->reliability);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
+	if (info->ec) {
+		int x = snprintf(buf + n, len - (size_t)n, ",ec=%s:%u:%u",
+				 sdr_ec_param_code(info->ec) == 2 ? "xor" : "rs",
+				 sdr_ec_param_k(info->ec), sdr_ec_param_m(info->ec));
+		if (x < 0 || (size_t)x >= len - (size_t)n)
+			return -1;
+		n += x;
+	}
 	return n;
 }
 
@@ -80,10 +147,10 @@ static int parse_num(const char *s, const char *e, uint64_t max, uint64_t *out)
 }
 
 enum {
-	K_QPN, K_RKEY, K_IP, K_MAC, K_MTU, K_MAX_MSG, K_CHUNK, K_GEN, K_REL, K__N
+	K_QPN, K_RKEY, K_IP, K_MAC, K_MTU, K_MAX_MSG, K_CHUNK, K_GEN, K_REL, K_EC, K__N
 };
 static const char *const qp_keys[K__N] = {"qpn", "rkey", "ip", "mac", "mtu",
-					   "max_msg", "chunk_pkts", "gen", "rel"};
+					   "max_msg", "chunk_pkts", "gen", "rel", "ec"};
 
 int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 {
@@ -122,6 +189,13 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 			if (sdr_parse_mac(val, q.mac))
 				return -1;
 			break;
+		case K_EC: {
+			unsigned c, ek, em;
+			if (sdr_ec_param_parse(val, &c, &ek, &em))
+				return -1;
+			q.ec = sdr_ec_param_pack(c, ek, em);
+			break;
+		}
 		default: {
 			static const uint64_t maxv[K__N] = {
 				[K_QPN] = SDR_QPN_MASK, [K_RKEY] = UINT32_MAX, [K_MTU] = 4096,
@@ -146,7 +220,7 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 			break;
 		p = comma + 1;
 	}
-	if ((seen | (1u << K_REL)) != (1u << K__N) - 1)
+	if ((seen | (1u << K_REL) | (1u << K_EC)) != (1u << K__N) - 1)
 		return -1; /* a required key is missing */
 	if (!qp_info_valid(&q))
 		return -1;
@@ -168,7 +242,7 @@ static uint32_t get32(const uint8_t *p)
 }
 
 /* Layout: qpn(4) rkey(4) ip(4) mac(6) mtu(2) max_msg(4) chunk_pkts(4)
- *         gen(1) rel(1) reserved(2, zero); all big-endian. */
+ *         gen(1) rel(1) ec(2, sdr_ec_param_pack or 0); all big-endian. */
 void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE])
 {
 	put32(out + 0, info->qpn);
@@ -181,8 +255,8 @@ void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_
 	put32(out + 24, info->chunk_pkts);
 	out[28] = info->generations;
 	out[29] = info->reliability;
-	out[30] = 0;
-	out[31] = 0;
+	out[30] = (uint8_t)(info->ec >> 8);
+	out[31] = (uint8_t)info->ec;
 }
 
 int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info)
@@ -199,7 +273,8 @@ int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *i
 	q.chunk_pkts = get32(in + 24);
 	q.generations = in[28];
 	q.reliability = in[29];
-	if (in[30] || in[31] || !qp_info_valid(&q))
+	q.ec = (uint16_t)(in[30] << 8 | in[31]);
+	if (!qp_info_valid(&q))
 		return -1;
 	*info = q;
 	return 0;

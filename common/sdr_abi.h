@@ -23,7 +23,7 @@
 #include "sdr_ring.h"
 
 #define SDR_ABI_MAJOR 1
-#define SDR_ABI_MINOR 0
+#define SDR_ABI_MINOR 1 /* 1: reliability EC (qp_attr ec_*, qp_info ec) */
 
 /* ================= control socket ================= */
 
@@ -59,15 +59,42 @@ struct sdr_qp_info {
 	uint32_t chunk_pkts;   /**< packets per bitmap chunk */
 	uint8_t generations;   /**< QPNs in the block */
 	uint8_t reliability;   /**< enum sdr_reliability */
-	uint16_t reserved;
+	uint16_t ec;           /**< reliability EC: code, k, m packed by
+	                            sdr_ec_param_pack(); 0 otherwise */
 };
+
+/* ---- erasure-coding parameters of a QP (reliability EC) ---- */
+/** Pack (code, k, m) into the 16-bit form of struct sdr_qp_info::ec:
+ *  bits 13..12 code (1 RS, 2 XOR), 11..6 k - 1, 5..0 m - 1. Arguments must
+ *  pass sdr_ec_param_check(). */
+static inline uint16_t sdr_ec_param_pack(unsigned code, unsigned k, unsigned m)
+{
+	return (uint16_t)((code & 3) << 12 | ((k - 1) & 63) << 6 | ((m - 1) & 63));
+}
+static inline unsigned sdr_ec_param_code(uint16_t v) { return (v >> 12) & 3; }
+static inline unsigned sdr_ec_param_k(uint16_t v) { return ((v >> 6) & 63) + 1; }
+static inline unsigned sdr_ec_param_m(uint16_t v) { return (v & 63) + 1; }
+
+/**
+ * Limits of the EC parameters of a QP: code 1 (RS, Cauchy Reed-Solomon) or
+ * 2 (XOR), 1 <= k <= 64 (the NACK bitmap), 1 <= m <= 32, and for XOR
+ * m <= k (every parity group holds a data chunk).
+ * @return 0, or -EINVAL.
+ */
+int sdr_ec_param_check(unsigned code, unsigned k, unsigned m);
+
+/**
+ * Parse "rs:K:M" or "xor:K:M" (e.g. "rs:32:8") into (code, k, m), checked
+ * with sdr_ec_param_check(). @return 0, or -EINVAL.
+ */
+int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m);
 
 struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
 	uint32_t chunk_pkts;  /**< 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability: NONE or SR (EC, AUTO refused) */
-	uint8_t ec_code;      /**< reserved */
-	uint8_t ec_k, ec_m;   /**< reserved */
+	uint8_t reliability;  /**< enum sdr_reliability: NONE, SR or EC (AUTO refused) */
+	uint8_t ec_code;      /**< EC: 1 RS, 2 XOR; 0 otherwise */
+	uint8_t ec_k, ec_m;   /**< EC: data / parity chunks per submessage; 0 otherwise */
 	uint64_t rate_bps;    /**< 0 = unpaced (reserved for pacing) */
 	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base (must be
 	                           aligned to the generation count and free) */

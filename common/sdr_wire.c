@@ -401,7 +401,12 @@ int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
 		return -1;
 	if (h->type == 0 || h->type >= SDR_CTRL__MAX)
 		return -1;
-	/* NACK bodies are reserved: only the header can be checked. */
+	if (h->type == SDR_CTRL_NACK &&
+	    (h->count > SDR_NACK_MAX_ENTRIES ||
+	     (size_t)h->count * SDR_NACK_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
+		return -1;
+	if (h->type == SDR_CTRL_PARITY && (h->count != 1 || len <= SDR_PARITY_DATA_OFF))
+		return -1;
 	if (h->type == SDR_CTRL_CTS &&
 	    (h->count > SDR_CTS_MAX_ENTRIES ||
 	     (size_t)h->count * SDR_CTS_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
@@ -450,6 +455,108 @@ int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_ent
 	e->off = (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
 	memcpy(e->bits, p + 12, sizeof(e->bits));
 	if (e->flags & ~SDR_ACK_F_MASK)
+		return -1;
+	return 0;
+}
+
+static void ctrl_hdr_put(uint8_t *msg, uint8_t type, uint16_t n, uint32_t src_qpn)
+{
+	wr32(msg, SDR_CTRL_MAGIC);
+	msg[4] = SDR_CTRL_VERSION;
+	msg[5] = type;
+	wr16(msg + 6, n);
+	wr32(msg + 8, src_qpn);
+}
+
+static int parity_hdr_ok(const struct sdr_parity_hdr *h)
+{
+	return (h->code == SDR_WIRE_EC_RS || h->code == SDR_WIRE_EC_XOR) && h->k >= 1 &&
+	       h->k <= SDR_EC_K_MAX && h->m >= 1 && h->m <= SDR_EC_M_MAX && h->pidx < h->m &&
+	       h->npkt >= 1 && h->pkt < h->npkt && !h->flags && !h->resv && h->clen >= 1 &&
+	       h->msg_len >= 1;
+}
+
+size_t sdr_ctrl_parity_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_parity_hdr *h)
+{
+	uint8_t *p = msg + SDR_CTRL_HDR_WIRE;
+
+	if (!parity_hdr_ok(h))
+		return 0;
+	ctrl_hdr_put(msg, SDR_CTRL_PARITY, 1, src_qpn);
+	wr32(p, h->seq);
+	wr32(p + 4, h->msg_len);
+	wr32(p + 8, h->imm);
+	p[12] = h->code;
+	p[13] = h->k;
+	p[14] = h->m;
+	p[15] = h->flags;
+	wr16(p + 16, h->sub);
+	p[18] = h->pidx;
+	p[19] = h->resv;
+	wr16(p + 20, h->pkt);
+	wr16(p + 22, h->npkt);
+	wr32(p + 24, h->clen);
+	return SDR_PARITY_DATA_OFF;
+}
+
+int sdr_ctrl_parity_decode(const uint8_t *msg, size_t len, struct sdr_parity_hdr *h,
+			   const uint8_t **data, uint32_t *dlen)
+{
+	const uint8_t *p = msg + SDR_CTRL_HDR_WIRE;
+
+	if (len <= SDR_PARITY_DATA_OFF)
+		return -1;
+	h->seq = rd32(p);
+	h->msg_len = rd32(p + 4);
+	h->imm = rd32(p + 8);
+	h->code = p[12];
+	h->k = p[13];
+	h->m = p[14];
+	h->flags = p[15];
+	h->sub = rd16(p + 16);
+	h->pidx = p[18];
+	h->resv = p[19];
+	h->pkt = rd16(p + 20);
+	h->npkt = rd16(p + 22);
+	h->clen = rd32(p + 24);
+	*data = msg + SDR_PARITY_DATA_OFF;
+	*dlen = (uint32_t)(len - SDR_PARITY_DATA_OFF);
+	return parity_hdr_ok(h) ? 0 : -1;
+}
+
+size_t sdr_ctrl_nack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_nack_entry *e,
+			    uint16_t n)
+{
+	uint8_t *p = msg + SDR_CTRL_HDR_WIRE;
+
+	if (n > SDR_NACK_MAX_ENTRIES)
+		return 0;
+	for (uint16_t i = 0; i < n; i++)
+		if (e[i].k < 1 || e[i].k > SDR_EC_K_MAX || (e[i].flags & ~SDR_NACK_F_MASK))
+			return 0;
+	ctrl_hdr_put(msg, SDR_CTRL_NACK, n, src_qpn);
+	for (uint16_t i = 0; i < n; i++, p += SDR_NACK_ENTRY_WIRE) {
+		wr32(p, e[i].seq);
+		wr16(p + 4, e[i].sub);
+		p[6] = e[i].k;
+		p[7] = e[i].flags;
+		wr64(p + 8, e[i].missing);
+	}
+	return SDR_CTRL_HDR_WIRE + (size_t)n * SDR_NACK_ENTRY_WIRE;
+}
+
+int sdr_ctrl_nack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_nack_entry *e)
+{
+	const uint8_t *p = msg + SDR_CTRL_HDR_WIRE + (size_t)i * SDR_NACK_ENTRY_WIRE;
+
+	e->seq = rd32(p);
+	e->sub = rd16(p + 4);
+	e->k = p[6];
+	e->flags = p[7];
+	e->missing = rd64(p + 8);
+	if (e->k < 1 || e->k > SDR_EC_K_MAX || (e->flags & ~SDR_NACK_F_MASK))
+		return -1;
+	if (e->k < 64 && (e->missing >> e->k))
 		return -1;
 	return 0;
 }

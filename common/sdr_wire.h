@@ -200,7 +200,8 @@ const char *sdr_parse_result_name(enum sdr_parse_result r);
 enum sdr_ctrl_type {
 	SDR_CTRL_CTS = 1, /**< receiver -> sender: receive slots posted */
 	SDR_CTRL_ACK = 2, /**< receiver -> sender: SR acknowledgements */
-	SDR_CTRL_NACK = 3, /**< reserved (not built) */
+	SDR_CTRL_NACK = 3, /**< receiver -> sender: EC chunks that cannot be decoded */
+	SDR_CTRL_PARITY = 4, /**< sender -> receiver: one packet of an EC parity chunk */
 	SDR_CTRL__MAX
 };
 
@@ -262,10 +263,86 @@ size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_
  *  be ignored). */
 int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_entry *e);
 
+/* ---- Erasure coding (reliability EC; docs/wire-format.md "Parity", "NACK") ---- */
+
+/** Codes of the parity header (same numbers as enum sdr_ec_code). */
+#define SDR_WIRE_EC_RS 1
+#define SDR_WIRE_EC_XOR 2
+/** Limits of the wire format: k data chunks per submessage (the NACK bitmap
+ *  has 64 bits), m parity chunks. */
+#define SDR_EC_K_MAX 64
+#define SDR_EC_M_MAX 32
+
+/** Parity header, 28 bytes on the wire after the control header (whose
+ *  count is 1); the parity bytes follow. The packet carries bytes
+ *  [pkt * mtu, min((pkt + 1) * mtu, clen)) of parity chunk @c pidx of
+ *  submessage @c sub of message (send number) @c seq. */
+struct sdr_parity_hdr {
+	uint32_t seq;     /**< message number (the receive's number) */
+	uint32_t msg_len; /**< message length in bytes */
+	uint32_t imm;     /**< the whole 32-bit user immediate */
+	uint8_t code;     /**< SDR_WIRE_EC_RS or SDR_WIRE_EC_XOR */
+	uint8_t k, m;     /**< data / parity chunks per submessage */
+	uint8_t flags;    /**< 0 */
+	uint16_t sub;     /**< submessage index */
+	uint8_t pidx;     /**< parity chunk index, < m */
+	uint8_t resv;     /**< 0 */
+	uint16_t pkt;     /**< packet index within the parity chunk */
+	uint16_t npkt;    /**< packets of the parity chunk = ceil(clen / mtu) */
+	uint32_t clen;    /**< coded chunk length of the submessage (bytes) */
+};
+#define SDR_PARITY_HDR_WIRE 28
+/** Offset of the parity bytes in a control message. */
+#define SDR_PARITY_DATA_OFF (SDR_CTRL_HDR_WIRE + SDR_PARITY_HDR_WIRE)
+
+/** Encode the control header and parity header of a parity packet at
+ *  @p msg; the caller then writes @p h->... payload bytes at
+ *  msg + SDR_PARITY_DATA_OFF. @return SDR_PARITY_DATA_OFF, or 0 when a
+ *  field is out of its wire range (code, k, m, pidx >= m, pkt >= npkt,
+ *  npkt == 0, flags/resv != 0). */
+size_t sdr_ctrl_parity_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_parity_hdr *h);
+
+/** Decode the parity header of a PARITY message that sdr_ctrl_hdr_decode()
+ *  accepted (it guarantees the header is there). @p data / @p dlen: the
+ *  parity bytes. Checks only what needs no QP context: known code,
+ *  1 <= k <= SDR_EC_K_MAX, 1 <= m <= SDR_EC_M_MAX, pidx < m, pkt < npkt,
+ *  flags and resv 0, clen >= 1, msg_len >= 1, dlen >= 1.
+ *  @return 0, or -1 (the packet must be dropped). */
+int sdr_ctrl_parity_decode(const uint8_t *msg, size_t len, struct sdr_parity_hdr *h,
+			   const uint8_t **data, uint32_t *dlen);
+
+/** NACK entry, 16 bytes on the wire: of message @c seq, submessage @c sub
+ *  (of @c k data chunks) cannot be decoded; bit i of @c missing (least
+ *  significant first) = data chunk sub * k + i is missing.
+ *  SDR_NACK_F_IMM: the immediate-only packets (messages of fewer than 8
+ *  packets) are missing too. */
+struct sdr_nack_entry {
+	uint32_t seq;
+	uint16_t sub;
+	uint8_t k;
+	uint8_t flags;
+	uint64_t missing;
+};
+#define SDR_NACK_ENTRY_WIRE 16
+#define SDR_NACK_MAX_ENTRIES 64
+#define SDR_NACK_F_IMM 0x01
+#define SDR_NACK_F_MASK 0x01
+
+/** Encode a NACK message; returns its length (room: SDR_CTRL_HDR_WIRE +
+ *  n * SDR_NACK_ENTRY_WIRE), or 0 when @p n exceeds SDR_NACK_MAX_ENTRIES
+ *  or an entry has k out of [1, SDR_EC_K_MAX] or unknown flags. */
+size_t sdr_ctrl_nack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_nack_entry *e,
+			    uint16_t n);
+/** Decode NACK entry @p i of a message sdr_ctrl_hdr_decode() accepted.
+ *  @return 0, or -1 (k out of range, unknown flags, bits at or past k):
+ *  ignore the entry. */
+int sdr_ctrl_nack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_nack_entry *e);
+
 /** Decode a control header; returns 0, or -1 when the message is too short,
- *  has the wrong magic/version, an unknown type, or (CTS, ACK) more entries
- *  than allowed (64 CTS, 32 ACK) or than fit @p len. The entries start at
- *  msg + SDR_CTRL_HDR_WIRE. NACK (reserved) is checked up to its header. */
+ *  has the wrong magic/version, an unknown type, or (CTS, ACK, NACK) more
+ *  entries than allowed (64 CTS, 32 ACK, 64 NACK) or than fit @p len, or
+ *  (PARITY) a count other than 1 or no room for the parity header and at
+ *  least one parity byte. The entries start at msg + SDR_CTRL_HDR_WIRE. */
 int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h);
 void sdr_ctrl_cts_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_cts_entry *e);
 

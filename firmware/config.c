@@ -16,6 +16,7 @@ enum {
 	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
 	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA, OPT_SR_MIN_RTO,
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
+	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +49,9 @@ static const struct option long_opts[] = {
 	{"sr-ack-us", required_argument, NULL, OPT_SR_ACK_US},
 	{"global-timeout-ms", required_argument, NULL, OPT_GTIMEOUT},
 	{"qpn-epoch", required_argument, NULL, OPT_QPN_EPOCH},
+	{"ec-beta", required_argument, NULL, OPT_EC_BETA},
+	{"ec-rtt-us", required_argument, NULL, OPT_EC_RTT},
+	{"ec-pool-mb", required_argument, NULL, OPT_EC_POOL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -122,6 +126,13 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "                       -ETIMEDOUT); a receive without progress for MS completes\n"
 "                       with -ETIMEDOUT (default 3000; 0 = never)\n"
 "\n"
+"Erasure coding (QPs with reliability EC; docs/reliability.md):\n"
+"  --ec-beta B          fallback timeout FTO = (M + ceil(M*m/k)) * T_INJ + B * RTT\n"
+"                       (default 1.0; 0..16)\n"
+"  --ec-rtt-us US       RTT of the FTO (default 0 = estimate: the QP's smoothed\n"
+"                       RTT, else the smallest CTS-to-first-packet time)\n"
+"  --ec-pool-mb MB      parity buffers of one receiving EC QP (default 64)\n"
+"\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
 "(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
 		prog);
@@ -161,6 +172,9 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->sr_min_rto_us = 2000;
 	cfg->sr_init_rto_ms = 200;
 	cfg->sr_ack_us = 500;
+	cfg->ec_beta_milli = 1000;
+	cfg->ec_rtt_us = 0;
+	cfg->ec_pool_mb = 64;
 	cfg->global_timeout_ms = 3000;
 	cfg->qpn_epoch = -1;
 	ic = &cfg->inst[0];
@@ -317,6 +331,27 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			break;
 		case OPT_SR_ACK_US:
 			if (opt_u32("--sr-ack-us", optarg, 0, 1000000, &cfg->sr_ack_us, 0))
+				return -1;
+			break;
+		case OPT_EC_BETA: {
+			char *end;
+			double b;
+			errno = 0;
+			b = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(b >= 0 && b <= 16)) {
+				fprintf(stderr, "sdr-dpu: --ec-beta: '%s' is not a number in [0, 16]\n",
+					optarg);
+				return -1;
+			}
+			cfg->ec_beta_milli = (uint32_t)(b * 1000 + 0.5);
+			break;
+		}
+		case OPT_EC_RTT:
+			if (opt_u32("--ec-rtt-us", optarg, 0, 10000000, &cfg->ec_rtt_us, 0))
+				return -1;
+			break;
+		case OPT_EC_POOL:
+			if (opt_u32("--ec-pool-mb", optarg, 1, 65536, &cfg->ec_pool_mb, 0))
 				return -1;
 			break;
 		case OPT_GTIMEOUT:

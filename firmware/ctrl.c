@@ -309,10 +309,26 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	uint32_t id, chunk_words;
 	size_t slot_off, bm_off, size;
 
-	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR)
+	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR &&
+	    a->reliability != SDR_REL_EC)
 		return fail(r, EOPNOTSUPP,
-			    "reliability %u is not available in this firmware (NONE or SR)",
+			    "reliability %u is not available in this firmware (NONE, SR or EC)",
 			    a->reliability);
+	if (a->reliability == SDR_REL_EC) {
+		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
+			return fail(r, EINVAL,
+				    "EC parameters code %u k %u m %u invalid (code 1 RS or 2 XOR,"
+				    " 1 <= k <= 64, 1 <= m <= 32, XOR m <= k)",
+				    a->ec_code, a->ec_k, a->ec_m);
+		/* parity memory of the pool: at least one submessage's parity */
+		if ((uint64_t)a->ec_m * mtu * ppc > ((uint64_t)sdr_g.cfg.ec_pool_mb << 20))
+			return fail(r, EINVAL,
+				    "EC: m (%u) parity chunks of %u B exceed --ec-pool-mb %u",
+				    a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
+	} else if (a->ec_code || a->ec_k || a->ec_m) {
+		return fail(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
+			    a->reliability);
+	}
 	if (ppc < 1 || ppc > 1024)
 		return fail(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
 	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
@@ -382,7 +398,10 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 		free(qp);
 		return fail(r, ENOMEM, "out of memory for packet bitmaps");
 	}
-	if (qp->reliability == SDR_REL_SR && sdr_sr_qp_init(qp)) {
+	if (sdr_qp_sr(qp) &&
+	    (sdr_sr_qp_init(qp) ||
+	     (qp->reliability == SDR_REL_EC && sdr_ec_qp_init(qp, a->ec_code, a->ec_k, a->ec_m)))) {
+		sdr_ec_qp_fini(qp);
 		sdr_sr_qp_fini(qp);
 		sdr_rq_fini(&qp->rq);
 		munmap(qp->qseg, size);
@@ -407,6 +426,8 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	r->info.chunk_pkts = ppc;
 	r->info.generations = (uint8_t)gens;
 	r->info.reliability = qp->reliability;
+	r->info.ec = qp->reliability == SDR_REL_EC
+			     ? sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m) : 0;
 	*pass = qp->qseg_fd;
 	return 0;
 }
@@ -437,6 +458,12 @@ static int do_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct
 			    " rel %u/%u (ours/peer's)", qp->mtu, x->mtu, qp->max_msg, x->max_msg,
 			    qp->ppc, x->chunk_pkts, qp->gens, x->generations, qp->reliability,
 			    x->reliability);
+	if (qp->reliability == SDR_REL_EC &&
+	    x->ec != sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m))
+		return fail(r, EINVAL,
+			    "peer QP's EC parameters disagree: code %u k %u m %u / code %u k %u m %u"
+			    " (ours/peer's)", qp->ec_code, qp->ec_k, qp->ec_m,
+			    sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec), sdr_ec_param_m(x->ec));
 	if ((x->qpn & ~SDR_QPN_MASK) || (x->qpn % qp->gens) || !x->ip)
 		return fail(r, EINVAL, "peer QPN 0x%x / IP invalid", x->qpn);
 	cmd.obj = qp;
@@ -463,6 +490,7 @@ static void qp_free(struct sdr_qp *qp)
 	const uint64_t *src = (const uint64_t *)&qp->st;
 	for (size_t i = 0; i < sizeof(qp->st) / sizeof(uint64_t); i++)
 		dst[i] += src[i];
+	sdr_ec_qp_fini(qp);
 	sdr_sr_qp_fini(qp);
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);

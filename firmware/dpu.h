@@ -22,6 +22,8 @@
 
 #include "sdr_abi.h"
 #include "sdr_counters.h"
+#include "sdr_ec.h"
+#include "sdr_ecfw.h"
 #include "sdr_hostdesc.h"
 #include "sdr_msgtab.h"
 #include "sdr_pacer.h"
@@ -74,6 +76,10 @@ struct sdr_cfg {
 	uint32_t sr_init_rto_ms;
 	uint32_t sr_ack_us;        /* ACK coalescing period */
 	uint32_t global_timeout_ms;
+	/* Erasure coding (docs/reliability.md) */
+	uint32_t ec_beta_milli;    /* FTO = (M + ceil(M/R)) * T_INJ + beta * RTT */
+	uint32_t ec_rtt_us;        /* RTT of the FTO; 0 = estimate */
+	uint32_t ec_pool_mb;       /* parity pool of a receiving QP, MiB */
 	int qpn_epoch;             /* -1 = random per boot */
 	unsigned ninst;
 	struct sdr_inst_cfg inst[SDR_MAX_INST];
@@ -114,6 +120,12 @@ struct sdr_smsg {
 	uint32_t nunits;   /* nchunks, + 1 for the immediate-only packets (npkts < 8) */
 	uint32_t units_acked;
 	uint32_t ack_from; /* cumulative point already walked */
+	/* Erasure coding (reliability EC): this message's scheme, chosen by
+	 * ec_pick() in ec.c; ec_k == 0 = no parity (streams) */
+	uint8_t ec_code, ec_k, ec_m;
+	uint32_t ec_sub;     /* submessage whose parity is being sent */
+	uint32_t ec_par_pkt; /* next parity packet of ec_sub; UINT32_MAX = none pending */
+	uint64_t ec_hold;    /* extra wait of the SR backstop timers (cycles) */
 	struct sdr_srange r[SDR_STREAM_RANGES];
 	struct sdr_sr_unit *u; /* [nunits], reused across messages of the slot */
 	uint32_t u_cap;
@@ -135,7 +147,13 @@ struct sdr_qp_stats {
 	uint64_t sr_retx_pkts, sr_retx_units, sr_rto_expiries, sr_acks_tx, sr_ack_entries_tx;
 	uint64_t sr_acks_rx, sr_ack_entries_rx, sr_units_acked, sr_rtt_samples;
 	uint64_t sr_send_timeouts, sr_recv_timeouts, sr_send_closed, sr_rto_backoffs;
+	/* Erasure coding */
+	uint64_t ec_subs_encoded, ec_par_pkts_tx, ec_par_pkts_rx, ec_par_chunks_rx;
+	uint64_t ec_decodes, ec_chunks_recovered, ec_decode_failures, ec_fto_expiries, ec_fto_postponed;
+	uint64_t ec_nacks_tx, ec_nack_entries_tx, ec_nacks_rx, ec_nack_entries_rx, ec_nack_retx_units;
 };
+
+struct sdr_ec_rmsg;
 
 struct sdr_inst;
 struct sdr_hctx;
@@ -181,6 +199,18 @@ struct sdr_qp {
 	uint16_t *ack_dirty;  /* [SDR_MAX_MSGS] slots with news for the sender */
 	uint32_t nack_dirty;
 	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
+
+	/* Erasure coding (reliability EC) */
+	uint8_t ec_code, ec_k, ec_m; /* the QP's parameters */
+	uint8_t *ec_txpar;    /* sender: m parity chunks being sent */
+	uint8_t *ec_zero;     /* a zero chunk (padding of the last submessage) */
+	uint8_t *ec_short;    /* a padded copy of a short last chunk */
+	struct sdr_ec_pool ec_pool;   /* receiver: parity chunks */
+	struct sdr_ec_rmsg **ec_r;    /* [SDR_MAX_MSGS] per receive slot, on demand */
+	uint32_t *ec_armed;   /* [SDR_MAX_MSGS] receives (numbers) with an armed FTO */
+	uint32_t n_armed;
+	uint64_t ec_rtt_min;  /* min CTS-to-first-packet time seen (cycles), 0 = none */
+	uint64_t ec_next_scan;
 
 	/* shared segment (chunk bitmaps) */
 	void *qseg;
@@ -267,6 +297,8 @@ struct sdr_worker {
 	unsigned ntxb[SDR_MAX_INST];
 	struct sdr_pacer port_pacer[SDR_MAX_INST]; /* this worker's share of the port rate */
 	uint64_t pace_stalls;
+	struct sdr_ec *ec_cache[8]; /* codec handles of this lcore (decode is per lcore) */
+	unsigned ec_cache_next;
 	_Atomic int exited; /* the loop returned (shutdown): commands run inline */
 } __rte_cache_aligned;
 
@@ -317,6 +349,29 @@ int sdr_tx_paced(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes, uint64
 uint32_t sdr_frame_bytes(uint32_t plen);
 struct rte_mbuf *sdr_tx_alloc(struct sdr_worker *w, struct sdr_inst *in);
 void sdr_tx_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
+
+/* Erasure coding (ec.c) */
+static inline int sdr_qp_sr(const struct sdr_qp *qp)
+{
+	/* the Selective Repeat machinery runs on SR and EC QPs */
+	return qp->reliability == SDR_REL_SR || qp->reliability == SDR_REL_EC;
+}
+int sdr_ec_qp_init(struct sdr_qp *qp, unsigned code, unsigned k, unsigned m);
+void sdr_ec_qp_fini(struct sdr_qp *qp);
+void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_smsg *sm);
+void sdr_ec_data_sent(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm, uint32_t pkt);
+int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm, uint64_t now,
+		     unsigned *budget);
+uint64_t sdr_ec_hold(struct sdr_qp *qp, uint32_t seq);
+void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg, size_t len,
+		      uint64_t now);
+void sdr_ec_rx_nack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
+		    const struct sdr_ctrl_hdr *h, uint64_t now);
+void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint32_t pkt_off,
+		    int rc, uint64_t now);
+void sdr_ec_rx_release(struct sdr_qp *qp, uint32_t slot);
+void sdr_ec_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+void sdr_ec_worker_fini(struct sdr_worker *w);
 
 /* host_if.c */
 unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c);

@@ -35,6 +35,7 @@ void sdr_host_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t idx, i
 				   (full ? 0 : SDR_CQE_F_PARTIAL)),
 	};
 
+	sdr_ec_rx_release(qp, idx);
 	qp->ctx->mrs[s->mr_id].refcnt--;
 	if (full)
 		qp->st.msgs_recv++;
@@ -73,11 +74,15 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 	sm->imm = d->imm;
 	sm->npkts = (d->length + qp->mtu - 1) / qp->mtu;
 	sm->imm_next = sm->npkts < SDR_IMM_NIBBLES ? sm->npkts : SDR_IMM_NIBBLES;
-	if (qp->reliability == SDR_REL_SR) {
+	if (d->opcode != SDR_SQ_SEND)
+		sm->stream = 1;
+	if (sdr_qp_sr(qp)) {
 		if (sdr_sr_send_prepare(qp, sm)) {
 			err_cqe(w, c, d, -EIO, SDR_CTR_sr_nomem);
 			return;
 		}
+		if (qp->reliability == SDR_REL_EC)
+			sdr_ec_send_prepare(qp, sm);
 		/* the global timeout counts from here when nothing was outstanding */
 		if (qp->ack_cursor == qp->send_next)
 			qp->progress_tsc = rte_get_tsc_cycles();
@@ -125,7 +130,7 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 		return;
 	}
 	/* SR keeps every range for retransmissions: no compaction */
-	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0 && qp->reliability != SDR_REL_SR) {
+	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0 && !sdr_qp_sr(qp)) {
 		memmove(&sm->r[0], &sm->r[sm->cur], (sm->nranges - sm->cur) * sizeof(sm->r[0]));
 		sm->nranges -= sm->cur;
 		sm->cur = 0;
@@ -153,6 +158,8 @@ static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 		return;
 	}
 	mr->refcnt++;
+	if (qp->reliability == SDR_REL_EC)
+		qp->rq.slot[sdr_seq_msg_id((uint32_t)seq)].post_tsc = rte_get_tsc_cycles();
 	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
 	qp->cts_out[qp->ncts_out].length = d->length;
 	if (++qp->ncts_out == SDR_CTS_MAX_ENTRIES)
@@ -248,7 +255,7 @@ void sdr_host_abort_qp(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
 	void *arg[3] = {w, qp, &status};
 
 	/* SR sends stay outstanding after transmission: start at the oldest */
-	uint32_t seq = qp->reliability == SDR_REL_SR ? qp->ack_cursor : qp->tx_cursor;
+	uint32_t seq = sdr_qp_sr(qp) ? qp->ack_cursor : qp->tx_cursor;
 
 	for (; seq != qp->send_next; seq++) {
 		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];

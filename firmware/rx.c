@@ -47,8 +47,16 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		w->ctr[SDR_CTR_wrong_peer]++;
 		return;
 	}
-	if (h.type == SDR_CTRL_ACK && qp->reliability == SDR_REL_SR) {
+	if (h.type == SDR_CTRL_ACK && sdr_qp_sr(qp)) {
 		sdr_sr_rx_ack(w, qp, p->payload, &h, now);
+		return;
+	}
+	if (h.type == SDR_CTRL_PARITY) {
+		sdr_ec_rx_parity(w, qp, p->payload, p->payload_len, now);
+		return;
+	}
+	if (h.type == SDR_CTRL_NACK && qp->reliability == SDR_REL_EC) {
+		sdr_ec_rx_nack(w, qp, p->payload, &h, now);
 		return;
 	}
 	if (h.type != SDR_CTRL_CTS) {
@@ -137,11 +145,11 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 	if (rc < 0) {
 		w->ctr[drop]++;
 		/* SR: a repeat of what we have means the sender missed an ACK */
-		if (qp->reliability == SDR_REL_SR && (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_late_pkt))
+		if (sdr_qp_sr(qp) && (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_late_pkt))
 			sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), 0, now);
 		goto out;
 	}
-	if (qp->reliability == SDR_REL_SR && (rc & (SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE)))
+	if (sdr_qp_sr(qp) && (rc & (SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE)))
 		sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), !!(rc & SDR_PLACE_COMPLETE), now);
 	qp->st.rx_pkts++;
 	qp->st.rx_bytes += p.dma_len;
@@ -149,6 +157,8 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 		qp->st.chunks_done++;
 	if (rc & SDR_PLACE_COMPLETE)
 		sdr_host_recv_done(w, qp, slot, 0);
+	else if (qp->reliability == SDR_REL_EC)
+		sdr_ec_rx_data(w, qp, sdr_imm_msg_id(p.imm), sdr_imm_pkt_off(p.imm), rc, now);
 out:
 	rte_pktmbuf_free(m);
 }

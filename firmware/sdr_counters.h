@@ -39,6 +39,18 @@
 	X(cts_stale, "re-sent CTS for a send already under way or done (harmless)")          \
 	X(ack_bad, "ACK entry with reserved bits or unknown flags")                          \
 	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)")     \
+	X(ec_parity_bad, "malformed parity header (code, k, m, indices, reserved bits)")     \
+	X(ec_parity_not_ec, "parity packet on a QP whose reliability is not EC")             \
+	X(ec_param_mismatch, "parity code/k/m disagree with the QP's or the message's first parity") \
+	X(ec_parity_unknown, "parity for no posted receive of that message number")          \
+	X(ec_parity_late, "parity for a receive already completed (harmless)")               \
+	X(ec_parity_sub, "parity submessage or packet index out of the message's range")     \
+	X(ec_parity_len, "parity lengths disagree (message, coded chunk, packet, received data)") \
+	X(ec_parity_dup, "duplicate parity packet")                                          \
+	X(ec_parity_unused, "parity for a submessage already complete (harmless)")           \
+	X(ec_pool_exhausted, "no parity buffer free (packet dropped; the fallback recovers)") \
+	X(nack_bad, "NACK entry with k out of range, unknown flags or bits past k")          \
+	X(nack_stale, "NACK entry for no outstanding send (old or unknown)")                 \
 	X(arp_ignored, "ARP not addressed to this DPU")                                      \
 	X(handoff_full, "inter-worker hand-off ring full")
 
@@ -59,7 +71,9 @@
 #define SDR_TX_ERR_LIST(X)                                                                   \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
 	X(tx_full, "TX queue refused packets after retries (dropped)")                       \
-	X(sr_nomem, "no memory for SR state (send failed with -ENOMEM)")
+	X(sr_nomem, "no memory for SR state (send failed with -ENOMEM)")                      \
+	X(ec_encode_failed, "parity of a submessage not encoded (no codec/memory); SR fallback") \
+	X(ec_nomem, "no memory for a receive's EC state (parity dropped; SR fallback)")
 
 enum sdr_ctr {
 #define SDR_CTR_ENUM(n, d) SDR_CTR_##n,

@@ -229,6 +229,85 @@ check_complete:
 	return flags;
 }
 
+int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t imm,
+		   enum sdr_ctr *drop)
+{
+	struct sdr_rslot *s = &rq->slot[idx & (SDR_MAX_MSGS - 1)];
+	int flags = 0;
+
+	idx &= SDR_MAX_MSGS - 1;
+	if (s->state != SDR_RS_POSTED) {
+		*drop = SDR_CTR_no_recv;
+		return -1;
+	}
+	if (msg_len == 0 || msg_len > s->len || msg_len < s->max_end ||
+	    (s->last_known && s->msg_len != msg_len)) {
+		*drop = SDR_CTR_bad_len;
+		return -1;
+	}
+	for (uint32_t b = 0; b < SDR_IMM_NIBBLES; b++)
+		if ((s->imm_mask & (1u << b)) && ((s->imm >> (4 * b)) & 0xF) != ((imm >> (4 * b)) & 0xF)) {
+			*drop = SDR_CTR_imm_mismatch;
+			return -1;
+		}
+	if (s->imm_mask != 0xFF) {
+		s->imm = imm;
+		s->imm_mask = 0xFF;
+		atomic_store_explicit(&rq->shared[idx].imm, s->imm, memory_order_relaxed);
+		atomic_store_explicit(&rq->shared[idx].imm_mask, s->imm_mask, memory_order_release);
+	}
+	if (!s->last_known) {
+		s->last_known = 1;
+		s->npkts = (msg_len + rq->mtu - 1) / rq->mtu;
+		s->msg_len = msg_len;
+		/* the last chunk may be short and complete already */
+		flags |= try_chunk(rq, idx, s, (s->npkts - 1) / rq->ppc);
+	}
+	if (sdr_rslot_full(s)) {
+		s->state = SDR_RS_DONE;
+		flags |= SDR_PLACE_COMPLETE;
+	}
+	return flags;
+}
+
+int sdr_rq_fill_chunk(struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint64_t now_tsc)
+{
+	struct sdr_rslot *s;
+	uint64_t *pbm;
+	uint32_t first, end;
+	int flags;
+
+	if (idx >= SDR_MAX_MSGS)
+		return -1;
+	s = &rq->slot[idx];
+	if (s->state != SDR_RS_POSTED || !s->last_known || (uint64_t)chunk * rq->ppc >= s->npkts)
+		return -1;
+	pbm = pkt_bm_of(rq, idx);
+	first = chunk * rq->ppc;
+	end = s->npkts - first < rq->ppc ? s->npkts : first + rq->ppc;
+	for (uint32_t p = first; p < end; p++)
+		if (!sdr_bit_test(pbm, p)) {
+			sdr_bit_set(pbm, p);
+			s->pkts_got++;
+		}
+	if (s->pkts_got && !s->first_tsc)
+		s->first_tsc = now_tsc;
+	s->last_tsc = now_tsc;
+	{
+		uint64_t e = (uint64_t)end * rq->mtu;
+		if (e > s->msg_len)
+			e = s->msg_len;
+		if (e > s->max_end)
+			s->max_end = (uint32_t)e;
+	}
+	flags = try_chunk(rq, idx, s, chunk);
+	if (sdr_rslot_full(s)) {
+		s->state = SDR_RS_DONE;
+		flags |= SDR_PLACE_COMPLETE;
+	}
+	return flags;
+}
+
 int sdr_rq_complete(struct sdr_rq *rq, uint32_t seq)
 {
 	uint32_t idx = sdr_seq_msg_id(seq);

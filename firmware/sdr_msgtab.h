@@ -25,6 +25,8 @@ struct sdr_rslot {
 	uint64_t wr_id;
 	uint64_t first_tsc; /**< first packet seen (reliability timers) */
 	uint64_t last_tsc;  /**< last packet placed (global timeout) */
+	uint64_t post_tsc;  /**< EC: when the receive was posted (RTT estimate) */
+	uint64_t fto_due;   /**< EC: fallback timeout (0 = not armed) */
 	uint32_t ack_cum;   /**< SR: chunks below this are all in (private bitmap) */
 	uint32_t seq;       /**< receive number owning the slot */
 	uint32_t len;       /**< posted length */
@@ -40,6 +42,7 @@ struct sdr_rslot {
 	uint8_t last_known;
 	uint8_t state;      /**< enum sdr_rslot_state */
 	uint8_t ack_pending; /**< SR: listed for the next ACK */
+	uint8_t full_sent;   /**< EC: FULL ACKs sent for this receive */
 };
 
 struct sdr_rq {
@@ -92,6 +95,29 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
  */
 int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, uint64_t now_tsc,
 		 enum sdr_ctr *drop, uint32_t *slot_out);
+
+/**
+ * Erasure coding: the message in slot @p idx (posted, not completed) is
+ * @p msg_len bytes long with user immediate @p imm (from a parity header).
+ * Checks it against what arrived: msg_len <= posted length, >= the highest
+ * byte placed, equal to the length the last packet gave; every immediate
+ * nibble already received agrees. Then the last packet is known (as if the
+ * SE packet had arrived) and the immediate is complete.
+ * @return flags >= 0 (SDR_PLACE_CHUNK, SDR_PLACE_COMPLETE), or -1 with
+ * *drop set (bad_len, imm_mismatch, no_recv).
+ */
+int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t imm,
+		   enum sdr_ctr *drop);
+
+/**
+ * Erasure coding: the bytes of chunk @p chunk of slot @p idx were written
+ * into the posted buffer by the decoder. Marks its packets received and the
+ * chunk bit set (host and private bitmaps). Requires the message length to
+ * be known (sdr_rq_set_msg()). @return flags >= 0 (SDR_PLACE_CHUNK when the
+ * bit became set, SDR_PLACE_COMPLETE), or -1 (slot not posted, length
+ * unknown, chunk past the message).
+ */
+int sdr_rq_fill_chunk(struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint64_t now_tsc);
 
 /** Private chunk bitmap of slot @p idx. */
 static inline const uint64_t *sdr_rq_chunk_priv(const struct sdr_rq *rq, uint32_t idx)

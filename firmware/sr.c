@@ -137,8 +137,10 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 	unsigned sent = 0, budget = SDR_BURST, looked = 0;
 
 	/* 1. expired timers -> retransmit queue */
-	while ((e = sdr_tq_peek(&qp->timers)) && e->tsc + qp->rtt.rto <= now &&
-	       looked++ < SR_EXPIRE_MAX) {
+	/* (EC: the timers are the backstop behind parity and NACKs and wait an
+	 * extra hold per message; sdr_ec_hold() is 0 for SR) */
+	while ((e = sdr_tq_peek(&qp->timers)) &&
+	       e->tsc + qp->rtt.rto + sdr_ec_hold(qp, e->seq) <= now && looked++ < SR_EXPIRE_MAX) {
 		struct sdr_tq_ent x = *e;
 		struct sdr_smsg *sm;
 
@@ -314,11 +316,18 @@ static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack
 /* Windows per message and ACK: enough for the received part of a message
  * of 8 * 128 chunks (64 MiB at 16 x 4 KiB) past its cumulative point. */
 #define SR_ACK_WINDOWS_MAX 8
+#define SR_ACK_AGAIN_MAX 64 /* FULL repeats queued per flush */
+
+/* EC: a completed receive's FULL is sent twice, one ACK period apart. A
+ * lost FULL would otherwise cost the sender its backstop (RTO + one FTO +
+ * one RTT) on a message that arrived whole; SR QPs keep one FULL. */
+#define EC_FULL_COPIES 2
 
 static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp)
 {
 	struct sdr_ack_entry e[SDR_ACK_MAX_ENTRIES];
-	unsigned n = 0;
+	uint16_t again[SR_ACK_AGAIN_MAX];
+	unsigned n = 0, nagain = 0;
 	uint32_t chunk_bytes = qp->mtu * qp->ppc;
 
 	for (uint32_t i = 0; i < qp->nack_dirty; i++) {
@@ -335,6 +344,9 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp)
 		nb = sdr_rslot_nchunks(&qp->rq, s);
 		if (s->state == SDR_RS_DONE)
 			flags = sdr_rslot_full(s) ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
+		if (flags == SDR_ACK_F_FULL && qp->reliability == SDR_REL_EC &&
+		    ++s->full_sent < EC_FULL_COPIES && nagain < SR_ACK_AGAIN_MAX)
+			again[nagain++] = (uint16_t)idx;
 		s->ack_cum = sdr_ack_cum_advance(bm, nb, s->ack_cum);
 		cum = flags == SDR_ACK_F_FULL ? nb : s->ack_cum;
 		/* one past the highest chunk that has data */
@@ -363,6 +375,8 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp)
 		tx_ack(w, qp, e, n);
 	qp->nack_dirty = 0;
 	qp->ack_due = 0;
+	for (unsigned i = 0; i < nagain; i++) /* due one ACK period from now */
+		sdr_sr_rx_note(w, qp, again[i], 0, rte_get_tsc_cycles());
 }
 
 void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int complete,

@@ -36,7 +36,10 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
 	X(sr_rto_expiries) X(sr_acks_tx) X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) \
 	X(sr_units_acked) X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts)          \
-	X(sr_send_closed) X(sr_rto_backoffs)
+	X(sr_send_closed) X(sr_rto_backoffs) X(ec_subs_encoded) X(ec_par_pkts_tx)            \
+	X(ec_par_pkts_rx) X(ec_par_chunks_rx) X(ec_decodes) X(ec_chunks_recovered)           \
+	X(ec_decode_failures) X(ec_fto_expiries) X(ec_fto_postponed) X(ec_nacks_tx) X(ec_nack_entries_tx)        \
+	X(ec_nacks_rx) X(ec_nack_entries_rx) X(ec_nack_retx_units)
 
 /* RTT estimator of an SR QP, in microseconds */
 static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0; }
@@ -67,7 +70,17 @@ void sdr_stats_print(FILE *f)
 				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
 				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
 				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
-			if (qp->reliability == SDR_REL_SR)
+			if (qp->reliability == SDR_REL_EC)
+				fprintf(f, "    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64
+					   " rx %" PRIu64 " | decodes %" PRIu64 " chunks recovered %" PRIu64
+					   " failures %" PRIu64 " | FTO expiries %" PRIu64 " NACKs tx %" PRIu64
+					   " rx %" PRIu64 " | pool %u/%u bufs\n",
+					sdr_ec_code_name((enum sdr_ec_code)qp->ec_code), qp->ec_k, qp->ec_m,
+					qp->st.ec_subs_encoded, qp->st.ec_par_pkts_tx, qp->st.ec_par_pkts_rx,
+					qp->st.ec_decodes, qp->st.ec_chunks_recovered,
+					qp->st.ec_decode_failures, qp->st.ec_fto_expiries, qp->st.ec_nacks_tx,
+					qp->st.ec_nacks_rx, qp->ec_pool.inuse, qp->ec_pool.nalloc);
+			if (sdr_qp_sr(qp))
 				fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
 					   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
 					   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
@@ -147,7 +160,7 @@ int sdr_stats_json(const char *path)
 			QP_STATS(J)
 #undef J
 			fprintf(f, ",\"reliability\":%u,\"state\":%d", qp->reliability, qp->state);
-			if (qp->reliability == SDR_REL_SR)
+			if (sdr_qp_sr(qp))
 				fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64
 					   ",\"rto_us\":%" PRIu64, cyc_us(qp->rtt.srtt),
 					cyc_us(qp->rtt.rttvar), cyc_us(qp->rtt.rto));
@@ -208,7 +221,7 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 #define T(n) rte_tel_data_add_dict_u64(x, #n, qp->st.n);
 		QP_STATS(T)
 #undef T
-		if (qp->reliability == SDR_REL_SR) {
+		if (sdr_qp_sr(qp)) {
 			rte_tel_data_add_dict_u64(x, "srtt_us", cyc_us(qp->rtt.srtt));
 			rte_tel_data_add_dict_u64(x, "rttvar_us", cyc_us(qp->rtt.rttvar));
 			rte_tel_data_add_dict_u64(x, "rto_us", cyc_us(qp->rtt.rto));

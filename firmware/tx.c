@@ -85,7 +85,7 @@ int sdr_tx_data_pkt(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm
  * (retransmissions re-read it) until completion. */
 void sdr_smsg_release(struct sdr_qp *qp, struct sdr_smsg *sm)
 {
-	unsigned from = qp->reliability == SDR_REL_SR ? 0 : sm->cur;
+	unsigned from = sdr_qp_sr(qp) ? 0 : sm->cur;
 
 	for (unsigned i = from; i < sm->nranges; i++)
 		qp->ctx->mrs[sm->r[i].mr_id].refcnt--;
@@ -142,7 +142,7 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 {
 	unsigned budget = SDR_BURST, sent = 0;
 	uint64_t now = rte_get_tsc_cycles();
-	int sr = qp->reliability == SDR_REL_SR;
+	int sr = sdr_qp_sr(qp), ec = qp->reliability == SDR_REL_EC;
 
 	if (sr) {
 		sent = sdr_sr_tx(w, qp, now);
@@ -161,6 +161,15 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 			send_done(w, qp, sm);
 			continue;
 		}
+		/* EC: a submessage's parity goes out before the next one's data
+		 * (parity packets are work too: the worker must not idle-sleep) */
+		if (ec) {
+			unsigned before = budget;
+			int done = sdr_ec_tx_parity(w, qp, sm, now, &budget);
+			sent += before - budget;
+			if (!done)
+				break;
+		}
 		if (sm->cur < sm->nranges) {
 			struct sdr_srange *r = &sm->r[sm->cur];
 			uint32_t at = sm->pkt * qp->mtu;
@@ -174,6 +183,8 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 				break;
 			if (sr)
 				sdr_sr_unit_sent(qp, sm, moff / qp->mtu, now);
+			if (ec)
+				sdr_ec_data_sent(w, qp, sm, moff / qp->mtu);
 			sent++;
 			budget--;
 			if (at + plen == r->len) {

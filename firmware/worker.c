@@ -257,7 +257,9 @@ int sdr_worker_main(void *arg)
 			work += sdr_tx_qp(w, qp);
 			if (qp->ncts_out)
 				sdr_tx_cts_flush(w, qp);
-			if (qp->reliability == SDR_REL_SR) {
+			if (sdr_qp_sr(qp)) {
+				if (qp->reliability == SDR_REL_EC)
+					sdr_ec_poll(w, qp, now);
 				sdr_sr_poll(w, qp, now);
 				if (qp->state != SDR_QPS_CONNECTED)
 					continue;
@@ -265,7 +267,7 @@ int sdr_worker_main(void *arg)
 			if (now >= qp->next_rects_tsc) {
 				if (rects_period)
 					sdr_tx_rects(w, qp, now);
-				if (qp->reliability == SDR_REL_SR)
+				if (sdr_qp_sr(qp))
 					sdr_sr_periodic(w, qp, now);
 				qp->next_rects_tsc = now + (rects_period ? rects_period : hz / 50);
 			}
@@ -285,6 +287,7 @@ int sdr_worker_main(void *arg)
 			rte_pause();
 		}
 	}
+	sdr_ec_worker_fini(w);
 	atomic_store_explicit(&w->exited, 1, memory_order_release);
 	return 0;
 }

@@ -683,7 +683,12 @@ static int info_sane(const struct sdr_qp_info *q)
 	       q->chunk_pkts > 0 && q->generations > 0 &&
 	       !(q->generations & (q->generations - 1)) && q->qpn <= 0xFFFFFFu &&
 	       q->qpn % q->generations == 0 && q->qpn + q->generations - 1 <= 0xFFFFFFu &&
-	       q->reliability <= SDR_REL_AUTO;
+	       q->reliability <= SDR_REL_AUTO &&
+	       (q->reliability == SDR_REL_EC
+			? !(q->ec >> 14) && sdr_ec_param_check(sdr_ec_param_code(q->ec),
+							       sdr_ec_param_k(q->ec),
+							       sdr_ec_param_m(q->ec)) == 0
+			: q->ec == 0);
 }
 
 static int qseg_attach(struct sdr_ctx *ctx, struct sdr_qp *qp)
@@ -754,11 +759,12 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		return NULL;
 	}
 	if (attr) {
-		for (int i = 0; i < 3; i++)
-			if (attr->reserved8[i]) {
-				errno = EINVAL;
-				return NULL;
-			}
+		if (attr->reliability == SDR_REL_EC
+			    ? sdr_ec_param_check(attr->ec_code, attr->ec_k, attr->ec_m) != 0
+			    : (attr->ec_code || attr->ec_k || attr->ec_m)) {
+			errno = EINVAL;
+			return NULL;
+		}
 		for (int i = 0; i < 3; i++)
 			if (attr->reserved[i]) {
 				errno = EINVAL;
@@ -795,6 +801,9 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.qp_attr.max_msg = attr->max_msg;
 		req.qp_attr.chunk_pkts = attr->chunk_pkts;
 		req.qp_attr.reliability = attr->reliability;
+		req.qp_attr.ec_code = attr->ec_code;
+		req.qp_attr.ec_k = attr->ec_k;
+		req.qp_attr.ec_m = attr->ec_m;
 		req.qp_attr.want_qpn = attr->want_qpn;
 		req.qp_attr.want_rkey = attr->want_rkey;
 		req.qp_attr.rate_bps = attr->rate_bps;

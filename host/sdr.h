@@ -147,15 +147,32 @@ uint32_t sdr_mr_id(const struct sdr_mr *mr);
 
 /* ---------------- queue pairs ---------------- */
 
+/** Codes of sdr_qp_attr::ec_code (reliability SDR_REL_EC). */
+#define SDR_EC_CODE_RS 1  /**< Reed-Solomon (Cauchy, ISA-L): any k of k + m chunks */
+#define SDR_EC_CODE_XOR 2 /**< parity i = XOR of data chunks j, j % m == i */
+
 struct sdr_qp_attr {
 	uint32_t max_msg;     /**< bytes per message slot; 0 = daemon default */
 	uint32_t chunk_pkts;  /**< packets per bitmap chunk; 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability: SDR_REL_NONE, or SDR_REL_SR
+	uint8_t reliability;  /**< enum sdr_reliability: SDR_REL_NONE, SDR_REL_SR
 	                           (Selective Repeat on the DPU: a send completes
 	                           when the receiver acknowledged every chunk; a
 	                           dead peer gives -ETIMEDOUT, then -ENOTCONN;
-	                           docs/reliability.md). Both QPs must agree. */
-	uint8_t reserved8[3]; /**< must be 0 */
+	                           docs/reliability.md), or SDR_REL_EC (erasure
+	                           coding with ec_code/ec_k/ec_m, falling back to
+	                           Selective Repeat; same completion semantics).
+	                           Both QPs must agree (EC: on code, k and m too). */
+	union {
+		uint8_t reserved8[3]; /**< (old name of the three bytes below) */
+		struct {
+			uint8_t ec_code; /**< SDR_REL_EC: SDR_EC_CODE_RS or SDR_EC_CODE_XOR;
+			                      else 0 */
+			uint8_t ec_k;    /**< SDR_REL_EC: data chunks per submessage,
+			                      1..64; else 0 */
+			uint8_t ec_m;    /**< SDR_REL_EC: parity chunks per submessage,
+			                      1..32 (XOR: <= ec_k); else 0 */
+		};
+	};
 	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base, of the
 	                           daemon's current epoch, or 0x100 + k*G meaning
 	                           block k of the current epoch (the QP info tells
@@ -171,9 +188,12 @@ struct sdr_qp_attr {
 /**
  * Create a QP.
  * @param attr may be NULL (all defaults).
- * @return a QP, or NULL with errno: EINVAL, ENOMEM, EPIPE, ETIMEDOUT,
- *  EPROTO (malformed QP segment), or the daemon's status (e.g. EADDRINUSE:
- *  want_qpn taken, ENOSPC; reason in sdr_last_error()).
+ * @return a QP, or NULL with errno: EINVAL (a reserved field set,
+ *  reliability out of range, EC parameters invalid for SDR_REL_EC or non-zero
+ *  for another reliability), ENOMEM, EPIPE, ETIMEDOUT, EPROTO (malformed QP
+ *  segment), or the daemon's status (e.g. EADDRINUSE: want_qpn taken,
+ *  ENOSPC, EOPNOTSUPP: SDR_REL_AUTO, EINVAL: EC parity beyond the daemon's
+ *  --ec-pool-mb; reason in sdr_last_error()).
  */
 struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr);
 

@@ -221,6 +221,11 @@ int main(int argc, char **argv)
 	attr.max_msg = plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts ? opt.chunk_pkts : plan.chunk_pkts;
 	attr.reliability = (uint8_t)plan.rel;
+	if (plan.rel == SDR_REL_EC) {
+		attr.ec_code = (uint8_t)sdr_ec_param_code(plan.ec);
+		attr.ec_k = (uint8_t)sdr_ec_param_k(plan.ec);
+		attr.ec_m = (uint8_t)sdr_ec_param_m(plan.ec);
+	}
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
 	qp = sdr_qp_create(ctx, &attr);

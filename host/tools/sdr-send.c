@@ -182,6 +182,11 @@ int main(int argc, char **argv)
 	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts;
 	attr.reliability = opt.rel;
+	if (opt.rel == SDR_REL_EC) {
+		attr.ec_code = (uint8_t)sdr_ec_param_code(opt.ec);
+		attr.ec_k = (uint8_t)sdr_ec_param_k(opt.ec);
+		attr.ec_m = (uint8_t)sdr_ec_param_m(opt.ec);
+	}
 	attr.rate_bps = opt.rate_bps;
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;

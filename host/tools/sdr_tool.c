@@ -61,10 +61,14 @@ static void usage(const struct tool_opts *o, FILE *f)
 		"  --chunk-pkts N       packets per bitmap chunk (default: daemon default)\n"
 		"  --window N           messages in flight (default 8)\n"
 		"%s"
-		"  --rel none|sr        reliability of the QP: none (raw SDR) or sr (Selective\n"
-		"                       Repeat on the DPU); with TCP the sender's choice is\n"
-		"                       sent in the plan, without TCP give both sides the same\n"
+		"  --rel none|sr|ec     reliability of the QP: none (raw SDR), sr (Selective\n"
+		"                       Repeat on the DPU) or ec (erasure coding with SR\n"
+		"                       fallback); with TCP the sender's choice is sent in\n"
+		"                       the plan, without TCP give both sides the same\n"
 		"                       (default none)\n"
+		"  --ec CODE:K:M        with --rel ec: rs:K:M (Reed-Solomon) or xor:K:M, K data\n"
+		"                       and M parity chunks per submessage, 1 <= K <= 64,\n"
+		"                       1 <= M <= 32 (default rs:32:8)\n"
 		"  --timeout SEC        give up when nothing completes for SEC seconds,\n"
 		"                       report pending messages and partial bitmaps, exit 1\n"
 		"                       (default 10)\n",
@@ -122,7 +126,7 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 enum {
 	O_DPU = 256, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
 	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_FILE,
-	O_OUT, O_FSIZE, O_HELP, O_REL, O_RATE
+	O_OUT, O_FSIZE, O_HELP, O_REL, O_RATE, O_EC
 };
 
 void tool_parse(struct tool_opts *o, int argc, char **argv)
@@ -135,7 +139,7 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		{"chunk-pkts", 1, 0, O_CHUNK}, {"window", 1, 0, O_WINDOW},
 		{"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON}, {"quiet", 0, 0, O_QUIET},
 		{"file", 1, 0, O_FILE}, {"rel", 1, 0, O_REL}, {"rate", 1, 0, O_RATE},
-		{"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"ec", 1, 0, O_EC}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	static const struct option lo_recv[] = {
 		{"dpu", 1, 0, O_DPU}, {"server", 0, 0, O_SERVER}, {"bind", 1, 0, O_BIND},
 		{"port", 1, 0, O_PORT}, {"local-qpn", 1, 0, O_LQPN}, {"local-rkey", 1, 0, O_LRKEY},
@@ -144,7 +148,7 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		{"max-msg", 1, 0, O_MAXMSG}, {"chunk-pkts", 1, 0, O_CHUNK},
 		{"window", 1, 0, O_WINDOW}, {"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON},
 		{"quiet", 0, 0, O_QUIET}, {"out", 1, 0, O_OUT}, {"file-size", 1, 0, O_FSIZE},
-		{"rel", 1, 0, O_REL}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"rel", 1, 0, O_REL}, {"ec", 1, 0, O_EC}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	int c, bad = 0;
 	uint32_t port = 0;
 
@@ -223,10 +227,22 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 				o->rel = SDR_REL_NONE;
 			else if (!strcmp(optarg, "sr"))
 				o->rel = SDR_REL_SR;
+			else if (!strcmp(optarg, "ec"))
+				o->rel = SDR_REL_EC;
 			else
-				bad = fprintf(stderr, "bad --rel '%s' (none or sr)\n", optarg);
+				bad = fprintf(stderr, "bad --rel '%s' (none, sr or ec)\n", optarg);
 			o->rel_set = 1;
 			break;
+		case O_EC: {
+			unsigned code, k, m;
+			if (sdr_ec_param_parse(optarg, &code, &k, &m))
+				bad = fprintf(stderr, "bad --ec '%s' (rs:K:M or xor:K:M, 1 <= K <= 64,"
+						      " 1 <= M <= 32, xor M <= K)\n", optarg);
+			else
+				o->ec = sdr_ec_param_pack(code, k, m);
+			o->ec_set = 1;
+			break;
+		}
 		case O_RATE:
 			if (sdr_parse_rate(optarg, &o->rate_bps))
 				bad = fprintf(stderr, "bad --rate '%s' (e.g. 200m, 1.5gbit)\n", optarg);
@@ -252,6 +268,12 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 	}
 	if (!bad && o->rel_set && o->server)
 		bad = fprintf(stderr, "--rel comes from the sender's plan with --server\n");
+	if (!bad && o->ec_set && o->server)
+		bad = fprintf(stderr, "--ec comes from the sender's plan with --server\n");
+	if (!bad && o->ec_set && o->rel != SDR_REL_EC)
+		bad = fprintf(stderr, "--ec needs --rel ec\n");
+	if (!bad && o->rel == SDR_REL_EC && !o->ec_set)
+		o->ec = sdr_ec_param_pack(1, 32, 8); /* rs:32:8 */
 	if (bad) {
 		usage(o, stderr);
 		exit(2);
@@ -268,6 +290,7 @@ int tool_plan_from_opts(const struct tool_opts *o, struct tool_plan *p, uint64_t
 	p->max_msg = o->max_msg;
 	p->chunk_pkts = o->chunk_pkts;
 	p->rel = o->rel;
+	p->ec = o->rel == SDR_REL_EC ? o->ec : 0;
 	if (file_size) {
 		p->file_mode = 1;
 		p->file_size = file_size;
@@ -463,7 +486,8 @@ static uint32_t get_u32(const uint8_t *p)
 static uint64_t get_u64(const uint8_t *p) { return (uint64_t)get_u32(p) << 32 | get_u32(p + 4); }
 
 /* plan: "SDRP" ver count nsizes seed(8) max_msg chunk_pkts file_mode
- *       file_size(8) sizes[64](8 each) rel; big-endian (version 2 added rel) */
+ *       file_size(8) sizes[64](8 each) rel; big-endian (version 2 added rel;
+ *       its upper 16 bits carry the EC parameters, sdr_ec_param_pack) */
 #define PLAN_MAGIC 0x53445250u
 #define PLAN_VERSION 2
 #define PLAN_LEN (48 + 8 * TOOL_MAX_SIZES)
@@ -484,7 +508,7 @@ int tool_send_plan(int fd, const struct tool_plan *p)
 	put_u64(b + 36, p->file_size);
 	for (int i = 0; i < TOOL_MAX_SIZES; i++)
 		put_u64(b + 44 + 8 * i, p->sizes[i]);
-	put_u32(b + 44 + 8 * TOOL_MAX_SIZES, p->rel);
+	put_u32(b + 44 + 8 * TOOL_MAX_SIZES, p->rel | (uint32_t)p->ec << 16);
 	return tool_write_full(fd, b, sizeof(b));
 }
 
@@ -498,7 +522,14 @@ int tool_recv_plan(int fd, struct tool_plan *p)
 	if (get_u32(b) != PLAN_MAGIC || get_u32(b + 4) != PLAN_VERSION)
 		return -1;
 	p->rel = get_u32(b + 44 + 8 * TOOL_MAX_SIZES);
-	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR)
+	p->ec = (uint16_t)(p->rel >> 16);
+	p->rel &= 0xFFFF;
+	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR && p->rel != SDR_REL_EC)
+		return -1;
+	if (p->rel == SDR_REL_EC
+		    ? sdr_ec_param_check(sdr_ec_param_code(p->ec), sdr_ec_param_k(p->ec),
+					 sdr_ec_param_m(p->ec)) || (p->ec >> 14)
+		    : p->ec != 0)
 		return -1;
 	p->count = get_u32(b + 8);
 	p->nsizes = get_u32(b + 12);

@@ -38,9 +38,10 @@ struct tool_opts {
 	const char *file;    /* sdr-send */
 	const char *out;     /* sdr-recv */
 	uint64_t file_size;  /* sdr-recv without TCP */
-	uint8_t rel;         /* enum sdr_reliability: --rel none|sr */
+	uint8_t rel;         /* enum sdr_reliability: --rel none|sr|ec */
+	uint16_t ec;         /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
 	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
-	int rel_set;
+	int rel_set, ec_set;
 };
 
 /** What both sides agree on (sent by the sender over TCP). */
@@ -52,6 +53,7 @@ struct tool_plan {
 	uint64_t file_size;
 	uint64_t sizes[TOOL_MAX_SIZES];
 	uint32_t rel;        /* enum sdr_reliability of both QPs */
+	uint16_t ec;         /* their EC parameters (sdr_ec_param_pack), 0 unless EC */
 };
 
 struct tool_result {

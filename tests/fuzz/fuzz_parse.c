@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz harness for the untrusted-frame entry points of common/sdr_wire.c:
- * sdr_parse(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() and
- * sdr_arp_reply().
+ * sdr_parse(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() /
+ * sdr_ctrl_ack_entry_decode() / sdr_ctrl_nack_entry_decode() /
+ * sdr_ctrl_parity_decode() and sdr_arp_reply().
  *
  * Out-of-bounds reads are found by ASan (the input lives in a buffer of
  * exactly its size); logic errors by the invariants below, which abort().
@@ -40,6 +41,52 @@ static void check_ctrl(const uint8_t *msg, size_t len)
 		return;
 	FUZZ_ASSERT(len >= SDR_CTRL_HDR_WIRE && h.magic == SDR_CTRL_MAGIC);
 	FUZZ_ASSERT(h.version == SDR_CTRL_VERSION && h.type > 0 && h.type < SDR_CTRL__MAX);
+	if (h.type == SDR_CTRL_NACK) {
+		struct sdr_nack_entry n;
+
+		FUZZ_ASSERT(h.count <= SDR_NACK_MAX_ENTRIES);
+		FUZZ_ASSERT(SDR_CTRL_HDR_WIRE + (size_t)h.count * SDR_NACK_ENTRY_WIRE <= len);
+		for (uint16_t i = 0; i < h.count; i++) {
+			if (sdr_ctrl_nack_entry_decode(msg, i, &n))
+				continue;
+			/* what the sender acts on: k chunks at most, known flags */
+			FUZZ_ASSERT(n.k >= 1 && n.k <= SDR_EC_K_MAX);
+			FUZZ_ASSERT(!(n.flags & ~SDR_NACK_F_MASK));
+			FUZZ_ASSERT(n.k == 64 || !(n.missing >> n.k));
+		}
+		return;
+	}
+	if (h.type == SDR_CTRL_ACK) {
+		struct sdr_ack_entry a;
+
+		FUZZ_ASSERT(h.count <= SDR_ACK_MAX_ENTRIES);
+		FUZZ_ASSERT(SDR_CTRL_HDR_WIRE + (size_t)h.count * SDR_ACK_ENTRY_WIRE <= len);
+		for (uint16_t i = 0; i < h.count; i++)
+			if (sdr_ctrl_ack_entry_decode(msg, i, &a) == 0)
+				FUZZ_ASSERT(!(a.flags & ~SDR_ACK_F_MASK) && a.off <= SDR_ACK_OFF_MAX);
+		return;
+	}
+	if (h.type == SDR_CTRL_PARITY) {
+		struct sdr_parity_hdr ph;
+		const uint8_t *data;
+		uint32_t dlen;
+		uint8_t re[SDR_PARITY_DATA_OFF];
+
+		FUZZ_ASSERT(h.count == 1 && len > SDR_PARITY_DATA_OFF);
+		if (sdr_ctrl_parity_decode(msg, len, &ph, &data, &dlen))
+			return;
+		FUZZ_ASSERT(data == msg + SDR_PARITY_DATA_OFF && dlen == len - SDR_PARITY_DATA_OFF);
+		FUZZ_ASSERT(ph.k >= 1 && ph.k <= SDR_EC_K_MAX && ph.m >= 1 && ph.m <= SDR_EC_M_MAX);
+		FUZZ_ASSERT(ph.pidx < ph.m && ph.pkt < ph.npkt && ph.clen && ph.msg_len);
+		/* what decode accepts, encode writes back byte for byte */
+		FUZZ_ASSERT(sdr_ctrl_parity_encode(re, h.src_qpn, &ph) == SDR_PARITY_DATA_OFF);
+		FUZZ_ASSERT(memcmp(re, msg, SDR_PARITY_DATA_OFF) == 0);
+		volatile uint8_t x = 0;
+		for (uint32_t i = 0; i < dlen; i++) /* ASan: the parity bytes are there */
+			x ^= data[i];
+		(void)x;
+		return;
+	}
 	if (h.type != SDR_CTRL_CTS)
 		return;
 	FUZZ_ASSERT(h.count <= SDR_CTS_MAX_ENTRIES);
@@ -228,6 +275,28 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		sdr_pkt_finish(buf, flen, 1);
 		emit(buf, flen, arg);
 		emit(buf + SDR_CTRL_HDR_LEN, mlen, arg); /* bare control message */
+	}
+	/* EC: a parity packet and a NACK */
+	{
+		static uint8_t pb[SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF + 100 + 8];
+		struct sdr_parity_hdr ph = {.seq = 5, .msg_len = 300000, .imm = 0xCAFEF00D,
+					    .code = SDR_WIRE_EC_RS, .k = 8, .m = 2, .sub = 2,
+					    .pidx = 1, .pkt = 3, .npkt = 4, .clen = 16384};
+		struct sdr_nack_entry ne[2] = {{.seq = 5, .sub = 1, .k = 8, .missing = 0x81},
+					       {.seq = 6, .sub = 0, .k = 64, .flags = SDR_NACK_F_IMM,
+						.missing = ~0ull}};
+		size_t mlen = sdr_ctrl_parity_encode(pb + SDR_CTRL_HDR_LEN, 0x200, &ph) + 100;
+		size_t flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 7, mlen);
+
+		memset(pb + SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF, 0x3C, 100);
+		sdr_pkt_finish(pb, flen, 1);
+		emit(pb, flen, arg);
+		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);
+		mlen = sdr_ctrl_nack_encode(pb + SDR_CTRL_HDR_LEN, 0x200, ne, 2);
+		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 8, mlen);
+		sdr_pkt_finish(pb, flen, 1);
+		emit(pb, flen, arg);
+		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);
 	}
 	/* a control packet whose 1-byte message needs 3 bytes of pad */
 	{

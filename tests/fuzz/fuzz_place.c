@@ -18,7 +18,11 @@
  *   5               complete a receive (1 byte: which)
  *   6               post + complete N receives at once (1 byte: N), which
  *                   moves the table across slot wrap and generations
- *   7               abort all (when the next byte is odd)
+ *   7               abort all (when the next byte is odd); else (even) an
+ *                   erasure-coding op on a recent or any receive, 3 more
+ *                   bytes: sdr_rq_set_msg() with a fuzzed length and a right
+ *                   or corrupt immediate, or sdr_rq_fill_chunk() of a chunk
+ *                   (what the decoder does after writing a chunk)
  *
  * Invariants (abort() on violation): posted buffers (own heap blocks, with
  * guard bytes) are never written outside [dst, dst + posted length) nor
@@ -26,7 +30,8 @@
  * drop changes nothing; flags agree with a model of post/complete (never
  * COMPLETE twice for one post, never accepted for a free/done slot);
  * -EBUSY / -ENOENT exactly when the model says so; shared counters agree
- * with the bitmaps.
+ * with the bitmaps. The EC ops never write the buffer, change nothing when
+ * they fail, and leave the slot consistent when they succeed.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -458,12 +463,86 @@ static void on_abort(void *arg, struct sdr_rslot *sl)
 	abort_count++;
 }
 
+static void op_ec(struct fstate *s, uint8_t b)
+{
+	uint8_t a = get8(s), c = get8(s), d = get8(s);
+	uint32_t seq, idx;
+	struct snap before, after;
+	enum sdr_ctr drop = SDR_CTR__MAX;
+	int bi, rc;
+	static uint8_t copy[F_MAX_MSG];
+
+	if ((d & 0x80) || s->nrecent == 0)
+		seq = s->rq.next_seq - 1 - (uint32_t)(d & 0x7F) * 3;
+	else
+		seq = s->recent[(s->nrecent - 1 - d % s->nrecent) % F_RECENT];
+	idx = sdr_seq_msg_id(seq);
+	bi = s->m[idx].buf;
+	snap(s, idx, &before);
+	if (bi >= 0)
+		memcpy(copy, dst_of(&s->buf[bi]), F_MAX_MSG);
+	if (b & 2) {
+		uint32_t len = ((uint32_t)a << 8 | c) % (F_MAX_MSG + 2);
+		uint32_t imm = s->m[idx].seq * 0x9E3779B1u; /* the synthesised packets' */
+
+		if (d & 0x40)
+			imm ^= 1u << (c % 32);
+		rc = sdr_rq_set_msg(&s->rq, idx, len, imm, &drop);
+		if (rc >= 0) {
+			const struct sdr_rslot *sl = &s->rq.slot[idx];
+			FUZZ_ASSERT(s->m[idx].state == M_POSTED);
+			FUZZ_ASSERT(len >= 1 && len <= sl->len && sl->last_known && sl->msg_len == len);
+			FUZZ_ASSERT(sl->npkts == (len + F_MTU - 1) / F_MTU && sl->imm_mask == 0xFF &&
+				    sl->imm == imm);
+		} else {
+			FUZZ_ASSERT(drop == SDR_CTR_bad_len || drop == SDR_CTR_imm_mismatch ||
+				    drop == SDR_CTR_no_recv);
+			if (s->m[idx].state != M_POSTED)
+				FUZZ_ASSERT(drop == SDR_CTR_no_recv);
+		}
+	} else {
+		uint32_t chunk = a % 20;
+
+		rc = sdr_rq_fill_chunk(&s->rq, idx, chunk, ++s->tsc);
+		if (rc >= 0) {
+			const struct sdr_rslot *sl = &s->rq.slot[idx];
+			FUZZ_ASSERT(s->m[idx].state == M_POSTED && before.sl.last_known);
+			FUZZ_ASSERT(chunk * s->rq.ppc < sl->npkts);
+			FUZZ_ASSERT(sdr_bit_test(s->chunk_bm + (size_t)idx * s->chunk_words, chunk));
+			FUZZ_ASSERT(!!(rc & SDR_PLACE_CHUNK) ==
+				    (sl->chunks_got == before.sl.chunks_got + 1));
+		}
+	}
+	/* the table never writes the buffer here (the decoder did, before) */
+	if (bi >= 0)
+		FUZZ_ASSERT(memcmp(copy, dst_of(&s->buf[bi]), F_MAX_MSG) == 0);
+	if (rc < 0) {
+		FUZZ_ASSERT(rc == -1);
+		snap(s, idx, &after);
+		FUZZ_ASSERT(memcmp(&before, &after, sizeof(before)) == 0);
+	} else {
+		FUZZ_ASSERT((rc & ~(SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE)) == 0);
+		if (rc & SDR_PLACE_COMPLETE) {
+			const struct sdr_rslot *sl = &s->rq.slot[idx];
+			FUZZ_ASSERT(sl->state == SDR_RS_DONE && sdr_rslot_full(sl));
+			FUZZ_ASSERT(sl->chunks_got == (sl->npkts + s->rq.ppc - 1) / s->rq.ppc);
+			release(s, idx);
+		} else {
+			FUZZ_ASSERT(s->rq.slot[idx].state == SDR_RS_POSTED);
+		}
+	}
+	check_slot(s, idx);
+}
+
 static void op_abort(struct fstate *s)
 {
 	int posted = 0;
+	uint8_t b = get8(s);
 
-	if (!(get8(s) & 1))
+	if (!(b & 1)) {
+		op_ec(s, b);
 		return;
+	}
 	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++)
 		posted += s->m[i].state == M_POSTED;
 	abort_count = 0;
@@ -624,6 +703,31 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		put(b, &n, 0);
 		emit(b, n, arg);
 	}
+	/* erasure coding: 2 of 5 packets placed, the length and immediate from
+	 * "parity", then the decoder fills chunks 2..4: complete */
+	n = 0;
+	put(b, &n, 0); /* ppc 1, G 1 */
+	put(b, &n, 4);
+	put(b, &n, (uint8_t)(4999 >> 8));
+	put(b, &n, (uint8_t)4999);
+	for (uint8_t p = 0; p < 2; p++) {
+		static const uint8_t syn[6] = {0, 0, 0, 1, 0, 0};
+		for (int i = 0; i < 6; i++)
+			put(b, &n, i == 2 ? p : syn[i]);
+	}
+	put(b, &n, 7);
+	put(b, &n, 2); /* set_msg */
+	put(b, &n, (uint8_t)(5000 >> 8));
+	put(b, &n, (uint8_t)5000);
+	put(b, &n, 0);
+	for (uint8_t c = 2; c < 5; c++) {
+		put(b, &n, 7);
+		put(b, &n, 0); /* fill_chunk */
+		put(b, &n, c);
+		put(b, &n, 0);
+		put(b, &n, 0);
+	}
+	emit(b, n, arg);
 	/* wrap: bulk post+complete, then a message in the next generation */
 	n = 0;
 	put(b, &n, 0x18); /* G = 16 */

@@ -2,6 +2,7 @@
 /* Unit test of common/sdr_abi.c: QP info text and binary forms. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "sdr_abi.h"
@@ -37,7 +38,7 @@ static int same(const struct sdr_qp_info *a, const struct sdr_qp_info *b)
 	return a->qpn == b->qpn && a->rkey == b->rkey && a->ip == b->ip &&
 	       !memcmp(a->mac, b->mac, 6) && a->mtu == b->mtu && a->max_msg == b->max_msg &&
 	       a->chunk_pkts == b->chunk_pkts && a->generations == b->generations &&
-	       a->reliability == b->reliability;
+	       a->reliability == b->reliability && a->ec == b->ec;
 }
 
 static void test_text(void)
@@ -121,7 +122,7 @@ static void test_binary(void)
 	CHECK(memcmp(w, w2, sizeof(w)) == 0);
 
 	memcpy(w2, w, sizeof(w));
-	w2[31] = 1; /* reserved */
+	w2[31] = 1; /* EC parameters without reliability EC */
 	CHECK(sdr_qp_info_decode(w2, &r) == -1);
 	memcpy(w2, w, sizeof(w));
 	w2[19] = 0x01; /* mtu 4097 */
@@ -137,10 +138,79 @@ static void test_binary(void)
 	CHECK(sdr_qp_info_decode(w2, &r) == -1);
 }
 
+static void test_ec(void)
+{
+	struct sdr_qp_info q = sample(), r;
+	uint8_t w[SDR_QP_INFO_WIRE];
+	unsigned code, k, m;
+	char buf[256];
+
+	/* pack/unpack over the whole range */
+	for (code = 1; code <= 2; code++)
+		for (k = 1; k <= 64; k++)
+			for (m = 1; m <= 32; m++) {
+				uint16_t v = sdr_ec_param_pack(code, k, m);
+				CHECK(sdr_ec_param_code(v) == code && sdr_ec_param_k(v) == k &&
+				      sdr_ec_param_m(v) == m);
+				CHECK((sdr_ec_param_check(code, k, m) == 0) == (code == 1 || m <= k));
+			}
+	CHECK(sdr_ec_param_check(0, 32, 8) == -EINVAL);
+	CHECK(sdr_ec_param_check(3, 32, 8) == -EINVAL);
+	CHECK(sdr_ec_param_check(1, 0, 8) == -EINVAL);
+	CHECK(sdr_ec_param_check(1, 65, 8) == -EINVAL);
+	CHECK(sdr_ec_param_check(1, 32, 0) == -EINVAL);
+	CHECK(sdr_ec_param_check(1, 32, 33) == -EINVAL);
+	CHECK(sdr_ec_param_check(2, 4, 5) == -EINVAL);
+	/* the command-line form */
+	CHECK(sdr_ec_param_parse("rs:32:8", &code, &k, &m) == 0 && code == 1 && k == 32 && m == 8);
+	CHECK(sdr_ec_param_parse("xor:32:8", &code, &k, &m) == 0 && code == 2 && k == 32 && m == 8);
+	CHECK(sdr_ec_param_parse("rs:64:32", &code, &k, &m) == 0 && k == 64 && m == 32);
+	static const char *const bad[] = {"", "rs", "rs:", "rs:32", "rs:32:", "rs::8", "rs:32:8:1",
+					  "rs:-1:8", "rs:32:+8", "RS:32:8", "xor:4:5", "rs:65:1",
+					  "rs:32:33", "rs:0:1", "rs:1:0", "ec:32:8", "rs:32:8 ",
+					  "rs:99999999999999999999:1", "xor:0x10:2"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = sdr_ec_param_parse(bad[i], &code, &k, &m);
+		if (rc != -EINVAL)
+			fprintf(stderr, "accepted '%s'\n", bad[i]);
+		CHECK(rc == -EINVAL);
+	}
+	CHECK(sdr_ec_param_parse(NULL, &code, &k, &m) == -EINVAL);
+
+	/* QP info of an EC QP: text and binary round trips */
+	q.reliability = SDR_REL_EC;
+	q.ec = sdr_ec_param_pack(1, 32, 8);
+	CHECK(sdr_qp_info_format(&q, buf, sizeof(buf)) > 0 && strstr(buf, ",rel=2,ec=rs:32:8"));
+	memset(&r, 0, sizeof(r));
+	CHECK(sdr_qp_info_parse(buf, &r) == 0 && same(&q, &r));
+	sdr_qp_info_encode(&q, w);
+	CHECK(w[29] == SDR_REL_EC && w[30] == 0x17 && w[31] == 0xC7); /* 1<<12 | 31<<6 | 7 */
+	CHECK(sdr_qp_info_decode(w, &r) == 0 && same(&q, &r));
+	/* EC without parameters, or with invalid ones, is refused */
+	w[30] = w[31] = 0;
+	CHECK(sdr_qp_info_decode(w, &r) == -1);
+	w[30] = 0x20; /* code 2 (XOR), k 1, m 1 */
+	w[31] = 0x00;
+	CHECK(sdr_qp_info_decode(w, &r) == 0 && sdr_ec_param_code(r.ec) == 2);
+	w[31] = 0x01; /* XOR k 1 m 2: m > k */
+	CHECK(sdr_qp_info_decode(w, &r) == -1);
+	w[30] = 0xC0; /* bits 15..14 reserved */
+	w[31] = 0x00;
+	CHECK(sdr_qp_info_decode(w, &r) == -1);
+	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
+				"max_msg=4096,chunk_pkts=1,gen=8,rel=2", &r) == -1); /* no ec */
+	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
+				"max_msg=4096,chunk_pkts=1,gen=8,rel=1,ec=rs:8:2", &r) == -1);
+	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
+				"max_msg=4096,chunk_pkts=1,gen=8,rel=2,ec=xor:8:2", &r) == 0 &&
+	      r.reliability == SDR_REL_EC && sdr_ec_param_k(r.ec) == 8);
+}
+
 int main(void)
 {
 	test_text();
 	test_binary();
+	test_ec();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -6,6 +6,7 @@
  * and fake_deliver().
  */
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -437,6 +438,33 @@ static void test_control(void)
 	uint8_t *other;
 
 	env_up(&e, SDR_CQ_ENTRIES, 0);
+	/* EC parameters: checked locally, and 0 unless reliability is EC (the
+	 * old name of the three bytes still compiles and still means "must be
+	 * 0" for NONE and SR) */
+	{
+		struct sdr_qp_attr x = {.reliability = SDR_REL_SR, .ec_k = 1};
+		errno = 0;
+		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
+		memset(&x, 0, sizeof(x));
+		x.reserved8[0] = 1;
+		errno = 0;
+		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
+		x = (struct sdr_qp_attr){.reliability = SDR_REL_EC, .ec_code = SDR_EC_CODE_RS,
+					 .ec_k = 65, .ec_m = 8};
+		errno = 0;
+		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
+		x.ec_k = 32;
+		x.ec_code = 3;
+		errno = 0;
+		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
+		x.ec_code = SDR_EC_CODE_XOR;
+		x.ec_k = 4; /* XOR: m <= k */
+		errno = 0;
+		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
+		CHECK(sizeof(struct sdr_qp_attr) == 40 &&
+		      offsetof(struct sdr_qp_attr, ec_code) == 9 &&
+		      offsetof(struct sdr_qp_attr, ec_m) == 11);
+	}
 	/* daemon refusal surfaces errno and the daemon's reason */
 	errno = 0;
 	CHECK(sdr_qp_create(e.ctx, &a) == NULL && errno == EINVAL);
@@ -460,6 +488,12 @@ static void test_control(void)
 	/* connect validates the remote info */
 	bad = info;
 	bad.mtu = 1500;
+	CHECK(sdr_qp_connect(q2, &bad) == -EINVAL);
+	bad = info; /* EC parameters on a QP that is not EC */
+	bad.ec = sdr_ec_param_pack(1, 32, 8);
+	CHECK(sdr_qp_connect(q2, &bad) == -EINVAL);
+	bad.reliability = SDR_REL_EC; /* EC with invalid parameters */
+	bad.ec = sdr_ec_param_pack(2, 4, 8);
 	CHECK(sdr_qp_connect(q2, &bad) == -EINVAL);
 	CHECK(sdr_qp_connect(q2, &info) == 0);
 	CHECK(sdr_qp_connect(q2, &info) == -EISCONN);

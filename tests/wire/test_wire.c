@@ -353,8 +353,12 @@ static void test_cts_decode_errors(void)
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[5] = SDR_CTRL__MAX;
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
-	msg[5] = SDR_CTRL_NACK; /* reserved type: header only */
-	CHECK(sdr_ctrl_hdr_decode(msg, SDR_CTRL_HDR_WIRE, &h) == 0 && h.type == SDR_CTRL_NACK);
+	msg[5] = SDR_CTRL_NACK; /* NACK: 3 entries of 16 bytes do not fit 36 bytes */
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
+	CHECK(sdr_ctrl_hdr_decode(msg, SDR_CTRL_HDR_WIRE + 3 * SDR_NACK_ENTRY_WIRE, &h) == 0 &&
+	      h.type == SDR_CTRL_NACK);
+	msg[5] = SDR_CTRL_PARITY; /* PARITY: count must be 1 */
+	CHECK(sdr_ctrl_hdr_decode(msg, 1000, &h) == -1);
 	msg[5] = SDR_CTRL_ACK; /* ACK: 3 entries of 28 bytes do not fit 36 bytes */
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[5] = SDR_CTRL_CTS;
@@ -363,6 +367,148 @@ static void test_cts_decode_errors(void)
 	put16(msg + 6, SDR_CTS_MAX_ENTRIES + 1); /* fits the bytes, exceeds the limit */
 	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &h) == -1);
 	CHECK(sdr_ctrl_cts_encode(msg, 1, e, SDR_CTS_MAX_ENTRIES + 1) == 0);
+}
+
+static void test_parity(void)
+{
+	uint8_t msg[SDR_PARITY_DATA_OFF + 64];
+	struct sdr_parity_hdr h, d;
+	struct sdr_ctrl_hdr ch;
+	const uint8_t *data;
+	uint32_t dlen;
+
+	memset(&h, 0, sizeof(h));
+	h.seq = 0x01020304;
+	h.msg_len = 0x00040000;
+	h.imm = 0xCAFEF00D;
+	h.code = SDR_WIRE_EC_RS;
+	h.k = 32;
+	h.m = 8;
+	h.sub = 0x0102;
+	h.pidx = 7;
+	h.pkt = 3;
+	h.npkt = 16;
+	h.clen = 65536;
+	CHECK(sdr_ctrl_parity_encode(msg, 0x100, &h) == SDR_PARITY_DATA_OFF);
+	/* the wire layout, byte by byte (docs/wire-format.md) */
+	static const uint8_t want[SDR_PARITY_DATA_OFF] = {
+		0x53, 0x44, 0x52, 0x43, 1, 4, 0, 1, 0, 0, 1, 0,
+		1, 2, 3, 4, 0, 4, 0, 0, 0xCA, 0xFE, 0xF0, 0x0D,
+		1, 32, 8, 0, 0x01, 0x02, 7, 0, 0, 3, 0, 16, 0, 1, 0, 0};
+	CHECK(!memcmp(msg, want, sizeof(want)));
+	memset(msg + SDR_PARITY_DATA_OFF, 0x5A, 64);
+	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &ch) == 0 && ch.type == SDR_CTRL_PARITY &&
+	      ch.count == 1 && ch.src_qpn == 0x100);
+	CHECK(sdr_ctrl_parity_decode(msg, sizeof(msg), &d, &data, &dlen) == 0);
+	CHECK(!memcmp(&d, &h, sizeof(d)));
+	CHECK(data == msg + SDR_PARITY_DATA_OFF && dlen == 64);
+	/* no parity byte: refused by both */
+	CHECK(sdr_ctrl_hdr_decode(msg, SDR_PARITY_DATA_OFF, &ch) == -1);
+	CHECK(sdr_ctrl_parity_decode(msg, SDR_PARITY_DATA_OFF, &d, &data, &dlen) == -1);
+	/* every field out of its range is refused at encode and decode */
+	for (int f = 0; f < 11; f++) {
+		struct sdr_parity_hdr x = h;
+		uint8_t m2[SDR_PARITY_DATA_OFF + 1];
+		switch (f) {
+		case 0: x.code = 0; break;
+		case 1: x.code = 3; break;
+		case 2: x.k = 0; break;
+		case 3: x.k = SDR_EC_K_MAX + 1; break;
+		case 4: x.m = 0; break;
+		case 5: x.m = SDR_EC_M_MAX + 1; break;
+		case 6: x.pidx = x.m; break;
+		case 7: x.pkt = x.npkt; break;
+		case 8: x.flags = 1; break;
+		case 9: x.resv = 0x80; break;
+		case 10: x.clen = 0; break;
+		}
+		CHECK(sdr_ctrl_parity_encode(m2, 1, &x) == 0);
+		/* forge it on the wire from a valid one */
+		CHECK(sdr_ctrl_parity_encode(m2, 1, &h) == SDR_PARITY_DATA_OFF);
+		m2[SDR_PARITY_DATA_OFF] = 0;
+		uint8_t *p = m2 + SDR_CTRL_HDR_WIRE;
+		switch (f) {
+		case 0: p[12] = 0; break;
+		case 1: p[12] = 3; break;
+		case 2: p[13] = 0; break;
+		case 3: p[13] = SDR_EC_K_MAX + 1; break;
+		case 4: p[14] = 0; break;
+		case 5: p[14] = SDR_EC_M_MAX + 1; break;
+		case 6: p[18] = h.m; break;
+		case 7: p[21] = 16; break;
+		case 8: p[15] = 1; break;
+		case 9: p[19] = 0x80; break;
+		case 10: memset(p + 24, 0, 4); break;
+		}
+		CHECK(sdr_ctrl_parity_decode(m2, sizeof(m2), &d, &data, &dlen) == -1);
+	}
+	h.msg_len = 0;
+	CHECK(sdr_ctrl_parity_encode(msg, 1, &h) == 0);
+}
+
+static void test_nack(void)
+{
+	uint8_t msg[SDR_CTRL_HDR_WIRE + (SDR_NACK_MAX_ENTRIES + 1) * SDR_NACK_ENTRY_WIRE];
+	struct sdr_nack_entry e[SDR_NACK_MAX_ENTRIES + 1], d;
+	struct sdr_ctrl_hdr h;
+	size_t len;
+
+	for (unsigned i = 0; i <= SDR_NACK_MAX_ENTRIES; i++) {
+		e[i].seq = (uint32_t)rnd();
+		e[i].sub = (uint16_t)rnd();
+		e[i].k = (uint8_t)(1 + rnd() % SDR_EC_K_MAX);
+		e[i].flags = (uint8_t)(rnd() & SDR_NACK_F_MASK);
+		e[i].missing = rnd() & (e[i].k == 64 ? ~0ull : (1ull << e[i].k) - 1);
+	}
+	for (uint16_t n = 0; n <= SDR_NACK_MAX_ENTRIES; n++) {
+		len = sdr_ctrl_nack_encode(msg, 0x12345, e, n);
+		CHECK_OR_BREAK(len == SDR_CTRL_HDR_WIRE + (size_t)n * SDR_NACK_ENTRY_WIRE);
+		CHECK_OR_BREAK(sdr_ctrl_hdr_decode(msg, len, &h) == 0);
+		CHECK_OR_BREAK(h.type == SDR_CTRL_NACK && h.count == n && h.src_qpn == 0x12345);
+		for (uint16_t i = 0; i < n; i++) {
+			CHECK_OR_BREAK(sdr_ctrl_nack_entry_decode(msg, i, &d) == 0);
+			CHECK_OR_BREAK(d.seq == e[i].seq && d.sub == e[i].sub && d.k == e[i].k &&
+				       d.flags == e[i].flags && d.missing == e[i].missing);
+		}
+		if (n)
+			CHECK_OR_BREAK(sdr_ctrl_hdr_decode(msg, len - 1, &h) == -1);
+	}
+	CHECK(sdr_ctrl_nack_encode(msg, 1, e, SDR_NACK_MAX_ENTRIES + 1) == 0);
+	len = sdr_ctrl_nack_encode(msg, 1, e, SDR_NACK_MAX_ENTRIES);
+	put16(msg + 6, SDR_NACK_MAX_ENTRIES + 1);
+	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &h) == -1);
+	/* entries with k out of range or unknown flags: not encoded */
+	e[0].k = 0;
+	CHECK(sdr_ctrl_nack_encode(msg, 1, e, 1) == 0);
+	e[0].k = SDR_EC_K_MAX + 1;
+	CHECK(sdr_ctrl_nack_encode(msg, 1, e, 1) == 0);
+	e[0].k = 8;
+	e[0].flags = 0x80;
+	CHECK(sdr_ctrl_nack_encode(msg, 1, e, 1) == 0);
+	/* the wire layout, byte by byte */
+	memset(&d, 0, sizeof(d));
+	d.seq = 0x01020304;
+	d.sub = 0x0506;
+	d.k = 8;
+	d.flags = SDR_NACK_F_IMM;
+	d.missing = 0x81;
+	len = sdr_ctrl_nack_encode(msg, 0x100, &d, 1);
+	static const uint8_t want[28] = {
+		0x53, 0x44, 0x52, 0x43, 1, 3, 0, 1, 0, 0, 1, 0,
+		1, 2, 3, 4, 5, 6, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0x81};
+	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
+	/* decode: bits at or past k, k 0, unknown flags are refused */
+	msg[SDR_CTRL_HDR_WIRE + 14] = 1; /* bit 8 with k = 8 */
+	CHECK(sdr_ctrl_nack_entry_decode(msg, 0, &d) == -1);
+	msg[SDR_CTRL_HDR_WIRE + 14] = 0;
+	CHECK(sdr_ctrl_nack_entry_decode(msg, 0, &d) == 0 && d.missing == 0x81);
+	msg[SDR_CTRL_HDR_WIRE + 6] = 0;
+	CHECK(sdr_ctrl_nack_entry_decode(msg, 0, &d) == -1);
+	msg[SDR_CTRL_HDR_WIRE + 6] = 64;
+	msg[SDR_CTRL_HDR_WIRE + 8] = 0xFF; /* k = 64: every bit is a chunk */
+	CHECK(sdr_ctrl_nack_entry_decode(msg, 0, &d) == 0);
+	msg[SDR_CTRL_HDR_WIRE + 7] = 2;
+	CHECK(sdr_ctrl_nack_entry_decode(msg, 0, &d) == -1);
 }
 
 static void test_ack(void)
@@ -917,6 +1063,8 @@ int main(int argc, char **argv)
 	test_ctrl_roundtrip();
 	test_cts_decode_errors();
 	test_ack();
+	test_parity();
+	test_nack();
 	test_parse_errors();
 	test_result_names();
 	test_arp();

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Erasure coding on a QP (reliability EC; docs/reliability.md "Erasure
+ * coding"): the pure-C building blocks, unit-tested without the EAL.
+ *
+ *  - Submessage geometry: a message of L bytes is N chunks of C bytes
+ *    (C = MTU * chunk_pkts, the QP's bitmap chunk; the last chunk may be
+ *    short); submessage s holds data chunks [s*k, min((s+1)*k, N)), the
+ *    missing ones of the last submessage are zero chunks. All chunks of
+ *    submessage s are coded at length clen(s) = min(C, L - s*k*C) (the
+ *    length of its first chunk; shorter chunks are zero-padded), and each
+ *    of its m parity chunks travels as ceil(clen / MTU) parity packets.
+ *  - FTO arithmetic: FTO = (M + ceil(M * m / k)) * T_INJ + beta * RTT.
+ *  - The parity pool: fixed-size buffers (a packet bitmap and one chunk of
+ *    parity bytes), allocated on demand up to a bound, recycled through a
+ *    free list.
+ */
+#ifndef SDR_ECFW_H
+#define SDR_ECFW_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- submessage geometry ---------------- */
+
+struct sdr_ec_geom {
+	uint32_t len;    /**< message bytes (>= 1) */
+	uint32_t mtu;
+	uint32_t cbytes; /**< chunk bytes C = mtu * ppc */
+	uint32_t nchunks;/**< N */
+	uint32_t k, m;
+	uint32_t nsub;   /**< ceil(N / k) */
+};
+
+/** Fill @p g. @return 0, or -EINVAL (len, mtu, ppc, k or m is 0). */
+static inline int sdr_ec_geom_init(struct sdr_ec_geom *g, uint32_t len, uint32_t mtu, uint32_t ppc,
+				   uint32_t k, uint32_t m)
+{
+	uint64_t c = (uint64_t)mtu * ppc;
+
+	if (!len || !mtu || !ppc || !k || !m || c > UINT32_MAX)
+		return -EINVAL;
+	g->len = len;
+	g->mtu = mtu;
+	g->cbytes = (uint32_t)c;
+	g->nchunks = (uint32_t)((len + c - 1) / c);
+	g->k = k;
+	g->m = m;
+	g->nsub = (g->nchunks + k - 1) / k;
+	return 0;
+}
+
+/** Bytes of data chunk @p c (< nchunks): C, or less for the last one. */
+static inline uint32_t sdr_ec_chunk_len(const struct sdr_ec_geom *g, uint32_t c)
+{
+	uint64_t off = (uint64_t)c * g->cbytes;
+	return g->len - off < g->cbytes ? (uint32_t)(g->len - off) : g->cbytes;
+}
+
+/** Data chunks of submessage @p s that exist (the rest are zero padding). */
+static inline uint32_t sdr_ec_sub_nreal(const struct sdr_ec_geom *g, uint32_t s)
+{
+	uint32_t first = s * g->k;
+	return g->nchunks - first < g->k ? g->nchunks - first : g->k;
+}
+
+/** Coded length of submessage @p s (< nsub). */
+static inline uint32_t sdr_ec_sub_clen(const struct sdr_ec_geom *g, uint32_t s)
+{
+	return sdr_ec_chunk_len(g, s * g->k);
+}
+
+/** Packets of one parity chunk of submessage @p s. */
+static inline uint32_t sdr_ec_par_npkt(const struct sdr_ec_geom *g, uint32_t s)
+{
+	return (sdr_ec_sub_clen(g, s) + g->mtu - 1) / g->mtu;
+}
+
+/** Bytes of parity packet @p pkt of submessage @p s. */
+static inline uint32_t sdr_ec_par_pkt_len(const struct sdr_ec_geom *g, uint32_t s, uint32_t pkt)
+{
+	uint32_t clen = sdr_ec_sub_clen(g, s), off = pkt * g->mtu;
+	return clen - off < g->mtu ? clen - off : g->mtu;
+}
+
+/* ---------------- fallback timeout ---------------- */
+
+/**
+ * FTO = (M + ceil(M * m / k)) * t_inj + beta * rtt (PAPERS.md 3.3, R = k/m):
+ * the time the message's @p nchunks data chunks and their parity take to
+ * arrive after the first one, plus a share @p beta_milli / 1000 of the RTT
+ * for queueing. Times in any unit (TSC cycles in the firmware); saturates
+ * instead of overflowing.
+ */
+static inline uint64_t sdr_ec_fto(uint32_t nchunks, uint32_t k, uint32_t m, uint64_t t_inj,
+				  uint64_t rtt, uint32_t beta_milli)
+{
+	uint64_t par = k ? ((uint64_t)nchunks * m + k - 1) / k : 0;
+	unsigned __int128 x = (unsigned __int128)(nchunks + par) * t_inj +
+			      (unsigned __int128)rtt * beta_milli / 1000;
+	return x > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)x;
+}
+
+/** Time to inject @p bytes at @p rate_bytes per second, in cycles of
+ *  @p hz; 0 when unpaced (rate 0). */
+static inline uint64_t sdr_ec_t_inj(uint64_t bytes, uint64_t rate_bytes, uint64_t hz)
+{
+	if (!rate_bytes)
+		return 0;
+	return (uint64_t)((unsigned __int128)bytes * hz / rate_bytes);
+}
+
+/* ---------------- parity pool ---------------- */
+
+/** One parity chunk being received. */
+struct sdr_ecbuf {
+	struct sdr_ecbuf *next; /**< free list */
+	uint8_t *data;          /**< cbytes bytes, 64-byte aligned */
+	uint32_t got;           /**< packets received */
+	uint32_t npkt;          /**< packets expected */
+	uint64_t bm[];          /**< packet bitmap, bm_words words */
+};
+
+struct sdr_ec_pool {
+	struct sdr_ecbuf *free;
+	uint32_t cbytes;   /**< bytes of a buffer's data */
+	uint32_t bm_words; /**< words of a buffer's packet bitmap */
+	uint32_t max;      /**< buffers at most */
+	uint32_t nalloc;   /**< buffers allocated */
+	uint32_t inuse;    /**< buffers handed out */
+};
+
+/** A pool of at most @p max buffers of @p cbytes bytes with @p ppc packet
+ *  bits; nothing is allocated until sdr_ec_pool_get(). */
+static inline void sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint32_t ppc,
+				    uint32_t max)
+{
+	memset(p, 0, sizeof(*p));
+	p->cbytes = cbytes;
+	p->bm_words = (ppc + 63) / 64;
+	p->max = max;
+}
+
+/** A cleared buffer (got = 0, bitmap zero; data undefined), or NULL when
+ *  @p max buffers are out or memory is short. */
+static inline struct sdr_ecbuf *sdr_ec_pool_get(struct sdr_ec_pool *p)
+{
+	struct sdr_ecbuf *b = p->free;
+
+	if (b) {
+		p->free = b->next;
+	} else {
+		size_t hdr = sizeof(*b) + (size_t)p->bm_words * 8;
+		hdr = (hdr + 63) & ~(size_t)63;
+		if (p->nalloc >= p->max)
+			return NULL;
+		b = aligned_alloc(64, hdr + ((p->cbytes + 63) & ~(size_t)63));
+		if (!b)
+			return NULL;
+		b->data = (uint8_t *)b + hdr;
+		p->nalloc++;
+	}
+	b->next = NULL;
+	b->got = 0;
+	b->npkt = 0;
+	memset(b->bm, 0, (size_t)p->bm_words * 8);
+	p->inuse++;
+	return b;
+}
+
+static inline void sdr_ec_pool_put(struct sdr_ec_pool *p, struct sdr_ecbuf *b)
+{
+	if (!b)
+		return;
+	b->next = p->free;
+	p->free = b;
+	p->inuse--;
+}
+
+/** Free every buffer on the free list (buffers still out are the caller's). */
+static inline void sdr_ec_pool_fini(struct sdr_ec_pool *p)
+{
+	while (p->free) {
+		struct sdr_ecbuf *b = p->free;
+		p->free = b->next;
+		free(b);
+		p->nalloc--;
+	}
+}
+
+#endif /* SDR_ECFW_H */

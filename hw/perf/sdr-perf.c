@@ -67,6 +67,7 @@ struct opts {
 	uint32_t window;
 	double duration;          /* s; 0 = use iters */
 	int rel;                  /* enum sdr_reliability */
+	uint16_t ec;              /* --ec, packed by sdr_ec_param_pack() */
 	uint32_t chunk_pkts, mtu, workers;
 	const char *port_rate;    /* passed through */
 	uint64_t port_rate_bps;
@@ -136,6 +137,7 @@ static void usage(FILE *f)
 "  --duration SEC       measure for SEC seconds instead of --iters\n"
 "  --window N           sends in flight, 1..1024 (default 64 bw, 1 lat)\n"
 "  --rel none|sr|ec|auto  QP reliability (default none)\n"
+"  --ec rs:K:M|xor:K:M  code of --rel ec and of the scheme 'ec' (default rs:32:8)\n"
 "  --rate RATE          pace the sending QP at RATE (bit/s of frames: 500m, 2g;\n"
 "                       libsdr rate_bps; default unpaced)\n"
 "  --recv-timeout-ms MS  rel none: a receive whose send completed MS ago is\n"
@@ -146,7 +148,8 @@ static void usage(FILE *f)
 "  --code rs|xor --k K --m M --chunk BYTES (default rs, 32, 8, 4K)\n"
 "Sweep:\n"
 "  --sizes LIST --loss LIST --schemes LIST (comma separated; loss appended to\n"
-"  --link as loss=P; default sizes 4K,64K,1M, loss 0, schemes none)\n"
+"  --link as loss=P; default sizes 4K,64K,1M, loss 0, schemes none). A scheme\n"
+"  is none, sr, auto, ec (= --ec) or an EC code rs:K:M / xor:K:M\n"
 "  --sweep-mode bw|lat  (default lat)\n"
 "\n"
 "Output: a human block per run and exactly one JSON line (starting with '{');\n"
@@ -179,6 +182,32 @@ static const char *rel_name(int rel)
 {
 	static const char *const n[] = {"none", "sr", "ec", "auto"};
 	return rel >= 0 && rel < 4 ? n[rel] : "?";
+}
+
+/* A sweep scheme: none, sr, auto, ec (= --ec) or rs:K:M / xor:K:M. */
+static int parse_scheme(const char *s, int *rel, uint16_t *ec)
+{
+	unsigned code, k, m;
+
+	if (!parse_rel(s, rel)) {
+		*ec = *rel == SDR_REL_EC ? o.ec : 0;
+		return 0;
+	}
+	if (sdr_ec_param_parse(s, &code, &k, &m))
+		return -1;
+	*rel = SDR_REL_EC;
+	*ec = sdr_ec_param_pack(code, k, m);
+	return 0;
+}
+
+/* "none", "sr", "auto", or the EC code "rs:32:8" */
+static const char *scheme_name(int rel, uint16_t ec, char *buf, size_t len)
+{
+	if (rel != SDR_REL_EC)
+		return rel_name(rel);
+	snprintf(buf, len, "%s:%u:%u", sdr_ec_param_code(ec) == SDR_EC_CODE_XOR ? "xor" : "rs",
+		 sdr_ec_param_k(ec), sdr_ec_param_m(ec));
+	return buf;
 }
 
 /* Split a comma list; each item is checked by the callback. */
@@ -231,7 +260,7 @@ static int bad_opt(const char *name, const char *arg)
 
 enum {
 	O_RIG = 256, O_DPU_A, O_DPU_B, O_DPU_BIN, O_SIZE, O_ITERS, O_WARMUP, O_WINDOW, O_DURATION,
-	O_REL, O_CHUNK_PKTS, O_MTU, O_WORKERS, O_PORT_RATE, O_RATE, O_LINK, O_NO_ICRC, O_BUSY,
+	O_REL, O_EC, O_CHUNK_PKTS, O_MTU, O_WORKERS, O_PORT_RATE, O_RATE, O_LINK, O_NO_ICRC, O_BUSY,
 	O_EAL, O_JSON_ONLY, O_TIMEOUT, O_RTIMEOUT, O_CODE, O_K, O_M, O_CHUNK, O_SIZES, O_LOSS,
 	O_SCHEMES, O_SWEEP_MODE, O_KEEP_LOGS, O_HELP, O_DPU_ARG,
 };
@@ -242,7 +271,7 @@ static int parse_opts(int argc, char **argv)
 		{"rig", 1, 0, O_RIG}, {"dpu-a", 1, 0, O_DPU_A}, {"dpu-b", 1, 0, O_DPU_B},
 		{"dpu-bin", 1, 0, O_DPU_BIN}, {"size", 1, 0, O_SIZE}, {"iters", 1, 0, O_ITERS},
 		{"warmup", 1, 0, O_WARMUP}, {"window", 1, 0, O_WINDOW},
-		{"duration", 1, 0, O_DURATION}, {"rel", 1, 0, O_REL},
+		{"duration", 1, 0, O_DURATION}, {"rel", 1, 0, O_REL}, {"ec", 1, 0, O_EC},
 		{"chunk-pkts", 1, 0, O_CHUNK_PKTS}, {"mtu", 1, 0, O_MTU},
 		{"workers", 1, 0, O_WORKERS}, {"port-rate", 1, 0, O_PORT_RATE},
 		{"rate", 1, 0, O_RATE}, {"link", 1, 0, O_LINK}, {"no-icrc", 0, 0, O_NO_ICRC},
@@ -261,6 +290,7 @@ static int parse_opts(int argc, char **argv)
 	o.size = 64 << 10;
 	o.mtu = 4096;
 	o.chunk_pkts = 16;
+	o.ec = sdr_ec_param_pack(SDR_EC_CODE_RS, 32, 8);
 	o.timeout = 10;
 	o.recv_timeout_ms = 200;
 	o.buf_budget = 256ull << 20;
@@ -326,6 +356,13 @@ static int parse_opts(int argc, char **argv)
 			if (errno || *end || !(o.duration > 0 && o.duration <= 3600))
 				return bad_opt("--duration", optarg);
 			break;
+		case O_EC: {
+			unsigned code, k, m;
+			if (sdr_ec_param_parse(optarg, &code, &k, &m))
+				return bad_opt("--ec (rs:K:M or xor:K:M, e.g. rs:32:8)", optarg);
+			o.ec = sdr_ec_param_pack(code, k, m);
+			break;
+		}
 		case O_REL:
 			if (parse_rel(optarg, &o.rel))
 				return bad_opt("--rel (none, sr, ec, auto)", optarg);
@@ -986,6 +1023,7 @@ struct run_params {
 	uint32_t window;
 	double duration;
 	int rel;
+	uint16_t ec; /* rel EC: packed code, k, m */
 };
 
 struct run_result {
@@ -1130,6 +1168,11 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	attr.max_msg = (uint32_t)max_msg_for(p->size);
 	attr.chunk_pkts = o.chunk_pkts;
 	attr.reliability = (uint8_t)p->rel;
+	if (p->rel == SDR_REL_EC) {
+		attr.ec_code = (uint8_t)sdr_ec_param_code(p->ec);
+		attr.ec_k = (uint8_t)sdr_ec_param_k(p->ec);
+		attr.ec_m = (uint8_t)sdr_ec_param_m(p->ec);
+	}
 	attr.rate_bps = o.rate_bps; /* the sending QP only */
 	qa = sdr_qp_create(ca, &attr);
 	attr.rate_bps = 0;
@@ -1371,13 +1414,15 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 	struct sbuf j = {0};
 	const char *pmd = rig_pmds[rig->kind];
 	unsigned workers = o.workers ? o.workers : 1;
+	char sbuf[32];
+	const char *scheme = scheme_name(p->rel, p->ec, sbuf, sizeof(sbuf));
 
 	if (!o.json_only) {
 		printf("  ---------------- sdr-perf %s: rig %s (%s) ----------------\n", p->mode,
 		       rig_names[rig->kind], pmd);
 		printf("  size %" PRIu64 " B  window %u  mtu %u  chunk %u pkts  workers %u  rel %s"
 		       "  icrc %s\n", p->size, p->window, o.mtu, o.chunk_pkts, workers,
-		       rel_name(p->rel), o.no_icrc ? "off" : "on");
+		       scheme, o.no_icrc ? "off" : "on");
 		if (rig->link[0] || o.port_rate)
 			printf("  link %s  port-rate %s\n", rig->link[0] ? rig->link : "-",
 			       o.port_rate ? o.port_rate : "-");
@@ -1427,6 +1472,8 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 	       p->size, r->measured ? r->measured : p->iters, p->warmup, p->window, o.mtu,
 	       o.chunk_pkts, workers);
 	sb_jstr(&j, rel_name(p->rel));
+	sb_add(&j, ",\"scheme\":");
+	sb_jstr(&j, scheme);
 	sb_add(&j, ",\"icrc\":%s,\"link\":", o.no_icrc ? "false" : "true");
 	sb_jstr(&j, rig->link);
 	sb_add(&j, ",\"port_rate_bps\":%" PRIu64, o.port_rate_bps);
@@ -1560,13 +1607,15 @@ static int run_codec(void)
 /* ------------------------------------------------------------------ */
 /* main                                                                */
 
-static void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel)
+static void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel,
+			uint16_t ec)
 {
 	int lat = !strcmp(mode, "lat");
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
 	p->size = size;
 	p->rel = rel;
+	p->ec = rel == SDR_REL_EC ? ec : 0;
 	p->window = o.window_set ? o.window : lat ? 1 : 64;
 	p->iters = o.iters_set ? o.iters : lat ? 200 : 1000;
 	p->warmup = o.warmup_set ? o.warmup : (p->iters / 10 ? p->iters / 10 : 1);
@@ -1583,7 +1632,7 @@ static int run_one_mode(void)
 		rig_stop(&rig);
 		return 1;
 	}
-	fill_params(&p, o.mode, o.size, o.rel);
+	fill_params(&p, o.mode, o.size, o.rel, o.ec);
 	run_engine(&rig, &p, &r);
 	print_run(&rig, &p, &r);
 	rig_stop(&rig);
@@ -1627,13 +1676,14 @@ static int run_sweep(void)
 				struct run_params p;
 				struct run_result r;
 				int rel;
+				uint16_t ec;
 
 				idx++;
 				fprintf(stderr, "sdr-perf: sweep [%d/%d] scheme=%s loss=%g size=%" PRIu64
 					" ...\n", idx, total, o.schemes[si], o.nloss ? o.loss[li] : 0.0,
 					o.sizes[zi]);
-				if (parse_rel(o.schemes[si], &rel)) {
-					fill_params(&p, o.sweep_mode, o.sizes[zi], 0);
+				if (parse_scheme(o.schemes[si], &rel, &ec)) {
+					fill_params(&p, o.sweep_mode, o.sizes[zi], 0, 0);
 					memset(&r, 0, sizeof(r));
 					r.ok = -1;
 					snprintf(r.error, sizeof(r.error), "unknown scheme '%s'",
@@ -1641,7 +1691,7 @@ static int run_sweep(void)
 					print_run(&rig, &p, &r);
 					continue;
 				}
-				fill_params(&p, o.sweep_mode, o.sizes[zi], rel);
+				fill_params(&p, o.sweep_mode, o.sizes[zi], rel, ec);
 				run_engine(&rig, &p, &r);
 				print_run(&rig, &p, &r);
 				if (r.ok == 0)
@@ -1649,7 +1699,7 @@ static int run_sweep(void)
 				if (r.ok == -1) /* the scheme is refused: skip its other sizes */
 					for (zi++; zi < nsz; zi++) {
 						idx++;
-						fill_params(&p, o.sweep_mode, o.sizes[zi], rel);
+						fill_params(&p, o.sweep_mode, o.sizes[zi], rel, ec);
 						print_run(&rig, &p, &r);
 					}
 			}

@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Measured completion times next to the model's predictions (docs/benchmarks.md §6).
+
+    hw/perf/grid.sh            # runs the sweep, then this script
+    /usr/bin/python3 hw/perf/grid.py runs.jsonl --model build/hw/model/sdr-model \\
+        --rtt 25ms --rate 900m [--md table.md] [--png grid.png]
+
+Reads sdr-perf JSON lines (lat runs of a sweep over sizes x loss x schemes),
+asks sdr-model for the prediction of every cell with the same link (RTT,
+injection rate, per-packet loss, chunk = chunk_pkts x mtu) and prints a
+markdown table:
+
+  loss | size | per scheme: measured mean (p99) and model mean, ratio
+       | AUTO: measured mean, what it picked, vs the best / worst fixed scheme
+
+What is compared: the *sender's* completion (post -> send completion, which
+under SR / EC / AUTO means the receiver acknowledged every chunk), the same
+event the model's T = ... + RTT describes. The receive-side completion
+(post -> receive complete, about half an RTT earlier) is in the JSON as lat_*.
+
+The model's injection rate is the pacing rate scaled by payload / frame bytes
+(4096 / 4174 at MTU 4096): the pacer counts frame bytes, the model chunks.
+Exit 0; 1 if no usable run; 2 on bad input.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+
+def loss_of(link):
+    m = re.search(r"(?:^|,)loss=([0-9.eE+-]+)", link or "")
+    return float(m.group(1)) if m else 0.0
+
+
+def fmt_size(n):
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= div and n % div == 0:
+            return "%d%s" % (n // div, unit)
+    return "%dB" % n
+
+
+def model_name(scheme):
+    """sdr-perf scheme ('sr', 'rs:32:8', 'xor:32:8') -> sdr-model name."""
+    if scheme == "sr":
+        return "sr"
+    m = re.fullmatch(r"(rs|xor):(\d+):(\d+)", scheme)
+    return "%s%sx%s" % (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def model_label(scheme):
+    if scheme == "sr":
+        return "SR"
+    m = re.fullmatch(r"(rs|xor):(\d+):(\d+)", scheme)
+    return "%s(%s,%s)" % (m.group(1).upper(), m.group(2), m.group(3)) if m else scheme
+
+
+def parse_time(s):
+    m = re.fullmatch(r"([0-9.eE+-]+)(s|ms|us|ns)?", s)
+    if not m:
+        raise ValueError(s)
+    return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, None: 1}[m.group(2)]
+
+
+def parse_rate(s):
+    m = re.fullmatch(r"([0-9.eE+-]+)([kmgt]?)", s.lower().replace("bit", "").replace("bps", ""))
+    if not m:
+        raise ValueError(s)
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group(2)]
+
+
+def predict(model, size, loss, rtt, rate, chunk, mtu, schemes, alpha):
+    cmd = [model, "--size", str(size), "--rate", "%.0f" % rate, "--rtt", "%gs" % rtt,
+           "--loss", "%g" % loss, "--chunk", str(chunk), "--mtu", str(mtu),
+           "--alpha", "%g" % alpha, "--schemes", ",".join(schemes), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    d = json.loads(out)
+    return {s["name"]: s for s in d["schemes"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--model", required=True, help="the sdr-model binary")
+    ap.add_argument("--rtt", required=True, help="emulated RTT, e.g. 25ms")
+    ap.add_argument("--rate", required=True, help="pacing rate of frame bytes, e.g. 900m")
+    ap.add_argument("--alpha", type=float, default=0.5, help="model RTO = (1+alpha) RTT")
+    ap.add_argument("--md", help="also write the table to this file")
+    ap.add_argument("--png", help="write a chart (measured vs model per scheme)")
+    ap.add_argument("--json-out", help="write one JSON line per cell here")
+    a = ap.parse_args()
+    try:
+        rtt, rate = parse_time(a.rtt), parse_rate(a.rate)
+    except ValueError as e:
+        print("grid.py: bad --rtt or --rate: %s" % e, file=sys.stderr)
+        return 2
+    runs = []
+    for path in a.files or ["-"]:
+        f = sys.stdin if path == "-" else open(path, encoding="utf-8")
+        for line in f:
+            if line.startswith("{"):
+                try:
+                    runs.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    print("grid.py: %s: bad JSON line: %s" % (path, e), file=sys.stderr)
+                    return 2
+    cells = {}
+    for r in runs:
+        if r.get("mode") not in ("lat", "bw") or r.get("status") != "ok":
+            if r.get("status") in ("failed", "skipped"):
+                print("grid.py: left out: %s %s %s: %s" % (r.get("scheme", r.get("rel")),
+                      fmt_size(r.get("size", 0)), r.get("link"), r.get("error")), file=sys.stderr)
+            continue
+        scheme = r.get("scheme", r.get("rel"))
+        key = (loss_of(r.get("link")), r["size"])
+        cells.setdefault(key, {})[scheme] = r
+    if not cells:
+        print("grid.py: no usable run", file=sys.stderr)
+        return 1
+    fixed = sorted({s for c in cells.values() for s in c if model_name(s)},
+                   key=lambda s: (s != "sr", s))
+    has_auto = any("auto" in c for c in cells.values())
+    any_run = next(iter(next(iter(cells.values())).values()))
+    mtu, chunk = any_run["mtu"], any_run["mtu"] * any_run["chunk_pkts"]
+    payload_rate = rate * mtu / (mtu + 78)
+    head = "| loss | size |"
+    sep = "|---:|---:|"
+    for s in fixed:
+        head += " %s measured mean (p99) | model mean | meas/model |" % model_label(s)
+        sep += "---:|---:|---:|"
+    if has_auto:
+        head += " AUTO mean (picked) | AUTO / best fixed | AUTO / worst fixed |"
+        sep += "---:|---:|---:|"
+    lines = [head, sep]
+    out_json = []
+    chart = {}
+    for (loss, size) in sorted(cells):
+        c = cells[(loss, size)]
+        names = [model_name(s) for s in fixed]
+        pred = predict(a.model, size, loss, rtt, payload_rate, chunk, mtu, names, a.alpha)
+        row = "| %g | %s |" % (loss, fmt_size(size))
+        means = {}
+        rec = {"loss": loss, "size": size}
+        for s in fixed:
+            p = pred[model_label(s)]["mean_s"] * 1e3
+            if s in c:
+                m = c[s]["send_lat_mean_us"] / 1e3
+                p99 = c[s]["send_lat_p99_us"] / 1e3
+                means[s] = m
+                row += " %.1f (%.1f) | %.1f | %.2f |" % (m, p99, p, m / p)
+                rec[s] = {"mean_ms": m, "p99_ms": p99, "model_ms": p, "samples": c[s]["lat_samples"]}
+                chart.setdefault(s, []).append((loss, size, m, p))
+            else:
+                row += " - | %.1f | - |" % p
+                rec[s] = {"model_ms": p}
+        if has_auto:
+            if "auto" in c and means:
+                m = c["auto"]["send_lat_mean_us"] / 1e3
+                best, worst = min(means.values()), max(means.values())
+                picked = c["auto"].get("auto_picks", "")
+                row += " %.1f %s | %.2f | %.2f |" % (m, ("(%s)" % picked) if picked else "",
+                                                    m / best, m / worst)
+                rec["auto"] = {"mean_ms": m, "vs_best": m / best, "vs_worst": m / worst,
+                               "picks": picked}
+            else:
+                row += " - | - | - |"
+        lines.append(row)
+        out_json.append(rec)
+    text = "\n".join(lines)
+    print(text)
+    print("\n(model: RTT %s, injection %.4g bit/s of payload = %s of frames x %d/%d, chunk %d B,"
+          " alpha %g; measured: sender completion, %s)" % (a.rtt, payload_rate, a.rate, mtu,
+                                                          mtu + 78, chunk, a.alpha,
+                                                          "post -> send completion"))
+    if a.md:
+        with open(a.md, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    if a.json_out:
+        with open(a.json_out, "w", encoding="utf-8") as f:
+            for rec in out_json:
+                f.write(json.dumps(rec) + "\n")
+    if a.png and chart:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        losses = sorted({k[0] for k in cells})
+        fig, axes = plt.subplots(1, len(losses), figsize=(5 * len(losses), 4), squeeze=False)
+        for ax, loss in zip(axes[0], losses):
+            for s, pts in sorted(chart.items()):
+                pts = sorted(p for p in pts if p[0] == loss)
+                if not pts:
+                    continue
+                xs = [p[1] for p in pts]
+                ln, = ax.plot(xs, [p[2] for p in pts], "o-", label="%s measured" % model_label(s))
+                ax.plot(xs, [p[3] for p in pts], "--", color=ln.get_color(),
+                        label="%s model" % model_label(s))
+            if has_auto:
+                pts = sorted((k[1], cells[k]["auto"]["send_lat_mean_us"] / 1e3)
+                             for k in cells if k[0] == loss and "auto" in cells[k])
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], "k^:", label="AUTO measured")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("message size (bytes)")
+            ax.set_ylabel("mean completion time (ms)")
+            ax.set_title("loss %g" % loss)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][0].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=110)
+        print("wrote %s" % a.png, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

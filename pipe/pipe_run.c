@@ -194,11 +194,9 @@ static int tcp_client(const struct pipe_rt_opts *o)
 /* ---------------- reliability ---------------- */
 
 /*
- * PIPE_WIRE_EC: the single place that maps --rel to struct sdr_qp_attr.
- * SDR_REL_EC / SDR_REL_AUTO need the EC fields (code, k, m) of
- * struct sdr_qp_attr that libsdr does not have yet; once it does, set
- * a->reliability = SDR_REL_EC / SDR_REL_AUTO and copy r->code, r->k, r->m
- * here, and drop the -ENOTSUP.
+ * The single place that maps --rel to struct sdr_qp_attr. EC: code, k and m
+ * are checked by the daemon (docs/host-api.md); AUTO lets the sender's DPU
+ * pick SR or an EC code per message (docs/reliability.md).
  */
 static int rel_apply(struct sdr_qp_attr *a, const struct pipe_rel *r)
 {
@@ -206,9 +204,16 @@ static int rel_apply(struct sdr_qp_attr *a, const struct pipe_rel *r)
 	case PIPE_REL_NONE: a->reliability = SDR_REL_NONE; return 0;
 	case PIPE_REL_SR: a->reliability = SDR_REL_SR; return 0;
 	case PIPE_REL_EC:
-	case PIPE_REL_AUTO:
+		if (r->k > 255 || r->m > 255)
+			return -EINVAL;
+		a->reliability = SDR_REL_EC;
+		a->ec_code = !strcmp(r->code, "xor") ? SDR_EC_CODE_XOR : SDR_EC_CODE_RS;
+		a->ec_k = (uint8_t)r->k;
+		a->ec_m = (uint8_t)r->m;
+		return 0;
+	case PIPE_REL_AUTO: a->reliability = SDR_REL_AUTO; return 0;
 	default:
-		return -ENOTSUP;
+		return -EINVAL;
 	}
 }
 
@@ -523,9 +528,7 @@ static int setup_qps(struct rt *r, int fd)
 		a.max_msg = (uint32_t)((mx + 65535) & ~(uint64_t)65535);
 		rc = rel_apply(&a, &c->rel);
 		if (rc) {
-			fprintf(stderr, "sdr-pipe: --rel %s is not wired to libsdr yet (PIPE_WIRE_EC in "
-					"pipe/pipe_run.c)\n",
-				c->rel.kind == PIPE_REL_EC ? "ec" : "auto");
+			fprintf(stderr, "sdr-pipe: --rel: EC k and m must be 1..255\n");
 			return rc;
 		}
 		r->qp_of[bs[i]] = sdr_qp_create(r->ctx, &a);

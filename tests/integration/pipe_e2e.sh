@@ -3,7 +3,7 @@
 # veth + net_af_packet, the link emulator on both directions), one sdr-pipe
 # process per DC running its stages as threads. Small pipeline (4 stages,
 # 2 per DC, 4 micro-batches, short compute times), every schedule, with
-# reliability none and SR, then a lossy link with SR. Checks: both
+# reliability none and SR, then a lossy link with SR and with EC. Checks: both
 # processes exit 0 (every payload's header and checksum verified by the
 # receiving stage), and the executed event log re-checked offline
 # (sdr-pipe --check-events: every F/B exactly once per stage and iteration
@@ -69,5 +69,7 @@ sdr_stop "$PA"; sdr_stop "$PB"
 sr_pair lossy "delay=5ms,rate=1gbit,buffer=4MB,loss=1e-2"
 sdr_log "case lossy: --sched greedy --rel sr, loss 1e-2"
 pipe_run lossy --sched greedy --rel sr || { cat "$A_LOG" "$B_LOG"; sdr_fail "lossy greedy"; }
+sdr_log "case lossy: --sched geopipe --rel ec:rs:8:2, loss 1e-2"
+pipe_run lossy-ec --sched geopipe --rel ec:rs:8:2 || { cat "$A_LOG" "$B_LOG"; sdr_fail "lossy geopipe EC"; }
 sdr_stop "$PA"; sdr_stop "$PB"
-echo "sdr-pipe e2e: $n lossless cases + 1 lossy, every payload verified, dependency order ok, tampered logs rejected"
+echo "sdr-pipe e2e: $n lossless cases + 2 lossy (SR, EC), every payload verified, dependency order ok, tampered logs rejected"

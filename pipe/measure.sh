@@ -6,7 +6,8 @@
 # Environment: DELAY (12.5ms), LINKRATE (1gbit), PORT_RATE (900m), LOSSES
 # ("0"), RELS ("none"; with loss use sr), SCHEDS ("1f1b 1f1b-nb geopipe
 # greedy"), TFS ("12.5ms"), STAGES (8), MICRO (16), SIZE (256K), ITERS (3),
-# EXTRA (more sdr-pipe options).
+# EXTRA (more sdr-pipe options), DPU_EXTRA (more sdr-dpu options, e.g.
+# "--chunk-pkts 1" for 4 KiB chunks as EC wants).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib.sh"
 . "$here/../hw/x86/netns.sh"
@@ -24,7 +25,8 @@ SDR_CLEANUPS+=("sdr_netns_down")
 for loss in $LOSSES; do
 	link="delay=$DELAY,rate=$LINKRATE,buffer=8MB"
 	[ "$loss" != 0 ] && link="$link,loss=$loss"
-	sr_pair "m$loss" "$link" >&2
+	# shellcheck disable=SC2086
+	sr_pair "m$loss" "$link" ${DPU_EXTRA:-} >&2
 	for rel in $RELS; do
 		for tf in $TFS; do
 			for s in $SCHEDS; do

@@ -19,9 +19,7 @@ LOSSES=${LOSSES:-0} RELS=${RELS:-none} SCHEDS=${SCHEDS:-"1f1b 1f1b-nb geopipe gr
 TFS=${TFS:-12.5ms} STAGES=${STAGES:-8} MICRO=${MICRO:-16} SIZE=${SIZE:-256K} ITERS=${ITERS:-3}
 rtt_ms=$(/usr/bin/python3 -c "import sys; print(2*float(sys.argv[1].rstrip('ms')))" "$DELAY")
 rate=$SR_PORT_RATE
-[ "$(id -u)" = 0 ] || sdr_skip "needs root"
-sdr_netns_up || sdr_skip "no netns"
-SDR_CLEANUPS+=("sdr_netns_down")
+sr_netns_setup
 for loss in $LOSSES; do
 	link="delay=$DELAY,rate=$LINKRATE,buffer=8MB"
 	[ "$loss" != 0 ] && link="$link,loss=$loss"

@@ -25,21 +25,13 @@ Exit 0; 1 if no usable run; 2 on bad input.
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
 
-
-def loss_of(link):
-    m = re.search(r"(?:^|,)loss=([0-9.eE+-]+)", link or "")
-    return float(m.group(1)) if m else 0.0
-
-
-def fmt_size(n):
-    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n >= div and n % div == 0:
-            return "%d%s" % (n // div, unit)
-    return "%dB" % n
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import fmt_size, loss_of  # noqa: E402  (the sweep charts' helpers)
 
 
 def model_name(scheme):

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
-[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
-sdr_netns_up || sdr_skip "cannot create network namespaces here"
-SDR_CLEANUPS+=("sdr_netns_down")
+sr_netns_setup
 
 gto=3000   # global timeout (ms)
 tool_to=60 # the tools' own timeout: far beyond gto, so it cannot be what fires

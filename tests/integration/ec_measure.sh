@@ -12,9 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
-[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
-sdr_netns_up || sdr_skip "cannot create network namespaces here"
-SDR_CLEANUPS+=("sdr_netns_down")
+sr_netns_setup
 runs=${*:-"256K:200 4M:40 32M:8"}
 loss=${EC_LOSS:-1e-2}
 code=${EC_CODE:-rs:32:8}

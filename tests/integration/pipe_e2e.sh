@@ -15,9 +15,7 @@
 . "$(dirname "$0")/sr_lib.sh"
 : "${SDR_PIPE:=$SDR_BUILD/pipe/sdr-pipe}"
 [ -x "$SDR_PIPE" ] || sdr_skip "no $SDR_PIPE"
-[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
-sdr_netns_up || sdr_skip "cannot create network namespaces here"
-SDR_CLEANUPS+=("sdr_netns_down")
+sr_netns_setup
 
 COMMON="--place 2,2 --micro 4 --tf 2ms --tb 4ms --act 64K --grad 48K --rtt 10ms --rate 900m --iters 2 --timeout 20"
 

@@ -2,6 +2,14 @@
 # after lib.sh and hw/x86/netns.sh). Not a test of its own.
 # shellcheck shell=bash
 
+# sr_netns_setup: skip (77) without root or namespaces; otherwise the two
+# namespaces of hw/x86/netns.sh are up and torn down at exit.
+sr_netns_setup() {
+	[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
+	sdr_netns_up || sdr_skip "cannot create network namespaces here"
+	SDR_CLEANUPS+=("sdr_netns_down")
+}
+
 SR_LINK_BASE=${SR_LINK_BASE:-delay=12.5ms,rate=1gbit,buffer=4MB}
 SR_PORT_RATE=${SR_PORT_RATE:-900m}
 

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
-[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
-sdr_netns_up || sdr_skip "cannot create network namespaces here"
-SDR_CLEANUPS+=("sdr_netns_down")
+sr_netns_setup
 sizes=${1:-64K,1M,16M}
 count=${2:-20}
 losses=${3:-"0 1e-3 1e-2"}

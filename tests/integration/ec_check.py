@@ -21,29 +21,16 @@ Usage: ec_check.py --sizes 4K,1M --count N --sender A.json --receiver B.json
 import argparse
 import json
 import os
-import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sr_check import rx_drop_names, size  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
 ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
 # never on a link between two honest daemons (corruption is caught by the ICRC)
 MUST_BE_ZERO = ("ec_parity_bad", "ec_parity_not_ec", "ec_param_mismatch", "ec_parity_sub",
                 "ec_parity_len", "nack_bad", "ec_encode_failed")
-
-
-def size(s):
-    mul = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(s[:-1]) * mul[s[-1].upper()] if s[-1].upper() in mul else int(s)
-
-
-def rx_drop_names():
-    here = os.path.dirname(os.path.abspath(__file__))
-    text = open(os.path.join(here, "..", "..", "firmware", "sdr_counters.h")).read()
-    body = text.split("#define SDR_RX_DROP_LIST(X)")[1].split("#define")[0]
-    names = re.findall(r"X\((\w+),", body)
-    if not names:
-        sys.exit("cannot read SDR_RX_DROP_LIST")
-    return set(names)
 
 
 def main():
@@ -58,7 +45,7 @@ def main():
     ap.add_argument("--min-recovered", type=int, default=0)
     ap.add_argument("--min-nacks", type=int, default=0)
     a = ap.parse_args()
-    rx_drops = rx_drop_names()
+    rx_drops = set(rx_drop_names())
     sizes = [size(s) for s in a.sizes.split(",")] * a.count
     if a.extra:
         sizes += [size(s) for s in a.extra.split(",")] * a.extra_count

@@ -92,7 +92,7 @@ int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m);
 struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
 	uint32_t chunk_pkts;  /**< 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability: NONE, SR or EC (AUTO refused) */
+	uint8_t reliability;  /**< enum sdr_reliability: NONE, SR, EC or AUTO */
 	uint8_t ec_code;      /**< EC: 1 RS, 2 XOR; 0 otherwise */
 	uint8_t ec_k, ec_m;   /**< EC: data / parity chunks per submessage; 0 otherwise */
 	uint64_t rate_bps;    /**< 0 = unpaced (reserved for pacing) */

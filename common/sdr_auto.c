@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sdr_abi.h"
 #include "sdr_auto.h"
 
 void sdr_auto_cfg_default(struct sdr_auto_cfg *cfg)
@@ -142,6 +143,10 @@ int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_model_schem
 		c->p999 = res[best].p999;
 		c->valid = 1;
 	}
+	if (!a->picks[c->pick] || msg_bytes < a->pick_min[c->pick])
+		a->pick_min[c->pick] = msg_bytes;
+	if (msg_bytes > a->pick_max[c->pick])
+		a->pick_max[c->pick] = msg_bytes;
 	a->picks[c->pick]++;
 	a->last = a->cfg.cands[c->pick];
 	a->last_mean = c->mean;
@@ -154,4 +159,54 @@ initial:
 	a->last_mean = a->last_p999 = 0;
 	*out = a->last;
 	return -1;
+}
+
+void sdr_auto_set_rate(struct sdr_auto *a, double rate_bps)
+{
+	if (!(rate_bps > 0) || isinf(rate_bps) || rate_bps == a->cfg.rate_bps)
+		return;
+	a->cfg.rate_bps = rate_bps;
+	for (unsigned i = 0; i < SDR_AUTO_CLASSES; i++)
+		a->cls[i].valid = 0;
+}
+
+int sdr_auto_schemes_parse(const char *s, struct sdr_model_scheme *cands, uint32_t *n)
+{
+	char item[32];
+	uint32_t cnt = 0;
+
+	if (!s || !cands || !n || !*s)
+		return -EINVAL;
+	for (;;) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		struct sdr_model_scheme x;
+		unsigned code, k, m;
+
+		if (!len || len >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, s, len);
+		item[len] = 0;
+		if (!strcmp(item, "sr")) {
+			x = (struct sdr_model_scheme){.code = SDR_MODEL_SR};
+		} else if (sdr_ec_param_parse(item, &code, &k, &m) == 0) {
+			x = (struct sdr_model_scheme){
+				/* ABI code 1 = RS (an MDS code), 2 = XOR */
+				.code = code == 1 ? SDR_MODEL_MDS : SDR_MODEL_XOR,
+				.k = k, .m = m};
+		} else {
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < cnt; i++)
+			if (cands[i].code == x.code && cands[i].k == x.k && cands[i].m == x.m)
+				return -EINVAL;
+		if (cnt == SDR_AUTO_MAX_CANDS)
+			return -E2BIG;
+		cands[cnt++] = x;
+		if (!end)
+			break;
+		s = end + 1;
+	}
+	*n = cnt;
+	return 0;
 }

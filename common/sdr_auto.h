@@ -79,6 +79,8 @@ struct sdr_auto {
 	double lost, sent;     /**< decayed chunk counts (prior included) */
 	uint64_t chunks_seen;  /**< real first-pass chunks fed (not decayed) */
 	uint64_t picks[SDR_AUTO_MAX_CANDS]; /**< messages per candidate */
+	uint64_t pick_min[SDR_AUTO_MAX_CANDS]; /**< smallest message (bytes) it was picked for */
+	uint64_t pick_max[SDR_AUTO_MAX_CANDS]; /**< largest (both 0 while picks is 0) */
 	uint64_t initial_picks; /**< messages sent with cfg.initial (no estimate) */
 	uint64_t evals;        /**< model evaluations (cache misses) */
 	uint64_t eval_errors;  /**< evaluations that failed (cfg.initial used) */
@@ -112,6 +114,21 @@ double sdr_auto_loss(const struct sdr_auto *a);
  *         enough estimates, or the model failed: eval_errors counts that).
  */
 int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_model_scheme *out);
+
+/** Change the injection rate (bit/s, > 0; others are ignored) and drop the
+ *  cached decisions, which were made at the old rate. */
+void sdr_auto_set_rate(struct sdr_auto *a, double rate_bps);
+
+/**
+ * Parse a candidate list: comma-separated items, each "sr" or an EC code as
+ * sdr_ec_param_parse() takes it ("rs:K:M", "xor:K:M": 1 <= k <= 64,
+ * 1 <= m <= 32, XOR m <= k), e.g. "sr,rs:32:8,xor:32:8".
+ * @param[out] cands at least SDR_AUTO_MAX_CANDS entries
+ * @param[out] n     the number parsed (1..SDR_AUTO_MAX_CANDS)
+ * @return 0; -EINVAL (NULL, empty list or item, unknown item, a scheme
+ *         listed twice), -E2BIG (more than SDR_AUTO_MAX_CANDS items).
+ */
+int sdr_auto_schemes_parse(const char *s, struct sdr_model_scheme *cands, uint32_t *n);
 
 #ifdef __cplusplus
 }

@@ -441,6 +441,8 @@ size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_
 		p[10] = (uint8_t)(e[i].off >> 8);
 		p[11] = (uint8_t)e[i].off;
 		memcpy(p + 12, e[i].bits, sizeof(e[i].bits));
+		if ((e[i].flags & SDR_ACK_F_FULL) && e[i].lost)
+			wr32(p + 12, e[i].lost);
 	}
 	return SDR_CTRL_HDR_WIRE + (size_t)n * SDR_ACK_ENTRY_WIRE;
 }
@@ -454,6 +456,7 @@ int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_ent
 	e->flags = p[8];
 	e->off = (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
 	memcpy(e->bits, p + 12, sizeof(e->bits));
+	e->lost = (e->flags & SDR_ACK_F_FULL) ? rd32(p + 12) : 0;
 	if (e->flags & ~SDR_ACK_F_MASK)
 		return -1;
 	return 0;

@@ -237,13 +237,20 @@ size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_
  *  reach past one window). @c flags: SDR_ACK_F_FULL = the receive is
  *  complete (every chunk and the whole immediate; the sender may complete
  *  the send); SDR_ACK_F_CLOSED = the receive was completed by its host
- *  before it was full (the sender stops and reports an error). */
+ *  before it was full (the sender stops and reports an error).
+ *  A FULL entry has no window: its first 4 window bytes carry @c lost
+ *  instead (big-endian), the number of the message's data chunks that did
+ *  not arrive on their first transmission as far as the receiver knows
+ *  (recovered from parity, or missing when its EC fallback timeout first
+ *  expired); 0 when unknown (SR messages, older firmware). */
 struct sdr_ack_entry {
 	uint32_t seq;
 	uint32_t cum;
 	uint32_t off;   /**< window start - cum, < 2^24 */
 	uint8_t flags;
 	uint8_t bits[16];
+	uint32_t lost;  /**< FULL only: encoded when non-zero over bits[0..3];
+	                     decoded from them (other entries: 0) */
 };
 #define SDR_ACK_OFF_MAX 0xFFFFFFu
 #define SDR_ACK_ENTRY_WIRE 28

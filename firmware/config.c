@@ -16,8 +16,10 @@ enum {
 	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
 	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA, OPT_SR_MIN_RTO,
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
-	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL,
+	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
 };
+
+#define AUTO_SCHEMES_DEFAULT "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8"
 
 static const struct option long_opts[] = {
 	{"name", required_argument, NULL, OPT_NAME},
@@ -52,6 +54,8 @@ static const struct option long_opts[] = {
 	{"ec-beta", required_argument, NULL, OPT_EC_BETA},
 	{"ec-rtt-us", required_argument, NULL, OPT_EC_RTT},
 	{"ec-pool-mb", required_argument, NULL, OPT_EC_POOL},
+	{"auto-schemes", required_argument, NULL, OPT_AUTO_SCHEMES},
+	{"auto-objective", required_argument, NULL, OPT_AUTO_OBJ},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -133,6 +137,14 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "                       RTT, else the smallest CTS-to-first-packet time)\n"
 "  --ec-pool-mb MB      parity buffers of one receiving EC QP (default 64)\n"
 "\n"
+"AUTO (QPs with reliability AUTO pick SR or an EC code per message from the\n"
+"measured RTT and chunk loss; docs/reliability.md \"AUTO\"):\n"
+"  --auto-schemes LIST  candidates, comma-separated: sr, rs:K:M, xor:K:M (1 <= K\n"
+"                       <= 64, 1 <= M <= 32, XOR M <= K; at most 8)\n"
+"                       (default " AUTO_SCHEMES_DEFAULT ")\n"
+"  --auto-objective O   minimise the predicted mean or p999 completion time\n"
+"                       (default mean)\n"
+"\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
 "(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
 		prog);
@@ -177,6 +189,9 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->ec_pool_mb = 64;
 	cfg->global_timeout_ms = 3000;
 	cfg->qpn_epoch = -1;
+	cfg->auto_obj = SDR_MODEL_OBJ_MEAN;
+	if (sdr_auto_schemes_parse(AUTO_SCHEMES_DEFAULT, cfg->auto_cands, &cfg->auto_ncands))
+		return -1; /* cannot happen */
 	ic = &cfg->inst[0];
 	ic->port = -1;
 	ic->name = "/tmp/sdr-dpu.sock";
@@ -354,6 +369,25 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			if (opt_u32("--ec-pool-mb", optarg, 1, 65536, &cfg->ec_pool_mb, 0))
 				return -1;
 			break;
+		case OPT_AUTO_SCHEMES:
+			if (sdr_auto_schemes_parse(optarg, cfg->auto_cands, &cfg->auto_ncands)) {
+				fprintf(stderr, "sdr-dpu: --auto-schemes: '%s' is not a list of at most %u"
+						" distinct schemes sr, rs:K:M, xor:K:M (1 <= K <= 64,"
+						" 1 <= M <= 32, XOR M <= K)\n", optarg, SDR_AUTO_MAX_CANDS);
+				return -1;
+			}
+			break;
+		case OPT_AUTO_OBJ:
+			if (!strcmp(optarg, "mean")) {
+				cfg->auto_obj = SDR_MODEL_OBJ_MEAN;
+			} else if (!strcmp(optarg, "p999")) {
+				cfg->auto_obj = SDR_MODEL_OBJ_P999;
+			} else {
+				fprintf(stderr, "sdr-dpu: --auto-objective: '%s' is not mean or p999\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case OPT_GTIMEOUT:
 			if (opt_u32("--global-timeout-ms", optarg, 0, 3600000, &cfg->global_timeout_ms, 0))
 				return -1;
@@ -390,6 +424,32 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 		fprintf(stderr, "sdr-dpu: --max-msg %u exceeds %u packets of %u B (18-bit packet offset)\n",
 			cfg->max_msg, SDR_MAX_PKTS, cfg->mtu);
 		return -1;
+	}
+	/* AUTO: the model must take every candidate (the parity pool is checked
+	 * when an AUTO QP is created, as the chunk size of a QP may differ) */
+	{
+		struct sdr_auto_cfg ac;
+		struct sdr_auto *a = malloc(sizeof(*a));
+		int bad;
+
+		sdr_auto_cfg_default(&ac);
+		ac.rate_bps = 1e9;
+		ac.chunk_bytes = chunk;
+		ac.pkts_per_chunk = cfg->chunk_pkts;
+		ac.ncands = cfg->auto_ncands;
+		memcpy(ac.cands, cfg->auto_cands, sizeof(ac.cands));
+		bad = !a || sdr_auto_init(a, &ac) != 0;
+		free(a);
+		if (bad) {
+			fprintf(stderr, "sdr-dpu: --auto-schemes: the completion-time model rejects"
+					" a candidate\n");
+			return -1;
+		}
+		cfg->auto_max_m = 0;
+		for (uint32_t i = 0; i < cfg->auto_ncands; i++)
+			if (cfg->auto_cands[i].code != SDR_MODEL_SR &&
+			    cfg->auto_cands[i].m > cfg->auto_max_m)
+				cfg->auto_max_m = cfg->auto_cands[i].m;
 	}
 	if (cfg->ring_pair && cfg->ninst != 2) {
 		fprintf(stderr, "sdr-dpu: --ring-pair needs exactly two instances (use --instance)\n");

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rte_ethdev.h>
 #include <rte_random.h>
 
 #include "dpu.h"
@@ -294,6 +295,57 @@ static int do_mr_dereg(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct s
 	return 0;
 }
 
+/* The rate AUTO's model assumes when the QP has no rate of its own: the
+ * port's --port-rate, else the link speed the PMD reports, else 10 Gbit/s. */
+static double auto_base_rate(const struct sdr_inst *in)
+{
+	struct rte_eth_link link;
+
+	if (in->cfg.port_rate)
+		return (double)in->cfg.port_rate;
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(in->port, &link) == 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_NONE && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		return link.link_speed * 1e6;
+	return 10e9;
+}
+
+/* AUTO: the EC machinery (buffers sized for the candidate with the most
+ * parity) and the estimator/decision state. */
+static int auto_init(struct sdr_qp *qp, uint64_t rate_bps)
+{
+	struct sdr_auto_cfg ac;
+	unsigned code = 1, k = 1, m = 1;
+
+	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
+		const struct sdr_model_scheme *c = &sdr_g.cfg.auto_cands[i];
+		if (c->code != SDR_MODEL_SR && c->m >= m) {
+			code = c->code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR;
+			k = c->k;
+			m = c->m;
+		}
+	}
+	if (sdr_ec_qp_init(qp, code, k, m))
+		return -ENOMEM;
+	qp->auto_base_bps = auto_base_rate(qp->inst);
+	sdr_auto_cfg_default(&ac);
+	ac.rate_bps = rate_bps ? (double)rate_bps : qp->auto_base_bps;
+	ac.chunk_bytes = qp->mtu * qp->ppc;
+	ac.pkts_per_chunk = qp->ppc;
+	ac.ncands = sdr_g.cfg.auto_ncands;
+	memcpy(ac.cands, sdr_g.cfg.auto_cands, sizeof(ac.cands));
+	ac.obj = (enum sdr_model_objective)sdr_g.cfg.auto_obj;
+	qp->au = malloc(sizeof(*qp->au));
+	if (!qp->au)
+		return -ENOMEM;
+	if (sdr_auto_init(qp->au, &ac)) { /* cannot happen: --auto-schemes was checked */
+		free(qp->au);
+		qp->au = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
 			int *pass)
 {
@@ -310,9 +362,9 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	size_t slot_off, bm_off, size;
 
 	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR &&
-	    a->reliability != SDR_REL_EC)
+	    a->reliability != SDR_REL_EC && a->reliability != SDR_REL_AUTO)
 		return fail(r, EOPNOTSUPP,
-			    "reliability %u is not available in this firmware (NONE, SR or EC)",
+			    "reliability %u is not available in this firmware (NONE, SR, EC or AUTO)",
 			    a->reliability);
 	if (a->reliability == SDR_REL_EC) {
 		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
@@ -328,6 +380,12 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	} else if (a->ec_code || a->ec_k || a->ec_m) {
 		return fail(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
 			    a->reliability);
+	} else if (a->reliability == SDR_REL_AUTO &&
+		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc >
+			   ((uint64_t)sdr_g.cfg.ec_pool_mb << 20)) {
+		return fail(r, EINVAL,
+			    "AUTO: m (%u) parity chunks of %u B (--auto-schemes) exceed --ec-pool-mb %u",
+			    sdr_g.cfg.auto_max_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
 	}
 	if (ppc < 1 || ppc > 1024)
 		return fail(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
@@ -400,7 +458,9 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	}
 	if (sdr_qp_sr(qp) &&
 	    (sdr_sr_qp_init(qp) ||
-	     (qp->reliability == SDR_REL_EC && sdr_ec_qp_init(qp, a->ec_code, a->ec_k, a->ec_m)))) {
+	     (qp->reliability == SDR_REL_EC && sdr_ec_qp_init(qp, a->ec_code, a->ec_k, a->ec_m)) ||
+	     (qp->reliability == SDR_REL_AUTO && auto_init(qp, a->rate_bps)))) {
+		free(qp->au);
 		sdr_ec_qp_fini(qp);
 		sdr_sr_qp_fini(qp);
 		sdr_rq_fini(&qp->rq);
@@ -490,6 +550,18 @@ static void qp_free(struct sdr_qp *qp)
 	const uint64_t *src = (const uint64_t *)&qp->st;
 	for (size_t i = 0; i < sizeof(qp->st) / sizeof(uint64_t); i++)
 		dst[i] += src[i];
+	if (qp->au) { /* keep its decisions for --stats-json (the worker is done with it) */
+		struct sdr_inst *in = qp->inst;
+		if (!in->auto_closed)
+			in->auto_closed = calloc(SDR_AUTO_CLOSED, sizeof(*in->auto_closed));
+		if (in->auto_closed) {
+			struct sdr_auto_closed *x = &in->auto_closed[in->n_auto_closed++ % SDR_AUTO_CLOSED];
+			x->qpn = qp->qpn_base;
+			x->st = qp->st;
+			x->au = *qp->au;
+		}
+	}
+	free(qp->au);
 	sdr_ec_qp_fini(qp);
 	sdr_sr_qp_fini(qp);
 	sdr_rq_fini(&qp->rq);

@@ -21,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "sdr_abi.h"
+#include "sdr_auto.h"
 #include "sdr_counters.h"
 #include "sdr_ec.h"
 #include "sdr_ecfw.h"
@@ -80,6 +81,11 @@ struct sdr_cfg {
 	uint32_t ec_beta_milli;    /* FTO = (M + ceil(M/R)) * T_INJ + beta * RTT */
 	uint32_t ec_rtt_us;        /* RTT of the FTO; 0 = estimate */
 	uint32_t ec_pool_mb;       /* parity pool of a receiving QP, MiB */
+	/* AUTO (docs/reliability.md "AUTO") */
+	struct sdr_model_scheme auto_cands[SDR_AUTO_MAX_CANDS]; /* --auto-schemes */
+	uint32_t auto_ncands;
+	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
+	int auto_obj;              /* enum sdr_model_objective, --auto-objective */
 	int qpn_epoch;             /* -1 = random per boot */
 	unsigned ninst;
 	struct sdr_inst_cfg inst[SDR_MAX_INST];
@@ -126,6 +132,7 @@ struct sdr_smsg {
 	uint32_t ec_sub;     /* submessage whose parity is being sent */
 	uint32_t ec_par_pkt; /* next parity packet of ec_sub; UINT32_MAX = none pending */
 	uint64_t ec_hold;    /* extra wait of the SR backstop timers (cycles) */
+	uint32_t retx_chunks; /* data chunks retransmitted at least once (AUTO loss) */
 	struct sdr_srange r[SDR_STREAM_RANGES];
 	struct sdr_sr_unit *u; /* [nunits], reused across messages of the slot */
 	uint32_t u_cap;
@@ -135,7 +142,7 @@ struct sdr_smsg {
 struct sdr_sr_unit {
 	uint64_t tx_tsc;   /* last (re)transmission of the unit's last packet */
 	uint16_t sent;     /* packets transmitted in the first pass */
-	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue */
+	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
 	uint8_t pad[3];
 };
 
@@ -151,6 +158,9 @@ struct sdr_qp_stats {
 	uint64_t ec_subs_encoded, ec_par_pkts_tx, ec_par_pkts_rx, ec_par_chunks_rx;
 	uint64_t ec_decodes, ec_chunks_recovered, ec_decode_failures, ec_fto_expiries, ec_fto_postponed;
 	uint64_t ec_nacks_tx, ec_nack_entries_tx, ec_nacks_rx, ec_nack_entries_rx, ec_nack_retx_units;
+	/* AUTO: one-shot sends per kind of pick (streams are not picked), and
+	 * what the loss estimator was fed at send completions */
+	uint64_t auto_msgs_ec, auto_msgs_sr, auto_chunks_fed, auto_lost_fed, auto_lost_rx;
 };
 
 struct sdr_ec_rmsg;
@@ -200,8 +210,9 @@ struct sdr_qp {
 	uint32_t nack_dirty;
 	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
 
-	/* Erasure coding (reliability EC) */
-	uint8_t ec_code, ec_k, ec_m; /* the QP's parameters */
+	/* Erasure coding (reliability EC, and AUTO's EC messages) */
+	uint8_t ec_code, ec_k, ec_m; /* the QP's parameters (AUTO: the EC candidate
+	                                with the most parity; sizes the buffers) */
 	uint8_t *ec_txpar;    /* sender: m parity chunks being sent */
 	uint8_t *ec_zero;     /* a zero chunk (padding of the last submessage) */
 	uint8_t *ec_short;    /* a padded copy of a short last chunk */
@@ -211,6 +222,10 @@ struct sdr_qp {
 	uint32_t n_armed;
 	uint64_t ec_rtt_min;  /* min CTS-to-first-packet time seen (cycles), 0 = none */
 	uint64_t ec_next_scan;
+
+	/* AUTO: estimates and per-message pick (sdr_auto.h); worker-owned */
+	struct sdr_auto *au;
+	double auto_base_bps;    /* model rate when the QP has none (port/link) */
 
 	/* shared segment (chunk bitmaps) */
 	void *qseg;
@@ -260,6 +275,16 @@ struct sdr_inst {
 	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
 	struct sdr_qp_stats closed; /* folded in from destroyed QPs (main lcore) */
 	uint32_t qpn_first;         /* QPN of block 0 in this boot (epoch) */
+	/* the last SDR_AUTO_CLOSED AUTO QPs destroyed (main lcore; --stats-json) */
+	struct sdr_auto_closed *auto_closed;
+	unsigned n_auto_closed;     /* destroyed so far (ring index) */
+};
+
+#define SDR_AUTO_CLOSED 8
+struct sdr_auto_closed {
+	uint32_t qpn;
+	struct sdr_qp_stats st;
+	struct sdr_auto au;
 };
 
 /* command from the main lcore to a worker */
@@ -353,8 +378,14 @@ void sdr_tx_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *
 /* Erasure coding (ec.c) */
 static inline int sdr_qp_sr(const struct sdr_qp *qp)
 {
-	/* the Selective Repeat machinery runs on SR and EC QPs */
-	return qp->reliability == SDR_REL_SR || qp->reliability == SDR_REL_EC;
+	/* the Selective Repeat machinery runs on SR, EC and AUTO QPs */
+	return qp->reliability == SDR_REL_SR || qp->reliability == SDR_REL_EC ||
+	       qp->reliability == SDR_REL_AUTO;
+}
+static inline int sdr_qp_ec(const struct sdr_qp *qp)
+{
+	/* the EC sender/receiver machinery runs on EC and AUTO QPs */
+	return qp->reliability == SDR_REL_EC || qp->reliability == SDR_REL_AUTO;
 }
 int sdr_ec_qp_init(struct sdr_qp *qp, unsigned code, unsigned k, unsigned m);
 void sdr_ec_qp_fini(struct sdr_qp *qp);

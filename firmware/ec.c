@@ -142,14 +142,33 @@ void sdr_ec_qp_fini(struct sdr_qp *qp)
 
 /* ---------------- sender ---------------- */
 
-/* The scheme of one send: the one function a per-message policy (AUTO)
- * replaces. Streams carry no parity: their data may arrive from the host in
- * any order, so a submessage is never known to be whole; the SR fallback
- * (FTO NACK, chunk timers) protects them. */
-static void ec_pick(const struct sdr_qp *qp, struct sdr_smsg *sm)
+/* The scheme of one send. EC QPs: the QP's code. AUTO QPs: the pick of the
+ * completion-time model at the QP's current estimates (sdr_auto.h; the
+ * decision is cached per size class, so the model runs only when a class
+ * is new or the estimates moved). Streams carry no parity: their data may
+ * arrive from the host in any order, so a submessage is never known to be
+ * whole; on EC QPs the SR fallback (FTO NACK, chunk timers) protects them,
+ * on AUTO QPs they are plain SR. */
+static void ec_pick(struct sdr_qp *qp, struct sdr_smsg *sm)
 {
 	if (sm->stream || !qp->ec_k) {
 		sm->ec_code = sm->ec_k = sm->ec_m = 0;
+		return;
+	}
+	if (qp->au) {
+		struct sdr_model_scheme s;
+
+		sdr_auto_pick(qp->au, sm->len, &s);
+		/* (m <= qp->ec_m: the parity buffer is sized for the candidates) */
+		if (s.code == SDR_MODEL_SR || s.m > qp->ec_m || !s.k) {
+			sm->ec_code = sm->ec_k = sm->ec_m = 0;
+			qp->st.auto_msgs_sr++;
+			return;
+		}
+		sm->ec_code = s.code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR;
+		sm->ec_k = (uint8_t)s.k;
+		sm->ec_m = (uint8_t)s.m;
+		qp->st.auto_msgs_ec++;
 		return;
 	}
 	sm->ec_code = qp->ec_code;
@@ -165,6 +184,10 @@ void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_smsg *sm)
 	ec_pick(qp, sm);
 	sm->ec_sub = 0;
 	sm->ec_par_pkt = UINT32_MAX;
+	if (qp->au && !sm->ec_k) { /* AUTO: an SR message is plain SR */
+		sm->ec_hold = 0;
+		return;
+	}
 	/* The receiver NACKs one FTO after the first chunk, and the NACK needs
 	 * half an RTT: the chunk timers wait that long on top of the RTO. */
 	sm->ec_hold = sdr_ec_fto(sm->nchunks, sm->ec_k ? sm->ec_k : 1, sm->ec_k ? sm->ec_m : 0,
@@ -175,7 +198,7 @@ uint64_t sdr_ec_hold(struct sdr_qp *qp, uint32_t seq)
 {
 	const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
 
-	if (qp->reliability != SDR_REL_EC || sm->state != SDR_SM_QUEUED || sm->seq != seq)
+	if (!sdr_qp_ec(qp) || sm->state != SDR_SM_QUEUED || sm->seq != seq)
 		return 0;
 	return sm->ec_hold;
 }
@@ -463,6 +486,8 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, struc
 		if (f < 0)
 			continue;
 		qp->st.ec_chunks_recovered++;
+		if (!rs->fto_fired) /* (after it, the FTO counted it as missing) */
+			rs->lost++;
 		note_flags(w, qp, slot, f & ~SDR_PLACE_COMPLETE, now);
 		flags |= f;
 	}
@@ -475,7 +500,16 @@ static void complete(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uin
 	sdr_host_recv_done(w, qp, slot, 0);
 }
 
-/* FTO of a receive: armed at its first packet (data or parity). */
+/* The CTS-to-first-packet time of a receive bounds the RTT from above. */
+static void note_rtt_min(struct sdr_qp *qp, const struct sdr_rslot *s, uint64_t now)
+{
+	if (s->post_tsc && now > s->post_tsc &&
+	    (!qp->ec_rtt_min || now - s->post_tsc < qp->ec_rtt_min))
+		qp->ec_rtt_min = now - s->post_tsc;
+}
+
+/* FTO of a receive: armed at its first packet (data or parity); on AUTO
+ * QPs at its first parity packet (a message without parity is SR). */
 static void arm_fto(struct sdr_qp *qp, uint32_t slot, uint64_t now)
 {
 	struct sdr_rslot *s = &qp->rq.slot[slot];
@@ -484,9 +518,7 @@ static void arm_fto(struct sdr_qp *qp, uint32_t slot, uint64_t now)
 
 	if (s->fto_due)
 		return;
-	if (s->post_tsc && now > s->post_tsc &&
-	    (!qp->ec_rtt_min || now - s->post_tsc < qp->ec_rtt_min))
-		qp->ec_rtt_min = now - s->post_tsc;
+	note_rtt_min(qp, s, now);
 	s->fto_due = now + sdr_ec_fto(sdr_rslot_nchunks(&qp->rq, s), k, m, chunk_t_inj(qp),
 				      ec_rtt(qp), sdr_g.cfg.ec_beta_milli);
 	if (qp->n_armed < SDR_MAX_MSGS)
@@ -502,6 +534,12 @@ void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint
 
 	if (rc & SDR_PLACE_COMPLETE)
 		return; /* done: the caller completes it (and releases our state) */
+	if (qp->au && (!r || r->seq != s->seq)) {
+		/* AUTO: no parity seen (yet): SR so far */
+		if (s->pkts_got == 1)
+			note_rtt_min(qp, s, now);
+		return;
+	}
 	arm_fto(qp, slot, now);
 	if (!r || !(rc & SDR_PLACE_CHUNK) || r->seq != s->seq)
 		return;
@@ -527,7 +565,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 	enum sdr_ctr drop;
 	int flags = 0, f;
 
-	if (qp->reliability != SDR_REL_EC) {
+	if (!sdr_qp_ec(qp)) {
 		w->ctr[SDR_CTR_ec_parity_not_ec]++;
 		return;
 	}
@@ -535,8 +573,11 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 		w->ctr[SDR_CTR_ec_parity_bad]++;
 		return;
 	}
-	/* (AUTO, issue #6, will accept any valid scheme here) */
-	if (h.code != qp->ec_code || h.k != qp->ec_k || h.m != qp->ec_m) {
+	/* EC: the QP's scheme only. AUTO: any valid scheme, chosen per message
+	 * by the sender; the message's first parity packet fixes it (later
+	 * ones that disagree are dropped below) */
+	if (qp->au ? sdr_ec_param_check(h.code, h.k, h.m) != 0
+		   : (h.code != qp->ec_code || h.k != qp->ec_k || h.m != qp->ec_m)) {
 		w->ctr[SDR_CTR_ec_param_mismatch]++;
 		return;
 	}
@@ -684,6 +725,8 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, uint32_t sl
 	struct sdr_nack_entry e[SDR_NACK_MAX_ENTRIES];
 	uint32_t nch = sdr_rslot_nchunks(&qp->rq, s), k, nsub, n = 0, total = 0, listed = 0;
 	int imm = s->imm_mask != 0xFF && (!s->last_known || s->npkts < SDR_IMM_NIBBLES);
+	uint32_t cbytes = qp->mtu * qp->ppc;
+	uint32_t hi_chunk = s->max_end ? (s->max_end - 1) / cbytes : 0; /* holds the last byte */
 
 	if (r && r->seq != s->seq)
 		r = NULL;
@@ -702,12 +745,20 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, uint32_t sl
 		if (r) {
 			int f = try_sub(w, qp, slot, r, sub, now);
 			if (f & SDR_PLACE_COMPLETE) {
+				s->fto_fired = 1;
 				complete(w, qp, slot, now);
 				return 0;
 			}
 			if (r->sub_done[sub])
 				continue;
 		}
+		/* lost on the first pass: missing at the first FTO, below the
+		 * highest chunk that has data (past it, the sender may not have
+		 * sent yet when it is slower than the FTO assumes; a lost tail is
+		 * the sender's count: it retransmits it) */
+		if (!s->fto_fired && first < hi_chunk)
+			s->lost += (uint32_t)__builtin_popcountll(
+				hi_chunk - first >= 64 ? miss : miss & ((1ull << (hi_chunk - first)) - 1));
 		e[n] = (struct sdr_nack_entry){.seq = s->seq, .sub = (uint16_t)sub, .k = (uint8_t)k,
 					       .missing = miss};
 		if (imm) {
@@ -721,6 +772,7 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, uint32_t sl
 			n = 0;
 		}
 	}
+	s->fto_fired = 1;
 	if (imm) { /* every chunk is in; only the immediate-only packets are not */
 		e[n++] = (struct sdr_nack_entry){.seq = s->seq, .k = (uint8_t)k,
 						 .flags = SDR_NACK_F_IMM};

@@ -81,7 +81,7 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 			err_cqe(w, c, d, -EIO, SDR_CTR_sr_nomem);
 			return;
 		}
-		if (qp->reliability == SDR_REL_EC)
+		if (sdr_qp_ec(qp))
 			sdr_ec_send_prepare(qp, sm);
 		/* the global timeout counts from here when nothing was outstanding */
 		if (qp->ack_cursor == qp->send_next)
@@ -158,7 +158,7 @@ static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 		return;
 	}
 	mr->refcnt++;
-	if (qp->reliability == SDR_REL_EC)
+	if (sdr_qp_ec(qp))
 		qp->rq.slot[sdr_seq_msg_id((uint32_t)seq)].post_tsc = rte_get_tsc_cycles();
 	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
 	qp->cts_out[qp->ncts_out].length = d->length;

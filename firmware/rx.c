@@ -55,7 +55,7 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		sdr_ec_rx_parity(w, qp, p->payload, p->payload_len, now);
 		return;
 	}
-	if (h.type == SDR_CTRL_NACK && qp->reliability == SDR_REL_EC) {
+	if (h.type == SDR_CTRL_NACK && sdr_qp_ec(qp)) {
 		sdr_ec_rx_nack(w, qp, p->payload, &h, now);
 		return;
 	}
@@ -157,7 +157,7 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 		qp->st.chunks_done++;
 	if (rc & SDR_PLACE_COMPLETE)
 		sdr_host_recv_done(w, qp, slot, 0);
-	else if (qp->reliability == SDR_REL_EC)
+	else if (sdr_qp_ec(qp))
 		sdr_ec_rx_data(w, qp, sdr_imm_msg_id(p.imm), sdr_imm_pkt_off(p.imm), rc, now);
 out:
 	rte_pktmbuf_free(m);

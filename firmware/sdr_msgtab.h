@@ -43,6 +43,10 @@ struct sdr_rslot {
 	uint8_t state;      /**< enum sdr_rslot_state */
 	uint8_t ack_pending; /**< SR: listed for the next ACK */
 	uint8_t full_sent;   /**< EC: FULL ACKs sent for this receive */
+	uint8_t fto_fired;   /**< EC: the fallback timeout expired once */
+	uint32_t lost;       /**< EC: data chunks that did not arrive on their first
+	                          transmission (decoded before the first FTO expiry,
+	                          or missing at it); sent in the FULL ACK */
 };
 
 struct sdr_rq {

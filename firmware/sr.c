@@ -215,6 +215,8 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 		budget--;
 		if (++qp->retx_pkt == end) {
 			u->tx_tsc = now;
+			if (!u->retx && qp->retx_cur.chunk < sm->nchunks)
+				sm->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
 				u->retx++;
 			qp->st.sr_retx_units++;
@@ -248,11 +250,32 @@ static void ack_unit(void *arg, uint32_t unit)
 	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
 		sdr_rtt_sample(&a->qp->rtt, a->now - u->tx_tsc);
 		a->qp->st.sr_rtt_samples++;
+		if (a->qp->au)
+			sdr_auto_rtt(a->qp->au, (double)(a->now - u->tx_tsc) / (double)sdr_g.tsc_hz);
 	}
 	u->acked = 1;
 	a->sm->units_acked++;
 	a->qp->st.sr_units_acked++;
 	a->progress = 1;
+}
+
+/* AUTO: feed one completed send's first-pass chunks and those of them
+ * that did not arrive the first time. The sender knows the chunks it
+ * retransmitted (each once); the receiver reports in the FULL entry the
+ * chunks it rebuilt from parity or found missing at its first FTO, which
+ * the sender cannot see. Both count mostly the same chunks (the ones the
+ * receiver NACKed are then retransmitted): the larger of the two, not the
+ * sum, so that nothing is counted twice. */
+static void auto_loss(struct sdr_qp *qp, const struct sdr_smsg *sm, uint32_t rx_lost)
+{
+	uint32_t lost = rx_lost > sm->retx_chunks ? rx_lost : sm->retx_chunks;
+
+	if (lost > sm->nchunks)
+		lost = sm->nchunks;
+	sdr_auto_chunks(qp->au, sm->nchunks, lost);
+	qp->st.auto_lost_rx += rx_lost;
+	qp->st.auto_lost_fed += lost;
+	qp->st.auto_chunks_fed += sm->nchunks;
 }
 
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
@@ -277,6 +300,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
 		if (e.flags & SDR_ACK_F_FULL) {
 			for (uint32_t u = 0; u < a.sm->nunits; u++)
 				ack_unit(&a, u);
+			if (qp->au && !a.sm->status)
+				auto_loss(qp, a.sm, e.lost);
 			sdr_send_complete(w, qp, a.sm);
 			a.progress = 1;
 		} else if (e.flags & SDR_ACK_F_CLOSED) {
@@ -344,7 +369,7 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp)
 		nb = sdr_rslot_nchunks(&qp->rq, s);
 		if (s->state == SDR_RS_DONE)
 			flags = sdr_rslot_full(s) ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
-		if (flags == SDR_ACK_F_FULL && qp->reliability == SDR_REL_EC &&
+		if (flags == SDR_ACK_F_FULL && sdr_qp_ec(qp) &&
 		    ++s->full_sent < EC_FULL_COPIES && nagain < SR_ACK_AGAIN_MAX)
 			again[nagain++] = (uint16_t)idx;
 		s->ack_cum = sdr_ack_cum_advance(bm, nb, s->ack_cum);
@@ -365,6 +390,8 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp)
 			x->flags = (uint8_t)flags;
 			if (flags != SDR_ACK_F_FULL)
 				sdr_ack_window_get(bm, nb, cum + off, x->bits);
+			else
+				x->lost = s->lost; /* (docs/wire-format.md §6) */
 			if (++n == SDR_ACK_MAX_ENTRIES) {
 				tx_ack(w, qp, e, n);
 				n = 0;

@@ -39,10 +39,79 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	X(sr_send_closed) X(sr_rto_backoffs) X(ec_subs_encoded) X(ec_par_pkts_tx)            \
 	X(ec_par_pkts_rx) X(ec_par_chunks_rx) X(ec_decodes) X(ec_chunks_recovered)           \
 	X(ec_decode_failures) X(ec_fto_expiries) X(ec_fto_postponed) X(ec_nacks_tx) X(ec_nack_entries_tx)        \
-	X(ec_nacks_rx) X(ec_nack_entries_rx) X(ec_nack_retx_units)
+	X(ec_nacks_rx) X(ec_nack_entries_rx) X(ec_nack_retx_units) X(auto_msgs_ec)           \
+	X(auto_msgs_sr) X(auto_chunks_fed) X(auto_lost_fed) X(auto_lost_rx)
 
 /* RTT estimator of an SR QP, in microseconds */
 static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0; }
+
+/* AUTO: the estimates and decisions of a QP (docs/reliability.md "AUTO").
+ * Written by the worker; read here slightly stale, like the counters. */
+struct auto_view {
+	double srtt_us, rttvar_us, loss, last_mean_us, last_p999_us;
+	uint64_t rtt_samples, chunks_seen, initial_picks, evals, eval_errors;
+	char last[SDR_MODEL_SCHEME_NAME_MAX];
+	char name[SDR_AUTO_MAX_CANDS][SDR_MODEL_SCHEME_NAME_MAX];
+	uint64_t picks[SDR_AUTO_MAX_CANDS];
+	uint64_t pmin[SDR_AUTO_MAX_CANDS], pmax[SDR_AUTO_MAX_CANDS];
+	uint32_t ncands;
+};
+
+static void auto_view(const struct sdr_auto *a, struct auto_view *v)
+{
+	struct sdr_model_scheme last = a->last;
+
+	memset(v, 0, sizeof(*v));
+	v->srtt_us = a->srtt * 1e6;
+	v->rttvar_us = a->rttvar * 1e6;
+	v->rtt_samples = a->rtt_samples;
+	v->loss = sdr_auto_loss(a);
+	v->chunks_seen = a->chunks_seen;
+	v->initial_picks = a->initial_picks;
+	v->evals = a->evals;
+	v->eval_errors = a->eval_errors;
+	v->last_mean_us = a->last_mean * 1e6;
+	v->last_p999_us = a->last_p999 * 1e6;
+	if (sdr_model_scheme_name(&last, v->last, sizeof(v->last)))
+		snprintf(v->last, sizeof(v->last), "?");
+	v->ncands = a->cfg.ncands <= SDR_AUTO_MAX_CANDS ? a->cfg.ncands : SDR_AUTO_MAX_CANDS;
+	for (uint32_t i = 0; i < v->ncands; i++) {
+		if (sdr_model_scheme_name(&a->cfg.cands[i], v->name[i], sizeof(v->name[i])))
+			snprintf(v->name[i], sizeof(v->name[i]), "?");
+		v->picks[i] = a->picks[i];
+		v->pmin[i] = a->pick_min[i];
+		v->pmax[i] = a->pick_max[i];
+	}
+}
+
+/* ,"auto":{...} of a QP (live or closed) */
+static void auto_json(FILE *f, const struct sdr_auto *a, const struct sdr_qp_stats *st)
+{
+	struct auto_view v;
+
+	auto_view(a, &v);
+	fprintf(f, ",\"auto\":{\"srtt_us\":%.1f,\"rttvar_us\":%.1f,"
+		   "\"rtt_samples\":%" PRIu64 ",\"chunk_loss\":%.6g,"
+		   "\"chunks_seen\":%" PRIu64 ",\"last_pick\":\"%s\","
+		   "\"last_mean_us\":%.1f,\"last_p999_us\":%.1f,"
+		   "\"initial_picks\":%" PRIu64 ",\"evals\":%" PRIu64
+		   ",\"eval_errors\":%" PRIu64 ",\"msgs_ec\":%" PRIu64
+		   ",\"msgs_sr\":%" PRIu64 ",\"chunks_fed\":%" PRIu64
+		   ",\"lost_fed\":%" PRIu64 ",\"lost_rx\":%" PRIu64 ",\"picks\":{",
+		v.srtt_us, v.rttvar_us, v.rtt_samples, v.loss, v.chunks_seen, v.last,
+		v.last_mean_us, v.last_p999_us, v.initial_picks, v.evals,
+		v.eval_errors, st->auto_msgs_ec, st->auto_msgs_sr,
+		st->auto_chunks_fed, st->auto_lost_fed, st->auto_lost_rx);
+	for (uint32_t i = 0; i < v.ncands; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", v.name[i], v.picks[i]);
+	fprintf(f, "},\"pick_min_bytes\":{");
+	for (uint32_t i = 0; i < v.ncands; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", v.name[i], v.pmin[i]);
+	fprintf(f, "},\"pick_max_bytes\":{");
+	for (uint32_t i = 0; i < v.ncands; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", v.name[i], v.pmax[i]);
+	fprintf(f, "}}");
+}
 
 void sdr_stats_print(FILE *f)
 {
@@ -70,11 +139,25 @@ void sdr_stats_print(FILE *f)
 				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
 				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
 				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
-			if (qp->reliability == SDR_REL_EC)
+			if (qp->au) {
+				struct auto_view v;
+				auto_view(qp->au, &v);
+				fprintf(f, "    AUTO: srtt %.0f us (%" PRIu64 " samples) chunk loss %.3g"
+					   " (%" PRIu64 " chunks) | last pick %s (mean %.0f us) | evals %"
+					   PRIu64 " | initial %" PRIu64 " | msgs EC %" PRIu64 " SR %" PRIu64
+					   " |", v.srtt_us, v.rtt_samples, v.loss, v.chunks_seen, v.last,
+					v.last_mean_us, v.evals, v.initial_picks, qp->st.auto_msgs_ec,
+					qp->st.auto_msgs_sr);
+				for (uint32_t i = 0; i < v.ncands; i++)
+					fprintf(f, " %s %" PRIu64, v.name[i], v.picks[i]);
+				fprintf(f, "\n");
+			}
+			if (sdr_qp_ec(qp))
 				fprintf(f, "    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64
 					   " rx %" PRIu64 " | decodes %" PRIu64 " chunks recovered %" PRIu64
 					   " failures %" PRIu64 " | FTO expiries %" PRIu64 " NACKs tx %" PRIu64
 					   " rx %" PRIu64 " | pool %u/%u bufs\n",
+					qp->au ? "per-message, max" :
 					sdr_ec_code_name((enum sdr_ec_code)qp->ec_code), qp->ec_k, qp->ec_m,
 					qp->st.ec_subs_encoded, qp->st.ec_par_pkts_tx, qp->st.ec_par_pkts_rx,
 					qp->st.ec_decodes, qp->st.ec_chunks_recovered,
@@ -164,8 +247,25 @@ int sdr_stats_json(const char *path)
 				fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64
 					   ",\"rto_us\":%" PRIu64, cyc_us(qp->rtt.srtt),
 					cyc_us(qp->rtt.rttvar), cyc_us(qp->rtt.rto));
+			if (qp->au)
+				auto_json(f, qp->au, &qp->st);
 			fprintf(f, "}");
 			first = 0;
+		}
+		/* AUTO QPs destroyed since the start (the last SDR_AUTO_CLOSED) */
+		fprintf(f, "],\"auto_closed\":[");
+		if (in->auto_closed) {
+			unsigned n = in->n_auto_closed < SDR_AUTO_CLOSED ? in->n_auto_closed : SDR_AUTO_CLOSED;
+			for (unsigned k = 0; k < n; k++) {
+				const struct sdr_auto_closed *x =
+					&in->auto_closed[(in->n_auto_closed - n + k) % SDR_AUTO_CLOSED];
+				fprintf(f, "%s{\"qpn\":%u", k ? "," : "", x->qpn);
+#define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, x->st.n);
+				QP_STATS(J)
+#undef J
+				auto_json(f, &x->au, &x->st);
+				fprintf(f, "}");
+			}
 		}
 		fprintf(f, "]}");
 	}
@@ -225,6 +325,33 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(x, "srtt_us", cyc_us(qp->rtt.srtt));
 			rte_tel_data_add_dict_u64(x, "rttvar_us", cyc_us(qp->rtt.rttvar));
 			rte_tel_data_add_dict_u64(x, "rto_us", cyc_us(qp->rtt.rto));
+		}
+		if (qp->au) {
+			struct auto_view v;
+			auto_view(qp->au, &v);
+			rte_tel_data_add_dict_u64(x, "auto_srtt_us", (uint64_t)(v.srtt_us + 0.5));
+			rte_tel_data_add_dict_u64(x, "auto_rtt_samples", v.rtt_samples);
+			/* (no doubles in 22.11's telemetry: parts per million) */
+			rte_tel_data_add_dict_u64(x, "auto_chunk_loss_ppm", (uint64_t)(v.loss * 1e6 + 0.5));
+			rte_tel_data_add_dict_u64(x, "auto_chunks_seen", v.chunks_seen);
+			rte_tel_data_add_dict_string(x, "auto_last_pick", v.last);
+			rte_tel_data_add_dict_u64(x, "auto_last_mean_us", (uint64_t)(v.last_mean_us + 0.5));
+			rte_tel_data_add_dict_u64(x, "auto_initial_picks", v.initial_picks);
+			rte_tel_data_add_dict_u64(x, "auto_evals", v.evals);
+			rte_tel_data_add_dict_u64(x, "auto_eval_errors", v.eval_errors);
+
+			for (uint32_t i = 0; i < v.ncands; i++) {
+				char key[48];
+				int n = snprintf(key, sizeof(key), "auto_picks_%s", v.name[i]);
+				/* "RS(32,8)" -> "rs_32_8": plain key characters */
+				for (int j = 11; j < n && j < (int)sizeof(key); j++)
+					key[j] = (key[j] >= 'A' && key[j] <= 'Z') ? (char)(key[j] + 32)
+						 : ((key[j] >= '0' && key[j] <= '9') ||
+						    (key[j] >= 'a' && key[j] <= 'z')) ? key[j] : '_';
+				while (n > 11 && key[n - 1] == '_')
+					key[--n] = 0;
+				rte_tel_data_add_dict_u64(x, key, v.picks[i]);
+			}
 		}
 		snprintf(k, sizeof(k), "qp_0x%06x", qp->qpn_base);
 		rte_tel_data_add_dict_container(d, k, x, 0);

@@ -142,7 +142,7 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 {
 	unsigned budget = SDR_BURST, sent = 0;
 	uint64_t now = rte_get_tsc_cycles();
-	int sr = sdr_qp_sr(qp), ec = qp->reliability == SDR_REL_EC;
+	int sr = sdr_qp_sr(qp), ec = sdr_qp_ec(qp);
 
 	if (sr) {
 		sent = sdr_sr_tx(w, qp, now);

@@ -178,6 +178,8 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		qp = cmd->obj;
 		sdr_pacer_set(&qp->pacer, cmd->arg / 8, sdr_pace_burst(cmd->arg / 8), sdr_g.tsc_hz,
 			      rte_get_tsc_cycles());
+		if (qp->au) /* AUTO's model follows the QP's rate */
+			sdr_auto_set_rate(qp->au, cmd->arg ? (double)cmd->arg : qp->auto_base_bps);
 		break;
 	case SDR_CMD_MR_DEREG: {
 		struct sdr_mr_ent *mr = cmd->obj;
@@ -258,7 +260,7 @@ int sdr_worker_main(void *arg)
 			if (qp->ncts_out)
 				sdr_tx_cts_flush(w, qp);
 			if (sdr_qp_sr(qp)) {
-				if (qp->reliability == SDR_REL_EC)
+				if (sdr_qp_ec(qp))
 					sdr_ec_poll(w, qp, now);
 				sdr_sr_poll(w, qp, now);
 				if (qp->state != SDR_QPS_CONNECTED)

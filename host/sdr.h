@@ -160,7 +160,11 @@ struct sdr_qp_attr {
 	                           dead peer gives -ETIMEDOUT, then -ENOTCONN;
 	                           docs/reliability.md), or SDR_REL_EC (erasure
 	                           coding with ec_code/ec_k/ec_m, falling back to
-	                           Selective Repeat; same completion semantics).
+	                           Selective Repeat; same completion semantics), or
+	                           SDR_REL_AUTO (the DPU picks SR or an EC code per
+	                           message from its RTT and loss estimates, daemon
+	                           options --auto-schemes/--auto-objective; ec_* 0;
+	                           same completion semantics).
 	                           Both QPs must agree (EC: on code, k and m too). */
 	union {
 		uint8_t reserved8[3]; /**< (old name of the three bytes below) */
@@ -192,8 +196,9 @@ struct sdr_qp_attr {
  *  reliability out of range, EC parameters invalid for SDR_REL_EC or non-zero
  *  for another reliability), ENOMEM, EPIPE, ETIMEDOUT, EPROTO (malformed QP
  *  segment), or the daemon's status (e.g. EADDRINUSE: want_qpn taken,
- *  ENOSPC, EOPNOTSUPP: SDR_REL_AUTO, EINVAL: EC parity beyond the daemon's
- *  --ec-pool-mb; reason in sdr_last_error()).
+ *  ENOSPC, EOPNOTSUPP: a reliability the daemon does not implement (firmware
+ *  before AUTO), EINVAL: EC parity (EC, or AUTO's largest candidate) beyond
+ *  the daemon's --ec-pool-mb; reason in sdr_last_error()).
  */
 struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr);
 

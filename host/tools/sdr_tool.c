@@ -61,9 +61,11 @@ static void usage(const struct tool_opts *o, FILE *f)
 		"  --chunk-pkts N       packets per bitmap chunk (default: daemon default)\n"
 		"  --window N           messages in flight (default 8)\n"
 		"%s"
-		"  --rel none|sr|ec     reliability of the QP: none (raw SDR), sr (Selective\n"
-		"                       Repeat on the DPU) or ec (erasure coding with SR\n"
-		"                       fallback); with TCP the sender's choice is sent in\n"
+		"  --rel none|sr|ec|auto reliability of the QP: none (raw SDR), sr (Selective\n"
+		"                       Repeat on the DPU), ec (erasure coding with SR\n"
+		"                       fallback) or auto (the DPU picks SR or an EC code per\n"
+		"                       message from the measured RTT and loss, daemon\n"
+		"                       --auto-schemes); with TCP the sender's choice is sent in\n"
 		"                       the plan, without TCP give both sides the same\n"
 		"                       (default none)\n"
 		"  --ec CODE:K:M        with --rel ec: rs:K:M (Reed-Solomon) or xor:K:M, K data\n"
@@ -229,8 +231,10 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 				o->rel = SDR_REL_SR;
 			else if (!strcmp(optarg, "ec"))
 				o->rel = SDR_REL_EC;
+			else if (!strcmp(optarg, "auto"))
+				o->rel = SDR_REL_AUTO;
 			else
-				bad = fprintf(stderr, "bad --rel '%s' (none, sr or ec)\n", optarg);
+				bad = fprintf(stderr, "bad --rel '%s' (none, sr, ec or auto)\n", optarg);
 			o->rel_set = 1;
 			break;
 		case O_EC: {
@@ -524,7 +528,8 @@ int tool_recv_plan(int fd, struct tool_plan *p)
 	p->rel = get_u32(b + 44 + 8 * TOOL_MAX_SIZES);
 	p->ec = (uint16_t)(p->rel >> 16);
 	p->rel &= 0xFFFF;
-	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR && p->rel != SDR_REL_EC)
+	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR && p->rel != SDR_REL_EC &&
+	    p->rel != SDR_REL_AUTO)
 		return -1;
 	if (p->rel == SDR_REL_EC
 		    ? sdr_ec_param_check(sdr_ec_param_code(p->ec), sdr_ec_param_k(p->ec),

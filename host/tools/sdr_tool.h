@@ -38,7 +38,7 @@ struct tool_opts {
 	const char *file;    /* sdr-send */
 	const char *out;     /* sdr-recv */
 	uint64_t file_size;  /* sdr-recv without TCP */
-	uint8_t rel;         /* enum sdr_reliability: --rel none|sr|ec */
+	uint8_t rel;         /* enum sdr_reliability: --rel none|sr|ec|auto */
 	uint16_t ec;         /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
 	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
 	int rel_set, ec_set;

@@ -153,10 +153,80 @@ int main(void)
 			sdr_auto_pick(&a, (256 << 10) + 4096 * (i % 3), &s);
 		CHECK(a.evals == e0);
 		CHECK(a.picks[0] + a.picks[1] + a.picks[2] + a.picks[3] + a.picks[4] == 102);
+		/* sizes per candidate: 256 KiB .. 256 KiB + 8 KiB went to the EC
+		 * pick, 32 MiB to SR (index 0) */
+		int ec = -1;
+		for (int i = 1; i < 5; i++)
+			if (a.picks[i])
+				ec = i;
+		CHECK(ec > 0 && a.pick_min[ec] == 256 << 10 && a.pick_max[ec] == (256 << 10) + 8192);
+		CHECK(a.picks[0] == 1 && a.pick_min[0] == 32 << 20 && a.pick_max[0] == 32 << 20);
 		for (int i = 0; i < 20; i++)
 			sdr_auto_rtt(&a, 0.050);
 		sdr_auto_pick(&a, 256 << 10, &s);
 		CHECK(a.evals == e0 + 1);
+	}
+
+	/* 8. set_rate drops the cached decisions; bad rates are ignored */
+	{
+		uint64_t e0 = a.evals;
+		sdr_auto_pick(&a, 256 << 10, &s);
+		CHECK(a.evals == e0);
+		sdr_auto_set_rate(&a, 0);
+		sdr_auto_set_rate(&a, -5);
+		sdr_auto_set_rate(&a, INFINITY);
+		CHECK(a.cfg.rate_bps == 1e9);
+		sdr_auto_pick(&a, 256 << 10, &s);
+		CHECK(a.evals == e0);
+		sdr_auto_set_rate(&a, 1e9); /* same rate: the cache stays */
+		sdr_auto_pick(&a, 256 << 10, &s);
+		CHECK(a.evals == e0);
+		sdr_auto_set_rate(&a, 1e8);
+		CHECK(a.cfg.rate_bps == 1e8);
+		sdr_auto_pick(&a, 256 << 10, &s);
+		CHECK(a.evals == e0 + 1);
+	}
+
+	/* 9. candidate lists (the daemon's --auto-schemes) */
+	{
+		struct sdr_model_scheme l[SDR_AUTO_MAX_CANDS];
+		uint32_t n = 99;
+		CHECK(sdr_auto_schemes_parse("sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8", l, &n) == 0);
+		CHECK(n == 5);
+		for (uint32_t i = 0; i < 5 && n == 5; i++)
+			CHECK(l[i].code == sdr_model_default_schemes[i].code &&
+			      (l[i].code == SDR_MODEL_SR ||
+			       (l[i].k == sdr_model_default_schemes[i].k &&
+				l[i].m == sdr_model_default_schemes[i].m)));
+		CHECK(sdr_auto_schemes_parse("xor:4:4", l, &n) == 0 && n == 1 &&
+		      l[0].code == SDR_MODEL_XOR && l[0].k == 4 && l[0].m == 4);
+		CHECK(sdr_auto_schemes_parse("rs:64:32", l, &n) == 0 && n == 1 &&
+		      l[0].code == SDR_MODEL_MDS && l[0].k == 64 && l[0].m == 32);
+		n = 77;
+		CHECK(sdr_auto_schemes_parse("", l, &n) == -EINVAL && n == 77);
+		CHECK(sdr_auto_schemes_parse("sr,", l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse(",sr", l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse("sr,,rs:8:2", l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse("SR", l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse("rs:65:8", l, &n) == -EINVAL);  /* k > 64 */
+		CHECK(sdr_auto_schemes_parse("rs:8:33", l, &n) == -EINVAL);  /* m > 32 */
+		CHECK(sdr_auto_schemes_parse("xor:4:8", l, &n) == -EINVAL);  /* XOR m > k */
+		CHECK(sdr_auto_schemes_parse("rs:0:1", l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse("sr,rs:8:2,sr", l, &n) == -EINVAL); /* twice */
+		CHECK(sdr_auto_schemes_parse("rs:8:2x", l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse("sr,rs:1:1,rs:2:1,rs:3:1,rs:4:1,rs:5:1,rs:6:1,rs:7:1",
+					     l, &n) == 0 && n == SDR_AUTO_MAX_CANDS);
+		CHECK(sdr_auto_schemes_parse("sr,rs:1:1,rs:2:1,rs:3:1,rs:4:1,rs:5:1,rs:6:1,rs:7:1,"
+					     "rs:8:1", l, &n) == -E2BIG);
+		CHECK(sdr_auto_schemes_parse(NULL, l, &n) == -EINVAL);
+		CHECK(sdr_auto_schemes_parse("sr", NULL, &n) == -EINVAL);
+		/* a parsed list is a valid configuration */
+		CHECK(sdr_auto_schemes_parse("sr,xor:16:4,rs:4:4", l, &n) == 0 && n == 3);
+		base_cfg(&c);
+		c.ncands = n;
+		for (uint32_t i = 0; i < n; i++)
+			c.cands[i] = l[i];
+		CHECK(sdr_auto_init(&a, &c) == 0 && a.cfg.ncands == 3);
 	}
 
 	if (fails) {

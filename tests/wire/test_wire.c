@@ -525,6 +525,7 @@ static void test_ack(void)
 		e[i].off = (uint32_t)rnd() & SDR_ACK_OFF_MAX;
 		for (unsigned b = 0; b < sizeof(e[i].bits); b++)
 			e[i].bits[b] = (uint8_t)rnd();
+		e[i].lost = 0; /* 0: the window bytes go out as they are */
 	}
 	for (uint16_t n = 0; n <= SDR_ACK_MAX_ENTRIES; n++) {
 		len = sdr_ctrl_ack_encode(msg, 0xABCDE, e, n);
@@ -569,6 +570,28 @@ static void test_ack(void)
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == -1);
 	msg[12 + 8] = SDR_ACK_F_CLOSED;
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.flags == SDR_ACK_F_CLOSED);
+	CHECK(d.lost == 0); /* only FULL entries carry it */
+	/* FULL: the lost-chunk count in the first 4 window bytes, big-endian */
+	memset(&d, 0, sizeof(d));
+	d.seq = 7;
+	d.cum = 64;
+	d.flags = SDR_ACK_F_FULL;
+	d.lost = 0x01020304;
+	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
+	CHECK(len == 40 && msg[24] == 1 && msg[25] == 2 && msg[26] == 3 && msg[27] == 4);
+	for (unsigned b = 28; b < 40; b++)
+		CHECK(msg[b] == 0);
+	memset(&d, 0xEE, sizeof(d));
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.flags == SDR_ACK_F_FULL &&
+	      d.lost == 0x01020304 && d.cum == 64 && d.off == 0);
+	/* a window entry never carries it, whatever its bits */
+	memset(&d, 0, sizeof(d));
+	d.cum = 3;
+	d.lost = 99;
+	d.bits[0] = 0xFF;
+	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
+	CHECK(msg[24] == 0xFF && msg[25] == 0);
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.lost == 0 && d.bits[0] == 0xFF);
 }
 
 static void test_parse_errors(void)

@@ -103,9 +103,26 @@ static int moved(double now, double then, double tol)
 	return fabs(now - then) > tol * then;
 }
 
+void sdr_auto_effective(const struct sdr_model_scheme *cands, uint32_t n, uint64_t chunks,
+			struct sdr_model_scheme *eff)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		eff[i] = cands[i];
+		if (eff[i].code == SDR_MODEL_SR || !chunks || chunks >= eff[i].k)
+			continue;
+		/* one zero-padded submessage: the firmware still sends all m
+		 * parity chunks, and any m losses among the M real chunks plus
+		 * parity are repairable: the code of M data and m parity chunks */
+		eff[i].k = (uint32_t)chunks;
+		if (eff[i].code == SDR_MODEL_XOR && eff[i].m > eff[i].k)
+			eff[i].m = eff[i].k; /* parity of empty groups is all zero */
+	}
+}
+
 int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_model_scheme *out)
 {
 	struct sdr_model_result res[SDR_AUTO_MAX_CANDS];
+	struct sdr_model_scheme eff[SDR_AUTO_MAX_CANDS];
 	struct sdr_model_params prm;
 	struct sdr_auto_class *c;
 	double loss = sdr_auto_loss(a);
@@ -132,7 +149,8 @@ int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_model_schem
 		prm.alpha = a->cfg.alpha;
 		prm.beta = a->cfg.beta;
 		a->evals++;
-		if (sdr_model_pick(&prm, a->cfg.cands, a->cfg.ncands, a->cfg.obj, res, &best)) {
+		sdr_auto_effective(a->cfg.cands, a->cfg.ncands, chunks, eff);
+		if (sdr_model_pick(&prm, eff, a->cfg.ncands, a->cfg.obj, res, &best)) {
 			a->eval_errors++;
 			goto initial;
 		}

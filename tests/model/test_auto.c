@@ -124,13 +124,42 @@ int main(void)
 				prm.pkt_loss = losses[li];
 				prm.alpha = 0.5;
 				prm.beta = -1;
-				CHECK(sdr_model_pick(&prm, NULL, 0, SDR_MODEL_OBJ_MEAN, r, &best) == 0);
+				struct sdr_model_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
+				const struct sdr_model_scheme *orig = sdr_model_default_schemes;
+				sdr_auto_effective(orig, SDR_MODEL_N_DEFAULT_SCHEMES,
+						   (sizes[si] + 4095) / 4096, eff);
+				CHECK(sdr_model_pick(&prm, eff, SDR_MODEL_N_DEFAULT_SCHEMES,
+						     SDR_MODEL_OBJ_MEAN, r, &best) == 0);
 				CHECK(got == (int)best);
-				CHECK(s.code == r[best].scheme.code && s.k == r[best].scheme.k &&
-				      s.m == r[best].scheme.m);
+				/* the pick is the configured candidate, not its effective form */
+				CHECK(s.code == orig[best].code && s.k == orig[best].k &&
+				      s.m == orig[best].m);
 				CHECK(a.last_mean == r[best].mean);
 			}
 		}
+	}
+
+	/* 5b. a message smaller than k chunks is one padded submessage that
+	 * still carries all m parity chunks: RS(32,8) on 4 chunks sends 8
+	 * parity chunks, RS(8,2) 2. The effective codes say so ... */
+	{
+		struct sdr_model_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
+		sdr_auto_effective(sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES, 4, eff);
+		CHECK(eff[0].code == SDR_MODEL_SR);
+		CHECK(eff[1].code == SDR_MODEL_MDS && eff[1].k == 4 && eff[1].m == 8);
+		CHECK(eff[3].code == SDR_MODEL_MDS && eff[3].k == 4 && eff[3].m == 2);
+		CHECK(eff[4].code == SDR_MODEL_XOR && eff[4].k == 4 && eff[4].m == 4);
+		sdr_auto_effective(sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES, 64, eff);
+		CHECK(eff[1].k == 32 && eff[1].m == 8 && eff[4].k == 32 && eff[4].m == 8);
+		/* ... and at 1 % chunk loss AUTO takes the cheap code that still
+		 * repairs, not the first EC candidate (RS(32,8)) on a tie */
+		base_cfg(&c);
+		c.prior_loss = 0.01;
+		c.prior_chunks = 1e9;
+		sdr_auto_init(&a, &c);
+		sdr_auto_rtt(&a, 0.025);
+		sdr_auto_pick(&a, 4 * 4096, &s);
+		CHECK(s.code == SDR_MODEL_MDS && s.k == 8 && s.m == 2);
 	}
 
 	/* 6. the paper's shape at 1 % chunk loss, 25 ms, 1 Gbit/s, 4 KiB chunks:

@@ -184,6 +184,20 @@ static int predict(const struct pipe_cfg *c, struct pipe_prog *prog, struct pipe
 	return rc;
 }
 
+/* What main() builds; freed at exit whichever way main() returns. */
+static struct pipe_prog prog;
+static struct pipe_des_out pred;
+static struct pipe_events local, all, checked;
+
+static void free_at_exit(void)
+{
+	pipe_prog_free(&prog);
+	pipe_des_free(&pred);
+	pipe_events_free(&local);
+	pipe_events_free(&all);
+	pipe_events_free(&checked);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -213,6 +227,8 @@ int main(int argc, char **argv)
 	uint32_t stages = 0;
 	uint64_t v;
 	int opt, rc;
+
+	atexit(free_at_exit); /* every return of main() frees what it built */
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pipe_cfg_init(&cfg);
@@ -364,8 +380,6 @@ int main(int argc, char **argv)
 	if (sim) {
 		for (int k = 0; k < PIPE_SCHED_COUNT; k++) {
 			struct pipe_cfg c = cfg;
-			struct pipe_prog prog;
-			struct pipe_des_out pred;
 			struct pipe_metrics m;
 
 			if (all_sched)
@@ -405,10 +419,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	struct pipe_prog prog;
-	struct pipe_des_out pred;
 	struct pipe_metrics pm, mm;
-	struct pipe_events local = {0}, all = {0}, *ev;
+	struct pipe_events *ev;
 	char why[512];
 
 	if (pipe_cfg_finish(&cfg)) {
@@ -419,14 +431,15 @@ int main(int argc, char **argv)
 		return 1;
 	pipe_metrics_get(&cfg, &pred.ev, 0, &pm);
 	if (check) {
-		struct pipe_events e = {0};
+		struct pipe_events *e_ = &checked, e;
 		uint32_t iters = 0;
 		int partial = 0;
 
-		if ((rc = read_events(check, &e))) {
+		if ((rc = read_events(check, e_))) {
 			fprintf(stderr, "sdr-pipe: %s: %s\n", check, rc == -EINVAL ? "malformed" : strerror(-rc));
 			return 1;
 		}
+		e = *e_;
 		for (size_t i = 0; i < e.n; i++)
 			if (e.ev[i].iter + 1 > iters)
 				iters = e.ev[i].iter + 1;

@@ -235,57 +235,59 @@ static uint64_t seq_of(const struct rt *r, uint32_t m)
 	return (uint64_t)r->iter * r->c->micro + m;
 }
 
-static void do_post_recv(struct rt *r, struct chan *k, uint32_t m)
+/* Inside a DC: mark slot m of a mailbox array (posted[] or full[]) for
+ * this iteration and wake the peer stage. */
+static void local_mark(struct chan *k, uint32_t *slot, uint32_t v)
 {
-	if (!k->cross) {
-		pthread_mutex_lock(&k->mu);
-		k->posted[m] = r->iter + 1;
-		pthread_cond_broadcast(&k->cv);
-		pthread_mutex_unlock(&k->mu);
-		return;
-	}
-	struct sdr_recv_wr wr = {.mr = k->mr, .addr = k->buf + (uint64_t)m * k->size,
-				 .length = (uint32_t)k->size, .wr_id = seq_of(r, m)};
+	pthread_mutex_lock(&k->mu);
+	*slot = v;
+	pthread_cond_broadcast(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+}
+
+/* Across DCs: post a receive (rwr) or a send (swr), retrying while libsdr's
+ * rings are full (-EAGAIN) up to the run's timeout. */
+static void sdr_post_retry(struct rt *r, struct chan *k, uint32_t m, const struct sdr_recv_wr *rwr,
+			   const struct sdr_send_wr *swr)
+{
 	double t_end = pipe_now() + r->o->timeout;
 
 	for (;;) {
 		pthread_mutex_lock(&r->sdr_mu);
-		int rc = sdr_recv_post(k->qp, &wr, &k->rh[m]);
+		int rc = rwr ? sdr_recv_post(k->qp, rwr, &k->rh[m]) : sdr_send_post(k->qp, swr, &k->sh[m]);
 
 		pthread_mutex_unlock(&r->sdr_mu);
 		if (rc == 0)
 			return;
 		if (rc != -EAGAIN || pipe_now() > t_end)
-			fatal("recv post ch %u m %u: %s", k->ch, m, sdr_strerror(rc));
+			fatal("%s post ch %u m %u: %s", rwr ? "recv" : "send", k->ch, m, sdr_strerror(rc));
 		nap(r->o->poll_us);
 	}
+}
+
+static void do_post_recv(struct rt *r, struct chan *k, uint32_t m)
+{
+	if (!k->cross) {
+		local_mark(k, &k->posted[m], r->iter + 1);
+		return;
+	}
+	struct sdr_recv_wr wr = {.mr = k->mr, .addr = k->buf + (uint64_t)m * k->size,
+				 .length = (uint32_t)k->size, .wr_id = seq_of(r, m)};
+
+	sdr_post_retry(r, k, m, &wr, NULL);
 }
 
 static void do_post_send(struct rt *r, struct chan *k, uint32_t m)
 {
 	if (!k->cross) {
-		pthread_mutex_lock(&k->mu);
-		k->full[m] = r->iter + 1;
-		pthread_cond_broadcast(&k->cv);
-		pthread_mutex_unlock(&k->mu);
+		local_mark(k, &k->full[m], r->iter + 1);
 		return;
 	}
 	struct sdr_send_wr wr = {.mr = k->mr, .addr = k->sbuf + (uint64_t)m * k->size,
 				 .length = (uint32_t)k->size, .imm = (uint32_t)seq_of(r, m),
 				 .wr_id = seq_of(r, m)};
-	double t_end = pipe_now() + r->o->timeout;
 
-	for (;;) {
-		pthread_mutex_lock(&r->sdr_mu);
-		int rc = sdr_send_post(k->qp, &wr, &k->sh[m]);
-
-		pthread_mutex_unlock(&r->sdr_mu);
-		if (rc == 0)
-			return;
-		if (rc != -EAGAIN || pipe_now() > t_end)
-			fatal("send post ch %u m %u: %s", k->ch, m, sdr_strerror(rc));
-		nap(r->o->poll_us);
-	}
+	sdr_post_retry(r, k, m, NULL, &wr);
 }
 
 /* wait: recv (is_recv) or send completion of message m of channel k */

@@ -63,3 +63,47 @@ sr_transfer() {
 	cat "$SDR_TMP/$tag-send.log" "$SDR_TMP/$tag-recv.log"
 	return 1
 }
+
+# sr_kill_midway TAG LINK GTO TOOL_TO SIZES COUNT [sdr-send args]: a transfer
+# from A to B (TCP bootstrap); once a message completed, daemon B is killed
+# (-9) and restarted at once (same socket, new QPN epoch, LINK with another
+# seed, --global-timeout-ms GTO). Fails unless the sender then exits non-zero
+# with an -ETIMEDOUT completion from its daemon (not its own TOOL_TO
+# timeout) and daemon A is still alive. Sets B_JSON, B_LOG, PB to the new
+# daemon and SR_KILL_ELAPSED to the seconds from the kill to the sender's
+# exit.
+sr_kill_midway() {
+	local tag=$1 link=$2 gto=$3 tool_to=$4 sizes=$5 count=$6 port=$((20000 + RANDOM % 20000))
+	shift 6
+	local slog=$SDR_TMP/$tag-send.log
+	ip netns exec "$NS_B" "$SDR_RECV" --dpu "$B_SOCK" --server --bind $KIP_B --port $port \
+		--timeout "$tool_to" --quiet >"$SDR_TMP/$tag-recv.log" 2>&1 &
+	local r1=$!
+	ip netns exec "$NS_A" "$SDR_SEND" --dpu "$A_SOCK" --connect $KIP_B:$port "$@" \
+		--sizes "$sizes" --count "$count" --timeout "$tool_to" >"$slog" 2>&1 &
+	local s1=$!
+	# kill the receiving daemon once data flows
+	for _ in $(seq 100); do grep -q "^msg " "$slog" && break; sleep 0.1; done
+	grep -q "^msg " "$slog" || { cat "$slog"; sdr_fail "no message completed before the kill"; }
+	kill -KILL "$PB"
+	local tk te srv
+	tk=$(date +%s.%N)
+	sdr_log "killed the receiving daemon"
+	B_JSON=$SDR_TMP/$tag-b2.json B_LOG=$SDR_TMP/$tag-b2.log
+	PB=$(sr_dpu "$NS_B" "$VETH_B" "$B_SOCK" $DIP_B $DMAC_B $DMAC_A "$B_JSON" "$B_LOG" \
+		"$link,seed=303" --global-timeout-ms "$gto") || sdr_fail "daemon B did not restart"
+	SDR_PIDS+=("$PB")
+	wait $s1
+	srv=$?
+	te=$(date +%s.%N)
+	kill -KILL $r1 2>/dev/null
+	wait $r1 2>/dev/null
+	[ $srv != 0 ] || sdr_fail "sdr-send succeeded although its peer died"
+	grep -q "error (timed out)" "$slog" ||
+		{ cat "$slog"; sdr_fail "no -ETIMEDOUT completion at the sender"; }
+	# the tool's own timeout did not fire: the daemon's global timeout did
+	grep -q "nothing completed for" "$slog" && sdr_fail "the tool timed out, not the daemon"
+	kill -0 "$PA" || sdr_fail "the sending daemon died"
+	SR_KILL_ELAPSED=$(echo "$te - $tk" | bc)
+	sdr_log "sender got -ETIMEDOUT and exited $SR_KILL_ELAPSED s after the kill (global timeout $gto ms, tool timeout $tool_to s)"
+}

@@ -374,6 +374,10 @@ int sdr_tx_paced(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes, uint64
 uint32_t sdr_frame_bytes(uint32_t plen);
 struct rte_mbuf *sdr_tx_alloc(struct sdr_worker *w, struct sdr_inst *in);
 void sdr_tx_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
+/** Send the control message of @p mlen bytes the caller encoded at
+ *  SDR_CTRL_HDR_LEN of @p m (from sdr_tx_alloc()): Ethernet..BTH headers
+ *  to the QP's peer, ICRC, TX queue. */
+void sdr_tx_ctrl_send(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m, size_t mlen);
 
 /* Erasure coding (ec.c) */
 static inline int sdr_qp_sr(const struct sdr_qp *qp)

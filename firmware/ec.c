@@ -272,7 +272,7 @@ int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *s
 	while (sm->ec_par_pkt < total && *budget) {
 		uint32_t pidx = sm->ec_par_pkt / npkt, pkt = sm->ec_par_pkt % npkt;
 		uint32_t plen = sdr_ec_par_pkt_len(&g, sm->ec_sub, pkt);
-		size_t mlen = SDR_PARITY_DATA_OFF + plen, flen;
+		size_t mlen = SDR_PARITY_DATA_OFF + plen;
 		uint32_t fbytes = (uint32_t)(SDR_CTRL_HDR_LEN + ((mlen + 3) & ~(size_t)3) + SDR_ICRC_LEN);
 		struct sdr_parity_hdr h = {
 			.seq = sm->seq, .msg_len = sm->len, .imm = sm->imm, .code = sm->ec_code,
@@ -298,10 +298,7 @@ int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *s
 		}
 		memcpy(buf + SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF,
 		       qp->ec_txpar + (size_t)pidx * g.cbytes + (size_t)pkt * g.mtu, plen);
-		flen = sdr_build_ctrl_hdr(buf, &qp->l2, qp->remote.qpn, qp->psn++ & SDR_PSN_MASK, mlen);
-		sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
-		m->data_len = m->pkt_len = (uint32_t)flen;
-		sdr_tx_enqueue(w, qp->inst, m);
+		sdr_tx_ctrl_send(w, qp, m, mlen);
 		qp->st.ec_par_pkts_tx++;
 		sm->ec_par_pkt++;
 		(*budget)--;
@@ -695,23 +692,18 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 static void tx_nack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_nack_entry *e,
 		    unsigned n)
 {
-	struct sdr_inst *in = qp->inst;
-	struct rte_mbuf *m = sdr_tx_alloc(w, in);
-	uint8_t *buf;
-	size_t flen, mlen;
+	struct rte_mbuf *m = sdr_tx_alloc(w, qp->inst);
+	size_t mlen;
 
 	if (!m)
 		return; /* re-armed FTO and the sender's timers cover it */
-	buf = rte_pktmbuf_mtod(m, uint8_t *);
-	mlen = sdr_ctrl_nack_encode(buf + SDR_CTRL_HDR_LEN, qp->qpn_base, e, (uint16_t)n);
+	mlen = sdr_ctrl_nack_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN, qp->qpn_base,
+				    e, (uint16_t)n);
 	if (!mlen) {
 		rte_pktmbuf_free(m);
 		return;
 	}
-	flen = sdr_build_ctrl_hdr(buf, &qp->l2, qp->remote.qpn, qp->psn++ & SDR_PSN_MASK, mlen);
-	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
-	m->data_len = m->pkt_len = (uint32_t)flen;
-	sdr_tx_enqueue(w, in, m);
+	sdr_tx_ctrl_send(w, qp, m, mlen);
 	qp->st.ec_nacks_tx++;
 	qp->st.ec_nack_entries_tx += n;
 }

@@ -224,22 +224,26 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 	return sent;
 }
 
+void sdr_tx_ctrl_send(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m, size_t mlen)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	size_t flen = sdr_build_ctrl_hdr(buf, &qp->l2, qp->remote.qpn, qp->psn++ & SDR_PSN_MASK, mlen);
+
+	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
+	m->data_len = m->pkt_len = (uint32_t)flen;
+	sdr_tx_enqueue(w, qp->inst, m);
+}
+
 static void tx_cts(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_cts_entry *e,
 		   unsigned n)
 {
-	struct sdr_inst *in = qp->inst;
-	struct rte_mbuf *m = sdr_tx_alloc(w, in);
-	uint8_t *buf;
-	size_t flen, mlen;
+	struct rte_mbuf *m = sdr_tx_alloc(w, qp->inst);
 
 	if (!m)
 		return; /* the periodic re-send covers it */
-	buf = rte_pktmbuf_mtod(m, uint8_t *);
-	mlen = sdr_ctrl_cts_encode(buf + SDR_CTRL_HDR_LEN, qp->qpn_base, e, (uint16_t)n);
-	flen = sdr_build_ctrl_hdr(buf, &qp->l2, qp->remote.qpn, qp->psn++ & SDR_PSN_MASK, mlen);
-	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
-	m->data_len = m->pkt_len = (uint32_t)flen;
-	sdr_tx_enqueue(w, in, m);
+	sdr_tx_ctrl_send(w, qp, m,
+			 sdr_ctrl_cts_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
+					     qp->qpn_base, e, (uint16_t)n));
 	qp->st.cts_tx++;
 }
 

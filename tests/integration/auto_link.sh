@@ -15,7 +15,12 @@
 #     parity packet's scheme (no ec_param_mismatch) and rebuilt chunks.
 #  2. Bernoulli loss 1e-4: the model picks SR for every message of 16 MiB or
 #     more (EC was never picked for one).
-# No timing is asserted. Skipped (77) without root.
+# No timing is asserted. Skipped (77) without root. Under ASan/UBSan
+# (ASAN_OPTIONS set, as tests/run.sh does) the daemons cannot keep the paced
+# rate, so the estimates are not those of a real run (docs/reliability.md,
+# AUTO limits): the estimate-dependent checks (SRTT range, loss factor, which
+# scheme the model picked) are printed but not asserted; correctness
+# (bit-exact messages, counter identities, conservative start) still is.
 #   env: SDR_AUTO_SIZES SDR_AUTO_COUNT (case 1), SDR_AUTO_WINDOW
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../hw/x86/netns.sh"
@@ -31,6 +36,7 @@ auto_check() {
 	/usr/bin/python3 - "$@" <<'EOF'
 import json, sys
 path, p, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+sanitized = sys.argv[4] == "1"
 d = json.load(open(path))
 # (live QPs, and AUTO QPs already destroyed: the tools close theirs)
 qps = [q for i in d["instances"] for q in i["qps"] + i["auto_closed"] if "auto" in q]
@@ -49,8 +55,9 @@ if a["eval_errors"]:
     bad.append("model evaluations failed: %d" % a["eval_errors"])
 if a["evals"] < 1 or a["initial_picks"] < 1:
     bad.append("expected a conservative start and at least one model evaluation")
+soft = []  # estimate-dependent: not asserted under sanitizers
 if not 15000 <= a["srtt_us"] <= 100000:
-    bad.append("srtt %.0f us outside 15..100 ms" % a["srtt_us"])
+    soft.append("srtt %.0f us outside 15..100 ms" % a["srtt_us"])
 if a["msgs_ec"] + a["msgs_sr"] != q["msgs_sent"]:
     bad.append("msgs_ec + msgs_sr = %d != msgs_sent %d"
                % (a["msgs_ec"] + a["msgs_sr"], q["msgs_sent"]))
@@ -61,20 +68,25 @@ sr_max = a["pick_max_bytes"].get("SR", 0) if a["picks"].get("SR", 0) else 0
 if mode == "lossy":
     pc = 1 - (1 - p) ** 16
     if not pc / 3 <= a["chunk_loss"] <= pc * 3:
-        bad.append("chunk loss estimate %.4f not within a factor 3 of %.4f"
-                   % (a["chunk_loss"], pc))
+        soft.append("chunk loss estimate %.4f not within a factor 3 of %.4f"
+                    % (a["chunk_loss"], pc))
     if not any(a["pick_min_bytes"][k] <= 256 << 10 for k in ec):
-        bad.append("no EC code picked for a 256 KiB message")
+        soft.append("no EC code picked for a 256 KiB message")
     if sr_max < 16 * mib:
-        bad.append("SR not picked (by the model) for a message of 16 MiB or more")
+        soft.append("SR not picked (by the model) for a message of 16 MiB or more")
     if q["ec_subs_encoded"] < 1 or q["ec_par_pkts_tx"] < 1:
         bad.append("no parity sent")
 else:
     big_ec = [k for k in ec if a["pick_max_bytes"][k] >= 16 * mib]
     if big_ec:
-        bad.append("EC picked for a message of 16 MiB or more: %s" % big_ec)
+        soft.append("EC picked for a message of 16 MiB or more: %s" % big_ec)
     if sr_max < 16 * mib:
-        bad.append("SR not picked (by the model) for a message of 16 MiB or more")
+        soft.append("SR not picked (by the model) for a message of 16 MiB or more")
+if sanitized:
+    for x in soft:
+        print("(sanitizer build, not asserted) " + x)
+else:
+    bad += soft
 if bad:
     sys.exit("; ".join(bad))
 EOF
@@ -120,7 +132,7 @@ for c in "loss=1e-2,lossy,$sizes,$count" "loss=1e-4,clean,256K,16M,32M,3"; do
 	sr_transfer "a$n" "$sz" "$cnt" --rel auto --window "$window" ||
 		{ cat "$A_LOG" "$B_LOG"; sdr_fail "case $imp: transfer failed"; }
 	sdr_stop "$PA"; sdr_stop "$PB"
-	auto_check "$A_JSON" "${imp#loss=}" "$mode" ||
+	auto_check "$A_JSON" "${imp#loss=}" "$mode" "$([ -n "${ASAN_OPTIONS:-}" ] && echo 1 || echo 0)" ||
 		{ grep -A3 "AUTO:" "$A_LOG"; sdr_fail "case $imp: AUTO decisions"; }
 	rx_check "$B_JSON" "$mode" || sdr_fail "case $imp: receiver"
 done

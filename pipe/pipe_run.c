@@ -28,6 +28,7 @@
 
 #include "pipe_run.h"
 #include "sdr.h"
+#include "sdr_tool.h"
 
 #define HELLO_MAGIC 0x50495045u /* "PIPE" */
 
@@ -94,38 +95,15 @@ static void nap(uint32_t us)
 
 /* ---------------- TCP ---------------- */
 
+/* The tools' loops (host/tools/sdr_tool.c), as -EIO for this file's callers. */
 static int wr_full(int fd, const void *b, size_t n)
 {
-	const uint8_t *p = b;
-
-	while (n) {
-		ssize_t r = write(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -EIO;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
+	return tool_write_full(fd, b, n) ? -EIO : 0;
 }
 
 static int rd_full(int fd, void *b, size_t n)
 {
-	uint8_t *p = b;
-
-	while (n) {
-		ssize_t r = read(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -EIO;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
+	return tool_read_full(fd, b, n) ? -EIO : 0;
 }
 
 static int tcp_server(const struct pipe_rt_opts *o)

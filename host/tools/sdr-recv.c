@@ -114,6 +114,8 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 				snprintf(why, sizeof(why), "%s", sdr_strerror(wc[i].status));
 			} else if (wc[i].flags & SDR_CQE_F_PARTIAL) {
 				snprintf(why, sizeof(why), "bitmap not full");
+			} else if (wc[i].flags & SDR_CQE_F_IMM_PARTIAL) {
+				snprintf(why, sizeof(why), "immediate incomplete");
 			} else if (wc[i].length != sz) {
 				snprintf(why, sizeof(why), "length %u, expected %" PRIu64, wc[i].length, sz);
 			} else if ((wc[i].flags & SDR_CQE_F_IMM) && wc[i].imm != (uint32_t)idx) {
@@ -140,8 +142,9 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			}
 			report(idx, sz,
 			       good ? "complete"
-				    : (wc[i].status == 0 && (wc[i].flags & SDR_CQE_F_PARTIAL)) ? "partial"
-											      : "error",
+				    : (wc[i].status == 0 &&
+				       (wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL))) ? "partial"
+												   : "error",
 			       why, chunks, nch, (t - t0) * 1e3, (double)sz * 8 / dt / 1e9);
 			s->busy = 0;
 		}

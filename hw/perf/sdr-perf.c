@@ -1294,7 +1294,8 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 		t = now_s();
 		for (int i = 0; i < n; i++) {
 			uint64_t id = wc[i].wr_id, bytes = 0;
-			int partial = !!(wc[i].flags & SDR_CQE_F_PARTIAL);
+			/* data or immediate missing: the message did not arrive whole */
+			int partial = !!(wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL));
 			if (wc[i].opcode != SDR_SQ_RECV || id >= rposted)
 				continue;
 			st[id % TS_RING] |= 2;

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Receive completion flags (test_partial.c) against a ring pair: PARTIAL for
+# missing data, IMM_PARTIAL for a missing immediate, each in its own case;
+# then the daemon's accounting of those receives.
+. "$(dirname "$0")/lib.sh"
+sdr_start_ring_pair partial
+"$SDR_TEST_PARTIAL" "$SOCK_A" "$SOCK_B" || { cat "$DPU_LOG"; sdr_fail "test_partial failed"; }
+sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+# 4 receives: 1 whole, 3 completed early by the host; the packets sent after
+# an early completion are late: 8 data packets of message 0, the 7
+# immediate-only packets of message 1, the 2 data + 6 immediate-only
+# packets of message 2.
+[ "$(sdr_json_qp_sum msgs_recv)" = 1 ] || sdr_fail "msgs_recv $(sdr_json_qp_sum msgs_recv), expected 1"
+[ "$(sdr_json_qp_sum msgs_partial)" = 3 ] || sdr_fail "msgs_partial $(sdr_json_qp_sum msgs_partial), expected 3"
+[ "$(sdr_json_drop late_pkt)" = 23 ] || sdr_fail "late_pkt $(sdr_json_drop late_pkt), expected 23"
+echo "partial: PARTIAL / IMM_PARTIAL each in its case, accounting exact"

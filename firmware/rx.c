@@ -145,7 +145,8 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 	if (rc < 0) {
 		w->ctr[drop]++;
 		/* SR: a repeat of what we have means the sender missed an ACK */
-		if (sdr_qp_sr(qp) && (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_late_pkt))
+		if (sdr_qp_sr(qp) && (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_dup_imm ||
+				      drop == SDR_CTR_late_pkt))
 			sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), 0, now);
 		goto out;
 	}

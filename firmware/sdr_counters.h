@@ -33,6 +33,7 @@
 	X(bad_len, "length/offset past the posted buffer or inconsistent with the last packet") \
 	X(imm_mismatch, "user-immediate nibble disagrees with an earlier one")               \
 	X(dup_pkt, "duplicate packet (idempotent, not written again)")                       \
+	X(dup_imm, "immediate-only packet whose nibble is already held (a repeat)")          \
 	X(ctrl_bad, "malformed control message")                                             \
 	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
 	X(cts_bad, "CTS entry beyond the sender's window (1024 ahead)")                      \

@@ -22,7 +22,7 @@ sdr_stop "$DPU_PID"
 nmsg=$(( $(echo "$sizes" | tr ',' '\n' | wc -l) * 2 ))
 got=$(sdr_json_qp_sum msgs_recv)
 [ "$got" = "$nmsg" ] || sdr_fail "daemon counted $got complete receives, expected $nmsg"
-for c in bad_icrc no_recv stale_gen bad_len bad_va bad_rkey dup_pkt imm_mismatch tx_full cq_lost; do
+for c in bad_icrc no_recv stale_gen bad_len bad_va bad_rkey dup_pkt dup_imm imm_mismatch tx_full cq_lost; do
 	v=$(sdr_json_drop $c)
 	[ "$v" = 0 ] || sdr_fail "drop counter $c = $v on a clean link"
 done

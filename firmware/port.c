@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ports: one DPDK port per DPU instance, one RX/TX queue pair per worker. */
+#include <net/if.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -50,6 +51,48 @@ static int port_used(int port)
 	return 0;
 }
 
+static int is_pmd(const char *driver, const char *name)
+{
+	return driver && !strcmp(driver, name);
+}
+
+/* What to check when the port reports a smaller frame size than the RoCE
+ * MTU needs, for the PMDs whose kernel side decides. */
+static const char *frame_hint(const char *driver, uint16_t port, uint32_t need_l3)
+{
+	static char hint[192];
+	char ifname[IF_NAMESIZE] = "";
+	struct rte_eth_dev_info di;
+
+	if (is_pmd(driver, "net_af_packet"))
+		return "net_af_packet: framesz=9216,blocksz=36864 in the vdev and an interface MTU"
+		       " of 9000";
+	if (is_pmd(driver, "net_tap")) {
+		if (rte_eth_dev_info_get(port, &di) || !di.if_index ||
+		    !if_indextoname(di.if_index, ifname))
+			snprintf(ifname, sizeof(ifname), "IFACE");
+		snprintf(hint, sizeof(hint),
+			 "net_tap: give its kernel interface an MTU of at least %u, e.g."
+			 " ip link set %s mtu 9000", need_l3, ifname);
+		return hint;
+	}
+	return "lower --mtu, or give the port a larger MTU";
+}
+
+/* A DPU must not answer to its kernel interface's address: net_tap's port
+ * MAC is the kernel tap interface's own. Derive a locally administered one,
+ * 02:53:44:52 ("SDR") + the port MAC's last two bytes. */
+static void tap_mac(const uint8_t *port_mac, uint8_t *mac)
+{
+	static const uint8_t base[4] = {0x02, 0x53, 0x44, 0x52};
+
+	memcpy(mac, base, 4);
+	mac[4] = port_mac[4];
+	mac[5] = port_mac[5];
+	if (!memcmp(mac, port_mac, 6))
+		mac[5] ^= 0x01;
+}
+
 static int setup_port(struct sdr_inst *in)
 {
 	struct rte_eth_conf conf;
@@ -83,13 +126,13 @@ static int setup_port(struct sdr_inst *in)
 	if (need_l3 + SDR_ETH_HLEN <= info.max_rx_pktlen) {
 		conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
 	} else {
-		/* net_af_packet reports 1518 B whatever its framesz; it passes
-		 * frames up to framesz. Leave the MTU alone rather than shrink
-		 * the kernel interface, and say what to check. */
+		/* net_af_packet and net_tap report about 1518 B whatever the
+		 * kernel interface allows; they pass frames up to what it does.
+		 * Leave the MTU alone rather than shrink the kernel interface,
+		 * and say what to check for this PMD. */
 		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs %u B"
-		       " frames (net_af_packet: framesz=9216,blocksz=36864 and an interface MTU of"
-		       " 9000)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
-		       need_l3 + SDR_ETH_HLEN);
+		       " frames (%s)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
+		       need_l3 + SDR_ETH_HLEN, frame_hint(info.driver_name, port, need_l3));
 	}
 	if (nq > 1 && (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
 		/* RSS on the UDP source port (= per-QP flow entropy) */
@@ -143,6 +186,15 @@ static int setup_port(struct sdr_inst *in)
 	if (!in->cfg.has_mac) {
 		rte_eth_macaddr_get(port, &ea);
 		memcpy(in->mac, ea.addr_bytes, 6);
+		if (is_pmd(info.driver_name, "net_tap")) {
+			char km[18], dm[18];
+
+			tap_mac(ea.addr_bytes, in->mac);
+			sdr_format_mac(ea.addr_bytes, km);
+			sdr_format_mac(in->mac, dm);
+			printf("sdr-dpu: note: port %u (net_tap) has its kernel interface's MAC %s;"
+			       " this DPU uses %s (give --mac to choose)\n", port, km, dm);
+		}
 	} else {
 		memcpy(in->mac, in->cfg.mac, 6);
 	}

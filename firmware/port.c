@@ -6,6 +6,7 @@
 #include <rte_ethdev.h>
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "dpu.h"
 #include "linkemu_glue.h"
@@ -93,6 +94,37 @@ static void tap_mac(const uint8_t *port_mac, uint8_t *mac)
 		mac[5] ^= 0x01;
 }
 
+static struct rte_mempool *pool_create(const char *name, unsigned n)
+{
+	return rte_pktmbuf_pool_create(name, n, 256, 0, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
+				       rte_socket_id());
+}
+
+/*
+ * A pool of the instance's own mbufs plus as many of @p extra as EAL memory
+ * holds, in steps of 3/4, while room stays reserved for what is allocated
+ * after it (the base pools of the instances set up later, rings, the
+ * emulator's own tables). At least 1024 extra per queue. @p extra becomes
+ * what the pool got.
+ */
+static struct rte_mempool *pool_create_fit(struct sdr_inst *in, const char *name, unsigned *extra)
+{
+	const size_t mbuf_bytes = RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA + 256;
+	size_t reserve = (size_t)(sdr_g.cfg.ninst - in->idx - 1) * sdr_g.cfg.mbufs * mbuf_bytes +
+			 (32u << 20);
+	void *hold = rte_malloc("sdr_pool_reserve", reserve, 0);
+	unsigned e = *extra, floor = 1024 * sdr_g.nworkers;
+	struct rte_mempool *mp = NULL;
+
+	while (!mp && e > floor) {
+		e = e / 4 * 3 > floor ? e / 4 * 3 : floor;
+		mp = pool_create(name, sdr_g.cfg.mbufs + e);
+	}
+	rte_free(hold);
+	*extra = mp ? e : 0;
+	return mp;
+}
+
 static int setup_port(struct sdr_inst *in)
 {
 	struct rte_eth_conf conf;
@@ -152,8 +184,13 @@ static int setup_port(struct sdr_inst *in)
 		return -1;
 	nmbufs = sdr_g.cfg.mbufs + extra;
 	snprintf(pname, sizeof(pname), "sdr_pool%u", in->idx);
-	in->pool = rte_pktmbuf_pool_create(pname, nmbufs, 256, 0,
-					   RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA, rte_socket_id());
+	in->pool = pool_create(pname, nmbufs);
+	if (!in->pool && extra) {
+		/* the emulated path's worst case does not fit: give it what does */
+		in->pool = pool_create_fit(in, pname, &extra);
+		if (in->pool)
+			sdr_linkemu_cap(in, extra);
+	}
 	if (!in->pool) {
 		fprintf(stderr,
 			"sdr-dpu: cannot allocate %u mbufs of %u B (%u MB) for port %u: %s (raise EAL -m,"

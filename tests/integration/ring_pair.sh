@@ -26,4 +26,26 @@ for c in bad_icrc no_recv stale_gen bad_len bad_va bad_rkey dup_pkt dup_imm imm_
 	v=$(sdr_json_drop $c)
 	[ "$v" = 0 ] || sdr_fail "drop counter $c = $v on a clean link"
 done
+# per-message lines: a header names the columns; 'time' is ms since the
+# tool's first post in both tools (non-decreasing in completion order), and
+# a send's completion time (post -> completion) never exceeds its 'time'
+/usr/bin/python3 - "$SDR_TMP/send.log" "$SDR_TMP/recv.log" "$nmsg" <<'PY' || sdr_fail "per-message output"
+import re, sys
+for path, sender in ((sys.argv[1], True), (sys.argv[2], False)):
+    lines = [l for l in open(path) if l.startswith(("# msg", "msg "))]
+    assert lines[0].startswith("# msg INDEX size BYTES STATUS"), (path, lines[0])
+    assert "time MS_SINCE_FIRST_POST" in lines[0], lines[0]
+    assert ("completion MS_FROM_POST_TO_COMPLETION" in lines[0]) == sender, lines[0]
+    rows = lines[1:]
+    assert len(rows) == int(sys.argv[3]), (path, len(rows))
+    prev = 0.0
+    for l in rows:
+        t = float(re.search(r" time ([0-9.]+) ms ", l).group(1))
+        assert t >= prev, (path, l)
+        prev = t
+        if sender:
+            c = float(re.search(r" completion ([0-9.]+) ms", l).group(1))
+            assert 0 < c <= t + 0.001, l
+print("per-message output: headers, time since first post, completion <= time")
+PY
 echo "ring pair: $nmsg messages bit-exact"

@@ -40,19 +40,23 @@ static void usage(FILE *f)
 		"  --mtu N --frame-overhead N   for wire bytes (default 4096, 78)\n"
 		"run:\n"
 		"  --simulate          DES only, no daemons\n"
-		"  --dc 0|1            this process' DC; 0 is the TCP server (--server ADDR, --port P),\n"
+		"  --dc 0|1            this process' DC; 0 is the TCP server (--server ADDR, --port P\n"
+		"                      (default 18600)),\n"
 		"                      1 connects (--connect HOST:PORT)\n"
 		"  --dpu SOCK          daemon socket (default /tmp/sdr-dpu.sock)\n"
-		"  --rel SCHEME        none | sr | ec[:rs:K:M] | auto (cross-DC QPs; default none)\n"
+		"  --rel SCHEME        none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8) |\n"
+		"                      auto (cross-DC QPs; default none)\n"
 		"  --iters N           iterations (default 3; the first is excluded from the stats)\n"
 		"  --timeout T         longest wait for one message (default 10s)\n"
-		"  --seed N --poll-us N\n"
+		"  --seed N            payload pattern seed (default 1)\n"
+		"  --poll-us N         sleep between completion polls (default 100)\n"
 		"output:\n"
 		"  --json              one JSON line per schedule / run\n"
 		"  --svg FILE          Gantt chart (measured and predicted)\n"
 		"  --events FILE       executed events (DC 0: both DCs), one per line\n"
 		"  --check-events FILE verify a log written by --events (needs the same options)\n"
-		"  --quiet\n",
+		"  --quiet             no human-readable lines (JSON and errors only)\n"
+		"  --verbose           one line per finished iteration on stderr\n",
 		PIPE_MAX_MICRO);
 }
 

@@ -41,7 +41,7 @@
 	X(ack_bad, "ACK entry with reserved bits or unknown flags")                          \
 	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)")     \
 	X(ec_parity_bad, "malformed parity header (code, k, m, indices, reserved bits)")     \
-	X(ec_parity_not_ec, "parity packet on a QP whose reliability is not EC")             \
+	X(ec_parity_not_ec, "parity packet on a QP whose reliability is neither EC nor AUTO") \
 	X(ec_param_mismatch, "parity code/k/m disagree with the QP's or the message's first parity") \
 	X(ec_parity_unknown, "parity for no posted receive of that message number")          \
 	X(ec_parity_late, "parity for a receive already completed (harmless)")               \
@@ -72,7 +72,7 @@
 #define SDR_TX_ERR_LIST(X)                                                                   \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
 	X(tx_full, "TX queue refused packets after retries (dropped)")                       \
-	X(sr_nomem, "no memory for SR state (send failed with -ENOMEM)")                      \
+	X(sr_nomem, "no memory for SR state (a send failed with -EIO, or a retransmission was not queued)") \
 	X(ec_encode_failed, "parity of a submessage not encoded (no codec/memory); SR fallback") \
 	X(ec_nomem, "no memory for a receive's EC state (parity dropped; SR fallback)")
 

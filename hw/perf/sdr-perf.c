@@ -124,6 +124,8 @@ static void usage(FILE *f)
 "  --rig attach --dpu-a SOCK --dpu-b SOCK   daemons already running\n"
 "  --dpu-bin PATH       sdr-dpu binary (default: $SDR_DPU, the build tree next to\n"
 "                       this binary, the same directory, then PATH)\n"
+"  --keep-logs          keep the daemons' logs in their temporary directory\n"
+"                       (sdr-perf prints its name on stderr)\n"
 "Passed to the daemons (ring / veth):\n"
 "  --workers N --mtu N --chunk-pkts N --port-rate RATE --link SPEC --no-icrc\n"
 "  --busy-poll          daemons never sleep when idle (--idle-us 0)\n"

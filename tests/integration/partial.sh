@@ -15,6 +15,9 @@ sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 [ "$(sdr_json_qp_sum msgs_partial)" = 3 ] || sdr_fail "msgs_partial $(sdr_json_qp_sum msgs_partial), expected 3"
 [ "$(sdr_json_drop late_pkt)" = 23 ] || sdr_fail "late_pkt $(sdr_json_drop late_pkt), expected 23"
 [ "$(sdr_json_drop dup_imm)" = 0 ] || sdr_fail "dup_imm $(sdr_json_drop dup_imm), expected 0"
+# packets placed = packets that brought something new: 8 + 1 + 0 + (2 data + 6
+# immediate-only)
+[ "$(sdr_json_qp_sum rx_pkts)" = 17 ] || sdr_fail "rx_pkts $(sdr_json_qp_sum rx_pkts), expected 17"
 /usr/bin/python3 - "$STATS" "$(dirname "$0")/../../firmware/stats.c" <<'PY' || sdr_fail "stats JSON qp_totals"
 import json, re, sys
 d = json.load(open(sys.argv[1]))

@@ -7,7 +7,7 @@ Usage: check_exports.py NM LIBSDR_SO MAP HEADER...
 The API is the set of (non-static) functions declared in the installed
 headers (host/sdr.h and the common/ headers it installs and includes). Checks
 that `NM -D --defined-only LIBSDR_SO` lists exactly that set (apart from the
-version node of MAP, e.g. LIBSDR_1), every symbol with MAP's version, and
+version node of MAP, e.g. LIBSDR_2), every symbol with MAP's version, and
 that MAP's global list is the same set too.
 """
 import re

@@ -22,8 +22,8 @@
 
 #include "sdr_ring.h"
 
-#define SDR_ABI_MAJOR 1
-#define SDR_ABI_MINOR 1 /* 1: reliability EC (qp_attr ec_*, qp_info ec) */
+#define SDR_ABI_MAJOR 2 /* 2: qp_info ctrl_key */
+#define SDR_ABI_MINOR 0
 
 /* ================= control socket ================= */
 
@@ -61,6 +61,10 @@ struct sdr_qp_info {
 	uint8_t reliability;   /**< enum sdr_reliability */
 	uint16_t ec;           /**< reliability EC: code, k, m packed by
 	                            sdr_ec_param_pack(); 0 otherwise */
+	uint64_t ctrl_key;     /**< 64-bit secret drawn at random per QP: every
+	                            control packet sent to this QP carries it
+	                            (docs/security.md); keep it as secret as the
+	                            R_Key */
 };
 
 /* ---- erasure-coding parameters of a QP (reliability EC) ---- */
@@ -75,6 +79,11 @@ static inline unsigned sdr_ec_param_code(uint16_t v) { return (v >> 12) & 3; }
 static inline unsigned sdr_ec_param_k(uint16_t v) { return ((v >> 6) & 63) + 1; }
 static inline unsigned sdr_ec_param_m(uint16_t v) { return (v & 63) + 1; }
 
+/* These two are part of libsdr's API (host/libsdr.map), as the helpers at
+ * the end: default visibility, also when compiled with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 /**
  * Limits of the EC parameters of a QP: code 1 (RS, Cauchy Reed-Solomon) or
  * 2 (XOR), 1 <= k <= 64 (the NACK bitmap), 1 <= m <= 32, and for XOR
@@ -88,6 +97,9 @@ int sdr_ec_param_check(unsigned code, unsigned k, unsigned m);
  * with sdr_ec_param_check(). @return 0, or -EINVAL.
  */
 int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
@@ -219,18 +231,27 @@ struct sdr_qseg_slot {
 /* ================= helpers (common/sdr_abi.c) ================= */
 #include <stddef.h>
 
+/* Part of libsdr's API (host/libsdr.map): default visibility, also when
+ * compiled with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /** Text form of a QP info, one token, for command lines and logs:
- *  "qpn=0x000100,rkey=0x1a2b3c4d,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,
- *  max_msg=67108864,chunk_pkts=16,gen=4,rel=0".
+ *  "qpn=0x000100,rkey=0x1a2b3c4d,key=0x0123456789abcdef,ip=10.0.0.1,
+ *  mac=02:00:00:00:00:01,mtu=4096,max_msg=67108864,chunk_pkts=16,gen=4,rel=0".
  *  @return characters written (excluding NUL), or -1 if @p len is too small. */
 int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len);
-/** Parse the text form (keys in any order, all required except rel).
+/** Parse the text form (keys in any order, all required except rel and ec).
  *  @return 0, or -1 with nothing guaranteed in @p info. */
 int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info);
 
 /** Fixed 32-byte big-endian serialisation for TCP bootstrap exchange. */
-#define SDR_QP_INFO_WIRE 32
+#define SDR_QP_INFO_WIRE 40
 void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE]);
 int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #endif /* SDR_ABI_H */

@@ -49,6 +49,12 @@
 extern "C" {
 #endif
 
+/* Every function declared here is exported by libsdr.so (host/libsdr.map),
+ * which is compiled with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 struct sdr_ctx;
 struct sdr_mr;
 struct sdr_qp;
@@ -422,6 +428,10 @@ struct sdr_ctx_stats {
 };
 /** @return 0 or -EINVAL. */
 int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Timing-wheel pacer: the alternative to the token bucket of
- * firmware/sdr_pacer.h, measured against it by sdr-pacer-bench
+ * common/sdr_pacer.h, measured against it by sdr-pacer-bench
  * (docs/benchmarks.md §4.6). Not used by the firmware.
  *
  * Each flow has a departure time t_next for its next frame; a frame of b

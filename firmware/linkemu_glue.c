@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* --link: the long-haul link emulator (hw/linkemu) on an instance's RX. */
+/* --link: the long-haul link emulator (firmware/linkemu/) on an instance's RX. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,12 +1,12 @@
 #!/bin/bash
 # The measurement set of docs/benchmarks.md, in one go, side by side:
-#   hw/perf/bench.sh [BUILD_DIR] [OUT_DIR]      (root for the veth part)
+#   host/perf/bench.sh [BUILD_DIR] [OUT_DIR]      (root for the veth part)
 # Writes OUT_DIR/bench.jsonl (one JSON line per run; testpmd runs get
 # {"mode":"testpmd",...} lines) and OUT_DIR/*.png, and prints a summary.
 set -u
 build=${1:-build}
 out=${2:-/tmp/sdr-bench}
-perf=$build/hw/perf/sdr-perf
+perf=$build/host/perf/sdr-perf
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dur=${SDR_BENCH_DURATION:-2}
 mkdir -p "$out"

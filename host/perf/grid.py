@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Measured completion times next to the model's predictions (docs/benchmarks.md §6).
 
-    hw/perf/grid.sh            # runs the sweep, then this script
-    /usr/bin/python3 hw/perf/grid.py runs.jsonl --model build/hw/model/sdr-model \\
+    host/perf/grid.sh            # runs the sweep, then this script
+    /usr/bin/python3 host/perf/grid.py runs.jsonl --model build/host/model/sdr-model \\
         --rtt 25ms --rate 900m [--md table.md] [--png grid.png]
 
 Reads sdr-perf JSON lines (lat runs of a sweep over sizes x loss x schemes),

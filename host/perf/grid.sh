@@ -1,6 +1,6 @@
 #!/bin/bash
 # The completion-time grid of docs/benchmarks.md §6, in one command (root):
-#   hw/perf/grid.sh [BUILD_DIR] [OUT_DIR]
+#   host/perf/grid.sh [BUILD_DIR] [OUT_DIR]
 # Two daemons in namespaces over veth + net_af_packet (sdr-perf --rig veth),
 # the link emulator on both with 25 ms RTT and a 1 Gbit/s bottleneck, senders
 # paced at 900 Mbit/s, 4 KiB chunks (chunk = 1 packet; the SDR-RDMA paper's
@@ -24,17 +24,17 @@ schemes=${GRID_SCHEMES:-sr,rs:32:8,auto}
 iters=${GRID_ITERS:-20}
 rate=${GRID_RATE:-900m}
 [ "$(id -u)" = 0 ] || { echo "grid.sh: the veth rig needs root" >&2; exit 2; }
-[ -x "$build/hw/perf/sdr-perf" ] && [ -x "$build/hw/model/sdr-model" ] ||
+[ -x "$build/host/perf/sdr-perf" ] && [ -x "$build/host/model/sdr-model" ] ||
 	{ echo "grid.sh: build $build first (meson setup $build && ninja -C $build)" >&2; exit 2; }
 mkdir -p "$out"
 # RTO = 1.5 x SRTT (--sr-rttvar-k 0): the RTO the model assumes
 # shellcheck disable=SC2086
-"$build/hw/perf/sdr-perf" sweep --rig veth --sweep-mode lat \
+"$build/host/perf/sdr-perf" sweep --rig veth --sweep-mode lat \
 	--link delay=12.5ms,rate=1gbit,buffer=4MB --port-rate "$rate" --chunk-pkts 1 \
 	--sizes "$sizes" --loss "$loss" --schemes "$schemes" --iters "$iters" --warmup 2 \
 	--dpu-arg=--sr-rttvar-k=0 --json-only ${GRID_EXTRA:-} >"$out/grid.jsonl"
 rc=$?
-/usr/bin/python3 "$here/grid.py" "$out/grid.jsonl" --model "$build/hw/model/sdr-model" \
+/usr/bin/python3 "$here/grid.py" "$out/grid.jsonl" --model "$build/host/model/sdr-model" \
 	--rtt 25ms --rate "$rate" --md "$out/grid.md" --png "$out/grid.png" \
 	--json-out "$out/cells.jsonl" || exit 1
 exit $rc

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sdr-pacer-bench: token bucket (firmware/sdr_pacer.h, what sdr-dpu uses)
- * against a timing wheel (sdr_wheel.h), side by side in one run: which of
+ * sdr-pacer-bench: token bucket (common/sdr_pacer.h, what sdr-dpu uses)
+ * against a timing wheel (common/sdr_wheel.h), side by side in one run: which of
  * the two is cheaper and which more precise (docs/benchmarks.md §4.6).
  *
  * Both pace the same work: N always-backlogged flows (QPs) of frames of B
@@ -30,7 +30,7 @@
 #include <time.h>
 
 #include "sdr_units.h"
-#include "../../firmware/sdr_pacer.h"
+#include "sdr_pacer.h"
 #include "sdr_wheel.h"
 
 struct opts {
@@ -450,8 +450,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: sdr-pacer-bench [options]\n"
-"Token bucket (firmware/sdr_pacer.h, used by sdr-dpu) vs timing wheel\n"
-"(hw/perf/sdr_wheel.h), side by side: CPU cost (wall time of the loop) and\n"
+"Token bucket (common/sdr_pacer.h, used by sdr-dpu) vs timing wheel\n"
+"(common/sdr_wheel.h), side by side: CPU cost (wall time of the loop) and\n"
 "precision (virtual time) of pacing N backlogged flows under a port rate.\n"
 "  --flows LIST      flow (QP) counts (default 1,16,256)\n"
 "  --frames LIST     frame sizes in bytes (default 4174,142: 4 KiB and 64 B of\n"

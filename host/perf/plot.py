@@ -3,7 +3,7 @@
 """Charts from sdr-perf JSON lines (docs/benchmarks.md).
 
     sdr-perf sweep ... > runs.jsonl
-    /usr/bin/python3 hw/perf/plot.py runs.jsonl --out-dir charts/
+    /usr/bin/python3 host/perf/plot.py runs.jsonl --out-dir charts/
 
 Reads every line that starts with '{' from the files given (or stdin, or
 '-'), ignores everything else (human blocks, progress lines), and writes:

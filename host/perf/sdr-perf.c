@@ -625,7 +625,7 @@ static int find_dpu_bin(char *out, size_t n)
 		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
-			/* build tree: <build>/hw/perf/sdr-perf -> <build>/firmware/sdr-dpu */
+			/* build tree: <build>/host/perf/sdr-perf -> <build>/firmware/sdr-dpu */
 			snprintf(out, n, "%s/../../firmware/sdr-dpu", self);
 			if (!access(out, X_OK))
 				return 0;

@@ -2,7 +2,7 @@
 # Measurements of docs/pipeline.md: sdr-pipe over two sdr-dpu daemons in
 # network namespaces with the link emulator (RTT = 2 x DELAY), one JSON line
 # per run on stdout (DC 0's report). Needs root.
-#   SDR_BUILD=build-pipe pipe/measure.sh
+#   SDR_BUILD=build-pipe host/pipe/measure.sh
 # Environment: DELAY (12.5ms), LINKRATE (1gbit), PORT_RATE (900m), LOSSES
 # ("0"), RELS ("none"; with loss use sr), SCHEDS ("1f1b 1f1b-nb geopipe
 # greedy"), TFS ("12.5ms"), STAGES (8), MICRO (16), SIZE (256K), ITERS (3),
@@ -10,10 +10,10 @@
 # "--chunk-pkts 1" for 4 KiB chunks as EC wants).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib.sh"
-. "$here/../hw/x86/netns.sh"
+. "$here/../../hw/x86/rig.sh"
 SR_PORT_RATE=${PORT_RATE:-900m}
 . "$here/../tests/integration/sr_lib.sh"
-: "${SDR_PIPE:=$SDR_BUILD/pipe/sdr-pipe}"
+: "${SDR_PIPE:=$SDR_BUILD/host/pipe/sdr-pipe}"
 DELAY=${DELAY:-12.5ms} LINKRATE=${LINKRATE:-1gbit}
 LOSSES=${LOSSES:-0} RELS=${RELS:-none} SCHEDS=${SCHEDS:-"1f1b 1f1b-nb geopipe greedy"}
 TFS=${TFS:-12.5ms} STAGES=${STAGES:-8} MICRO=${MICRO:-16} SIZE=${SIZE:-256K} ITERS=${ITERS:-3}

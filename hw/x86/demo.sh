@@ -20,7 +20,7 @@ done
 "$top/hw/x86/setup.sh" "$top/build" || exit 1
 export SDR_BUILD=$top/build
 . "$top/tests/integration/lib.sh"
-. "$top/hw/x86/netns.sh"
+. "$top/hw/x86/rig.sh"
 
 if sdr_netns_up; then
 	SDR_CLEANUPS+=("sdr_netns_down")

@@ -10,7 +10,7 @@
 #     the immediate), the corrupted ones are counted as bad_icrc and dropped.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
-. "$here/../../hw/x86/netns.sh"
+. "$here/../../hw/x86/rig.sh"
 PY=/usr/bin/python3
 [ "$(id -u)" = 0 ] || sdr_skip "needs root (veth, raw sockets)"
 command -v tshark >/dev/null || sdr_skip "tshark not installed"

@@ -23,7 +23,7 @@
 # (bit-exact messages, counter identities, conservative start) still is.
 #   env: SDR_AUTO_SIZES SDR_AUTO_COUNT (case 1), SDR_AUTO_WINDOW
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 

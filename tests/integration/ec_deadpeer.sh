@@ -6,7 +6,7 @@
 # daemon keeps serving: after the receiving daemon restarted, a new EC
 # transfer succeeds bit-exact. Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 

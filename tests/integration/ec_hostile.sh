@@ -11,7 +11,7 @@
 # Skipped (77) without root or scapy.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-. "$here/../../hw/x86/netns.sh"
+. "$here/../../hw/x86/rig.sh"
 PY=/usr/bin/python3
 [ "$(id -u)" = 0 ] || sdr_skip "needs root (veth, raw sockets)"
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"

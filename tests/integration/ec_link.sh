@@ -15,7 +15,7 @@
 # Skipped (77) without root.
 #   env: SDR_EC_CASES="code:k:m,chunk_pkts,impairment ..." SDR_SIZES SDR_COUNT
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 

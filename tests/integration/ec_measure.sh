@@ -11,7 +11,7 @@
 #   env:   EC_LOSS (1e-2), EC_CODE (rs:32:8), EC_CHUNK_PKTS (1)
 # Prints a markdown table (docs/reliability.md, "Erasure coding").
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 runs=${*:-"256K:200 4M:40 32M:8"}

@@ -3,7 +3,7 @@
 # kernel path): messages from 1 B to 64 MiB arrive bit-exact; per-message
 # bitmaps full. Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 [ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
 sdr_netns_up || sdr_skip "cannot create network namespaces here"
 SDR_CLEANUPS+=("sdr_netns_down")

@@ -16,7 +16,7 @@
 # SDR_BOTTLENECK_RATE=1gbit SDR_BOTTLENECK_BUF=1MB SDR_PACED_RATE=900m
 # SDR_SIZES=16M). Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 

@@ -11,9 +11,9 @@
 # received checksums equal the sent ones). A tampered log must be rejected.
 # Timing is not checked. Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
-: "${SDR_PIPE:=$SDR_BUILD/pipe/sdr-pipe}"
+: "${SDR_PIPE:=$SDR_BUILD/host/pipe/sdr-pipe}"
 [ -x "$SDR_PIPE" ] || sdr_skip "no $SDR_PIPE"
 sr_netns_setup
 

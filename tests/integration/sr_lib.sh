@@ -1,9 +1,9 @@
 # Helpers of the Selective Repeat tests over veth + net_af_packet (sourced
-# after lib.sh and hw/x86/netns.sh). Not a test of its own.
+# after lib.sh and hw/x86/rig.sh). Not a test of its own.
 # shellcheck shell=bash
 
 # sr_netns_setup: skip (77) without root or namespaces; otherwise the two
-# namespaces of hw/x86/netns.sh are up and torn down at exit.
+# namespaces of hw/x86/rig.sh are up and torn down at exit.
 sr_netns_setup() {
 	[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
 	sdr_netns_up || sdr_skip "cannot create network namespaces here"

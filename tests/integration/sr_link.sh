@@ -7,7 +7,7 @@
 # 16 MiB arrive bit-exact (sdr-recv verifies the pattern) and every packet
 # is accounted for (sr_check.py). Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 

@@ -8,7 +8,7 @@
 #   usage: sudo tests/integration/sr_measure.sh [SIZES [COUNT [LOSSES]]]
 # Prints a markdown table (docs/reliability.md).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
+. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 sizes=${1:-64K,1M,16M}

@@ -10,13 +10,9 @@
  * bootstrap: configuration digest, QP infos, per-iteration start times and,
  * at the end, DC 1's event log.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,7 +24,7 @@
 
 #include "pipe_run.h"
 #include "sdr.h"
-#include "sdr_tool.h"
+#include "sdr_app.h"
 
 #define HELLO_MAGIC 0x50495045u /* "PIPE" */
 
@@ -95,78 +91,27 @@ static void nap(uint32_t us)
 
 /* ---------------- TCP ---------------- */
 
-/* The tools' loops (host/tools/sdr_tool.c), as -EIO for this file's callers. */
+/* The shared loops (host/apputil), as -EIO for this file's callers. */
 static int wr_full(int fd, const void *b, size_t n)
 {
-	return tool_write_full(fd, b, n) ? -EIO : 0;
+	return app_write_full(fd, b, n) ? -EIO : 0;
 }
 
 static int rd_full(int fd, void *b, size_t n)
 {
-	return tool_read_full(fd, b, n) ? -EIO : 0;
+	return app_read_full(fd, b, n) ? -EIO : 0;
 }
 
-static int tcp_server(const struct pipe_rt_opts *o)
+/* DC 0 accepts the bootstrap connection, DC 1 connects (HOST:PORT). */
+static int tcp_bootstrap(const struct pipe_rt_opts *o)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(o->port)};
-	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), s, one = 1;
-	struct timeval tv = {.tv_sec = (time_t)o->timeout + 1};
+	char why[300];
+	int s = o->dc == 0 ? app_tcp_accept_one(o->bind, o->port, o->timeout + 1, why, sizeof(why))
+			   : app_tcp_connect(o->connect, 0, o->timeout, why, sizeof(why));
 
-	if (ls < 0)
-		return -errno;
-	if (o->bind && inet_pton(AF_INET, o->bind, &a.sin_addr) != 1) {
-		close(ls);
-		return -EINVAL;
-	}
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(ls, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1)) {
-		int e = -errno;
-
-		close(ls);
-		return e;
-	}
-	s = accept(ls, NULL, NULL);
-	close(ls);
 	if (s < 0)
-		return errno == EAGAIN ? -ETIMEDOUT : -errno;
-	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		fprintf(stderr, "sdr-pipe: bootstrap: %s\n", why);
 	return s;
-}
-
-static int tcp_client(const struct pipe_rt_opts *o)
-{
-	char host[256];
-	const char *colon = strrchr(o->connect, ':');
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
-	double t_end = pipe_now() + o->timeout;
-	int one = 1;
-
-	if (!colon || colon == o->connect || (size_t)(colon - o->connect) >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, o->connect, (size_t)(colon - o->connect));
-	host[colon - o->connect] = '\0';
-	if (getaddrinfo(host, colon + 1, &hints, &res))
-		return -EINVAL;
-	for (;;) {
-		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-		if (s < 0) {
-			freeaddrinfo(res);
-			return -errno;
-		}
-		if (connect(s, res->ai_addr, res->ai_addrlen) == 0) {
-			freeaddrinfo(res);
-			setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-			return s;
-		}
-		close(s);
-		if (pipe_now() > t_end) {
-			freeaddrinfo(res);
-			return -ETIMEDOUT;
-		}
-		nap(100000);
-	}
 }
 
 /* ---------------- reliability ---------------- */
@@ -612,11 +557,9 @@ int pipe_run(const struct pipe_cfg *c, const struct pipe_prog *p, const struct p
 			mine[nloc++] = s;
 	if (nloc == 0)
 		return -EINVAL;
-	fd = o->dc == 0 ? tcp_server(o) : tcp_client(o);
-	if (fd < 0) {
-		fprintf(stderr, "sdr-pipe: bootstrap: %s\n", strerror(-fd));
+	fd = tcp_bootstrap(o);
+	if (fd < 0)
 		return fd;
-	}
 	if ((rc = hello(fd, c, o)) || (rc = setup_qps(&r, fd)) || (rc = setup_chans(&r)))
 		goto out;
 	pthread_barrier_init(&r.bar, NULL, nloc + 1);

@@ -1,17 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include "sdr_tool.h"
 #include "sdr_units.h"
@@ -365,120 +358,27 @@ uint32_t tool_plan_default_max_msg(const struct tool_plan *p)
 
 /* ---------------- TCP bootstrap ---------------- */
 
-int tool_write_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int tool_read_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int tool_tcp_listen_accept(const struct tool_opts *o)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(o->port)};
-	int one = 1, ls, s;
+	char why[160];
+	int s;
 
-	if (o->bind && inet_pton(AF_INET, o->bind, &sa.sin_addr) != 1) {
-		fprintf(stderr, "bad --bind address '%s'\n", o->bind);
-		return -1;
-	}
-	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ls < 0)
-		return -1;
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1)) {
-		fprintf(stderr, "listen on port %u: %s\n", o->port, strerror(errno));
-		close(ls);
-		return -1;
-	}
 	if (!o->quiet && !o->json)
 		fprintf(stderr, "waiting for sdr-send on port %u\n", o->port);
-	s = accept(ls, NULL, NULL);
-	close(ls);
-	if (s >= 0)
-		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return s;
+	s = app_tcp_accept_one(o->bind, o->port, 0, why, sizeof(why));
+	if (s < 0)
+		fprintf(stderr, "--bind/--port: %s\n", why);
+	return s < 0 ? -1 : s;
 }
 
 int tool_tcp_connect(const struct tool_opts *o)
 {
-	char host[256], port[8];
-	const char *colon = strrchr(o->connect, ':');
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *a;
-	double deadline = tool_now() + o->timeout;
-	int s = -1, one = 1, rc;
-	size_t hl = colon ? (size_t)(colon - o->connect) : strlen(o->connect);
+	char why[300];
+	int s = app_tcp_connect(o->connect, o->port, o->timeout, why, sizeof(why));
 
-	if (hl == 0 || hl >= sizeof(host)) {
-		fprintf(stderr, "bad --connect '%s'\n", o->connect);
-		return -1;
-	}
-	memcpy(host, o->connect, hl);
-	host[hl] = '\0';
-	if (colon) {
-		uint32_t p;
-
-		if (parse_u32(colon + 1, &p, 0) || p == 0 || p > 65535) {
-			fprintf(stderr, "bad port in --connect '%s'\n", o->connect);
-			return -1;
-		}
-		snprintf(port, sizeof(port), "%u", p);
-	} else {
-		snprintf(port, sizeof(port), "%u", o->port);
-	}
-	rc = getaddrinfo(host, port, &hints, &ai);
-	if (rc) {
-		fprintf(stderr, "%s: %s\n", host, gai_strerror(rc));
-		return -1;
-	}
-	/* the receiver may not listen yet: retry until --timeout */
-	for (;;) {
-		for (a = ai; a; a = a->ai_next) {
-			s = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-			if (s < 0)
-				continue;
-			if (connect(s, a->ai_addr, a->ai_addrlen) == 0)
-				break;
-			close(s);
-			s = -1;
-		}
-		if (s >= 0 || tool_now() > deadline)
-			break;
-		usleep(100000);
-	}
-	freeaddrinfo(ai);
-	if (s < 0) {
-		fprintf(stderr, "connect %s:%s: %s\n", host, port, strerror(errno));
-		return -1;
-	}
-	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return s;
+	if (s < 0)
+		fprintf(stderr, "--connect: %s\n", why);
+	return s < 0 ? -1 : s;
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -521,14 +421,14 @@ int tool_send_plan(int fd, const struct tool_plan *p)
 	for (int i = 0; i < TOOL_MAX_SIZES; i++)
 		put_u64(b + 44 + 8 * i, p->sizes[i]);
 	put_u32(b + 44 + 8 * TOOL_MAX_SIZES, p->rel | (uint32_t)p->ec << 16);
-	return tool_write_full(fd, b, sizeof(b));
+	return app_write_full(fd, b, sizeof(b));
 }
 
 int tool_recv_plan(int fd, struct tool_plan *p)
 {
 	uint8_t b[PLAN_LEN];
 
-	if (tool_read_full(fd, b, sizeof(b)))
+	if (app_read_full(fd, b, sizeof(b)))
 		return -1;
 	memset(p, 0, sizeof(*p));
 	if (get_u32(b) != PLAN_MAGIC || get_u32(b + 4) != PLAN_VERSION)
@@ -571,60 +471,20 @@ int tool_send_result(int fd, const struct tool_result *r)
 	put_u64(b + 12, r->failed);
 	put_u64(b + 20, r->bytes);
 	put_u64(b + 28, r->elapsed_ns);
-	return tool_write_full(fd, b, sizeof(b));
+	return app_write_full(fd, b, sizeof(b));
 }
 
 int tool_recv_result(int fd, struct tool_result *r)
 {
 	uint8_t b[36];
 
-	if (tool_read_full(fd, b, sizeof(b)) || get_u32(b) != 0x53445252u)
+	if (app_read_full(fd, b, sizeof(b)) || get_u32(b) != 0x53445252u)
 		return -1;
 	r->ok = get_u64(b + 4);
 	r->failed = get_u64(b + 12);
 	r->bytes = get_u64(b + 20);
 	r->elapsed_ns = get_u64(b + 28);
 	return 0;
-}
-
-int tool_send_info(int fd, const struct sdr_qp_info *i)
-{
-	uint8_t b[SDR_QP_INFO_WIRE];
-
-	sdr_qp_info_encode(i, b);
-	return tool_write_full(fd, b, sizeof(b));
-}
-
-void tool_linger(int fd, double timeout)
-{
-	double deadline = tool_now() + timeout;
-	char b[64];
-
-	shutdown(fd, SHUT_WR);
-	while (tool_now() < deadline) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int ms = (int)((deadline - tool_now()) * 1e3) + 1;
-		int rc = poll(&p, 1, ms);
-
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0)
-			return;
-		ssize_t n = recv(fd, b, sizeof(b), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return; /* EOF: the sender is done */
-	}
-}
-
-int tool_recv_info(int fd, struct sdr_qp_info *i)
-{
-	uint8_t b[SDR_QP_INFO_WIRE];
-
-	if (tool_read_full(fd, b, sizeof(b)))
-		return -1;
-	return sdr_qp_info_decode(b, i);
 }
 
 /* ---------------- command-line exchange ---------------- */
@@ -666,7 +526,7 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 		}
 		return 0;
 	}
-	double deadline = tool_now() + o->timeout;
+	double deadline = app_now() + o->timeout;
 	for (;;) {
 		FILE *f = fopen(o->peer + 1, "r");
 
@@ -682,7 +542,7 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 				return -1;
 			}
 		}
-		if (tool_now() > deadline) {
+		if (app_now() > deadline) {
 			fprintf(stderr, "timed out waiting for %s\n", o->peer + 1);
 			return -1;
 		}
@@ -690,115 +550,3 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void lat_line(const char *who, const char *size, double *v, uint64_t n, int json)
-{
-	double sum = 0;
-	uint64_t i99;
-
-	if (n == 0)
-		return;
-	qsort(v, n, sizeof(*v), cmp_double);
-	for (uint64_t i = 0; i < n; i++)
-		sum += v[i];
-	/* nearest-rank percentiles */
-	i99 = (uint64_t)((double)n * 0.99 + 0.999999999);
-	i99 = i99 ? i99 - 1 : 0;
-	if (json)
-		printf("{\"latency\":\"%s\",\"size\":%s,\"n\":%llu,\"mean_ms\":%.3f,\"p50_ms\":%.3f,"
-		       "\"p99_ms\":%.3f,\"max_ms\":%.3f}\n",
-		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
-		       v[i99] * 1e3, v[n - 1] * 1e3);
-	else
-		printf("%s completion time, size %s: n %llu mean %.3f ms p50 %.3f ms p99 %.3f ms"
-		       " max %.3f ms\n",
-		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
-		       v[i99] * 1e3, v[n - 1] * 1e3);
-}
-
-void tool_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
-			 int json)
-{
-	double *v = malloc((n ? n : 1) * sizeof(*v));
-	uint64_t *seen = malloc((n ? n : 1) * sizeof(*seen));
-	uint64_t nseen = 0;
-	char name[32];
-
-	if (v == NULL || seen == NULL) {
-		free(v);
-		free(seen);
-		return;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t k = 0, m = 0, s = sz[i];
-
-		for (k = 0; k < nseen && seen[k] != s; k++)
-			;
-		if (k < nseen)
-			continue;
-		seen[nseen++] = s;
-		for (uint64_t j = i; j < n; j++)
-			if (sz[j] == s)
-				v[m++] = t[j];
-		snprintf(name, sizeof(name), "%llu", (unsigned long long)s);
-		lat_line(who, name, v, m, json);
-	}
-	if (nseen > 1) {
-		memcpy(v, t, n * sizeof(*v));
-		lat_line(who, json ? "\"all\"" : "all", v, n, json);
-	}
-	free(v);
-	free(seen);
-}
-
-double tool_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void tool_backoff(uint32_t *idle)
-{
-	if (++*idle > 256) {
-		struct timespec ts = {0, 50000};
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-int tool_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
-		 double timeout)
-{
-	int n = sdr_cq_poll(ctx, wc, max);
-
-	if (n < 0) {
-		fprintf(stderr, "sdr_cq_poll: %s (%s)\n", sdr_strerror(n), sdr_last_error(ctx));
-		return -1;
-	}
-	if (n == 0) {
-		tool_backoff(idle);
-		if (tool_now() - tlast > timeout) {
-			fprintf(stderr, "timeout: nothing completed for %.1f s\n", timeout);
-			return -1;
-		}
-		return 0;
-	}
-	*idle = 0;
-	return n;
-}
-
-int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote)
-{
-	int rc = sdr_qp_connect(qp, remote);
-
-	if (rc)
-		fprintf(stderr, "sdr_qp_connect: %s (%s)\n", sdr_strerror(rc), sdr_last_error(ctx));
-	return rc ? -1 : 0;
-}

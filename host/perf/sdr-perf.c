@@ -567,6 +567,11 @@ static void sb_jnum(struct sbuf *b, const char *key, double v)
 /* rig: start / stop daemons                                           */
 
 #define MAX_DAEMONS 2
+/* The NAME=VALUE lines of 'rig.sh veth-up' that sdr-perf uses. */
+enum { RV_NS_A, RV_NS_B, RV_DIP_A, RV_DIP_B, RV_DMAC_A, RV_DMAC_B, RV_VDEV_A, RV_VDEV_B, RV__N };
+static const char *const rv_names[RV__N] = {"NS_A", "NS_B", "DIP_A", "DIP_B",
+					    "DMAC_A", "DMAC_B", "VDEV_A", "VDEV_B"};
+
 struct rig {
 	enum rig_kind kind;
 	char tmpdir[64];
@@ -574,8 +579,8 @@ struct rig {
 	pid_t pid[MAX_DAEMONS];
 	char log[MAX_DAEMONS][160];
 	int ndaemons;
-	char ns_a[32], ns_b[32], veth_a[16], veth_b[16];
-	int netns_up;
+	char ns_tag[16];  /* rig.sh veth-up TAG; "" = no namespaces */
+	char vars[RV__N][128]; /* what rig.sh veth-up printed */
 	char link[512];  /* effective --link spec ("" = none) */
 };
 
@@ -701,6 +706,81 @@ static void dump_log(const char *path)
 	fclose(f);
 }
 
+/* The rig script (hw/x86/rig.sh): $SDR_RIG, the source tree this binary
+ * was built from, then where it is installed. */
+static int find_rig_sh(char *out, size_t n)
+{
+	const char *env = getenv("SDR_RIG");
+	const char *cand[] = {env, SDR_RIG_SH_SOURCE, SDR_RIG_SH_INSTALLED};
+
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+		if (cand[i] && *cand[i] && access(cand[i], R_OK) == 0) {
+			snprintf(out, n, "%s", cand[i]);
+			return 0;
+		}
+	return -1;
+}
+
+/* 'rig.sh veth-up TAG QPAIRS': the namespaces and veth pair of the rig; its
+ * NAME=VALUE lines go to r->vars. */
+static int rig_veth_up(struct rig *r, unsigned qpairs)
+{
+	char rig_sh[PATH_MAX], qp[16], line[256];
+	int fds[2], st, got = 0;
+	pid_t p;
+	FILE *f;
+
+	if (find_rig_sh(rig_sh, sizeof(rig_sh))) {
+		fprintf(stderr, "sdr-perf: the rig script (hw/x86/rig.sh) is not at %s or %s; set "
+			"SDR_RIG\n", SDR_RIG_SH_SOURCE, SDR_RIG_SH_INSTALLED);
+		return -1;
+	}
+	snprintf(r->ns_tag, sizeof(r->ns_tag), "p%u", (unsigned)getpid() % 1000000);
+	snprintf(qp, sizeof(qp), "%u", qpairs);
+	if (pipe(fds))
+		return -1;
+	p = fork();
+	if (p < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (p == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execlp("bash", "bash", rig_sh, "veth-up", r->ns_tag, qp, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+
+		line[strcspn(line, "\n")] = 0;
+		if (!eq)
+			continue;
+		*eq = 0;
+		for (int i = 0; i < RV__N; i++)
+			if (!strcmp(line, rv_names[i])) {
+				snprintf(r->vars[i], sizeof(r->vars[i]), "%s", eq + 1);
+				got |= 1 << i;
+			}
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	while (waitpid(p, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || got != (1 << RV__N) - 1) {
+		fprintf(stderr, "sdr-perf: %s veth-up %s failed\n", rig_sh, r->ns_tag);
+		return -1;
+	}
+	return 0;
+}
+
 static void rig_stop(struct rig *r)
 {
 	/* Let the daemons finish tearing down the contexts we just closed:
@@ -732,14 +812,13 @@ static void rig_stop(struct rig *r)
 		r->pid[i] = 0;
 	}
 	r->ndaemons = 0;
-	if (r->netns_up) {
-		char *a1[] = {"ip", "netns", "del", r->ns_a, NULL};
-		char *a2[] = {"ip", "netns", "del", r->ns_b, NULL};
-		char *a3[] = {"ip", "link", "del", r->veth_a, NULL};
-		run_cmd(a1, 1);
-		run_cmd(a2, 1);
-		run_cmd(a3, 1);
-		r->netns_up = 0;
+	if (r->ns_tag[0]) {
+		char rig_sh[PATH_MAX];
+		char *a[] = {"bash", rig_sh, "veth-down", r->ns_tag, NULL};
+
+		if (find_rig_sh(rig_sh, sizeof(rig_sh)) == 0)
+			run_cmd(a, 1);
+		r->ns_tag[0] = 0;
 	}
 	if (r->tmpdir[0] && !o.keep_logs) {
 		char p[256];
@@ -955,32 +1034,14 @@ static int rig_start(struct rig *r, const char *link, uint64_t max_size)
 			return -1;
 		return wait_socks(r);
 	}
-	/* veth: hw/x86/netns.sh's recipe */
+	/* veth: the namespaces, veth ends, addresses and vdevs of the rig
+	 * script (hw/x86/rig.sh veth-up); only the daemons are started here */
 	if (geteuid() != 0) {
 		fprintf(stderr, "sdr-perf: --rig veth needs root (ip netns)\n");
 		return -1;
 	}
-	unsigned tag = (unsigned)getpid() % 100000;
-	snprintf(r->ns_a, sizeof(r->ns_a), "sdrperf-a-%u", tag);
-	snprintf(r->ns_b, sizeof(r->ns_b), "sdrperf-b-%u", tag);
-	snprintf(r->veth_a, sizeof(r->veth_a), "pa%u", tag);
-	snprintf(r->veth_b, sizeof(r->veth_b), "pb%u", tag);
-	{
-		char *c1[] = {"ip", "netns", "add", r->ns_a, NULL};
-		char *c2[] = {"ip", "netns", "add", r->ns_b, NULL};
-		char *c3[] = {"ip", "link", "add", r->veth_a, "type", "veth", "peer", "name", r->veth_b,
-			      NULL};
-		char *c4[] = {"ip", "link", "set", r->veth_a, "netns", r->ns_a, NULL};
-		char *c5[] = {"ip", "link", "set", r->veth_b, "netns", r->ns_b, NULL};
-		char *c6[] = {"ip", "-n", r->ns_a, "link", "set", r->veth_a, "mtu", "9000", "up", NULL};
-		char *c7[] = {"ip", "-n", r->ns_b, "link", "set", r->veth_b, "mtu", "9000", "up", NULL};
-		r->netns_up = 1;
-		if (run_cmd(c1, 0) || run_cmd(c2, 0) || run_cmd(c3, 0) || run_cmd(c4, 0) ||
-		    run_cmd(c5, 0) || run_cmd(c6, 0) || run_cmd(c7, 0)) {
-			fprintf(stderr, "sdr-perf: could not set up namespaces / veth\n");
-			return -1;
-		}
-	}
+	if (rig_veth_up(r, workers))
+		return -1;
 	if (!o.port_rate) {
 		o.port_rate = "1g";
 		o.port_rate_bps = 1000000000ull;
@@ -990,7 +1051,7 @@ static int rig_start(struct rig *r, const char *link, uint64_t max_size)
 		av(&a, "ip");
 		av(&a, "netns");
 		av(&a, "exec");
-		av(&a, side ? r->ns_b : r->ns_a);
+		av(&a, r->vars[side ? RV_NS_B : RV_NS_A]);
 		av(&a, bin);
 		av(&a, "--no-huge");
 		av(&a, "--no-shconf");
@@ -1001,14 +1062,13 @@ static int rig_start(struct rig *r, const char *link, uint64_t max_size)
 		for (int i = 0; i < o.n_eal_extra; i++)
 			av(&a, o.eal_extra[i]);
 		av_lcores(&a, workers, side ? 1 : 0);
-		avf(&a, "--vdev=net_af_packet0,iface=%s,framesz=9216,blocksz=36864,framecnt=8192,"
-			"qpairs=%u", side ? r->veth_b : r->veth_a, workers);
+		av(&a, r->vars[side ? RV_VDEV_B : RV_VDEV_A]);
 		av(&a, "--");
 		av_fw_global(&a, max_msg);
 		avf(&a, "--name=%s", side ? r->sock_b : r->sock_a);
-		av(&a, side ? "--ip=10.99.1.2" : "--ip=10.99.1.1");
-		av(&a, side ? "--mac=02:53:44:52:0b:01" : "--mac=02:53:44:52:0a:01");
-		av(&a, side ? "--peer-mac=02:53:44:52:0a:01" : "--peer-mac=02:53:44:52:0b:01");
+		avf(&a, "--ip=%s", r->vars[side ? RV_DIP_B : RV_DIP_A]);
+		avf(&a, "--mac=%s", r->vars[side ? RV_DMAC_B : RV_DMAC_A]);
+		avf(&a, "--peer-mac=%s", r->vars[side ? RV_DMAC_A : RV_DMAC_B]);
 		av_fw_inst(&a, r);
 		if (spawn(r, a.v))
 			return -1;

@@ -9,22 +9,27 @@
 # EXTRA (more sdr-pipe options), DPU_EXTRA (more sdr-dpu options, e.g.
 # "--chunk-pkts 1" for 4 KiB chunks as EC wants).
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../tests/integration/lib.sh"
 . "$here/../../hw/x86/rig.sh"
-SR_PORT_RATE=${PORT_RATE:-900m}
-. "$here/../tests/integration/sr_lib.sh"
+rig_session
+[ "$(id -u)" = 0 ] || { echo "measure.sh: needs root (ip netns)" >&2; exit 2; }
+rig_netns_up || { echo "measure.sh: cannot create network namespaces" >&2; exit 1; }
+RIG_NETNS=1
 : "${SDR_PIPE:=$SDR_BUILD/host/pipe/sdr-pipe}"
 DELAY=${DELAY:-12.5ms} LINKRATE=${LINKRATE:-1gbit}
 LOSSES=${LOSSES:-0} RELS=${RELS:-none} SCHEDS=${SCHEDS:-"1f1b 1f1b-nb geopipe greedy"}
 TFS=${TFS:-12.5ms} STAGES=${STAGES:-8} MICRO=${MICRO:-16} SIZE=${SIZE:-256K} ITERS=${ITERS:-3}
 rtt_ms=$(/usr/bin/python3 -c "import sys; print(2*float(sys.argv[1].rstrip('ms')))" "$DELAY")
-rate=$SR_PORT_RATE
-sr_netns_setup
+rate=${PORT_RATE:-900m}
 for loss in $LOSSES; do
 	link="delay=$DELAY,rate=$LINKRATE,buffer=8MB"
 	[ "$loss" != 0 ] && link="$link,loss=$loss"
-	# shellcheck disable=SC2086
-	sr_pair "m$loss" "$link" ${DPU_EXTRA:-} >&2
+	A_SOCK=$RIG_TMP/a.sock B_SOCK=$RIG_TMP/b.sock
+	for side in a b; do
+		# shellcheck disable=SC2086
+		rig_ns_dpu $side "$RIG_TMP/$side.sock" "$RIG_TMP/m$loss-$side.log" --port-rate "$rate" \
+			--link "$link,seed=$([ $side = a ] && echo 101 || echo 202)" ${DPU_EXTRA:-} >&2 || exit 1
+		RIG_PIDS+=("$RIG_PID")
+	done
 	for rel in $RELS; do
 		for tf in $TFS; do
 			for s in $SCHEDS; do
@@ -36,15 +41,16 @@ for loss in $LOSSES; do
 				args="--stages $STAGES --micro $MICRO --tf $tf --act $SIZE --grad $SIZE --rtt ${rtt_ms}ms --rate $rate --iters $ITERS --rel $rel $sa ${EXTRA:-}"
 				# shellcheck disable=SC2086
 				ip netns exec "$NS_A" "$SDR_PIPE" $args --dc 0 --dpu "$A_SOCK" --server $KIP_A --port $port \
-					--json --svg "${SVG_DIR:-/tmp}/pipe-$s-$tf-$loss-$rel.svg" >"$SDR_TMP/a.out" 2>&1 &
+					--json --svg "${SVG_DIR:-/tmp}/pipe-$s-$tf-$loss-$rel.svg" >"$RIG_TMP/a.out" 2>&1 &
 				apid=$!
 				# shellcheck disable=SC2086
 				ip netns exec "$NS_B" "$SDR_PIPE" $args --dc 1 --dpu "$B_SOCK" --connect $KIP_A:$port \
-					--quiet >"$SDR_TMP/b.out" 2>&1
+					--quiet >"$RIG_TMP/b.out" 2>&1
 				wait $apid
-				grep '^{' "$SDR_TMP/a.out" | sed "s/^{/{\"loss\":$loss,/" || cat "$SDR_TMP/a.out" "$SDR_TMP/b.out" >&2
+				grep '^{' "$RIG_TMP/a.out" | sed "s/^{/{\"loss\":$loss,/" || cat "$RIG_TMP/a.out" "$RIG_TMP/b.out" >&2
 			done
 		done
 	done
-	sdr_stop "$PA"; sdr_stop "$PB"
+	for p in "${RIG_PIDS[@]}"; do rig_stop "$p"; done
+	RIG_PIDS=()
 done

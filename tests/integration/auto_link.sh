@@ -23,7 +23,6 @@
 # (bit-exact messages, counter identities, conservative start) still is.
 #   env: SDR_AUTO_SIZES SDR_AUTO_COUNT (case 1), SDR_AUTO_WINDOW
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/rig.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -131,7 +130,7 @@ for c in "loss=1e-2,lossy,$sizes,$count" "loss=1e-4,clean,256K,16M,32M,3"; do
 	sr_pair "a$n" "$SR_LINK_BASE,$imp"
 	sr_transfer "a$n" "$sz" "$cnt" --rel auto --window "$window" ||
 		{ cat "$A_LOG" "$B_LOG"; sdr_fail "case $imp: transfer failed"; }
-	sdr_stop "$PA"; sdr_stop "$PB"
+	rig_stop "$PA"; rig_stop "$PB"
 	auto_check "$A_JSON" "${imp#loss=}" "$mode" "$([ -n "${ASAN_OPTIONS:-}" ] && echo 1 || echo 0)" ||
 		{ grep -A3 "AUTO:" "$A_LOG"; sdr_fail "case $imp: AUTO decisions"; }
 	rx_check "$B_JSON" "$mode" || sdr_fail "case $imp: receiver"

@@ -8,7 +8,7 @@ sdr_start_ring_pair hostile
 "$SDR_TEST_HOSTILE" "$SOCK_A" "$SOCK_B" >"$SDR_TMP/hostile.out" ||
 	{ cat "$SDR_TMP/hostile.out" "$DPU_LOG"; sdr_fail "test_hostile failed"; }
 cat "$SDR_TMP/hostile.out"
-sdr_stop "$DPU_PID"
+rig_stop "$DPU_PID"
 # the two hosts of instance a and the one of instance b
 n=$(grep -c "host pid .* detached" "$DPU_LOG")
 [ "$n" = 3 ] || { cat "$DPU_LOG"; sdr_fail "daemon logged $n detaches, expected 3"; }

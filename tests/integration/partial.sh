@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 sdr_start_ring_pair partial
 "$SDR_TEST_PARTIAL" "$SOCK_A" "$SOCK_B" || { cat "$DPU_LOG"; sdr_fail "test_partial failed"; }
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 # 4 receives: 1 whole, 3 completed early by the host; the packets sent after
 # an early completion are late: 8 data packets of message 0, the 7
 # immediate-only packets of message 1, the 2 data + 6 immediate-only

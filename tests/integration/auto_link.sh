@@ -15,8 +15,8 @@
 #     parity packet's scheme (no ec_param_mismatch) and rebuilt chunks.
 #  2. Bernoulli loss 1e-4: the model picks SR for every message of 16 MiB or
 #     more (EC was never picked for one).
-# No timing is asserted. Skipped (77) without root. Under ASan/UBSan
-# (ASAN_OPTIONS set, as tests/run.sh does) the daemons cannot keep the paced
+# No timing is asserted. Skipped (77) without root. In a sanitizer build
+# (SDR_SANITIZE, set by meson from -Db_sanitize) the daemons cannot keep the paced
 # rate, so the estimates are not those of a real run (docs/reliability.md,
 # AUTO limits): the estimate-dependent checks (SRTT range, loss factor, which
 # scheme the model picked) are printed but not asserted; correctness
@@ -131,7 +131,7 @@ for c in "loss=1e-2,lossy,$sizes,$count" "loss=1e-4,clean,256K,16M,32M,3"; do
 	sr_transfer "a$n" "$sz" "$cnt" --rel auto --window "$window" ||
 		{ cat "$A_LOG" "$B_LOG"; sdr_fail "case $imp: transfer failed"; }
 	rig_stop "$PA"; rig_stop "$PB"
-	auto_check "$A_JSON" "${imp#loss=}" "$mode" "$([ -n "${ASAN_OPTIONS:-}" ] && echo 1 || echo 0)" ||
+	auto_check "$A_JSON" "${imp#loss=}" "$mode" "$([ "${SDR_SANITIZE:-none}" != none ] && echo 1 || echo 0)" ||
 		{ grep -A3 "AUTO:" "$A_LOG"; sdr_fail "case $imp: AUTO decisions"; }
 	rx_check "$B_JSON" "$mode" || sdr_fail "case $imp: receiver"
 done

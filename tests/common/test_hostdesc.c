@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sdr_hostdesc.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 #define NMRS 8
 #define MTU 4096

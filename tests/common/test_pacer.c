@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "sdr_pacer.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 /* Simulate a greedy sender of @frame bytes polling every @step cycles for
  * @cycles cycles; returns bytes sent. */

@@ -21,15 +21,8 @@
 #include "sdr.h"
 #include "sdr_bitmap.h"
 #include "sdr_internal.h"
+#include "sdr_test.h"
 
-static int failures;
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		if (!(c)) {                                                       \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                               \
-		}                                                                 \
-	} while (0)
 
 /* ---------------- fake DPU ---------------- */
 
@@ -772,8 +765,8 @@ int main(void)
 	test_send_recv();
 	test_eagain();
 	test_daemon_death();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (t_failures) {
+		fprintf(stderr, "%d check(s) failed\n", t_failures);
 		return 1;
 	}
 	printf("test_libsdr: ok\n");

@@ -13,15 +13,8 @@
 #include <stdlib.h>
 
 #include "sdr_auto.h"
+#include "sdr_test.h"
 
-static int fails;
-#define CHECK(c)                                                                            \
-	do {                                                                                \
-		if (!(c)) {                                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);\
-			fails++;                                                            \
-		}                                                                           \
-	} while (0)
 
 static void base_cfg(struct sdr_auto_cfg *c)
 {
@@ -259,8 +252,8 @@ int main(void)
 		CHECK(sdr_auto_init(&a, &c) == 0 && a.cfg.ncands == 3);
 	}
 
-	if (fails) {
-		fprintf(stderr, "test_auto: %d failure(s)\n", fails);
+	if (t_failures) {
+		fprintf(stderr, "test_auto: %d failure(s)\n", t_failures);
 		return 1;
 	}
 	printf("test_auto: ok\n");

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "sdr_model.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 static int quick;
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "sdr_wheel.h"
-#include "../common/test_util.h"
+#include "sdr_test.h"
 
 #define NF 5
 

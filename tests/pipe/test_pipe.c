@@ -14,17 +14,8 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "sdr_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                     \
-	do {                                                                              \
-		if (!(c)) {                                                               \
-			fails++;                                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #c); \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fprintf(stderr, "\n");                                            \
-		}                                                                         \
-	} while (0)
 
 static struct pipe_order ord;
 
@@ -546,8 +537,8 @@ int main(void)
 	test_defaults();
 	test_checkers_fail();
 	test_grid();
-	if (fails) {
-		fprintf(stderr, "%d checks failed\n", fails);
+	if (t_failures) {
+		fprintf(stderr, "%d checks failed\n", t_failures);
 		return 1;
 	}
 	printf("pipe: all checks passed\n");

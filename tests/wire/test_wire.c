@@ -14,25 +14,11 @@
 #include <string.h>
 
 #include "sdr_wire.h"
+#include "sdr_test.h"
 
-static int failures;
 
-#define CHECK(cond)                                                                         \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,    \
-				#cond);                                                     \
-			failures++;                                                         \
-		}                                                                           \
-	} while (0)
 
 /* Stop a loop after the first failure so one bug does not print 10^5 lines. */
-#define CHECK_OR_BREAK(cond)                                                                \
-	if (!(cond)) {                                                                      \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-		failures++;                                                                 \
-		break;                                                                      \
-	}
 
 #define CHECK_PARSE(frame, len, verify, expect)                                             \
 	do {                                                                                \
@@ -42,7 +28,7 @@ static int failures;
 			fprintf(stderr, "%s:%d: parse gave %s, want %s\n", __FILE__,        \
 				__LINE__, sdr_parse_result_name(r_),                        \
 				sdr_parse_result_name(expect));                             \
-			failures++;                                                         \
+			t_failures++;                                                         \
 		}                                                                           \
 	} while (0)
 
@@ -1100,7 +1086,7 @@ static int test_vectors(const char *path)
 						count, tok[0], i, got[i], want[i]);
 					break;
 				}
-			failures++;
+			t_failures++;
 		}
 	}
 	free(line);
@@ -1112,7 +1098,7 @@ static int test_vectors(const char *path)
 	}
 	/* the generator emits all three kinds; missing ones mean a broken file */
 	CHECK(nd > 0 && nc > 0 && nr > 0);
-	return failures ? 1 : 0;
+	return t_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1142,8 +1128,8 @@ int main(int argc, char **argv)
 	test_result_names();
 	test_arp();
 	test_text_helpers();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (t_failures) {
+		fprintf(stderr, "%d check(s) failed\n", t_failures);
 		return 1;
 	}
 	printf("all wire tests passed\n");

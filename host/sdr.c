@@ -683,12 +683,7 @@ static int info_sane(const struct sdr_qp_info *q)
 	       q->chunk_pkts > 0 && q->generations > 0 &&
 	       !(q->generations & (q->generations - 1)) && q->qpn <= 0xFFFFFFu &&
 	       q->qpn % q->generations == 0 && q->qpn + q->generations - 1 <= 0xFFFFFFu &&
-	       q->reliability <= SDR_REL_AUTO &&
-	       (q->reliability == SDR_REL_EC
-			? !(q->ec >> 14) && sdr_ec_param_check(sdr_ec_param_code(q->ec),
-							       sdr_ec_param_k(q->ec),
-							       sdr_ec_param_m(q->ec)) == 0
-			: q->ec == 0);
+	       sdr_scheme_unpack(q->reliability, q->ec, NULL) == 0;
 }
 
 static int qseg_attach(struct sdr_ctx *ctx, struct sdr_qp *qp)
@@ -759,9 +754,10 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		return NULL;
 	}
 	if (attr) {
-		if (attr->reliability == SDR_REL_EC
-			    ? sdr_ec_param_check(attr->ec_code, attr->ec_k, attr->ec_m) != 0
-			    : (attr->ec_code || attr->ec_k || attr->ec_m)) {
+		/* a known reliability, EC parameters only with EC and valid */
+		struct sdr_scheme s = {attr->reliability, attr->ec_code, attr->ec_k, attr->ec_m};
+
+		if (sdr_scheme_check(&s, 0)) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -770,10 +766,6 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 				errno = EINVAL;
 				return NULL;
 			}
-		if (attr->reliability > SDR_REL_AUTO) {
-			errno = EINVAL;
-			return NULL;
-		}
 	}
 	for (idx = 0; idx < ctx->cap_qps && ctx->qps[idx]; idx++)
 		;

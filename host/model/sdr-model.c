@@ -19,6 +19,9 @@
 #include "sdr_model.h"
 
 #define MAX_SCHEMES 32
+/* what --schemes takes: SR or EC codes within the model's limits, also in
+ * the model's own names (rs32x8) */
+#define MODEL_SCHEMES (SDR_SCHEME_MODEL | SDR_SCHEME_MODEL_NAMES | SDR_SCHEME_SR_EC)
 
 static void usage(FILE *f)
 {
@@ -43,9 +46,11 @@ static void usage(FILE *f)
 		"  --alpha A          RTO = (1+A)*RTT, A >= 0 (default 0.5)\n"
 		"  --beta B           fallback timeout slack: FTO = injection time + B*RTT,\n"
 		"                     B >= 0 (default A/2)\n"
-		"  --schemes LIST     comma-separated: sr, rs<k>x<m> (alias mds<k>x<m>),\n"
-		"                     xor<k>x<m> (default sr,rs32x8,rs16x4,rs8x2,xor32x8);\n"
-		"                     on a tie the earlier scheme is picked\n"
+		"  --schemes LIST     comma-separated: sr, rs:K:M (k+m <= 255), xor:K:M\n"
+		"                     (m <= k <= 4096); the model's names rs<K>x<M> (alias\n"
+		"                     mds<K>x<M>) and xor<K>x<M> too, any case (default\n"
+		"                     sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8); on a tie the\n"
+		"                     earlier scheme is picked\n"
 		"  --objective OBJ    what the pick minimises: mean (default) or p999\n"
 		"  --json             print one JSON object instead of the table\n"
 		"  --help             this text\n");
@@ -143,7 +148,7 @@ static int parse_nonneg(const char *opt, const char *val, double *out)
 	return 0;
 }
 
-static int parse_schemes(const char *val, struct sdr_model_scheme *out, size_t *n)
+static int parse_schemes(const char *val, struct sdr_scheme *out, size_t *n)
 {
 	char buf[1024];
 	char *save = NULL, *tok;
@@ -155,11 +160,11 @@ static int parse_schemes(const char *val, struct sdr_model_scheme *out, size_t *
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		if (*n == MAX_SCHEMES)
 			return bad("--schemes", val, "more than 32 schemes");
-		if (sdr_model_scheme_parse(tok, &out[*n]) != 0) {
+		if (sdr_scheme_parse(tok, MODEL_SCHEMES, NULL, &out[*n]) != 0) {
 			fprintf(stderr,
-				"sdr-model: invalid --schemes entry '%s': expected sr, rs<k>x<m> "
-				"(k+m <= %u) or xor<k>x<m> (m <= k)\n",
-				tok, SDR_MODEL_MAX_KM);
+				"sdr-model: invalid --schemes entry '%s': expected sr, rs:K:M "
+				"(k+m <= %u) or xor:K:M (m <= k <= %u); also rs<K>x<M>, xor<K>x<M>\n",
+				tok, SDR_SCHEME_MODEL_KM_MAX, SDR_SCHEME_MODEL_XOR_K_MAX);
 			return -EINVAL;
 		}
 		(*n)++;
@@ -203,7 +208,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sdr_model_params p = { .alpha = 0.5, .beta = -1.0 };
-	struct sdr_model_scheme sch[MAX_SCHEMES];
+	struct sdr_scheme sch[MAX_SCHEMES];
 	struct sdr_model_result res[MAX_SCHEMES];
 	size_t nsch = SDR_MODEL_N_DEFAULT_SCHEMES, best;
 	enum sdr_model_objective obj = SDR_MODEL_OBJ_MEAN;
@@ -303,9 +308,9 @@ int main(int argc, char **argv)
 	}
 
 	const struct sdr_model_result *r0 = &res[0];
-	char names[MAX_SCHEMES][SDR_MODEL_SCHEME_NAME_MAX], sz[32], ck[32];
+	char names[MAX_SCHEMES][SDR_SCHEME_STR_MAX], sz[32], ck[32];
 	for (size_t i = 0; i < nsch; i++)
-		sdr_model_scheme_name(&res[i].scheme, names[i], sizeof(names[i]));
+		sdr_scheme_format(&res[i].scheme, SDR_SCHEME_LABEL, names[i], sizeof(names[i]));
 	fmt_bytes(p.msg_bytes, sz, sizeof(sz));
 	fmt_bytes(chunk, ck, sizeof(ck));
 
@@ -347,7 +352,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nsch; i++) {
 		const struct sdr_model_result *r = &res[i];
 
-		if (r->scheme.code == SDR_MODEL_SR)
+		if (r->scheme.rel == SDR_REL_SR)
 			printf("%-11s %11.3f %11.3f %11.3f %14.3f %11s %8s\n", names[i], r->mean * 1e3,
 			       r->p99 * 1e3, r->p999 * 1e3, r->mean_paper * 1e3, "-", "-");
 		else

@@ -38,14 +38,9 @@
 #include "sdr_units.h"
 #include "sdr.h"
 #include "sdr_ec.h"
+#include "sdr_wire.h"
 
 #define MAX_LIST 32
-/* frame bytes of a data packet besides its payload: Ethernet, IPv4, UDP, BTH,
- * RETH, ImmDt, ICRC (common/sdr_wire.h: SDR_DATA_HDR_LEN + SDR_ICRC_LEN) */
-#define FRAME_OVERHEAD 78u
-/* messages of fewer than this many packets are padded with immediate-only
- * packets (the 32-bit immediate travels as 8 nibbles) */
-#define MIN_PKTS 8u
 #define TS_RING 1024u          /* >= messages outstanding per QP and direction */
 #define MAX_LAT_SAMPLES (4u << 20)
 #define MAX_WINDOWS 64
@@ -67,7 +62,9 @@ struct opts {
 	uint32_t window;
 	double duration;          /* s; 0 = use iters */
 	int rel;                  /* enum sdr_reliability */
-	uint16_t ec;              /* --ec, packed by sdr_ec_param_pack() */
+	uint16_t rel_ec;          /* rel EC: its code (--rel CODE or --ec), packed */
+	int rel_code;             /* --rel named the EC code */
+	struct sdr_scheme ec;     /* --ec (default SDR_SCHEME_EC_DEFAULT) */
 	uint32_t chunk_pkts, mtu, workers;
 	const char *port_rate;    /* passed through */
 	uint64_t port_rate_bps;
@@ -169,46 +166,29 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
-static int parse_rel(const char *s, int *rel)
+/* A scheme (--rel, a sweep's --schemes item): none, sr, auto, ec (= --ec) or
+ * an EC code rs:K:M / xor:K:M, parsed by common/sdr_scheme.c; as (rel, the
+ * packed EC parameters of struct sdr_qp_info::ec). */
+static int parse_scheme(const char *s, int *rel, uint16_t *ec, int *named_code)
 {
-	static const char *const n[] = {"none", "sr", "ec", "auto"};
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(s, n[i])) {
-			*rel = i;
-			return 0;
-		}
-	return -1;
-}
+	struct sdr_scheme sch;
 
-static const char *rel_name(int rel)
-{
-	static const char *const n[] = {"none", "sr", "ec", "auto"};
-	return rel >= 0 && rel < 4 ? n[rel] : "?";
-}
-
-/* A sweep scheme: none, sr, auto, ec (= --ec) or rs:K:M / xor:K:M. */
-static int parse_scheme(const char *s, int *rel, uint16_t *ec)
-{
-	unsigned code, k, m;
-
-	if (!parse_rel(s, rel)) {
-		*ec = *rel == SDR_REL_EC ? o.ec : 0;
-		return 0;
-	}
-	if (sdr_ec_param_parse(s, &code, &k, &m))
+	if (sdr_scheme_parse(s, 0, &o.ec, &sch))
 		return -1;
-	*rel = SDR_REL_EC;
-	*ec = sdr_ec_param_pack(code, k, m);
+	*rel = sch.rel;
+	*ec = sdr_scheme_ec(&sch);
+	if (named_code)
+		*named_code = sch.rel == SDR_REL_EC && strcmp(s, "ec") != 0;
 	return 0;
 }
 
 /* "none", "sr", "auto", or the EC code "rs:32:8" */
 static const char *scheme_name(int rel, uint16_t ec, char *buf, size_t len)
 {
-	if (rel != SDR_REL_EC)
-		return rel_name(rel);
-	snprintf(buf, len, "%s:%u:%u", sdr_ec_param_code(ec) == SDR_EC_CODE_XOR ? "xor" : "rs",
-		 sdr_ec_param_k(ec), sdr_ec_param_m(ec));
+	struct sdr_scheme sch = sdr_scheme_of((unsigned)rel, ec);
+
+	if (sdr_scheme_format(&sch, SDR_SCHEME_SPEC, buf, len) < 0)
+		snprintf(buf, len, "?");
 	return buf;
 }
 
@@ -292,7 +272,7 @@ static int parse_opts(int argc, char **argv)
 	o.size = 64 << 10;
 	o.mtu = 4096;
 	o.chunk_pkts = 16;
-	o.ec = sdr_ec_param_pack(SDR_EC_CODE_RS, 32, 8);
+	o.ec = (struct sdr_scheme)SDR_SCHEME_EC_DEFAULT;
 	o.timeout = 10;
 	o.recv_timeout_ms = 200;
 	o.buf_budget = 256ull << 20;
@@ -358,16 +338,14 @@ static int parse_opts(int argc, char **argv)
 			if (errno || *end || !(o.duration > 0 && o.duration <= 3600))
 				return bad_opt("--duration", optarg);
 			break;
-		case O_EC: {
-			unsigned code, k, m;
-			if (sdr_ec_param_parse(optarg, &code, &k, &m))
+		case O_EC:
+			if (sdr_scheme_parse(optarg, 0, NULL, &o.ec) || o.ec.rel != SDR_REL_EC ||
+			    !strncmp(optarg, "ec", 2))
 				return bad_opt("--ec (rs:K:M or xor:K:M, e.g. rs:32:8)", optarg);
-			o.ec = sdr_ec_param_pack(code, k, m);
 			break;
-		}
 		case O_REL:
-			if (parse_rel(optarg, &o.rel))
-				return bad_opt("--rel (none, sr, ec, auto)", optarg);
+			if (parse_scheme(optarg, &o.rel, &o.rel_ec, &o.rel_code))
+				return bad_opt("--rel (none, sr, ec, auto or an EC code rs:K:M)", optarg);
 			break;
 		case O_CHUNK_PKTS:
 			if (parse_u32(optarg, 1, 1024, &o.chunk_pkts))
@@ -469,6 +447,8 @@ static int parse_opts(int argc, char **argv)
 		fprintf(stderr, "sdr-perf: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (o.rel == SDR_REL_EC && !o.rel_code)
+		o.rel_ec = sdr_scheme_ec(&o.ec); /* --rel ec: the code of --ec */
 	if (o.rig == RIG_ATTACH && (!o.dpu_a || !o.dpu_b)) {
 		fprintf(stderr, "sdr-perf: --rig attach needs --dpu-a and --dpu-b\n");
 		return -1;
@@ -1093,6 +1073,7 @@ struct run_result {
 	char error[256];
 	uint64_t measured, msgs_ok, msgs_partial, msgs_err, send_err;
 	uint64_t bytes, pkts;
+	double wire_bytes; /* frame bytes of those packets (msg_wire_bytes) */
 	double elapsed;
 	double goodput_gbps, wire_gbps, mpps, msg_rate;
 	double lat[6];  /* mean p50 p99 p999 max min (us), post -> receive completion */
@@ -1136,10 +1117,21 @@ static void lat_stats(float *v, uint64_t n, double *out, int with_min)
 #undef PCT
 }
 
+/* Data packets of a message (immediate-only ones included) and their frame
+ * bytes, what the pacers charge: common/sdr_wire.h's one definition. */
 static uint64_t pkts_per_msg(uint64_t size)
 {
-	uint64_t p = (size + o.mtu - 1) / o.mtu;
-	return p < MIN_PKTS ? MIN_PKTS : p;
+	return sdr_wire_msg_pkts(size, o.mtu);
+}
+
+static double msg_wire_bytes(uint64_t size)
+{
+	uint64_t full = size / o.mtu, rem = size % o.mtu;
+	uint64_t imm_only = pkts_per_msg(size) - full - (rem ? 1 : 0);
+
+	return (double)full * sdr_wire_data_frame_bytes(o.mtu) +
+	       (rem ? (double)sdr_wire_data_frame_bytes((uint32_t)rem) : 0.0) +
+	       (double)imm_only * sdr_wire_data_frame_bytes(0);
 }
 
 static void fail(struct run_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1229,11 +1221,13 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	}
 	attr.max_msg = (uint32_t)max_msg_for(p->size);
 	attr.chunk_pkts = o.chunk_pkts;
-	attr.reliability = (uint8_t)p->rel;
-	if (p->rel == SDR_REL_EC) {
-		attr.ec_code = (uint8_t)sdr_ec_param_code(p->ec);
-		attr.ec_k = (uint8_t)sdr_ec_param_k(p->ec);
-		attr.ec_m = (uint8_t)sdr_ec_param_m(p->ec);
+	{
+		struct sdr_scheme sch = sdr_scheme_of((unsigned)p->rel, p->ec);
+
+		attr.reliability = sch.rel;
+		attr.ec_code = sch.code;
+		attr.ec_k = (uint8_t)sch.k;
+		attr.ec_m = (uint8_t)sch.m;
 	}
 	attr.rate_bps = o.rate_bps; /* the sending QP only */
 	qa = sdr_qp_create(ca, &attr);
@@ -1241,7 +1235,7 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	if (!qa) {
 		int e = errno;
 		snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s): %s (%s)",
-			 rel_name(p->rel), strerror(e), sdr_last_error(ca));
+			 sdr_rel_name((unsigned)p->rel), strerror(e), sdr_last_error(ca));
 		res->ok = (e == EOPNOTSUPP || e == ENOTSUP) && p->rel != SDR_REL_NONE ? -1 : 0;
 		goto out;
 	}
@@ -1249,7 +1243,7 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	if (!qb) {
 		int e = errno;
 		snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s): %s (%s)",
-			 rel_name(p->rel), strerror(e), sdr_last_error(cb));
+			 sdr_rel_name((unsigned)p->rel), strerror(e), sdr_last_error(cb));
 		res->ok = (e == EOPNOTSUPP || e == ENOTSUP) && p->rel != SDR_REL_NONE ? -1 : 0;
 		goto out;
 	}
@@ -1391,6 +1385,7 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 				res->msgs_ok++;
 			res->bytes += bytes;
 			res->pkts += mpm;
+			res->wire_bytes += msg_wire_bytes(bytes);
 			if (t > t_last)
 				t_last = t;
 			if (!wc[i].status && !partial && nlat < lat_cap)
@@ -1398,7 +1393,7 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 			if (t_meas > 0) {
 				double w = floor(t - t_meas);
 				if (w >= 0 && w < MAX_WINDOWS)
-					wbytes[(int)w] += (double)bytes + (double)mpm * FRAME_OVERHEAD;
+					wbytes[(int)w] += msg_wire_bytes(bytes);
 			}
 		}
 		t = now_s();
@@ -1445,8 +1440,7 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	res->mpps_per_cpu = res->cpu_s > 0 ? (double)res->pkts / res->cpu_s / 1e6 : NAN;
 	if (res->elapsed > 0) {
 		res->goodput_gbps = (double)res->bytes * 8 / res->elapsed / 1e9;
-		res->wire_gbps = ((double)res->bytes + (double)res->pkts * FRAME_OVERHEAD) * 8 /
-				 res->elapsed / 1e9;
+		res->wire_gbps = res->wire_bytes * 8 / res->elapsed / 1e9;
 		res->mpps = (double)res->pkts / res->elapsed / 1e6;
 		res->msg_rate = (double)res->measured / res->elapsed;
 	} else {
@@ -1534,7 +1528,7 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 	       ",\"window\":%u,\"mtu\":%u,\"chunk_pkts\":%u,\"workers\":%u,\"rel\":",
 	       p->size, r->measured ? r->measured : p->iters, p->warmup, p->window, o.mtu,
 	       o.chunk_pkts, workers);
-	sb_jstr(&j, rel_name(p->rel));
+	sb_jstr(&j, sdr_rel_name((unsigned)p->rel));
 	sb_add(&j, ",\"scheme\":");
 	sb_jstr(&j, scheme);
 	sb_add(&j, ",\"icrc\":%s,\"link\":", o.no_icrc ? "false" : "true");
@@ -1695,7 +1689,7 @@ static int run_one_mode(void)
 		rig_stop(&rig);
 		return 1;
 	}
-	fill_params(&p, o.mode, o.size, o.rel, o.ec);
+	fill_params(&p, o.mode, o.size, o.rel, o.rel_ec);
 	run_engine(&rig, &p, &r);
 	print_run(&rig, &p, &r);
 	rig_stop(&rig);
@@ -1745,7 +1739,7 @@ static int run_sweep(void)
 				fprintf(stderr, "sdr-perf: sweep [%d/%d] scheme=%s loss=%g size=%" PRIu64
 					" ...\n", idx, total, o.schemes[si], o.nloss ? o.loss[li] : 0.0,
 					o.sizes[zi]);
-				if (parse_scheme(o.schemes[si], &rel, &ec)) {
+				if (parse_scheme(o.schemes[si], &rel, &ec, NULL)) {
 					fill_params(&p, o.sweep_mode, o.sizes[zi], 0, 0);
 					memset(&r, 0, sizeof(r));
 					r.ok = -1;

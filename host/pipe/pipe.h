@@ -14,6 +14,8 @@
 #define SDR_PIPE_H
 
 #include <stdint.h>
+
+#include "sdr_scheme.h"
 #include <stdio.h>
 
 #define PIPE_MAX_STAGES 64
@@ -34,13 +36,6 @@ enum pipe_comm {
 	PIPE_COMM_NONBLOCKING = 2,
 };
 
-/** Reliability scheme of the cross-DC QPs (--rel). */
-enum pipe_rel_kind { PIPE_REL_NONE = 0, PIPE_REL_SR, PIPE_REL_EC, PIPE_REL_AUTO };
-struct pipe_rel {
-	enum pipe_rel_kind kind;
-	char code[8];   /**< EC code name ("rs", "xor"), EC only */
-	uint32_t k, m;  /**< EC data / parity sub-messages, EC only */
-};
 
 /** Everything both processes (and the DES) must agree on. */
 struct pipe_cfg {
@@ -57,7 +52,7 @@ struct pipe_cfg {
 	                                        the auto rule, pipe_stage_delta()) */
 	uint32_t mem_budget;               /**< max in-flight activations per stage (0 = default:
 	                                        S for greedy, M otherwise) */
-	struct pipe_rel rel;
+	struct sdr_scheme rel;             /**< reliability of the cross-DC QPs (--rel) */
 };
 
 /** Fill defaults. */
@@ -77,11 +72,13 @@ uint32_t pipe_stage_delta(const struct pipe_cfg *c, uint32_t s);
 const char *pipe_sched_name(enum pipe_sched s);
 /** @return 0 or -EINVAL (unknown name). */
 int pipe_sched_parse(const char *s, enum pipe_sched *out);
-/** "none", "sr", "ec[:CODE:K:M]" (default rs:32:8), "auto".
- *  @return 0 or -EINVAL (unknown scheme, bad code, k/m 0 or > 255). */
-int pipe_rel_parse(const char *s, struct pipe_rel *r);
-/** Text form of @p r into @p buf. */
-const char *pipe_rel_format(const struct pipe_rel *r, char *buf, size_t len);
+/** --rel: sdr_scheme_parse() of "none", "sr", "auto", "ec[:CODE:K:M]"
+ *  ("ec" alone: SDR_SCHEME_EC_DEFAULT, rs:32:8) or "CODE:K:M", with a QP's
+ *  limits (1 <= K <= 64, 1 <= M <= 32, XOR M <= K).
+ *  @return 0 or -EINVAL. */
+int pipe_rel_parse(const char *s, struct sdr_scheme *r);
+/** --rel's text form of @p r ("ec:rs:32:8" for EC) into @p buf. */
+const char *pipe_rel_format(const struct sdr_scheme *r, char *buf, size_t len);
 /** Stage list "4,4" (stages per DC, contiguous) or "0,0,1,1" (DC of each
  *  stage, length S). @return 0 or -EINVAL. */
 int pipe_place_parse(const char *s, struct pipe_cfg *c);

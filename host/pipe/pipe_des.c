@@ -213,7 +213,7 @@ int pipe_des_run(const struct pipe_cfg *c, const struct pipe_prog *p, struct pip
 
 				link_free[dir] = ts + dur;
 				arr = ts + dur + L;
-				comp = c->rel.kind == PIPE_REL_NONE ? ts + dur : arr + L;
+				comp = c->rel.rel == SDR_REL_NONE ? ts + dur : arr + L;
 				if (out->ntx == txcap) {
 					size_t nc = txcap ? 2 * txcap : 64;
 					struct pipe_tx *nt = realloc(out->tx, nc * sizeof(*nt));

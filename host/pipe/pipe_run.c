@@ -121,23 +121,15 @@ static int tcp_bootstrap(const struct pipe_rt_opts *o)
  * are checked by the daemon (docs/host-api.md); AUTO lets the sender's DPU
  * pick SR or an EC code per message (docs/reliability.md).
  */
-static int rel_apply(struct sdr_qp_attr *a, const struct pipe_rel *r)
+static int rel_apply(struct sdr_qp_attr *a, const struct sdr_scheme *r)
 {
-	switch (r->kind) {
-	case PIPE_REL_NONE: a->reliability = SDR_REL_NONE; return 0;
-	case PIPE_REL_SR: a->reliability = SDR_REL_SR; return 0;
-	case PIPE_REL_EC:
-		if (r->k > 255 || r->m > 255)
-			return -EINVAL;
-		a->reliability = SDR_REL_EC;
-		a->ec_code = !strcmp(r->code, "xor") ? SDR_EC_CODE_XOR : SDR_EC_CODE_RS;
-		a->ec_k = (uint8_t)r->k;
-		a->ec_m = (uint8_t)r->m;
-		return 0;
-	case PIPE_REL_AUTO: a->reliability = SDR_REL_AUTO; return 0;
-	default:
+	if (sdr_scheme_check(r, 0))
 		return -EINVAL;
-	}
+	a->reliability = r->rel;
+	a->ec_code = r->code;
+	a->ec_k = (uint8_t)r->k;
+	a->ec_m = (uint8_t)r->m;
+	return 0;
 }
 
 /* ---------------- stage threads ---------------- */
@@ -453,7 +445,7 @@ static int setup_qps(struct rt *r, int fd)
 		a.max_msg = (uint32_t)((mx + 65535) & ~(uint64_t)65535);
 		rc = rel_apply(&a, &c->rel);
 		if (rc) {
-			fprintf(stderr, "sdr-pipe: --rel: EC k and m must be 1..255\n");
+			fprintf(stderr, "sdr-pipe: --rel: not a scheme a QP runs\n");
 			return rc;
 		}
 		r->qp_of[bs[i]] = sdr_qp_create(r->ctx, &a);

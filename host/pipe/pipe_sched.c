@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "pipe.h"
+#include "sdr_wire.h"
 
 static const char *const sched_names[PIPE_SCHED_COUNT] = {"gpipe", "1f1b", "geopipe", "greedy"};
 
@@ -50,11 +51,11 @@ void pipe_cfg_init(struct pipe_cfg *c)
 	c->rtt = 0.025;
 	c->rate_bps = 900000000ull;
 	c->mtu = 4096;
-	c->frame_overhead = 78;
+	c->frame_overhead = sdr_wire_data_frame_bytes(0); /* headers + ICRC: 78 */
 	c->sched = PIPE_SCHED_1F1B;
 	c->comm = PIPE_COMM_DEFAULT;
 	c->delta_n = UINT32_MAX;
-	c->rel.kind = PIPE_REL_NONE;
+	c->rel = (struct sdr_scheme){SDR_REL_NONE, 0, 0, 0};
 }
 
 int pipe_cfg_finish(struct pipe_cfg *c)
@@ -86,7 +87,7 @@ int pipe_cfg_finish(struct pipe_cfg *c)
 	if (c->comm == PIPE_COMM_BLOCKING &&
 	    (c->sched == PIPE_SCHED_GEOPIPE || c->sched == PIPE_SCHED_GREEDY))
 		return -EINVAL;
-	if (c->rel.kind > PIPE_REL_AUTO)
+	if (sdr_scheme_check(&c->rel, 0))
 		return -EINVAL;
 	return 0;
 }
@@ -117,11 +118,10 @@ uint64_t pipe_cfg_digest(const struct pipe_cfg *c)
 	h = mix(h, c->comm);
 	h = mix(h, c->delta_n);
 	h = mix(h, c->mem_budget);
-	h = mix(h, c->rel.kind);
+	h = mix(h, c->rel.rel);
+	h = mix(h, c->rel.code);
 	h = mix(h, c->rel.k);
 	h = mix(h, c->rel.m);
-	for (size_t i = 0; i < sizeof(c->rel.code); i++)
-		h = mix(h, (uint8_t)c->rel.code[i]);
 	return h;
 }
 
@@ -187,48 +187,17 @@ uint32_t pipe_stage_delta(const struct pipe_cfg *c, uint32_t s)
 	return d;
 }
 
-int pipe_rel_parse(const char *s, struct pipe_rel *r)
+int pipe_rel_parse(const char *s, struct sdr_scheme *r)
 {
-	memset(r, 0, sizeof(*r));
-	if (strcmp(s, "none") == 0) {
-		r->kind = PIPE_REL_NONE;
-	} else if (strcmp(s, "sr") == 0) {
-		r->kind = PIPE_REL_SR;
-	} else if (strcmp(s, "auto") == 0) {
-		r->kind = PIPE_REL_AUTO;
-	} else if (strcmp(s, "ec") == 0) {
-		r->kind = PIPE_REL_EC;
-		strcpy(r->code, "rs");
-		r->k = 32;
-		r->m = 8;
-	} else if (strncmp(s, "ec:", 3) == 0) {
-		char code[16];
-		unsigned k, m;
-		int n = 0;
+	static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
 
-		if (sscanf(s + 3, "%15[a-z]:%u:%u%n", code, &k, &m, &n) != 3 || s[3 + n] != '\0')
-			return -EINVAL;
-		if ((strcmp(code, "rs") && strcmp(code, "xor")) || k == 0 || m == 0 || k > 255 ||
-		    m > 255 || k + m > 255)
-			return -EINVAL;
-		r->kind = PIPE_REL_EC;
-		strcpy(r->code, code);
-		r->k = k;
-		r->m = m;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
+	return sdr_scheme_parse(s, 0, &ec_default, r);
 }
 
-const char *pipe_rel_format(const struct pipe_rel *r, char *buf, size_t len)
+const char *pipe_rel_format(const struct sdr_scheme *r, char *buf, size_t len)
 {
-	switch (r->kind) {
-	case PIPE_REL_NONE: snprintf(buf, len, "none"); break;
-	case PIPE_REL_SR: snprintf(buf, len, "sr"); break;
-	case PIPE_REL_EC: snprintf(buf, len, "ec:%s:%u:%u", r->code, r->k, r->m); break;
-	default: snprintf(buf, len, "auto"); break;
-	}
+	if (sdr_scheme_format(r, SDR_SCHEME_EC_PREFIX, buf, len) < 0)
+		snprintf(buf, len, "?");
 	return buf;
 }
 

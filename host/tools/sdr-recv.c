@@ -179,6 +179,7 @@ int main(int argc, char **argv)
 	struct tool_plan plan;
 	struct tool_result res = {0};
 	struct sdr_qp_attr attr = {0};
+	struct sdr_scheme sch;
 	struct sdr_qp_info local, remote;
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
@@ -226,11 +227,12 @@ int main(int argc, char **argv)
 	}
 	attr.max_msg = plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts ? opt.chunk_pkts : plan.chunk_pkts;
-	attr.reliability = (uint8_t)plan.rel;
-	if (plan.rel == SDR_REL_EC) {
-		attr.ec_code = (uint8_t)sdr_ec_param_code(plan.ec);
-		attr.ec_k = (uint8_t)sdr_ec_param_k(plan.ec);
-		attr.ec_m = (uint8_t)sdr_ec_param_m(plan.ec);
+	sch = sdr_scheme_of(plan.rel, plan.ec);
+	attr.reliability = sch.rel;
+	if (sch.rel == SDR_REL_EC) {
+		attr.ec_code = sch.code;
+		attr.ec_k = (uint8_t)sch.k;
+		attr.ec_m = (uint8_t)sch.m;
 	}
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;

@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	struct tool_plan plan;
 	struct tool_result res = {0}, peer_res;
 	struct sdr_qp_attr attr = {0};
+	struct sdr_scheme sch;
 	struct sdr_qp_info local, remote;
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
@@ -184,11 +185,12 @@ int main(int argc, char **argv)
 	}
 	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts;
-	attr.reliability = opt.rel;
-	if (opt.rel == SDR_REL_EC) {
-		attr.ec_code = (uint8_t)sdr_ec_param_code(opt.ec);
-		attr.ec_k = (uint8_t)sdr_ec_param_k(opt.ec);
-		attr.ec_m = (uint8_t)sdr_ec_param_m(opt.ec);
+	sch = sdr_scheme_of(opt.rel, opt.ec);
+	attr.reliability = sch.rel;
+	if (sch.rel == SDR_REL_EC) {
+		attr.ec_code = sch.code;
+		attr.ec_k = (uint8_t)sch.k;
+		attr.ec_m = (uint8_t)sch.m;
 	}
 	attr.rate_bps = opt.rate_bps;
 	attr.want_qpn = opt.local_qpn;

@@ -56,8 +56,9 @@ static void usage(const struct tool_opts *o, FILE *f)
 		"%s"
 		"  --rel none|sr|ec|auto reliability of the QP: none (raw SDR), sr (Selective\n"
 		"                       Repeat on the DPU), ec (erasure coding with SR\n"
-		"                       fallback) or auto (the DPU picks SR or an EC code per\n"
-		"                       message from the measured RTT and loss, daemon\n"
+		"                       fallback; an EC code rs:K:M / xor:K:M here is --rel ec\n"
+		"                       --ec CODE:K:M) or auto (the DPU picks SR or an EC code\n"
+		"                       per message from the measured RTT and loss, daemon\n"
 		"                       --auto-schemes); with TCP the sender's choice is sent in\n"
 		"                       the plan, without TCP give both sides the same\n"
 		"                       (default none)\n"
@@ -225,19 +226,21 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 			if (sdr_parse_u64(optarg, &o->file_size, 1) || o->file_size == 0)
 				bad = fprintf(stderr, "bad --file-size '%s'\n", optarg);
 			break;
-		case O_REL:
-			if (!strcmp(optarg, "none"))
-				o->rel = SDR_REL_NONE;
-			else if (!strcmp(optarg, "sr"))
-				o->rel = SDR_REL_SR;
-			else if (!strcmp(optarg, "ec"))
-				o->rel = SDR_REL_EC;
-			else if (!strcmp(optarg, "auto"))
-				o->rel = SDR_REL_AUTO;
-			else
-				bad = fprintf(stderr, "bad --rel '%s' (none, sr, ec or auto)\n", optarg);
+		case O_REL: {
+			static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
+			struct sdr_scheme s;
+
+			if (sdr_scheme_parse(optarg, 0, &ec_default, &s))
+				bad = fprintf(stderr, "bad --rel '%s' (none, sr, ec, auto, or an EC code"
+						      " rs:K:M / xor:K:M)\n", optarg);
+			o->rel = s.rel;
+			if (!bad && s.rel == SDR_REL_EC && strcmp(optarg, "ec")) {
+				o->ec = sdr_scheme_ec(&s); /* --rel rs:8:2 = --rel ec --ec rs:8:2 */
+				o->ec_in_rel = 1;
+			}
 			o->rel_set = 1;
 			break;
+		}
 		case O_EC: {
 			unsigned code, k, m;
 			if (sdr_ec_param_parse(optarg, &code, &k, &m))
@@ -277,8 +280,13 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		bad = fprintf(stderr, "--ec comes from the sender's plan with --server\n");
 	if (!bad && o->ec_set && o->rel != SDR_REL_EC)
 		bad = fprintf(stderr, "--ec needs --rel ec\n");
-	if (!bad && o->rel == SDR_REL_EC && !o->ec_set)
-		o->ec = sdr_ec_param_pack(1, 32, 8); /* rs:32:8 */
+	if (!bad && o->ec_set && o->ec_in_rel)
+		bad = fprintf(stderr, "--rel names the EC code already: no --ec\n");
+	if (!bad && o->rel == SDR_REL_EC && !o->ec_set && !o->ec_in_rel) {
+		static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
+
+		o->ec = sdr_scheme_ec(&ec_default);
+	}
 	if (bad) {
 		usage(o, stderr);
 		exit(2);
@@ -436,13 +444,7 @@ int tool_recv_plan(int fd, struct tool_plan *p)
 	p->rel = get_u32(b + 44 + 8 * TOOL_MAX_SIZES);
 	p->ec = (uint16_t)(p->rel >> 16);
 	p->rel &= 0xFFFF;
-	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR && p->rel != SDR_REL_EC &&
-	    p->rel != SDR_REL_AUTO)
-		return -1;
-	if (p->rel == SDR_REL_EC
-		    ? sdr_ec_param_check(sdr_ec_param_code(p->ec), sdr_ec_param_k(p->ec),
-					 sdr_ec_param_m(p->ec)) || (p->ec >> 14)
-		    : p->ec != 0)
+	if (sdr_scheme_unpack(p->rel, p->ec, NULL))
 		return -1;
 	p->count = get_u32(b + 8);
 	p->nsizes = get_u32(b + 12);

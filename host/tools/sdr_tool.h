@@ -43,7 +43,7 @@ struct tool_opts {
 	uint8_t rel;         /* enum sdr_reliability: --rel none|sr|ec|auto */
 	uint16_t ec;         /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
 	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
-	int rel_set, ec_set;
+	int rel_set, ec_set, ec_in_rel;
 };
 
 /** What both sides agree on (sent by the sender over TCP). */

@@ -443,7 +443,7 @@ static void test_control(void)
 		x.reserved8[0] = 1;
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
-		x = (struct sdr_qp_attr){.reliability = SDR_REL_EC, .ec_code = SDR_EC_CODE_RS,
+		x = (struct sdr_qp_attr){.reliability = SDR_REL_EC, .ec_code = SDR_EC_RS,
 					 .ec_k = 65, .ec_m = 8};
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
@@ -451,7 +451,7 @@ static void test_control(void)
 		x.ec_code = 3;
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
-		x.ec_code = SDR_EC_CODE_XOR;
+		x.ec_code = SDR_EC_XOR;
 		x.ec_k = 4; /* XOR: m <= k */
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);

@@ -241,7 +241,7 @@ static void test_closed_one_micro(void)
 			c.act_bytes = 1 << 20;
 			c.grad_bytes = 1 << 18;
 			c.comm = (enum pipe_comm)comm;
-			c.rel.kind = rel ? PIPE_REL_SR : PIPE_REL_NONE;
+			c.rel.rel = rel ? SDR_REL_SR : SDR_REL_NONE;
 			CHECK(pipe_cfg_finish(&c) == 0, "finish");
 			CHECK(pipe_order_build(&c, &ord) == 0, "order");
 			CHECK(pipe_prog_build(&c, &ord, &prog) == 0, "prog");
@@ -489,7 +489,7 @@ static void test_payload(void)
 static void test_parse(void)
 {
 	struct pipe_cfg c;
-	struct pipe_rel r;
+	struct sdr_scheme r;
 	char buf[32];
 
 	pipe_cfg_init(&c);
@@ -500,8 +500,8 @@ static void test_parse(void)
 	CHECK(pipe_place_parse("0,", &c) == -EINVAL || c.stages == 1, "trailing comma");
 	CHECK(pipe_place_parse("", &c) == -EINVAL, "empty");
 	CHECK(pipe_place_parse("x", &c) == -EINVAL, "x");
-	CHECK(pipe_rel_parse("sr", &r) == 0 && r.kind == PIPE_REL_SR, "sr");
-	CHECK(pipe_rel_parse("ec:rs:32:8", &r) == 0 && r.kind == PIPE_REL_EC && r.k == 32 && r.m == 8,
+	CHECK(pipe_rel_parse("sr", &r) == 0 && r.rel == SDR_REL_SR, "sr");
+	CHECK(pipe_rel_parse("ec:rs:32:8", &r) == 0 && r.rel == SDR_REL_EC && r.k == 32 && r.m == 8,
 	      "ec");
 	CHECK(strcmp(pipe_rel_format(&r, buf, sizeof(buf)), "ec:rs:32:8") == 0, "format");
 	CHECK(pipe_rel_parse("ec:rs:0:8", &r) == -EINVAL, "k 0");

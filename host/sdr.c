@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sdr.h"
+#include "sdr_fdpass.h"
 #include "sdr_bitmap.h"
 #include "sdr_internal.h"
 #include "sdr_ring.h"
@@ -199,13 +200,6 @@ static void mark_dead(struct sdr_ctx *ctx)
 static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 		    struct sdr_ctl_resp *resp, int *fd_out)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} cb;
-	struct iovec iov;
-	struct msghdr mh;
-	struct cmsghdr *cm;
 	uint16_t type = req->type;
 	ssize_t n;
 	int got_fd = -1;
@@ -218,75 +212,32 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 	req->abi_major = SDR_ABI_MAJOR;
 	req->abi_minor = SDR_ABI_MINOR;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = req;
-	iov.iov_len = sizeof(*req);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (fd_in >= 0) {
-		memset(&cb, 0, sizeof(cb));
-		mh.msg_control = cb.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd_in, sizeof(int));
-	}
-	do
-		n = sendmsg(ctx->sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*req)) {
-		int e = n < 0 ? errno : EPROTO;
-
-		if (e == EAGAIN || e == EWOULDBLOCK) {
-			mark_dead(ctx);
+	/* both ways bounded by the socket's SO_SNDTIMEO / SO_RCVTIMEO
+	 * (ctl_timeout_ms, set at open) */
+	n = sdr_fd_send(ctx->sock, req, sizeof(*req), fd_in, -1);
+	if (n) {
+		mark_dead(ctx);
+		if (n == -ETIMEDOUT) {
 			set_err(ctx, "control request timed out");
 			return -ETIMEDOUT;
 		}
-		mark_dead(ctx);
 		return -EPIPE;
 	}
 
-	memset(&mh, 0, sizeof(mh));
 	memset(resp, 0, sizeof(*resp));
-	iov.iov_base = resp;
-	iov.iov_len = sizeof(*resp);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cb.buf;
-	mh.msg_controllen = sizeof(cb.buf);
-	do
-		n = recvmsg(ctx->sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+	n = sdr_fd_recv(ctx->sock, resp, sizeof(*resp), &got_fd, -1);
+	if (n == -ETIMEDOUT) {
 		/* A late answer would be taken for the next request's: give up
 		 * on this connection. */
 		mark_dead(ctx);
 		set_err(ctx, "daemon did not answer within %u ms", ctx->ctl_timeout_ms);
 		return -ETIMEDOUT;
 	}
-	if (n <= 0) {
+	if (n <= 0 && n != -EMSGSIZE) {
 		mark_dead(ctx);
 		return -EPIPE;
 	}
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			size_t k, nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-			for (k = 0; k < nfd; k++) {
-				int fd;
-
-				memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-				if (got_fd < 0)
-					got_fd = fd;
-				else
-					close(fd);
-			}
-		}
-	}
-	if (n != (ssize_t)sizeof(*resp) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    resp->magic != SDR_CTL_MAGIC || resp->type != type) {
+	if (n != (ssize_t)sizeof(*resp) || resp->magic != SDR_CTL_MAGIC || resp->type != type) {
 		if (got_fd >= 0)
 			close(got_fd);
 		mark_dead(ctx);

@@ -21,6 +21,7 @@
 #include "sdr.h"
 #include "sdr_bitmap.h"
 #include "sdr_internal.h"
+#include "sdr_fdpass.h"
 #include "sdr_test.h"
 
 
@@ -69,26 +70,7 @@ struct fake {
 
 static int send_resp(int s, struct sdr_ctl_resp *r, int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr a;
-	} cb;
-	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&cb, 0, sizeof(cb));
-		mh.msg_control = cb.b;
-		mh.msg_controllen = sizeof(cb.b);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	return sendmsg(s, &mh, MSG_NOSIGNAL) == sizeof(*r) ? 0 : -1;
+	return sdr_fd_send(s, r, sizeof(*r), fd, -1) ? -1 : 0;
 }
 
 static int make_memfd(size_t len, uint8_t **map)
@@ -181,31 +163,24 @@ static void *fake_thread(void *arg)
 	struct fake *f = arg;
 
 	while (!atomic_load(&f->stop)) {
-		struct pollfd p = {.fd = f->conn >= 0 ? f->conn : f->lsock, .events = POLLIN};
-		union {
-			char b[CMSG_SPACE(sizeof(int) * 2)];
-			struct cmsghdr a;
-		} cb;
 		struct sdr_ctl_req q;
 		struct sdr_ctl_resp r;
-		struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
-				    .msg_controllen = sizeof(cb.b)};
 		int fd_in = -1, fd_out = -1;
 		ssize_t n;
 
-		if (poll(&p, 1, 20) <= 0)
-			continue;
 		if (f->conn < 0) {
-			f->conn = accept(f->lsock, NULL, NULL);
+			struct pollfd p = {.fd = f->lsock, .events = POLLIN};
+
+			if (poll(&p, 1, 20) > 0)
+				f->conn = accept(f->lsock, NULL, NULL);
 			continue;
 		}
-		n = recvmsg(f->conn, &mh, 0);
-		if (n <= 0)
+		/* one request (and its memfd), the same code as libsdr's */
+		n = sdr_fd_recv(f->conn, &q, sizeof(q), &fd_in, 20);
+		if (n == -ETIMEDOUT)
+			continue;
+		if (n <= 0 && n != -EMSGSIZE)
 			break;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_type == SCM_RIGHTS)
-				memcpy(&fd_in, CMSG_DATA(cm), sizeof(int));
 		memset(&r, 0, sizeof(r));
 		r.magic = SDR_CTL_MAGIC;
 		r.type = q.type;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sdr.h"
+#include "sdr_desc.h"
 #include "sdr_fdpass.h"
 #include "sdr_bitmap.h"
 #include "sdr_internal.h"
@@ -1049,25 +1050,37 @@ int sdr__sq_raw_post(struct sdr_ctx *ctx, const struct sdr_sqe *sqe)
 }
 #endif
 
-/* Resolve (mr, addr|offset, length) to an MR offset, as the DPU checks it. */
-static inline int mr_range(struct sdr_ctx *ctx, const struct sdr_mr *mr, const void *addr,
-			   uint64_t offset, uint32_t length, uint64_t *off)
+/* Resolve (mr, addr|offset) to an MR offset. Whether the MR is valid and
+ * the range fits is the descriptor check's (desc_check()). */
+static inline int mr_offset(struct sdr_ctx *ctx, const struct sdr_mr *mr, const void *addr,
+			    uint64_t offset, uint64_t *off)
 {
 	if (mr == NULL || mr->ctx != ctx)
 		return fail(ctx, -EINVAL, "MR missing or of another context");
-	if (!mr->valid)
-		return fail(ctx, -ENOENT, "MR deregistered");
 	if (addr) {
 		const uint8_t *a = addr;
 
+		if (!mr->valid)
+			return fail(ctx, -ENOENT, "MR deregistered");
 		if (mr->addr == NULL || a < mr->addr || a >= mr->addr + mr->len)
 			return fail(ctx, -EINVAL, "address outside the MR");
 		offset = (uint64_t)(a - mr->addr);
 	}
-	if (offset > mr->len || length > mr->len - offset)
-		return fail(ctx, -ERANGE, "offset + length outside the MR");
 	*off = offset;
 	return 0;
+}
+
+/* The DPU's own check (common/sdr_desc.c, the same function), run on every
+ * descriptor before it is posted: what libsdr refuses here the DPU would
+ * refuse with the same errno, and what it posts the DPU accepts (as long as
+ * the QP and the MR stay as they are). */
+static int desc_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const struct sdr_mr *mr)
+{
+	struct sdr_desc_qp v = {qp->local.max_msg, qp->local.mtu, qp->connected};
+	enum sdr_desc_why why;
+	int rc = sdr_desc_check(sqe, &v, mr && mr->valid ? &mr->len : NULL, &why);
+
+	return rc ? fail(qp->ctx, rc, sdr_desc_why_str(why)) : 0;
 }
 
 static inline int budget_check(struct sdr_ctx *ctx, const struct sdr_op *op)
@@ -1102,18 +1115,17 @@ static inline void op_arm(struct sdr_op *op, uint32_t seq, uint32_t length, uint
 	op->opcode = 0;
 }
 
-/* What every new send (one-shot or stream) must satisfy before it may take
- * the next send number. */
-static int send_check(struct sdr_qp *qp, uint32_t length)
+/* What every new send (one-shot or stream) must satisfy besides the
+ * descriptor check, before it may take the next send number: the peer's
+ * receive slots are max_send bytes (the DPU learns that from the CTS). */
+static int send_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const struct sdr_mr *mr)
 {
-	struct sdr_ctx *ctx = qp->ctx;
+	int rc = desc_check(qp, sqe, mr);
 
-	if (ctx->dead)
-		return -EPIPE;
-	if (!qp->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
-	if (length == 0 || length > qp->max_send)
-		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
+	if (rc)
+		return rc;
+	if (sqe->length > qp->max_send)
+		return fail(qp->ctx, -EMSGSIZE, "length above the peer's max_msg");
 	return 0;
 }
 
@@ -1145,22 +1157,25 @@ int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_se
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
-	rc = send_check(qp, wr->length);
+	if (qp->ctx->dead)
+		return -EPIPE;
+	rc = mr_offset(qp->ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
-	rc = mr_range(qp->ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = SDR_SQ_SEND;
+	sqe.qp_id = (uint16_t)qp->qp_id;
+	sqe.mr_id = wr->mr->id;
+	sqe.offset = off;
+	sqe.length = wr->length;
+	sqe.imm = wr->imm;
+	rc = send_check(qp, &sqe, wr->mr);
 	if (rc)
 		return rc;
 	op = &qp->sh[qp->send_seq % SDR_HANDLES].op;
 	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = SDR_SQ_SEND;
-	sqe.mr_id = wr->mr->id;
-	sqe.offset = off;
-	sqe.length = wr->length;
-	sqe.imm = wr->imm;
 	return send_commit(qp, op, &sqe, wr->wr_id, 0, h);
 }
 
@@ -1173,17 +1188,20 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
-	rc = send_check(qp, wr->length);
+	if (qp->ctx->dead)
+		return -EPIPE;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = SDR_SQ_STREAM_START;
+	sqe.qp_id = (uint16_t)qp->qp_id;
+	sqe.length = wr->length;
+	sqe.imm = wr->imm;
+	rc = send_check(qp, &sqe, NULL);
 	if (rc)
 		return rc;
 	op = &qp->sh[qp->send_seq % SDR_HANDLES].op;
 	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = SDR_SQ_STREAM_START;
-	sqe.length = wr->length;
-	sqe.imm = wr->imm;
 	return send_commit(qp, op, &sqe, wr->wr_id, 1, h);
 }
 
@@ -1211,7 +1229,7 @@ int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_
 		return fail(ctx, -EMSGSIZE, "length 0 or past the end of the stream");
 	if (wr->msg_offset + wr->length != op->length && wr->length % qp->mtu)
 		return fail(ctx, -EINVAL, "stream data must be whole packets unless it ends the message");
-	rc = mr_range(ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
 	memset(&sqe, 0, sizeof(sqe));
@@ -1223,6 +1241,9 @@ int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_
 	sqe.length = wr->length;
 	sqe.seq = op->seq;
 	sqe.msg_offset = wr->msg_offset;
+	rc = desc_check(qp, &sqe, wr->mr);
+	if (rc)
+		return rc;
 	return sq_post(ctx, &sqe);
 }
 
@@ -1246,7 +1267,9 @@ int sdr_send_stream_end(struct sdr_send_handle *h)
 	sqe.qp_id = (uint16_t)op->qp->qp_id;
 	sqe.wr_id = cookie_make(op->qp->idx, 0, op->seq);
 	sqe.seq = op->seq;
-	rc = sq_post(ctx, &sqe);
+	rc = desc_check(op->qp, &sqe, NULL);
+	if (rc == 0)
+		rc = sq_post(ctx, &sqe);
 	if (rc == 0)
 		op->stream = 2;
 	return rc;
@@ -1306,11 +1329,16 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 		return -EPIPE;
 	if (wr->reserved)
 		return fail(ctx, -EINVAL, "reserved field not 0");
-	if (!qp->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
-	if (wr->length == 0 || wr->length > qp->local.max_msg)
-		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
-	rc = mr_range(ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
+	if (rc)
+		return rc;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = SDR_SQ_RECV;
+	sqe.qp_id = (uint16_t)qp->qp_id;
+	sqe.mr_id = wr->mr->id;
+	sqe.offset = off;
+	sqe.length = wr->length;
+	rc = desc_check(qp, &sqe, wr->mr);
 	if (rc)
 		return rc;
 	seq = qp->recv_seq;
@@ -1330,13 +1358,7 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 	atomic_store_explicit(&slot->imm, 0, memory_order_relaxed);
 	atomic_store_explicit(&slot->seq, seq, memory_order_relaxed);
 
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = SDR_SQ_RECV;
-	sqe.qp_id = (uint16_t)qp->qp_id;
-	sqe.mr_id = wr->mr->id;
 	sqe.wr_id = cookie_make(qp->idx, 1, seq);
-	sqe.offset = off;
-	sqe.length = wr->length;
 	rc = sq_post(ctx, &sqe);
 	if (rc)
 		return rc;
@@ -1428,7 +1450,9 @@ int sdr_recv_complete(struct sdr_recv_handle *h)
 	sqe.qp_id = (uint16_t)op->qp->qp_id;
 	sqe.wr_id = cookie_make(op->qp->idx, 1, op->seq);
 	sqe.seq = op->seq;
-	rc = sq_post(ctx, &sqe);
+	rc = desc_check(op->qp, &sqe, NULL);
+	if (rc == 0)
+		rc = sq_post(ctx, &sqe);
 	if (rc == 0)
 		op->complete_req = 1;
 	return rc;

@@ -4,6 +4,7 @@
  * decision, counters, mempool sizing. See sdr_link.h and docs/link-emulator.md.
  */
 #include "sdr_link.h"
+#include "sdr_units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -103,6 +104,7 @@ struct unit {
 	double mult;
 };
 
+/* for printing a spec back (sdr_link_format); parsing is sdr_parse_duration() */
 static const struct unit time_units[] = {
 	{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1},
 };
@@ -173,12 +175,25 @@ parse_with_unit(const char *key, const char *val, const struct unit *units, size
 static int
 parse_time(const char *key, const char *val, uint64_t *ns, char *err, size_t errlen)
 {
+	const char *unit;
 	double v;
-	int rc = parse_with_unit(key, val, time_units, N_UNITS(time_units), false,
-				 "s, ms, us, ns", &v, err, errlen);
 
-	if (rc != 0)
-		return rc;
+	/* common/sdr_units.c: the one duration parser, here with a unit required */
+	switch (sdr_parse_duration(val, SDR_TIME_UNIT_NEEDED, SDR_TIME_NS, &v, &unit)) {
+	case 0:
+		break;
+	case SDR_TIME_ENOUNIT:
+		seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (s, ms, us, ns)", key, val);
+		return -EINVAL;
+	case SDR_TIME_EUNIT:
+		seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use s, ms, us, ns)",
+		       key, unit, val);
+		return -EINVAL;
+	default:
+		seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit"
+		       " (s, ms, us, ns)", key, val);
+		return -EINVAL;
+	}
 	v = nearbyint(v);
 	if (v > (double)SDR_LINK_MAX_DELAY_NS) {
 		seterr(err, errlen, "link spec: key '%s': %s is more than the 10 s the emulator supports",

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "sdr_model.h"
+#include "sdr_units.h"
 
 #define MAX_SCHEMES 32
 /* what --schemes takes: SR or EC codes within the model's limits, also in
@@ -103,9 +104,19 @@ static const struct suffix rate_sfx[] = {
 	{ "t", 1e12 },     { "tbit", 1e12 },   { "tbps", 1e12 },   { "tb/s", 1e12 },
 	{ NULL, 0 },
 };
-static const struct suffix time_sfx[] = {
-	{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 }, { NULL, 0 },
-};
+
+/* seconds: common/sdr_units.c's durations, a bare number in seconds */
+static int parse_time(const char *opt, const char *val, double *out)
+{
+	switch (sdr_parse_duration(val, SDR_TIME_S, SDR_TIME_S, out, NULL)) {
+	case 0:
+		return 0;
+	case SDR_TIME_EUNIT:
+		return bad(opt, val, "unknown unit suffix (s, ms, us, ns)");
+	default:
+		return bad(opt, val, "not a non-negative number");
+	}
+}
 
 static int parse_bytes(const char *opt, const char *val, uint64_t max, uint64_t *out)
 {
@@ -233,7 +244,7 @@ int main(int argc, char **argv)
 			have_rate = 1;
 			break;
 		case O_RTT:
-			rc = parse_scaled("--rtt", optarg, time_sfx, &p.rtt_s);
+			rc = parse_time("--rtt", optarg, &p.rtt_s);
 			have_rtt = 1;
 			break;
 		case O_LOSS:

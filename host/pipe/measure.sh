@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measurements of docs/pipeline.md: sdr-pipe over two sdr-dpu daemons in
-# network namespaces with the link emulator (RTT = 2 x DELAY), one JSON line
+# network namespaces with the link emulator (RTT = 2 x DELAY_MS), one JSON line
 # per run on stdout (DC 0's report). Needs root.
 #   SDR_BUILD=build-pipe host/pipe/measure.sh
-# Environment: DELAY (12.5ms), LINKRATE (1gbit), PORT_RATE (900m), LOSSES
+# Environment: DELAY_MS (12.5: one-way delay, milliseconds), LINKRATE (1gbit),
+# PORT_RATE (900m), LOSSES
 # ("0"), RELS ("none"; with loss use sr), SCHEDS ("1f1b 1f1b-nb geopipe
 # greedy"), TFS ("12.5ms"), STAGES (8), MICRO (16), SIZE (256K), ITERS (3),
 # EXTRA (more sdr-pipe options), DPU_EXTRA (more sdr-dpu options, e.g.
@@ -15,13 +16,13 @@ rig_session
 rig_netns_up || { echo "measure.sh: cannot create network namespaces" >&2; exit 1; }
 RIG_NETNS=1
 : "${SDR_PIPE:=$SDR_BUILD/host/pipe/sdr-pipe}"
-DELAY=${DELAY:-12.5ms} LINKRATE=${LINKRATE:-1gbit}
+DELAY_MS=${DELAY_MS:-12.5} LINKRATE=${LINKRATE:-1gbit}
 LOSSES=${LOSSES:-0} RELS=${RELS:-none} SCHEDS=${SCHEDS:-"1f1b 1f1b-nb geopipe greedy"}
 TFS=${TFS:-12.5ms} STAGES=${STAGES:-8} MICRO=${MICRO:-16} SIZE=${SIZE:-256K} ITERS=${ITERS:-3}
-rtt_ms=$(/usr/bin/python3 -c "import sys; print(2*float(sys.argv[1].rstrip('ms')))" "$DELAY")
+rtt_ms=$(awk -v d="$DELAY_MS" 'BEGIN { print 2 * d }')
 rate=${PORT_RATE:-900m}
 for loss in $LOSSES; do
-	link="delay=$DELAY,rate=$LINKRATE,buffer=8MB"
+	link="delay=${DELAY_MS}ms,rate=$LINKRATE,buffer=8MB"
 	[ "$loss" != 0 ] && link="$link,loss=$loss"
 	A_SOCK=$RIG_TMP/a.sock B_SOCK=$RIG_TMP/b.sock
 	for side in a b; do

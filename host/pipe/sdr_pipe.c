@@ -61,22 +61,10 @@ static void usage(FILE *f)
 		PIPE_MAX_MICRO);
 }
 
+/* seconds; "12.5ms", "250us", "0.5" (common/sdr_units.c) */
 static int parse_time(const char *s, double *out)
 {
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v < 0)
-		return -1;
-	if (strcmp(end, "s") == 0 || *end == '\0')
-		*out = v;
-	else if (strcmp(end, "ms") == 0)
-		*out = v * 1e-3;
-	else if (strcmp(end, "us") == 0)
-		*out = v * 1e-6;
-	else
-		return -1;
-	return 0;
+	return sdr_parse_duration(s, SDR_TIME_S, SDR_TIME_S, out, NULL) ? -1 : 0;
 }
 
 static void die_opt(const char *opt, const char *val)

@@ -9,7 +9,6 @@
  * pick. Exit status: 0 success, 1 model error, 2 usage error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,45 +16,14 @@
 #include <strings.h>
 
 #include "sdr_model.h"
+#include "sdr_opts.h"
+#include "sdr_wire.h"
 #include "sdr_units.h"
 
 #define MAX_SCHEMES 32
 /* what --schemes takes: SR or EC codes within the model's limits, also in
  * the model's own names (rs32x8) */
 #define MODEL_SCHEMES (SDR_SCHEME_MODEL | SDR_SCHEME_MODEL_NAMES | SDR_SCHEME_SR_EC)
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sdr-model --size BYTES --rate RATE --rtt TIME (--loss P | --chunk-loss P)\n"
-		"                 [--chunk BYTES] [--mtu BYTES] [--alpha A] [--beta B]\n"
-		"                 [--schemes LIST] [--objective mean|p999] [--json]\n"
-		"\n"
-		"Predicts the completion time of one SDR Write under selective repeat (SR) and\n"
-		"erasure coding with SR fallback (EC), using the model of docs/model.md.\n"
-		"\n"
-		"  --size BYTES       message size; suffix K, M, G, T (powers of 1024; KiB, MB\n"
-		"                     and so on are read the same), e.g. 256K, 4M, 1.5G\n"
-		"  --rate RATE        link rate in bit/s; suffix k, m, g, t (powers of 1000)\n"
-		"                     optionally followed by bit, bps or b/s, e.g. 1gbit, 400G\n"
-		"  --rtt TIME         round-trip time; suffix s, ms, us or ns (bare = seconds)\n"
-		"  --loss P           i.i.d. per-packet loss probability, 0 <= P < 1\n"
-		"  --chunk-loss P     per-chunk loss instead (ignores --mtu for the loss)\n"
-		"  --chunk BYTES      bitmap chunk size (default 64K)\n"
-		"  --mtu BYTES        packet payload size; packets per chunk = ceil(chunk/mtu),\n"
-		"                     per-chunk loss = 1-(1-P)^packets (default 4K)\n"
-		"  --alpha A          RTO = (1+A)*RTT, A >= 0 (default 0.5)\n"
-		"  --beta B           fallback timeout slack: FTO = injection time + B*RTT,\n"
-		"                     B >= 0 (default A/2)\n"
-		"  --schemes LIST     comma-separated: sr, rs:K:M (k+m <= 255), xor:K:M\n"
-		"                     (m <= k <= 4096); the model's names rs<K>x<M> (alias\n"
-		"                     mds<K>x<M>) and xor<K>x<M> too, any case (default\n"
-		"                     sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8); on a tie the\n"
-		"                     earlier scheme is picked\n"
-		"  --objective OBJ    what the pick minimises: mean (default) or p999\n"
-		"  --json             print one JSON object instead of the table\n"
-		"  --help             this text\n");
-}
 
 static int bad(const char *opt, const char *val, const char *why)
 {
@@ -198,111 +166,243 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len)
 	snprintf(buf, len, "%.6g %s", v, unit[u]);
 }
 
+/* ---------------- options ---------------- */
+
+struct cli {
+	struct sdr_model_params p;
+	struct sdr_scheme sch[MAX_SCHEMES];
+	size_t nsch;
+	enum sdr_model_objective obj;
+	uint64_t chunk, mtu;
+	double paced_bps; /* --paced: frame-byte rate; 0 = --rate given */
+	int have_size, have_rate, have_rtt, have_loss, chunk_loss, json;
+};
+
+enum { O_SIZE = 1, O_RATE, O_PACED, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_ALPHA,
+       O_BETA, O_SCHEMES, O_OBJ, O_JSON };
+
+static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+	char opt[32];
+	double v;
+	int rc = 0;
+
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	switch (o->id) {
+	case O_SIZE:
+		rc = parse_bytes(opt, arg, (uint64_t)1 << 62, &c->p.msg_bytes);
+		c->have_size = 1;
+		break;
+	case O_RATE:
+	case O_PACED:
+		if (c->have_rate) {
+			fprintf(stderr, "sdr-model: give one of --rate and --paced, once\n");
+			return -2;
+		}
+		rc = parse_scaled(opt, arg, rate_sfx, &v);
+		if (rc == 0 && !(v > 0))
+			rc = bad(opt, arg, "must be > 0");
+		if (o->id == O_RATE)
+			c->p.rate_bps = v;
+		else
+			c->paced_bps = v;
+		c->have_rate = 1;
+		break;
+	case O_RTT:
+		rc = parse_time(opt, arg, &c->p.rtt_s);
+		c->have_rtt = 1;
+		break;
+	case O_LOSS:
+	case O_CHUNK_LOSS:
+		if (c->have_loss) {
+			fprintf(stderr, "sdr-model: give one of --loss and --chunk-loss, once\n");
+			return -2;
+		}
+		rc = parse_prob(opt, arg, &c->p.pkt_loss);
+		c->chunk_loss = o->id == O_CHUNK_LOSS;
+		c->have_loss = 1;
+		break;
+	case O_CHUNK:
+		rc = parse_bytes(opt, arg, UINT32_MAX, &c->chunk);
+		break;
+	case O_MTU:
+		rc = parse_bytes(opt, arg, UINT32_MAX, &c->mtu);
+		break;
+	case O_ALPHA:
+		rc = parse_nonneg(opt, arg, &c->p.alpha);
+		break;
+	case O_BETA:
+		rc = parse_nonneg(opt, arg, &c->p.beta);
+		break;
+	case O_SCHEMES:
+		rc = parse_schemes(arg, c->sch, &c->nsch);
+		break;
+	case O_JSON:
+		c->json = 1;
+		break;
+	case O_OBJ:
+		if (strcasecmp(arg, "mean") == 0)
+			c->obj = SDR_MODEL_OBJ_MEAN;
+		else if (strcasecmp(arg, "p999") == 0 || strcasecmp(arg, "p99.9") == 0)
+			c->obj = SDR_MODEL_OBJ_P999;
+		else
+			rc = bad(opt, arg, "expected mean or p999");
+		break;
+	}
+	return rc ? -2 : 0;
+}
+
+/* --parse-scheme SPEC: the scheme as JSON (for scripts: host/perf/grid.py) */
+static int on_parse_scheme(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct sdr_scheme s;
+	char spec[SDR_SCHEME_STR_MAX], label[SDR_SCHEME_STR_MAX];
+
+	(void)o;
+	(void)ctx;
+	if (sdr_scheme_parse(arg, SDR_SCHEME_MODEL | SDR_SCHEME_MODEL_NAMES, NULL, &s)) {
+		fprintf(stderr, "sdr-model: '%s' is not a scheme (none, sr, auto, rs:K:M, xor:K:M,"
+				" ec:CODE:K:M, rs<K>x<M>, xor<K>x<M>)\n", arg);
+		exit(2);
+	}
+	sdr_scheme_format(&s, SDR_SCHEME_SPEC, spec, sizeof(spec));
+	sdr_scheme_format(&s, SDR_SCHEME_LABEL, label, sizeof(label));
+	printf("{\"spec\":\"%s\",\"label\":\"%s\",\"rel\":\"%s\",\"code\":%s%s%s,"
+	       "\"k\":%u,\"m\":%u,\"qp\":%s,\"model\":%s}\n",
+	       spec, label, sdr_rel_name(s.rel), s.code ? "\"" : "",
+	       s.code ? sdr_ec_code_name(s.code) : "null", s.code ? "\"" : "", s.k, s.m,
+	       sdr_scheme_check(&s, 0) == 0 ? "true" : "false",
+	       sdr_scheme_check(&s, SDR_SCHEME_MODEL | SDR_SCHEME_SR_EC) == 0 ? "true" : "false");
+	exit(0);
+}
+
+/* --list-schemes: what a scheme may be, as JSON */
+static int on_list_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	static const struct sdr_scheme dflt = SDR_SCHEME_EC_DEFAULT;
+	char spec[SDR_SCHEME_STR_MAX];
+
+	(void)o;
+	(void)arg;
+	(void)ctx;
+	printf("{\"reliabilities\":{");
+	for (unsigned r = 0; r <= SDR_REL_AUTO; r++)
+		printf("%s\"%s\":%u", r ? "," : "", sdr_rel_name(r), r);
+	printf("},\"codes\":{\"%s\":%d,\"%s\":%d},", sdr_ec_code_name(SDR_EC_RS), SDR_EC_RS,
+	       sdr_ec_code_name(SDR_EC_XOR), SDR_EC_XOR);
+	printf("\"qp_limits\":{\"k_max\":%d,\"m_max\":%d,\"xor_m_le_k\":true},", SDR_EC_K_MAX,
+	       SDR_EC_M_MAX);
+	printf("\"model_limits\":{\"rs_k_plus_m_max\":%d,\"xor_k_max\":%d,\"xor_m_le_k\":true},",
+	       SDR_SCHEME_MODEL_KM_MAX, SDR_SCHEME_MODEL_XOR_K_MAX);
+	sdr_scheme_format(&dflt, SDR_SCHEME_SPEC, spec, sizeof(spec));
+	printf("\"ec_default\":\"%s\",\"model_default\":[", spec);
+	for (unsigned i = 0; i < SDR_MODEL_N_DEFAULT_SCHEMES; i++) {
+		sdr_scheme_format(&sdr_model_default_schemes[i], SDR_SCHEME_SPEC, spec, sizeof(spec));
+		printf("%s\"%s\"", i ? "," : "", spec);
+	}
+	printf("]}\n");
+	exit(0);
+}
+
+static const struct sdr_opt opts[] = {
+	{.name = "size", .arg = "BYTES", .fn = on_opt, .id = O_SIZE,
+	 .help = "message size; suffix K, M, G, T (powers of 1024; KiB, MB\n"
+		 "and so on are read the same), e.g. 256K, 4M, 1.5G"},
+	{.name = "rate", .arg = "RATE", .fn = on_opt, .id = O_RATE,
+	 .help = "link rate in bit/s; suffix k, m, g, t (powers of 1000)\n"
+		 "optionally followed by bit, bps or b/s, e.g. 1gbit, 400G"},
+	{.name = "paced", .arg = "RATE", .fn = on_opt, .id = O_PACED,
+	 .help = "instead of --rate: the pacing rate of frame bytes (sdr-dpu\n"
+		 "--port-rate, a QP's rate_bps); the model's rate is RATE x\n"
+		 "MTU / frame bytes of a full packet (78 B of headers and\n"
+		 "ICRC around it)"},
+	{.name = "rtt", .arg = "TIME", .fn = on_opt, .id = O_RTT,
+	 .help = "round-trip time; suffix s, ms, us or ns (bare = seconds)"},
+	{.name = "loss", .arg = "P", .fn = on_opt, .id = O_LOSS,
+	 .help = "i.i.d. per-packet loss probability, 0 <= P < 1"},
+	{.name = "chunk-loss", .arg = "P", .fn = on_opt, .id = O_CHUNK_LOSS,
+	 .help = "per-chunk loss instead (ignores --mtu for the loss)"},
+	{.name = "chunk", .arg = "BYTES", .fn = on_opt, .id = O_CHUNK, .dflt = "64K",
+	 .help = "bitmap chunk size"},
+	{.name = "mtu", .arg = "BYTES", .fn = on_opt, .id = O_MTU, .dflt = "4K",
+	 .help = "packet payload size; packets per chunk = ceil(chunk/mtu),\n"
+		 "per-chunk loss = 1-(1-P)^packets"},
+	{.name = "alpha", .arg = "A", .fn = on_opt, .id = O_ALPHA, .dflt = "0.5",
+	 .help = "RTO = (1+A)*RTT, A >= 0"},
+	{.name = "beta", .arg = "B", .fn = on_opt, .id = O_BETA, .dflt = "A/2",
+	 .help = "fallback timeout slack: FTO = injection time + B*RTT,\nB >= 0"},
+	{.name = "schemes", .arg = "LIST", .fn = on_opt, .id = O_SCHEMES,
+	 .dflt = "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8",
+	 .help = "comma-separated: sr, rs:K:M (k+m <= 255), xor:K:M\n"
+		 "(m <= k <= 4096); the model's names rs<K>x<M> (alias\n"
+		 "mds<K>x<M>) and xor<K>x<M> too, any case; on a tie the\n"
+		 "earlier scheme is picked"},
+	{.name = "objective", .arg = "OBJ", .fn = on_opt, .id = O_OBJ, .dflt = "mean",
+	 .help = "what the pick minimises: mean or p999"},
+	{.name = "json", .fn = on_opt, .id = O_JSON,
+	 .help = "print one JSON object instead of the table"},
+	{.name = "parse-scheme", .arg = "SPEC", .fn = on_parse_scheme,
+	 .help = "print SPEC (any spelling of a scheme) as JSON: spec,\n"
+		 "label, rel, code, k, m, whether a QP runs it and the\n"
+		 "model evaluates it; exit 2 if it is none"},
+	{.name = "list-schemes", .fn = on_list_schemes,
+	 .help = "print what a scheme may be as JSON: reliabilities, codes,\n"
+		 "a QP's and the model's limits, the defaults"},
+	{.name = "help", .help = "this text"},
+	SDR_OPT_END,
+};
+
+static const struct sdr_opts opt_set = {
+	.prog = "sdr-model",
+	.usage = "Usage: sdr-model --size BYTES (--rate RATE | --paced RATE) --rtt TIME\n"
+		 "                 (--loss P | --chunk-loss P) [--chunk BYTES] [--mtu BYTES]\n"
+		 "                 [--alpha A] [--beta B] [--schemes LIST] [--objective mean|p999]\n"
+		 "                 [--json]\n"
+		 "       sdr-model --parse-scheme SPEC | --list-schemes\n"
+		 "\n"
+		 "Predicts the completion time of one SDR Write under selective repeat (SR) and\n"
+		 "erasure coding with SR fallback (EC), using the model of docs/model.md.\n"
+		 "\n",
+	.opt = opts,
+	.col = 21,
+};
+
 int main(int argc, char **argv)
 {
-	enum { O_SIZE = 1, O_RATE, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_ALPHA, O_BETA,
-	       O_SCHEMES, O_OBJ, O_JSON, O_HELP };
-	static const struct option opts[] = {
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "rtt", required_argument, NULL, O_RTT },
-		{ "loss", required_argument, NULL, O_LOSS },
-		{ "chunk-loss", required_argument, NULL, O_CHUNK_LOSS },
-		{ "chunk", required_argument, NULL, O_CHUNK },
-		{ "mtu", required_argument, NULL, O_MTU },
-		{ "alpha", required_argument, NULL, O_ALPHA },
-		{ "beta", required_argument, NULL, O_BETA },
-		{ "schemes", required_argument, NULL, O_SCHEMES },
-		{ "objective", required_argument, NULL, O_OBJ },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sdr_model_params p = { .alpha = 0.5, .beta = -1.0 };
-	struct sdr_scheme sch[MAX_SCHEMES];
+	struct cli c = {.p = {.alpha = 0.5, .beta = -1.0}, .nsch = SDR_MODEL_N_DEFAULT_SCHEMES,
+			.obj = SDR_MODEL_OBJ_MEAN, .chunk = 64 << 10, .mtu = SDR_MODEL_MTU_DEFAULT};
 	struct sdr_model_result res[MAX_SCHEMES];
-	size_t nsch = SDR_MODEL_N_DEFAULT_SCHEMES, best;
-	enum sdr_model_objective obj = SDR_MODEL_OBJ_MEAN;
-	uint64_t chunk = 64 << 10, mtu = SDR_MODEL_MTU_DEFAULT;
-	int have_size = 0, have_rate = 0, have_rtt = 0, have_loss = 0, chunk_loss = 0, json = 0;
-	double v;
-	int c, rc;
+	size_t best;
+	int first, rc;
 
-	memcpy(sch, sdr_model_default_schemes, sizeof(sch[0]) * nsch);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case O_SIZE:
-			rc = parse_bytes("--size", optarg, (uint64_t)1 << 62, &p.msg_bytes);
-			have_size = 1;
-			break;
-		case O_RATE:
-			rc = parse_scaled("--rate", optarg, rate_sfx, &v);
-			if (rc == 0 && !(v > 0))
-				rc = bad("--rate", optarg, "must be > 0");
-			p.rate_bps = v;
-			have_rate = 1;
-			break;
-		case O_RTT:
-			rc = parse_time("--rtt", optarg, &p.rtt_s);
-			have_rtt = 1;
-			break;
-		case O_LOSS:
-		case O_CHUNK_LOSS:
-			if (have_loss) {
-				fprintf(stderr, "sdr-model: give one of --loss and --chunk-loss, once\n");
-				return 2;
-			}
-			rc = parse_prob(c == O_LOSS ? "--loss" : "--chunk-loss", optarg, &p.pkt_loss);
-			chunk_loss = c == O_CHUNK_LOSS;
-			have_loss = 1;
-			break;
-		case O_CHUNK:
-			rc = parse_bytes("--chunk", optarg, UINT32_MAX, &chunk);
-			break;
-		case O_MTU:
-			rc = parse_bytes("--mtu", optarg, UINT32_MAX, &mtu);
-			break;
-		case O_ALPHA:
-			rc = parse_nonneg("--alpha", optarg, &p.alpha);
-			break;
-		case O_BETA:
-			rc = parse_nonneg("--beta", optarg, &p.beta);
-			break;
-		case O_SCHEMES:
-			rc = parse_schemes(optarg, sch, &nsch);
-			break;
-		case O_OBJ:
-			if (strcasecmp(optarg, "mean") == 0)
-				obj = SDR_MODEL_OBJ_MEAN;
-			else if (strcasecmp(optarg, "p999") == 0 || strcasecmp(optarg, "p99.9") == 0)
-				obj = SDR_MODEL_OBJ_P999;
-			else
-				rc = bad("--objective", optarg, "expected mean or p999");
-			break;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-		if (rc)
-			return 2;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sdr-model: unexpected argument '%s'\n", argv[optind]);
+	memcpy(c.sch, sdr_model_default_schemes, sizeof(c.sch[0]) * c.nsch);
+	first = sdr_opts_parse(&opt_set, argc, argv, &c);
+	if (first == SDR_OPTS_HELP)
+		return 0;
+	if (first < 0)
+		return 2;
+	if (first < argc) {
+		fprintf(stderr, "sdr-model: unexpected argument '%s'\n", argv[first]);
 		return 2;
 	}
-	if (!have_size || !have_rate || !have_rtt || !have_loss) {
+	if (!c.have_size || !c.have_rate || !c.have_rtt || !c.have_loss) {
 		fprintf(stderr, "sdr-model: missing%s%s%s%s (see --help)\n",
-			have_size ? "" : " --size", have_rate ? "" : " --rate",
-			have_rtt ? "" : " --rtt", have_loss ? "" : " --loss");
+			c.have_size ? "" : " --size", c.have_rate ? "" : " --rate",
+			c.have_rtt ? "" : " --rtt", c.have_loss ? "" : " --loss");
 		return 2;
 	}
+	/* the pacers count frame bytes; the model injects chunks of payload */
+	if (c.paced_bps > 0)
+		c.p.rate_bps = c.paced_bps * (double)c.mtu /
+			       (double)sdr_wire_data_frame_bytes((uint32_t)c.mtu);
+	struct sdr_model_params p = c.p;
+	struct sdr_scheme *sch = c.sch;
+	size_t nsch = c.nsch;
+	enum sdr_model_objective obj = c.obj;
+	uint64_t chunk = c.chunk, mtu = c.mtu;
+	int chunk_loss = c.chunk_loss, json = c.json;
+
 	p.chunk_bytes = (uint32_t)chunk;
 	p.pkts_per_chunk = chunk_loss ? 1 : (uint32_t)((chunk + mtu - 1) / mtu);
 
@@ -335,16 +435,24 @@ int main(int argc, char **argv)
 		       chunk_loss ? r0->p_chunk : p.pkt_loss, r0->p_chunk, p.alpha, r0->beta,
 		       r0->rto, r0->t_inj, r0->exact_regime ? "true" : "false",
 		       obj == SDR_MODEL_OBJ_MEAN ? "mean" : "p999");
-		for (size_t i = 0; i < nsch; i++)
-			printf("%s{\"name\":\"%s\",\"mean_s\":%.17g,\"mean_paper_s\":%.17g,"
+		for (size_t i = 0; i < nsch; i++) {
+			char spec[SDR_SCHEME_STR_MAX];
+
+			sdr_scheme_format(&sch[i], SDR_SCHEME_SPEC, spec, sizeof(spec));
+			printf("%s{\"name\":\"%s\",\"spec\":\"%s\",\"mean_s\":%.17g,\"mean_paper_s\":%.17g,"
 			       "\"p99_s\":%.17g,\"p999_s\":%.17g,\"p_fallback\":%.17g,"
 			       "\"p_ec\":%.17g,\"parity_chunks\":%llu,\"submsgs\":%llu,"
 			       "\"fto_s\":%.17g}",
-			       i ? "," : "", names[i], res[i].mean, res[i].mean_paper, res[i].p99,
+			       i ? "," : "", names[i], spec, res[i].mean, res[i].mean_paper, res[i].p99,
 			       res[i].p999, res[i].p_fallback, res[i].p_ec,
 			       (unsigned long long)res[i].parity_chunks,
 			       (unsigned long long)res[i].submsgs, res[i].fto);
-		printf("],\"pick\":\"%s\"}\n", names[best]);
+		}
+		printf("],\"pick\":\"%s\"", names[best]);
+		if (c.paced_bps > 0)
+			printf(",\"paced_bps\":%.17g,\"frame_bytes\":%u", c.paced_bps,
+			       sdr_wire_data_frame_bytes((uint32_t)mtu));
+		printf("}\n");
 		return 0;
 	}
 

@@ -20,13 +20,15 @@ event the model's T = ... + RTT describes. The receive-side completion
 (post -> receive complete, about half an RTT earlier) is in the JSON as lat_*.
 
 The model's injection rate is the pacing rate scaled by payload / frame bytes
-(4096 / 4174 at MTU 4096): the pacer counts frame bytes, the model chunks.
+(4096 / 4174 at MTU 4096): the pacer counts frame bytes, the model chunks
+(sdr-model --paced does it). What a scheme is, its spelling and label come
+from sdr-model --parse-scheme; --rtt and --rate are read by sdr-model too:
+nothing of the C code is re-implemented here.
 Exit 0; 1 if no usable run; 2 on bad input.
 """
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -34,42 +36,39 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot import fmt_size, loss_of  # noqa: E402  (the sweep charts' helpers)
 
 
-def model_name(scheme):
-    """sdr-perf scheme ('sr', 'rs:32:8', 'xor:32:8') -> sdr-model name."""
-    if scheme == "sr":
-        return "sr"
-    m = re.fullmatch(r"(rs|xor):(\d+):(\d+)", scheme)
-    return "%s%sx%s" % (m.group(1), m.group(2), m.group(3)) if m else None
+SCHEMES = {}
 
 
-def model_label(scheme):
-    if scheme == "sr":
-        return "SR"
-    m = re.fullmatch(r"(rs|xor):(\d+):(\d+)", scheme)
-    return "%s(%s,%s)" % (m.group(1).upper(), m.group(2), m.group(3)) if m else scheme
+def scheme(model, s):
+    """sdr-model --parse-scheme: the scheme module's view of an sdr-perf
+    scheme ('sr', 'rs:32:8', 'auto', ...), or None if it is not one."""
+    if s not in SCHEMES:
+        r = subprocess.run([model, "--parse-scheme", s], capture_output=True, text=True)
+        SCHEMES[s] = json.loads(r.stdout) if r.returncode == 0 else None
+    return SCHEMES[s]
 
 
-def parse_time(s):
-    m = re.fullmatch(r"([0-9.eE+-]+)(s|ms|us|ns)?", s)
-    if not m:
-        raise ValueError(s)
-    return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, None: 1}[m.group(2)]
+def model_name(model, s):
+    """The spec sdr-model --schemes takes, for a scheme the model evaluates."""
+    d = scheme(model, s)
+    return d["spec"] if d and d["model"] else None
 
 
-def parse_rate(s):
-    m = re.fullmatch(r"([0-9.eE+-]+)([kmgt]?)", s.lower().replace("bit", "").replace("bps", ""))
-    if not m:
-        raise ValueError(s)
-    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group(2)]
+def model_label(model, s):
+    d = scheme(model, s)
+    return d["label"] if d else s
 
 
 def predict(model, size, loss, rtt, rate, chunk, mtu, schemes, alpha):
-    cmd = [model, "--size", str(size), "--rate", "%.0f" % rate, "--rtt", "%gs" % rtt,
+    """Per spec: sdr-model's prediction; and the whole JSON (rate_bps, frame_bytes)."""
+    cmd = [model, "--size", str(size), "--paced", rate, "--rtt", rtt,
            "--loss", "%g" % loss, "--chunk", str(chunk), "--mtu", str(mtu),
            "--alpha", "%g" % alpha, "--schemes", ",".join(schemes), "--json"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    d = json.loads(out)
-    return {s["name"]: s for s in d["schemes"]}
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        raise ValueError(r.stderr.strip())
+    d = json.loads(r.stdout)
+    return {s["spec"]: s for s in d["schemes"]}, d
 
 
 def main():
@@ -84,11 +83,6 @@ def main():
     ap.add_argument("--json-out", help="write one JSON line per cell here")
     ap.add_argument("--dpi", type=int, default=110, help="chart resolution (default 110)")
     a = ap.parse_args()
-    try:
-        rtt, rate = parse_time(a.rtt), parse_rate(a.rate)
-    except ValueError as e:
-        print("grid.py: bad --rtt or --rate: %s" % e, file=sys.stderr)
-        return 2
     runs = []
     for path in a.files or ["-"]:
         f = sys.stdin if path == "-" else open(path, encoding="utf-8")
@@ -112,16 +106,16 @@ def main():
     if not cells:
         print("grid.py: no usable run", file=sys.stderr)
         return 1
-    fixed = sorted({s for c in cells.values() for s in c if model_name(s)},
+    fixed = sorted({s for c in cells.values() for s in c if model_name(a.model, s)},
                    key=lambda s: (s != "sr", s))
     has_auto = any("auto" in c for c in cells.values())
     any_run = next(iter(next(iter(cells.values())).values()))
     mtu, chunk = any_run["mtu"], any_run["mtu"] * any_run["chunk_pkts"]
-    payload_rate = rate * mtu / (mtu + 78)
+    model_json = {}
     head = "| loss | size |"
     sep = "|---:|---:|"
     for s in fixed:
-        head += " %s measured mean (p99) | model mean | meas/model |" % model_label(s)
+        head += " %s measured mean (p99) | model mean | meas/model |" % model_label(a.model, s)
         sep += "---:|---:|---:|"
     if has_auto:
         head += " AUTO measured mean (p99) | AUTO / best fixed | AUTO / worst fixed |"
@@ -131,13 +125,19 @@ def main():
     chart = {}
     for (loss, size) in sorted(cells):
         c = cells[(loss, size)]
-        names = [model_name(s) for s in fixed]
-        pred = predict(a.model, size, loss, rtt, payload_rate, chunk, mtu, names, a.alpha)
+        names = [model_name(a.model, s) for s in fixed]
+        try:
+            pred, model_json = predict(a.model, size, loss, a.rtt, a.rate, chunk, mtu, names,
+                                       a.alpha)
+        except ValueError as e:
+            print("grid.py: sdr-model refused the cell (bad --rtt or --rate?): %s" % e,
+                  file=sys.stderr)
+            return 2
         row = "| %g | %s |" % (loss, fmt_size(size))
         means = {}
         rec = {"loss": loss, "size": size}
         for s in fixed:
-            p = pred[model_label(s)]["mean_s"] * 1e3
+            p = pred[model_name(a.model, s)]["mean_s"] * 1e3
             if s in c:
                 m = c[s]["send_lat_mean_us"] / 1e3
                 p99 = c[s]["send_lat_p99_us"] / 1e3
@@ -163,9 +163,9 @@ def main():
     text = "\n".join(lines)
     print(text)
     print("\n(model: RTT %s, injection %.4g bit/s of payload = %s of frames x %d/%d, chunk %d B,"
-          " alpha %g; measured: sender completion, %s)" % (a.rtt, payload_rate, a.rate, mtu,
-                                                          mtu + 78, chunk, a.alpha,
-                                                          "post -> send completion"))
+          " alpha %g; measured: sender completion, %s)"
+          % (a.rtt, model_json.get("rate_bps", 0), a.rate, mtu, model_json.get("frame_bytes", 0),
+             chunk, a.alpha, "post -> send completion"))
     if a.md:
         with open(a.md, "w", encoding="utf-8") as f:
             f.write(text + "\n")
@@ -185,9 +185,10 @@ def main():
                 if not pts:
                     continue
                 xs = [p[1] for p in pts]
-                ln, = ax.plot(xs, [p[2] for p in pts], "o-", label="%s measured" % model_label(s))
+                ln, = ax.plot(xs, [p[2] for p in pts], "o-",
+                              label="%s measured" % model_label(a.model, s))
                 ax.plot(xs, [p[3] for p in pts], "--", color=ln.get_color(),
-                        label="%s model" % model_label(s))
+                        label="%s model" % model_label(a.model, s))
             if has_auto:
                 pts = sorted((k[1], cells[k]["auto"]["send_lat_mean_us"] / 1e3)
                              for k in cells if k[0] == loss and "auto" in cells[k])

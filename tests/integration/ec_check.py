@@ -24,7 +24,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sr_check import rx_drop_names, size  # noqa: E402
+from sr_check import msg_pkts, rx_drop_names, size  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
 ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
@@ -49,7 +49,7 @@ def main():
     sizes = [size(s) for s in a.sizes.split(",")] * a.count
     if a.extra:
         sizes += [size(s) for s in a.extra.split(",")] * a.extra_count
-    first = sum(max(-(-s // a.mtu), 8) for s in sizes)
+    first = sum(msg_pkts(s, a.mtu) for s in sizes)
     bad = []
     ds, dr = json.load(open(a.sender)), json.load(open(a.receiver))
     snd, rcv = ds["instances"][0], dr["instances"][0]

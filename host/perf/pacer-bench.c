@@ -21,7 +21,6 @@
  * bucket; the aggregate rate over the run against the sum of the rates.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +31,8 @@
 #include "sdr_units.h"
 #include "sdr_pacer.h"
 #include "sdr_wheel.h"
+#include "sdr_opts.h"
+#include "sdr_wire.h"
 
 struct opts {
 	char flows[128];
@@ -52,7 +53,6 @@ struct opts {
 
 static struct opts o = {
 	.flows = "1,16,256",
-	.frames = "4174,142",
 	.port_bps = 10000000000ull,
 	.share = 0.95,
 	.poll_ns = 200,
@@ -352,7 +352,9 @@ static int run_one(uint32_t flows, uint64_t b)
 	if (win_cyc < o.hz / 1000)
 		win_cyc = o.hz / 1000;
 	pwin_cyc = (uint64_t)((double)b * 10 * (double)o.hz / (double)qp_rate);
-	msg_frames = o.msg ? (o.msg + b - 79) / (b - 78) : 0; /* payload b - 78 per frame */
+	/* payload: the frame less the headers and ICRC of a data packet */
+	uint64_t pay = b - sdr_wire_data_frame_bytes(0);
+	msg_frames = o.msg ? (o.msg + pay - 1) / pay : 0;
 	arr_period = o.msg ? (uint64_t)((double)msg_frames * (double)b * (double)o.hz /
 					((double)qp_rate * o.load)) : 0;
 	if (!qp || !w || !wf || !stash || !fs || !step) {
@@ -446,133 +448,141 @@ static int parse_list(const char *opt, const char *str, uint64_t lo, uint64_t hi
 	return n ? n : -1;
 }
 
-static void usage(FILE *f)
+/* ---------------- options ---------------- */
+
+enum { O_FLOWS = 1, O_FRAMES, O_PORT_RATE, O_SHARE, O_LOAD, O_MSG, O_POLL, O_BUDGET, O_SIM,
+       O_HZ, O_BURST, O_SHIFT, O_REPS, O_JSON };
+
+static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 {
-	fprintf(f,
-"usage: sdr-pacer-bench [options]\n"
-"Token bucket (common/sdr_pacer.h, used by sdr-dpu) vs timing wheel\n"
-"(common/sdr_wheel.h), side by side: CPU cost (wall time of the loop) and\n"
-"precision (virtual time) of pacing N backlogged flows under a port rate.\n"
-"  --flows LIST      flow (QP) counts (default 1,16,256)\n"
-"  --frames LIST     frame sizes in bytes (default 4174,142: 4 KiB and 64 B of\n"
-"                    payload plus 78 B of headers and ICRC)\n"
-"  --port-rate RATE  port rate, bits/s (default 10g)\n"
-"  --share F         the flows' rates add up to F x port rate (default 0.95)\n"
-"  --poll-ns N       virtual time between worker polls (default 200)\n"
-"  --budget N        frames per poll at most (default 32)\n"
-"  --sim-ms N        virtual duration of each run (default 100)\n"
-"  --hz N            virtual TSC frequency (default 2000000000)\n"
-"  --burst BYTES     token-bucket depth (default as sdr-dpu: 200 us of the rate,\n"
-"                    at least 64 KiB)\n"
-"  --slot-shift N    timing wheel: 2^N cycles per slot (default 11; 1024 slots)\n"
-"  --reps N          runs of each variant, interleaved; median wall time (default 3)\n"
-"  --json            JSON lines only\n"
-"  -h, --help\n"
-"  --msg BYTES       offered load instead of backlogged flows: each flow gets a\n"
-"                    message of BYTES of payload (frame - 78 B each) once per\n"
-"                    period, periods staggered across flows (default 0: always\n"
-"                    backlogged)\n"
-"  --load F          with --msg: offered load of each flow, fraction of its rate\n"
-"                    (default 0.5)\n"
-"Output: a block per configuration and one JSON line per pacer. ns/frame and\n"
-"ns/poll are wall time (the null row is the loop and bookkeeping alone: every\n"
-"poll emits --budget frames, no pacer); rate = bytes sent / (sum of rates x\n"
-"time), or / bytes offered with --msg; max dev = the largest deviation of one\n"
-"flow's bytes in a window of max(1 ms, 100 frames) from its rate; max peak =\n"
-"the largest bytes of one flow in a window of 10 of its frame times, over\n"
-"what its rate allows there (1.0x = never faster than the rate).\n");
+	char *e;
+	double x;
+	uint64_t v;
+
+	(void)ctx;
+	switch (d->id) {
+	case O_FLOWS:
+	case O_FRAMES:
+		if (strlen(arg) >= sizeof(o.flows) || !*arg) {
+			fprintf(stderr, "sdr-pacer-bench: list too long or empty\n");
+			return -2;
+		}
+		strcpy(d->id == O_FLOWS ? o.flows : o.frames, arg);
+		return 0;
+	case O_PORT_RATE:
+		if (sdr_parse_rate(arg, &o.port_bps) || o.port_bps < 1000000) {
+			fprintf(stderr, "sdr-pacer-bench: --port-rate '%s': not a rate >= 1m\n", arg);
+			return -2;
+		}
+		return 0;
+	case O_SHARE:
+	case O_LOAD:
+		errno = 0;
+		x = strtod(arg, &e);
+		if (errno || *e || e == arg || !(x > 0 && x <= 1)) {
+			fprintf(stderr, "sdr-pacer-bench: --%s must be in (0, 1]\n", d->name);
+			return -2;
+		}
+		*(d->id == O_SHARE ? &o.share : &o.load) = x;
+		return 0;
+	case O_MSG:
+		if (sdr_parse_u64(arg, &o.msg, 1) || o.msg > (1ull << 30)) {
+			fprintf(stderr, "sdr-pacer-bench: --msg '%s': a size up to 1G\n", arg);
+			return -2;
+		}
+		return 0;
+	case O_JSON:
+		o.json_only = 1;
+		return 0;
+	}
+	/* the numbers: 1 .. a maximum each */
+	if (sdr_parse_u64(arg, &v, d->id == O_BURST) || !v || (d->id == O_SHIFT && v > 30) ||
+	    (d->id == O_REPS && v > 15) || (d->id == O_BUDGET && v > 4096) ||
+	    (d->id == O_SIM && v > 100000) ||
+	    (d->id == O_HZ && (v < 1000000 || v > 10000000000ull))) {
+		fprintf(stderr, "sdr-pacer-bench: --%s '%s' is out of range\n", d->name, arg);
+		return -2;
+	}
+	switch (d->id) {
+	case O_POLL: o.poll_ns = v; break;
+	case O_BUDGET: o.budget = (unsigned)v; break;
+	case O_SIM: o.sim_ms = v; break;
+	case O_HZ: o.hz = v; break;
+	case O_BURST: o.burst = v; break;
+	case O_SHIFT: o.shift = (unsigned)v; break;
+	default: o.reps = (unsigned)v; break;
+	}
+	return 0;
 }
+
+static const struct sdr_opt opts[] = {
+	{.name = "flows", .arg = "LIST", .fn = on_opt, .id = O_FLOWS, .dflt = "1,16,256",
+	 .help = "flow (QP) counts"},
+	{.name = "frames", .arg = "LIST", .fn = on_opt, .id = O_FRAMES,
+	 .help = "frame sizes in bytes (default 4174,142: 4 KiB and 64 B of\n"
+		 "payload plus 78 B of headers and ICRC)"},
+	{.name = "port-rate", .arg = "RATE", .fn = on_opt, .id = O_PORT_RATE, .dflt = "10g",
+	 .help = "port rate, bits/s"},
+	{.name = "share", .arg = "F", .fn = on_opt, .id = O_SHARE, .dflt = "0.95",
+	 .help = "the flows' rates add up to F x port rate"},
+	{.name = "poll-ns", .arg = "N", .fn = on_opt, .id = O_POLL, .dflt = "200",
+	 .help = "virtual time between worker polls"},
+	{.name = "budget", .arg = "N", .fn = on_opt, .id = O_BUDGET, .dflt = "32",
+	 .help = "frames per poll at most"},
+	{.name = "sim-ms", .arg = "N", .fn = on_opt, .id = O_SIM, .dflt = "100",
+	 .help = "virtual duration of each run"},
+	{.name = "hz", .arg = "N", .fn = on_opt, .id = O_HZ, .dflt = "2000000000",
+	 .help = "virtual TSC frequency"},
+	{.name = "burst", .arg = "BYTES", .fn = on_opt, .id = O_BURST,
+	 .help = "token-bucket depth (default as sdr-dpu: 200 us of the rate,\n"
+		 "at least 64 KiB)"},
+	{.name = "slot-shift", .arg = "N", .fn = on_opt, .id = O_SHIFT,
+	 .help = "timing wheel: 2^N cycles per slot (default 11; 1024 slots)"},
+	{.name = "reps", .arg = "N", .fn = on_opt, .id = O_REPS,
+	 .help = "runs of each variant, interleaved; median wall time (default 3)"},
+	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "JSON lines only"},
+	{.name = "help", .short_name = 'h', .help = "this text"},
+	{.name = "msg", .arg = "BYTES", .fn = on_opt, .id = O_MSG,
+	 .help = "offered load instead of backlogged flows: each flow gets a\n"
+		 "message of BYTES of payload (frame - 78 B each) once per\n"
+		 "period, periods staggered across flows (default 0: always\n"
+		 "backlogged)"},
+	{.name = "load", .arg = "F", .fn = on_opt, .id = O_LOAD,
+	 .help = "with --msg: offered load of each flow, fraction of its rate\n(default 0.5)"},
+	SDR_OPT_END,
+};
+
+static const struct sdr_opts opt_set = {
+	.prog = "sdr-pacer-bench",
+	.usage = "usage: sdr-pacer-bench [options]\n"
+		 "Token bucket (common/sdr_pacer.h, used by sdr-dpu) vs timing wheel\n"
+		 "(common/sdr_wheel.h), side by side: CPU cost (wall time of the loop) and\n"
+		 "precision (virtual time) of pacing N backlogged flows under a port rate.\n",
+	.footer = "Output: a block per configuration and one JSON line per pacer. ns/frame and\n"
+		  "ns/poll are wall time (the null row is the loop and bookkeeping alone: every\n"
+		  "poll emits --budget frames, no pacer); rate = bytes sent / (sum of rates x\n"
+		  "time), or / bytes offered with --msg; max dev = the largest deviation of one\n"
+		  "flow's bytes in a window of max(1 ms, 100 frames) from its rate; max peak =\n"
+		  "the largest bytes of one flow in a window of 10 of its frame times, over\n"
+		  "what its rate allows there (1.0x = never faster than the rate).\n",
+	.opt = opts,
+	.col = 20,
+};
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"flows", required_argument, NULL, 'f'},  {"frames", required_argument, NULL, 'F'},
-		{"port-rate", required_argument, NULL, 'r'}, {"share", required_argument, NULL, 's'},
-		{"poll-ns", required_argument, NULL, 'p'}, {"budget", required_argument, NULL, 'b'},
-		{"sim-ms", required_argument, NULL, 'm'}, {"hz", required_argument, NULL, 'z'},
-		{"burst", required_argument, NULL, 'B'},  {"slot-shift", required_argument, NULL, 'S'},
-		{"reps", required_argument, NULL, 'R'},   {"json", no_argument, NULL, 'j'},
-		{"msg", required_argument, NULL, 'M'},    {"load", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-	int c;
-	uint64_t v;
+	int first;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-		case 'F':
-			if (strlen(optarg) >= sizeof(o.flows) || !*optarg) {
-				fprintf(stderr, "sdr-pacer-bench: list too long or empty\n");
-				return 2;
-			}
-			strcpy(c == 'f' ? o.flows : o.frames, optarg);
-			break;
-		case 'r':
-			if (sdr_parse_rate(optarg, &o.port_bps) || o.port_bps < 1000000) {
-				fprintf(stderr, "sdr-pacer-bench: --port-rate '%s': not a rate >= 1m\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 's':
-		case 'L': {
-			char *e;
-			double d;
-			errno = 0;
-			d = strtod(optarg, &e);
-			if (errno || *e || e == optarg || !(d > 0 && d <= 1)) {
-				fprintf(stderr, "sdr-pacer-bench: --%s must be in (0, 1]\n",
-					c == 's' ? "share" : "load");
-				return 2;
-			}
-			if (c == 's')
-				o.share = d;
-			else
-				o.load = d;
-			break;
-		}
-		case 'M':
-			if (sdr_parse_u64(optarg, &o.msg, 1) || o.msg > (1ull << 30)) {
-				fprintf(stderr, "sdr-pacer-bench: --msg '%s': a size up to 1G\n", optarg);
-				return 2;
-			}
-			break;
-		case 'p':
-		case 'b':
-		case 'm':
-		case 'z':
-		case 'B':
-		case 'S':
-		case 'R':
-			if (sdr_parse_u64(optarg, &v, c == 'B') || !v ||
-			    (c == 'S' && v > 30) || (c == 'R' && v > 15) || (c == 'b' && v > 4096) ||
-			    (c == 'm' && v > 100000) || (c == 'z' && (v < 1000000 || v > 10000000000ull))) {
-				fprintf(stderr, "sdr-pacer-bench: --%s '%s' is out of range\n",
-					lo[c == 'p' ? 4 : c == 'b' ? 5 : c == 'm' ? 6 : c == 'z' ? 7 :
-					   c == 'B' ? 8 : c == 'S' ? 9 : 10].name, optarg);
-				return 2;
-			}
-			if (c == 'p') o.poll_ns = v;
-			else if (c == 'b') o.budget = (unsigned)v;
-			else if (c == 'm') o.sim_ms = v;
-			else if (c == 'z') o.hz = v;
-			else if (c == 'B') o.burst = v;
-			else if (c == 'S') o.shift = (unsigned)v;
-			else o.reps = (unsigned)v;
-			break;
-		case 'j':
-			o.json_only = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sdr-pacer-bench: unexpected argument '%s'\n", argv[optind]);
+	/* 4 KiB and 64 B of payload: the frames the firmware sends for them */
+	snprintf(o.frames, sizeof(o.frames), "%u,%u", sdr_wire_data_frame_bytes(4096),
+		 sdr_wire_data_frame_bytes(64));
+	first = sdr_opts_parse(&opt_set, argc, argv, NULL);
+	if (first == SDR_OPTS_HELP)
+		return 0;
+	if (first < 0)
+		return 2;
+	if (first < argc) {
+		fprintf(stderr, "sdr-pacer-bench: unexpected argument '%s'\n", argv[first]);
 		return 2;
 	}
 	uint64_t fl[16], fr[16];

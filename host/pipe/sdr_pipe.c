@@ -5,7 +5,6 @@
  * docs/pipeline.md.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,71 +13,14 @@
 
 #include "pipe.h"
 #include "pipe_run.h"
+#include "sdr_opts.h"
 #include "sdr_units.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: sdr-pipe [options]\n"
-		"pipeline:\n"
-		"  --stages S          pipeline stages (default 4), placed half/half unless --place\n"
-		"  --place LIST        'A,B' stages per DC (contiguous) or 'd0,d1,...' DC of each stage\n"
-		"  --micro M           micro-batches per iteration (default 8, max %d)\n"
-		"  --tf T --tb T       forward / backward time per micro-batch (default 12.5ms, 2*tf)\n"
-		"  --act SIZE --grad SIZE  activation / gradient bytes (default 256K each)\n"
-		"  --sched NAME        gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')\n"
-		"  --comm MODE         blocking | nonblocking (default: gpipe/1f1b blocking)\n"
-		"  --delta-n N         GeoPipe extra warm-up forwards (default: per stage, enough\n"
-		"                      1F1B cycles to cover the link: ceil(k*(rtt + act/rate +\n"
-		"                      grad/rate)/(tf+tb) - 0.05), k = crossings downstream;\n"
-		"                      capped by --mem-budget and M, non-increasing downstream)\n"
-		"  --mem-budget K      in-flight activations per stage for geopipe/greedy\n"
-		"                      (default: greedy S, geopipe M)\n"
-		"link model (DES; match the daemons' --link / --port-rate):\n"
-		"  --rtt T             cross-DC round trip (default 25ms)\n"
-		"  --rate R            cross-DC bottleneck, bit/s of frames (default 900m)\n"
-		"  --mtu N --frame-overhead N   for wire bytes (default 4096, 78)\n"
-		"run:\n"
-		"  --simulate          DES only, no daemons\n"
-		"  --dc 0|1            this process' DC; 0 is the TCP server (--server ADDR, --port P\n"
-		"                      (default 18600)),\n"
-		"                      1 connects (--connect HOST:PORT)\n"
-		"  --dpu SOCK          daemon socket (default /tmp/sdr-dpu.sock)\n"
-		"  --rel SCHEME        none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8;\n"
-		"                      1 <= K <= 64, 1 <= M <= 32, xor M <= K; also rs:K:M) |\n"
-		"                      auto (cross-DC QPs; default none)\n"
-		"  --iters N           iterations (default 3; the first is excluded from the stats)\n"
-		"  --timeout T         longest wait for one message (default 10s)\n"
-		"  --seed N            payload pattern seed (default 1)\n"
-		"  --poll-us N         sleep between completion polls (default 100)\n"
-		"output:\n"
-		"  --json              one JSON line per schedule / run\n"
-		"  --svg FILE          Gantt chart (measured and predicted)\n"
-		"  --events FILE       executed events (DC 0: both DCs), one per line\n"
-		"  --check-events FILE verify a log written by --events (needs the same options)\n"
-		"  --quiet             no human-readable lines (JSON and errors only)\n"
-		"  --verbose           one line per finished iteration on stderr\n",
-		PIPE_MAX_MICRO);
-}
 
 /* seconds; "12.5ms", "250us", "0.5" (common/sdr_units.c) */
 static int parse_time(const char *s, double *out)
 {
 	return sdr_parse_duration(s, SDR_TIME_S, SDR_TIME_S, out, NULL) ? -1 : 0;
 }
-
-static void die_opt(const char *opt, const char *val)
-{
-	fprintf(stderr, "sdr-pipe: bad %s '%s'\n", opt, val);
-	exit(2);
-}
-
-enum {
-	O_STAGES = 256, O_PLACE, O_MICRO, O_TF, O_TB, O_ACT, O_GRAD, O_SCHED, O_COMM, O_DN, O_MEM,
-	O_RTT, O_RATE, O_MTU, O_FOH, O_SIM, O_DC, O_DPU, O_SERVER, O_PORT, O_CONNECT, O_REL,
-	O_ITERS, O_TIMEOUT, O_SEED, O_POLL, O_JSON, O_SVG, O_EVENTS, O_CHECK, O_QUIET, O_VERBOSE,
-	O_HELP
-};
 
 static int write_events(const char *path, const struct pipe_events *e)
 {
@@ -202,161 +144,269 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ---------------- options ---------------- */
+
+enum {
+	O_STAGES = 1, O_PLACE, O_MICRO, O_TF, O_TB, O_ACT, O_GRAD, O_SCHED, O_COMM, O_DN, O_MEM,
+	O_RTT, O_RATE, O_MTU, O_FOH, O_SIM, O_DC, O_DPU, O_SERVER, O_PORT, O_CONNECT, O_REL,
+	O_ITERS, O_TIMEOUT, O_SEED, O_POLL, O_JSON, O_SVG, O_EVENTS, O_CHECK, O_QUIET, O_VERBOSE,
+};
+
+struct cli {
+	struct pipe_cfg cfg;
+	struct pipe_rt_opts ro;
+	int sim, json, quiet, all_sched, tb_set, place_set, stages_set;
+	const char *svg, *evpath, *check;
+	uint32_t stages;
+};
+
+static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+	uint64_t v;
+
+	switch (o->id) {
+	case O_STAGES:
+		if (sdr_parse_u64(arg, &v, 0) || v < 2 || v > PIPE_MAX_STAGES)
+			return -1;
+		c->stages = (uint32_t)v;
+		c->stages_set = 1;
+		break;
+	case O_PLACE:
+		if (pipe_place_parse(arg, &c->cfg))
+			return -1;
+		c->place_set = 1;
+		break;
+	case O_MICRO:
+		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
+			return -1;
+		c->cfg.micro = (uint32_t)v;
+		break;
+	case O_TF:
+		if (parse_time(arg, &c->cfg.tf) || c->cfg.tf <= 0)
+			return -1;
+		break;
+	case O_TB:
+		if (parse_time(arg, &c->cfg.tb) || c->cfg.tb <= 0)
+			return -1;
+		c->tb_set = 1;
+		break;
+	case O_ACT:
+		if (sdr_parse_u64(arg, &c->cfg.act_bytes, 1))
+			return -1;
+		break;
+	case O_GRAD:
+		if (sdr_parse_u64(arg, &c->cfg.grad_bytes, 1))
+			return -1;
+		break;
+	case O_SCHED:
+		if (strcmp(arg, "all") == 0)
+			c->all_sched = 1;
+		else if (pipe_sched_parse(arg, &c->cfg.sched))
+			return -1;
+		break;
+	case O_COMM:
+		if (strcmp(arg, "blocking") == 0)
+			c->cfg.comm = PIPE_COMM_BLOCKING;
+		else if (strcmp(arg, "nonblocking") == 0)
+			c->cfg.comm = PIPE_COMM_NONBLOCKING;
+		else
+			return -1;
+		break;
+	case O_DN:
+		if (sdr_parse_u64(arg, &v, 0) || v > PIPE_MAX_MICRO)
+			return -1;
+		c->cfg.delta_n = (uint32_t)v;
+		break;
+	case O_MEM:
+		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
+			return -1;
+		c->cfg.mem_budget = (uint32_t)v;
+		break;
+	case O_RTT:
+		if (parse_time(arg, &c->cfg.rtt))
+			return -1;
+		break;
+	case O_RATE:
+		if (sdr_parse_rate(arg, &c->cfg.rate_bps) || c->cfg.rate_bps == 0)
+			return -1;
+		break;
+	case O_MTU:
+		if (sdr_parse_u64(arg, &v, 0) || v < 256 || v > 9000)
+			return -1;
+		c->cfg.mtu = (uint32_t)v;
+		break;
+	case O_FOH:
+		if (sdr_parse_u64(arg, &v, 0) || v > 1024)
+			return -1;
+		c->cfg.frame_overhead = (uint32_t)v;
+		break;
+	case O_SIM: c->sim = 1; break;
+	case O_DC:
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return -1;
+		c->ro.dc = (uint32_t)(arg[0] - '0');
+		break;
+	case O_DPU: c->ro.dpu = arg; break;
+	case O_SERVER: c->ro.bind = arg; break;
+	case O_PORT:
+		if (sdr_parse_u64(arg, &v, 0) || v == 0 || v > 65535)
+			return -1;
+		c->ro.port = (uint16_t)v;
+		break;
+	case O_CONNECT: c->ro.connect = arg; break;
+	case O_REL:
+		if (pipe_rel_parse(arg, &c->cfg.rel))
+			return -1;
+		break;
+	case O_ITERS:
+		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > 10000)
+			return -1;
+		c->ro.iters = (uint32_t)v;
+		break;
+	case O_TIMEOUT:
+		if (parse_time(arg, &c->ro.timeout) || c->ro.timeout <= 0 || c->ro.timeout > 3600)
+			return -1;
+		break;
+	case O_SEED:
+		if (sdr_parse_u64(arg, &c->ro.seed, 0))
+			return -1;
+		break;
+	case O_POLL:
+		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > 100000)
+			return -1;
+		c->ro.poll_us = (uint32_t)v;
+		break;
+	case O_JSON: c->json = 1; break;
+	case O_SVG: c->svg = arg; break;
+	case O_EVENTS: c->evpath = arg; break;
+	case O_CHECK: c->check = arg; break;
+	case O_QUIET: c->quiet = 1; break;
+	case O_VERBOSE: c->ro.verbose = 1; break;
+	}
+	return 0;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const struct sdr_opt opts[] = {
+	SDR_OPT_SECTION("pipeline:"),
+	{.name = "stages", .arg = "S", .fn = on_opt, .id = O_STAGES,
+	 .help = "pipeline stages (default 4), placed half/half unless --place"},
+	{.name = "place", .arg = "LIST", .fn = on_opt, .id = O_PLACE,
+	 .help = "'A,B' stages per DC (contiguous) or 'd0,d1,...' DC of each stage"},
+	{.name = "micro", .arg = "M", .fn = on_opt, .id = O_MICRO,
+	 .help = "micro-batches per iteration (default 8, max " STR(PIPE_MAX_MICRO) ")"},
+	{.name = "tf", .arg = "T", .fn = on_opt, .id = O_TF, .dflt = "12.5ms",
+	 .help = "forward time per micro-batch"},
+	{.name = "tb", .arg = "T", .fn = on_opt, .id = O_TB, .dflt = "2*tf",
+	 .help = "backward time per micro-batch"},
+	{.name = "act", .arg = "SIZE", .fn = on_opt, .id = O_ACT, .dflt = "256K",
+	 .help = "activation bytes (stage s -> s+1)"},
+	{.name = "grad", .arg = "SIZE", .fn = on_opt, .id = O_GRAD, .dflt = "256K",
+	 .help = "gradient bytes (stage s+1 -> s)"},
+	{.name = "sched", .arg = "NAME", .fn = on_opt, .id = O_SCHED,
+	 .help = "gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')"},
+	{.name = "comm", .arg = "MODE", .fn = on_opt, .id = O_COMM,
+	 .help = "blocking | nonblocking (default: gpipe/1f1b blocking)"},
+	{.name = "delta-n", .arg = "N", .fn = on_opt, .id = O_DN,
+	 .help = "GeoPipe extra warm-up forwards (default: per stage, enough\n"
+		 "1F1B cycles to cover the link: ceil(k*(rtt + act/rate +\n"
+		 "grad/rate)/(tf+tb) - 0.05), k = crossings downstream;\n"
+		 "capped by --mem-budget and M, non-increasing downstream)"},
+	{.name = "mem-budget", .arg = "K", .fn = on_opt, .id = O_MEM,
+	 .help = "in-flight activations per stage for geopipe/greedy\n"
+		 "(default: greedy S, geopipe M)"},
+	SDR_OPT_SECTION("link model (DES; match the daemons' --link / --port-rate):"),
+	{.name = "rtt", .arg = "T", .fn = on_opt, .id = O_RTT, .dflt = "25ms",
+	 .help = "cross-DC round trip"},
+	{.name = "rate", .arg = "R", .fn = on_opt, .id = O_RATE, .dflt = "900m",
+	 .help = "cross-DC bottleneck, bit/s of frames"},
+	{.name = "mtu", .arg = "N", .fn = on_opt, .id = O_MTU, .dflt = "4096",
+	 .help = "payload bytes per packet, for wire bytes"},
+	{.name = "frame-overhead", .arg = "N", .fn = on_opt, .id = O_FOH,
+	 .dflt = "78, sdr-dpu's data packets",
+	 .help = "bytes of headers and ICRC per packet, for wire bytes"},
+	SDR_OPT_SECTION("run:"),
+	{.name = "simulate", .fn = on_opt, .id = O_SIM, .help = "DES only, no daemons"},
+	{.name = "dc", .arg = "0|1", .fn = on_opt, .id = O_DC,
+	 .help = "this process' DC; 0 is the TCP server (--server, --port),\n"
+		 "1 connects (--connect)"},
+	{.name = "server", .arg = "ADDR", .fn = on_opt, .id = O_SERVER,
+	 .help = "--dc 0: the address to accept DC 1's connection on"},
+	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .dflt = "18600",
+	 .help = "--dc 0: its TCP port"},
+	{.name = "connect", .arg = "HOST:PORT", .fn = on_opt, .id = O_CONNECT,
+	 .help = "--dc 1: DC 0's address"},
+	{.name = "dpu", .arg = "SOCK", .fn = on_opt, .id = O_DPU, .dflt = "/tmp/sdr-dpu.sock",
+	 .help = "daemon socket"},
+	{.name = "rel", .arg = "SCHEME", .fn = on_opt, .id = O_REL,
+	 .help = "none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8;\n"
+		 "1 <= K <= 64, 1 <= M <= 32, xor M <= K; also rs:K:M) |\n"
+		 "auto (cross-DC QPs; default none)"},
+	{.name = "iters", .arg = "N", .fn = on_opt, .id = O_ITERS,
+	 .help = "iterations (default 3; the first is excluded from the stats)"},
+	{.name = "timeout", .arg = "T", .fn = on_opt, .id = O_TIMEOUT, .dflt = "10s",
+	 .help = "longest wait for one message"},
+	{.name = "seed", .arg = "N", .fn = on_opt, .id = O_SEED, .dflt = "1",
+	 .help = "payload pattern seed"},
+	{.name = "poll-us", .arg = "N", .fn = on_opt, .id = O_POLL, .dflt = "100",
+	 .help = "sleep between completion polls"},
+	SDR_OPT_SECTION("output:"),
+	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "one JSON line per schedule / run"},
+	{.name = "svg", .arg = "FILE", .fn = on_opt, .id = O_SVG,
+	 .help = "Gantt chart (measured and predicted)"},
+	{.name = "events", .arg = "FILE", .fn = on_opt, .id = O_EVENTS,
+	 .help = "executed events (DC 0: both DCs), one per line"},
+	{.name = "check-events", .arg = "FILE", .fn = on_opt, .id = O_CHECK,
+	 .help = "verify a log written by --events (needs the same options)"},
+	{.name = "quiet", .fn = on_opt, .id = O_QUIET,
+	 .help = "no human-readable lines (JSON and errors only)"},
+	{.name = "verbose", .fn = on_opt, .id = O_VERBOSE,
+	 .help = "one line per finished iteration on stderr"},
+	{.name = "help", .short_name = 'h', .help = "this text"},
+	SDR_OPT_END,
+};
+
+static const struct sdr_opts opt_set = {
+	.prog = "sdr-pipe",
+	.usage = "usage: sdr-pipe [options]\n",
+	.opt = opts,
+	.col = 23,
+};
+
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"stages", 1, 0, O_STAGES}, {"place", 1, 0, O_PLACE}, {"micro", 1, 0, O_MICRO},
-		{"tf", 1, 0, O_TF}, {"tb", 1, 0, O_TB}, {"act", 1, 0, O_ACT}, {"grad", 1, 0, O_GRAD},
-		{"sched", 1, 0, O_SCHED}, {"comm", 1, 0, O_COMM}, {"delta-n", 1, 0, O_DN},
-		{"mem-budget", 1, 0, O_MEM}, {"rtt", 1, 0, O_RTT}, {"rate", 1, 0, O_RATE},
-		{"mtu", 1, 0, O_MTU}, {"frame-overhead", 1, 0, O_FOH}, {"simulate", 0, 0, O_SIM},
-		{"dc", 1, 0, O_DC}, {"dpu", 1, 0, O_DPU}, {"server", 1, 0, O_SERVER},
-		{"port", 1, 0, O_PORT}, {"connect", 1, 0, O_CONNECT}, {"rel", 1, 0, O_REL},
-		{"iters", 1, 0, O_ITERS}, {"timeout", 1, 0, O_TIMEOUT}, {"seed", 1, 0, O_SEED},
-		{"poll-us", 1, 0, O_POLL}, {"json", 0, 0, O_JSON}, {"svg", 1, 0, O_SVG},
-		{"events", 1, 0, O_EVENTS}, {"check-events", 1, 0, O_CHECK}, {"quiet", 0, 0, O_QUIET},
-		{"verbose", 0, 0, O_VERBOSE}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	struct pipe_cfg cfg;
 	struct pipe_rt_opts ro = {.dpu = "/tmp/sdr-dpu.sock", .port = 18600, .iters = 3,
 				  .timeout = 10, .seed = 1, .poll_us = 100};
 	int sim = 0, json = 0, quiet = 0, all_sched = 0, tb_set = 0, place_set = 0, stages_set = 0;
 	const char *svg = NULL, *evpath = NULL, *check = NULL;
 	uint32_t stages = 0;
-	uint64_t v;
-	int opt, rc;
+	struct cli cl;
+	int nopt, rc;
 
 	atexit(free_at_exit); /* every return of main() frees what it built */
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	pipe_cfg_init(&cfg);
-	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (opt) {
-		case O_STAGES:
-			if (sdr_parse_u64(optarg, &v, 0) || v < 2 || v > PIPE_MAX_STAGES)
-				die_opt("--stages", optarg);
-			stages = (uint32_t)v;
-			stages_set = 1;
-			break;
-		case O_PLACE:
-			if (pipe_place_parse(optarg, &cfg))
-				die_opt("--place", optarg);
-			place_set = 1;
-			break;
-		case O_MICRO:
-			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
-				die_opt("--micro", optarg);
-			cfg.micro = (uint32_t)v;
-			break;
-		case O_TF:
-			if (parse_time(optarg, &cfg.tf) || cfg.tf <= 0)
-				die_opt("--tf", optarg);
-			break;
-		case O_TB:
-			if (parse_time(optarg, &cfg.tb) || cfg.tb <= 0)
-				die_opt("--tb", optarg);
-			tb_set = 1;
-			break;
-		case O_ACT:
-			if (sdr_parse_u64(optarg, &cfg.act_bytes, 1))
-				die_opt("--act", optarg);
-			break;
-		case O_GRAD:
-			if (sdr_parse_u64(optarg, &cfg.grad_bytes, 1))
-				die_opt("--grad", optarg);
-			break;
-		case O_SCHED:
-			if (strcmp(optarg, "all") == 0)
-				all_sched = 1;
-			else if (pipe_sched_parse(optarg, &cfg.sched))
-				die_opt("--sched", optarg);
-			break;
-		case O_COMM:
-			if (strcmp(optarg, "blocking") == 0)
-				cfg.comm = PIPE_COMM_BLOCKING;
-			else if (strcmp(optarg, "nonblocking") == 0)
-				cfg.comm = PIPE_COMM_NONBLOCKING;
-			else
-				die_opt("--comm", optarg);
-			break;
-		case O_DN:
-			if (sdr_parse_u64(optarg, &v, 0) || v > PIPE_MAX_MICRO)
-				die_opt("--delta-n", optarg);
-			cfg.delta_n = (uint32_t)v;
-			break;
-		case O_MEM:
-			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
-				die_opt("--mem-budget", optarg);
-			cfg.mem_budget = (uint32_t)v;
-			break;
-		case O_RTT:
-			if (parse_time(optarg, &cfg.rtt))
-				die_opt("--rtt", optarg);
-			break;
-		case O_RATE:
-			if (sdr_parse_rate(optarg, &cfg.rate_bps) || cfg.rate_bps == 0)
-				die_opt("--rate", optarg);
-			break;
-		case O_MTU:
-			if (sdr_parse_u64(optarg, &v, 0) || v < 256 || v > 9000)
-				die_opt("--mtu", optarg);
-			cfg.mtu = (uint32_t)v;
-			break;
-		case O_FOH:
-			if (sdr_parse_u64(optarg, &v, 0) || v > 1024)
-				die_opt("--frame-overhead", optarg);
-			cfg.frame_overhead = (uint32_t)v;
-			break;
-		case O_SIM: sim = 1; break;
-		case O_DC:
-			if (strcmp(optarg, "0") && strcmp(optarg, "1"))
-				die_opt("--dc", optarg);
-			ro.dc = (uint32_t)(optarg[0] - '0');
-			break;
-		case O_DPU: ro.dpu = optarg; break;
-		case O_SERVER: ro.bind = optarg; break;
-		case O_PORT:
-			if (sdr_parse_u64(optarg, &v, 0) || v == 0 || v > 65535)
-				die_opt("--port", optarg);
-			ro.port = (uint16_t)v;
-			break;
-		case O_CONNECT: ro.connect = optarg; break;
-		case O_REL:
-			if (pipe_rel_parse(optarg, &cfg.rel))
-				die_opt("--rel", optarg);
-			break;
-		case O_ITERS:
-			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > 10000)
-				die_opt("--iters", optarg);
-			ro.iters = (uint32_t)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_time(optarg, &ro.timeout) || ro.timeout <= 0 || ro.timeout > 3600)
-				die_opt("--timeout", optarg);
-			break;
-		case O_SEED:
-			if (sdr_parse_u64(optarg, &ro.seed, 0))
-				die_opt("--seed", optarg);
-			break;
-		case O_POLL:
-			if (sdr_parse_u64(optarg, &v, 0) || v < 1 || v > 100000)
-				die_opt("--poll-us", optarg);
-			ro.poll_us = (uint32_t)v;
-			break;
-		case O_JSON: json = 1; break;
-		case O_SVG: svg = optarg; break;
-		case O_EVENTS: evpath = optarg; break;
-		case O_CHECK: check = optarg; break;
-		case O_QUIET: quiet = 1; break;
-		case O_VERBOSE: ro.verbose = 1; break;
-		case O_HELP:
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
+	memset(&cl, 0, sizeof(cl));
+	pipe_cfg_init(&cl.cfg);
+	cl.ro = ro;
+	nopt = sdr_opts_parse(&opt_set, argc, argv, &cl);
+	if (nopt == SDR_OPTS_HELP)
+		return 0;
+	if (nopt != argc) {
+		if (nopt >= 0)
+			sdr_opts_usage(&opt_set, stderr);
 		return 2;
 	}
+	cfg = cl.cfg;
+	ro = cl.ro;
+	sim = cl.sim, json = cl.json, quiet = cl.quiet, all_sched = cl.all_sched;
+	tb_set = cl.tb_set, place_set = cl.place_set, stages_set = cl.stages_set;
+	svg = cl.svg, evpath = cl.evpath, check = cl.check;
+	stages = cl.stages;
 	if (stages_set && place_set && stages != cfg.stages) {
 		fprintf(stderr, "sdr-pipe: --stages %u disagrees with --place (%u stages)\n", stages,
 			cfg.stages);

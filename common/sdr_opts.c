@@ -26,10 +26,16 @@ int sdr_opt_str(const struct sdr_opt *o, const char *arg, void *ctx)
 
 static int is_end(const struct sdr_opt *o) { return o->name == NULL && o->help == NULL; }
 
+/* an entry of another variant of the table */
+static int skip(const struct sdr_opts *s, const struct sdr_opt *o)
+{
+	return o->only && !(o->only & s->variant);
+}
+
 const struct sdr_opt *sdr_opts_find(const struct sdr_opts *s, const char *name)
 {
 	for (const struct sdr_opt *o = s->opt; !is_end(o); o++)
-		if (o->name && strcmp(o->name, name) == 0)
+		if (o->name && !skip(s, o) && strcmp(o->name, name) == 0)
 			return o;
 	return NULL;
 }
@@ -57,6 +63,8 @@ void sdr_opts_usage(const struct sdr_opts *s, FILE *f)
 		const char *h = o->help ? o->help : "", *nl;
 		int n, last_len = 0;
 
+		if (skip(s, o))
+			continue;
 		if (o->name == NULL) { /* section heading */
 			fprintf(f, "%s\n", h);
 			continue;
@@ -99,7 +107,7 @@ int sdr_opts_parse(const struct sdr_opts *s, int argc, char **argv, void *ctx)
 	int c, idx;
 
 	for (const struct sdr_opt *o = s->opt; !is_end(o); o++) {
-		if (o->name == NULL)
+		if (o->name == NULL || skip(s, o))
 			continue;
 		if (n == MAX_OPTS) {
 			fprintf(stderr, "%s: option table too long\n", s->prog);

@@ -20,6 +20,10 @@
  *   if (i < 0) return 2;                (message printed on stderr)
  *   ... argv[i..argc-1] are the operands
  *
+ * Two programs with mostly the same options (sdr-send, sdr-recv) share one
+ * table: entries with .only set belong to some variants only, each program's
+ * struct sdr_opts names its variant.
+ *
  * --help is built in: an entry named "help" without a handler prints the
  * usage on stdout and makes sdr_opts_parse() return SDR_OPTS_HELP.
  */
@@ -50,6 +54,9 @@ struct sdr_opt {
 	sdr_opt_fn fn;     /**< handler; NULL only for "help" */
 	void *var;         /**< for the stock handlers and the caller's own */
 	int id;            /**< free for the caller (one handler, many options) */
+	unsigned only;     /**< 0: in every variant; else only in the variants
+	                        whose bit is set (struct sdr_opts::variant): two
+	                        programs can share one table */
 };
 
 #define SDR_OPT_SECTION(text) {.name = NULL, .help = (text)}
@@ -61,6 +68,7 @@ struct sdr_opts {
 	const char *footer;      /**< printed after them (may be NULL) */
 	const struct sdr_opt *opt;
 	int col;                 /**< column of the help texts; 0 = 23 */
+	unsigned variant;        /**< which entries with 'only' set apply (a bit) */
 };
 
 #define SDR_OPTS_HELP (-2)

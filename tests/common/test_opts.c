@@ -113,5 +113,29 @@ int main(void)
 		CHECK(!strcmp(buf, want), "usage:\n%s", buf);
 		free(buf);
 	}
+	/* variants: one table, two programs */
+	{
+		static int x;
+		static const struct sdr_opt t[] = {
+			{.name = "both", .fn = sdr_opt_flag, .var = &x, .help = "b"},
+			{.name = "one", .fn = sdr_opt_flag, .var = &x, .help = "1", .only = 1},
+			{.name = "two", .fn = sdr_opt_flag, .var = &x, .help = "2", .only = 2},
+			SDR_OPT_END,
+		};
+		const struct sdr_opts v1 = {.prog = "v1", .opt = t, .variant = 1};
+		const struct sdr_opts v2 = {.prog = "v2", .opt = t, .variant = 2};
+		char *b1[] = {"v", "--both", "--one", NULL}, *b2[] = {"v", "--one", NULL};
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		CHECK(sdr_opts_parse(&v1, 3, b1, NULL) == 3 && x == 1);
+		CHECK(sdr_opts_parse(&v2, 2, b2, NULL) == -1);
+		CHECK(sdr_opts_find(&v2, "one") == NULL && sdr_opts_find(&v2, "two") == &t[2]);
+		sdr_opts_usage(&v2, f);
+		fclose(f);
+		CHECK(strstr(buf, "--two") && strstr(buf, "--both") && !strstr(buf, "--one"));
+		free(buf);
+	}
 	return t_finish("test_opts");
 }

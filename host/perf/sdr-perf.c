@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -38,6 +37,7 @@
 #include "sdr_units.h"
 #include "sdr.h"
 #include "sdr_ec.h"
+#include "sdr_opts.h"
 #include "sdr_wire.h"
 
 #define MAX_LIST 32
@@ -98,63 +98,6 @@ struct opts {
 
 static struct opts o;
 static volatile sig_atomic_t g_stop;
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: sdr-perf MODE [options]\n"
-"\n"
-"Benchmark of sdr-dpu through libsdr (ib_write_bw / testpmd style). One process\n"
-"drives both ends (a context on DPU a sends, one on DPU b receives), so send\n"
-"post and receive completion are timed with the same clock.\n"
-"\n"
-"Modes:\n"
-"  bw      N messages of --size with --window sends in flight: goodput, Mpps\n"
-"  lat     the same engine with --window 1: message completion times\n"
-"  codec   erasure-codec encode/decode throughput (common/sdr_ec.h)\n"
-"  sweep   every combination of --schemes x --loss x --sizes (bw or lat runs)\n"
-"\n"
-"Rig:\n"
-"  --rig ring           (default) one sdr-dpu with --ring-pair and two instances\n"
-"  --rig veth           (root) two sdr-dpu in two network namespaces joined by\n"
-"                       veth, net_af_packet (paced at --port-rate, default 1g)\n"
-"  --rig attach --dpu-a SOCK --dpu-b SOCK   daemons already running\n"
-"  --dpu-bin PATH       sdr-dpu binary (default: $SDR_DPU, the build tree next to\n"
-"                       this binary, the same directory, then PATH)\n"
-"  --keep-logs          keep the daemons' logs in their temporary directory\n"
-"                       (sdr-perf prints its name on stderr)\n"
-"Passed to the daemons (ring / veth):\n"
-"  --workers N --mtu N --chunk-pkts N --port-rate RATE --link SPEC --no-icrc\n"
-"  --busy-poll          daemons never sleep when idle (--idle-us 0)\n"
-"  --eal ARG            extra EAL argument (repeatable)\n"
-"  --dpu-arg --OPT=VAL  extra global sdr-dpu option, e.g. --dpu-arg=--pace-burst=1M\n"
-"                       (repeatable; see sdr-dpu --help)\n"
-"Run:\n"
-"  --size BYTES         message size, K/M/G suffixes (default 64K)\n"
-"  --iters N            measured messages (default 1000 bw, 200 lat)\n"
-"  --warmup N           messages before the measurement (default iters/10, >=1)\n"
-"  --duration SEC       measure for SEC seconds instead of --iters\n"
-"  --window N           sends in flight, 1..1024 (default 64 bw, 1 lat)\n"
-"  --rel none|sr|ec|auto  QP reliability (default none)\n"
-"  --ec rs:K:M|xor:K:M  code of --rel ec and of the scheme 'ec' (default rs:32:8)\n"
-"  --rate RATE          pace the sending QP at RATE (bit/s of frames: 500m, 2g;\n"
-"                       libsdr rate_bps; default unpaced)\n"
-"  --recv-timeout-ms MS  rel none: a receive whose send completed MS ago is\n"
-"                       completed partially (default 200; 0 = wait for ever)\n"
-"  --timeout SEC        fail a run after SEC s without progress (default 10)\n"
-"  --json-only          print only the JSON line of each run\n"
-"Codec:\n"
-"  --code rs|xor --k K --m M --chunk BYTES (default rs, 32, 8, 4K)\n"
-"Sweep:\n"
-"  --sizes LIST --loss LIST --schemes LIST (comma separated; loss appended to\n"
-"  --link as loss=P; default sizes 4K,64K,1M, loss 0, schemes none). A scheme\n"
-"  is none, sr, auto, ec (= --ec) or an EC code rs:K:M / xor:K:M\n"
-"  --sweep-mode bw|lat  (default lat)\n"
-"\n"
-"Output: a human block per run and exactly one JSON line (starting with '{');\n"
-"keys in docs/benchmarks.md. Exit 0 if every run succeeded (skipped schemes\n"
-"included), 1 otherwise, 2 on a usage error.\n");
-}
 
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
@@ -234,39 +177,279 @@ static int cb_scheme(const char *s, int i, void *ud)
 	return 0;
 }
 
+/* A refused value: the message, then -2 for sdr_opts_parse() (printed). */
 static int bad_opt(const char *name, const char *arg)
 {
 	fprintf(stderr, "sdr-perf: bad %s '%s' (see --help)\n", name, arg ? arg : "");
-	return -1;
+	return -2;
 }
 
 enum {
-	O_RIG = 256, O_DPU_A, O_DPU_B, O_DPU_BIN, O_SIZE, O_ITERS, O_WARMUP, O_WINDOW, O_DURATION,
+	O_RIG = 1, O_DPU_A, O_DPU_B, O_DPU_BIN, O_SIZE, O_ITERS, O_WARMUP, O_WINDOW, O_DURATION,
 	O_REL, O_EC, O_CHUNK_PKTS, O_MTU, O_WORKERS, O_PORT_RATE, O_RATE, O_LINK, O_NO_ICRC, O_BUSY,
 	O_EAL, O_JSON_ONLY, O_TIMEOUT, O_RTIMEOUT, O_CODE, O_K, O_M, O_CHUNK, O_SIZES, O_LOSS,
-	O_SCHEMES, O_SWEEP_MODE, O_KEEP_LOGS, O_HELP, O_DPU_ARG,
+	O_SCHEMES, O_SWEEP_MODE, O_KEEP_LOGS, O_DPU_ARG,
+};
+
+static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
+{
+	char *end;
+
+	(void)ctx;
+	switch (d->id) {
+	case O_RIG:
+		if (!strcmp(arg, "ring"))
+			o.rig = RIG_RING;
+		else if (!strcmp(arg, "veth"))
+			o.rig = RIG_VETH;
+		else if (!strcmp(arg, "attach"))
+			o.rig = RIG_ATTACH;
+		else
+			return bad_opt("--rig", arg);
+		break;
+	case O_DPU_A: o.dpu_a = arg; break;
+	case O_DPU_B: o.dpu_b = arg; break;
+	case O_DPU_BIN: o.dpu_bin = arg; break;
+	case O_SIZE:
+		if (sdr_parse_u64(arg, &o.size, 1) || o.size == 0 || o.size > (1ull << 30))
+			return bad_opt("--size (1 B .. 1 GiB)", arg);
+		break;
+	case O_ITERS:
+		if (sdr_parse_u64(arg, &o.iters, 1) || o.iters == 0 || o.iters > (1ull << 32))
+			return bad_opt("--iters", arg);
+		o.iters_set = 1;
+		break;
+	case O_WARMUP:
+		if (sdr_parse_u64(arg, &o.warmup, 1) || o.warmup > (1ull << 32))
+			return bad_opt("--warmup", arg);
+		o.warmup_set = 1;
+		break;
+	case O_WINDOW:
+		if (parse_u32(arg, 1, 1024, &o.window))
+			return bad_opt("--window (1..1024)", arg);
+		o.window_set = 1;
+		break;
+	case O_DURATION:
+		errno = 0;
+		o.duration = strtod(arg, &end);
+		if (errno || *end || !(o.duration > 0 && o.duration <= 3600))
+			return bad_opt("--duration", arg);
+		break;
+	case O_EC:
+		if (sdr_scheme_parse(arg, 0, NULL, &o.ec) || o.ec.rel != SDR_REL_EC ||
+		    !strncmp(arg, "ec", 2))
+			return bad_opt("--ec (rs:K:M or xor:K:M, e.g. rs:32:8)", arg);
+		break;
+	case O_REL:
+		if (parse_scheme(arg, &o.rel, &o.rel_ec, &o.rel_code))
+			return bad_opt("--rel (none, sr, ec, auto or an EC code rs:K:M)", arg);
+		break;
+	case O_CHUNK_PKTS:
+		if (parse_u32(arg, 1, 1024, &o.chunk_pkts))
+			return bad_opt("--chunk-pkts", arg);
+		break;
+	case O_MTU:
+		if (parse_u32(arg, 1024, 4096, &o.mtu) ||
+		    (o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096))
+			return bad_opt("--mtu (1024, 2048, 4096)", arg);
+		break;
+	case O_WORKERS:
+		if (parse_u32(arg, 1, 64, &o.workers))
+			return bad_opt("--workers", arg);
+		break;
+	case O_PORT_RATE:
+		if (sdr_parse_rate(arg, &o.port_rate_bps))
+			return bad_opt("--port-rate", arg);
+		o.port_rate = arg;
+		break;
+	case O_RATE:
+		if (sdr_parse_rate(arg, &o.rate_bps))
+			return bad_opt("--rate", arg);
+		break;
+	case O_LINK:
+		if (strlen(arg) > 400 || strpbrk(arg, " \t\n"))
+			return bad_opt("--link", arg);
+		o.link = arg;
+		break;
+	case O_NO_ICRC: o.no_icrc = 1; break;
+	case O_BUSY: o.busy_poll = 1; break;
+	case O_EAL:
+		if (o.n_eal_extra == (int)(sizeof(o.eal_extra) / sizeof(o.eal_extra[0])))
+			return bad_opt("--eal (at most 16)", arg);
+		o.eal_extra[o.n_eal_extra++] = arg;
+		break;
+	case O_DPU_ARG:
+		if (o.n_dpu_extra == (int)(sizeof(o.dpu_extra) / sizeof(o.dpu_extra[0])) ||
+		    strncmp(arg, "--", 2))
+			return bad_opt("--dpu-arg (an sdr-dpu --option=value, at most 16)", arg);
+		o.dpu_extra[o.n_dpu_extra++] = arg;
+		break;
+	case O_JSON_ONLY: o.json_only = 1; break;
+	case O_TIMEOUT:
+		errno = 0;
+		o.timeout = strtod(arg, &end);
+		if (errno || *end || !(o.timeout > 0 && o.timeout <= 3600))
+			return bad_opt("--timeout", arg);
+		break;
+	case O_RTIMEOUT:
+		errno = 0;
+		o.recv_timeout_ms = strtod(arg, &end);
+		if (errno || *end || !(o.recv_timeout_ms >= 0 && o.recv_timeout_ms <= 3600e3))
+			return bad_opt("--recv-timeout-ms", arg);
+		break;
+	case O_CODE:
+		if (sdr_ec_code_parse(arg, &o.code))
+			return bad_opt("--code (rs, xor)", arg);
+		break;
+	case O_K:
+		if (parse_u32(arg, 1, 254, &o.k))
+			return bad_opt("--k", arg);
+		break;
+	case O_M:
+		if (parse_u32(arg, 1, 254, &o.m))
+			return bad_opt("--m", arg);
+		break;
+	case O_CHUNK:
+		if (sdr_parse_u64(arg, &o.chunk, 1) || o.chunk == 0 || o.chunk > (64u << 20))
+			return bad_opt("--chunk (1 B .. 64 MiB)", arg);
+		break;
+	case O_SIZES:
+		if ((o.nsizes = split_list(arg, MAX_LIST, cb_size, NULL)) < 0)
+			return bad_opt("--sizes", arg);
+		break;
+	case O_LOSS:
+		if ((o.nloss = split_list(arg, MAX_LIST, cb_loss, NULL)) < 0)
+			return bad_opt("--loss (probabilities 0..1)", arg);
+		break;
+	case O_SCHEMES:
+		if ((o.nschemes = split_list(arg, MAX_LIST, cb_scheme, NULL)) < 0)
+			return bad_opt("--schemes", arg);
+		break;
+	case O_SWEEP_MODE:
+		if (strcmp(arg, "bw") && strcmp(arg, "lat"))
+			return bad_opt("--sweep-mode (bw, lat)", arg);
+		o.sweep_mode = arg;
+		break;
+	case O_KEEP_LOGS: o.keep_logs = 1; break;
+	}
+	return 0;
+}
+
+static const struct sdr_opt opts[] = {
+	SDR_OPT_SECTION("Rig:"),
+	{.name = "rig", .arg = "ring|veth|attach", .fn = on_opt, .id = O_RIG, .dflt = "ring",
+	 .help = "ring: one sdr-dpu with --ring-pair and two instances;\n"
+		 "veth (root): two sdr-dpu in two network namespaces\n"
+		 "joined by veth, net_af_packet (paced at --port-rate,\n"
+		 "default 1g), set up by hw/x86/rig.sh ($SDR_RIG, else\n"
+		 "the source tree's, else share/sdr-dpu/rig.sh);\n"
+		 "attach: daemons already running (--dpu-a, --dpu-b)"},
+	{.name = "dpu-a", .arg = "SOCK", .fn = on_opt, .id = O_DPU_A,
+	 .help = "--rig attach: the sending daemon's socket"},
+	{.name = "dpu-b", .arg = "SOCK", .fn = on_opt, .id = O_DPU_B,
+	 .help = "--rig attach: the receiving daemon's socket"},
+	{.name = "dpu-bin", .arg = "PATH", .fn = on_opt, .id = O_DPU_BIN,
+	 .help = "sdr-dpu binary (default: $SDR_DPU, the build tree next to\n"
+		 "this binary, the same directory, then PATH)"},
+	{.name = "keep-logs", .fn = on_opt, .id = O_KEEP_LOGS,
+	 .help = "keep the daemons' logs in their temporary directory\n"
+		 "(sdr-perf prints its name on stderr)"},
+	SDR_OPT_SECTION("Passed to the daemons (ring / veth):"),
+	{.name = "workers", .arg = "N", .fn = on_opt, .id = O_WORKERS, .dflt = "1",
+	 .help = "fast-path lcores of each daemon (sdr-dpu --workers)"},
+	{.name = "mtu", .arg = "N", .fn = on_opt, .id = O_MTU, .dflt = "4096",
+	 .help = "RoCE MTU: 1024, 2048 or 4096 (sdr-dpu --mtu)"},
+	{.name = "chunk-pkts", .arg = "N", .fn = on_opt, .id = O_CHUNK_PKTS, .dflt = "16",
+	 .help = "packets per bitmap chunk (sdr-dpu --chunk-pkts)"},
+	{.name = "port-rate", .arg = "RATE", .fn = on_opt, .id = O_PORT_RATE,
+	 .help = "pace each daemon's port (sdr-dpu --port-rate; default:\n"
+		 "unpaced on the ring, 1g on veth)"},
+	{.name = "link", .arg = "SPEC", .fn = on_opt, .id = O_LINK,
+	 .help = "link emulator on each daemon (sdr-dpu --link, e.g.\n"
+		 "delay=12.5ms,rate=1gbit,buffer=4MB;\n"
+		 "docs/link-emulator.md)"},
+	{.name = "no-icrc", .fn = on_opt, .id = O_NO_ICRC,
+	 .help = "no ICRC generation/verification (sdr-dpu --no-icrc)"},
+	{.name = "busy-poll", .fn = on_opt, .id = O_BUSY,
+	 .help = "daemons never sleep when idle (--idle-us 0)"},
+	{.name = "eal", .arg = "ARG", .fn = on_opt, .id = O_EAL,
+	 .help = "extra EAL argument (repeatable)"},
+	{.name = "dpu-arg", .arg = "--OPT=VAL", .fn = on_opt, .id = O_DPU_ARG,
+	 .help = "extra global sdr-dpu option, e.g. --dpu-arg=--pace-burst=1M\n"
+		 "(repeatable; see sdr-dpu --help)"},
+	SDR_OPT_SECTION("Run:"),
+	{.name = "size", .arg = "BYTES", .fn = on_opt, .id = O_SIZE, .dflt = "64K",
+	 .help = "message size, K/M/G suffixes"},
+	{.name = "iters", .arg = "N", .fn = on_opt, .id = O_ITERS,
+	 .help = "measured messages (default 1000 bw, 200 lat)"},
+	{.name = "warmup", .arg = "N", .fn = on_opt, .id = O_WARMUP,
+	 .help = "messages before the measurement (default iters/10, >=1)"},
+	{.name = "duration", .arg = "SEC", .fn = on_opt, .id = O_DURATION,
+	 .help = "measure for SEC seconds instead of --iters"},
+	{.name = "window", .arg = "N", .fn = on_opt, .id = O_WINDOW,
+	 .help = "sends in flight, 1..1024 (default 64 bw, 1 lat)"},
+	{.name = "rel", .arg = "none|sr|ec|auto", .fn = on_opt, .id = O_REL, .dflt = "none",
+	 .help = "QP reliability; an EC code rs:K:M / xor:K:M here is\n"
+		 "--rel ec --ec CODE:K:M"},
+	{.name = "ec", .arg = "rs:K:M|xor:K:M", .fn = on_opt, .id = O_EC,
+	 .dflt = SDR_SCHEME_EC_DEFAULT_SPEC, .help = "code of --rel ec and of the scheme 'ec'"},
+	{.name = "rate", .arg = "RATE", .fn = on_opt, .id = O_RATE,
+	 .help = "pace the sending QP at RATE (bit/s of frames: 500m, 2g;\n"
+		 "libsdr rate_bps; default unpaced)"},
+	{.name = "recv-timeout-ms", .arg = "MS", .fn = on_opt, .id = O_RTIMEOUT,
+	 .help = "rel none: a receive whose send completed MS ago is\n"
+		 "completed partially (default 200; 0 = wait for ever)"},
+	{.name = "timeout", .arg = "SEC", .fn = on_opt, .id = O_TIMEOUT, .dflt = "10",
+	 .help = "fail a run after SEC s without progress"},
+	{.name = "json-only", .fn = on_opt, .id = O_JSON_ONLY,
+	 .help = "print only the JSON line of each run"},
+	SDR_OPT_SECTION("Codec:"),
+	{.name = "code", .arg = "rs|xor", .fn = on_opt, .id = O_CODE, .dflt = "rs",
+	 .help = "the erasure code"},
+	{.name = "k", .arg = "K", .fn = on_opt, .id = O_K, .dflt = "32",
+	 .help = "data chunks per submessage"},
+	{.name = "m", .arg = "M", .fn = on_opt, .id = O_M, .dflt = "8",
+	 .help = "parity chunks per submessage"},
+	{.name = "chunk", .arg = "BYTES", .fn = on_opt, .id = O_CHUNK, .dflt = "4K",
+	 .help = "chunk size"},
+	SDR_OPT_SECTION("Sweep (comma-separated lists):"),
+	{.name = "sizes", .arg = "LIST", .fn = on_opt, .id = O_SIZES, .dflt = "4K,64K,1M",
+	 .help = "message sizes"},
+	{.name = "loss", .arg = "LIST", .fn = on_opt, .id = O_LOSS, .dflt = "0",
+	 .help = "loss rates, appended to --link as loss=P"},
+	{.name = "schemes", .arg = "LIST", .fn = on_opt, .id = O_SCHEMES, .dflt = "none",
+	 .help = "schemes: none, sr, auto, ec (= --ec) or an EC code\n"
+		 "rs:K:M / xor:K:M"},
+	{.name = "sweep-mode", .arg = "bw|lat", .fn = on_opt, .id = O_SWEEP_MODE, .dflt = "lat",
+	 .help = "the runs of the sweep"},
+	{.name = "help", .help = "this text"},
+	SDR_OPT_END,
+};
+
+static const struct sdr_opts opt_set = {
+	.prog = "sdr-perf",
+	.usage = "Usage: sdr-perf MODE [options]\n"
+		 "\n"
+		 "Benchmark of sdr-dpu through libsdr (ib_write_bw / testpmd style). One process\n"
+		 "drives both ends (a context on DPU a sends, one on DPU b receives), so send\n"
+		 "post and receive completion are timed with the same clock.\n"
+		 "\n"
+		 "Modes:\n"
+		 "  bw      N messages of --size with --window sends in flight: goodput, Mpps\n"
+		 "  lat     the same engine with --window 1: message completion times\n"
+		 "  codec   erasure-codec encode/decode throughput (common/sdr_ec.h)\n"
+		 "  sweep   every combination of --schemes x --loss x --sizes (bw or lat runs)\n"
+		 "\n",
+	.footer = "\n"
+		  "Output: a human block per run and exactly one JSON line (starting with '{');\n"
+		  "keys in docs/benchmarks.md. Exit 0 if every run succeeded (skipped schemes\n"
+		  "included), 1 otherwise, 2 on a usage error.\n",
+	.opt = opts,
 };
 
 static int parse_opts(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"rig", 1, 0, O_RIG}, {"dpu-a", 1, 0, O_DPU_A}, {"dpu-b", 1, 0, O_DPU_B},
-		{"dpu-bin", 1, 0, O_DPU_BIN}, {"size", 1, 0, O_SIZE}, {"iters", 1, 0, O_ITERS},
-		{"warmup", 1, 0, O_WARMUP}, {"window", 1, 0, O_WINDOW},
-		{"duration", 1, 0, O_DURATION}, {"rel", 1, 0, O_REL}, {"ec", 1, 0, O_EC},
-		{"chunk-pkts", 1, 0, O_CHUNK_PKTS}, {"mtu", 1, 0, O_MTU},
-		{"workers", 1, 0, O_WORKERS}, {"port-rate", 1, 0, O_PORT_RATE},
-		{"rate", 1, 0, O_RATE}, {"link", 1, 0, O_LINK}, {"no-icrc", 0, 0, O_NO_ICRC},
-		{"busy-poll", 0, 0, O_BUSY}, {"eal", 1, 0, O_EAL}, {"dpu-arg", 1, 0, O_DPU_ARG},
-		{"json-only", 0, 0, O_JSON_ONLY}, {"timeout", 1, 0, O_TIMEOUT},
-		{"recv-timeout-ms", 1, 0, O_RTIMEOUT}, {"code", 1, 0, O_CODE}, {"k", 1, 0, O_K},
-		{"m", 1, 0, O_M}, {"chunk", 1, 0, O_CHUNK}, {"sizes", 1, 0, O_SIZES},
-		{"loss", 1, 0, O_LOSS}, {"schemes", 1, 0, O_SCHEMES},
-		{"sweep-mode", 1, 0, O_SWEEP_MODE}, {"keep-logs", 0, 0, O_KEEP_LOGS},
-		{"help", 0, 0, O_HELP}, {0, 0, 0, 0},
-	};
-	int c;
-	char *end;
+	int first;
 
 	o.rig = RIG_RING;
 	o.size = 64 << 10;
@@ -284,10 +467,10 @@ static int parse_opts(int argc, char **argv)
 
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && !strcmp(argv[1], "--help")) {
-			usage(stdout);
+			sdr_opts_usage(&opt_set, stdout);
 			exit(0);
 		}
-		usage(stderr);
+		sdr_opts_usage(&opt_set, stderr);
 		return -1;
 	}
 	o.mode = argv[1];
@@ -296,155 +479,13 @@ static int parse_opts(int argc, char **argv)
 		fprintf(stderr, "sdr-perf: unknown mode '%s' (bw, lat, codec, sweep)\n", o.mode);
 		return -1;
 	}
-	optind = 2;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case O_RIG:
-			if (!strcmp(optarg, "ring"))
-				o.rig = RIG_RING;
-			else if (!strcmp(optarg, "veth"))
-				o.rig = RIG_VETH;
-			else if (!strcmp(optarg, "attach"))
-				o.rig = RIG_ATTACH;
-			else
-				return bad_opt("--rig", optarg);
-			break;
-		case O_DPU_A: o.dpu_a = optarg; break;
-		case O_DPU_B: o.dpu_b = optarg; break;
-		case O_DPU_BIN: o.dpu_bin = optarg; break;
-		case O_SIZE:
-			if (sdr_parse_u64(optarg, &o.size, 1) || o.size == 0 || o.size > (1ull << 30))
-				return bad_opt("--size (1 B .. 1 GiB)", optarg);
-			break;
-		case O_ITERS:
-			if (sdr_parse_u64(optarg, &o.iters, 1) || o.iters == 0 || o.iters > (1ull << 32))
-				return bad_opt("--iters", optarg);
-			o.iters_set = 1;
-			break;
-		case O_WARMUP:
-			if (sdr_parse_u64(optarg, &o.warmup, 1) || o.warmup > (1ull << 32))
-				return bad_opt("--warmup", optarg);
-			o.warmup_set = 1;
-			break;
-		case O_WINDOW:
-			if (parse_u32(optarg, 1, 1024, &o.window))
-				return bad_opt("--window (1..1024)", optarg);
-			o.window_set = 1;
-			break;
-		case O_DURATION:
-			errno = 0;
-			o.duration = strtod(optarg, &end);
-			if (errno || *end || !(o.duration > 0 && o.duration <= 3600))
-				return bad_opt("--duration", optarg);
-			break;
-		case O_EC:
-			if (sdr_scheme_parse(optarg, 0, NULL, &o.ec) || o.ec.rel != SDR_REL_EC ||
-			    !strncmp(optarg, "ec", 2))
-				return bad_opt("--ec (rs:K:M or xor:K:M, e.g. rs:32:8)", optarg);
-			break;
-		case O_REL:
-			if (parse_scheme(optarg, &o.rel, &o.rel_ec, &o.rel_code))
-				return bad_opt("--rel (none, sr, ec, auto or an EC code rs:K:M)", optarg);
-			break;
-		case O_CHUNK_PKTS:
-			if (parse_u32(optarg, 1, 1024, &o.chunk_pkts))
-				return bad_opt("--chunk-pkts", optarg);
-			break;
-		case O_MTU:
-			if (parse_u32(optarg, 1024, 4096, &o.mtu) ||
-			    (o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096))
-				return bad_opt("--mtu (1024, 2048, 4096)", optarg);
-			break;
-		case O_WORKERS:
-			if (parse_u32(optarg, 1, 64, &o.workers))
-				return bad_opt("--workers", optarg);
-			break;
-		case O_PORT_RATE:
-			if (sdr_parse_rate(optarg, &o.port_rate_bps))
-				return bad_opt("--port-rate", optarg);
-			o.port_rate = optarg;
-			break;
-		case O_RATE:
-			if (sdr_parse_rate(optarg, &o.rate_bps))
-				return bad_opt("--rate", optarg);
-			break;
-		case O_LINK:
-			if (strlen(optarg) > 400 || strpbrk(optarg, " \t\n"))
-				return bad_opt("--link", optarg);
-			o.link = optarg;
-			break;
-		case O_NO_ICRC: o.no_icrc = 1; break;
-		case O_BUSY: o.busy_poll = 1; break;
-		case O_EAL:
-			if (o.n_eal_extra == (int)(sizeof(o.eal_extra) / sizeof(o.eal_extra[0])))
-				return bad_opt("--eal (at most 16)", optarg);
-			o.eal_extra[o.n_eal_extra++] = optarg;
-			break;
-		case O_DPU_ARG:
-			if (o.n_dpu_extra == (int)(sizeof(o.dpu_extra) / sizeof(o.dpu_extra[0])) ||
-			    strncmp(optarg, "--", 2))
-				return bad_opt("--dpu-arg (an sdr-dpu --option=value, at most 16)", optarg);
-			o.dpu_extra[o.n_dpu_extra++] = optarg;
-			break;
-		case O_JSON_ONLY: o.json_only = 1; break;
-		case O_TIMEOUT:
-			errno = 0;
-			o.timeout = strtod(optarg, &end);
-			if (errno || *end || !(o.timeout > 0 && o.timeout <= 3600))
-				return bad_opt("--timeout", optarg);
-			break;
-		case O_RTIMEOUT:
-			errno = 0;
-			o.recv_timeout_ms = strtod(optarg, &end);
-			if (errno || *end || !(o.recv_timeout_ms >= 0 && o.recv_timeout_ms <= 3600e3))
-				return bad_opt("--recv-timeout-ms", optarg);
-			break;
-		case O_CODE:
-			if (sdr_ec_code_parse(optarg, &o.code))
-				return bad_opt("--code (rs, xor)", optarg);
-			break;
-		case O_K:
-			if (parse_u32(optarg, 1, 254, &o.k))
-				return bad_opt("--k", optarg);
-			break;
-		case O_M:
-			if (parse_u32(optarg, 1, 254, &o.m))
-				return bad_opt("--m", optarg);
-			break;
-		case O_CHUNK:
-			if (sdr_parse_u64(optarg, &o.chunk, 1) || o.chunk == 0 || o.chunk > (64u << 20))
-				return bad_opt("--chunk (1 B .. 64 MiB)", optarg);
-			break;
-		case O_SIZES:
-			if ((o.nsizes = split_list(optarg, MAX_LIST, cb_size, NULL)) < 0)
-				return bad_opt("--sizes", optarg);
-			break;
-		case O_LOSS:
-			if ((o.nloss = split_list(optarg, MAX_LIST, cb_loss, NULL)) < 0)
-				return bad_opt("--loss (probabilities 0..1)", optarg);
-			break;
-		case O_SCHEMES:
-			if ((o.nschemes = split_list(optarg, MAX_LIST, cb_scheme, NULL)) < 0)
-				return bad_opt("--schemes", optarg);
-			break;
-		case O_SWEEP_MODE:
-			if (strcmp(optarg, "bw") && strcmp(optarg, "lat"))
-				return bad_opt("--sweep-mode (bw, lat)", optarg);
-			o.sweep_mode = optarg;
-			break;
-		case O_KEEP_LOGS: o.keep_logs = 1; break;
-		case O_HELP:
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "sdr-perf: unknown or incomplete option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sdr-perf: unexpected argument '%s'\n", argv[optind]);
+	first = sdr_opts_parse(&opt_set, argc - 1, argv + 1, NULL); /* argv[1] is MODE */
+	if (first == SDR_OPTS_HELP)
+		exit(0);
+	if (first < 0)
+		return -1;
+	if (first < argc - 1) {
+		fprintf(stderr, "sdr-perf: unexpected argument '%s'\n", argv[first + 1]);
 		return -1;
 	}
 	if (o.rel == SDR_REL_EC && !o.rel_code)

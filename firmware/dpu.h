@@ -364,6 +364,7 @@ struct sdr_dpu {
 	uint64_t tsc_hz;
 	volatile int running;
 	int workers_stopped; /* set by main after the workers returned */
+	uint64_t ctl_ctr[SDR_CTR__MAX]; /* counters of the control plane (main lcore only) */
 };
 
 extern struct sdr_dpu sdr_g;

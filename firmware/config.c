@@ -17,9 +17,13 @@ enum {
 	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA, OPT_SR_MIN_RTO,
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
 	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
+	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO,
 };
 
 #define AUTO_SCHEMES_DEFAULT "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8"
+/* control socket timeouts (docs/host-api.md "Limits and quotas") */
+#define CTL_REPLY_TO_DEFAULT 1000u
+#define CTL_HELLO_TO_DEFAULT 3000u
 
 static const struct option long_opts[] = {
 	{"name", required_argument, NULL, OPT_NAME},
@@ -56,6 +60,8 @@ static const struct option long_opts[] = {
 	{"ec-pool-mb", required_argument, NULL, OPT_EC_POOL},
 	{"auto-schemes", required_argument, NULL, OPT_AUTO_SCHEMES},
 	{"auto-objective", required_argument, NULL, OPT_AUTO_OBJ},
+	{"ctl-reply-timeout-ms", required_argument, NULL, OPT_CTL_REPLY_TO},
+	{"ctl-hello-timeout-ms", required_argument, NULL, OPT_CTL_HELLO_TO},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -150,9 +156,15 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --auto-objective O   minimise the predicted mean or p999 completion time\n"
 "                       (default mean)\n"
 "\n"
+"Hosts (control socket; docs/host-api.md \"Limits and quotas\"):\n"
+"  --ctl-reply-timeout-ms MS  drop a client that does not take a reply within MS\n"
+"                       (it does not read its socket; default %u)\n"
+"  --ctl-hello-timeout-ms MS  drop a connection that has not attached (HELLO)\n"
+"                       within MS of connecting (default %u)\n"
+"\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
 "(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
-		prog);
+		prog, CTL_REPLY_TO_DEFAULT, CTL_HELLO_TO_DEFAULT);
 }
 
 static int opt_u32(const char *opt, const char *arg, uint32_t lo, uint32_t hi, uint32_t *out,
@@ -195,6 +207,8 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->global_timeout_ms = 3000;
 	cfg->qpn_epoch = -1;
 	cfg->auto_obj = SDR_MODEL_OBJ_MEAN;
+	cfg->ctl_reply_timeout_ms = CTL_REPLY_TO_DEFAULT;
+	cfg->ctl_hello_timeout_ms = CTL_HELLO_TO_DEFAULT;
 	if (sdr_auto_schemes_parse(AUTO_SCHEMES_DEFAULT, cfg->auto_cands, &cfg->auto_ncands))
 		return -1; /* cannot happen */
 	ic = &cfg->inst[0];
@@ -392,6 +406,16 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 					optarg);
 				return -1;
 			}
+			break;
+		case OPT_CTL_REPLY_TO:
+			if (opt_u32("--ctl-reply-timeout-ms", optarg, 1, 3600000, &cfg->ctl_reply_timeout_ms,
+				    0))
+				return -1;
+			break;
+		case OPT_CTL_HELLO_TO:
+			if (opt_u32("--ctl-hello-timeout-ms", optarg, 1, 3600000, &cfg->ctl_hello_timeout_ms,
+				    0))
+				return -1;
 			break;
 		case OPT_GTIMEOUT:
 			if (opt_u32("--global-timeout-ms", optarg, 0, 3600000, &cfg->global_timeout_ms, 0))

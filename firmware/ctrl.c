@@ -4,6 +4,11 @@
  * socket, receive their context segment (memfd), register memory (memfds,
  * which we map), create/connect/destroy QPs. A host that hangs up or dies
  * loses its QPs and mappings; the others keep working.
+ *
+ * No host can stall or starve the others (docs/host-api.md "Limits and
+ * quotas"): client sockets are non-blocking, and a reply the client does
+ * not take within --ctl-reply-timeout-ms drops it; a connection must say
+ * HELLO within --ctl-hello-timeout-ms.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
@@ -24,19 +30,74 @@
 #include "dpu.h"
 
 #define MAX_CLIENTS (SDR_MAX_INST * SDR_MAX_CTX)
+#define ACCEPT_BURST 64 /* connections accepted per poll */
 
 struct client {
 	int fd;
 	struct sdr_inst *in;
 	struct sdr_hctx *ctx; /* after HELLO */
+	pid_t pid;
+	uid_t uid;
+	uint64_t hello_by;    /* ms: dropped if not attached by then */
+	/* A reply the socket could not take (the client does not read): no
+	 * further request is read from the client until it is sent, and the
+	 * client is dropped if that does not happen by pend_by. */
+	int pending;
+	int pend_fd;          /* descriptor to pass (owned by its ctx/QP) or -1 */
+	uint64_t pend_by;
+	struct sdr_ctl_resp pend;
 };
 
 static struct client clients[MAX_CLIENTS];
 static unsigned nclients;
 static unsigned next_worker;
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Count a refusal or drop and log it, at most one line per second and
+ * counter (a hostile host must not flood the log); the suppressed lines
+ * are counted in the next one. */
+static void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
+{
+	static uint64_t last[SDR_CTR__MAX], quiet[SDR_CTR__MAX];
+	uint64_t t = now_ms();
+	char buf[256];
+	va_list ap;
+
+	sdr_g.ctl_ctr[ctr]++;
+	if (last[ctr] && t - last[ctr] < 1000) {
+		quiet[ctr]++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (quiet[ctr])
+		printf("sdr-dpu[%s]: %s (%s; %llu more not logged)\n", inst, buf, sdr_ctr_names[ctr],
+		       (unsigned long long)quiet[ctr]);
+	else
+		printf("sdr-dpu[%s]: %s (%s)\n", inst, buf, sdr_ctr_names[ctr]);
+	last[ctr] = t;
+	quiet[ctr] = 0;
+}
+
+/* who a client is, for the log */
+static const char *who_log(const struct client *cl, char buf[64])
+{
+	snprintf(buf, 64, "client uid %u (pid %d)", (unsigned)cl->uid, (int)cl->pid);
+	return buf;
+}
+
 /* ---------- socket helpers ---------- */
 
+/* Send a reply without blocking: 0 sent, 1 the socket is full, -1 error. */
 static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
 {
 	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
@@ -58,7 +119,9 @@ static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
 	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*r) ? 0 : -1;
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r))
+		return 0;
+	return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -1;
 }
 
 /* Receive one request; *fd_out gets a passed descriptor or -1.
@@ -201,12 +264,7 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	c->sock = cl->fd;
 	c->inst = in;
 	c->worker = next_worker++ % sdr_g.nworkers;
-	{
-		struct ucred cr;
-		socklen_t l = sizeof(cr);
-		if (!getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
-			c->pid = cr.pid;
-	}
+	c->pid = cl->pid;
 	in->ctxs[slot] = c;
 	cl->ctx = c;
 	cmd.obj = c;
@@ -214,14 +272,15 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	r->id = slot;
 	r->seg_size = size;
 	*pass = c->seg_fd;
-	printf("sdr-dpu[%s]: host pid %d attached (context %u, worker %u)\n", in->cfg.name,
-	       (int)c->pid, slot, c->worker);
+	printf("sdr-dpu[%s]: host pid %d uid %u attached (context %u, worker %u)\n", in->cfg.name,
+	       (int)c->pid, (unsigned)cl->uid, slot, c->worker);
 	return 0;
 }
 
-static int do_mr_reg(struct sdr_hctx *c, const struct sdr_ctl_req *q, int fd,
+static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		     struct sdr_ctl_resp *r)
 {
+	struct sdr_hctx *c = cl->ctx;
 	struct stat st;
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t aoff = q->fd_offset & ~(uint64_t)(pg - 1);
@@ -279,8 +338,9 @@ static void mr_unmap(struct sdr_mr_ent *mr)
 	atomic_store(&mr->valid, 0);
 }
 
-static int do_mr_dereg(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+static int do_mr_dereg(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
 {
+	struct sdr_hctx *c = cl->ctx;
 	struct sdr_cmd cmd = {.type = SDR_CMD_MR_DEREG};
 	int rc;
 
@@ -357,9 +417,10 @@ static uint64_t sdr_secret64(void)
 	return v;
 }
 
-static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
 			int *pass)
 {
+	struct sdr_hctx *c = cl->ctx;
 	struct sdr_inst *in = c->inst;
 	const struct sdr_qp_attr_abi *a = &q->qp_attr;
 	uint32_t gens = sdr_g.cfg.generations;
@@ -597,12 +658,12 @@ static void qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)
 	qp_free(qp);
 }
 
-static int do_qp_destroy(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+static int do_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
 {
-	struct sdr_qp *qp = own_qp(c, q->qp_id);
+	struct sdr_qp *qp = own_qp(cl->ctx, q->qp_id);
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
-	qp_destroy(c, qp);
+	qp_destroy(cl->ctx, qp);
 	return 0;
 }
 
@@ -626,13 +687,31 @@ static void ctx_destroy(struct sdr_hctx *c)
 static void client_drop(unsigned i)
 {
 	struct client *cl = &clients[i];
-	if (cl->ctx) {
+	struct sdr_hctx *c = cl->ctx;
+
+	if (c) {
 		printf("sdr-dpu[%s]: host pid %d detached (context %u): tearing down its QPs and MRs\n",
-		       cl->in->cfg.name, (int)cl->ctx->pid, cl->ctx->id);
-		ctx_destroy(cl->ctx);
+		       cl->in->cfg.name, (int)c->pid, c->id);
+		ctx_destroy(c);
 	}
 	close(cl->fd);
 	clients[i] = clients[--nclients];
+}
+
+/* Send @p r, or keep it for later when the socket is full (see struct
+ * client). Returns -1 when the client is to be dropped. */
+static int client_reply(struct client *cl, struct sdr_ctl_resp *r, int pass)
+{
+	int rc = send_resp(cl->fd, r, pass);
+
+	if (rc == 1) {
+		cl->pending = 1;
+		cl->pend = *r;
+		cl->pend_fd = pass;
+		cl->pend_by = now_ms() + sdr_g.cfg.ctl_reply_timeout_ms;
+		return 0;
+	}
+	return rc;
 }
 
 /* returns 0 to keep the client, -1 to drop it */
@@ -648,6 +727,9 @@ static int client_serve(struct client *cl)
 		return -1;
 	memset(&r, 0, sizeof(r));
 	if (rc < 0) {
+		char wl[64];
+		ctl_note(SDR_CTR_ctl_malformed, cl->in->cfg.name, "%s dropped: malformed request",
+			 who_log(cl, wl));
 		fail(&r, EPROTO, "malformed request");
 		send_resp(cl->fd, &r, -1);
 		return -1;
@@ -664,20 +746,20 @@ static int client_serve(struct client *cl)
 			do_hello(cl, &q, &r, &pass);
 			break;
 		case SDR_CTL_MR_REG:
-			if (do_mr_reg(cl->ctx, &q, fd, &r) == 1)
+			if (do_mr_reg(cl, &q, fd, &r) == 1)
 				fd = -1; /* kept */
 			break;
 		case SDR_CTL_MR_DEREG:
-			do_mr_dereg(cl->ctx, &q, &r);
+			do_mr_dereg(cl, &q, &r);
 			break;
 		case SDR_CTL_QP_CREATE:
-			do_qp_create(cl->ctx, &q, &r, &pass);
+			do_qp_create(cl, &q, &r, &pass);
 			break;
 		case SDR_CTL_QP_CONNECT:
 			do_qp_connect(cl->ctx, &q, &r);
 			break;
 		case SDR_CTL_QP_DESTROY:
-			do_qp_destroy(cl->ctx, &q, &r);
+			do_qp_destroy(cl, &q, &r);
 			break;
 		case SDR_CTL_QP_SET_RATE:
 			do_qp_set_rate(cl->ctx, &q, &r);
@@ -688,9 +770,62 @@ static int client_serve(struct client *cl)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (send_resp(cl->fd, &r, pass))
-		return -1;
-	return 0;
+	return client_reply(cl, &r, pass);
+}
+
+/* A connection we do not serve: tell the client why (its first request is
+ * a HELLO, so the reply is one), then hang up. */
+static void conn_refuse(struct sdr_inst *in, int cfd, int err, enum sdr_ctr ctr, const char *fmt,
+			...) __attribute__((format(printf, 5, 6)));
+static void conn_refuse(struct sdr_inst *in, int cfd, int err, enum sdr_ctr ctr, const char *fmt,
+			...)
+{
+	struct sdr_ctl_resp r;
+	struct sdr_ctl_req q;
+	va_list ap;
+	int fd;
+
+	memset(&r, 0, sizeof(r));
+	r.type = SDR_CTL_HELLO;
+	r.status = -err;
+	va_start(ap, fmt);
+	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
+	va_end(ap);
+	send_resp(cfd, &r, -1);
+	/* a request already queued would turn our close into ECONNRESET at
+	 * the client before it reads the reason: take it */
+	while (recv_req(cfd, &q, &fd) != -2 && fd >= 0)
+		close(fd);
+	close(cfd);
+	ctl_note(ctr, in->cfg.name, "connection refused: %s", r.msg);
+}
+
+static void accept_clients(struct sdr_inst *in)
+{
+	for (unsigned k = 0; k < ACCEPT_BURST; k++) {
+		int cfd = accept4(in->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct ucred cr = {.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
+		socklen_t l = sizeof(cr);
+		struct client *cl;
+
+		if (cfd < 0)
+			return;
+		getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l);
+		if (nclients == MAX_CLIENTS) {
+			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full, "the daemon has %d connections"
+				    " open, its maximum; pid %d refused", MAX_CLIENTS, (int)cr.pid);
+			continue;
+		}
+		cl = &clients[nclients];
+		memset(cl, 0, sizeof(*cl));
+		cl->pid = cr.pid;
+		cl->uid = cr.uid;
+		cl->fd = cfd;
+		cl->in = in;
+		cl->pend_fd = -1;
+		cl->hello_by = now_ms() + sdr_g.cfg.ctl_hello_timeout_ms;
+		nclients++;
+	}
 }
 
 /* ---------- listening ---------- */
@@ -737,44 +872,65 @@ int sdr_ctrl_init(struct sdr_inst *in)
 void sdr_ctrl_poll(int timeout_ms)
 {
 	struct pollfd pfd[SDR_MAX_INST + MAX_CLIENTS];
-	unsigned n = 0, i;
+	unsigned n = 0, i, nc = nclients;
+	uint64_t t = now_ms();
 
 	for (i = 0; i < sdr_g.ninst; i++) {
 		pfd[n].fd = sdr_g.inst[i].listen_fd;
 		pfd[n++].events = POLLIN;
 	}
-	for (i = 0; i < nclients; i++) {
-		pfd[n].fd = clients[i].fd;
-		pfd[n++].events = POLLIN;
+	for (i = 0; i < nc; i++) {
+		struct client *cl = &clients[i];
+		uint64_t by = cl->pending ? cl->pend_by : cl->ctx ? 0 : cl->hello_by;
+		pfd[n].fd = cl->fd;
+		pfd[n++].events = cl->pending ? POLLOUT : POLLIN;
+		if (by && (int64_t)(by - t) < timeout_ms)
+			timeout_ms = by > t ? (int)(by - t) : 0;
 	}
-	if (poll(pfd, n, timeout_ms) <= 0)
+	if (poll(pfd, n, timeout_ms) < 0)
 		return;
-	for (i = 0; i < sdr_g.ninst; i++) {
-		if (!(pfd[i].revents & POLLIN))
-			continue;
-		int cfd = accept4(sdr_g.inst[i].listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		if (nclients == MAX_CLIENTS) {
-			close(cfd);
+	t = now_ms();
+	for (i = 0; i < sdr_g.ninst; i++)
+		if (pfd[i].revents & POLLIN)
+			accept_clients(&sdr_g.inst[i]);
+	/* serve clients from the end so that dropping one (swap with last)
+	 * does not skip another; clients accepted just now wait for the next
+	 * round */
+	for (i = nc; i-- > 0;) {
+		struct client *cl = &clients[i];
+		short ev = pfd[sdr_g.ninst + i].revents;
+		char w[64];
+
+		if (cl->pending) {
+			int rc = 1;
+			if (ev & POLLOUT)
+				rc = send_resp(cl->fd, &cl->pend, cl->pend_fd);
+			if (rc == 0) {
+				cl->pending = 0;
+			} else if (rc < 0 || (ev & (POLLHUP | POLLERR))) {
+				client_drop(i);
+			} else if ((int64_t)(t - cl->pend_by) >= 0) {
+				ctl_note(SDR_CTR_ctl_reply_timeout, cl->in->cfg.name, "%s dropped: it did"
+					 " not take its reply within %u ms (--ctl-reply-timeout-ms)",
+					 who_log(cl, w), sdr_g.cfg.ctl_reply_timeout_ms);
+				client_drop(i);
+			}
 			continue;
 		}
-		clients[nclients].fd = cfd;
-		clients[nclients].in = &sdr_g.inst[i];
-		clients[nclients].ctx = NULL;
-		nclients++;
-	}
-	/* serve clients from the end so that dropping one (swap with last)
-	 * does not skip another */
-	for (i = n - sdr_g.ninst; i-- > 0;) {
-		short ev = pfd[sdr_g.ninst + i].revents;
-		if (i >= nclients || !ev)
+		if (!cl->ctx && (int64_t)(t - cl->hello_by) >= 0 && !(ev & POLLIN)) {
+			ctl_note(SDR_CTR_ctl_hello_timeout, cl->in->cfg.name, "%s dropped: no HELLO"
+				 " within %u ms (--ctl-hello-timeout-ms)", who_log(cl, w),
+				 sdr_g.cfg.ctl_hello_timeout_ms);
+			client_drop(i);
+			continue;
+		}
+		if (!ev)
 			continue;
 		if ((ev & (POLLHUP | POLLERR)) && !(ev & POLLIN)) {
 			client_drop(i);
 			continue;
 		}
-		if (client_serve(&clients[i]))
+		if (client_serve(cl))
 			client_drop(i);
 	}
 }

@@ -87,6 +87,9 @@ struct sdr_cfg {
 	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
 	int auto_obj;              /* enum sdr_model_objective, --auto-objective */
 	int qpn_epoch;             /* -1 = random per boot */
+	/* control socket timeouts (docs/host-api.md "Limits and quotas") */
+	uint32_t ctl_reply_timeout_ms; /* a reply the client does not take: drop it */
+	uint32_t ctl_hello_timeout_ms; /* a connection that does not say HELLO: drop it */
 	unsigned ninst;
 	struct sdr_inst_cfg inst[SDR_MAX_INST];
 };

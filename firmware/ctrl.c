@@ -8,10 +8,13 @@
  * No host can stall or starve the others (docs/host-api.md "Limits and
  * quotas"): client sockets are non-blocking, and a reply the client does
  * not take within --ctl-reply-timeout-ms drops it; a connection must say
- * HELLO within --ctl-hello-timeout-ms.
+ * HELLO within --ctl-hello-timeout-ms; nothing on this thread waits for a
+ * host's memory (MRs are mapped lazily, mrpop.c maps resident pages in the
+ * background).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,6 +281,38 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	return 0;
 }
 
+/* Memory the daemon maps must never fault it. MR memory is written by the
+ * workers as packets land and read as they leave; if a page of it could
+ * disappear (hugetlbfs: a punched hole refaults only while free huge pages
+ * are left; a size-limited tmpfs: only while the mount has room), the next
+ * packet would kill the daemon with SIGBUS. A shmem memfd cannot: it is
+ * sealed against shrinking (F_SEAL_SHRINK: no truncate), and a fault on a
+ * punched hole allocates a page from the unlimited internal mount (at worst
+ * the kernel's OOM handling, never SIGBUS). Only memfd_create() makes
+ * files that accept seals (any other tmpfs file carries F_SEAL_SEAL from
+ * birth), so F_SEAL_SHRINK + TMPFS_MAGIC = a shmem memfd. */
+static int mr_memory_check(int fd, const struct stat *st, struct sdr_ctl_resp *r)
+{
+	struct statfs sfs;
+	int seals;
+
+	if (!S_ISREG(st->st_mode))
+		return fail(r, EBADF, "passed descriptor is not a memfd/regular file");
+	if (fstatfs(fd, &sfs))
+		return fail(r, EBADF, "fstatfs of the passed descriptor failed: %s", strerror(errno));
+	if ((uint32_t)sfs.f_type == (uint32_t)HUGETLBFS_MAGIC)
+		return fail(r, EINVAL, "memfd on hugetlbfs (MFD_HUGETLB) refused: a page punched out"
+			    " of it refaults only while huge pages are free, else SIGBUS");
+	if ((uint32_t)sfs.f_type != (uint32_t)TMPFS_MAGIC)
+		return fail(r, EINVAL, "memory on file system 0x%lx refused: only a plain (shmem)"
+			    " memfd cannot lose pages under the DPU", (unsigned long)sfs.f_type);
+	/* A host that shrinks the file under our mapping would fault the DPU. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return fail(r, EPERM, "memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
+	return 0;
+}
+
 static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		     struct sdr_ctl_resp *r)
 {
@@ -286,23 +322,23 @@ static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	uint64_t aoff = q->fd_offset & ~(uint64_t)(pg - 1);
 	struct sdr_mr_ent *mr = NULL;
 	unsigned id;
-	int seals;
 	void *p;
 
 	if (fd < 0)
 		return fail(r, EBADF, "MR_REG needs a memfd passed with SCM_RIGHTS");
 	if (q->length == 0 || q->length > (1ull << 40))
 		return fail(r, EINVAL, "MR length %llu out of range", (unsigned long long)q->length);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	if (fstat(fd, &st))
 		return fail(r, EBADF, "passed descriptor is not a memfd/regular file");
+	if (mr_memory_check(fd, &st, r)) {
+		ctl_note(SDR_CTR_ctl_mr_refused, c->inst->cfg.name, "MR_REG of host pid %d refused: %s",
+			 (int)cl->pid, r->msg);
+		return r->status;
+	}
 	if (q->fd_offset > (uint64_t)st.st_size || q->length > (uint64_t)st.st_size - q->fd_offset)
 		return fail(r, ERANGE, "range [%llu, +%llu) lies outside the %lld-byte memfd",
 			    (unsigned long long)q->fd_offset, (unsigned long long)q->length,
 			    (long long)st.st_size);
-	/* A host that shrinks the file under our mapping would fault the DPU. */
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return fail(r, EPERM, "memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
 	for (id = 0; id < SDR_MAX_MRS; id++)
 		if (!atomic_load(&c->mrs[id].valid) && c->mrs[id].fd < 0) {
 			mr = &c->mrs[id];
@@ -310,10 +346,11 @@ static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		}
 	if (!mr)
 		return fail(r, ENOSPC, "too many memory regions (%d)", SDR_MAX_MRS);
-	/* Populate now: a page fault per packet on the fast path costs far more
-	 * than one bulk populate at registration (and much more under a VM). */
-	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_POPULATE, fd, (off_t)aoff);
+	/* No MAP_POPULATE here: it made this thread (and every other host)
+	 * wait for the whole MR and allocated pages the host never touched.
+	 * mrpop.c maps the resident pages in the background instead. */
+	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)aoff);
 	if (p == MAP_FAILED)
 		return fail(r, errno, "mmap of the MR failed: %s", strerror(errno));
 	mr->addr = (uint8_t *)p + (q->fd_offset - aoff);
@@ -321,6 +358,7 @@ static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	mr->map_len = q->length + (q->fd_offset - aoff);
 	mr->fd = fd;
 	mr->refcnt = 0;
+	sdr_mrpop_add(mr, p, mr->map_len);
 	atomic_store_explicit(&mr->valid, 1, memory_order_release);
 	r->id = id;
 	return 1; /* fd is now owned by the MR */
@@ -331,6 +369,7 @@ static void mr_unmap(struct sdr_mr_ent *mr)
 	long pg = sysconf(_SC_PAGESIZE);
 	if (mr->fd < 0)
 		return;
+	sdr_mrpop_cancel(mr); /* the populate thread no longer touches it */
 	munmap((void *)((uintptr_t)mr->addr & ~(uintptr_t)(pg - 1)), mr->map_len);
 	close(mr->fd);
 	mr->fd = -1;
@@ -866,6 +905,8 @@ int sdr_ctrl_init(struct sdr_inst *in)
 	}
 	chmod(in->cfg.name, 0660);
 	in->listen_fd = fd;
+	if (sdr_mrpop_init()) /* without it, the workers fault MR pages in as packets land */
+		fprintf(stderr, "sdr-dpu: cannot start the MR populate thread: %s\n", strerror(errno));
 	return 0;
 }
 
@@ -937,6 +978,7 @@ void sdr_ctrl_poll(int timeout_ms)
 
 void sdr_ctrl_fini(void)
 {
+	sdr_mrpop_fini(); /* before any MR is unmapped */
 	while (nclients)
 		client_drop(nclients - 1);
 	for (unsigned i = 0; i < sdr_g.ninst; i++)

@@ -456,6 +456,12 @@ int sdr_ctrl_init(struct sdr_inst *in);
 void sdr_ctrl_poll(int timeout_ms);
 void sdr_ctrl_fini(void);
 
+/* mrpop.c: populate MR mappings off the control thread */
+int sdr_mrpop_init(void);
+void sdr_mrpop_fini(void);
+void sdr_mrpop_add(const void *key, void *addr, size_t len);
+void sdr_mrpop_cancel(const void *key);
+
 /* stats.c */
 void sdr_stats_print(FILE *f);
 int sdr_stats_json(const char *path);

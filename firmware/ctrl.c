@@ -10,7 +10,8 @@
  * not take within --ctl-reply-timeout-ms drops it; a connection must say
  * HELLO within --ctl-hello-timeout-ms; nothing on this thread waits for a
  * host's memory (MRs are mapped lazily, mrpop.c maps resident pages in the
- * background).
+ * background); connections, contexts, QPs and registered bytes are limited
+ * per client (the peer's uid, or its pid with --quota-key pid) and instance.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,10 +37,20 @@
 #define MAX_CLIENTS (SDR_MAX_INST * SDR_MAX_CTX)
 #define ACCEPT_BURST 64 /* connections accepted per poll */
 
+/** What one client (uid or pid, --quota-key) holds on one instance. */
+struct quota {
+	int used;
+	unsigned inst;
+	uint32_t key;
+	unsigned conns, ctxs, qps;
+	uint64_t mr_bytes;
+};
+
 struct client {
 	int fd;
 	struct sdr_inst *in;
 	struct sdr_hctx *ctx; /* after HELLO */
+	struct quota *q;
 	pid_t pid;
 	uid_t uid;
 	uint64_t hello_by;    /* ms: dropped if not attached by then */
@@ -55,6 +66,7 @@ struct client {
 static struct client clients[MAX_CLIENTS];
 static unsigned nclients;
 static unsigned next_worker;
+static struct quota quotas[MAX_CLIENTS];
 
 static uint64_t now_ms(void)
 {
@@ -92,11 +104,43 @@ static void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
 	quiet[ctr] = 0;
 }
 
-/* who a client is, for the log */
+static const char *who(const struct client *cl, char buf[48])
+{
+	if (sdr_g.cfg.quota_by_pid)
+		snprintf(buf, 48, "client pid %d", (int)cl->pid);
+	else
+		snprintf(buf, 48, "client uid %u", (unsigned)cl->uid);
+	return buf;
+}
+
+/* ... and for the log, with the pid in uid mode */
 static const char *who_log(const struct client *cl, char buf[64])
 {
-	snprintf(buf, 64, "client uid %u (pid %d)", (unsigned)cl->uid, (int)cl->pid);
+	if (sdr_g.cfg.quota_by_pid)
+		snprintf(buf, 64, "client pid %d", (int)cl->pid);
+	else
+		snprintf(buf, 64, "client uid %u (pid %d)", (unsigned)cl->uid, (int)cl->pid);
 	return buf;
+}
+
+static struct quota *quota_get(unsigned inst, uint32_t key)
+{
+	struct quota *fr = NULL;
+
+	for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+		struct quota *q = &quotas[i];
+		if (q->used && q->inst == inst && q->key == key)
+			return q;
+		if (!q->used && !fr)
+			fr = q;
+	}
+	if (fr) { /* there is one: a quota per connection at most */
+		memset(fr, 0, sizeof(*fr));
+		fr->used = 1;
+		fr->inst = inst;
+		fr->key = key;
+	}
+	return fr;
 }
 
 /* ---------- socket helpers ---------- */
@@ -219,6 +263,13 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	if (q->abi_major != SDR_ABI_MAJOR)
 		return fail(r, EPROTO, "ABI %u.x, this daemon speaks %u.%u", q->abi_major,
 			    SDR_ABI_MAJOR, SDR_ABI_MINOR);
+	if (sdr_g.cfg.quota_ctxs && cl->q->ctxs >= sdr_g.cfg.quota_ctxs) {
+		char w[48], wl[64];
+		ctl_note(SDR_CTR_ctl_quota_ctxs, in->cfg.name, "HELLO of %s refused: %u contexts"
+			 " attached (--quota-ctxs)", who_log(cl, wl), cl->q->ctxs);
+		return fail(r, EDQUOT, "%s has %u contexts attached to this DPU (--quota-ctxs %u)",
+			    who(cl, w), cl->q->ctxs, sdr_g.cfg.quota_ctxs);
+	}
 	for (slot = 0; slot < SDR_MAX_CTX && in->ctxs[slot]; slot++)
 		;
 	if (slot == SDR_MAX_CTX)
@@ -271,6 +322,7 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	c->pid = cl->pid;
 	in->ctxs[slot] = c;
 	cl->ctx = c;
+	cl->q->ctxs++;
 	cmd.obj = c;
 	sdr_worker_call(c->worker, &cmd);
 	r->id = slot;
@@ -339,6 +391,16 @@ static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		return fail(r, ERANGE, "range [%llu, +%llu) lies outside the %lld-byte memfd",
 			    (unsigned long long)q->fd_offset, (unsigned long long)q->length,
 			    (long long)st.st_size);
+	if (sdr_g.cfg.quota_mr_bytes && cl->q->mr_bytes + q->length > sdr_g.cfg.quota_mr_bytes) {
+		char w[48], wl[64];
+		ctl_note(SDR_CTR_ctl_quota_mr_bytes, c->inst->cfg.name,
+			 "MR_REG of %s refused: %llu + %llu bytes (--quota-mr-bytes)",
+			 who_log(cl, wl), (unsigned long long)cl->q->mr_bytes,
+			 (unsigned long long)q->length);
+		return fail(r, EDQUOT, "%s has %llu bytes registered on this DPU; %llu more exceed"
+			    " --quota-mr-bytes %llu", who(cl, w), (unsigned long long)cl->q->mr_bytes,
+			    (unsigned long long)q->length, (unsigned long long)sdr_g.cfg.quota_mr_bytes);
+	}
 	for (id = 0; id < SDR_MAX_MRS; id++)
 		if (!atomic_load(&c->mrs[id].valid) && c->mrs[id].fd < 0) {
 			mr = &c->mrs[id];
@@ -358,6 +420,7 @@ static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	mr->map_len = q->length + (q->fd_offset - aoff);
 	mr->fd = fd;
 	mr->refcnt = 0;
+	cl->q->mr_bytes += mr->len;
 	sdr_mrpop_add(mr, p, mr->map_len);
 	atomic_store_explicit(&mr->valid, 1, memory_order_release);
 	r->id = id;
@@ -391,6 +454,7 @@ static int do_mr_dereg(struct client *cl, const struct sdr_ctl_req *q, struct sd
 		return fail(r, EBUSY, "MR %u is used by posted operations", q->mr_id);
 	if (rc)
 		return fail(r, -rc, "worker did not answer");
+	cl->q->mr_bytes -= c->mrs[q->mr_id].len;
 	mr_unmap(&c->mrs[q->mr_id]);
 	return 0;
 }
@@ -504,6 +568,13 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 		return fail(r, EINVAL,
 			    "max_msg %u must be a multiple of the chunk (%u B), >= 8 packets and <= %u"
 			    " packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
+	if (sdr_g.cfg.quota_qps && cl->q->qps >= sdr_g.cfg.quota_qps) {
+		char w[48], wl[64];
+		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name, "QP_CREATE of %s refused: %u QPs"
+			 " (--quota-qps)", who_log(cl, wl), cl->q->qps);
+		return fail(r, EDQUOT, "%s has %u QPs on this DPU (--quota-qps %u)", who(cl, w),
+			    cl->q->qps, sdr_g.cfg.quota_qps);
+	}
 	if (c->nqps == SDR_MAX_QPS_PER_CTX)
 		return fail(r, ENOSPC, "too many QPs in this context (%d)", SDR_MAX_QPS_PER_CTX);
 	if (a->want_qpn) {
@@ -583,6 +654,7 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 	}
 	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_pace_burst(a->rate_bps / 8), sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
+	cl->q->qps++;
 	cmd.obj = qp;
 	sdr_worker_call(qp->worker, &cmd);
 	atomic_store_explicit(&in->qps[id], qp, memory_order_release);
@@ -703,6 +775,7 @@ static int do_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct 
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
 	qp_destroy(cl->ctx, qp);
+	cl->q->qps--;
 	return 0;
 }
 
@@ -731,8 +804,15 @@ static void client_drop(unsigned i)
 	if (c) {
 		printf("sdr-dpu[%s]: host pid %d detached (context %u): tearing down its QPs and MRs\n",
 		       cl->in->cfg.name, (int)c->pid, c->id);
+		cl->q->qps -= c->nqps;
+		for (unsigned k = 0; k < SDR_MAX_MRS; k++)
+			if (c->mrs[k].fd >= 0)
+				cl->q->mr_bytes -= c->mrs[k].len;
+		cl->q->ctxs--;
 		ctx_destroy(c);
 	}
+	if (--cl->q->conns == 0)
+		cl->q->used = 0;
 	close(cl->fd);
 	clients[i] = clients[--nclients];
 }
@@ -846,6 +926,8 @@ static void accept_clients(struct sdr_inst *in)
 		struct ucred cr = {.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
 		socklen_t l = sizeof(cr);
 		struct client *cl;
+		struct quota *q;
+		char w[48];
 
 		if (cfd < 0)
 			return;
@@ -855,12 +937,28 @@ static void accept_clients(struct sdr_inst *in)
 				    " open, its maximum; pid %d refused", MAX_CLIENTS, (int)cr.pid);
 			continue;
 		}
+		q = quota_get((unsigned)(in - sdr_g.inst),
+			      sdr_g.cfg.quota_by_pid ? (uint32_t)cr.pid : (uint32_t)cr.uid);
+		if (!q) { /* cannot happen: one quota per connection at most */
+			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full, "no quota entry free");
+			continue;
+		}
 		cl = &clients[nclients];
 		memset(cl, 0, sizeof(*cl));
 		cl->pid = cr.pid;
 		cl->uid = cr.uid;
+		if (sdr_g.cfg.quota_conns && q->conns >= sdr_g.cfg.quota_conns) {
+			conn_refuse(in, cfd, EDQUOT, SDR_CTR_ctl_quota_conns, "%s has %u connections open"
+				    " to this DPU (--quota-conns %u)", who(cl, w), q->conns,
+				    sdr_g.cfg.quota_conns);
+			if (!q->conns)
+				q->used = 0;
+			continue;
+		}
+		q->conns++;
 		cl->fd = cfd;
 		cl->in = in;
+		cl->q = q;
 		cl->pend_fd = -1;
 		cl->hello_by = now_ms() + sdr_g.cfg.ctl_hello_timeout_ms;
 		nclients++;

@@ -520,6 +520,78 @@ static uint64_t sdr_secret64(void)
 	return v;
 }
 
+/* Which attributes qp_attr_check() looks at. */
+#define ATTR_RATE 1u  /* rate_bps: QP_CREATE and QP_SET_RATE */
+#define ATTR_ALL (~0u)
+
+static int attr_refused(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int attr_refused(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = -err;
+	sdr_g.ctl_ctr[SDR_CTR_ctl_attr_range]++;
+	return -err;
+}
+
+/* The range of every QP attribute a host sets, in one place: QP_CREATE
+ * checks them all (ATTR_ALL), and every later change of an attribute
+ * (QP_SET_RATE: ATTR_RATE) goes through the same check, so that no value is
+ * refused at one and accepted at the other. On success *max_msg and *ppc
+ * are the QP's values (the daemon's defaults for 0). */
+static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct sdr_ctl_resp *r,
+			 uint32_t *max_msg_out, uint32_t *ppc_out)
+{
+	uint32_t mtu = sdr_g.cfg.mtu;
+	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
+	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
+	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+
+	if ((which & ATTR_RATE) && a->rate_bps &&
+	    (a->rate_bps < SDR_QP_RATE_MIN || a->rate_bps > SDR_QP_RATE_MAX))
+		return attr_refused(r, EINVAL, "rate_bps %llu out of range (0 = unpaced, else %llu .."
+				    " %llu bit/s)", (unsigned long long)a->rate_bps,
+				    SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
+	if (which != ATTR_ALL)
+		return 0;
+	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR &&
+	    a->reliability != SDR_REL_EC && a->reliability != SDR_REL_AUTO)
+		return attr_refused(r, EOPNOTSUPP, "reliability %u is not available in this firmware"
+				    " (NONE, SR, EC or AUTO)", a->reliability);
+	if (ppc < 1 || ppc > 1024)
+		return attr_refused(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
+	if (max_msg > sdr_g.cfg.max_msg)
+		return attr_refused(r, EINVAL, "max_msg %u exceeds the daemon's --max-msg %u", max_msg,
+				    sdr_g.cfg.max_msg);
+	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
+		return attr_refused(r, EINVAL, "max_msg %u must be a multiple of the chunk (%u B),"
+				    " >= 8 packets and <= %u packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
+	if (a->reliability == SDR_REL_EC) {
+		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
+			return attr_refused(r, EINVAL, "EC parameters code %u k %u m %u invalid (code 1"
+					    " RS or 2 XOR, 1 <= k <= 64, 1 <= m <= 32, XOR m <= k)",
+					    a->ec_code, a->ec_k, a->ec_m);
+		/* parity memory of the pool: at least one submessage's parity */
+		if ((uint64_t)a->ec_m * mtu * ppc > pool)
+			return attr_refused(r, EINVAL, "EC: m (%u) parity chunks of %u B exceed"
+					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
+	} else if (a->ec_code || a->ec_k || a->ec_m) {
+		return attr_refused(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
+				    a->reliability);
+	} else if (a->reliability == SDR_REL_AUTO &&
+		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc > pool) {
+		return attr_refused(r, EINVAL, "AUTO: m (%u) parity chunks of %u B (--auto-schemes)"
+				    " exceed --ec-pool-mb %u", sdr_g.cfg.auto_max_m, mtu * ppc,
+				    sdr_g.cfg.ec_pool_mb);
+	}
+	*max_msg_out = max_msg;
+	*ppc_out = ppc;
+	return 0;
+}
+
 static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
 			int *pass)
 {
@@ -528,46 +600,15 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 	const struct sdr_qp_attr_abi *a = &q->qp_attr;
 	uint32_t gens = sdr_g.cfg.generations;
 	uint32_t mtu = sdr_g.cfg.mtu;
-	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
-	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
+	uint32_t max_msg = 0, ppc = 0;
 	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
 	struct sdr_qseg_hdr *qh;
 	struct sdr_qp *qp;
 	uint32_t id, chunk_words;
 	size_t slot_off, bm_off, size;
 
-	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR &&
-	    a->reliability != SDR_REL_EC && a->reliability != SDR_REL_AUTO)
-		return fail(r, EOPNOTSUPP,
-			    "reliability %u is not available in this firmware (NONE, SR, EC or AUTO)",
-			    a->reliability);
-	if (a->reliability == SDR_REL_EC) {
-		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
-			return fail(r, EINVAL,
-				    "EC parameters code %u k %u m %u invalid (code 1 RS or 2 XOR,"
-				    " 1 <= k <= 64, 1 <= m <= 32, XOR m <= k)",
-				    a->ec_code, a->ec_k, a->ec_m);
-		/* parity memory of the pool: at least one submessage's parity */
-		if ((uint64_t)a->ec_m * mtu * ppc > ((uint64_t)sdr_g.cfg.ec_pool_mb << 20))
-			return fail(r, EINVAL,
-				    "EC: m (%u) parity chunks of %u B exceed --ec-pool-mb %u",
-				    a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
-	} else if (a->ec_code || a->ec_k || a->ec_m) {
-		return fail(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
-			    a->reliability);
-	} else if (a->reliability == SDR_REL_AUTO &&
-		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc >
-			   ((uint64_t)sdr_g.cfg.ec_pool_mb << 20)) {
-		return fail(r, EINVAL,
-			    "AUTO: m (%u) parity chunks of %u B (--auto-schemes) exceed --ec-pool-mb %u",
-			    sdr_g.cfg.auto_max_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
-	}
-	if (ppc < 1 || ppc > 1024)
-		return fail(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
-	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
-		return fail(r, EINVAL,
-			    "max_msg %u must be a multiple of the chunk (%u B), >= 8 packets and <= %u"
-			    " packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
+	if (qp_attr_check(a, ATTR_ALL, r, &max_msg, &ppc))
+		return r->status;
 	if (sdr_g.cfg.quota_qps && cl->q->qps >= sdr_g.cfg.quota_qps) {
 		char w[48], wl[64];
 		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name, "QP_CREATE of %s refused: %u QPs"
@@ -722,9 +763,8 @@ static int do_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struc
 
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
-	if (q->qp_attr.rate_bps > 10000000000000ull)
-		return fail(r, EINVAL, "rate %llu bit/s out of range",
-			    (unsigned long long)q->qp_attr.rate_bps);
+	if (qp_attr_check(&q->qp_attr, ATTR_RATE, r, NULL, NULL))
+		return r->status;
 	cmd.obj = qp;
 	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
 }

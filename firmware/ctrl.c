@@ -726,32 +726,85 @@ static struct sdr_qp *own_qp(struct sdr_hctx *c, uint32_t qp_id)
 	return NULL;
 }
 
+static int connect_refused(struct sdr_qp *qp, struct sdr_ctl_resp *r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int connect_refused(struct sdr_qp *qp, struct sdr_ctl_resp *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = -EINVAL;
+	ctl_note(SDR_CTR_ctl_connect_refused, qp->inst->cfg.name, "QP_CONNECT of QP 0x%06x refused: %s",
+		 qp->qpn_base, r->msg);
+	return -EINVAL;
+}
+
+/* The peer a QP is to send to and accept packets from: an sdr-dpu QP on
+ * a unicast address, agreeing with ours; never the QP itself. */
+static int peer_check(struct sdr_qp *qp, const struct sdr_qp_info *x, struct sdr_ctl_resp *r)
+{
+	const struct sdr_inst *in = qp->inst;
+	static const uint8_t zero_mac[6];
+	char ip[16], mac[18];
+
+	sdr_format_ipv4(x->ip, ip);
+	sdr_format_mac(x->mac, mac);
+	if ((x->ip >> 24) == 0)
+		return connect_refused(qp, r, "peer IP %s is not a host address (0.0.0.0/8)", ip);
+	if (x->ip == 0xFFFFFFFFu)
+		return connect_refused(qp, r, "peer IP %s is the broadcast address", ip);
+	if ((x->ip >> 28) == 0xE)
+		return connect_refused(qp, r, "peer IP %s is multicast (224.0.0.0/4): RC/UC peers are"
+				       " unicast", ip);
+	if ((x->ip >> 28) == 0xF)
+		return connect_refused(qp, r, "peer IP %s is reserved (240.0.0.0/4)", ip);
+	if ((x->ip >> 24) == 127)
+		return connect_refused(qp, r, "peer IP %s is loopback (127.0.0.0/8): the DPU's packets"
+				       " leave through its port", ip);
+	if (!memcmp(x->mac, zero_mac, 6) || (x->mac[0] & 1))
+		return connect_refused(qp, r, "peer MAC %s is %s", mac,
+				       x->mac[0] & 1 ? "multicast/broadcast" : "zero");
+	if (x->generations == 0 || (x->generations & (x->generations - 1)))
+		return connect_refused(qp, r, "peer generations %u is not a power of two",
+				       x->generations);
+	if (x->qpn > SDR_QPN_MASK || x->qpn + x->generations - 1 > SDR_QPN_MASK ||
+	    x->qpn % x->generations || x->qpn < SDR_QPN_FIRST)
+		return connect_refused(qp, r, "peer QPN 0x%x is not a QPN block base (24 bits, aligned"
+				       " to its %u generations, >= 0x%x)", x->qpn, x->generations,
+				       SDR_QPN_FIRST);
+	if (x->ip == in->ip && x->qpn == qp->qpn_base)
+		return connect_refused(qp, r, "peer is this QP itself (IP %s, QPN 0x%x)", ip, x->qpn);
+	if (x->mtu != qp->mtu || x->max_msg != qp->max_msg || x->chunk_pkts != qp->ppc ||
+	    x->generations != qp->gens || x->reliability != qp->reliability)
+		return connect_refused(qp, r, "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts"
+				       " %u/%u gens %u/%u rel %u/%u (ours/peer's)", qp->mtu, x->mtu,
+				       qp->max_msg, x->max_msg, qp->ppc, x->chunk_pkts, qp->gens,
+				       x->generations, qp->reliability, x->reliability);
+	if (qp->reliability == SDR_REL_EC &&
+	    x->ec != sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m))
+		return connect_refused(qp, r, "peer QP's EC parameters disagree: code %u k %u m %u /"
+				       " code %u k %u m %u (ours/peer's)", qp->ec_code, qp->ec_k,
+				       qp->ec_m, sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec),
+				       sdr_ec_param_m(x->ec));
+	if (qp->reliability != SDR_REL_EC && x->ec)
+		return connect_refused(qp, r, "peer info carries EC parameters 0x%x with reliability %u",
+				       x->ec, x->reliability);
+	return 0;
+}
+
 static int do_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
 {
 	struct sdr_qp *qp = own_qp(c, q->qp_id);
-	const struct sdr_qp_info *x = &q->remote;
-	struct sdr_qp_info remote = *x;
+	struct sdr_qp_info remote = q->remote;
 	struct sdr_cmd cmd = {.type = SDR_CMD_CONNECT_QP, .remote = &remote};
 
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
 	if (qp->state != SDR_QPS_CREATED)
 		return fail(r, EISCONN, "QP %u is already connected", q->qp_id);
-	if (x->mtu != qp->mtu || x->max_msg != qp->max_msg || x->chunk_pkts != qp->ppc ||
-	    x->generations != qp->gens || x->reliability != qp->reliability)
-		return fail(r, EINVAL,
-			    "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts %u/%u gens %u/%u"
-			    " rel %u/%u (ours/peer's)", qp->mtu, x->mtu, qp->max_msg, x->max_msg,
-			    qp->ppc, x->chunk_pkts, qp->gens, x->generations, qp->reliability,
-			    x->reliability);
-	if (qp->reliability == SDR_REL_EC &&
-	    x->ec != sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m))
-		return fail(r, EINVAL,
-			    "peer QP's EC parameters disagree: code %u k %u m %u / code %u k %u m %u"
-			    " (ours/peer's)", qp->ec_code, qp->ec_k, qp->ec_m,
-			    sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec), sdr_ec_param_m(x->ec));
-	if ((x->qpn & ~SDR_QPN_MASK) || (x->qpn % qp->gens) || !x->ip)
-		return fail(r, EINVAL, "peer QPN 0x%x / IP invalid", x->qpn);
+	if (peer_check(qp, &remote, r))
+		return r->status;
 	cmd.obj = qp;
 	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
 }

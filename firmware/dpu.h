@@ -292,6 +292,7 @@ struct sdr_hctx {
 	struct sdr_cqe *ovf;
 	uint32_t ovf_head, ovf_n, ovf_cap;
 	int broken;               /* SQ corrupt: stop serving it */
+	int32_t sq_credit;        /* fair SQ service (host_if.c; worker only) */
 	struct sdr_hctx *next_on_worker;
 };
 

@@ -1122,12 +1122,10 @@ void sdr_ctrl_poll(int timeout_ms)
 	if (poll(pfd, n, timeout_ms) < 0)
 		return;
 	t = now_ms();
-	for (i = 0; i < sdr_g.ninst; i++)
-		if (pfd[i].revents & POLLIN)
-			accept_clients(&sdr_g.inst[i]);
 	/* serve clients from the end so that dropping one (swap with last)
-	 * does not skip another; clients accepted just now wait for the next
-	 * round */
+	 * does not skip another; before accepting new connections, so that a
+	 * client that hung up and connects again is not counted twice against
+	 * its quota */
 	for (i = nc; i-- > 0;) {
 		struct client *cl = &clients[i];
 		short ev = pfd[sdr_g.ninst + i].revents;
@@ -1165,6 +1163,9 @@ void sdr_ctrl_poll(int timeout_ms)
 		if (client_serve(cl))
 			client_drop(i);
 	}
+	for (i = 0; i < sdr_g.ninst; i++)
+		if (pfd[i].revents & POLLIN)
+			accept_clients(&sdr_g.inst[i]);
 }
 
 void sdr_ctrl_fini(void)

@@ -408,9 +408,9 @@ static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		}
 	if (!mr)
 		return fail(r, ENOSPC, "too many memory regions (%d)", SDR_MAX_MRS);
-	/* No MAP_POPULATE here: it made this thread (and every other host)
-	 * wait for the whole MR and allocated pages the host never touched.
-	 * mrpop.c maps the resident pages in the background instead. */
+	/* No MAP_POPULATE here: it would make this thread (and every other
+	 * host) wait for the whole MR and allocate pages the host never
+	 * touched. mrpop.c maps the resident pages in the background instead. */
 	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 (off_t)aoff);
 	if (p == MAP_FAILED)

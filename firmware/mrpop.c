@@ -3,13 +3,14 @@
  * Populate the page tables of registered memory off the control thread.
  *
  * MR_REG maps the host's memfd without MAP_POPULATE: populating a large MR
- * on the main lcore blocked every other host (seconds for GiBs) and made the
- * daemon allocate every page of memory the host never touched. Instead, this
- * thread maps in the background the pages the host already has (mincore():
- * resident in the memfd), so that the fast path does not take a minor fault
- * per page on first use, and allocates nothing: pages the host never touched
- * are faulted in by the worker when a packet lands there (shmem cannot fail
- * such a fault with SIGBUS; hugetlbfs could, and is refused by MR_REG).
+ * on the main lcore would block every other host (seconds for GiBs) and make
+ * the daemon allocate every page of memory the host never touched. Instead,
+ * this thread maps in the background the pages the host already has
+ * (mincore(): resident in the memfd), so that the fast path does not take a
+ * minor fault per page on first use, and allocates nothing: pages the host
+ * never touched are faulted in by the worker when a packet lands there
+ * (shmem cannot fail such a fault with SIGBUS; hugetlbfs could, and is
+ * refused by MR_REG).
  *
  * A job is keyed by its MR; sdr_mrpop_cancel() returns only when the thread
  * no longer touches the mapping, so the caller may munmap it afterwards.

@@ -3,8 +3,8 @@
 # (a punched hole would SIGBUS the daemon once the free huge pages are
 # gone). Holes punched into registered plain memfds are refaulted: transfers
 # into and out of them work. As root a few huge pages are reserved (and the
-# reservation restored) so that the host side maps and touches them as in
-# the original attack.
+# reservation restored) so that the host side maps and touches them as an
+# attacker would.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ctl_lib.sh"
 nr=/proc/sys/vm/nr_hugepages

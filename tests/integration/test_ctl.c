@@ -267,7 +267,7 @@ static int t_hugetlb(const char *sa, const char *sb)
 	      "hugetlb memfd: %s", strerror(errno));
 	long free0 = meminfo("HugePages_Free");
 	uint8_t *h = NULL;
-	if (free0 >= 2) { /* the attack as reported: the host maps and uses the pages */
+	if (free0 >= 2) { /* the attack: the host maps and uses the pages */
 		h = mmap(NULL, 2 * hp, PROT_READ | PROT_WRITE, MAP_SHARED, hfd, 0);
 		CHECK(h != MAP_FAILED, "mmap hugetlb: %s", strerror(errno));
 		memset(h, 0x5a, 2 * hp);

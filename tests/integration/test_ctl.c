@@ -790,7 +790,10 @@ struct flood {
 };
 
 /* Keep the SQ full of refused descriptors that complete nothing (a
- * STREAM_END naming no QP): the cheapest flood for the host. */
+ * STREAM_END naming no QP): the cheapest flood for the host. While the
+ * ring is full the flooder sleeps (the daemon takes at least ~500 worker
+ * loops to drain 1024 of them), so that the test measures the daemon's
+ * fairness, not two busy host threads sharing a core. */
 static void *flood_main(void *arg)
 {
 	struct flood *f = arg;
@@ -800,7 +803,7 @@ static void *flood_main(void *arg)
 		if (sdr__sq_raw_post(f->c, &d) == 0)
 			f->posted++;
 		else
-			sched_yield();
+			usleep(50);
 	}
 	return NULL;
 }
@@ -817,28 +820,40 @@ static int t_sqfair(const char *sa, const char *sb)
 {
 	struct pair p;
 	const uint32_t len = 1 << 20;
-	const int n = 64;
+	const int n = 64, rounds = 3;
+	double best0 = 0, best1 = 0;
+	uint64_t posted = 0;
 
 	pair_open(&p, sa, sb);
 	void *bs = sdr_buf_alloc(p.a, len), *br = sdr_buf_alloc(p.b, len);
 	struct sdr_mr *ms = sdr_mr_reg(p.a, bs, len, 0), *mr = sdr_mr_reg(p.b, br, len, 0);
 	CHECK(ms && mr, "MRs");
 	run_msgs(&p, ms, mr, 8, len); /* warm up */
-	double base = run_msgs(&p, ms, mr, n, len);
-
-	/* a second host on the sender's DPU (same worker) floods its SQ */
+	/* a second host on the sender's DPU (same worker) floods its SQ; the
+	 * well-behaved transfer alone and under the flood, alternately, best
+	 * of each (the machine is shared: the best run is the least disturbed) */
 	struct flood f = {.c = attach(sa)};
-	pthread_t th;
-	CHECK(pthread_create(&th, NULL, flood_main, &f) == 0, "pthread_create");
-	usleep(100000);
-	double flooded = run_msgs(&p, ms, mr, n, len);
-	f.stop = 1;
-	pthread_join(th, NULL);
-	double g0 = n * (double)len * 8 / base / 1e9, g1 = n * (double)len * 8 / flooded / 1e9;
+	for (int k = 0; k < rounds; k++) {
+		double t = run_msgs(&p, ms, mr, n, len), g = n * (double)len * 8 / t / 1e9;
+		pthread_t th;
+
+		best0 = g > best0 ? g : best0;
+		f.stop = 0;
+		f.posted = 0;
+		CHECK(pthread_create(&th, NULL, flood_main, &f) == 0, "pthread_create");
+		usleep(20000);
+		t = run_msgs(&p, ms, mr, n, len);
+		g = n * (double)len * 8 / t / 1e9;
+		f.stop = 1;
+		pthread_join(th, NULL);
+		posted += f.posted;
+		best1 = g > best1 ? g : best1;
+	}
 	printf("goodput %.2f Gbit/s alone, %.2f Gbit/s (%.0f %%) while another host floods its SQ"
-	       " with refused descriptors (%llu posted)\n", g0, g1, 100 * g1 / g0,
-	       (unsigned long long)f.posted);
-	CHECK(g1 > 0.25 * g0, "goodput fell from %.2f to %.2f Gbit/s under the flood", g0, g1);
+	       " with refused descriptors (%llu posted; best of %d each)\n", best0, best1,
+	       100 * best1 / best0, (unsigned long long)posted, rounds);
+	CHECK(best1 > 0.5 * best0, "goodput fell from %.2f to %.2f Gbit/s under the flood", best0,
+	      best1);
 	sdr_ctx_close(f.c);
 	sdr_ctx_close(p.a);
 	sdr_ctx_close(p.b);

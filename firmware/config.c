@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpu.h"
+#include "sdr_types.h"
 #include "sdr_units.h"
 
 enum {

@@ -54,6 +54,15 @@ struct sdr_cfg {
 	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
 	int auto_obj;              /* enum sdr_model_objective, --auto-objective */
 	int qpn_epoch;             /* -1 = random per boot */
+	/* control plane: per-client quotas (per instance; 0 = no limit) and
+	 * timeouts (docs/host-api.md "Limits and quotas") */
+	int quota_by_pid;          /* --quota-key: 0 = peer uid, 1 = peer pid */
+	uint32_t quota_conns;      /* connections open at once */
+	uint32_t quota_ctxs;       /* attached contexts */
+	uint32_t quota_qps;        /* QPs */
+	uint64_t quota_mr_bytes;   /* registered bytes */
+	uint32_t ctl_reply_timeout_ms; /* a reply the client does not take: drop it */
+	uint32_t ctl_hello_timeout_ms; /* a connection that does not say HELLO: drop it */
 	unsigned ninst;
 	struct sdr_inst_cfg inst[SDR_MAX_INST];
 };
@@ -62,6 +71,5 @@ struct sdr_cfg {
  *  --help/--version was served (exit 0), -1 on error (message printed). */
 int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv);
 void sdr_cfg_usage(FILE *f, const char *prog);
-
 
 #endif /* SDR_CONFIG_H */

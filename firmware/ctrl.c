@@ -32,7 +32,12 @@
 #include <rte_ethdev.h>
 #include <rte_random.h>
 
-#include "dpu.h"
+#include "cq.h"
+#include "ctrl.h"
+#include "mrpop.h"
+#include "rel.h"
+#include "txq.h"
+#include "worker.h"
 
 #define MAX_CLIENTS (SDR_MAX_INST * SDR_MAX_CTX)
 #define ACCEPT_BURST 64 /* connections accepted per poll */
@@ -275,8 +280,16 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	if (slot == SDR_MAX_CTX)
 		return fail(r, EUSERS, "too many hosts attached (%d)", SDR_MAX_CTX);
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	/* completions waiting for CQ room: sized now for everything a context
+	 * can have outstanding (the worker never allocates; pages are only
+	 * touched when the host falls that far behind) */
+	if (c)
+		c->ovf = calloc(SDR_CQ_OVF_CAP, sizeof(*c->ovf));
+	if (!c || !c->ovf) {
+		free(c);
 		return fail(r, ENOMEM, "out of memory");
+	}
+	c->ovf_cap = SDR_CQ_OVF_CAP;
 	off = RTE_ALIGN_CEIL(sizeof(struct sdr_seg_hdr), SDR_CACHE_LINE);
 	size_t sq_idx = off;
 	off += RTE_ALIGN_CEIL(sizeof(struct sdr_ring_idx), SDR_CACHE_LINE);
@@ -289,6 +302,7 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	size = RTE_ALIGN_CEIL(off, 4096);
 	c->seg = memfd_segment("sdr-ctx", size, &c->seg_fd);
 	if (!c->seg) {
+		free(c->ovf);
 		free(c);
 		return fail(r, ENOMEM, "cannot create the shared segment: %s", strerror(errno));
 	}
@@ -461,55 +475,6 @@ static int do_mr_dereg(struct client *cl, const struct sdr_ctl_req *q, struct sd
 
 /* The rate AUTO's model assumes when the QP has no rate of its own: the
  * port's --port-rate, else the link speed the PMD reports, else 10 Gbit/s. */
-static double auto_base_rate(const struct sdr_inst *in)
-{
-	struct rte_eth_link link;
-
-	if (in->cfg.port_rate)
-		return (double)in->cfg.port_rate;
-	memset(&link, 0, sizeof(link));
-	if (rte_eth_link_get_nowait(in->port, &link) == 0 &&
-	    link.link_speed != RTE_ETH_SPEED_NUM_NONE && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
-		return link.link_speed * 1e6;
-	return 10e9;
-}
-
-/* AUTO: the EC machinery (buffers sized for the candidate with the most
- * parity) and the estimator/decision state. */
-static int auto_init(struct sdr_qp *qp, uint64_t rate_bps)
-{
-	struct sdr_auto_cfg ac;
-	unsigned code = 1, k = 1, m = 1;
-
-	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
-		const struct sdr_model_scheme *c = &sdr_g.cfg.auto_cands[i];
-		if (c->code != SDR_MODEL_SR && c->m >= m) {
-			code = c->code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR;
-			k = c->k;
-			m = c->m;
-		}
-	}
-	if (sdr_ec_qp_init(qp, code, k, m))
-		return -ENOMEM;
-	qp->auto_base_bps = auto_base_rate(qp->inst);
-	sdr_auto_cfg_default(&ac);
-	ac.rate_bps = rate_bps ? (double)rate_bps : qp->auto_base_bps;
-	ac.chunk_bytes = qp->mtu * qp->ppc;
-	ac.pkts_per_chunk = qp->ppc;
-	ac.ncands = sdr_g.cfg.auto_ncands;
-	memcpy(ac.cands, sdr_g.cfg.auto_cands, sizeof(ac.cands));
-	ac.obj = (enum sdr_model_objective)sdr_g.cfg.auto_obj;
-	qp->au = malloc(sizeof(*qp->au));
-	if (!qp->au)
-		return -ENOMEM;
-	if (sdr_auto_init(qp->au, &ac)) { /* cannot happen: --auto-schemes was checked */
-		free(qp->au);
-		qp->au = NULL;
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* A secret (R_Key, control key): from the kernel's CSPRNG, not rte_rand(). */
 static uint64_t sdr_secret64(void)
 {
@@ -557,8 +522,7 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 				    SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
 	if (which != ATTR_ALL)
 		return 0;
-	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR &&
-	    a->reliability != SDR_REL_EC && a->reliability != SDR_REL_AUTO)
+	if (!sdr_rel_ops_of(a->reliability))
 		return attr_refused(r, EOPNOTSUPP, "reliability %u is not available in this firmware"
 				    " (NONE, SR, EC or AUTO)", a->reliability);
 	if (ppc < 1 || ppc > 1024)
@@ -668,6 +632,10 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 	qp->mtu = mtu;
 	qp->gens = gens;
 	qp->reliability = a->reliability;
+	qp->ops = sdr_rel_ops_of(a->reliability);
+	qp->info_ec = a->reliability == SDR_REL_EC ? sdr_ec_param_pack(a->ec_code, a->ec_k, a->ec_m)
+						   : 0;
+	qp->rate_bps = a->rate_bps;
 	qp->inst = in;
 	qp->ctx = c;
 	qp->worker = c->worker;
@@ -680,18 +648,17 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 		free(qp);
 		return fail(r, ENOMEM, "out of memory for packet bitmaps");
 	}
-	if (sdr_qp_sr(qp) &&
-	    (sdr_sr_qp_init(qp) ||
-	     (qp->reliability == SDR_REL_EC && sdr_ec_qp_init(qp, a->ec_code, a->ec_k, a->ec_m)) ||
-	     (qp->reliability == SDR_REL_AUTO && auto_init(qp, a->rate_bps)))) {
-		free(qp->au);
-		sdr_ec_qp_fini(qp);
-		sdr_sr_qp_fini(qp);
-		sdr_rq_fini(&qp->rq);
-		munmap(qp->qseg, size);
-		close(qp->qseg_fd);
-		free(qp);
-		return fail(r, ENOMEM, "out of memory for SR state");
+	{
+		char why[96];
+		int err = qp->ops->qp_init(qp, a, why, sizeof(why));
+
+		if (err) {
+			sdr_rq_fini(&qp->rq);
+			munmap(qp->qseg, size);
+			close(qp->qseg_fd);
+			free(qp);
+			return fail(r, -err, "%s", why);
+		}
 	}
 	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_pace_burst(a->rate_bps / 8), sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
@@ -712,8 +679,7 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 	r->info.chunk_pkts = ppc;
 	r->info.generations = (uint8_t)gens;
 	r->info.reliability = qp->reliability;
-	r->info.ec = qp->reliability == SDR_REL_EC
-			     ? sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m) : 0;
+	r->info.ec = qp->info_ec;
 	*pass = qp->qseg_fd;
 	return 0;
 }
@@ -781,13 +747,13 @@ static int peer_check(struct sdr_qp *qp, const struct sdr_qp_info *x, struct sdr
 				       " %u/%u gens %u/%u rel %u/%u (ours/peer's)", qp->mtu, x->mtu,
 				       qp->max_msg, x->max_msg, qp->ppc, x->chunk_pkts, qp->gens,
 				       x->generations, qp->reliability, x->reliability);
-	if (qp->reliability == SDR_REL_EC &&
-	    x->ec != sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m))
+	if (qp->info_ec && x->ec != qp->info_ec)
 		return connect_refused(qp, r, "peer QP's EC parameters disagree: code %u k %u m %u /"
-				       " code %u k %u m %u (ours/peer's)", qp->ec_code, qp->ec_k,
-				       qp->ec_m, sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec),
+				       " code %u k %u m %u (ours/peer's)", sdr_ec_param_code(qp->info_ec),
+				       sdr_ec_param_k(qp->info_ec), sdr_ec_param_m(qp->info_ec),
+				       sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec),
 				       sdr_ec_param_m(x->ec));
-	if (qp->reliability != SDR_REL_EC && x->ec)
+	if (!qp->info_ec && x->ec)
 		return connect_refused(qp, r, "peer info carries EC parameters 0x%x with reliability %u",
 				       x->ec, x->reliability);
 	return 0;
@@ -824,24 +790,8 @@ static int do_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struc
 
 static void qp_free(struct sdr_qp *qp)
 {
-	uint64_t *dst = (uint64_t *)&qp->inst->closed;
-	const uint64_t *src = (const uint64_t *)&qp->st;
-	for (size_t i = 0; i < sizeof(qp->st) / sizeof(uint64_t); i++)
-		dst[i] += src[i];
-	if (qp->au) { /* keep its decisions for --stats-json (the worker is done with it) */
-		struct sdr_inst *in = qp->inst;
-		if (!in->auto_closed)
-			in->auto_closed = calloc(SDR_AUTO_CLOSED, sizeof(*in->auto_closed));
-		if (in->auto_closed) {
-			struct sdr_auto_closed *x = &in->auto_closed[in->n_auto_closed++ % SDR_AUTO_CLOSED];
-			x->qpn = qp->qpn_base;
-			x->st = qp->st;
-			x->au = *qp->au;
-		}
-	}
-	free(qp->au);
-	sdr_ec_qp_fini(qp);
-	sdr_sr_qp_fini(qp);
+	sdr_qp_stats_fold(&qp->inst->closed, &qp->st);
+	qp->ops->qp_fini(qp);
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);
 	close(qp->qseg_fd);

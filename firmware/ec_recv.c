@@ -55,6 +55,16 @@ static void rx_release(struct sdr_ecq *ec, uint32_t slot)
 	ec->r[slot] = NULL;
 }
 
+void sdr_ec_fini(struct sdr_ecq *ec)
+{
+	sdr_ec_reset(ec);
+	sdr_ec_pool_fini(&ec->pool);
+	free(ec->txpar);
+	free(ec->zero);
+	free(ec->shortc);
+	ec->txpar = ec->zero = ec->shortc = NULL;
+}
+
 void sdr_ec_reset(struct sdr_ecq *ec)
 {
 	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++)

@@ -24,7 +24,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dpu.h"
+#include "mrpop.h"
+#include "sdr_types.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */

@@ -107,6 +107,7 @@ struct sdr_qp {
 	uint32_t id;
 	uint32_t qpn_base, rkey, max_msg, ppc, mtu, gens;
 	uint8_t reliability;
+	uint16_t info_ec;              /* EC parameters its QP info publishes (packed) */
 	const struct sdr_rel_ops *ops; /* the QP's reliability scheme */
 	void *rel;                     /* the scheme's per-QP state (rel.h) */
 	struct sdr_inst *inst;
@@ -169,6 +170,7 @@ struct sdr_hctx {
 	struct sdr_cqe *ovf;
 	uint32_t ovf_head, ovf_n, ovf_cap;
 	int broken;               /* SQ corrupt: stop serving it */
+	int32_t sq_credit;        /* fair SQ service (host_sq.c; worker only) */
 	struct sdr_hctx *next_on_worker;
 };
 
@@ -229,6 +231,7 @@ struct sdr_dpu {
 	uint64_t tsc_hz;
 	volatile int running;
 	int workers_stopped; /* set by main after the workers returned */
+	uint64_t ctl_ctr[SDR_CTR__MAX]; /* counters of the control plane (main lcore only) */
 };
 
 extern struct sdr_dpu sdr_g;

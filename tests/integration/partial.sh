@@ -18,11 +18,11 @@ sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 # packets placed = packets that brought something new: 8 + 1 + 0 + (2 data + 6
 # immediate-only)
 [ "$(sdr_json_qp_sum rx_pkts)" = 17 ] || sdr_fail "rx_pkts $(sdr_json_qp_sum rx_pkts), expected 17"
-/usr/bin/python3 - "$STATS" "$(dirname "$0")/../../firmware/stats.c" <<'PY' || sdr_fail "stats JSON qp_totals"
+/usr/bin/python3 - "$STATS" "$(dirname "$0")/../../firmware/sdr_types.h" <<'PY' || sdr_fail "stats JSON qp_totals"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 src = open(sys.argv[2]).read()
-macro = re.search(r"#define QP_STATS\(X\)(.*?)\n\n", src, re.S).group(1)
+macro = re.search(r"#define SDR_QP_STATS\(X\)(.*?)\n\n", src, re.S).group(1)
 names = re.findall(r"X\((\w+)\)", macro)
 for inst in d["instances"]:
     keys = list(inst["qp_totals"])

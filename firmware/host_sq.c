@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Host interface on the worker: consume the context's SQ ring (copy each
+ * Host SQ on the worker: consume the context's SQ ring (copy each
  * descriptor out of shared memory, validate, act) and produce completions.
  * Every descriptor gets exactly one completion (SEND, RECV, STREAM_START);
  * RECV_COMPLETE, STREAM_DATA and STREAM_END fold into the completion of the
@@ -12,7 +12,10 @@
 #include <rte_cycles.h>
 #include <rte_per_lcore.h>
 
-#include "dpu.h"
+#include "cq.h"
+#include "host_sq.h"
+#include "recv.h"
+#include "rel.h"
 
 /* Descriptors this lcore refused: sdr_host_poll() charges them more. */
 static RTE_DEFINE_PER_LCORE(unsigned, sq_refused);
@@ -31,39 +34,7 @@ static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_s
 		.opcode = d->opcode == SDR_SQ_STREAM_START ? SDR_SQ_SEND : d->opcode,
 	};
 	sq_refuse(w, ctr);
-	sdr_qp_post_cqe(c, &e, w);
-}
-
-void sdr_host_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t idx, int32_t status)
-{
-	struct sdr_rslot *s = &qp->rq.slot[idx];
-	int full = sdr_rslot_full(s), data = s->last_known && s->pkts_got == s->npkts;
-	struct sdr_cqe e = {
-		.wr_id = s->wr_id, .seq = s->seq, .length = full ? s->msg_len : s->max_end,
-		.imm = s->imm, .status = status, .qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_RECV,
-		.flags = (uint8_t)((s->imm_mask == 0xFF ? SDR_CQE_F_IMM : SDR_CQE_F_IMM_PARTIAL) |
-				   (data ? 0 : SDR_CQE_F_PARTIAL)),
-	};
-
-	sdr_ec_rx_release(qp, idx);
-	qp->ctx->mrs[s->mr_id].refcnt--;
-	if (sdr_qp_sr(qp) && (status == 0 || status == -ETIMEDOUT)) {
-		/* the sender learns the outcome from a final ACK entry, queued
-		 * now and kept (rq.done) for its retransmissions */
-		struct sdr_rdone *d = &qp->rq.done[idx];
-
-		d->seq = s->seq;
-		d->flags = full ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
-		d->cum = full ? sdr_rslot_nchunks(&qp->rq, s) : s->ack_cum;
-		d->lost = full ? s->lost : 0;
-		d->reack_tsc = 0;
-		sdr_sr_rx_fin(w, qp, d->seq, d->flags, d->cum, d->lost, rte_get_tsc_cycles());
-	}
-	if (full)
-		qp->st.msgs_recv++;
-	else
-		qp->st.msgs_partial++;
-	sdr_qp_post_cqe(qp->ctx, &e, w);
+	sdr_cq_post(w, c, &e);
 }
 
 static struct sdr_qp *qp_of(struct sdr_hctx *c, uint16_t qp_id)
@@ -80,7 +51,7 @@ static struct sdr_qp *qp_of(struct sdr_hctx *c, uint16_t qp_id)
 }
 
 static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
-		    const struct sdr_sqe *d, struct sdr_mr_ent *mr)
+		    const struct sdr_sqe *d, struct sdr_mr_ent *mr, uint64_t now)
 {
 	uint32_t seq = qp->send_next;
 	struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
@@ -98,16 +69,10 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 	sm->imm_next = sm->npkts < SDR_IMM_NIBBLES ? sm->npkts : SDR_IMM_NIBBLES;
 	if (d->opcode != SDR_SQ_SEND)
 		sm->stream = 1;
-	if (sdr_qp_sr(qp)) {
-		if (sdr_sr_send_prepare(qp, sm)) {
-			err_cqe(w, c, d, -EIO, SDR_CTR_sr_nomem);
-			return;
-		}
-		if (sdr_qp_ec(qp))
-			sdr_ec_send_prepare(qp, sm);
-		/* the global timeout counts from here when nothing was outstanding */
-		if (qp->ack_cursor == qp->send_next)
-			qp->progress_tsc = rte_get_tsc_cycles();
+	sm->keep_refs = qp->ops->keeps_ranges;
+	if (qp->ops->send_prepare(w, qp, sm, now)) {
+		err_cqe(w, c, d, -EIO, SDR_CTR_sr_nomem);
+		return;
 	}
 	sm->state = SDR_SM_QUEUED;
 	if (d->opcode == SDR_SQ_SEND) {
@@ -151,8 +116,8 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 		sq_refuse(w, SDR_CTR_sqe_bad);
 		return;
 	}
-	/* SR keeps every range for retransmissions: no compaction */
-	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0 && !sdr_qp_sr(qp)) {
+	/* a send that keeps its ranges (retransmissions): no compaction */
+	if (sm->nranges == SDR_STREAM_RANGES && sm->cur > 0 && !sm->keep_refs) {
 		memmove(&sm->r[0], &sm->r[sm->cur], (sm->nranges - sm->cur) * sizeof(sm->r[0]));
 		sm->nranges -= sm->cur;
 		sm->cur = 0;
@@ -170,54 +135,27 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	mr->refcnt++;
 }
 
-/* Receive numbers are 32 bit and every data packet names its number
- * (docs/wire-format.md §4). A number may come back only after 2^32 receives
- * AND the maximum packet lifetime: when entering block b of 2^28 numbers,
- * the previous use of block b ended when block b + 1 began; that must be
- * SDR_SEQ_REUSE_S seconds (plus the global timeout, during which a sender
- * retransmits) ago. Never reached below 35 M receives/s per QP. */
-#define SDR_SEQ_BLOCK_SHIFT 28
-#define SDR_SEQ_REUSE_S 120
-static int seq_reuse_ok(struct sdr_qp *qp, uint32_t seq)
-{
-	uint64_t now, life;
-	unsigned b;
-
-	if (seq & ((1u << SDR_SEQ_BLOCK_SHIFT) - 1))
-		return 1;
-	now = rte_get_tsc_cycles();
-	b = seq >> SDR_SEQ_BLOCK_SHIFT;
-	life = ((uint64_t)SDR_SEQ_REUSE_S * 1000 + sdr_g.cfg.global_timeout_ms) * sdr_g.tsc_hz / 1000;
-	if (qp->era_tsc[(b + 1) % 16] && now - qp->era_tsc[(b + 1) % 16] < life)
-		return 0;
-	qp->era_tsc[b] = now;
-	return 1;
-}
-
 static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
-		    const struct sdr_sqe *d, struct sdr_mr_ent *mr)
+		    const struct sdr_sqe *d, struct sdr_mr_ent *mr, uint64_t now)
 {
-	int64_t seq;
+	int64_t seq = sdr_recv_post(w, qp, mr->addr + d->offset, d->length, d->wr_id,
+				    (uint16_t)d->mr_id);
 
-	if (!seq_reuse_ok(qp, qp->rq.next_seq)) {
+	if (seq == -EAGAIN) {
 		err_cqe(w, c, d, -EAGAIN, SDR_CTR_seq_guard);
 		return;
 	}
-	seq = sdr_rq_post(&qp->rq, mr->addr + d->offset, d->length, d->wr_id, (uint16_t)d->mr_id);
 	if (seq < 0) {
 		err_cqe(w, c, d, -EBUSY, SDR_CTR_sqe_busy);
 		return;
 	}
 	mr->refcnt++;
-	if (sdr_qp_ec(qp))
-		qp->rq.slot[sdr_seq_msg_id((uint32_t)seq)].post_tsc = rte_get_tsc_cycles();
-	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
-	qp->cts_out[qp->ncts_out].length = d->length;
-	if (++qp->ncts_out == SDR_CTS_MAX_ENTRIES)
-		sdr_tx_cts_flush(w, qp);
+	if (qp->ops->recv_posted)
+		qp->ops->recv_posted(qp, sdr_seq_msg_id((uint32_t)seq), now);
 }
 
-static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d)
+static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d,
+		   uint64_t now)
 {
 	struct sdr_qp *qp = qp_of(c, d->qp_id);
 	struct sdr_qp_limits lim;
@@ -242,7 +180,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 	switch (d->opcode) {
 	case SDR_SQ_SEND:
 	case SDR_SQ_STREAM_START:
-		do_send(w, c, qp, d, mr);
+		do_send(w, c, qp, d, mr, now);
 		break;
 	case SDR_SQ_STREAM_DATA:
 		do_stream_data(w, qp, d, mr);
@@ -256,12 +194,12 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		break;
 	}
 	case SDR_SQ_RECV:
-		do_recv(w, c, qp, d, mr);
+		do_recv(w, c, qp, d, mr, now);
 		break;
 	case SDR_SQ_RECV_COMPLETE:
 		idx = sdr_rq_complete(&qp->rq, d->seq);
 		if (idx >= 0)
-			sdr_host_recv_done(w, qp, (uint32_t)idx, 0);
+			qp->ops->recv_done(w, qp, (uint32_t)idx, 0, now);
 		else /* it completed on its own meanwhile, or never existed */
 			sq_refuse(w, SDR_CTR_sqe_no_target);
 		break;
@@ -279,7 +217,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 #define SQ_CREDITS ((int32_t)SDR_BURST)
 #define SQ_BAD_COST 16
 
-unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c)
+unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c, uint64_t now)
 {
 	struct sdr_sqe d;
 	int64_t avail;
@@ -300,7 +238,7 @@ unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c)
 		unsigned refused = RTE_PER_LCORE(sq_refused);
 		/* copy first: the host may rewrite shared memory under us */
 		memcpy(&d, sdr_ring_peek(&c->sq, i), sizeof(d));
-		handle(w, c, &d);
+		handle(w, c, &d, now);
 		c->sq_credit -= RTE_PER_LCORE(sq_refused) != refused ? SQ_BAD_COST : 1;
 	}
 	if (i)
@@ -308,44 +246,4 @@ unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c)
 	if (i < n) /* descriptors left waiting for want of credit */
 		w->ctr[SDR_CTR_sq_throttled]++;
 	return i;
-}
-
-static void abort_recv_cb(void *arg, struct sdr_rslot *s)
-{
-	void **a = arg;
-	struct sdr_worker *w = a[0];
-	struct sdr_qp *qp = a[1];
-	sdr_host_recv_done(w, qp, sdr_seq_msg_id(s->seq), *(int32_t *)a[2]);
-}
-
-void sdr_host_abort_qp(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
-{
-	void *arg[3] = {w, qp, &status};
-
-	/* SR sends stay outstanding after transmission: start at the oldest */
-	uint32_t seq = sdr_qp_sr(qp) ? qp->ack_cursor : qp->tx_cursor;
-
-	for (; seq != qp->send_next; seq++) {
-		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
-
-		if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
-			continue; /* SR: already completed */
-		sm->status = status;
-		sdr_send_complete(w, qp, sm);
-	}
-	qp->tx_cursor = qp->ack_cursor = qp->send_next;
-	sdr_rq_abort_all(&qp->rq, abort_recv_cb, arg);
-	qp->ncts_out = 0;
-	/* nothing of the SR machinery refers to anything live any more */
-	qp->timers.n = qp->timers.head = 0;
-	qp->retxq.n = qp->retxq.head = 0;
-	qp->retx_pkt = UINT32_MAX;
-	for (uint32_t i = 0; i < qp->nack_dirty; i++)
-		qp->rq.slot[qp->ack_dirty[i]].ack_pending = 0;
-	qp->nack_dirty = 0;
-	qp->ack_due = 0;
-	qp->fin_n = qp->fin_head = 0;
-	qp->fin_next = 0;
-	qp->ack_now = 0;
-	qp->nabort_out = 0;
 }

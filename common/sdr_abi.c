@@ -98,9 +98,10 @@ int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len)
 	sdr_format_ipv4(info->ip, ip);
 	sdr_format_mac(info->mac, mac);
 	n = snprintf(buf, len,
-		     "qpn=0x%06x,rkey=0x%08x,ip=%s,mac=%s,mtu=%u,max_msg=%u,chunk_pkts=%u,gen=%u,rel=%u",
-		     info->qpn, info->rkey, ip, mac, info->mtu, info->max_msg, info->chunk_pkts,
-		     info->generations, info->reliability);
+		     "qpn=0x%06x,rkey=0x%08x,key=0x%016llx,ip=%s,mac=%s,mtu=%u,max_msg=%u,"
+		     "chunk_pkts=%u,gen=%u,rel=%u",
+		     info->qpn, info->rkey, (unsigned long long)info->ctrl_key, ip, mac, info->mtu,
+		     info->max_msg, info->chunk_pkts, info->generations, info->reliability);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	if (info->ec) {
@@ -147,9 +148,9 @@ static int parse_num(const char *s, const char *e, uint64_t max, uint64_t *out)
 }
 
 enum {
-	K_QPN, K_RKEY, K_IP, K_MAC, K_MTU, K_MAX_MSG, K_CHUNK, K_GEN, K_REL, K_EC, K__N
+	K_QPN, K_RKEY, K_KEY, K_IP, K_MAC, K_MTU, K_MAX_MSG, K_CHUNK, K_GEN, K_REL, K_EC, K__N
 };
-static const char *const qp_keys[K__N] = {"qpn", "rkey", "ip", "mac", "mtu",
+static const char *const qp_keys[K__N] = {"qpn", "rkey", "key", "ip", "mac", "mtu",
 					   "max_msg", "chunk_pkts", "gen", "rel", "ec"};
 
 int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
@@ -198,7 +199,8 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 		}
 		default: {
 			static const uint64_t maxv[K__N] = {
-				[K_QPN] = SDR_QPN_MASK, [K_RKEY] = UINT32_MAX, [K_MTU] = 4096,
+				[K_QPN] = SDR_QPN_MASK, [K_RKEY] = UINT32_MAX,
+				[K_KEY] = UINT64_MAX, [K_MTU] = 4096,
 				[K_MAX_MSG] = UINT32_MAX, [K_CHUNK] = UINT32_MAX,
 				[K_GEN] = UINT8_MAX, [K_REL] = SDR_REL_AUTO};
 			if (parse_num(val, val + strlen(val), maxv[k], &v))
@@ -209,6 +211,7 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 		switch (k) {
 		case K_QPN: q.qpn = (uint32_t)v; break;
 		case K_RKEY: q.rkey = (uint32_t)v; break;
+		case K_KEY: q.ctrl_key = v; break;
 		case K_MTU: q.mtu = (uint16_t)v; break;
 		case K_MAX_MSG: q.max_msg = (uint32_t)v; break;
 		case K_CHUNK: q.chunk_pkts = (uint32_t)v; break;
@@ -242,7 +245,8 @@ static uint32_t get32(const uint8_t *p)
 }
 
 /* Layout: qpn(4) rkey(4) ip(4) mac(6) mtu(2) max_msg(4) chunk_pkts(4)
- *         gen(1) rel(1) ec(2, sdr_ec_param_pack or 0); all big-endian. */
+ *         gen(1) rel(1) ec(2, sdr_ec_param_pack or 0) ctrl_key(8); all
+ *         big-endian. */
 void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE])
 {
 	put32(out + 0, info->qpn);
@@ -257,6 +261,8 @@ void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_
 	out[29] = info->reliability;
 	out[30] = (uint8_t)(info->ec >> 8);
 	out[31] = (uint8_t)info->ec;
+	put32(out + 32, (uint32_t)(info->ctrl_key >> 32));
+	put32(out + 36, (uint32_t)info->ctrl_key);
 }
 
 int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info)
@@ -274,6 +280,7 @@ int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *i
 	q.generations = in[28];
 	q.reliability = in[29];
 	q.ec = (uint16_t)(in[30] << 8 | in[31]);
+	q.ctrl_key = (uint64_t)get32(in + 32) << 32 | get32(in + 36);
 	if (!qp_info_valid(&q))
 		return -1;
 	*info = q;

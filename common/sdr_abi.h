@@ -22,8 +22,8 @@
 
 #include "sdr_ring.h"
 
-#define SDR_ABI_MAJOR 1
-#define SDR_ABI_MINOR 1 /* 1: reliability EC (qp_attr ec_*, qp_info ec) */
+#define SDR_ABI_MAJOR 2 /* 2: qp_info ctrl_key */
+#define SDR_ABI_MINOR 0
 
 /* ================= control socket ================= */
 
@@ -61,6 +61,10 @@ struct sdr_qp_info {
 	uint8_t reliability;   /**< enum sdr_reliability */
 	uint16_t ec;           /**< reliability EC: code, k, m packed by
 	                            sdr_ec_param_pack(); 0 otherwise */
+	uint64_t ctrl_key;     /**< 64-bit secret drawn at random per QP: every
+	                            control packet sent to this QP carries it
+	                            (docs/security.md); keep it as secret as the
+	                            R_Key */
 };
 
 /* ---- erasure-coding parameters of a QP (reliability EC) ---- */
@@ -218,16 +222,16 @@ struct sdr_qseg_slot {
 #include <stddef.h>
 
 /** Text form of a QP info, one token, for command lines and logs:
- *  "qpn=0x000100,rkey=0x1a2b3c4d,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,
- *  max_msg=67108864,chunk_pkts=16,gen=4,rel=0".
+ *  "qpn=0x000100,rkey=0x1a2b3c4d,key=0x0123456789abcdef,ip=10.0.0.1,
+ *  mac=02:00:00:00:00:01,mtu=4096,max_msg=67108864,chunk_pkts=16,gen=4,rel=0".
  *  @return characters written (excluding NUL), or -1 if @p len is too small. */
 int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len);
-/** Parse the text form (keys in any order, all required except rel).
+/** Parse the text form (keys in any order, all required except rel and ec).
  *  @return 0, or -1 with nothing guaranteed in @p info. */
 int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info);
 
 /** Fixed 32-byte big-endian serialisation for TCP bootstrap exchange. */
-#define SDR_QP_INFO_WIRE 32
+#define SDR_QP_INFO_WIRE 40
 void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE]);
 int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info);
 

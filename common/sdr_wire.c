@@ -368,6 +368,21 @@ enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icr
 
 /* ---- control messages ---- */
 
+static void ctrl_hdr_put(uint8_t *msg, uint8_t type, uint16_t n, uint32_t src_qpn)
+{
+	wr32(msg, SDR_CTRL_MAGIC);
+	msg[4] = SDR_CTRL_VERSION;
+	msg[5] = type;
+	wr16(msg + 6, n);
+	wr32(msg + 8, src_qpn);
+	wr64(msg + SDR_CTRL_KEY_OFF, 0);
+}
+
+void sdr_ctrl_key_put(uint8_t *msg, uint64_t key)
+{
+	wr64(msg + SDR_CTRL_KEY_OFF, key);
+}
+
 size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_entry *e,
 			   uint16_t n)
 {
@@ -376,11 +391,7 @@ size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_
 	/* Receivers reject more entries; do not emit what nobody accepts. */
 	if (n > SDR_CTS_MAX_ENTRIES)
 		return 0;
-	wr32(msg, SDR_CTRL_MAGIC);
-	msg[4] = SDR_CTRL_VERSION;
-	msg[5] = SDR_CTRL_CTS;
-	wr16(msg + 6, n);
-	wr32(msg + 8, src_qpn);
+	ctrl_hdr_put(msg, SDR_CTRL_CTS, n, src_qpn);
 	for (uint16_t i = 0; i < n; i++, p += SDR_CTS_ENTRY_WIRE) {
 		wr32(p, e[i].seq);
 		wr32(p + 4, e[i].length);
@@ -397,6 +408,7 @@ int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
 	h->type = msg[5];
 	h->count = rd16(msg + 6);
 	h->src_qpn = rd32(msg + 8);
+	h->key = rd64(msg + SDR_CTRL_KEY_OFF);
 	if (h->magic != SDR_CTRL_MAGIC || h->version != SDR_CTRL_VERSION)
 		return -1;
 	if (h->type == 0 || h->type >= SDR_CTRL__MAX)
@@ -415,7 +427,36 @@ int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
 	    (h->count > SDR_ACK_MAX_ENTRIES ||
 	     (size_t)h->count * SDR_ACK_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
 		return -1;
+	if (h->type == SDR_CTRL_ABORT &&
+	    (h->count > SDR_ABORT_MAX_ENTRIES ||
+	     (size_t)h->count * SDR_ABORT_ENTRY_WIRE > len - SDR_CTRL_HDR_WIRE))
+		return -1;
 	return 0;
+}
+
+size_t sdr_ctrl_abort_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_abort_entry *e,
+			     uint16_t n)
+{
+	uint8_t *p = msg + SDR_CTRL_HDR_WIRE;
+
+	if (n > SDR_ABORT_MAX_ENTRIES)
+		return 0;
+	ctrl_hdr_put(msg, SDR_CTRL_ABORT, n, src_qpn);
+	for (uint16_t i = 0; i < n; i++, p += SDR_ABORT_ENTRY_WIRE) {
+		wr32(p, e[i].seq);
+		wr32(p + 4, (uint32_t)e[i].status);
+		wr32(p + 8, e[i].length);
+	}
+	return SDR_CTRL_HDR_WIRE + (size_t)n * SDR_ABORT_ENTRY_WIRE;
+}
+
+void sdr_ctrl_abort_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_abort_entry *e)
+{
+	const uint8_t *p = msg + SDR_CTRL_HDR_WIRE + (size_t)i * SDR_ABORT_ENTRY_WIRE;
+
+	e->seq = rd32(p);
+	e->status = (int32_t)rd32(p + 4);
+	e->length = rd32(p + 8);
 }
 
 size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
@@ -428,11 +469,7 @@ size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_
 	for (uint16_t i = 0; i < n; i++)
 		if (e[i].off > SDR_ACK_OFF_MAX)
 			return 0;
-	wr32(msg, SDR_CTRL_MAGIC);
-	msg[4] = SDR_CTRL_VERSION;
-	msg[5] = SDR_CTRL_ACK;
-	wr16(msg + 6, n);
-	wr32(msg + 8, src_qpn);
+	ctrl_hdr_put(msg, SDR_CTRL_ACK, n, src_qpn);
 	for (uint16_t i = 0; i < n; i++, p += SDR_ACK_ENTRY_WIRE) {
 		wr32(p, e[i].seq);
 		wr32(p + 4, e[i].cum);
@@ -462,14 +499,6 @@ int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_ent
 	return 0;
 }
 
-static void ctrl_hdr_put(uint8_t *msg, uint8_t type, uint16_t n, uint32_t src_qpn)
-{
-	wr32(msg, SDR_CTRL_MAGIC);
-	msg[4] = SDR_CTRL_VERSION;
-	msg[5] = type;
-	wr16(msg + 6, n);
-	wr32(msg + 8, src_qpn);
-}
 
 static int parity_hdr_ok(const struct sdr_parity_hdr *h)
 {

@@ -92,6 +92,18 @@ static inline uint32_t sdr_seq_gen(uint32_t seq, uint32_t generations)
 	return (seq >> SDR_IMM_MSG_BITS) & (generations - 1);
 }
 
+/* ---- data-packet PSN: the high bits of the message sequence number ----
+ * A data packet's PSN is seq >> 10 (22 significant bits of the 24): with
+ * msg_id (seq % 1024, in the immediate) the packet names its full 32-bit
+ * message number, so a late packet can never be placed into a later use
+ * of the same slot and generation (docs/wire-format.md §4). */
+static inline uint32_t sdr_seq_psn(uint32_t seq) { return seq >> SDR_IMM_MSG_BITS; }
+/** The message number a data packet names (its PSN and immediate). */
+static inline uint32_t sdr_pkt_seq(uint32_t psn, uint32_t imm)
+{
+	return (psn << SDR_IMM_MSG_BITS) | sdr_imm_msg_id(imm);
+}
+
 /* ---- addresses of one endpoint ---- */
 struct sdr_l2l3 {
 	uint8_t src_mac[6];
@@ -195,25 +207,32 @@ const char *sdr_parse_result_name(enum sdr_parse_result r);
 
 /* ---- SDR control messages (payload of UC SEND Only) ---- */
 #define SDR_CTRL_MAGIC 0x53445243u /* "SDRC" */
-#define SDR_CTRL_VERSION 1
+#define SDR_CTRL_VERSION 2 /* 2: 64-bit key in the header, ABORT */
 
 enum sdr_ctrl_type {
 	SDR_CTRL_CTS = 1, /**< receiver -> sender: receive slots posted */
 	SDR_CTRL_ACK = 2, /**< receiver -> sender: SR acknowledgements */
 	SDR_CTRL_NACK = 3, /**< receiver -> sender: EC chunks that cannot be decoded */
 	SDR_CTRL_PARITY = 4, /**< sender -> receiver: one packet of an EC parity chunk */
+	SDR_CTRL_ABORT = 5, /**< sender -> receiver: a send ended before its data went out */
 	SDR_CTRL__MAX
 };
 
-/** Header of a control message, 12 bytes on the wire (big-endian). */
+/** Header of a control message, 20 bytes on the wire (big-endian). */
 struct sdr_ctrl_hdr {
 	uint32_t magic;   /**< SDR_CTRL_MAGIC */
 	uint8_t version;  /**< SDR_CTRL_VERSION */
 	uint8_t type;     /**< enum sdr_ctrl_type */
 	uint16_t count;   /**< entries that follow */
 	uint32_t src_qpn; /**< sender's QP block base */
+	uint64_t key;     /**< the destination QP's control key (struct sdr_qp_info) */
 };
-#define SDR_CTRL_HDR_WIRE 12
+#define SDR_CTRL_HDR_WIRE 20
+#define SDR_CTRL_KEY_OFF 12 /**< offset of the key in the control message */
+
+/** Write the destination QP's control @p key into the header of the
+ *  control message at @p msg (the encoders below leave it zero). */
+void sdr_ctrl_key_put(uint8_t *msg, uint64_t key);
 
 /** CTS entry, 8 bytes on the wire: receive number @c seq (per QP, from 0)
  *  was posted with a buffer of @c length bytes. */
@@ -345,9 +364,28 @@ size_t sdr_ctrl_nack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_nac
  *  ignore the entry. */
 int sdr_ctrl_nack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_nack_entry *e);
 
+/** ABORT entry, 12 bytes on the wire: send @c seq ended with @c status (a
+ *  negative errno; today only -EMSGSIZE: the send is @c length bytes, more
+ *  than the posted receive) before any of its data went out; the receiver
+ *  completes receive @c seq with that status. */
+struct sdr_abort_entry {
+	uint32_t seq;
+	int32_t status;
+	uint32_t length;
+};
+#define SDR_ABORT_ENTRY_WIRE 12
+#define SDR_ABORT_MAX_ENTRIES 64
+
+/** Encode an ABORT message; returns its length, or 0 when @p n exceeds
+ *  SDR_ABORT_MAX_ENTRIES. */
+size_t sdr_ctrl_abort_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_abort_entry *e,
+			     uint16_t n);
+void sdr_ctrl_abort_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_abort_entry *e);
+
 /** Decode a control header; returns 0, or -1 when the message is too short,
- *  has the wrong magic/version, an unknown type, or (CTS, ACK, NACK) more
- *  entries than allowed (64 CTS, 32 ACK, 64 NACK) or than fit @p len, or
+ *  has the wrong magic/version, an unknown type, or (CTS, ACK, NACK, ABORT)
+ *  more entries than allowed (64 CTS, 32 ACK, 64 NACK, 64 ABORT) or than fit
+ *  @p len, or
  *  (PARITY) a count other than 1 or no room for the parity header and at
  *  least one parity byte. The entries start at msg + SDR_CTRL_HDR_WIRE. */
 int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -346,6 +347,16 @@ static int auto_init(struct sdr_qp *qp, uint64_t rate_bps)
 	return 0;
 }
 
+/* A secret (R_Key, control key): from the kernel's CSPRNG, not rte_rand(). */
+static uint64_t sdr_secret64(void)
+{
+	uint64_t v = 0;
+
+	while (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		;
+	return v;
+}
+
 static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
 			int *pass)
 {
@@ -438,7 +449,8 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 
 	qp->id = id;
 	qp->qpn_base = in->qpn_first + id * gens;
-	qp->rkey = a->want_rkey ? a->want_rkey : (uint32_t)rte_rand();
+	qp->rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
+	qp->ctrl_key = sdr_secret64();
 	qp->max_msg = max_msg;
 	qp->ppc = ppc;
 	qp->mtu = mtu;
@@ -479,6 +491,7 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	r->seg_size = size;
 	r->info.qpn = qp->qpn_base;
 	r->info.rkey = qp->rkey;
+	r->info.ctrl_key = qp->ctrl_key;
 	r->info.ip = in->ip;
 	memcpy(r->info.mac, in->mac, 6);
 	r->info.mtu = (uint16_t)mtu;

@@ -120,6 +120,7 @@ struct sdr_smsg {
 	uint32_t imm_next; /* next immediate-only offset to send (npkts < 8) */
 	int32_t status;    /* error to report at completion (streams) */
 	uint8_t state, stream, ended, nranges, cur;
+	uint8_t aborted;   /* ended with an error on the sender; ABORT told the receiver */
 	/* Selective Repeat (reliability SR only) */
 	uint8_t txdone;    /* every packet transmitted once; waits for the ACK */
 	uint32_t nchunks;  /* chunks of the message */
@@ -138,6 +139,15 @@ struct sdr_smsg {
 	uint32_t u_cap;
 };
 
+/** A final ACK entry waiting to be sent (receiver). */
+struct sdr_sr_fin {
+	uint64_t due;      /* send at or after this TSC */
+	uint32_t seq, cum, lost;
+	uint8_t flags;     /* SDR_ACK_F_FULL or SDR_ACK_F_CLOSED */
+	uint8_t copies;    /* sent so far (EC repeats a FULL once) */
+};
+#define SDR_SR_FIN_CAP 4096
+
 /** Sender state of one chunk (or the immediate unit) of an SR send. */
 struct sdr_sr_unit {
 	uint64_t tx_tsc;   /* last (re)transmission of the unit's last packet */
@@ -154,6 +164,7 @@ struct sdr_qp_stats {
 	uint64_t sr_retx_pkts, sr_retx_units, sr_rto_expiries, sr_acks_tx, sr_ack_entries_tx;
 	uint64_t sr_acks_rx, sr_ack_entries_rx, sr_units_acked, sr_rtt_samples;
 	uint64_t sr_send_timeouts, sr_recv_timeouts, sr_send_closed, sr_rto_backoffs;
+	uint64_t sr_probe_defers, sr_reacks;
 	/* Erasure coding */
 	uint64_t ec_subs_encoded, ec_par_pkts_tx, ec_par_pkts_rx, ec_par_chunks_rx;
 	uint64_t ec_decodes, ec_chunks_recovered, ec_decode_failures, ec_fto_expiries, ec_fto_postponed;
@@ -177,6 +188,7 @@ struct sdr_qp {
 	unsigned worker;
 	int state; /* enum sdr_qp_state; written by the owning worker */
 	struct sdr_qp_info remote;
+	uint64_t ctrl_key;    /* ours: control packets to this QP must carry it */
 	struct sdr_l2l3 l2;
 	uint32_t psn;
 	struct sdr_pacer pacer; /* this QP's rate */
@@ -204,11 +216,27 @@ struct sdr_qp {
 	uint32_t retx_pkt;    /* next packet of retx_cur; UINT32_MAX = none */
 	uint64_t progress_tsc; /* last progress of the sends (global timeout) */
 	uint64_t backoff_tsc; /* no further RTO backoff before this */
+	uint64_t probe_tsc;   /* probing: next unit may be retransmitted at this TSC */
+	uint64_t ack_rx_tsc;  /* last ACK from the peer (0: none yet) */
+	uint8_t probing;      /* no ACK for an RTO: one unit per RTO until the peer
+	                         answers (RFC 6298 5.4/5.5) */
 	uint64_t global_timeout; /* cycles, 0 = none */
 	/* Selective Repeat: receiver */
 	uint16_t *ack_dirty;  /* [SDR_MAX_MSGS] slots with news for the sender */
 	uint32_t nack_dirty;
 	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
+	/* Final entries (FULL / CLOSED) of completed receives, queued at
+	 * completion: they do not live in the slot, so reposting it cannot
+	 * lose them (docs/reliability.md "Acknowledgement is a guarantee") */
+	struct sdr_sr_fin *fin; /* [SDR_SR_FIN_CAP] FIFO */
+	uint32_t fin_head, fin_n;
+	uint8_t ack_now;      /* a final entry is waiting: flush in this loop */
+	uint64_t fin_next;    /* earliest later-due final entry (EC repeat), 0 = none */
+	uint64_t era_tsc[16]; /* receive numbers: when each 2^28 block was entered */
+	/* sender: sends that ended before any data (-EMSGSIZE) whose ABORT the
+	 * receiver may not have seen yet */
+	struct sdr_abort_entry abort_out[SDR_ABORT_MAX_ENTRIES];
+	unsigned nabort_out;
 
 	/* Erasure coding (reliability EC, and AUTO's EC messages) */
 	uint8_t ec_code, ec_k, ec_m; /* the QP's parameters (AUTO: the EC candidate
@@ -354,6 +382,9 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp);
 void sdr_tx_flush(struct sdr_worker *w, unsigned inst_idx);
 void sdr_tx_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
 void sdr_tx_rects(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+void sdr_tx_abort_queue(struct sdr_worker *w, struct sdr_qp *qp, uint32_t seq, int32_t status,
+			uint32_t len);
+void sdr_tx_abort_flush(struct sdr_worker *w, struct sdr_qp *qp);
 /* Selective Repeat (sr.c) */
 int sdr_sr_qp_init(struct sdr_qp *qp);
 void sdr_sr_qp_fini(struct sdr_qp *qp);
@@ -362,8 +393,11 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_smsg *sm, uint32_t pkt_off, 
 unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
 		   const struct sdr_ctrl_hdr *h, uint64_t now);
-void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int complete,
-		    uint64_t now);
+void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint64_t now);
+void sdr_sr_rx_fin(struct sdr_worker *w, struct sdr_qp *qp, uint32_t seq, uint8_t flags,
+		   uint32_t cum, uint32_t lost, uint64_t now);
+void sdr_sr_rx_stale(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint32_t seq,
+		     uint64_t now);
 void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_smsg_release(struct sdr_qp *qp, struct sdr_smsg *sm);

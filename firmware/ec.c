@@ -402,8 +402,8 @@ static void note_flags(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, i
 		return;
 	if (rc & SDR_PLACE_CHUNK)
 		qp->st.chunks_done++;
-	if (rc & (SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE))
-		sdr_sr_rx_note(w, qp, slot, !!(rc & SDR_PLACE_COMPLETE), now);
+	if ((rc & SDR_PLACE_CHUNK) && !(rc & SDR_PLACE_COMPLETE))
+		sdr_sr_rx_note(w, qp, slot, now);
 }
 
 /* Decode submessage @p s of @p slot if it lacks data and can be repaired.
@@ -491,12 +491,6 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, struc
 	return flags;
 }
 
-static void complete(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint64_t now)
-{
-	sdr_sr_rx_note(w, qp, slot, 1, now);
-	sdr_host_recv_done(w, qp, slot, 0);
-}
-
 /* The CTS-to-first-packet time of a receive bounds the RTT from above. */
 static void note_rtt_min(struct sdr_qp *qp, const struct sdr_rslot *s, uint64_t now)
 {
@@ -546,7 +540,7 @@ void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint
 	if (s->state == SDR_RS_POSTED && r->g.nsub)
 		flags |= try_sub(w, qp, slot, r, r->g.nsub - 1, now);
 	if (flags & SDR_PLACE_COMPLETE)
-		complete(w, qp, slot, now);
+		sdr_host_recv_done(w, qp, slot, 0);
 }
 
 void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg, size_t len,
@@ -628,7 +622,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 			note_flags(w, qp, slot, f & ~SDR_PLACE_COMPLETE, now);
 			if (f & SDR_PLACE_COMPLETE) {
 				qp->st.ec_par_pkts_rx++;
-				complete(w, qp, slot, now);
+				sdr_host_recv_done(w, qp, slot, 0);
 			} else {
 				w->ctr[SDR_CTR_ec_nomem]++;
 			}
@@ -648,7 +642,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 		if (f & SDR_PLACE_COMPLETE) {
 			/* it brought the last missing piece (length, immediate) */
 			qp->st.ec_par_pkts_rx++;
-			complete(w, qp, slot, now);
+			sdr_host_recv_done(w, qp, slot, 0);
 			return;
 		}
 		arm_fto(qp, slot, now);
@@ -684,7 +678,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 	qp->st.ec_par_chunks_rx++;
 	flags = try_sub(w, qp, slot, r, h.sub, now);
 	if (flags & SDR_PLACE_COMPLETE)
-		complete(w, qp, slot, now);
+		sdr_host_recv_done(w, qp, slot, 0);
 }
 
 /* ---- fallback timeout: NACK what cannot be decoded ---- */
@@ -738,7 +732,7 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, uint32_t sl
 			int f = try_sub(w, qp, slot, r, sub, now);
 			if (f & SDR_PLACE_COMPLETE) {
 				s->fto_fired = 1;
-				complete(w, qp, slot, now);
+				sdr_host_recv_done(w, qp, slot, 0);
 				return 0;
 			}
 			if (r->sub_done[sub])

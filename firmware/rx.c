@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Receive path: validate, place payload into the host buffer, bitmaps,
  * completions; control messages (CTS). Every frame is hostile. */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -33,6 +34,44 @@ static void rx_arp(struct sdr_worker *w, struct sdr_inst *in, const uint8_t *f, 
 	sdr_tx_enqueue(w, in, m);
 }
 
+/* The peer aborted a send before (all of) its data went out: complete the
+ * receive it was matched with, with the peer's status. */
+static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
+		     const struct sdr_ctrl_hdr *h)
+{
+	struct sdr_abort_entry e;
+
+	for (uint16_t i = 0; i < h->count; i++) {
+		uint32_t idx;
+		const struct sdr_rslot *s;
+
+		sdr_ctrl_abort_entry_decode(msg, i, &e);
+		idx = sdr_seq_msg_id(e.seq);
+		s = &qp->rq.slot[idx];
+		if (e.status >= 0 || e.status < -4095 ||
+		    (e.status == -EMSGSIZE && e.length <= s->len)) {
+			w->ctr[SDR_CTR_abort_bad]++;
+			continue;
+		}
+		if (s->seq != e.seq || sdr_rq_complete(&qp->rq, e.seq) < 0) {
+			w->ctr[SDR_CTR_abort_stale]++; /* a repeat, or unknown */
+			continue;
+		}
+		sdr_host_recv_done(w, qp, idx, e.status);
+	}
+}
+
+/* A CTS for a send that is over: if it ended aborted, the receiver has not
+ * seen the ABORT (it still offers the receive); say it again. */
+static void abort_again(struct sdr_worker *w, struct sdr_qp *qp, uint32_t seq)
+{
+	const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+	if (sm->state != SDR_SM_DONE || sm->seq != seq || !sm->aborted)
+		return;
+	sdr_tx_abort_queue(w, qp, seq, sm->status, sm->len);
+}
+
 static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
 		    uint64_t now)
 {
@@ -41,6 +80,11 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 
 	if (sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h)) {
 		w->ctr[SDR_CTR_ctrl_bad]++;
+		return;
+	}
+	if (h.key != qp->ctrl_key) {
+		/* 64 bits an off-path sender cannot know (docs/security.md) */
+		w->ctr[SDR_CTR_ctrl_bad_key]++;
 		return;
 	}
 	if (h.src_qpn != qp->remote.qpn) {
@@ -59,6 +103,10 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		sdr_ec_rx_nack(w, qp, p->payload, &h, now);
 		return;
 	}
+	if (h.type == SDR_CTRL_ABORT) {
+		rx_abort(w, qp, p->payload, &h);
+		return;
+	}
 	if (h.type != SDR_CTRL_CTS) {
 		w->ctr[SDR_CTR_ctrl_unknown]++;
 		return;
@@ -69,7 +117,12 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		/* Only receives the sender can still use: its current send and
 		 * the 1023 after it. Older ones are re-sent CTS we no longer need. */
 		if (e.seq - qp->tx_cursor >= SDR_MAX_MSGS) {
-			w->ctr[(int32_t)(e.seq - qp->tx_cursor) < 0 ? SDR_CTR_cts_stale : SDR_CTR_cts_bad]++;
+			if ((int32_t)(e.seq - qp->tx_cursor) < 0) {
+				w->ctr[SDR_CTR_cts_stale]++;
+				abort_again(w, qp, e.seq);
+			} else {
+				w->ctr[SDR_CTR_cts_bad]++;
+			}
 			continue;
 		}
 		uint32_t slot = sdr_seq_msg_id(e.seq);
@@ -144,13 +197,21 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 	rc = sdr_rq_place(&qp->rq, gen, &p, now, &drop, &slot);
 	if (rc < 0) {
 		w->ctr[drop]++;
-		/* SR: a repeat of what we have means the sender missed an ACK */
-		if (sdr_qp_sr(qp) && (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_late_pkt))
-			sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), 0, now);
+		/* SR: a repeat of what we have means the sender missed an ACK:
+		 * of the open receive's progress, or of a completed receive
+		 * (which the slot may hold again, reposted) */
+		if (sdr_qp_sr(qp)) {
+			if (drop == SDR_CTR_dup_pkt)
+				sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), now);
+			else if (drop == SDR_CTR_late_pkt || drop == SDR_CTR_stale_gen ||
+				 drop == SDR_CTR_stale_seq)
+				sdr_sr_rx_stale(w, qp, sdr_imm_msg_id(p.imm),
+						sdr_pkt_seq(p.psn, p.imm), now);
+		}
 		goto out;
 	}
-	if (sdr_qp_sr(qp) && (rc & (SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE)))
-		sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), !!(rc & SDR_PLACE_COMPLETE), now);
+	if (sdr_qp_sr(qp) && (rc & SDR_PLACE_CHUNK) && !(rc & SDR_PLACE_COMPLETE))
+		sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), now);
 	qp->st.rx_pkts++;
 	qp->st.rx_bytes += p.dma_len;
 	if (rc & SDR_PLACE_CHUNK)

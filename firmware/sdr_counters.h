@@ -26,6 +26,8 @@
 	X(qp_not_ready, "QP exists but is not connected")                                    \
 	X(wrong_peer, "source IP or QPN is not the connected peer")                          \
 	X(stale_gen, "packet of an old generation of its message slot")                      \
+	X(stale_seq, "packet of an older message of its slot and generation (PSN)")          \
+	X(early_seq, "packet of a later message than its slot's receive (PSN)")              \
 	X(no_recv, "msg_id with no posted receive")                                          \
 	X(late_pkt, "packet for a completed receive (discard sink)")                         \
 	X(bad_rkey, "R_Key is not the QP's")                                                 \
@@ -34,11 +36,15 @@
 	X(imm_mismatch, "user-immediate nibble disagrees with an earlier one")               \
 	X(dup_pkt, "duplicate packet (idempotent, not written again)")                       \
 	X(ctrl_bad, "malformed control message")                                             \
+	X(ctrl_bad_key, "control message without the QP's control key (forged or misrouted)") \
 	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
 	X(cts_bad, "CTS entry beyond the sender's window (1024 ahead)")                      \
 	X(cts_stale, "re-sent CTS for a send already under way or done (harmless)")          \
 	X(ack_bad, "ACK entry with reserved bits or unknown flags")                          \
 	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)")     \
+	X(ack_unsent, "ACK bit for a chunk not yet transmitted (ignored)")                   \
+	X(abort_stale, "ABORT entry for no posted receive of that number")                  \
+	X(abort_bad, "ABORT entry with an impossible status or length")                    \
 	X(ec_parity_bad, "malformed parity header (code, k, m, indices, reserved bits)")     \
 	X(ec_parity_not_ec, "parity packet on a QP whose reliability is not EC")             \
 	X(ec_param_mismatch, "parity code/k/m disagree with the QP's or the message's first parity") \
@@ -64,6 +70,7 @@
 	X(sqe_bad_len, "zero length, over max_msg, or longer than the posted receive")      \
 	X(sqe_not_conn, "QP not connected")                                                  \
 	X(sqe_busy, "receive slot or send window still busy")                                \
+	X(seq_guard, "receive refused: its number would come back within the packet lifetime") \
 	X(sq_corrupt, "SQ ring indices impossible; context shut down")                        \
 	X(cq_lost, "completion not deliverable (context gone)")
 

@@ -146,6 +146,13 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		*drop = SDR_CTR_stale_gen;
 		return -1;
 	}
+	if (sdr_pkt_seq(p->psn, p->imm) != s->seq) {
+		/* same slot and generation, another message: 4096 (1024 slots x
+		 * G generations) or more messages apart */
+		*drop = (int32_t)(sdr_pkt_seq(p->psn, p->imm) - s->seq) < 0 ? SDR_CTR_stale_seq
+									    : SDR_CTR_early_seq;
+		return -1;
+	}
 	if (s->state == SDR_RS_DONE) {
 		*drop = SDR_CTR_late_pkt;
 		return -1;

@@ -42,11 +42,21 @@ struct sdr_rslot {
 	uint8_t last_known;
 	uint8_t state;      /**< enum sdr_rslot_state */
 	uint8_t ack_pending; /**< SR: listed for the next ACK */
-	uint8_t full_sent;   /**< EC: FULL ACKs sent for this receive */
 	uint8_t fto_fired;   /**< EC: the fallback timeout expired once */
 	uint32_t lost;       /**< EC: data chunks that did not arrive on their first
 	                          transmission (decoded before the first FTO expiry,
 	                          or missing at it); sent in the FULL ACK */
+};
+
+/** The last receive a slot completed, kept when the slot is posted again:
+ *  a retransmission of it (the sender missed the final ACK) is answered
+ *  from here even after the host reused the slot. */
+struct sdr_rdone {
+	uint64_t reack_tsc; /**< last re-acknowledgement (rate limit) */
+	uint32_t seq;       /**< receive number */
+	uint32_t cum;       /**< the final entry's cumulative point */
+	uint32_t lost;      /**< EC: the FULL entry's lost count */
+	uint8_t flags;      /**< SDR_ACK_F_FULL or SDR_ACK_F_CLOSED; 0 = none */
 };
 
 struct sdr_rq {
@@ -60,6 +70,7 @@ struct sdr_rq {
 	                           only DPU memory) */
 	struct sdr_qseg_slot *shared; /**< [SDR_MAX_MSGS], host-shared */
 	struct sdr_rslot slot[SDR_MAX_MSGS];
+	struct sdr_rdone done[SDR_MAX_MSGS]; /**< written by the reliability layer */
 };
 
 /** Words a slot needs for @p bits bits. */
@@ -93,7 +104,9 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 
 /**
  * Validate a parsed data packet (opcode 0x2B) that arrived on generation
- * @p gen of this QP and place it.
+ * @p gen of this QP and place it. The packet must name the slot's receive
+ * number (PSN and msg_id, sdr_pkt_seq()): a packet of another use of the
+ * slot is dropped as stale_gen / stale_seq / early_seq, never placed.
  * @return flags >= 0, or -1 with *drop set to the counter of the reason.
  * On SDR_PLACE_COMPLETE, *slot_out is the completed slot (now DONE).
  */

@@ -42,13 +42,16 @@ int sdr_sr_qp_init(struct sdr_qp *qp)
 	qp->retx_pkt = UINT32_MAX;
 	qp->global_timeout = (uint64_t)sdr_g.cfg.global_timeout_ms * hz / 1000;
 	qp->ack_dirty = calloc(SDR_MAX_MSGS, sizeof(*qp->ack_dirty));
-	return qp->ack_dirty ? 0 : -ENOMEM;
+	qp->fin = calloc(SDR_SR_FIN_CAP, sizeof(*qp->fin));
+	return qp->ack_dirty && qp->fin ? 0 : -ENOMEM;
 }
 
 void sdr_sr_qp_fini(struct sdr_qp *qp)
 {
 	free(qp->ack_dirty);
 	qp->ack_dirty = NULL;
+	free(qp->fin);
+	qp->fin = NULL;
 	sdr_tq_fini(&qp->timers);
 	sdr_tq_fini(&qp->retxq);
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++) {
@@ -152,11 +155,27 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 		if (u->acked || u->inq || u->tx_tsc != x.tsc)
 			continue; /* acknowledged, or superseded */
 		qp->st.sr_rto_expiries++;
-		/* a retransmission went unanswered too: back off (dead peer,
-		 * or an RTO far too short) */
+		/* A retransmission went unanswered: back off (dead peer, or an RTO
+		 * far too short). When the peer has not answered at all for an
+		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
+		 * every expired one until it answers again (RFC 6298 5.4, 5.5) */
 		if (u->retx && sdr_rtt_backoff(&qp->rtt, now, &qp->backoff_tsc,
 					       (uint64_t)SR_MAX_RTO_MS * sdr_g.tsc_hz / 1000))
 			qp->st.sr_rto_backoffs++;
+		uint64_t heard = RTE_MAX(qp->ack_rx_tsc, qp->progress_tsc);
+		if (!qp->probing && now > heard && now - heard > qp->rtt.rto)
+			qp->probing = 1;
+		if (qp->probing) {
+			if (now < qp->probe_tsc) {
+				/* not this unit's turn: wait another RTO */
+				u->tx_tsc = now;
+				if (sdr_tq_push(&qp->timers, x.seq, x.chunk, now))
+					u->tx_tsc = 0;
+				qp->st.sr_probe_defers++;
+				continue;
+			}
+			qp->probe_tsc = now + qp->rtt.rto;
+		}
 		if (sdr_tq_push(&qp->retxq, x.seq, x.chunk, 0) == 0)
 			u->inq = 1;
 		else
@@ -235,6 +254,7 @@ struct ack_ctx {
 	struct sdr_smsg *sm;
 	uint64_t now;
 	int progress;
+	uint32_t unsent;
 };
 
 static void ack_unit(void *arg, uint32_t unit)
@@ -246,6 +266,11 @@ static void ack_unit(void *arg, uint32_t unit)
 	if (u->acked)
 		return;
 	unit_pkts(a->qp, a->sm, unit, &first, &end);
+	if (!u->retx && u->sent < end - first) {
+		/* not (fully) on the wire yet: no receiver can have it */
+		a->unsent++;
+		return;
+	}
 	/* Karn: only units transmitted exactly once give an RTT sample */
 	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
 		sdr_rtt_sample(&a->qp->rtt, a->now - u->tx_tsc);
@@ -285,6 +310,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
 	struct ack_ctx a = {.qp = qp, .now = now};
 
 	qp->st.sr_acks_rx++;
+	qp->ack_rx_tsc = now; /* the peer answers: no probing */
+	qp->probing = 0;
 	for (uint16_t i = 0; i < h->count; i++) {
 		if (sdr_ctrl_ack_entry_decode(msg, i, &e)) {
 			w->ctr[SDR_CTR_ack_bad]++;
@@ -312,6 +339,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
 			a.progress = 1;
 		}
 	}
+	if (a.unsent)
+		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
 	if (a.progress)
 		qp->progress_tsc = now;
 }
@@ -335,86 +364,149 @@ static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack
 /* Windows per message and ACK: enough for the received part of a message
  * of 8 * 128 chunks (64 MiB at 16 x 4 KiB) past its cumulative point. */
 #define SR_ACK_WINDOWS_MAX 8
-#define SR_ACK_AGAIN_MAX 64 /* FULL repeats queued per flush */
 
 /* EC: a completed receive's FULL is sent twice, one ACK period apart. A
  * lost FULL would otherwise cost the sender its backstop (RTO + one FTO +
  * one RTT) on a message that arrived whole; SR QPs keep one FULL. */
 #define EC_FULL_COPIES 2
 
-static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp)
+static uint64_t ack_period(void)
 {
+	return (uint64_t)sdr_g.cfg.sr_ack_us * sdr_g.tsc_hz / 1000000;
+}
+
+struct ack_out {
 	struct sdr_ack_entry e[SDR_ACK_MAX_ENTRIES];
-	uint16_t again[SR_ACK_AGAIN_MAX];
-	unsigned n = 0, nagain = 0;
-	uint32_t chunk_bytes = qp->mtu * qp->ppc;
+	unsigned n;
+};
+
+static struct sdr_ack_entry *ack_entry(struct sdr_worker *w, struct sdr_qp *qp, struct ack_out *o)
+{
+	if (o->n == SDR_ACK_MAX_ENTRIES) {
+		tx_ack(w, qp, o->e, o->n);
+		o->n = 0;
+	}
+	memset(&o->e[o->n], 0, sizeof(o->e[0]));
+	return &o->e[o->n++];
+}
+
+static void fin_push(struct sdr_qp *qp, const struct sdr_sr_fin *f)
+{
+	qp->fin[(qp->fin_head + qp->fin_n) % SDR_SR_FIN_CAP] = *f;
+	qp->fin_n++;
+}
+
+/* Send every final entry that is due (all of them with @p force), then the
+ * progress of the receives still open. Final entries are the (seq, flags,
+ * lost) captured when the receive completed: the slot may have been
+ * posted again since. */
+static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, int force)
+{
+	struct ack_out o = {.n = 0};
+	uint32_t chunk_bytes = qp->mtu * qp->ppc, n0 = qp->fin_n;
+	uint64_t next = 0;
+
+	for (uint32_t i = 0; i < n0; i++) {
+		struct sdr_sr_fin f = qp->fin[qp->fin_head];
+		struct sdr_ack_entry *x;
+
+		qp->fin_head = (qp->fin_head + 1) % SDR_SR_FIN_CAP;
+		qp->fin_n--;
+		if (f.due > now && !force) {
+			fin_push(qp, &f); /* an EC repeat, later */
+			if (!next || f.due < next)
+				next = f.due;
+			continue;
+		}
+		x = ack_entry(w, qp, &o);
+		x->seq = f.seq;
+		x->flags = f.flags;
+		x->lost = f.lost; /* (docs/wire-format.md §6) */
+		x->cum = f.cum;
+		if (f.flags == SDR_ACK_F_FULL && sdr_qp_ec(qp) && ++f.copies < EC_FULL_COPIES &&
+		    !force) {
+			f.due = now + ack_period();
+			fin_push(qp, &f);
+			if (!next || f.due < next)
+				next = f.due;
+		}
+	}
+	qp->fin_next = next;
+	qp->ack_now = 0;
 
 	for (uint32_t i = 0; i < qp->nack_dirty; i++) {
 		uint32_t idx = qp->ack_dirty[i];
 		struct sdr_rslot *s = &qp->rq.slot[idx];
 		const uint64_t *bm = sdr_rq_chunk_priv(&qp->rq, idx);
-		uint32_t nb, hi, cum, flags = 0;
+		uint32_t nb, hi, cum;
 
 		if (!s->ack_pending)
 			continue;
 		s->ack_pending = 0;
-		if (s->state == SDR_RS_FREE)
-			continue;
+		if (s->state != SDR_RS_POSTED)
+			continue; /* completed: its final entry went above */
 		nb = sdr_rslot_nchunks(&qp->rq, s);
-		if (s->state == SDR_RS_DONE)
-			flags = sdr_rslot_full(s) ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
-		if (flags == SDR_ACK_F_FULL && sdr_qp_ec(qp) &&
-		    ++s->full_sent < EC_FULL_COPIES && nagain < SR_ACK_AGAIN_MAX)
-			again[nagain++] = (uint16_t)idx;
 		s->ack_cum = sdr_ack_cum_advance(bm, nb, s->ack_cum);
-		cum = flags == SDR_ACK_F_FULL ? nb : s->ack_cum;
+		cum = s->ack_cum;
 		/* one past the highest chunk that has data */
 		hi = s->max_end ? (s->max_end - 1) / chunk_bytes + 1 : 0;
 		if (hi > nb)
 			hi = nb;
 		for (uint32_t k = 0, off = 0; k < SR_ACK_WINDOWS_MAX; k++, off += SDR_ACK_WINDOW_BITS) {
-			struct sdr_ack_entry *x = &e[n];
+			struct sdr_ack_entry *x;
 
-			if (k && (flags == SDR_ACK_F_FULL || (uint64_t)cum + off >= hi))
+			if (k && (uint64_t)cum + off >= hi)
 				break;
-			memset(x, 0, sizeof(*x));
+			x = ack_entry(w, qp, &o);
 			x->seq = s->seq;
 			x->cum = cum;
 			x->off = off;
-			x->flags = (uint8_t)flags;
-			if (flags != SDR_ACK_F_FULL)
-				sdr_ack_window_get(bm, nb, cum + off, x->bits);
-			else
-				x->lost = s->lost; /* (docs/wire-format.md §6) */
-			if (++n == SDR_ACK_MAX_ENTRIES) {
-				tx_ack(w, qp, e, n);
-				n = 0;
-			}
+			sdr_ack_window_get(bm, nb, cum + off, x->bits);
 		}
 	}
-	if (n)
-		tx_ack(w, qp, e, n);
+	if (o.n)
+		tx_ack(w, qp, o.e, o.n);
 	qp->nack_dirty = 0;
 	qp->ack_due = 0;
-	for (unsigned i = 0; i < nagain; i++) /* due one ACK period from now */
-		sdr_sr_rx_note(w, qp, again[i], 0, rte_get_tsc_cycles());
 }
 
-void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int complete,
-		    uint64_t now)
+void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint64_t now)
 {
 	struct sdr_rslot *s = &qp->rq.slot[slot];
 
 	if (!s->ack_pending) {
 		if (qp->nack_dirty == SDR_MAX_MSGS)
-			ack_flush(w, qp);
+			ack_flush(w, qp, now, 0);
 		s->ack_pending = 1;
 		qp->ack_dirty[qp->nack_dirty++] = (uint16_t)slot;
 	}
-	if (complete)
-		qp->ack_due = now; /* a completed receive is reported at once */
-	else if (!qp->ack_due)
-		qp->ack_due = now + (uint64_t)sdr_g.cfg.sr_ack_us * sdr_g.tsc_hz / 1000000;
+	if (!qp->ack_due)
+		qp->ack_due = now + ack_period();
+}
+
+void sdr_sr_rx_fin(struct sdr_worker *w, struct sdr_qp *qp, uint32_t seq, uint8_t flags,
+		   uint32_t cum, uint32_t lost, uint64_t now)
+{
+	struct sdr_sr_fin f = {.seq = seq, .flags = flags, .cum = cum, .lost = lost};
+
+	if (qp->fin_n == SDR_SR_FIN_CAP)
+		ack_flush(w, qp, now, 1);
+	fin_push(qp, &f);
+	qp->ack_now = 1; /* a completed receive is reported in this loop */
+}
+
+void sdr_sr_rx_stale(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, uint32_t seq,
+		     uint64_t now)
+{
+	struct sdr_rdone *d = &qp->rq.done[slot];
+
+	/* A packet of a receive this slot completed: the sender missed the
+	 * final ACK. Once per ACK period, however many packets it resends. */
+	if (!d->flags || d->seq != seq || (d->reack_tsc && now - d->reack_tsc < ack_period()))
+		return;
+	d->reack_tsc = now;
+	qp->st.sr_reacks++;
+	sdr_sr_rx_fin(w, qp, d->seq, d->flags, d->cum, d->lost, now);
 }
 
 /* ---- error state ---- */
@@ -427,8 +519,9 @@ static void qp_error(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
 
 void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
-	if (qp->nack_dirty && now >= qp->ack_due)
-		ack_flush(w, qp);
+	if (qp->ack_now || (qp->nack_dirty && now >= qp->ack_due) ||
+	    (qp->fin_next && now >= qp->fin_next))
+		ack_flush(w, qp, now, 0);
 	while (qp->ack_cursor != qp->tx_cursor) {
 		const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(qp->ack_cursor)];
 		if (sm->state == SDR_SM_QUEUED && sm->seq == qp->ack_cursor)

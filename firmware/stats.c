@@ -36,7 +36,8 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
 	X(sr_rto_expiries) X(sr_acks_tx) X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) \
 	X(sr_units_acked) X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts)          \
-	X(sr_send_closed) X(sr_rto_backoffs) X(ec_subs_encoded) X(ec_par_pkts_tx)            \
+	X(sr_send_closed) X(sr_rto_backoffs) X(sr_probe_defers) X(sr_reacks)                 \
+	X(ec_subs_encoded) X(ec_par_pkts_tx)                                                 \
 	X(ec_par_pkts_rx) X(ec_par_chunks_rx) X(ec_decodes) X(ec_chunks_recovered)           \
 	X(ec_decode_failures) X(ec_fto_expiries) X(ec_fto_postponed) X(ec_nacks_tx) X(ec_nack_entries_tx)        \
 	X(ec_nacks_rx) X(ec_nack_entries_rx) X(ec_nack_retx_units) X(auto_msgs_ec)           \

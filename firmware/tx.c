@@ -62,7 +62,7 @@ int sdr_tx_data_pkt(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm
 	if (!m)
 		return -1;
 	h.dest_qpn = qp->remote.qpn + sdr_seq_gen(sm->seq, qp->remote.generations);
-	h.psn = qp->psn++ & SDR_PSN_MASK;
+	h.psn = sdr_seq_psn(sm->seq); /* names the message (docs/wire-format.md §4) */
 	h.va = (uint64_t)msg_id * qp->remote.max_msg + (uint64_t)pkt_off * qp->mtu;
 	h.rkey = qp->remote.rkey;
 	h.dma_len = plen;
@@ -158,6 +158,10 @@ unsigned sdr_tx_qp(struct sdr_worker *w, struct sdr_qp *qp)
 		if (!sm->status && sm->len > qp->cts_len[slot])
 			sm->status = -EMSGSIZE; /* longer than the posted receive */
 		if (sm->status) {
+			/* the receive matched with it would wait for data that
+			 * never comes: tell the receiver (ABORT) */
+			sm->aborted = 1;
+			sdr_tx_abort_queue(w, qp, seq, sm->status, sm->len);
 			send_done(w, qp, sm);
 			continue;
 		}
@@ -229,6 +233,8 @@ void sdr_tx_ctrl_send(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	size_t flen = sdr_build_ctrl_hdr(buf, &qp->l2, qp->remote.qpn, qp->psn++ & SDR_PSN_MASK, mlen);
 
+	sdr_ctrl_key_put(buf + SDR_CTRL_HDR_LEN, qp->remote.ctrl_key);
+
 	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
 	m->data_len = m->pkt_len = (uint32_t)flen;
 	sdr_tx_enqueue(w, qp->inst, m);
@@ -272,4 +278,28 @@ void sdr_tx_rects(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 	}
 	if (n)
 		tx_cts(w, qp, e, n);
+}
+
+void sdr_tx_abort_flush(struct sdr_worker *w, struct sdr_qp *qp)
+{
+	struct rte_mbuf *m;
+
+	if (!qp->nabort_out)
+		return;
+	m = sdr_tx_alloc(w, qp->inst);
+	if (m) /* (else: the receiver's CTS re-send brings us back here) */
+		sdr_tx_ctrl_send(w, qp, m,
+				 sdr_ctrl_abort_encode(rte_pktmbuf_mtod(m, uint8_t *) +
+							       SDR_CTRL_HDR_LEN,
+						       qp->qpn_base, qp->abort_out,
+						       (uint16_t)qp->nabort_out));
+	qp->nabort_out = 0;
+}
+
+void sdr_tx_abort_queue(struct sdr_worker *w, struct sdr_qp *qp, uint32_t seq, int32_t status,
+			uint32_t len)
+{
+	if (qp->nabort_out == SDR_ABORT_MAX_ENTRIES)
+		sdr_tx_abort_flush(w, qp);
+	qp->abort_out[qp->nabort_out++] = (struct sdr_abort_entry){seq, status, len};
 }

@@ -259,6 +259,8 @@ int sdr_worker_main(void *arg)
 			work += sdr_tx_qp(w, qp);
 			if (qp->ncts_out)
 				sdr_tx_cts_flush(w, qp);
+			if (qp->nabort_out)
+				sdr_tx_abort_flush(w, qp);
 			if (sdr_qp_sr(qp)) {
 				if (sdr_qp_ec(qp))
 					sdr_ec_poll(w, qp, now);

@@ -181,7 +181,7 @@ static struct sdr_data_hdr hdr_for(const struct fx *f, uint32_t seq, uint32_t of
 
 	return (struct sdr_data_hdr){
 		.dest_qpn = QPN_BASE + sdr_seq_gen(seq, f->rq.gens),
-		.psn = off,
+		.psn = sdr_seq_psn(seq),
 		.va = (uint64_t)idx * f->rq.max_msg + (uint64_t)off * f->rq.mtu,
 		.rkey = RKEY,
 		.dma_len = dma_len,

@@ -9,7 +9,9 @@ documented format is enough to talk to a receiver. Each message of
 --msg-len bytes (at least 1) becomes packets p = 0 .. npkts-1
 (npkts = ceil(len / MTU)) of MTU bytes except the last, which has SE set, plus
 zero-length immediate-only packets at offsets npkts..7 when npkts < 8.
-Packet p carries nibble p % 8 of --user-imm in its immediate.
+Packet p carries nibble p % 8 of --user-imm in its immediate; every packet of
+message seq has PSN seq >> 10 (with msg_id = seq % 1024 in the immediate, it
+names the whole 32-bit message number).
 
 Payload byte i of the message with sequence number seq is
     (pattern_seed + seq * 131 + i * 7 + (i >> 8)) & 0xFF
@@ -19,7 +21,7 @@ so a receiver can check what it got without a copy of the data.
                    --dest-qpn BASE --rkey K --mtu MTU --max-msg M
                    [--generations G] [--msg-seq N] [--messages K]
                    [--msg-len L] [--user-imm X] [--pattern-seed S]
-                   [--psn P] [--src-qpn Q | --sport PORT] [--corrupt N] [--seed R]
+                   [--src-qpn Q | --sport PORT] [--corrupt N] [--seed R]
                    (--pcap FILE | --iface IF)
 
 --corrupt N flips one payload bit in N randomly chosen packets that carry
@@ -71,8 +73,9 @@ def imm_pack(msg_id, pkt_off, frag):
     return ((msg_id % MAX_MSGS) << 22) | ((pkt_off % MAX_PKTS) << 4) | (frag & 0xF)
 
 
-def message_packets(a, seq, psn):
-    """Frames of message number seq, in sending order; returns (frames, psn)."""
+def message_packets(a, seq, psn=0):
+    """Frames of message number seq, in sending order; returns (frames, psn).
+    (psn is passed through for callers that number their control packets.)"""
     msg_id = seq % MAX_MSGS
     gen = (seq // MAX_MSGS) % a.generations
     dqpn = (a.dest_qpn + gen) & 0xFFFFFF
@@ -89,10 +92,9 @@ def message_packets(a, seq, psn):
                IP(src=a.src_ip, dst=a.dst_ip, id=0, flags='DF', ttl=64, tos=0) /
                UDP(sport=a.sport, dport=4791, chksum=0) /
                BTH(opcode=OP_WRITE_ONLY_IMM, solicited=int(off == npkts - 1),
-                   padcount=pad, pkey=0xFFFF, dqpn=dqpn, psn=psn & 0xFFFFFF) /
+                   padcount=pad, pkey=0xFFFF, dqpn=dqpn, psn=(seq >> 10) & 0xFFFFFF) /
                Raw(reth + struct.pack('!I', imm) + chunk + b'\0' * pad))
         out.append((off, len(chunk), bytearray(raw(pkt))))
-        psn += 1
     return out, psn
 
 
@@ -215,7 +217,6 @@ def main():
     ap.add_argument('--msg-len', type=int, default=4096)
     ap.add_argument('--user-imm', type=lambda s: int(s, 0), default=0)
     ap.add_argument('--pattern-seed', type=lambda s: int(s, 0), default=0)
-    ap.add_argument('--psn', type=int, default=0, help='PSN of the first packet')
     ap.add_argument('--src-qpn', type=lambda s: int(s, 0), default=0,
                     help="sender's QP block base (only feeds the UDP source port)")
     ap.add_argument('--sport', type=lambda s: int(s, 0), default=None,
@@ -246,10 +247,10 @@ def main():
         ap.error('--sport must be in 49152..65535')
     a.user_imm &= 0xFFFFFFFF
 
-    frames, psn = [], a.psn
+    frames = []
     for k in range(a.messages):
         seq = a.msg_seq + k
-        pk, psn = message_packets(a, seq, psn)
+        pk, _ = message_packets(a, seq)
         frames += [(seq, off, n, f) for off, n, f in pk]
 
     with_payload = [i for i, (_, _, n, _) in enumerate(frames) if n > 0]

@@ -37,7 +37,8 @@ ROCE_PORT = 4791
 OP_SEND_ONLY = 0x24
 OP_WRITE_ONLY_IMM = 0x2B
 CTRL_MAGIC = 0x53445243
-CTRL_TYPES = {1: 'CTS', 2: 'ACK', 3: 'NACK'}
+CTRL_HDR = 20  # magic, version 2, type, count, src_qpn, key
+CTRL_TYPES = {1: 'CTS', 2: 'ACK', 3: 'NACK', 4: 'PARITY', 5: 'ABORT'}
 IMM_NIBBLES = 8
 
 
@@ -148,7 +149,8 @@ class Checker:
         if dmalen == 0 and (bth.solicited or not 1 <= off < IMM_NIBBLES):
             self.err(no, f"immediate-only packet (DMA length 0) at pkt_offset {off}"
                          f"{' with SE' if bth.solicited else ''}: want SE 0, offset 1..7")
-        m = self.msgs.setdefault((bth.dqpn, msg_id), {'nib': {}, 'offs': set(), 'se': None,
+        # (DestQP, PSN, msg_id) names one message: its PSN is seq >> 10
+        m = self.msgs.setdefault((bth.dqpn, bth.psn, msg_id), {'nib': {}, 'offs': set(), 'se': None,
                                                       'rkey': rkey, 'first': no})
         if rkey != m['rkey']:
             self.err(no, f"R_Key {rkey:#x} differs within message {msg_id} ({m['rkey']:#x})")
@@ -164,24 +166,25 @@ class Checker:
     def ctrl(self, no, bth, msg, wire_icrc):
         self.n['ctrl'] += 1
         self.fields(no, OP_SEND_ONLY, bth, wire_icrc=wire_icrc)
-        if len(msg) < 12:
-            self.err(no, f"control message of {len(msg)} B, header needs 12")
+        if len(msg) < CTRL_HDR:
+            self.err(no, f"control message of {len(msg)} B, header needs {CTRL_HDR}")
             return
-        magic, ver, typ, count, src_qpn = struct.unpack('!IBBHI', msg[:12])
-        if magic != CTRL_MAGIC or ver != 1 or typ not in CTRL_TYPES:
+        magic, ver, typ, count, src_qpn, _key = struct.unpack('!IBBHIQ', msg[:CTRL_HDR])
+        if magic != CTRL_MAGIC or ver != 2 or typ not in CTRL_TYPES:
             self.err(no, f"control header magic {magic:#x} version {ver} type {typ}")
             return
-        if typ == 1 and (count > 64 or 12 + 8 * count > len(msg)):
+        if typ == 1 and (count > 64 or CTRL_HDR + 8 * count > len(msg)):
             self.err(no, f"CTS count {count} does not fit {len(msg)} B")
         if not self.a.quiet and not self.a.fields and typ == 1:
-            ents = [struct.unpack('!II', msg[12 + 8 * i:20 + 8 * i]) for i in range(count)]
+            ents = [struct.unpack('!II', msg[CTRL_HDR + 8 * i:CTRL_HDR + 8 + 8 * i])
+                    for i in range(count)]
             print(f"frame {no}: CTS from QP {src_qpn:#x} to {bth.dqpn:#x}: "
                   + ', '.join(f"seq {s} len {ln}" for s, ln in ents), file=sys.stderr)
 
     def messages(self):
         """Per-message rules; needs the SE packet to know the message length."""
         done = 0
-        for (dqpn, msg_id), m in sorted(self.msgs.items()):
+        for (dqpn, _, msg_id), m in sorted(self.msgs.items()):
             if m['se'] is None:
                 if self.a.complete:
                     self.err(m['first'], f"message {msg_id} on QP {dqpn:#x}: no SE packet")

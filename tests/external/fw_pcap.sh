@@ -55,7 +55,7 @@ bash "$here/tshark_check.sh" "$SDR_TMP/a_tx.pcap" || sdr_fail "tshark disagrees 
 
 # ---- 2. scapy-built packets into dc-b ----
 RKEY=0x5eed1234 QPN=0x100 SEED=9
-peer="qpn=0x200,rkey=0x1,ip=$DIP_A,mac=$DMAC_A,mtu=4096,max_msg=$MAXMSG,chunk_pkts=16,gen=4,rel=0"
+peer="qpn=0x200,rkey=0x1,key=0x0,ip=$DIP_A,mac=$DMAC_A,mtu=4096,max_msg=$MAXMSG,chunk_pkts=16,gen=4,rel=0"
 ip netns exec "$NS_B" "$SDR_RECV" --dpu "$SDR_TMP/b.sock" --local-qpn $QPN --local-rkey $RKEY \
 	--peer "$peer" --sizes 1,5000,65536 --seed $SEED --max-msg $MAXMSG --timeout 10 \
 	>"$SDR_TMP/r2.log" 2>&1 &

@@ -9,7 +9,7 @@
  *   gen_pcap OUT.pcap [--src-mac M] [--dst-mac M] [--src-ip A] [--dst-ip A]
  *            [--src-qpn Q] [--dest-qpn Q] [--generations G] [--rkey K]
  *            [--mtu MTU] [--max-msg M] [--msg-seq N] [--messages K]
- *            [--msg-len L] [--user-imm X] [--pattern-seed S] [--psn P]
+ *            [--msg-len L] [--user-imm X] [--pattern-seed S] [--psn P (of the CTS)]
  *            [--cts N]
  *
  * --cts N puts one CTS control packet with N entries first.
@@ -59,7 +59,7 @@ static uint8_t pattern_byte(const struct gen_cfg *c, uint32_t seq, uint32_t i)
 	return (uint8_t)(c->pattern_seed + seq * 131u + i * 7u + (i >> 8));
 }
 
-static int write_message(const struct gen_cfg *c, uint32_t seq, uint32_t *psn)
+static int write_message(const struct gen_cfg *c, uint32_t seq)
 {
 	static uint8_t buf[SDR_DATA_HDR_LEN + 4096 + 8];
 	uint32_t npkts = (c->msg_len + c->mtu - 1) / c->mtu; /* msg_len >= 1 */
@@ -74,7 +74,7 @@ static int write_message(const struct gen_cfg *c, uint32_t seq, uint32_t *psn)
 		if (off < npkts)
 			len = c->msg_len - done < c->mtu ? c->msg_len - done : c->mtu;
 		h.dest_qpn = c->dest_qpn + sdr_seq_gen(seq, c->generations);
-		h.psn = (*psn)++;
+		h.psn = sdr_seq_psn(seq);
 		h.va = (uint64_t)msg_id * c->max_msg + (uint64_t)off * c->mtu;
 		h.rkey = c->rkey;
 		h.dma_len = len;
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	if (pcap_header() != 0 || (c.cts && write_cts(&c, &psn) != 0))
 		goto fail;
 	for (uint32_t k = 0; k < c.messages; k++)
-		if (write_message(&c, c.msg_seq + k, &psn) != 0)
+		if (write_message(&c, c.msg_seq + k) != 0)
 			goto fail;
 	if (fclose(out) != 0) {
 		out = NULL;

@@ -80,11 +80,21 @@ static void check_ctrl(const uint8_t *msg, size_t len)
 		FUZZ_ASSERT(ph.pidx < ph.m && ph.pkt < ph.npkt && ph.clen && ph.msg_len);
 		/* what decode accepts, encode writes back byte for byte */
 		FUZZ_ASSERT(sdr_ctrl_parity_encode(re, h.src_qpn, &ph) == SDR_PARITY_DATA_OFF);
+		sdr_ctrl_key_put(re, h.key);
 		FUZZ_ASSERT(memcmp(re, msg, SDR_PARITY_DATA_OFF) == 0);
 		volatile uint8_t x = 0;
 		for (uint32_t i = 0; i < dlen; i++) /* ASan: the parity bytes are there */
 			x ^= data[i];
 		(void)x;
+		return;
+	}
+	if (h.type == SDR_CTRL_ABORT) {
+		struct sdr_abort_entry ab;
+
+		FUZZ_ASSERT(h.count <= SDR_ABORT_MAX_ENTRIES);
+		FUZZ_ASSERT(SDR_CTRL_HDR_WIRE + (size_t)h.count * SDR_ABORT_ENTRY_WIRE <= len);
+		for (uint16_t i = 0; i < h.count; i++) /* ASan: every promised entry is there */
+			sdr_ctrl_abort_entry_decode(msg, i, &ab);
 		return;
 	}
 	if (h.type != SDR_CTRL_CTS)
@@ -294,6 +304,14 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);
 		mlen = sdr_ctrl_nack_encode(pb + SDR_CTRL_HDR_LEN, 0x200, ne, 2);
 		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 8, mlen);
+		sdr_pkt_finish(pb, flen, 1);
+		emit(pb, flen, arg);
+		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);
+		struct sdr_abort_entry ab[2] = {{.seq = 9, .status = -90, .length = 1u << 20},
+						{.seq = 10, .status = -22, .length = 5}};
+		mlen = sdr_ctrl_abort_encode(pb + SDR_CTRL_HDR_LEN, 0x200, ab, 2);
+		sdr_ctrl_key_put(pb + SDR_CTRL_HDR_LEN, 0x0123456789ABCDEFull);
+		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 10, mlen);
 		sdr_pkt_finish(pb, flen, 1);
 		emit(pb, flen, arg);
 		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);

@@ -205,6 +205,8 @@ static int is_rx_drop(enum sdr_ctr c)
 {
 	switch (c) {
 	case SDR_CTR_stale_gen:
+	case SDR_CTR_stale_seq:
+	case SDR_CTR_early_seq:
 	case SDR_CTR_no_recv:
 	case SDR_CTR_late_pkt:
 	case SDR_CTR_bad_rkey:
@@ -322,7 +324,8 @@ static void op_synth(struct fstate *s)
 	}
 	h.dest_qpn = F_QPN_BASE + ((d & 0x06) ? (uint32_t)(d >> 4) % s->rq.gens
 					      : sdr_seq_gen(seq, s->rq.gens));
-	h.psn = off;
+	/* the message's PSN, or (rarely) one of another use of the slot */
+	h.psn = sdr_seq_psn(seq) + ((d & 0x06) == 0x06 && (e & 0x40) ? 4 : 0);
 	h.va = (uint64_t)idx * F_MAX_MSG + (uint64_t)off * F_MTU;
 	if (d & 0x08)
 		h.va += (uint64_t)(e % 3) * F_MTU + (e & 0x80 ? F_MAX_MSG : 1);

@@ -30,6 +30,7 @@ static struct sdr_qp_info sample(void)
 	q.chunk_pkts = 16;
 	q.generations = 4;
 	q.reliability = SDR_REL_NONE;
+	q.ctrl_key = 0xF1E2D3C4B5A69788ull;
 	return q;
 }
 
@@ -38,7 +39,7 @@ static int same(const struct sdr_qp_info *a, const struct sdr_qp_info *b)
 	return a->qpn == b->qpn && a->rkey == b->rkey && a->ip == b->ip &&
 	       !memcmp(a->mac, b->mac, 6) && a->mtu == b->mtu && a->max_msg == b->max_msg &&
 	       a->chunk_pkts == b->chunk_pkts && a->generations == b->generations &&
-	       a->reliability == b->reliability && a->ec == b->ec;
+	       a->reliability == b->reliability && a->ec == b->ec && a->ctrl_key == b->ctrl_key;
 }
 
 static void test_text(void)
@@ -50,14 +51,15 @@ static void test_text(void)
 	n = sdr_qp_info_format(&q, buf, sizeof(buf));
 	CHECK(n > 0 && (size_t)n == strlen(buf));
 	CHECK(strstr(buf, "qpn=0x000104") && strstr(buf, "ip=10.0.0.1") &&
-	      strstr(buf, "mac=02:00:00:ab:cd:01") && strstr(buf, "rkey=0x1a2b3c4d"));
+	      strstr(buf, "mac=02:00:00:ab:cd:01") && strstr(buf, "rkey=0x1a2b3c4d") &&
+	      strstr(buf, "key=0xf1e2d3c4b5a69788"));
 	memset(&r, 0xEE, sizeof(r));
 	CHECK(sdr_qp_info_parse(buf, &r) == 0);
 	CHECK(same(&q, &r));
 	CHECK(sdr_qp_info_format(&q, small, sizeof(small)) == -1);
 
 	/* keys in another order, rel omitted, decimal qpn */
-	CHECK(sdr_qp_info_parse("mtu=1024,qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,"
+	CHECK(sdr_qp_info_parse("mtu=1024,qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,"
 				"max_msg=4096,chunk_pkts=1,gen=8",
 				&r) == 0);
 	CHECK(r.qpn == 8 && r.rkey == 7 && r.mtu == 1024 && r.generations == 8 &&
@@ -66,36 +68,40 @@ static void test_text(void)
 	static const char *const bad[] = {
 		"",
 		"qpn=0x000104",
+		/* missing key */
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		/* key beyond 64 bits */
+		"qpn=0x4,rkey=1,key=0x10000000000000000,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* missing mac */
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* duplicate key */
-		"qpn=0x4,qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* unknown key */
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,foo=1",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,foo=1",
 		/* trailing comma */
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,",
 		/* bad mtu */
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=1500,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=1500,max_msg=64,chunk_pkts=16,gen=4",
 		/* gen not a power of two */
-		"qpn=0x6,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=3",
+		"qpn=0x6,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=3",
 		/* qpn not aligned to gen */
-		"qpn=0x5,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x5,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* qpn beyond 24 bits */
-		"qpn=0x1000000,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x1000000,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* rkey beyond 32 bits */
-		"qpn=0x4,rkey=0x100000000,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=0x100000000,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* bad ip */
-		"qpn=0x4,rkey=1,ip=10.0.0.256,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.256,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* bad mac */
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* garbage in number, negative, empty value, zero max_msg, rel out of range */
-		"qpn=0x4,rkey=1x,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
-		"qpn=0x4,rkey=-1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
-		"qpn=,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=0,chunk_pkts=16,gen=4",
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,rel=4",
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=0,gen=4",
-		" qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1x,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=-1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=0,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,rel=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=0,gen=4",
+		" qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = sdr_qp_info_parse(bad[i], &r);
@@ -117,6 +123,7 @@ static void test_binary(void)
 	CHECK(w[0] == 0 && w[1] == 0 && w[2] == 0x01 && w[3] == 0x04);
 	CHECK(w[4] == 0x1a && w[7] == 0x4d && w[8] == 10 && w[11] == 1);
 	CHECK(w[18] == 0x10 && w[19] == 0x00 && w[28] == 4);
+	CHECK(w[32] == 0xF1 && w[39] == 0x88); /* control key, big-endian */
 	CHECK(sdr_qp_info_decode(w, &r) == 0 && same(&q, &r));
 	sdr_qp_info_encode(&r, w2);
 	CHECK(memcmp(w, w2, sizeof(w)) == 0);
@@ -197,11 +204,11 @@ static void test_ec(void)
 	w[30] = 0xC0; /* bits 15..14 reserved */
 	w[31] = 0x00;
 	CHECK(sdr_qp_info_decode(w, &r) == -1);
-	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
+	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
 				"max_msg=4096,chunk_pkts=1,gen=8,rel=2", &r) == -1); /* no ec */
-	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
+	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
 				"max_msg=4096,chunk_pkts=1,gen=8,rel=1,ec=rs:8:2", &r) == -1);
-	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
+	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
 				"max_msg=4096,chunk_pkts=1,gen=8,rel=2,ec=xor:8:2", &r) == 0 &&
 	      r.reliability == SDR_REL_EC && sdr_ec_param_k(r.ec) == 8);
 }

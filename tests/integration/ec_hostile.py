@@ -44,8 +44,9 @@ def ctrl_frame(a, msg, psn):
 
 
 def ctrl_hdr(a, typ, count, src_qpn=None):
-    return struct.pack('!IBBHI', CTRL_MAGIC, 1, typ, count,
-                       a.src_qpn if src_qpn is None else src_qpn)
+    # version 2: the destination QP's 64-bit control key follows src_qpn
+    return struct.pack('!IBBHIQ', CTRL_MAGIC, 2, typ, count,
+                       a.src_qpn if src_qpn is None else src_qpn, a.key)
 
 
 def parity_msg(a, data, *, seq=0, msg_len=None, imm=None, code=XOR, k=None, m=None,
@@ -72,6 +73,8 @@ def main():
     ap.add_argument('--dest-qpn', type=lambda s: int(s, 0), required=True)
     ap.add_argument('--src-qpn', type=lambda s: int(s, 0), required=True)
     ap.add_argument('--rkey', type=lambda s: int(s, 0), required=True)
+    ap.add_argument('--key', type=lambda s: int(s, 0), required=True,
+                    help="the receiving QP's control key (its QP info)")
     ap.add_argument('--max-msg', type=int, required=True)
     ap.add_argument('--msg-len', type=int, default=20000)
     ap.add_argument('--seed', type=lambda s: int(s, 0), required=True)

@@ -24,16 +24,20 @@ ip netns exec "$NS_B" "$SDR_DPU" $(sdr_eal sdr-eh-$$ 256) $(sdr_ns_vdev "$VETH_B
 	--stats-json "$SDR_TMP/b.json" >"$SDR_TMP/b.log" 2>&1 &
 pb=$!; SDR_PIDS+=($pb)
 sdr_wait_sock "$SDR_TMP/b.sock" $pb || { cat "$SDR_TMP/b.log"; sdr_fail "daemon did not start"; }
-peer="qpn=0x200,rkey=0x1,ip=$DIP_A,mac=$DMAC_A,mtu=4096,max_msg=$MAXMSG,chunk_pkts=1,gen=4,rel=2,ec=xor:8:2"
+peer="qpn=0x200,rkey=0x1,key=0x0,ip=$DIP_A,mac=$DMAC_A,mtu=4096,max_msg=$MAXMSG,chunk_pkts=1,gen=4,rel=2,ec=xor:8:2"
 ip netns exec "$NS_B" "$SDR_RECV" --dpu "$SDR_TMP/b.sock" --local-qpn $QPN --local-rkey $RKEY \
 	--peer "$peer" --sizes 20000 --count 2 --seed $SEED --max-msg $MAXMSG --chunk-pkts 1 \
-	--rel ec --ec xor:8:2 --timeout 10 >"$SDR_TMP/r.log" 2>&1 &
+	--rel ec --ec xor:8:2 --timeout 10 --qp-file "$SDR_TMP/r.qp" >"$SDR_TMP/r.log" 2>&1 &
 r=$!
-sleep 1
+for _ in $(seq 100); do [ -s "$SDR_TMP/r.qp" ] && break; sleep 0.05; done
+# the receiver QP's control key: control packets without it are dropped
+key=$(tr ',' '\n' <"$SDR_TMP/r.qp" | sed -n 's/^key=//p')
+[ -n "$key" ] || sdr_fail "no control key in the receiver's QP info"
+sleep 0.5
 ip netns exec "$NS_A" $PY "$here/ec_hostile.py" --iface "$VETH_A" \
 	--src-mac $DMAC_A --dst-mac $DMAC_B --src-ip $DIP_A --dst-ip $DIP_B \
 	--dest-qpn $QPN --src-qpn 0x200 --rkey $RKEY --max-msg $MAXMSG --seed $SEED \
-	--msg-len 20000 --k 8 --m 2 --lose 1,2 >"$SDR_TMP/expect.txt" || sdr_fail "scapy could not send"
+	--msg-len 20000 --k 8 --m 2 --lose 1,2 --key "$key" >"$SDR_TMP/expect.txt" || sdr_fail "scapy could not send"
 wait $r || { cat "$SDR_TMP/r.log"; sdr_fail "the message was not delivered bit-exact"; }
 cat "$SDR_TMP/r.log"
 sdr_stop $pb

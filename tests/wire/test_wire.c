@@ -338,29 +338,34 @@ static void test_cts_decode_errors(void)
 	struct sdr_ctrl_hdr h;
 	size_t len = sdr_ctrl_cts_encode(msg, 42, e, 3);
 
-	CHECK(len == 36);
-	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0);
+	CHECK(len == SDR_CTRL_HDR_WIRE + 3 * SDR_CTS_ENTRY_WIRE);
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.key == 0);
 	CHECK(sdr_ctrl_hdr_decode(msg, len + 5, &h) == 0); /* trailing bytes are fine */
 	for (size_t l = 0; l < len; l++)
 		CHECK(sdr_ctrl_hdr_decode(msg, l, &h) == -1); /* too short for 3 entries */
 	msg[0] ^= 1;
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[0] ^= 1;
-	msg[4] = 2; /* version */
+	msg[4] = 1; /* version 1: no key, refused */
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
+	msg[4] = 3;
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[4] = SDR_CTRL_VERSION;
 	msg[5] = 0; /* type */
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	msg[5] = SDR_CTRL__MAX;
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
-	msg[5] = SDR_CTRL_NACK; /* NACK: 3 entries of 16 bytes do not fit 36 bytes */
+	msg[5] = SDR_CTRL_NACK; /* NACK: 3 entries of 16 bytes do not fit 3 of 8 */
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
 	CHECK(sdr_ctrl_hdr_decode(msg, SDR_CTRL_HDR_WIRE + 3 * SDR_NACK_ENTRY_WIRE, &h) == 0 &&
 	      h.type == SDR_CTRL_NACK);
 	msg[5] = SDR_CTRL_PARITY; /* PARITY: count must be 1 */
 	CHECK(sdr_ctrl_hdr_decode(msg, 1000, &h) == -1);
-	msg[5] = SDR_CTRL_ACK; /* ACK: 3 entries of 28 bytes do not fit 36 bytes */
+	msg[5] = SDR_CTRL_ACK; /* ACK: 3 entries of 28 bytes do not fit 3 of 8 */
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
+	msg[5] = SDR_CTRL_ABORT; /* ABORT: 3 entries of 12 bytes do not fit 3 of 8 */
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
+	CHECK(sdr_ctrl_hdr_decode(msg, SDR_CTRL_HDR_WIRE + 3 * SDR_ABORT_ENTRY_WIRE, &h) == 0);
 	msg[5] = SDR_CTRL_CTS;
 	put16(msg + 6, 0xFFFF); /* count far past the message */
 	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &h) == -1);
@@ -390,9 +395,11 @@ static void test_parity(void)
 	h.npkt = 16;
 	h.clen = 65536;
 	CHECK(sdr_ctrl_parity_encode(msg, 0x100, &h) == SDR_PARITY_DATA_OFF);
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
 	/* the wire layout, byte by byte (docs/wire-format.md) */
 	static const uint8_t want[SDR_PARITY_DATA_OFF] = {
-		0x53, 0x44, 0x52, 0x43, 1, 4, 0, 1, 0, 0, 1, 0,
+		0x53, 0x44, 0x52, 0x43, 2, 4, 0, 1, 0, 0, 1, 0,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 0, 4, 0, 0, 0xCA, 0xFE, 0xF0, 0x0D,
 		1, 32, 8, 0, 0x01, 0x02, 7, 0, 0, 3, 0, 16, 0, 1, 0, 0};
 	CHECK(!memcmp(msg, want, sizeof(want)));
@@ -493,8 +500,10 @@ static void test_nack(void)
 	d.flags = SDR_NACK_F_IMM;
 	d.missing = 0x81;
 	len = sdr_ctrl_nack_encode(msg, 0x100, &d, 1);
-	static const uint8_t want[28] = {
-		0x53, 0x44, 0x52, 0x43, 1, 3, 0, 1, 0, 0, 1, 0,
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	static const uint8_t want[36] = {
+		0x53, 0x44, 0x52, 0x43, 2, 3, 0, 1, 0, 0, 1, 0,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 5, 6, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0x81};
 	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
 	/* decode: bits at or past k, k 0, unknown flags are refused */
@@ -559,16 +568,19 @@ static void test_ack(void)
 	d.bits[0] = 0x81;
 	d.bits[15] = 0x7E;
 	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
-	static const uint8_t want[40] = {
-		0x53, 0x44, 0x52, 0x43, 1, 2, 0, 1, 0, 0, 1, 0,
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	static const uint8_t want[48] = {
+		0x53, 0x44, 0x52, 0x43, 2, 2, 0, 1, 0, 0, 1, 0,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 0x0A, 0x0B, 0x0C, 0x0D, 1, 0, 1, 0x80,
 		0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7E};
 	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.off == 0x180);
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.key == 0x0102030405060708ull);
 	/* unknown flags make the entry invalid */
-	msg[12 + 8] = 0x04;
+	msg[SDR_CTRL_HDR_WIRE + 8] = 0x04;
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == -1);
-	msg[12 + 8] = SDR_ACK_F_CLOSED;
+	msg[SDR_CTRL_HDR_WIRE + 8] = SDR_ACK_F_CLOSED;
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.flags == SDR_ACK_F_CLOSED);
 	CHECK(d.lost == 0); /* only FULL entries carry it */
 	/* FULL: the lost-chunk count in the first 4 window bytes, big-endian */
@@ -578,8 +590,8 @@ static void test_ack(void)
 	d.flags = SDR_ACK_F_FULL;
 	d.lost = 0x01020304;
 	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
-	CHECK(len == 40 && msg[24] == 1 && msg[25] == 2 && msg[26] == 3 && msg[27] == 4);
-	for (unsigned b = 28; b < 40; b++)
+	CHECK(len == 48 && msg[32] == 1 && msg[33] == 2 && msg[34] == 3 && msg[35] == 4);
+	for (unsigned b = 36; b < 48; b++)
 		CHECK(msg[b] == 0);
 	memset(&d, 0xEE, sizeof(d));
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.flags == SDR_ACK_F_FULL &&
@@ -590,8 +602,44 @@ static void test_ack(void)
 	d.lost = 99;
 	d.bits[0] = 0xFF;
 	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
-	CHECK(msg[24] == 0xFF && msg[25] == 0);
+	CHECK(msg[32] == 0xFF && msg[33] == 0);
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.lost == 0 && d.bits[0] == 0xFF);
+}
+
+static void test_abort(void)
+{
+	uint8_t msg[SDR_CTRL_HDR_WIRE + (SDR_ABORT_MAX_ENTRIES + 1) * SDR_ABORT_ENTRY_WIRE];
+	struct sdr_abort_entry e = {.seq = 0x01020304, .status = -90, .length = 0x00100000}, d;
+	struct sdr_ctrl_hdr h;
+	size_t len = sdr_ctrl_abort_encode(msg, 0x100, &e, 1);
+	static const uint8_t want[32] = {
+		0x53, 0x44, 0x52, 0x43, 2, 5, 0, 1, 0, 0, 1, 0,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		1, 2, 3, 4, 0xFF, 0xFF, 0xFF, 0xA6, 0, 0x10, 0, 0};
+
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.type == SDR_CTRL_ABORT && h.count == 1 &&
+	      h.key == 0x0102030405060708ull);
+	sdr_ctrl_abort_entry_decode(msg, 0, &d);
+	CHECK(d.seq == e.seq && d.status == -90 && d.length == e.length);
+	CHECK(sdr_ctrl_hdr_decode(msg, len - 1, &h) == -1);
+	CHECK(sdr_ctrl_abort_encode(msg, 1, &e, SDR_ABORT_MAX_ENTRIES + 1) == 0);
+}
+
+/* A data packet's PSN and msg_id give back its whole 32-bit message number. */
+static void test_pkt_seq(void)
+{
+	for (uint32_t k = 0; k < 100000; k++) {
+		uint32_t seq = k < 50000 ? k * 97 : (uint32_t)rnd();
+		uint32_t psn = sdr_seq_psn(seq);
+
+		CHECK_OR_BREAK(psn <= SDR_PSN_MASK);
+		CHECK_OR_BREAK(sdr_pkt_seq(psn, sdr_imm_pack(sdr_seq_msg_id(seq), k & 0x3FFFF, k & 15)) ==
+			       seq);
+		/* n and n + 4096 (same slot, same generation of 4): told apart */
+		CHECK_OR_BREAK(sdr_seq_psn(seq + 4096) != psn);
+	}
 }
 
 static void test_parse_errors(void)
@@ -1088,6 +1136,8 @@ int main(int argc, char **argv)
 	test_ack();
 	test_parity();
 	test_nack();
+	test_abort();
+	test_pkt_seq();
 	test_parse_errors();
 	test_result_names();
 	test_arp();

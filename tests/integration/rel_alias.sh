@@ -23,7 +23,9 @@
 # receives verified (length, immediate present and = index, every byte);
 # counter identities (rel_check.py), and late packets counted. Over all
 # segments the late packets must have arrived (emulator `reordered`, drops
-# late_pkt / stale_* > 0).
+# late_pkt / stale_* > 0), and some must have met a posted receive of their
+# own slot and generation and been dropped by their message number
+# (stale_seq > 0): the aliasing case was exercised.
 #   env: SDR_ALIAS_WINDOW (1024), SDR_ALIAS_SEGMENTS (8), SDR_ALIAS_RATE (60m,
 #        sdr-send --rate), SDR_ALIAS_SECONDS (1.5: run time after T),
 #        SDR_ALIAS_REL (sr)
@@ -37,6 +39,7 @@ rel=${SDR_ALIAS_REL:-sr}
 P=2%
 failed=()
 tot_late=0
+tot_seq=0
 
 # run TAG LINK MSGS: one transfer on a fresh ring pair, link emulator on the
 # receiving instance only; sets SRV RRV, STATS, SEND_LOG RECV_LOG
@@ -105,8 +108,12 @@ print(" ".join("%s=%d" % (k, d[k]) for k in ks), file=sys.stderr)
 print(sum(d[k] for k in ks))' "$STATS" 2>"$SDR_TMP/$tag.late")
 	echo "  late/stale drops: $(cat "$SDR_TMP/$tag.late")"
 	tot_late=$((tot_late + late))
+	# stale_seq: a late packet met a receive of its own slot and generation
+	# (the aliasing case) and was dropped by its message number
+	tot_seq=$((tot_seq + $(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["drops"].get("stale_seq", 0))' "$STATS")))
 	[ $ok = 1 ] || { failed+=("T=${T_ms}ms"); sdr_log "segment $j: FAILED"; }
 done
 [ ${#failed[@]} = 0 ] || sdr_fail "${#failed[@]} of $K segments failed: ${failed[*]}"
 [ "$tot_late" -gt 0 ] || sdr_fail "no late packet was counted: the segments did not exercise late arrivals"
-echo "no aliasing: $K segments with 2 % of the data frames $(printf %.1f "$(echo "8192 / $r" | bc -l)")..$(printf %.1f "$(echo "12288 / $r" | bc -l)") s late, every message bit-exact with its own immediate; $tot_late late/stale packets counted and dropped"
+[ "$tot_seq" -gt 0 ] || sdr_fail "no late packet met a receive of its own slot and generation (stale_seq = 0): the segments did not exercise aliasing"
+echo "no aliasing: $K segments with 2 % of the data frames $(printf %.1f "$(echo "8192 / $r" | bc -l)")..$(printf %.1f "$(echo "12288 / $r" | bc -l)") s late, every message bit-exact with its own immediate; $tot_late late/stale packets counted and dropped, $tot_seq of them (stale_seq) in a receive of their own slot and generation"

@@ -15,7 +15,8 @@ instance 1 receives; or two daemons: --sender A.json --receiver B.json).
     send error, no global timeout, no host-interface error, no decode
     failure, and nothing an honest peer never sends (malformed control or
     parity packets, a control packet with a wrong key);
- 5. --min-retx N: at least N packets were retransmitted; --nonzero
+ 5. --min-retx N: at least N packets were retransmitted; --min-repair N:
+    retransmitted packets + chunks rebuilt from parity >= N; --nonzero
     NAME[,NAME]: these drop or link-emulator counters are > 0 (the case
     exercised what it claims), --sum-nonzero NAME+NAME: their sum is > 0.
 
@@ -58,6 +59,8 @@ def main():
     ap.add_argument("--sender")
     ap.add_argument("--receiver")
     ap.add_argument("--min-retx", type=int, default=0)
+    ap.add_argument("--min-repair", type=int, default=0,
+                    help="retransmitted packets + chunks rebuilt from parity >= N")
     ap.add_argument("--nonzero", default="")
     ap.add_argument("--sum-nonzero", default="")
     ap.add_argument("--allow", default="", help="MUST_BE_ZERO counters this case may move")
@@ -117,6 +120,10 @@ def main():
             bad.append("counter %s = %d" % (k, drops_all[k]))
     if retx < a.min_retx:
         bad.append("only %d retransmitted packets (expected >= %d)" % (retx, a.min_retx))
+    rec = rt["ec_chunks_recovered"]
+    if retx + rec < a.min_repair:
+        bad.append("only %d retransmitted packets + %d chunks rebuilt from parity (expected >= %d)"
+                   % (retx, rec, a.min_repair))
     link = {k: snd["link"].get(k, 0) + rcv["link"].get(k, 0) for k in rcv["link"]}
     for k in filter(None, a.nonzero.split(",")):
         v = drops_all[k] if k in drops_all else link.get(k, 0)

@@ -26,8 +26,7 @@
 # for (rel_check.py). All cases run; the test names the failed ones.
 # Skipped (77) without root or scapy.
 #   env: SDR_FORGE_CASES ("ack-full ack-closed cts nack parity abort"),
-#        SDR_FORGE_MSGS (400), SDR_FORGE_RATE (2m: sdr-send --rate),
-#        SDR_FORGE_RATE_B (1m: the same, attacks on the receiver)
+#        SDR_FORGE_MSGS (400), SDR_FORGE_RATE (1m: sdr-send --rate)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/../../hw/x86/netns.sh"
@@ -39,8 +38,7 @@ sr_netns_setup
 cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack parity abort"}
 N=${SDR_FORGE_MSGS:-400}
 SIZE=1000
-RATE=${SDR_FORGE_RATE:-2m}
-RATE_B=${SDR_FORGE_RATE_B:-1m}
+RATE=${SDR_FORGE_RATE:-1m}
 failed=()
 n=0
 
@@ -50,11 +48,11 @@ for c in $cases; do
 	# completed by a forged ACK misses its retransmissions; to the
 	# receiver: no loss on its side, which drops forged frames too
 	case $c in
-	# (scapy sends some 2000 frames/s: parity rounds are long, the sender
-	# slower; the QPs must outlive the attack)
-	parity) rounds=3 interval=0.3 target=b lossb="" rate=$RATE_B ;;
-	abort) rounds=10 interval=0.1 target=b lossb="" rate=$RATE_B ;;
-	*) rounds=40 interval=0.05 target=a lossb=",loss=2%" rate=$RATE ;;
+	# (about 1.5 s of attack; the paced transfer takes some 4.5 s: the QPs
+	# must outlive the attack)
+	parity) rounds=3 interval=0.3 target=b lossb="" ;;
+	abort) rounds=10 interval=0.1 target=b lossb="" ;;
+	*) rounds=30 interval=0.05 target=a lossb=",loss=2%" ;;
 	esac
 	sdr_log "case $n: forged $c, $rounds rounds"
 	A_SOCK=$SDR_TMP/$c-a.sock B_SOCK=$SDR_TMP/$c-b.sock A_JSON=$SDR_TMP/$c-a.json B_JSON=$SDR_TMP/$c-b.json
@@ -78,7 +76,7 @@ for c in $cases; do
 		--print-qp --window 64 --timeout 10 >"$rlog" 2>&1 &
 	rpid=$!
 	ip netns exec "$NS_A" "$SDR_SEND" --dpu "$A_SOCK" --connect $KIP_B:$port --rel auto \
-		--print-qp --sizes $SIZE --count "$N" --window 16 --rate "$rate" --seed $n --timeout 10 \
+		--print-qp --sizes $SIZE --count "$N" --window 16 --rate "$RATE" --seed $n --timeout 10 \
 		>"$slog" 2>&1 &
 	spid=$!
 	wait $fpid || sdr_fail "$c: the attacker could not send"

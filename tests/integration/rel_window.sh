@@ -78,7 +78,7 @@ for rel in $rels; do
 				grep -m3 -E "error|timeout|incomplete" "$SDR_TMP/$n-recv.log" | sed 's/^/   recv: /'
 			fi
 			expect=()
-			[ "$loss" != 0 ] && expect=(--min-retx 1 --nonzero dropped_loss)
+			[ "$loss" != 0 ] && expect=(--min-repair 1 --nonzero dropped_loss)
 			/usr/bin/python3 "$here/rel_check.py" --ring "$STATS" --messages "$msgs" \
 				--first-pass $((msgs * 8)) "${expect[@]}" | sed 's/^/  /'
 			[ "${PIPESTATUS[0]}" = 0 ] || ok=0

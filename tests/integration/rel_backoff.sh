@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# RTO backoff toward a dead peer (RFC 6298 5.5): the receiving daemon is
-# killed (-9) mid-transfer and not restarted. The sender must back off its
-# retransmissions exponentially (capped) and still end the outstanding sends
-# with -ETIMEDOUT from its global timeout G.
+# RTO backoff toward a dead peer (RFC 6298 5.4, 5.5; docs/reliability.md
+# "Probing"): the receiving daemon is killed (-9) mid-transfer and not
+# restarted. The sender must stop retransmitting at the paced rate, back off
+# exponentially (capped), and still end the outstanding sends with
+# -ETIMEDOUT from its global timeout G.
 #
-# The bound. At the kill the sender has at most W sends of S bytes
-# outstanding, P = W * ceil(S / MTU) data packets. With the RTO doubling on
-# every expiry, from R0 up to the cap C (1 s, docs/reliability.md), the
-# k-th retransmission of a unit comes no earlier than R0 + 2 R0 + ... (each
-# term capped at C) after its last transmission; so between the kill and
-# the timeout (G, plus a margin M of 500 ms for ACKs still in flight at the
-# kill and timer granularity) a unit is retransmitted at most N times, N =
-# the number of terms of that series whose sum stays <= G + M, and the
-# sender retransmits at most N * P packets. R0 = half the sender's RTO read
-# just before the kill (its RTO may still shrink from ACKs in flight),
-# floored at --sr-min-rto-us. Without backoff the same units would go once
-# per RTO (about 1.5 RTT = 40 ms here), G / RTO = 75 times.
+# The bound. Once the peer has said nothing for an RTO, the sender
+# retransmits one unit per RTO, the RTO doubling from R0 up to the cap C
+# (1 s) on every unanswered expiry; before that, only units that expire
+# within an RTO of the last ACK go again, once each. So after the kill the
+# sender retransmits at most
+#   B1 + N * U packets:
+#   B1 = min(P, r * 2 RTO0): one round of what was in flight, at most the
+#        P packets of the W outstanding sends of S bytes, and at most what
+#        the pacer (r packets/s, --port-rate over 4096-byte packets) can
+#        send in RTT + RTO <= 2 RTO0 (RTO0: the sender's RTO read by
+#        telemetry just before the kill, RTO >= SRTT);
+#   N  = the number of terms of R0, 2 R0, 4 R0, ... (each capped at C) whose
+#        sum stays <= G + M (M = 500 ms: ACKs in flight at the kill, timer
+#        granularity), R0 = max(--sr-min-rto-us, RTO0 / 2) (the RTO may still
+#        shrink from ACKs in flight);
+#   U  = packets per unit (chunk_pkts).
+# Without backoff and probing every outstanding unit would go once per RTO
+# (about 1.5 RTT = 40 ms here), G / RTO = 75 rounds, at the paced rate.
 #
 # Cases, fresh daemons each (25 ms RTT, 1 Gbit/s):
 #  small: SR, W = 8 sends of 64 KiB, all on the wire before the kill: the
@@ -27,7 +34,7 @@
 #         (the dead-peer rig of ec_deadpeer.sh).
 # Each case asserts, from the sender's per-QP counters (DPDK telemetry just
 # before the kill, its stats JSON at exit): retransmitted packets after the
-# kill <= N * P; exactly one global timeout (sr_send_timeouts = 1); the
+# kill <= B1 + N * U; exactly one global timeout (sr_send_timeouts = 1); the
 # completions are, in order, sends that completed, 1..W -ETIMEDOUT, then
 # -ENOTCONN for sends the tool posted afterwards, nothing else; the global
 # timeout, not the tool's own (--timeout 3 G: nothing completed for 3 G),
@@ -62,12 +69,15 @@ assert len(qps) == 1, "expected one QP on daemon A, found %d" % len(qps)
 print(qps[0][sys.argv[1]])' "$2"
 }
 
-# one_case NAME SIZE MIN_DONE: transfer, kill B once MIN_DONE sends completed,
-# wait for the sender; returns non-zero (with FAIL lines) if an assertion failed
+# one_case NAME SIZE COUNT MIN_DONE UNIT LINK SDR-SEND-ARGS...: transfer COUNT
+# messages, kill B once MIN_DONE sends completed (COUNT: enough that the
+# transfer is still on when the telemetry has been read, few enough that the
+# tool does not spend long failing the rest with -ENOTCONN), wait for the
+# sender; returns non-zero (with FAIL lines) if an assertion failed
 one_case() {
-	local c=$1 S=$2 min_done=$3 link=$4 port=$((20000 + RANDOM % 20000)) slog=$SDR_TMP/$1-send.log
-	local prefix r1 s1 retx0 rto0 tk te srv ndone elapsed nto seq bad=0 count=$(($3 + 3 * W))
-	shift 4
+	local c=$1 S=$2 count=$3 min_done=$4 unit=$5 link=$6 port=$((20000 + RANDOM % 20000))
+	local slog=$SDR_TMP/$1-send.log prefix r1 s1 retx0 rto0 tk te srv ndone elapsed nto seq bad=0
+	shift 6
 	sr_pair "$c" "$link" --global-timeout-ms "$G" --sr-min-rto-us $RMIN_US
 	# telemetry of daemon A: its EAL file prefix is on its command line
 	prefix=$(tr '\0' '\n' <"/proc/$PA/cmdline" | sed -n 's/^--file-prefix=//p')
@@ -114,30 +124,36 @@ one_case() {
 	"sent timed " | "sent timed QP ") ;;
 	*) echo "FAIL: $c: completions not in the order: sent, -ETIMEDOUT, -ENOTCONN"; bad=1 ;;
 	esac
-	/usr/bin/python3 - "$A_JSON" "$retx0" "$rto0" $W "$S" $MTU "$G" $RMIN_US $CAP_MS $MARGIN_MS <<'EOF' || bad=1
+	/usr/bin/python3 - "$A_JSON" "$retx0" "$rto0" $W "$S" $MTU "$G" $RMIN_US $CAP_MS $MARGIN_MS \
+		"$unit" "$SR_PORT_RATE" <<'EOF' || bad=1
 import json, sys
-path, retx0, rto0, W, S, mtu, G, rmin_us, cap_ms, margin_ms = sys.argv[1:]
-size = int(S[:-1]) * {"K": 1 << 10, "M": 1 << 20}[S[-1]] if S[-1] in "KM" else int(S)
-W, mtu, G, retx0 = int(W), int(mtu), int(G), int(retx0)
+(path, retx0, rto0, W, S, mtu, G, rmin_us, cap_ms, margin_ms, U, rate) = sys.argv[1:]
+def num(x):
+    m = {"K": 1 << 10, "M": 1 << 20}
+    return int(x[:-1]) * m[x[-1]] if x[-1] in m else int(x)
+size, W, mtu, G, retx0, U = num(S), int(W), int(mtu), int(G), int(retx0), int(U)
+rto0_ms = int(rto0) / 1000
+r = {"k": 1e3, "m": 1e6, "g": 1e9}[rate[-1]] * float(rate[:-1]) / 8 / mtu  # packets/s, at most
 d = json.load(open(path))
 t = d["instances"][0]["qp_totals"]
 P = W * -(-size // mtu)
-r0 = max(int(rmin_us), int(rto0) / 2) / 1000
-# N: k-th retransmission no earlier than sum_{j<k} min(R0 2^j, C) after the last send
+B1 = min(P, int(r * 2 * rto0_ms / 1000 + 1))
+r0 = max(int(rmin_us) / 1000, rto0_ms / 2)
 N, t_ms, rto = 0, 0.0, r0
 while t_ms + rto <= G + int(margin_ms):
     t_ms += rto
     N += 1
     rto = min(2 * rto, int(cap_ms))
+bound = B1 + N * U
 after = t["sr_retx_pkts"] - retx0
-print("after the kill: %d packets retransmitted (in all: %d units, %d RTO expiries, %d backoffs);"
-      " bound N * P = %d * %d = %d (N: retransmissions of a unit in %d + %s ms, RTO doubling"
-      " from %.1f ms to %s ms; P: packets of %d outstanding sends of %d B)"
-      % (after, t["sr_retx_units"], t["sr_rto_expiries"], t["sr_rto_backoffs"], N, P, N * P,
-         G, margin_ms, r0, cap_ms, W, size))
+print("after the kill: %d packets retransmitted (in all: %d units, %d RTO expiries, %d backoffs,"
+      " %d deferred while probing); bound B1 + N * U = %d + %d * %d = %d (B1: min(P = %d, %.0f"
+      " packets/s * 2 * %.1f ms); N: unanswered RTOs in %d + %s ms doubling from %.1f ms to %s ms)"
+      % (after, t["sr_retx_units"], t["sr_rto_expiries"], t["sr_rto_backoffs"],
+         t.get("sr_probe_defers", 0), B1, N, U, bound, P, r, rto0_ms, G, margin_ms, r0, cap_ms))
 bad = []
-if after > N * P:
-    bad.append("%d retransmitted packets after the kill > bound %d" % (after, N * P))
+if after > bound:
+    bad.append("%d retransmitted packets after the kill > bound %d" % (after, bound))
 if t["sr_send_timeouts"] != 1:
     bad.append("sr_send_timeouts = %d, expected exactly 1 (the QP's one global timeout)"
                % t["sr_send_timeouts"])
@@ -150,9 +166,9 @@ EOF
 
 for c in $cases; do
 	case $c in
-	small) one_case small 64K 20 "$SR_LINK_BASE" --rel sr ;;
-	large) one_case large 16M 2 "$SR_LINK_BASE" --rel sr ;;
-	ec) one_case ec 4M 4 "$SR_LINK_BASE,loss=1e-2" --rel ec --ec rs:32:8 --chunk-pkts 1 ;;
+	small) one_case small 64K 4000 20 16 "$SR_LINK_BASE" --rel sr ;;
+	large) one_case large 16M 40 2 16 "$SR_LINK_BASE" --rel sr ;;
+	ec) one_case ec 4M 200 4 1 "$SR_LINK_BASE,loss=1e-2" --rel ec --ec rs:32:8 --chunk-pkts 1 ;;
 	*) sdr_fail "unknown case $c" ;;
 	esac || { failed+=("$c"); grep -A30 "drops and errors" "$A_LOG" | head -30; }
 done

@@ -3,6 +3,7 @@
 # package set-up and the network-namespace tests; as a user, the root-only
 # tests are skipped):
 #   1. build in ./build and run every suite: unit, integration, external, fuzz, bluefield
+#      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md)
 #   2. build with ASan+UBSan in ./build-asan and run unit + integration
 #   3. libFuzzer build with clang in ./build-fuzz (bounded fuzzing runs)
 # It ends with one line "tests: N passed, N failed, N skipped" and exits non-zero
@@ -31,7 +32,7 @@ add() { read -r p f s < <(summary "$1"); P=$((P + p)); F=$((F + f)); S=$((S + s)
 
 echo "== 1. build + all suites (build/)"
 hw/x86/setup.sh "$top/build" || exit 1
-meson test -C build --print-errorlogs || status=1
+meson test -C build --no-suite soak --print-errorlogs || status=1
 add build
 
 if [ "${SDR_TEST_QUICK:-0}" != 1 ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Hostile and lossy input for an EC receiver, built with scapy from
-docs/wire-format.md (data packets by tests/external/build_packets.py, parity
-and NACK packets here).
+docs/wire-format.md (data, parity and NACK packets by
+tests/external/build_packets.py; parity bytes and bad fields here).
 
 Message 0 (--msg-len bytes, sdr-send's pattern and immediate)
 for a receiving QP with XOR(k, m) and one-packet chunks: the data packets

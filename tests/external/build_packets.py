@@ -22,7 +22,12 @@ so a receiver can check what it got without a copy of the data.
                    [--generations G] [--msg-seq N] [--messages K]
                    [--msg-len L] [--user-imm X] [--pattern-seed S]
                    [--src-qpn Q | --sport PORT] [--corrupt N] [--seed R]
+                   [--cts N [--psn P] [--key K]]
                    (--pcap FILE | --iface IF)
+
+--cts N puts one CTS control packet first (wire format version 2), with N
+entries seq = --msg-seq + i, length = --max-msg, PSN P, key K (default 0),
+as tests/external/gen_pcap does with the same options.
 
 --corrupt N flips one payload bit in N randomly chosen packets that carry
 payload, after the ICRC was computed, so a verifying receiver must drop
@@ -229,6 +234,11 @@ def main():
     ap.add_argument('--corrupt-extra', action='store_true',
                     help='corrupted packets are extra copies sent before the clean ones')
     ap.add_argument('--seed', type=int, default=1, help='random seed for --corrupt')
+    ap.add_argument('--cts', type=int, default=0, metavar='N',
+                    help='one CTS control packet with N entries first')
+    ap.add_argument('--psn', type=lambda s: int(s, 0), default=0, help='PSN of the CTS packet')
+    ap.add_argument('--key', type=lambda s: int(s, 0), default=0,
+                    help="control key in the CTS packet (the receiving QP's)")
     dst = ap.add_mutually_exclusive_group(required=True)
     dst.add_argument('--pcap')
     dst.add_argument('--iface')
@@ -268,6 +278,14 @@ def main():
         print(f"corrupt {seq} {off}")
 
     pkts = [Ether(bytes(f)) for _, _, _, f in extra + frames]
+    if a.cts:
+        if a.cts > CTS_MAX:
+            ap.error(f'--cts: at most {CTS_MAX} entries')
+        msg = ctrl_message(CTRL_CTS, [cts_entry(a.msg_seq + i, a.max_msg) for i in range(a.cts)],
+                           a.src_qpn, a.key)
+        pkts.insert(0, ctrl_frame(msg, src_mac=a.src_mac, dst_mac=a.dst_mac, src_ip=a.src_ip,
+                                  dst_ip=a.dst_ip, dest_qpn=a.dest_qpn, src_qpn=a.src_qpn,
+                                  psn=a.psn))
     if a.pcap:
         wrpcap(a.pcap, pkts)
     else:

@@ -17,7 +17,10 @@ with scapy (tests/external/build_packets.py, from docs/wire-format.md):
 
 Each round sends every entry twice: in wire format version 2 frames with a
 random key (never the QP's) and in version 1 frames (no key), all with the
-right source address, source QPN and a valid ICRC. Prints, one per line,
+right source address, source QPN and a valid ICRC. --use-key is the control
+experiment: the version 2 frames carry the QP's real key (an attacker who
+read the QP info), which shows that the frames are otherwise well formed
+and effective. Prints, one per line,
 "v2 N" and "v1 N": the frames of each version sent to the target.
 """
 import argparse
@@ -78,6 +81,8 @@ def main():
     ap.add_argument('--rounds', type=int, default=10)
     ap.add_argument('--interval', type=float, default=0.05)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--use-key', action='store_true',
+                    help="control experiment: version 2 frames carry the QP's real key")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     snd, rcv = qp_info(a.sender), qp_info(a.receiver)
@@ -111,12 +116,16 @@ def main():
     addr = dict(src_mac=src['mac'], dst_mac=dst['mac'], src_ip=src['ip'], dst_ip=dst['ip'],
                 dest_qpn=dst['qpn'], src_qpn=src['qpn'])
     key = dst.get('key')
+    if a.use_key and key is None:
+        sys.exit("rel_forge: --use-key, but the QP info has no key")
     frames, n = [], {1: 0, 2: 0}
     for group in chunk(ents, per):
         for ver in (2, 1):
             fake = rnd.getrandbits(64)
             while key is not None and fake == int(key, 0):
                 fake = rnd.getrandbits(64)
+            if a.use_key:
+                fake = int(key, 0)
             msg = bp.ctrl_message(typ, group, src['qpn'], fake, ver)
             frames.append((ver, bytes(bp.ctrl_frame(msg, psn=rnd.getrandbits(24), **addr))))
     time.sleep(max(0.0, ready + a.delay - time.monotonic()))

@@ -25,7 +25,12 @@
 # = what was sent) and the receiver no ABORT; every frame is accounted
 # for (rel_check.py). All cases run; the test names the failed ones.
 # Skipped (77) without root or scapy.
-#   env: SDR_FORGE_CASES ("ack-full ack-closed cts nack parity abort"),
+# Control experiments (keyed-parity, keyed-ack-closed): the same frames
+# with the QP's real key must do harm (receives completed with the
+# attacker's bytes, sends completed -EIO), and the key must not be refused:
+# the forged frames are well formed, and only the key stops them.
+#   env: SDR_FORGE_CASES ("ack-full ack-closed cts nack parity abort
+#        keyed-parity keyed-ack-closed"),
 #        SDR_FORGE_MSGS (400), SDR_FORGE_RATE (1m: sdr-send --rate)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -35,19 +40,56 @@ PY=/usr/bin/python3
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"
 sr_netns_setup
 
-cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack parity abort"}
+cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack parity abort keyed-parity keyed-ack-closed"}
 N=${SDR_FORGE_MSGS:-400}
 SIZE=1000
 RATE=${SDR_FORGE_RATE:-1m}
 failed=()
 n=0
 
+# keyed_check CASE SEND_LOG RECV_LOG A_JSON B_JSON FORGED TARGET STILL: the
+# control experiment (the attacker has the key) must show the attack's effect
+keyed_check() {
+	local c=$1 slog=$2 rlog=$3 bad=0
+	[ "$8" = 1 ] || { echo "  FAIL: sdr-send ended before the attack did"; bad=1; }
+	$PY - "$@" <<'PY' || bad=1
+import json, re, sys
+c, slog, rlog, aj, bj, forged, target = sys.argv[1:8]
+A, B = json.load(open(aj)), json.load(open(bj))
+f = dict((l.split()[0], int(l.split()[1])) for l in open(forged))
+T = A if target == "a" else B
+bad = []
+if T["drops"].get("ctrl_bad_key"):
+    bad.append("ctrl_bad_key = %d: the real key was refused" % T["drops"]["ctrl_bad_key"])
+if T["drops"].get("ctrl_bad") != f["v1"]:
+    bad.append("ctrl_bad = %s, expected %d (version 1)" % (T["drops"].get("ctrl_bad"), f["v1"]))
+if c == "keyed-parity":
+    n = len(re.findall(r"error \(data mismatch", open(rlog).read()))
+    print("  receives completed with the attacker's bytes: %d" % n)
+    if not n:
+        bad.append("no receive took the attacker's parity: the forged PARITY frames are not effective")
+elif c == "keyed-ack-closed":
+    n = A["instances"][0]["qp_totals"]["sr_send_closed"]
+    print("  sends completed -EIO by the forged CLOSED entries: %d" % n)
+    if not n:
+        bad.append("no send closed: the forged ACK frames are not effective")
+for x in bad:
+    print("  FAIL:", x)
+sys.exit(1 if bad else 0)
+PY
+	return $bad
+}
+
 for c in $cases; do
 	n=$((n + 1))
 	# to the sender: 2 % loss on the data direction, so that a send
 	# completed by a forged ACK misses its retransmissions; to the
 	# receiver: no loss on its side, which drops forged frames too
+	keyed=() attack=$c
 	case $c in
+	keyed-*) keyed=(--use-key) attack=${c#keyed-} ;;
+	esac
+	case $attack in
 	# (about 1.5 s of attack; the paced transfer takes some 4.5 s: the QPs
 	# must outlive the attack)
 	parity) rounds=3 interval=0.3 target=b lossb="" ;;
@@ -68,7 +110,7 @@ for c in $cases; do
 	# the attacker first (scapy takes a while to load): it waits for the
 	# QPINFO lines of both tools, then for both QPs to connect
 	if [ $target = a ]; then ns=$NS_B ifc=$VETH_B; else ns=$NS_A ifc=$VETH_A; fi
-	ip netns exec "$ns" $PY "$here/rel_forge.py" --attack "$c" --sender "@$slog" \
+	ip netns exec "$ns" $PY "$here/rel_forge.py" --attack "$attack" "${keyed[@]}" --sender "@$slog" \
 		--receiver "@$rlog" --iface "$ifc" --messages "$N" --size $SIZE --rounds $rounds \
 		--interval $interval --seed $n >"$SDR_TMP/$c-forged" &
 	fpid=$!
@@ -92,6 +134,13 @@ for c in $cases; do
 	sdr_stop "$PB"
 	ok=1
 	grep -E "^(sent|receiver):" "$slog" | sed 's/^/  /'
+	if [ ${#keyed[@]} != 0 ]; then
+		# control experiment: with the key the same frames do harm
+		keyed_check "$c" "$slog" "$rlog" "$A_JSON" "$B_JSON" "$SDR_TMP/$c-forged" $target $still &&
+			sdr_log "case $n: forged $c (with the QP's key): the frames did harm, as they must" ||
+			{ failed+=("$c"); sdr_log "case $n: forged $c: FAILED"; }
+		continue
+	fi
 	if [ $srv != 0 ] || [ $rrv != 0 ] || ! grep -qE "^sent: $N ok, 0 failed" "$slog" ||
 		! grep -qE "^receiver: $N ok, 0 failed" "$slog"; then
 		ok=0
@@ -153,4 +202,4 @@ EOF
 	fi
 done
 [ ${#failed[@]} = 0 ] || sdr_fail "${#failed[@]} of $n cases failed: ${failed[*]}"
-echo "forged control packets ($cases): every one dropped and counted (ctrl_bad_key / ctrl_bad), every message delivered bit-exact and acknowledged only when received"
+echo "forged control packets ($cases): without the QP's key every one dropped and counted (ctrl_bad_key / ctrl_bad), every message delivered bit-exact and acknowledged only when received; with the key (control experiments) the same frames do harm"

@@ -79,6 +79,11 @@ static inline unsigned sdr_ec_param_code(uint16_t v) { return (v >> 12) & 3; }
 static inline unsigned sdr_ec_param_k(uint16_t v) { return ((v >> 6) & 63) + 1; }
 static inline unsigned sdr_ec_param_m(uint16_t v) { return (v & 63) + 1; }
 
+/* These two are part of libsdr's API (host/libsdr.map), as the helpers at
+ * the end: default visibility, also when compiled with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 /**
  * Limits of the EC parameters of a QP: code 1 (RS, Cauchy Reed-Solomon) or
  * 2 (XOR), 1 <= k <= 64 (the NACK bitmap), 1 <= m <= 32, and for XOR
@@ -92,6 +97,9 @@ int sdr_ec_param_check(unsigned code, unsigned k, unsigned m);
  * with sdr_ec_param_check(). @return 0, or -EINVAL.
  */
 int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
@@ -179,8 +187,10 @@ struct sdr_sqe {
 _Static_assert(sizeof(struct sdr_sqe) == 64, "sqe is 64 bytes");
 
 /* ---- completion: DPU -> host, 32 bytes ---- */
-#define SDR_CQE_F_PARTIAL 0x01   /**< receive completed before its bitmap was full */
-#define SDR_CQE_F_IMM 0x02       /**< @c imm holds the whole user immediate */
+#define SDR_CQE_F_PARTIAL 0x01     /**< receive completed with data missing (bitmap not full) */
+#define SDR_CQE_F_IMM 0x02         /**< @c imm holds the whole user immediate */
+#define SDR_CQE_F_IMM_PARTIAL 0x04 /**< receive completed before all 8 nibbles of the
+                                        immediate arrived (@c imm incomplete, no F_IMM) */
 
 struct sdr_cqe {
 	uint64_t wr_id;
@@ -221,6 +231,12 @@ struct sdr_qseg_slot {
 /* ================= helpers (common/sdr_abi.c) ================= */
 #include <stddef.h>
 
+/* Part of libsdr's API (host/libsdr.map): default visibility, also when
+ * compiled with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /** Text form of a QP info, one token, for command lines and logs:
  *  "qpn=0x000100,rkey=0x1a2b3c4d,key=0x0123456789abcdef,ip=10.0.0.1,
  *  mac=02:00:00:00:00:01,mtu=4096,max_msg=67108864,chunk_pkts=16,gen=4,rel=0".
@@ -235,4 +251,7 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info);
 void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE]);
 int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #endif /* SDR_ABI_H */

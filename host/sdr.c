@@ -924,8 +924,10 @@ int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote)
 	return 0;
 }
 
+#ifdef SDR_TEST_HOOKS /* the tests' build only (sdr_internal.h) */
 uint32_t sdr__qp_id(const struct sdr_qp *qp) { return qp ? qp->qp_id : 0; }
 uint32_t sdr__outstanding(const struct sdr_ctx *ctx) { return ctx ? ctx->outstanding : 0; }
+#endif
 
 /* ---------------- completions ---------------- */
 
@@ -1093,6 +1095,7 @@ static inline int sq_post(struct sdr_ctx *ctx, const struct sdr_sqe *sqe)
 	return 0;
 }
 
+#ifdef SDR_TEST_HOOKS
 int sdr__sq_raw_post(struct sdr_ctx *ctx, const struct sdr_sqe *sqe)
 {
 	if (ctx == NULL || sqe == NULL)
@@ -1101,6 +1104,7 @@ int sdr__sq_raw_post(struct sdr_ctx *ctx, const struct sdr_sqe *sqe)
 		return -EPIPE;
 	return sq_post(ctx, sqe);
 }
+#endif
 
 /* Resolve (mr, addr|offset, length) to an MR offset, as the DPU checks it. */
 static inline int mr_range(struct sdr_ctx *ctx, const struct sdr_mr *mr, const void *addr,

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libsdr internals exported for tests only (not installed, not a stable
- * API): raw access to the SQ ring so integration tests can inject
- * descriptors libsdr itself would refuse, and so the DPU's own validation
- * can be exercised.
+ * libsdr internals for tests only (not installed, not a stable API): raw
+ * access to the SQ ring so integration tests can inject descriptors libsdr
+ * itself would refuse, and so the DPU's own validation can be exercised.
+ * They exist only in the tests' static build of libsdr (libsdr_test_dep in
+ * host/meson.build, compiled with -DSDR_TEST_HOOKS), never in libsdr.so.
  */
 #ifndef SDR_INTERNAL_H
 #define SDR_INTERNAL_H

@@ -95,12 +95,18 @@ command -v dpkg-architecture >/dev/null || need_tools="$need_tools dpkg-dev"
 command -v pkg-config >/dev/null || need_tools="$need_tools pkgconf"
 is_root=0; [ "$(id -u)" = 0 ] && is_root=1
 
-apt_updated=0
+# `apt-get update` at most once per set of dpkg architectures: the memo is
+# the architecture list the lists were fetched for, so adding an
+# architecture (dpkg --add-architecture) makes the next call fetch again.
+apt_archs() { { dpkg --print-architecture; dpkg --print-foreign-architectures; } | sort -u | paste -sd' '; }
+apt_updated_for=""
 apt_update() {
-	[ $apt_updated = 1 ] && return 0
-	log "apt-get update"
+	local archs
+	archs=$(apt_archs)
+	[ -n "$apt_updated_for" ] && [ "$apt_updated_for" = "$archs" ] && return 0
+	log "apt-get update (architectures: $archs)"
 	apt-get update -qq -o DPkg::Lock::Timeout=300 >/dev/null 2>&1 || return 1
-	apt_updated=1
+	apt_updated_for=$archs
 }
 
 if [ -n "$need_tools" ]; then

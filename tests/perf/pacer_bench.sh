@@ -7,10 +7,12 @@
 # token bucket bursts its depth (> 1.5x); bad options are usage errors (2).
 set -u
 B=${SDR_PACER_BENCH:?}
+# SDR_EXE_WRAPPER: runner of the binary (qemu in the aarch64 cross build)
+bench() { ${SDR_EXE_WRAPPER:-} "$B" "$@"; }
 PY=${SDR_PYTHON:-/usr/bin/python3}
 fail() { echo "FAIL: $*" >&2; exit 1; }
-out=$("$B" --flows 1,8 --frames 4174,142 --sim-ms 20 --reps 1 --json) || fail "backlogged run"
-out2=$("$B" --flows 4 --frames 142 --sim-ms 40 --reps 1 --json --msg 16K --load 0.5) || fail "on/off run"
+out=$(bench --flows 1,8 --frames 4174,142 --sim-ms 20 --reps 1 --json) || fail "backlogged run"
+out2=$(bench --flows 4 --frames 142 --sim-ms 40 --reps 1 --json --msg 16K --load 0.5) || fail "on/off run"
 "$PY" - "$out" "$out2" <<'PY' || exit 1
 import json, sys
 back = [json.loads(l) for l in sys.argv[1].splitlines()]
@@ -28,8 +30,8 @@ print("backlogged: rate within 1 %% for %d runs; on/off peak: wheel %.2fx, token
 PY
 for bad in "--flows 0" "--frames 10" "--share 2" "--poll-ns x" "--msg 2G" "extra"; do
 	# shellcheck disable=SC2086
-	"$B" $bad >/dev/null 2>&1
+	bench $bad >/dev/null 2>&1
 	[ $? = 2 ] || fail "'$bad' is not a usage error"
 done
-"$B" --help | grep -q -- "--slot-shift" || fail "--help"
+bench --help | grep -q -- "--slot-shift" || fail "--help"
 echo "sdr-pacer-bench: ok"

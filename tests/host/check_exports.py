@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""libsdr exports its API and nothing else.
+
+Usage: check_exports.py NM LIBSDR_SO MAP HEADER...
+
+The API is the set of (non-static) functions declared in the installed
+headers (host/sdr.h and the common/ headers it installs and includes). Checks
+that `NM -D --defined-only LIBSDR_SO` lists exactly that set (apart from the
+version node of MAP, e.g. LIBSDR_2), every symbol with MAP's version, and
+that MAP's global list is the same set too.
+"""
+import re
+import subprocess
+import sys
+
+
+def strip_c(text):
+    """Comments, preprocessor lines and C++ guards out; bodies folded."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r"\\\n", " ", text)
+    # extern "C" { ... } of the __cplusplus guards
+    text = re.sub(r'#ifdef\s+__cplusplus\s*\n[^#]*#endif', " ", text)
+    text = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#"))
+    # fold innermost { ... } (struct and inline function bodies) until none is left
+    while True:
+        t = re.sub(r"\{[^{}]*\}", ";", text)
+        if t == text:
+            return text
+        text = t
+
+
+def declared(headers):
+    names = {}
+    for h in headers:
+        for stmt in strip_c(open(h).read()).split(";"):
+            stmt = " ".join(stmt.split())
+            m = re.search(r"\b(sdr_\w+)\s*\(", stmt)
+            if not m or re.search(r"\b(static|typedef)\b", stmt):
+                continue
+            names[m.group(1)] = h
+    return names
+
+
+def map_globals(path):
+    text = re.sub(r"/\*.*?\*/", " ", open(path).read(), flags=re.S)
+    text = re.sub(r"#[^\n]*", " ", text)
+    m = re.match(r"\s*(\w+)\s*\{(.*)\}\s*;\s*$", text, flags=re.S)
+    if not m:
+        sys.exit("FAIL: %s: expected one version node 'NAME { global: ...; local: *; };'" % path)
+    node, body = m.group(1), m.group(2)
+    g = re.search(r"global\s*:(.*?)(local\s*:|$)", body, flags=re.S)
+    loc = re.search(r"local\s*:\s*\*\s*;", body)
+    if not g or not loc:
+        sys.exit("FAIL: %s: needs 'global:' and 'local: *;'" % path)
+    return node, {s.strip() for s in g.group(1).split(";") if s.strip()}
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    nm, lib, mapfile, headers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    node, in_map = map_globals(mapfile)
+    api = declared(headers)
+    out = subprocess.run([nm, "-D", "--defined-only", lib], check=True,
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout
+    exported, unversioned = set(), []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 3:
+            continue
+        kind, sym = f[1], f[2]
+        name, _, ver = sym.partition("@")
+        ver = ver.lstrip("@")
+        if kind == "A" and name == node:  # the version node itself
+            continue
+        exported.add(name)
+        if ver and ver != node:
+            unversioned.append(sym)
+    print("%s: %d symbols exported, %d functions declared in %s, %d in %s" % (
+        lib, len(exported), len(api), " ".join(h.rsplit("/", 1)[-1] for h in headers),
+        len(in_map), mapfile.rsplit("/", 1)[-1]))
+    bad = 0
+    if len(api) < 10 or "sdr_ctx_open" not in api:
+        print("FAIL: the header parse found too little: %s" % sorted(api))
+        bad += 1
+    for s in sorted(exported - set(api)):
+        print("FAIL: exported but not declared in the installed headers: %s" % s)
+        bad += 1
+    for s in sorted(set(api) - exported):
+        print("FAIL: declared in %s but not exported: %s" % (api[s], s))
+        bad += 1
+    for s in sorted(in_map ^ set(api)):
+        print("FAIL: %s: %s %s" % (mapfile, s, "listed but not declared in a header"
+                                   if s in in_map else "declared but not listed"))
+        bad += 1
+    for s in unversioned:
+        print("FAIL: %s: not of version %s" % (s, node))
+        bad += 1
+    if bad:
+        sys.exit("FAIL: %d problem(s)" % bad)
+    print("PASS: exports == API (%s)" % ", ".join(sorted(exported)))
+
+
+main()

@@ -87,6 +87,15 @@ struct sdr_cfg {
 	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
 	int auto_obj;              /* enum sdr_model_objective, --auto-objective */
 	int qpn_epoch;             /* -1 = random per boot */
+	/* control plane: per-client quotas (per instance; 0 = no limit) and
+	 * timeouts (docs/host-api.md "Limits and quotas") */
+	int quota_by_pid;          /* --quota-key: 0 = peer uid, 1 = peer pid */
+	uint32_t quota_conns;      /* connections open at once */
+	uint32_t quota_ctxs;       /* attached contexts */
+	uint32_t quota_qps;        /* QPs */
+	uint64_t quota_mr_bytes;   /* registered bytes */
+	uint32_t ctl_reply_timeout_ms; /* a reply the client does not take: drop it */
+	uint32_t ctl_hello_timeout_ms; /* a connection that does not say HELLO: drop it */
 	unsigned ninst;
 	struct sdr_inst_cfg inst[SDR_MAX_INST];
 };
@@ -283,6 +292,7 @@ struct sdr_hctx {
 	struct sdr_cqe *ovf;
 	uint32_t ovf_head, ovf_n, ovf_cap;
 	int broken;               /* SQ corrupt: stop serving it */
+	int32_t sq_credit;        /* fair SQ service (host_if.c; worker only) */
 	struct sdr_hctx *next_on_worker;
 };
 
@@ -364,6 +374,7 @@ struct sdr_dpu {
 	uint64_t tsc_hz;
 	volatile int running;
 	int workers_stopped; /* set by main after the workers returned */
+	uint64_t ctl_ctr[SDR_CTR__MAX]; /* counters of the control plane (main lcore only) */
 };
 
 extern struct sdr_dpu sdr_g;
@@ -451,6 +462,12 @@ void sdr_host_abort_qp(struct sdr_worker *w, struct sdr_qp *qp, int32_t status);
 int sdr_ctrl_init(struct sdr_inst *in);
 void sdr_ctrl_poll(int timeout_ms);
 void sdr_ctrl_fini(void);
+
+/* mrpop.c: populate MR mappings off the control thread */
+int sdr_mrpop_init(void);
+void sdr_mrpop_fini(void);
+void sdr_mrpop_add(const void *key, void *addr, size_t len);
+void sdr_mrpop_cancel(const void *key);
 
 /* stats.c */
 void sdr_stats_print(FILE *f);

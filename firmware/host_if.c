@@ -10,8 +10,18 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_per_lcore.h>
 
 #include "dpu.h"
+
+/* Descriptors this lcore refused: sdr_host_poll() charges them more. */
+static RTE_DEFINE_PER_LCORE(unsigned, sq_refused);
+
+static inline void sq_refuse(struct sdr_worker *w, enum sdr_ctr ctr)
+{
+	w->ctr[ctr]++;
+	RTE_PER_LCORE(sq_refused)++;
+}
 
 static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d, int status,
 		    enum sdr_ctr ctr)
@@ -20,7 +30,7 @@ static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_s
 		.wr_id = d->wr_id, .status = status, .qp_id = d->qp_id,
 		.opcode = d->opcode == SDR_SQ_STREAM_START ? SDR_SQ_SEND : d->opcode,
 	};
-	w->ctr[ctr]++;
+	sq_refuse(w, ctr);
 	sdr_qp_post_cqe(c, &e, w);
 }
 
@@ -129,7 +139,7 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	uint32_t end;
 
 	if (!sm) {
-		w->ctr[SDR_CTR_sqe_no_target]++;
+		sq_refuse(w, SDR_CTR_sqe_no_target);
 		return;
 	}
 	if (sm->status)
@@ -138,7 +148,7 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	/* inside the message, and whole packets unless it ends the message */
 	if (end > sm->len || (end != sm->len && d->length % qp->mtu)) {
 		sm->status = -EINVAL;
-		w->ctr[SDR_CTR_sqe_bad]++;
+		sq_refuse(w, SDR_CTR_sqe_bad);
 		return;
 	}
 	/* SR keeps every range for retransmissions: no compaction */
@@ -149,7 +159,7 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	}
 	if (sm->nranges == SDR_STREAM_RANGES) {
 		sm->status = -EBUSY;
-		w->ctr[SDR_CTR_sqe_busy]++;
+		sq_refuse(w, SDR_CTR_sqe_busy);
 		return;
 	}
 	sm->r[sm->nranges].src = mr->addr + d->offset;
@@ -224,7 +234,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 	if (rc) {
 		if (d->opcode == SDR_SQ_RECV_COMPLETE || d->opcode == SDR_SQ_STREAM_DATA ||
 		    d->opcode == SDR_SQ_STREAM_END)
-			w->ctr[ctr]++; /* nothing of its own to complete */
+			sq_refuse(w, ctr); /* nothing of its own to complete */
 		else
 			err_cqe(w, c, d, rc, ctr);
 		return;
@@ -242,7 +252,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		if (sm)
 			sm->ended = 1;
 		else
-			w->ctr[SDR_CTR_sqe_no_target]++;
+			sq_refuse(w, SDR_CTR_sqe_no_target);
 		break;
 	}
 	case SDR_SQ_RECV:
@@ -253,16 +263,27 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		if (idx >= 0)
 			sdr_host_recv_done(w, qp, (uint32_t)idx, 0);
 		else /* it completed on its own meanwhile, or never existed */
-			w->ctr[SDR_CTR_sqe_no_target]++;
+			sq_refuse(w, SDR_CTR_sqe_no_target);
 		break;
 	}
 }
+
+/*
+ * Fair SQ service: each loop of the worker gives every context SQ_CREDITS
+ * credits (none are saved beyond that). A descriptor costs 1, a refused one
+ * SQ_BAD_COST, and credits may go negative: a context that floods refused
+ * descriptors runs into debt and is skipped (sq_throttled) until it has paid
+ * it off, i.e. it gets about SQ_CREDITS / SQ_BAD_COST descriptors per loop
+ * while it misbehaves, against SQ_CREDITS (one burst) for a well-behaved one.
+ */
+#define SQ_CREDITS ((int32_t)SDR_BURST)
+#define SQ_BAD_COST 16
 
 unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c)
 {
 	struct sdr_sqe d;
 	int64_t avail;
-	unsigned n;
+	unsigned n, i;
 
 	if (c->broken || c->ovf_n)
 		return 0;
@@ -272,15 +293,21 @@ unsigned sdr_host_poll(struct sdr_worker *w, struct sdr_hctx *c)
 		c->broken = 1;
 		return 0;
 	}
+	c->sq_credit = c->sq_credit + SQ_CREDITS > SQ_CREDITS ? SQ_CREDITS
+							      : c->sq_credit + SQ_CREDITS;
 	n = avail < SDR_BURST ? (unsigned)avail : SDR_BURST;
-	for (unsigned i = 0; i < n; i++) {
+	for (i = 0; i < n && c->sq_credit > 0; i++) {
+		unsigned refused = RTE_PER_LCORE(sq_refused);
 		/* copy first: the host may rewrite shared memory under us */
 		memcpy(&d, sdr_ring_peek(&c->sq, i), sizeof(d));
 		handle(w, c, &d);
+		c->sq_credit -= RTE_PER_LCORE(sq_refused) != refused ? SQ_BAD_COST : 1;
 	}
-	if (n)
-		sdr_ring_consume(&c->sq, n);
-	return n;
+	if (i)
+		sdr_ring_consume(&c->sq, i);
+	if (i < n) /* descriptors left waiting for want of credit */
+		w->ctr[SDR_CTR_sq_throttled]++;
+	return i;
 }
 
 static void abort_recv_cb(void *arg, struct sdr_rslot *s)

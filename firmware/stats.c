@@ -13,7 +13,7 @@
  * slightly stale (but never torn, on 64-bit targets) value. */
 static uint64_t ctr_sum(enum sdr_ctr c)
 {
-	uint64_t s = 0;
+	uint64_t s = *(volatile uint64_t *)&sdr_g.ctl_ctr[c];
 	for (unsigned i = 0; i < sdr_g.nworkers; i++)
 		s += *(volatile uint64_t *)&sdr_g.workers[i].ctr[c];
 	return s;

@@ -46,6 +46,7 @@ static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 {
 	struct sdr_abort_entry e;
 
+	qp->st.aborts_rx++;
 	for (uint16_t i = 0; i < h->count; i++) {
 		uint32_t idx;
 		const struct sdr_rslot *s;

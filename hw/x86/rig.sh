@@ -106,7 +106,8 @@ rig_free_port() {
 # rig_ring_pair TAG SOCK_A SOCK_B LOG [A's options] [--instance B's options]:
 # both DPUs in one sdr-dpu over a net_ring pair (sdr-dpu --ring-pair), A at
 # 10.0.0.1 on SOCK_A, B at 10.0.0.2 on SOCK_B; the options before --instance
-# go to A (and the global ones anywhere), those after it to B. Sets RIG_PID;
+# go to A (and the global ones anywhere), those after it to B. EAL file
+# prefix sdr-TAG-PID, RIG_MEM_MB of memory (default 512). Sets RIG_PID;
 # 1 (daemon killed, its log on stderr) when it did not come up.
 rig_ring_pair() {
 	local tag=$1 sa=$2 sb=$3 log=$4 i
@@ -118,7 +119,7 @@ rig_ring_pair() {
 	done
 	rm -f "$sa" "$sb"
 	# shellcheck disable=SC2046
-	"$SDR_DPU" $(rig_eal "sdr-$tag-$$") -- --ring-pair --name "$sa" --ip 10.0.0.1 "${a[@]}" \
+	"$SDR_DPU" $(rig_eal "sdr-$tag-$$" "${RIG_MEM_MB:-512}") -- --ring-pair --name "$sa" --ip 10.0.0.1 "${a[@]}" \
 		--instance --name "$sb" --ip 10.0.0.2 "${b[@]}" >"$log" 2>&1 &
 	RIG_PID=$!
 	rig_wait_sock "$sa" "$RIG_PID" && rig_wait_sock "$sb" "$RIG_PID" && return 0

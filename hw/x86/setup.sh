@@ -14,7 +14,8 @@ bdir=${1:-$top/build}
 # BlueField cross compiler and qemu are installed by hw/bluefield/make-sysroot.sh.
 pkgs="meson ninja-build pkg-config gcc clang libclang-rt-dev binutils python3
       libdpdk-dev dpdk dpdk-dev libisal-dev libpcap-dev
-      iproute2 procps bc systemd tshark python3-scapy python3-matplotlib gnuplot-nox"
+      iproute2 procps bc systemd tshark python3-scapy python3-matplotlib gnuplot-nox
+      universal-ctags cscope"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -5,16 +5,21 @@
  *   rx_drops        the receive-drop counters (SDR_RX_DROP_LIST of
  *                   firmware/sdr_counters.h), in order
  *   host_errs, tx_errs  the other two counter lists
+ *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/sdr_types.h),
+ *                   in the order of the stats JSON's qp_totals
  *   min_pkts        data packets of a message at least (SDR_IMM_NIBBLES;
  *                   common/sdr_wire.c sdr_wire_msg_pkts())
- * Usage: gen_consts OUT.json (built for the build machine: meson runs it).
+ * Usage: gen_consts OUT.json (meson runs it at build time; DPDK headers for
+ * sdr_types.h, nothing of DPDK linked).
  */
 #include <stdio.h>
 
 #include "sdr_counters.h"
+#include "sdr_types.h"
 #include "sdr_wire.h"
 
 #define NAME(n, d) " \"" #n "\"",
+#define QP_STAT(n) " \"" #n "\"",
 
 static void list(FILE *f, const char *key, const char *const *v, size_t n, int last)
 {
@@ -29,6 +34,7 @@ int main(int argc, char **argv)
 	static const char *const rx[] = {SDR_RX_DROP_LIST(NAME)};
 	static const char *const host[] = {SDR_HOST_ERR_LIST(NAME)};
 	static const char *const tx[] = {SDR_TX_ERR_LIST(NAME)};
+	static const char *const qp[] = {SDR_QP_STATS(QP_STAT)};
 	FILE *f;
 
 	if (argc != 2 || (f = fopen(argv[1], "w")) == NULL) {
@@ -39,6 +45,7 @@ int main(int argc, char **argv)
 	list(f, "rx_drops", rx, sizeof(rx) / sizeof(rx[0]), 0);
 	list(f, "host_errs", host, sizeof(host) / sizeof(host[0]), 0);
 	list(f, "tx_errs", tx, sizeof(tx) / sizeof(tx[0]), 0);
+	list(f, "qp_stats", qp, sizeof(qp) / sizeof(qp[0]), 0);
 	fprintf(f, "  \"min_pkts\": %d\n}\n", SDR_IMM_NIBBLES);
 	return fclose(f) ? 1 : 0;
 }

@@ -93,13 +93,12 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		qp->ops->rx_ctrl(w, qp, &h, p->payload, p->payload_len, now);
 }
 
-void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
+int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, uint64_t now)
 {
 	struct sdr_parsed p;
 	enum sdr_parse_result r;
 	struct sdr_qp *qp;
 	uint32_t gen;
-	uint64_t now;
 
 	if (m->nb_segs != 1) {
 		w->ctr[SDR_CTR_multiseg]++;
@@ -135,7 +134,7 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 			w->ctr[SDR_CTR_handoff_full]++;
 			goto out;
 		}
-		return;
+		return 1;
 	}
 	if (qp->state != SDR_QPS_CONNECTED) {
 		w->ctr[SDR_CTR_qp_not_ready]++;
@@ -145,12 +144,11 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 		w->ctr[SDR_CTR_wrong_peer]++;
 		goto out;
 	}
-	now = rte_get_tsc_cycles();
 	if (r == SDR_PARSE_OK_CTRL) {
 		rx_ctrl(w, qp, &p, now);
 		goto out;
 	}
 	qp->ops->rx_data(w, qp, &p, gen, now);
 out:
-	rte_pktmbuf_free(m);
+	return 0; /* the caller frees it, with the rest of its burst */
 }

@@ -66,8 +66,7 @@ static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 	}
 }
 
-static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
-		    uint64_t now)
+void sdr_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p, uint64_t now)
 {
 	struct sdr_ctrl_hdr h;
 
@@ -146,7 +145,7 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 	}
 	now = rte_get_tsc_cycles();
 	if (r == SDR_PARSE_OK_CTRL) {
-		rx_ctrl(w, qp, &p, now);
+		sdr_rx_ctrl(w, qp, &p, now);
 		goto out;
 	}
 	qp->ops->rx_data(w, qp, &p, gen, now);

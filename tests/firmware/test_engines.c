@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reliability schemes end to end on the engine rig (engine_rig.h): two
+ * QPs back to back, the firmware's own stages, schemes and engines, a
+ * simulated wire and a virtual clock. Every scenario runs per scheme:
+ * `test_engines SCENARIO_SCHEME` (e.g. loss_ec_rs); `test_engines list`.
+ *
+ * Geometry of every test: MTU 1024, chunks of 4 packets (4 KiB), max_msg
+ * 64 KiB (16 chunks), 10 Gbit/s port pacing, one-way delay 50 us. EC codes:
+ * RS and XOR with k = 4, m = 2 (a submessage is 16 KiB); AUTO with the
+ * daemon's default candidates.
+ *
+ * Every test checks, besides its own assertions:
+ *  - every completion exactly once, with the status, length, immediate and
+ *    flags it must have; receive buffers bit-exact and untouched past the
+ *    message;
+ *  - conservation on the wire: every data frame that arrived was placed
+ *    once (rx_pkts) or counted by exactly one drop counter; every parity
+ *    frame was taken (ec_par_pkts_rx) or counted; every CTS, ACK and NACK
+ *    that arrived was counted (cts_rx, sr_acks_rx, ec_nacks_rx);
+ *  - the rig's invariants (no mbuf leak, no MR reference underflow, no
+ *    completion of a send that is not outstanding or of a receive the
+ *    table did not complete, every transmitted frame well-formed).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_rig.h"
+#include "rel.h"
+#include "test_util.h"
+
+#define MTU 1024u
+#define PPC 4u
+#define CHUNK (MTU * PPC)
+#define MAXMSG 65536u
+#define BASE_ARGS "--mtu 1024 --chunk-pkts 4 --max-msg 65536 --port-rate 10g"
+#define US 1000ull
+#define MS 1000000ull
+
+struct scheme {
+	const char *name;
+	uint8_t rel, code, k, m;
+};
+
+static const struct scheme schemes[] = {
+	{"none", SDR_REL_NONE, 0, 0, 0},
+	{"sr", SDR_REL_SR, 0, 0, 0},
+	{"ec_rs", SDR_REL_EC, SDR_EC_RS, 4, 2},
+	{"ec_xor", SDR_REL_EC, SDR_EC_XOR, 4, 2},
+	{"auto", SDR_REL_AUTO, 0, 0, 0},
+};
+
+static const struct scheme *sc; /* the scheme under test */
+static unsigned mk_mbufs;       /* mbufs per side of the next rig (0: the rig's default) */
+
+static int is_ec(void) { return sc->rel == SDR_REL_EC; }
+static int has_sr(void) { return sc->rel != SDR_REL_NONE; }
+
+static struct rig *mk(const char *extra, size_t mem)
+{
+	char args[512];
+	struct rig_opts o = {.args = args, .mem_bytes = mem, .seed = t_rnd()};
+	struct rig *r;
+
+	snprintf(args, sizeof(args), "%s %s", BASE_ARGS, extra ? extra : "");
+	o.mbufs = mk_mbufs;
+	o.attr.reliability = sc->rel;
+	o.attr.ec_code = sc->code;
+	o.attr.ec_k = sc->k;
+	o.attr.ec_m = sc->m;
+	r = rig_new(&o);
+	r->link[RIG_A].delay_ns = r->link[RIG_B].delay_ns = 50 * US;
+	return r;
+}
+
+static void finish_rig(struct rig *r)
+{
+	CHECK_EQ(rig_check_invariants(r), 0);
+	rig_dump(r, t_failures ? stderr : stdout);
+	rig_free(r);
+}
+
+/* ---------------- message geometry ---------------- */
+
+static uint32_t npkts_of(uint32_t len) { return (len + MTU - 1) / MTU; }
+static uint32_t nchunks_of(uint32_t len) { return (len + CHUNK - 1) / CHUNK; }
+/* data frames of a message: its packets, and immediate-only ones up to 8 */
+static uint32_t frames_of(uint32_t len)
+{
+	return npkts_of(len) < 8 ? 8 : npkts_of(len);
+}
+/* parity frames of a message under code (k, m) */
+static uint32_t parity_frames_of(uint32_t len, uint32_t k, uint32_t m)
+{
+	uint32_t nch = nchunks_of(len), n = 0;
+
+	for (uint32_t s = 0; s * k < nch; s++) {
+		uint32_t first = s * k * CHUNK, clen = len - first < CHUNK ? len - first : CHUNK;
+		n += m * ((clen + MTU - 1) / MTU);
+	}
+	return n;
+}
+
+/* ---------------- flows: messages from one side to the other ---------------- */
+
+#define WR_SEND (1ull << 40)
+#define WR_RECV (2ull << 40)
+
+struct dir {
+	uint32_t total, window, stride;
+	uint32_t *len;           /* [total] */
+	uint32_t next_send, next_recv;
+	uint32_t send_limit, recv_limit; /* post numbers below these only */
+	uint32_t max_out_send, max_out_recv; /* most outstanding at once */
+	uint32_t sends_done, recvs_done;
+	uint8_t *send_seen, *recv_seen;
+	uint32_t *send_reg, *recv_reg;   /* region of each message */
+	uint32_t *free_send, *free_recv; /* free region stacks */
+	uint32_t nfree_send, nfree_recv;
+	uint64_t base_send, base_recv;   /* offsets in the sender's / receiver's memory */
+	int32_t want_status;             /* of every completion */
+	/* mismatches (each must stay 0) */
+	uint32_t bad_status, bad_len, bad_seq, bad_imm, bad_flags, bad_data, bad_canary, twice;
+};
+
+struct flow {
+	struct dir d[2]; /* [sending side] */
+	int repost;      /* post the next operations from the completions */
+};
+
+static uint64_t tag_of(int from, uint32_t n) { return ((uint64_t)(from + 1) << 32) | n; }
+static uint32_t imm_of(int from, uint32_t n)
+{
+	return (uint32_t)(tag_of(from, n) * 2654435761u) ^ 0xC0FFEE11u;
+}
+
+static void dir_init(struct dir *d, uint32_t total, uint32_t window, uint32_t stride,
+		     uint64_t base)
+{
+	memset(d, 0, sizeof(*d));
+	d->total = d->send_limit = d->recv_limit = total;
+	d->window = window;
+	d->stride = stride;
+	d->len = calloc(total + 1, sizeof(*d->len));
+	d->send_seen = calloc(total + 1, 1);
+	d->recv_seen = calloc(total + 1, 1);
+	d->send_reg = calloc(total + 1, sizeof(uint32_t));
+	d->recv_reg = calloc(total + 1, sizeof(uint32_t));
+	d->free_send = calloc(window + 1, sizeof(uint32_t));
+	d->free_recv = calloc(window + 1, sizeof(uint32_t));
+	if (!d->len || !d->send_seen || !d->recv_seen || !d->send_reg || !d->recv_reg ||
+	    !d->free_send || !d->free_recv)
+		abort();
+	for (uint32_t i = 0; i < window; i++) {
+		d->free_send[d->nfree_send++] = window - 1 - i;
+		d->free_recv[d->nfree_recv++] = window - 1 - i;
+	}
+	d->base_send = base;
+	d->base_recv = base + (uint64_t)window * stride;
+}
+
+static void dir_fini(struct dir *d)
+{
+	free(d->len);
+	free(d->send_seen);
+	free(d->recv_seen);
+	free(d->send_reg);
+	free(d->recv_reg);
+	free(d->free_send);
+	free(d->free_recv);
+}
+
+/* Post what the window and the slots allow: a send or receive number comes
+ * back to its slot 1024 later, so number n waits for n - 1024. */
+static void pump(struct rig *r, struct flow *f, int from)
+{
+	struct dir *d = &f->d[from];
+
+	while (d->next_send < d->send_limit && d->nfree_send &&
+	       (d->next_send < SDR_MAX_MSGS || d->send_seen[d->next_send - SDR_MAX_MSGS])) {
+		uint32_t n = d->next_send++, reg = d->free_send[--d->nfree_send];
+		uint64_t off = d->base_send + (uint64_t)reg * d->stride;
+
+		d->send_reg[n] = reg;
+		rig_pattern(r->s[from].mem + off, d->len[n], tag_of(from, n));
+		rig_send(r, from, off, d->len[n], imm_of(from, n), WR_SEND | n);
+		if (d->next_send - d->sends_done > d->max_out_send)
+			d->max_out_send = d->next_send - d->sends_done;
+	}
+	while (d->next_recv < d->recv_limit && d->nfree_recv &&
+	       (d->next_recv < SDR_MAX_MSGS || d->recv_seen[d->next_recv - SDR_MAX_MSGS])) {
+		uint32_t n = d->next_recv++, reg = d->free_recv[--d->nfree_recv];
+		uint64_t off = d->base_recv + (uint64_t)reg * d->stride;
+
+		d->recv_reg[n] = reg;
+		memset(r->s[!from].mem + off, 0xA5, d->stride);
+		rig_recv(r, !from, off, d->stride, WR_RECV | n);
+		if (d->next_recv - d->recvs_done > d->max_out_recv)
+			d->max_out_recv = d->next_recv - d->recvs_done;
+	}
+}
+
+static void on_cqe(struct rig *r, int side, const struct sdr_cqe *e, void *arg)
+{
+	struct flow *f = arg;
+	uint32_t n = (uint32_t)(e->wr_id & 0xFFFFFFFF);
+
+	if ((e->wr_id & ~0xFFFFFFFFull) == WR_SEND) {
+		struct dir *d = &f->d[side];
+		if (n >= d->total || e->opcode != SDR_SQ_SEND) {
+			d->bad_seq++;
+			return;
+		}
+		d->twice += d->send_seen[n];
+		d->send_seen[n] = 1;
+		d->sends_done++;
+		d->bad_status += e->status != d->want_status;
+		d->bad_len += e->length != d->len[n];
+		d->bad_seq += e->seq != n;
+		d->free_send[d->nfree_send++] = d->send_reg[n];
+		if (f->repost)
+			pump(r, f, side);
+	} else if ((e->wr_id & ~0xFFFFFFFFull) == WR_RECV) {
+		int from = !side;
+		struct dir *d = &f->d[from];
+		const uint8_t *buf;
+		if (n >= d->total || e->opcode != SDR_SQ_RECV) {
+			d->bad_seq++;
+			return;
+		}
+		buf = r->s[side].mem + d->base_recv + (uint64_t)d->recv_reg[n] * d->stride;
+		d->twice += d->recv_seen[n];
+		d->recv_seen[n] = 1;
+		d->recvs_done++;
+		d->bad_seq += e->seq != n;
+		d->bad_status += e->status != d->want_status;
+		if (d->want_status == 0) {
+			d->bad_len += e->length != d->len[n];
+			d->bad_flags += e->flags != SDR_CQE_F_IMM;
+			d->bad_imm += e->imm != imm_of(from, n);
+			d->bad_data += rig_pattern_diff(buf, d->len[n], tag_of(from, n)) != 0;
+			for (uint32_t i = d->len[n]; i < d->stride; i++)
+				if (buf[i] != 0xA5) {
+					d->bad_canary++;
+					break;
+				}
+		}
+		d->free_recv[d->nfree_recv++] = d->recv_reg[n];
+		if (f->repost)
+			pump(r, f, from);
+	}
+}
+
+static int flow_done(struct rig *r, void *arg)
+{
+	struct flow *f = arg;
+
+	(void)r;
+	for (int s = 0; s < 2; s++)
+		if (f->d[s].sends_done < f->d[s].total || f->d[s].recvs_done < f->d[s].total)
+			return 0;
+	return 1;
+}
+
+/* Everything of direction @p from completed as it must. */
+static void check_dir(const struct dir *d, int from)
+{
+	printf("  %c->%c: %u/%u sends, %u/%u receives completed\n", "AB"[from],
+		"AB"[!from], d->sends_done, d->total, d->recvs_done, d->total);
+	CHECK_EQ(d->sends_done, d->total);
+	CHECK_EQ(d->recvs_done, d->total);
+	CHECK_EQ(d->twice, 0);
+	CHECK_EQ(d->bad_status, 0);
+	CHECK_EQ(d->bad_len, 0);
+	CHECK_EQ(d->bad_seq, 0);
+	CHECK_EQ(d->bad_imm, 0);
+	CHECK_EQ(d->bad_flags, 0);
+	CHECK_EQ(d->bad_data, 0);
+	CHECK_EQ(d->bad_canary, 0);
+}
+
+/* ---------------- conservation ---------------- */
+
+/* Drop counters a data packet that reached a QP's scheme may end in. */
+static const enum sdr_ctr data_drops[] = {
+	SDR_CTR_no_recv, SDR_CTR_stale_gen, SDR_CTR_stale_seq, SDR_CTR_early_seq,
+	SDR_CTR_late_pkt, SDR_CTR_bad_rkey, SDR_CTR_bad_va, SDR_CTR_bad_len,
+	SDR_CTR_imm_mismatch, SDR_CTR_dup_pkt, SDR_CTR_dup_imm, SDR_CTR_bad_dma_len,
+};
+/* ... and a parity packet. */
+static const enum sdr_ctr parity_drops[] = {
+	SDR_CTR_ec_parity_bad, SDR_CTR_ec_parity_not_ec, SDR_CTR_ec_param_mismatch,
+	SDR_CTR_ec_parity_unknown, SDR_CTR_ec_parity_late, SDR_CTR_ec_parity_sub,
+	SDR_CTR_ec_parity_len, SDR_CTR_ec_parity_dup, SDR_CTR_ec_parity_unused,
+	SDR_CTR_ec_pool_exhausted, SDR_CTR_ec_nomem,
+};
+
+static uint64_t sum_ctrs(const struct rig *r, int side, const enum sdr_ctr *c, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += rig_ctr(r, side, c[i]);
+	return s;
+}
+
+/* What side @p to got from its peer, all accounted for (no frame was
+ * refused before the QP: addresses, state, key). */
+static void check_conservation(const struct rig *r, int to)
+{
+	const struct rig_wire_stats *ws = &r->ws[!to];
+	const struct sdr_qp *qp = r->s[to].qp;
+	uint64_t frame_drops = rig_ctr(r, to, SDR_CTR_qp_not_ready) +
+			       rig_ctr(r, to, SDR_CTR_wrong_peer) +
+			       rig_ctr(r, to, SDR_CTR_ctrl_bad_key) + rig_ctr(r, to, SDR_CTR_ctrl_bad);
+
+	CHECK_EQ(frame_drops, 0);
+	CHECK_EQ(ws->delivered[RIG_K_DATA],
+		 qp->st.rx_pkts + sum_ctrs(r, to, data_drops, RTE_DIM(data_drops)));
+	CHECK_EQ(ws->delivered[RIG_K_PARITY],
+		 qp->st.ec_par_pkts_rx + sum_ctrs(r, to, parity_drops, RTE_DIM(parity_drops)));
+	CHECK_EQ(ws->delivered[RIG_K_CTS], qp->st.cts_rx);
+	CHECK_EQ(ws->delivered[RIG_K_ACK], qp->st.sr_acks_rx + rig_ctr(r, to, SDR_CTR_ctrl_unknown));
+	CHECK_EQ(ws->delivered[RIG_K_NACK], qp->st.ec_nacks_rx);
+	CHECK_EQ(ws->sent[RIG_K_OTHER], 0);
+	/* the frames a side sent are what its counters say it sent */
+	CHECK_EQ(r->ws[to].sent[RIG_K_DATA], qp->st.tx_pkts);
+	CHECK_EQ(r->ws[to].sent[RIG_K_PARITY], qp->st.ec_par_pkts_tx);
+	CHECK_EQ(r->ws[to].sent[RIG_K_CTS], qp->st.cts_tx);
+	CHECK_EQ(r->ws[to].sent[RIG_K_ACK], qp->st.sr_acks_tx);
+	CHECK_EQ(r->ws[to].sent[RIG_K_NACK], qp->st.ec_nacks_tx);
+}
+
+/* ---------------- transfers both ways ---------------- */
+
+/* Sizes that hit every boundary of the geometry, then random ones. */
+static const uint32_t edge_sizes[] = {
+	1, 2, 100, MTU - 1, MTU, MTU + 1, 3 * MTU, CHUNK - 1, CHUNK, CHUNK + 1, 7 * MTU,
+	8 * MTU - 1, 8 * MTU, 8 * MTU + 1, 4 * CHUNK - 1, 4 * CHUNK, 4 * CHUNK + 1,
+	5 * CHUNK + 100, 40000, MAXMSG - 1, MAXMSG,
+};
+
+static void sizes_fill(struct dir *d, uint32_t max)
+{
+	for (uint32_t n = 0; n < d->total; n++)
+		d->len[n] = n < RTE_DIM(edge_sizes) && edge_sizes[n] <= max
+				    ? edge_sizes[n]
+				    : (uint32_t)t_range(1, max);
+}
+
+static void flow_start(struct rig *r, struct flow *f)
+{
+	f->repost = 1;
+	r->on_cqe = on_cqe;
+	r->on_cqe_arg = f;
+	for (int s = 0; s < 2; s++)
+		pump(r, f, s);
+}
+
+/* @p n messages each way, all posted at once; run until every one
+ * completed (or @p limit_ns). */
+static int transfer(struct rig *r, struct flow *f, uint32_t n, uint64_t limit_ns)
+{
+	int rc;
+
+	for (int s = 0; s < 2; s++) {
+		dir_init(&f->d[s], n, n, MAXMSG, 0);
+		sizes_fill(&f->d[s], MAXMSG);
+	}
+	flow_start(r, f);
+	rc = rig_run_until(r, flow_done, f, limit_ns);
+	CHECK_EQ(rc, 0);
+	for (int s = 0; s < 2; s++)
+		check_dir(&f->d[s], s);
+	return rc;
+}
+
+static void flow_fini(struct flow *f)
+{
+	for (int s = 0; s < 2; s++)
+		dir_fini(&f->d[s]);
+}
+
+/* ---------------- clean ---------------- */
+
+/* No loss: exact frame counts of every kind, no recovery at all. */
+static void t_clean(void)
+{
+	struct rig *r = mk(NULL, 2 * 40 * MAXMSG);
+	struct flow f;
+
+	transfer(r, &f, 40, 2000 * MS);
+	rig_run_for(r, 5 * MS); /* let the last ACKs (and repeats) arrive */
+	for (int from = 0; from < 2; from++) {
+		const struct dir *d = &f.d[from];
+		const struct sdr_qp *tx = r->s[from].qp, *rx = r->s[!from].qp;
+		uint64_t frames = 0, bytes = 0, chunks = 0, units = 0, parity = 0, small = 0;
+
+		for (uint32_t n = 0; n < d->total; n++) {
+			small += npkts_of(d->len[n]) < 8;
+			frames += frames_of(d->len[n]);
+			bytes += d->len[n];
+			chunks += nchunks_of(d->len[n]);
+			units += nchunks_of(d->len[n]) + (npkts_of(d->len[n]) < 8);
+			if (is_ec())
+				parity += parity_frames_of(d->len[n], sc->k, sc->m);
+		}
+		CHECK_EQ(tx->st.tx_pkts, frames);
+		CHECK_EQ(tx->st.tx_bytes, bytes);
+		CHECK_EQ(tx->st.msgs_sent, d->total);
+		CHECK_EQ(tx->st.send_errors, 0);
+		CHECK_EQ(rx->st.msgs_recv, d->total);
+		CHECK_EQ(rx->st.msgs_partial, 0);
+		CHECK_EQ(rx->st.chunks_done, chunks);
+		CHECK_EQ(r->ws[from].lost[RIG_K_DATA] + r->ws[from].lost[RIG_K_CTS], 0);
+		CHECK_EQ(tx->st.sr_retx_pkts, 0);
+		CHECK_EQ(tx->st.sr_rto_expiries, 0);
+		CHECK_EQ(rx->st.ec_decodes, 0);
+		CHECK_EQ(rx->st.ec_nacks_tx, 0);
+		CHECK_EQ(rx->st.sr_recv_timeouts, 0);
+		if (has_sr())
+			CHECK_EQ(tx->st.sr_units_acked, units);
+		if (sc->rel == SDR_REL_NONE || sc->rel == SDR_REL_SR) {
+			/* every frame placed, nothing dropped */
+			CHECK_EQ(rx->st.rx_pkts, frames);
+			CHECK_EQ(rx->st.rx_bytes, bytes);
+			CHECK_EQ(sum_ctrs(r, !from, data_drops, RTE_DIM(data_drops)), 0);
+			CHECK_EQ(tx->st.ec_par_pkts_tx, 0);
+		}
+		if (sc->rel == SDR_REL_SR) {
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), 0);
+			CHECK_EQ(rx->st.sr_reacks, 0);
+		}
+		if (is_ec()) {
+			/* A submessage's parity follows its data: it finds the
+			 * submessage complete (unused), or the receive complete
+			 * (late). A message of fewer than 8 packets is completed by
+			 * its first parity packet (length and immediate), before its
+			 * immediate-only packets, which then arrive late. */
+			uint64_t rx_pkts = 0, late = 0, unused = 0, plate = 0, prx = 0, subs = 0;
+			for (uint32_t n = 0; n < d->total; n++) {
+				uint32_t len = d->len[n], np = npkts_of(len);
+				uint32_t nsub = (nchunks_of(len) + sc->k - 1) / sc->k;
+				subs += nsub;
+				uint32_t last = parity_frames_of(len, sc->k, sc->m) -
+						(nsub > 1 ? parity_frames_of((nsub - 1) * sc->k * CHUNK,
+									     sc->k, sc->m)
+							  : 0);
+				rx_pkts += np;
+				if (np < 8) {
+					late += 8 - np;
+					prx += 1;
+					plate += last - 1;
+				} else {
+					unused += parity_frames_of(len, sc->k, sc->m) - last;
+					plate += last;
+				}
+			}
+			CHECK_EQ(tx->st.ec_par_pkts_tx, parity);
+			CHECK_EQ(tx->st.ec_subs_encoded, subs);
+			CHECK_EQ(rx->st.rx_pkts, rx_pkts);
+			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_late_pkt), late);
+			CHECK_EQ(rx->st.ec_par_pkts_rx, prx);
+			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_unused), unused);
+			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_late), plate);
+			/* The immediate-only packets of a message of fewer than 8
+			 * packets come after its completion (late_pkt above), and
+			 * the receiver answers the first of them as if the sender
+			 * had missed the final ACK: one re-ACK per such message. */
+			CHECK_EQ(rx->st.sr_reacks, small);
+			/* A FULL goes out twice, one ACK period apart, and so does
+			 * a re-ACK: every entry after the first finds the send done. */
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * rx->st.sr_reacks);
+		}
+		if (sc->rel == SDR_REL_AUTO) {
+			CHECK_EQ(tx->st.auto_msgs_sr + tx->st.auto_msgs_ec, d->total);
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * rx->st.sr_reacks);
+		}
+		check_conservation(r, !from);
+	}
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/* ---------------- main ---------------- */
+
+struct scenario {
+	const char *name;
+	void (*fn)(void);
+	unsigned schemes; /* bit i: schemes[i] */
+};
+
+#define ALL 0x1Fu
+#define RELIABLE 0x1Eu
+
+static const struct scenario scenarios[] = {
+	{"clean", t_clean, ALL},
+};
+
+/* Default seed of a test: its name's FNV-1a hash. */
+static uint64_t seed_of(const char *name)
+{
+	uint64_t h = 0xCBF29CE484222325ull;
+
+	while (*name)
+		h = (h ^ (uint8_t)*name++) * 0x100000001B3ull;
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	char name[64];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_engines SCENARIO_SCHEME | list\n");
+		return 2;
+	}
+	for (size_t i = 0; i < RTE_DIM(scenarios); i++)
+		for (size_t j = 0; j < RTE_DIM(schemes); j++) {
+			if (!(scenarios[i].schemes & (1u << j)))
+				continue;
+			snprintf(name, sizeof(name), "%s_%s", scenarios[i].name, schemes[j].name);
+			if (!strcmp(argv[1], "list")) {
+				printf("%s\n", name);
+				continue;
+			}
+			if (strcmp(argv[1], name))
+				continue;
+			t_seed(name, seed_of(name));
+			sc = &schemes[j];
+			scenarios[i].fn();
+			return t_finish(name);
+		}
+	if (!strcmp(argv[1], "list"))
+		return 0;
+	fprintf(stderr, "test_engines: no test %s\n", argv[1]);
+	return 2;
+}

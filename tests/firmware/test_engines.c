@@ -483,6 +483,125 @@ static void t_clean(void)
 	finish_rig(r);
 }
 
+/* ---------------- loss, reordering, duplication ---------------- */
+
+/* Evidence that the scheme recovered something on both receivers. */
+static void check_recovered(const struct rig *r)
+{
+	for (int from = 0; from < 2; from++) {
+		const struct sdr_qp *tx = r->s[from].qp, *rx = r->s[!from].qp;
+		if (sc->rel == SDR_REL_SR) {
+			CHECK(tx->st.sr_retx_pkts > 0);
+			CHECK(tx->st.sr_rto_expiries > 0);
+		} else if (is_ec()) {
+			CHECK(rx->st.ec_decodes > 0);
+			CHECK(rx->st.ec_chunks_recovered > 0);
+		} else {
+			CHECK(tx->st.sr_retx_pkts + rx->st.ec_decodes > 0);
+		}
+	}
+}
+
+/* Drops the first CTS and the first ACK each side sends. */
+static enum rig_verdict drop_first_ctrl(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	int *seen = arg; /* [side][CTS, ACK] */
+
+	(void)r;
+	if (fi->kind == RIG_K_CTS || fi->kind == RIG_K_ACK) {
+		int *x = &seen[fi->from * 2 + (fi->kind == RIG_K_ACK)];
+		if (!(*x)++)
+			return RIG_DROP;
+	}
+	return RIG_PASS;
+}
+
+/* 5 % of the data (and parity) and 5 % of the control frames lost, both
+ * ways, and for sure the first CTS and ACK of each side: everything
+ * completes bit-exact, by retransmission or decoding. */
+static void t_loss(void)
+{
+	struct rig *r = mk(NULL, 2 * 60 * MAXMSG);
+	int seen[4] = {0};
+	struct flow f;
+
+	for (int s = 0; s < 2; s++) {
+		r->link[s].loss_data = 0.05;
+		r->link[s].loss_ctrl = 0.05;
+	}
+	r->filter = drop_first_ctrl;
+	r->filter_arg = seen;
+	transfer(r, &f, 60, 20000 * MS);
+	rig_run_for(r, 5 * MS);
+	for (int s = 0; s < 2; s++) {
+		CHECK(r->ws[s].lost[RIG_K_DATA] > 0);
+		CHECK(r->ws[s].lost[RIG_K_CTS] > 0);
+		if (has_sr())
+			CHECK(r->ws[s].lost[RIG_K_ACK] > 0);
+		CHECK_EQ(r->s[s].qp->st.msgs_sent, 60);
+		CHECK_EQ(r->s[s].qp->st.msgs_recv, 60);
+		CHECK_EQ(r->s[s].qp->st.sr_send_timeouts + r->s[s].qp->st.sr_recv_timeouts, 0);
+		if (sc->rel == SDR_REL_AUTO)
+			CHECK_EQ(r->s[s].qp->st.auto_msgs_sr + r->s[s].qp->st.auto_msgs_ec, 60);
+		check_conservation(r, s);
+	}
+	check_recovered(r);
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/* Up to 200 us of random extra delay per frame (the one-way delay is
+ * 50 us; frames leave about 1 us apart): heavy reordering, no loss. */
+static void t_reorder(void)
+{
+	struct rig *r = mk(NULL, 2 * 60 * MAXMSG);
+	struct flow f;
+
+	for (int s = 0; s < 2; s++)
+		r->link[s].jitter_ns = 200 * US;
+	transfer(r, &f, 60, 20000 * MS);
+	rig_run_for(r, 5 * MS);
+	for (int s = 0; s < 2; s++) {
+		const struct sdr_qp *qp = r->s[s].qp;
+		CHECK(r->ws[s].reordered > 100);
+		CHECK_EQ(qp->st.msgs_sent, 60);
+		CHECK_EQ(qp->st.msgs_recv, 60);
+		if (sc->rel == SDR_REL_SR) {
+			/* reordered within the RTO is not lost */
+			CHECK_EQ(qp->st.sr_rto_expiries, 0);
+			CHECK_EQ(qp->st.sr_retx_pkts, 0);
+		}
+		check_conservation(r, s);
+	}
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/* 10 % of all frames arrive twice (the copy up to 100 us later), both
+ * ways: every duplicate is dropped and counted, nothing is placed twice. */
+static void t_dup(void)
+{
+	struct rig *r = mk(NULL, 2 * 60 * MAXMSG);
+	struct flow f;
+
+	for (int s = 0; s < 2; s++) {
+		r->link[s].dup = 0.10;
+		r->link[s].jitter_ns = 100 * US;
+	}
+	transfer(r, &f, 60, 20000 * MS);
+	rig_run_for(r, 5 * MS);
+	for (int s = 0; s < 2; s++) {
+		const struct sdr_qp *qp = r->s[s].qp;
+		CHECK(r->ws[s].dup[RIG_K_DATA] > 0);
+		CHECK(rig_ctr(r, s, SDR_CTR_dup_pkt) + rig_ctr(r, s, SDR_CTR_dup_imm) > 0);
+		CHECK_EQ(qp->st.msgs_sent, 60);
+		CHECK_EQ(qp->st.msgs_recv, 60);
+		check_conservation(r, s);
+	}
+	flow_fini(&f);
+	finish_rig(r);
+}
+
 /* ---------------- main ---------------- */
 
 struct scenario {
@@ -496,6 +615,9 @@ struct scenario {
 
 static const struct scenario scenarios[] = {
 	{"clean", t_clean, ALL},
+	{"loss", t_loss, RELIABLE},
+	{"reorder", t_reorder, ALL},
+	{"dup", t_dup, ALL},
 };
 
 /* Default seed of a test: its name's FNV-1a hash. */

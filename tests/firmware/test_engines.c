@@ -602,6 +602,206 @@ static void t_dup(void)
 	finish_rig(r);
 }
 
+/* ---------------- dead peer ---------------- */
+
+struct count_cqes {
+	int side;
+	size_t want;
+};
+
+static int have_cqes(struct rig *r, void *arg)
+{
+	const struct count_cqes *c = arg;
+	return r->s[c->side].ncqe >= c->want;
+}
+
+/* Warm up (RTT samples); A posts 50 sends of 16 KiB towards receives B
+ * posted, and 4 receives; B dies (stops, and the wire in both directions
+ * is cut) once 5 of the sends completed. A's other sends and its receives
+ * complete -ETIMEDOUT all at once, one global timeout after the last
+ * progress, and A retransmits no more than one round of the units then
+ * outstanding plus one unit per RTO, backed off (doubling, at most 1 s)
+ * from the RTO at the cut, until then (docs/reliability.md, "Probing"). */
+static void t_deadpeer(void)
+{
+	const uint64_t T = 500 * MS; /* --global-timeout-ms */
+	const uint32_t big = 4 * CHUNK, nbig = 50;
+	struct rig *r = mk("--global-timeout-ms 500", 8u << 20);
+	struct sdr_qp *qa = r->s[RIG_A].qp;
+	struct count_cqes cc = {.side = RIG_A};
+	struct sdr_rel_view v;
+	uint64_t t_cut, retx0, bound, units = 0, t, rto, ok = 0;
+	size_t c0, c1;
+	int nrecv = 0;
+
+	/* warm-up: 10 messages A -> B */
+	for (uint32_t i = 0; i < 60; i++)
+		rig_recv(r, RIG_B, (uint64_t)i * big, big, WR_RECV | i);
+	rig_pattern(r->s[RIG_A].mem, (size_t)nbig * big, 77);
+	for (uint32_t i = 0; i < 10; i++)
+		rig_send(r, RIG_A, (uint64_t)i * 1000, 1000, i, WR_SEND | i);
+	cc.want = 10;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 1000 * MS), 0);
+	for (size_t i = 0; i < r->s[RIG_A].ncqe; i++)
+		CHECK_EQ(r->s[RIG_A].cqe[i].e.status, 0);
+	rig_run_for(r, 2 * MS);
+	CHECK(qa->st.sr_rtt_samples > 0);
+
+	/* 50 sends and 4 receives; B dies after 5 sends completed */
+	c0 = r->s[RIG_A].ncqe;
+	for (uint32_t i = 0; i < nbig; i++)
+		rig_send(r, RIG_A, (uint64_t)i * big, big, 100 + i, WR_SEND | (100 + i));
+	for (uint32_t i = 0; i < 4; i++)
+		rig_recv(r, RIG_A, (8u << 20) - (i + 1) * (uint64_t)big, big, WR_RECV | i);
+	cc.want = c0 + 5;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 1000 * MS), 0);
+	r->s[RIG_B].stopped = 1;
+	r->link[RIG_A].cut = r->link[RIG_B].cut = 1;
+	t_cut = r->now;
+	c1 = r->s[RIG_A].ncqe;
+	memset(&v, 0, sizeof(v));
+	qa->ops->view(qa, &v);
+	retx0 = qa->st.sr_retx_units;
+	units = (uint64_t)(nbig - (c1 - c0)) * nchunks_of(big);
+	cc.want = c0 + nbig + 4;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 10 * T), 0);
+
+	/* the rest failed -ETIMEDOUT, all at once */
+	for (size_t i = c0; i < r->s[RIG_A].ncqe; i++) {
+		const struct rig_cqe *x = &r->s[RIG_A].cqe[i];
+		if (i < c1) {
+			CHECK_EQ(x->e.status, 0);
+			ok++;
+			continue;
+		}
+		CHECK_EQ(x->e.status, -ETIMEDOUT);
+		CHECK_EQ(x->tsc, r->s[RIG_A].cqe[c1].tsc);
+		if (x->e.opcode == SDR_SQ_RECV) {
+			CHECK_EQ(x->e.flags, SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL);
+			CHECK_EQ(x->e.length, 0);
+			nrecv++;
+		}
+	}
+	CHECK_EQ(ok, 5);
+	CHECK_EQ(nrecv, 4);
+	CHECK_EQ(qa->state, SDR_QPS_ERROR);
+	CHECK_EQ(qa->st.sr_send_timeouts, 1);
+	CHECK_EQ(qa->st.send_errors, nbig - 5);
+	CHECK_EQ(qa->st.msgs_sent, 10 + 5);
+	/* nothing progressed after the cut; the error came one timeout later */
+	CHECK(qa->progress_tsc <= t_cut);
+	t = r->s[RIG_A].cqe[c1].tsc;
+	CHECK(t > qa->progress_tsc + T);
+	CHECK(t <= qa->progress_tsc + T + 100 * US);
+	/* retransmissions after the cut */
+	bound = units;
+	rto = v.rto;
+	for (uint64_t x = rto; x < T; rto = rto * 2 > 1000 * MS ? 1000 * MS : rto * 2, x += rto)
+		bound++;
+	printf("dead peer: rto %.3f ms at the cut, %llu units outstanding, %llu retransmitted"
+	       " after the cut (bound %llu), %llu probe defers, %llu backoffs\n",
+	       (double)v.rto / 1e6, (unsigned long long)units,
+	       (unsigned long long)(qa->st.sr_retx_units - retx0), (unsigned long long)bound,
+	       (unsigned long long)qa->st.sr_probe_defers,
+	       (unsigned long long)qa->st.sr_rto_backoffs);
+	CHECK(qa->st.sr_retx_units - retx0 > 0);
+	CHECK(qa->st.sr_retx_units - retx0 <= bound);
+	CHECK(qa->st.sr_probe_defers > 0);
+	CHECK(qa->st.sr_rto_backoffs > 0);
+
+	/* the QP is in error: new operations fail -ENOTCONN */
+	c0 = r->s[RIG_A].ncqe;
+	rig_send(r, RIG_A, 0, 100, 1, WR_SEND | 999);
+	rig_recv(r, RIG_A, 0, 100, WR_RECV | 999);
+	rig_run_for(r, 1 * MS);
+	CHECK_EQ(r->s[RIG_A].ncqe, c0 + 2);
+	for (size_t i = c0; i < r->s[RIG_A].ncqe; i++)
+		CHECK_EQ(r->s[RIG_A].cqe[i].e.status, -ENOTCONN);
+	CHECK_EQ(rig_ctr(r, RIG_A, SDR_CTR_sqe_not_conn), 2);
+	finish_rig(r);
+}
+
+/* ---------------- many outstanding ---------------- */
+
+/* 3000 messages each way with 1000 sends and 1000 receives outstanding at
+ * all times, every completion reposted at once: no completion is lost,
+ * none comes twice, every receive lands bit-exact. */
+static void window(double loss)
+{
+	const uint32_t total = 3000, win = 1000, stride = CHUNK;
+	struct rig *r = mk(NULL, 2 * (size_t)win * stride);
+	struct flow f;
+	int rc;
+
+	for (int s = 0; s < 2; s++) {
+		r->link[s].loss_data = r->link[s].loss_ctrl = loss;
+		dir_init(&f.d[s], total, win, stride, 0);
+		sizes_fill(&f.d[s], stride);
+	}
+	flow_start(r, &f);
+	rc = rig_run_until(r, flow_done, &f, 30000 * MS);
+	CHECK_EQ(rc, 0);
+	rig_run_for(r, 5 * MS);
+	for (int s = 0; s < 2; s++) {
+		const struct sdr_qp *qp = r->s[s].qp;
+		check_dir(&f.d[s], s);
+		CHECK_EQ(f.d[s].max_out_send, win);
+		CHECK_EQ(f.d[s].max_out_recv, win);
+		CHECK_EQ(r->s[s].ncqe, 2 * total);
+		CHECK_EQ(qp->st.msgs_sent, total);
+		CHECK_EQ(qp->st.msgs_recv, total);
+		CHECK_EQ(qp->st.send_errors + qp->st.msgs_partial, 0);
+		CHECK_EQ(rig_ctr(r, s, SDR_CTR_sqe_busy) + rig_ctr(r, s, SDR_CTR_seq_guard), 0);
+		CHECK_EQ(rig_ctr(r, s, SDR_CTR_cq_lost), 0);
+		if (loss > 0)
+			CHECK(r->ws[s].lost[RIG_K_DATA] > 0);
+		check_conservation(r, s);
+	}
+	if (loss > 0)
+		check_recovered(r);
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+static void t_window(void) { window(0); }
+static void t_window_loss(void) { window(0.02); }
+
+/* Everything at once, with 1000 outstanding each way and messages of up to
+ * 64 KiB: 5 % loss of data and control, 5 % duplicates, up to 300 us of
+ * reordering. */
+static void t_chaos(void)
+{
+	const uint32_t total = 1500, win = 1000, stride = MAXMSG;
+	struct rig *r = mk(NULL, 2 * (size_t)win * stride);
+	struct flow f;
+
+	for (int s = 0; s < 2; s++) {
+		r->link[s].loss_data = r->link[s].loss_ctrl = 0.05;
+		r->link[s].dup = 0.05;
+		r->link[s].jitter_ns = 300 * US;
+		dir_init(&f.d[s], total, win, stride, 0);
+		for (uint32_t n = 0; n < total; n++)
+			f.d[s].len[n] = (uint32_t)(t_below(4) ? t_range(1, 8 * MTU) : t_range(1, MAXMSG));
+	}
+	flow_start(r, &f);
+	CHECK_EQ(rig_run_until(r, flow_done, &f, 60000 * MS), 0);
+	rig_run_for(r, 5 * MS);
+	for (int s = 0; s < 2; s++) {
+		const struct sdr_qp *qp = r->s[s].qp;
+		check_dir(&f.d[s], s);
+		CHECK_EQ(r->s[s].ncqe, 2 * total);
+		CHECK_EQ(qp->st.msgs_sent, total);
+		CHECK_EQ(qp->st.msgs_recv, total);
+		CHECK_EQ(qp->st.sr_send_timeouts + qp->st.sr_recv_timeouts, 0);
+		CHECK(r->ws[s].reordered > 0);
+		CHECK(r->ws[s].dup[RIG_K_DATA] > 0);
+		check_conservation(r, s);
+	}
+	check_recovered(r);
+	flow_fini(&f);
+	finish_rig(r);
+}
+
 /* ---------------- main ---------------- */
 
 struct scenario {
@@ -618,6 +818,10 @@ static const struct scenario scenarios[] = {
 	{"loss", t_loss, RELIABLE},
 	{"reorder", t_reorder, ALL},
 	{"dup", t_dup, ALL},
+	{"deadpeer", t_deadpeer, RELIABLE},
+	{"window", t_window, RELIABLE},
+	{"window_loss", t_window_loss, RELIABLE},
+	{"chaos", t_chaos, RELIABLE},
 };
 
 /* Default seed of a test: its name's FNV-1a hash. */

@@ -802,6 +802,467 @@ static void t_chaos(void)
 	finish_rig(r);
 }
 
+/* ---------------- ABORT: a send longer than the posted receive ---------------- */
+
+struct msgsize_filter {
+	int drop_abort;    /* drop the next ABORT */
+	uint32_t seq_data[8]; /* data frames seen per message (A -> B) */
+};
+
+static enum rig_verdict msgsize_filter(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	struct msgsize_filter *m = arg;
+
+	if (fi->from == RIG_A && fi->kind == RIG_K_DATA && fi->seq < 8)
+		m->seq_data[fi->seq]++;
+	(void)r;
+	if (m->drop_abort && fi->kind == RIG_K_ABORT) {
+		m->drop_abort = 0;
+		return RIG_DROP;
+	}
+	return RIG_PASS;
+}
+
+static int have_both(struct rig *r, void *arg)
+{
+	const size_t *want = arg;
+	return r->s[RIG_A].ncqe >= want[0] && r->s[RIG_B].ncqe >= want[1];
+}
+
+static const struct sdr_cqe *cqe_of(const struct rig *r, int side, uint64_t wr_id)
+{
+	for (size_t i = 0; i < r->s[side].ncqe; i++)
+		if (r->s[side].cqe[i].e.wr_id == wr_id)
+			return &r->s[side].cqe[i].e;
+	return NULL;
+}
+
+/* A send longer than the receive it is matched with completes -EMSGSIZE
+ * at the sender, and the receive -EMSGSIZE through an ABORT, without a
+ * data packet; the next pair works. A lost ABORT is repeated when the
+ * receiver re-sends its CTS. */
+static void t_msgsize(void)
+{
+	struct rig *r = mk(NULL, 1u << 20);
+	struct msgsize_filter mf = {0};
+	static const uint32_t rlen[4] = {2000, 4096, 100, 8192};
+	static const uint32_t slen[4] = {5000, 3000, 9000, 8192};
+	const struct sdr_cqe *e;
+	size_t want[2];
+	uint64_t t0;
+
+	r->filter = msgsize_filter;
+	r->filter_arg = &mf;
+	for (uint32_t i = 0; i < 4; i++)
+		rig_pattern(r->s[RIG_A].mem + i * 65536, slen[i], 500 + i);
+	memset(r->s[RIG_B].mem, 0xA5, 4 * 65536);
+
+	/* 0: too long, 1: fits */
+	for (uint32_t i = 0; i < 2; i++) {
+		rig_recv(r, RIG_B, i * 65536, rlen[i], WR_RECV | i);
+		rig_send(r, RIG_A, i * 65536, slen[i], 0x1234567u + i, WR_SEND | i);
+	}
+	want[0] = want[1] = 2;
+	CHECK_EQ(rig_run_until(r, have_both, want, 1000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == -EMSGSIZE && e->length == slen[0]);
+	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 0)) && e->status == -EMSGSIZE && e->length == 0 &&
+	      e->seq == 0 && e->flags == (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL));
+	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 1)) && e->status == 0);
+	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 1)) && e->status == 0 && e->length == slen[1] &&
+	      e->imm == 0x1234567u + 1 && e->flags == SDR_CQE_F_IMM);
+	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem + 65536, slen[1], 501), 0);
+	CHECK_EQ(mf.seq_data[0], 0);
+	CHECK_EQ(mf.seq_data[1], frames_of(slen[1]));
+	CHECK_EQ(r->ws[RIG_A].sent[RIG_K_ABORT], 1);
+	CHECK_EQ(r->s[RIG_A].ncqe, 2);
+	CHECK_EQ(r->s[RIG_B].ncqe, 2);
+
+	/* 2: too long, its ABORT lost: the receiver's CTS re-send (every
+	 * --cts-resend-ms, 20) makes the sender say it again; 3: fits */
+	mf.drop_abort = 1;
+	t0 = r->now;
+	for (uint32_t i = 2; i < 4; i++) {
+		rig_recv(r, RIG_B, i * 65536, rlen[i], WR_RECV | i);
+		rig_send(r, RIG_A, i * 65536, slen[i], 0x1234567u + i, WR_SEND | i);
+	}
+	want[0] = want[1] = 4;
+	CHECK_EQ(rig_run_until(r, have_both, want, 1000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 2)) && e->status == -EMSGSIZE);
+	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 2)) && e->status == -EMSGSIZE && e->seq == 2);
+	/* "a lost ABORT costs one CTS period" */
+	CHECK(r->s[RIG_B].cqe[2].tsc - t0 <= 21 * MS && r->s[RIG_B].cqe[3].tsc - t0 <= 21 * MS);
+	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 3)) && e->status == 0);
+	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 3)) && e->status == 0 && e->length == slen[3]);
+	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem + 3 * 65536, slen[3], 503), 0);
+	CHECK_EQ(mf.seq_data[2], 0);
+	CHECK_EQ(r->ws[RIG_A].sent[RIG_K_ABORT], 3);
+	CHECK_EQ(r->ws[RIG_A].lost[RIG_K_ABORT], 1);
+	CHECK(rig_ctr(r, RIG_A, SDR_CTR_cts_stale) >= 1);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_abort_stale) + rig_ctr(r, RIG_B, SDR_CTR_abort_bad), 0);
+	CHECK_EQ(r->s[RIG_A].qp->st.send_errors, 2);
+	CHECK_EQ(r->s[RIG_A].qp->st.msgs_sent, 2);
+	CHECK_EQ(r->s[RIG_B].qp->st.msgs_partial, 2);
+	CHECK_EQ(r->s[RIG_B].qp->st.msgs_recv, 2);
+	CHECK_EQ(r->s[RIG_A].ncqe, 4);
+	CHECK_EQ(r->s[RIG_B].ncqe, 4);
+	/* nothing was written into the aborted receives' buffers */
+	for (uint32_t i = 0; i < 4; i += 2)
+		for (uint32_t b = 0; b < rlen[i]; b++)
+			if (r->s[RIG_B].mem[i * 65536 + b] != 0xA5) {
+				CHECK(!"aborted receive buffer written");
+				break;
+			}
+	for (int s = 0; s < 2; s++)
+		check_conservation(r, s);
+	finish_rig(r);
+}
+
+/* ---------------- a late packet 4096 messages on ---------------- */
+
+struct hold_one {
+	uint32_t seq;
+	int held;
+};
+
+static enum rig_verdict hold_first_pkt0(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	struct hold_one *h = arg;
+
+	(void)r;
+	if (!h->held && fi->from == RIG_A && fi->kind == RIG_K_DATA && fi->seq == h->seq &&
+	    fi->pkt_off == 0) {
+		h->held = 1;
+		return RIG_HOLD;
+	}
+	return RIG_PASS;
+}
+
+static int sent_recvd(struct rig *r, void *arg)
+{
+	const struct dir *d = arg;
+	(void)r;
+	return d->sends_done == d->send_limit && d->recvs_done == d->send_limit;
+}
+
+/* The first transmission of packet 0 of message 5 is held on the wire
+ * (SR retransmits it, EC decodes it) until message 5 + 1024 x G (same slot
+ * 5, same generation; 4101 with the default G = 4 generations) is posted
+ * and has seen nothing: then it arrives and is dropped as stale_seq,
+ * without touching the posted buffer or re-acknowledging anything; that
+ * message then lands normally. */
+static void t_stale(void)
+{
+	const uint32_t win = 1000, stride = 3000;
+	struct rig *r = mk(NULL, 2 * (size_t)win * stride);
+	const uint32_t total = SDR_MAX_MSGS * sdr_g.cfg.generations + 6;
+	struct hold_one h = {.seq = 5};
+	struct flow f;
+	struct dir *d = &f.d[RIG_A];
+	const uint8_t *buf;
+	uint64_t reacks, stale;
+	size_t ncqe;
+
+	dir_init(&f.d[RIG_A], total, win, stride, 0);
+	dir_init(&f.d[RIG_B], 0, 1, stride, 0);
+	sizes_fill(d, stride);
+	d->send_limit = total - 1; /* the last message waits */
+	r->filter = hold_first_pkt0;
+	r->filter_arg = &h;
+	flow_start(r, &f);
+	CHECK_EQ(rig_run_until(r, sent_recvd, d, 30000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	CHECK_EQ(h.held, 1);
+	CHECK_EQ(rig_held_count(r), 1);
+	CHECK_EQ(d->next_recv, total); /* its receive is posted */
+	CHECK_EQ(d->recvs_done, total - 1);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_stale_seq), 0);
+
+	reacks = r->s[RIG_B].qp->st.sr_reacks;
+	stale = rig_ctr(r, RIG_B, SDR_CTR_stale_seq);
+	ncqe = r->s[RIG_B].ncqe;
+	rig_release_held(r, 0);
+	rig_run_for(r, 2 * MS);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_stale_seq), stale + 1);
+	CHECK_EQ(r->s[RIG_B].qp->st.sr_reacks, reacks);
+	CHECK_EQ(r->s[RIG_B].ncqe, ncqe);
+	buf = r->s[RIG_B].mem + d->base_recv + (uint64_t)d->recv_reg[total - 1] * stride;
+	for (uint32_t i = 0; i < stride; i++)
+		if (buf[i] != 0xA5) {
+			CHECK(!"the late packet was placed");
+			break;
+		}
+
+	d->send_limit = total;
+	pump(r, &f, RIG_A);
+	CHECK_EQ(rig_run_until(r, sent_recvd, d, 1000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	check_dir(d, RIG_A);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_stale_seq), 1);
+	if (sc->rel == SDR_REL_SR)
+		CHECK(r->s[RIG_A].qp->st.sr_retx_pkts >= 1);
+	if (is_ec())
+		CHECK(r->s[RIG_B].qp->st.ec_decodes >= 1);
+	check_conservation(r, RIG_B);
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/* ---------------- forged control packets ---------------- */
+
+/* A control frame as side @p from's QP would send it, with @p key. */
+static size_t forge(const struct rig *r, int from, uint8_t *buf, size_t mlen, uint64_t key)
+{
+	const struct sdr_qp *qp = r->s[from].qp;
+	size_t flen = sdr_build_ctrl_hdr(buf, &qp->l2, qp->remote.qpn, 0, mlen);
+
+	sdr_ctrl_key_put(buf + SDR_CTRL_HDR_LEN, key);
+	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
+	return flen;
+}
+
+/* (EC would decode the message from its parity alone) */
+static enum rig_verdict hold_data(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	(void)r, (void)arg;
+	return (fi->kind == RIG_K_DATA || fi->kind == RIG_K_PARITY) && fi->from == RIG_A ? RIG_HOLD
+											 : RIG_PASS;
+}
+
+/* Control packets of every type, well-formed and addressed right but
+ * without the receiving QP's key, are dropped before anything looks at
+ * them (ctrl_bad_key): a forged FULL does not complete a send, a forged
+ * ABORT does not complete a receive, a forged CTS does not open one. The
+ * same CTS with the key is taken. */
+static void t_badkey(void)
+{
+	struct rig *r = mk(NULL, 1u << 20);
+	const struct sdr_qp *qa = r->s[RIG_A].qp, *qb = r->s[RIG_B].qp;
+	uint64_t key_a = qb->remote.ctrl_key, key_b = qa->remote.ctrl_key;
+	uint8_t buf[2048];
+	size_t n, ncqe[2], held;
+	uint64_t cts_rx;
+	struct count_cqes cc;
+
+	rig_pattern(r->s[RIG_A].mem, 4096, 900);
+	memset(r->s[RIG_B].mem, 0xA5, 65536);
+	rig_recv(r, RIG_B, 0, 4096, WR_RECV | 0);
+	rig_send(r, RIG_A, 0, 4096, 0xABCDEF01u, WR_SEND | 0);
+	r->filter = hold_data; /* send 0 stays outstanding, receive 0 open */
+	r->filter_arg = NULL;
+	rig_run_for(r, 5 * MS);
+	held = rig_held_count(r);
+	CHECK_EQ(held, frames_of(4096) + (is_ec() ? parity_frames_of(4096, sc->k, sc->m) : 0));
+	CHECK_EQ(r->s[RIG_B].ncqe, 0);
+	CHECK_EQ(r->s[RIG_A].ncqe, sc->rel == SDR_REL_NONE ? 1u : 0u);
+	ncqe[0] = r->s[RIG_A].ncqe;
+	ncqe[1] = r->s[RIG_B].ncqe;
+	cts_rx = qa->st.cts_rx;
+
+	/* to A: FULL for send 0, a CTS, a NACK */
+	{
+		struct sdr_ack_entry e = {.seq = 0, .cum = 1, .flags = SDR_ACK_F_FULL};
+		n = sdr_ctrl_ack_encode(buf + SDR_CTRL_HDR_LEN, qb->qpn_base, &e, 1);
+		rig_inject(r, RIG_A, buf, forge(r, RIG_B, buf, n, key_a ^ 1));
+	}
+	{
+		struct sdr_cts_entry e = {.seq = 1, .length = MAXMSG};
+		n = sdr_ctrl_cts_encode(buf + SDR_CTRL_HDR_LEN, qb->qpn_base, &e, 1);
+		rig_inject(r, RIG_A, buf, forge(r, RIG_B, buf, n, key_a ^ (1ull << 63)));
+	}
+	{
+		struct sdr_nack_entry e = {.seq = 0, .sub = 0, .k = 4, .missing = 1};
+		n = sdr_ctrl_nack_encode(buf + SDR_CTRL_HDR_LEN, qb->qpn_base, &e, 1);
+		rig_inject(r, RIG_A, buf, forge(r, RIG_B, buf, n, 0));
+	}
+	/* to B: ABORT of receive 0, a PARITY of message 0, an ACK */
+	{
+		struct sdr_abort_entry e = {.seq = 0, .status = -EMSGSIZE, .length = 99999};
+		n = sdr_ctrl_abort_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &e, 1);
+		rig_inject(r, RIG_B, buf, forge(r, RIG_A, buf, n, key_b + 1));
+	}
+	{
+		struct sdr_parity_hdr h = {.seq = 0, .msg_len = 4096, .imm = 1, .code = SDR_EC_RS,
+					   .k = 4, .m = 2, .npkt = 4, .clen = 4096};
+		n = sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &h);
+		memset(buf + SDR_CTRL_HDR_LEN + n, 0x77, MTU);
+		rig_inject(r, RIG_B, buf, forge(r, RIG_A, buf, n + MTU, ~key_b));
+	}
+	{
+		struct sdr_ack_entry e = {.seq = 0, .cum = 0};
+		n = sdr_ctrl_ack_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &e, 1);
+		rig_inject(r, RIG_B, buf, forge(r, RIG_A, buf, n, key_b ^ 0x100));
+	}
+	rig_run_for(r, 5 * MS);
+	CHECK_EQ(rig_ctr(r, RIG_A, SDR_CTR_ctrl_bad_key), 3);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ctrl_bad_key), 3);
+	CHECK_EQ(r->s[RIG_A].ncqe, ncqe[0]);
+	CHECK_EQ(r->s[RIG_B].ncqe, ncqe[1]);
+	CHECK_EQ(qa->st.cts_rx, cts_rx);
+	CHECK_EQ(qa->st.sr_acks_rx + qa->st.ec_nacks_rx + qb->st.ec_par_pkts_rx, 0);
+	CHECK_EQ(qb->st.sr_acks_rx, 0);
+	CHECK_EQ(rig_ctr(r, RIG_A, SDR_CTR_ctrl_unknown) + rig_ctr(r, RIG_B, SDR_CTR_ctrl_unknown),
+		 0);
+
+	/* the same CTS with A's key is taken */
+	{
+		struct sdr_cts_entry e = {.seq = 1, .length = 100};
+		n = sdr_ctrl_cts_encode(buf + SDR_CTRL_HDR_LEN, qb->qpn_base, &e, 1);
+		rig_inject(r, RIG_A, buf, forge(r, RIG_B, buf, n, key_a));
+	}
+	rig_run_for(r, 1 * MS);
+	CHECK_EQ(qa->st.cts_rx, cts_rx + 1);
+	CHECK_EQ(rig_ctr(r, RIG_A, SDR_CTR_ctrl_bad_key), 3);
+
+	/* the held data arrives: message 0 completes as if nothing happened */
+	r->filter = NULL;
+	for (size_t i = 0; i < held; i++)
+		rig_release_held(r, i);
+	cc.side = RIG_B;
+	cc.want = 1;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 100 * MS), 0);
+	cc.side = RIG_A;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 100 * MS), 0);
+	{
+		const struct sdr_cqe *e;
+		CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == 0);
+		CHECK((e = cqe_of(r, RIG_B, WR_RECV | 0)) && e->status == 0 && e->length == 4096 &&
+		      e->imm == 0xABCDEF01u && e->flags == SDR_CQE_F_IMM);
+		CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem, 4096, 900), 0);
+	}
+	finish_rig(r);
+}
+
+/* ---------------- the receiver's host completes early ---------------- */
+
+struct hold_from {
+	uint32_t pkt;  /* A's data packets from this offset on are held (and parity) */
+	uint32_t data; /* data frames held, retransmissions included */
+};
+
+static enum rig_verdict hold_tail(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	struct hold_from *h = arg;
+
+	(void)r;
+	if (fi->from != RIG_A)
+		return RIG_PASS;
+	if (fi->kind == RIG_K_DATA && fi->pkt_off >= h->pkt) {
+		h->data++;
+		return RIG_HOLD;
+	}
+	return fi->kind == RIG_K_PARITY ? RIG_HOLD : RIG_PASS;
+}
+
+/* Half of a 64 KiB message arrives (the rest, and any parity, is held);
+ * the receiver's host completes the receive (sdr_recv_complete): PARTIAL,
+ * length the bytes that arrived, the immediate whole. The sender hears
+ * CLOSED and completes -EIO (sr_send_closed); under NONE it had completed
+ * on the wire. The held packets then arrive late and are dropped; the next
+ * message works. */
+static void t_closed(void)
+{
+	struct rig *r = mk(NULL, 1u << 20);
+	struct hold_from h = {.pkt = 32};
+	const struct sdr_qp *qa = r->s[RIG_A].qp, *qb = r->s[RIG_B].qp;
+	const struct sdr_cqe *e;
+	size_t want[2], held;
+
+	rig_pattern(r->s[RIG_A].mem, 2 * MAXMSG, 31);
+	memset(r->s[RIG_B].mem, 0xA5, 2 * MAXMSG);
+	r->filter = hold_tail;
+	r->filter_arg = &h;
+	rig_recv(r, RIG_B, 0, MAXMSG, WR_RECV | 0);
+	rig_send(r, RIG_A, 0, MAXMSG, 0x5EED1234u, WR_SEND | 0);
+	rig_run_for(r, 5 * MS);
+	CHECK_EQ(r->s[RIG_B].ncqe, 0);
+	CHECK_EQ(qb->st.rx_pkts, 32);
+	rig_recv_complete(r, RIG_B, 0);
+	want[0] = want[1] = 1;
+	CHECK_EQ(rig_run_until(r, have_both, want, 1000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 0)) && e->status == 0 && e->length == 32 * MTU &&
+	      e->flags == (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM) && e->imm == 0x5EED1234u);
+	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem, 32 * MTU, 31), 0);
+	CHECK_EQ(qb->st.msgs_partial, 1);
+	if (has_sr()) {
+		CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == -EIO);
+		CHECK_EQ(qa->st.sr_send_closed, 1);
+		CHECK_EQ(qa->st.send_errors, 1);
+	} else {
+		CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == 0);
+	}
+	/* the rest arrives after the completion: dropped, nothing written */
+	r->filter = NULL;
+	held = rig_held_count(r);
+	for (size_t i = 0; i < held; i++)
+		rig_release_held(r, i);
+	rig_run_for(r, 5 * MS);
+	CHECK(h.data >= 32);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_late_pkt), h.data);
+	CHECK_EQ(qb->st.rx_pkts, 32);
+	for (uint32_t i = 32 * MTU; i < MAXMSG; i++)
+		if (r->s[RIG_B].mem[i] != 0xA5) {
+			CHECK(!"a packet of the completed receive was placed");
+			break;
+		}
+	/* the next message lands whole */
+	rig_recv(r, RIG_B, MAXMSG, MAXMSG, WR_RECV | 1);
+	rig_send(r, RIG_A, MAXMSG, 5000, 7, WR_SEND | 1);
+	want[0] = want[1] = 2;
+	CHECK_EQ(rig_run_until(r, have_both, want, 1000 * MS), 0);
+	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 1)) && e->status == 0);
+	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 1)) && e->status == 0 && e->length == 5000 &&
+	      e->flags == SDR_CQE_F_IMM);
+	CHECK(!memcmp(r->s[RIG_B].mem + MAXMSG, r->s[RIG_A].mem + MAXMSG, 5000));
+	finish_rig(r);
+}
+
+/* ---------------- the sender dies mid-message ---------------- */
+
+/* A dies after the first half of a 64 KiB message: B's receive, which saw
+ * packets, completes -ETIMEDOUT one global timeout (checked every
+ * --cts-resend-ms) after its last packet, PARTIAL with what arrived;
+ * B's other receive, which saw nothing, waits; B's QP stays connected. */
+static void t_deadsender(void)
+{
+	const uint64_t T = 500 * MS;
+	struct rig *r = mk("--global-timeout-ms 500", 1u << 20);
+	struct hold_from h = {.pkt = 32};
+	const struct sdr_qp *qb = r->s[RIG_B].qp;
+	struct count_cqes cc = {.side = RIG_B, .want = 1};
+	const struct rig_cqe *x;
+	uint64_t last;
+
+	rig_pattern(r->s[RIG_A].mem, MAXMSG, 32);
+	r->filter = hold_tail;
+	r->filter_arg = &h;
+	rig_recv(r, RIG_B, 0, MAXMSG, WR_RECV | 0);
+	rig_recv(r, RIG_B, MAXMSG, MAXMSG, WR_RECV | 1);
+	rig_send(r, RIG_A, 0, MAXMSG, 1, WR_SEND | 0);
+	rig_run_for(r, 2 * MS);
+	CHECK_EQ(qb->st.rx_pkts, 32);
+	last = qb->rq.slot[0].last_tsc;
+	r->s[RIG_A].stopped = 1;
+	r->link[RIG_A].cut = r->link[RIG_B].cut = 1;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 10 * T), 0);
+	rig_run_for(r, 100 * MS);
+	CHECK_EQ(r->s[RIG_B].ncqe, 1);
+	x = &r->s[RIG_B].cqe[0];
+	CHECK_EQ(x->e.wr_id, WR_RECV | 0);
+	CHECK_EQ(x->e.status, -ETIMEDOUT);
+	CHECK_EQ(x->e.length, 32 * MTU);
+	CHECK_EQ(x->e.flags, SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM);
+	CHECK(x->tsc > last + T && x->tsc <= last + T + 21 * MS);
+	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem, 32 * MTU, 32), 0);
+	CHECK_EQ(qb->st.sr_recv_timeouts, 1);
+	CHECK_EQ(qb->st.sr_send_timeouts, 0);
+	CHECK_EQ(qb->state, SDR_QPS_CONNECTED);
+	CHECK_EQ(qb->rq.slot[1].state, SDR_RS_POSTED);
+	finish_rig(r);
+}
+
 /* ---------------- main ---------------- */
 
 struct scenario {
@@ -822,6 +1283,11 @@ static const struct scenario scenarios[] = {
 	{"window", t_window, RELIABLE},
 	{"window_loss", t_window_loss, RELIABLE},
 	{"chaos", t_chaos, RELIABLE},
+	{"msgsize", t_msgsize, ALL},
+	{"stale", t_stale, RELIABLE},
+	{"badkey", t_badkey, ALL},
+	{"closed", t_closed, ALL},
+	{"deadsender", t_deadsender, RELIABLE},
 };
 
 /* Default seed of a test: its name's FNV-1a hash. */

@@ -51,7 +51,10 @@ struct sdr_ecq {
 	uint8_t *zero;       /* a zero chunk (padding of the last submessage) */
 	uint8_t *shortc;     /* a padded copy of a short last chunk */
 	struct sdr_ec_pool pool;            /* receiver: parity chunks */
-	struct sdr_ec_rmsg *r[SDR_MAX_MSGS]; /* per receive slot, on demand */
+	struct sdr_ec_rmsg *r[SDR_MAX_MSGS]; /* per receive slot, set at its first parity */
+	uint8_t *rmsg_region; /* [SDR_MAX_MSGS][rmsg_stride]: the slots' receive state */
+	size_t rmsg_stride;
+	uint32_t nsub_max;    /* submessages of the largest message accepted */
 	uint32_t armed[SDR_MAX_MSGS];       /* receives (numbers) with an armed FTO */
 	uint32_t n_armed;
 	uint64_t rtt_min;    /* min CTS-to-first-packet time seen (cycles), 0 = none */

@@ -71,6 +71,12 @@ int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k
 	if (!ec->txpar || !ec->zero || !ec->shortc)
 		return -ENOMEM;
 	memset(ec->zero, 0, c);
-	sdr_ec_pool_init(&ec->pool, c, qp->ppc, (uint32_t)(pool / c ? pool / c : 1));
-	return 0;
+	/* receive state of every slot, for the largest message and code the
+	 * QP accepts: k as given, or (code per message) any k down to 1 */
+	ec->nsub_max = (qp->max_msg / c + (per_message ? 1 : k) - 1) / (per_message ? 1 : k);
+	ec->rmsg_stride = (sdr_ec_rmsg_bytes(ec->nsub_max, m) + 63) & ~(size_t)63;
+	ec->rmsg_region = aligned_alloc(64, (size_t)SDR_MAX_MSGS * ec->rmsg_stride);
+	if (!ec->rmsg_region)
+		return -ENOMEM;
+	return sdr_ec_pool_init(&ec->pool, c, qp->ppc, (uint32_t)(pool / c ? pool / c : 1));
 }

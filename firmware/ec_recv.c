@@ -13,16 +13,6 @@
 #include "ec_int.h"
 #include "txq.h"
 
-/* Receive-side EC state of one message (allocated at its first parity). */
-struct sdr_ec_rmsg {
-	uint32_t seq, msg_len, imm;
-	uint8_t code, k, m;
-	uint32_t par_pkts;      /* parity packets accepted */
-	struct sdr_ec_geom g;
-	uint8_t *sub_done;      /* [nsub] complete or decoded */
-	struct sdr_ecbuf **par; /* [nsub * m] parity chunks being received */
-};
-
 #define EC_SCAN_US 200      /* FTO list scanned at most this often */
 #define EC_NACK_MAX_PER_MSG 256
 
@@ -51,14 +41,15 @@ static void rx_release(struct sdr_ecq *ec, uint32_t slot)
 		return;
 	for (uint32_t i = 0; i < r->g.nsub * r->g.m; i++)
 		sdr_ec_pool_put(&ec->pool, r->par[i]);
-	free(r);
-	ec->r[slot] = NULL;
+	ec->r[slot] = NULL; /* (its memory is the slot's, reserved at init) */
 }
 
 void sdr_ec_fini(struct sdr_ecq *ec)
 {
 	sdr_ec_reset(ec);
 	sdr_ec_pool_fini(&ec->pool);
+	free(ec->rmsg_region);
+	ec->rmsg_region = NULL;
 	free(ec->txpar);
 	free(ec->zero);
 	free(ec->shortc);
@@ -279,7 +270,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	/* EC: the QP's scheme only. AUTO: any valid scheme, chosen per message
 	 * by the sender; the message's first parity packet fixes it (later
 	 * ones that disagree are dropped below) */
-	if (ec->per_message ? sdr_ec_param_check(h.code, h.k, h.m) != 0
+	if (ec->per_message ? sdr_ec_param_check(h.code, h.k, h.m) != 0 || h.m > ec->m
 		   : (h.code != ec->code || h.k != ec->k || h.m != ec->m)) {
 		w->ctr[SDR_CTR_ec_param_mismatch]++;
 		return;
@@ -296,6 +287,10 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	}
 	if (h.msg_len > s->len ||
 	    sdr_ec_geom_init(&g, h.msg_len, qp->mtu, qp->ppc, h.k, h.m)) {
+		w->ctr[SDR_CTR_ec_parity_len]++;
+		return;
+	}
+	if (g.nsub > ec->nsub_max) { /* cannot happen: msg_len <= max_msg */
 		w->ctr[SDR_CTR_ec_parity_len]++;
 		return;
 	}
@@ -329,17 +324,10 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 							    : SDR_CTR_ec_parity_len]++;
 			return;
 		}
-		r = calloc(1, sizeof(*r) + g.nsub + (size_t)g.nsub * g.m * sizeof(*r->par) + 8);
-		if (!r) {
-			note_flags(w, qp, sr, slot, f & ~SDR_PLACE_COMPLETE, now);
-			if (f & SDR_PLACE_COMPLETE) {
-				qp->st.ec_par_pkts_rx++;
-				sdr_ec_recv_done(w, qp, ec, sr, slot, 0, now);
-			} else {
-				w->ctr[SDR_CTR_ec_nomem]++;
-			}
-			return;
-		}
+		/* the slot's receive state, reserved at QP creation for the
+		 * largest geometry the QP accepts (checked above) */
+		r = (struct sdr_ec_rmsg *)(ec->rmsg_region + (size_t)slot * ec->rmsg_stride);
+		memset(r, 0, sdr_ec_rmsg_bytes(g.nsub, g.m));
 		r->seq = h.seq;
 		r->msg_len = h.msg_len;
 		r->imm = h.imm;

@@ -23,7 +23,7 @@ static int sr_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why
 	struct sdr_sr *sr = calloc(1, sizeof(*sr));
 
 	(void)a;
-	if (!sr || sdr_sr_init(sr)) {
+	if (!sr || sdr_sr_init(sr, qp)) {
 		free(sr);
 		snprintf(why, len, "out of memory for SR state");
 		return -ENOMEM;

@@ -46,6 +46,7 @@ static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 {
 	struct sdr_abort_entry e;
 
+	qp->st.aborts_rx++;
 	for (uint16_t i = 0; i < h->count; i++) {
 		uint32_t idx;
 		const struct sdr_rslot *s;
@@ -91,13 +92,12 @@ void sdr_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parse
 		qp->ops->rx_ctrl(w, qp, &h, p->payload, p->payload_len, now);
 }
 
-void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
+int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, uint64_t now)
 {
 	struct sdr_parsed p;
 	enum sdr_parse_result r;
 	struct sdr_qp *qp;
 	uint32_t gen;
-	uint64_t now;
 
 	if (m->nb_segs != 1) {
 		w->ctr[SDR_CTR_multiseg]++;
@@ -133,7 +133,7 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 			w->ctr[SDR_CTR_handoff_full]++;
 			goto out;
 		}
-		return;
+		return 1;
 	}
 	if (qp->state != SDR_QPS_CONNECTED) {
 		w->ctr[SDR_CTR_qp_not_ready]++;
@@ -143,12 +143,11 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 		w->ctr[SDR_CTR_wrong_peer]++;
 		goto out;
 	}
-	now = rte_get_tsc_cycles();
 	if (r == SDR_PARSE_OK_CTRL) {
 		sdr_rx_ctrl(w, qp, &p, now);
 		goto out;
 	}
 	qp->ops->rx_data(w, qp, &p, gen, now);
 out:
-	rte_pktmbuf_free(m);
+	return 0; /* the caller frees it, with the rest of its burst */
 }

@@ -5,8 +5,10 @@
 
 #include "sdr_types.h"
 
-/** Handle one received frame of instance @p in; consumes @p m. */
-void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
+/** Handle one received frame of instance @p in at time @p now (the burst's
+ *  clock). @return 1 when @p m was handed to another worker, 0 when the
+ *  caller frees it (in bulk, with the rest of the burst). */
+int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, uint64_t now);
 
 /** A control packet @p p for @p qp (parsed; addressed to this DPU, QP
  *  connected, peer IP checked): check its header, key and source QP, then

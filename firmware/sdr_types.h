@@ -75,7 +75,7 @@ struct sdr_smsg {
  * destroyed QP into its instance, the JSON dump and telemetry (stats.c). */
 #define SDR_QP_STATS(X)                                                                      \
 	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
-	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
+	X(send_errors) X(cts_tx) X(cts_rx) X(aborts_tx) X(aborts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
 	X(sr_rto_expiries) X(sr_acks_tx) X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) \
 	X(sr_units_acked) X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts)          \
 	X(sr_send_closed) X(sr_rto_backoffs) X(sr_probe_defers) X(sr_reacks)                 \

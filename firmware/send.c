@@ -117,11 +117,13 @@ void sdr_send_abort_flush(struct sdr_worker *w, struct sdr_qp *qp)
 	if (!qp->nabort_out)
 		return;
 	m = sdr_txq_alloc(w, qp->inst);
-	if (m) /* (else: the receiver's CTS re-send brings us back here) */
+	if (m) { /* (else: the receiver's CTS re-send brings us back here) */
 		sdr_txq_ctrl(w, qp, m,
 			     sdr_ctrl_abort_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
 						   qp->qpn_base, qp->abort_out,
 						   (uint16_t)qp->nabort_out));
+		qp->st.aborts_tx++;
+	}
 	qp->nabort_out = 0;
 }
 

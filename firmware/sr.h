@@ -32,8 +32,7 @@ struct sdr_sr_unit {
 
 /** Sender state of one send (per send slot). */
 struct sdr_sr_send {
-	struct sdr_sr_unit *u; /* [nunits], reused across sends of the slot */
-	uint32_t u_cap;
+	struct sdr_sr_unit *u; /* [nunits]: the slot's part of sdr_sr::units */
 	uint32_t nchunks;      /* chunks of the message */
 	uint32_t nunits;       /* nchunks, + 1 for the immediate-only packets (npkts < 8) */
 	uint32_t units_acked;
@@ -71,6 +70,8 @@ struct sdr_sr_hooks {
 
 struct sdr_sr {
 	/* sender */
+	struct sdr_sr_unit *units; /* [SDR_MAX_MSGS][units_max], sized at init */
+	uint32_t units_max;        /* units of the longest message */
 	struct sdr_rtt rtt;
 	struct sdr_tq timers; /* (seq, unit, tx time) in transmit order */
 	struct sdr_tq retxq;  /* units to retransmit */
@@ -89,6 +90,7 @@ struct sdr_sr {
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;
 	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
+	uint64_t ack_period;  /* --sr-ack-us in cycles */
 	/* Final entries (FULL / CLOSED) of completed receives, queued at
 	 * completion: they do not live in the slot, so reposting it cannot
 	 * lose them (docs/reliability.md "Acknowledgement is a guarantee") */
@@ -101,7 +103,10 @@ struct sdr_sr {
 };
 
 /* ---- set-up (main lcore) ---- */
-int sdr_sr_init(struct sdr_sr *sr);
+/** Everything the engine will use on @p qp's worker is allocated here,
+ *  sized from the QP's limits (max_msg, MTU, chunk): unit state for every
+ *  send slot, the timer and retransmit queues. */
+int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp);
 void sdr_sr_fini(struct sdr_sr *sr);
 /** Forget every live entry (the QP's sends and receives were completed). */
 void sdr_sr_reset(struct sdr_sr *sr);

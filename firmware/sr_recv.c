@@ -15,10 +15,6 @@
  * of 8 * 128 chunks (64 MiB at 16 x 4 KiB) past its cumulative point. */
 #define SR_ACK_WINDOWS_MAX 8
 
-static uint64_t ack_period(void)
-{
-	return sdr_us_cycles(sdr_g.cfg.sr_ack_us);
-}
 
 static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack_entry *e,
 		   unsigned n)
@@ -87,7 +83,7 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr
 		 * apart. A lost FULL would otherwise cost the sender its backstop
 		 * (RTO + one FTO + one RTT) on a message that arrived whole. */
 		if (f.flags == SDR_ACK_F_FULL && ++f.copies < sr->full_copies && !force) {
-			f.due = now + ack_period();
+			f.due = now + sr->ack_period;
 			fin_push(sr, &f);
 			if (!next || f.due < next)
 				next = f.due;
@@ -145,7 +141,7 @@ void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, 
 		sr->ack_dirty[sr->nack_dirty++] = (uint16_t)slot;
 	}
 	if (!sr->ack_due)
-		sr->ack_due = now + ack_period();
+		sr->ack_due = now + sr->ack_period;
 }
 
 static void fin_queue(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
@@ -195,7 +191,7 @@ void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *s
 	if (drop != SDR_CTR_late_pkt && drop != SDR_CTR_stale_gen && drop != SDR_CTR_stale_seq)
 		return;
 	/* Once per ACK period, however many packets it resends. */
-	if (!d->flags || d->seq != seq || (d->reack_tsc && now - d->reack_tsc < ack_period()))
+	if (!d->flags || d->seq != seq || (d->reack_tsc && now - d->reack_tsc < sr->ack_period))
 		return;
 	d->reack_tsc = now;
 	qp->st.sr_reacks++;

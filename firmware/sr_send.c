@@ -15,16 +15,29 @@
 #define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
 #define SR_MAX_RTO_MS 1000 /* backoff ceiling */
 
-int sdr_sr_init(struct sdr_sr *sr)
+int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
+	/* a message has at most max_msg / chunk chunks, plus its immediate unit;
+	 * a unit is at most twice in the timer queue (its entry and a NACK's
+	 * retransmission) and once in the retransmit queue */
+	uint32_t units = qp->max_msg / (qp->mtu * qp->ppc) + 1;
+
 	sdr_rtt_init(&sr->rtt, sdr_ms_cycles(sdr_g.cfg.sr_init_rto_ms),
 		     sdr_us_cycles(sdr_g.cfg.sr_min_rto_us), sdr_g.cfg.sr_alpha_milli,
 		     sdr_g.cfg.sr_rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
 	sr->global_timeout = sdr_ms_cycles(sdr_g.cfg.global_timeout_ms);
+	sr->ack_period = sdr_us_cycles(sdr_g.cfg.sr_ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
-	return sr->fin ? 0 : -ENOMEM;
+	sr->units_max = units;
+	sr->units = calloc((size_t)SDR_MAX_MSGS * units, sizeof(*sr->units));
+	if (!sr->fin || !sr->units || sdr_tq_init(&sr->timers, 2 * SDR_MAX_MSGS * units + 64) ||
+	    sdr_tq_init(&sr->retxq, SDR_MAX_MSGS * units + 64))
+		return -ENOMEM;
+	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
+		sr->snd[i].u = sr->units + (size_t)i * units;
+	return 0;
 }
 
 void sdr_sr_fini(struct sdr_sr *sr)
@@ -33,11 +46,10 @@ void sdr_sr_fini(struct sdr_sr *sr)
 	sr->fin = NULL;
 	sdr_tq_fini(&sr->timers);
 	sdr_tq_fini(&sr->retxq);
-	for (unsigned i = 0; i < SDR_MAX_MSGS; i++) {
-		free(sr->snd[i].u);
+	free(sr->units);
+	sr->units = NULL;
+	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = NULL;
-		sr->snd[i].u_cap = 0;
-	}
 }
 
 void sdr_sr_reset(struct sdr_sr *sr)
@@ -61,13 +73,8 @@ int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *s
 
 	ss->nchunks = (sm->npkts + qp->ppc - 1) / qp->ppc;
 	ss->nunits = ss->nchunks + (sm->npkts < SDR_IMM_NIBBLES ? 1 : 0);
-	if (ss->u_cap < ss->nunits) {
-		struct sdr_sr_unit *u = realloc(ss->u, (size_t)ss->nunits * sizeof(*u));
-		if (!u)
-			return -ENOMEM;
-		ss->u = u;
-		ss->u_cap = ss->nunits;
-	}
+	if (ss->nunits > sr->units_max) /* cannot happen: len <= max_msg */
+		return -ENOMEM;
 	memset(ss->u, 0, (size_t)ss->nunits * sizeof(*ss->u));
 	ss->units_acked = 0;
 	ss->ack_from = 0;

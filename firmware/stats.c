@@ -293,6 +293,13 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		rte_tel_data_add_dict_u64(d, k, p.rx_bytes);
 		snprintf(k, sizeof(k), "inst%u_tx_bytes", i);
 		rte_tel_data_add_dict_u64(d, k, p.tx_bytes);
+		/* mbufs out of the port's pool (per-lcore caches count as free):
+		 * what RX, the link emulator and TX hold; a leak shows here */
+		snprintf(k, sizeof(k), "inst%u_mbufs_in_use", i);
+		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ?
+					  rte_mempool_in_use_count(sdr_g.inst[i].pool) : 0);
+		snprintf(k, sizeof(k), "inst%u_mbufs", i);
+		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ? sdr_g.inst[i].pool->size : 0);
 	}
 	return 0;
 }

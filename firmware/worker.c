@@ -200,30 +200,45 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 
 /* ---- the loop ---- */
 
+/* One clock read and one bulk free per burst. */
 static unsigned poll_rx(struct sdr_worker *w)
 {
-	struct rte_mbuf *pkts[SDR_BURST];
-	unsigned work = 0;
+	struct rte_mbuf *pkts[SDR_BURST], *done[SDR_BURST];
+	unsigned work = 0, nd;
+	uint64_t now;
 
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
 		struct sdr_inst *in = &sdr_g.inst[i];
 		uint16_t n = rte_eth_rx_burst(in->port, (uint16_t)w->idx, pkts, SDR_BURST);
+
+		if (!n)
+			continue;
+		now = rte_get_tsc_cycles();
+		nd = 0;
 		for (uint16_t k = 0; k < n; k++) {
 			if (k + 1 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
 			w->port[i].rx_pkts++;
 			w->port[i].rx_bytes += pkts[k]->pkt_len;
-			sdr_rx_one(w, in, pkts[k]);
+			if (!sdr_rx_one(w, in, pkts[k], now))
+				done[nd++] = pkts[k];
 		}
+		rte_pktmbuf_free_bulk(done, nd);
 		work += n;
 	}
 	/* packets other workers received for our QPs */
 	void *objs[SDR_BURST];
 	unsigned n = rte_ring_dequeue_burst(w->handoff, objs, SDR_BURST, NULL);
-	for (unsigned k = 0; k < n; k++) {
-		struct rte_mbuf *m = objs[k];
-		/* the instance index travels in the mbuf's hash field */
-		sdr_rx_one(w, &sdr_g.inst[m->hash.usr % sdr_g.ninst], m);
+	if (n) {
+		now = rte_get_tsc_cycles();
+		nd = 0;
+		for (unsigned k = 0; k < n; k++) {
+			struct rte_mbuf *m = objs[k];
+			/* the instance index travels in the mbuf's hash field */
+			if (!sdr_rx_one(w, &sdr_g.inst[m->hash.usr % sdr_g.ninst], m, now))
+				done[nd++] = m;
+		}
+		rte_pktmbuf_free_bulk(done, nd);
 	}
 	return work + n;
 }

@@ -1031,6 +1031,13 @@ static int cqe_process(struct sdr_ctx *ctx, const struct sdr_cqe *c)
 	struct wcq_ent *e;
 	int completes;
 
+	/* one of our own cookies that no longer names an operation: the QP was
+	 * destroyed (its pending completions are discarded, sdr.h) */
+	if (!op && (c->wr_id & COOKIE_MARK)) {
+		ctx->st.wc_orphaned++;
+		return 0;
+	}
+
 	/* Completions of the operation itself (not of an auxiliary descriptor
 	 * such as RECV_COMPLETE / STREAM_DATA, which only get error CQEs). */
 	completes = op && op->state == OP_PENDING &&

@@ -436,6 +436,7 @@ struct sdr_ctx_stats {
 	uint64_t cqe_seen;         /**< CQEs drained */
 	uint64_t cqe_unmatched;    /**< CQEs not matching an outstanding operation */
 	uint64_t wc_dropped;       /**< unmatched completions dropped (queue full) */
+	uint64_t wc_orphaned;      /**< completions of destroyed QPs, discarded */
 };
 /** @return 0 or -EINVAL. */
 int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);

@@ -67,7 +67,8 @@ static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 	}
 }
 
-void sdr_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p, uint64_t now)
+static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
+		    uint64_t now)
 {
 	struct sdr_ctrl_hdr h;
 
@@ -144,7 +145,7 @@ int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, ui
 		goto out;
 	}
 	if (r == SDR_PARSE_OK_CTRL) {
-		sdr_rx_ctrl(w, qp, &p, now);
+		rx_ctrl(w, qp, &p, now);
 		goto out;
 	}
 	qp->ops->rx_data(w, qp, &p, gen, now);

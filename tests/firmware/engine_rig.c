@@ -578,59 +578,27 @@ void sdr_cq_recv(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t
 	sdr_cq_post(w, qp->ctx, &e);
 }
 
-/* ---------------- receive path (rx.c's frame checks) ---------------- */
+/* ---------------- receive path ---------------- */
 
-static const enum sdr_ctr parse_ctr[SDR_PARSE__MAX] = {
-	[SDR_PARSE_TRUNCATED] = SDR_CTR_truncated, [SDR_PARSE_NOT_IPV4] = SDR_CTR_not_ipv4,
-	[SDR_PARSE_IP_BAD] = SDR_CTR_ip_bad,       [SDR_PARSE_NOT_UDP] = SDR_CTR_not_udp,
-	[SDR_PARSE_NOT_ROCE] = SDR_CTR_not_roce,   [SDR_PARSE_BAD_BTH] = SDR_CTR_bad_bth,
-	[SDR_PARSE_BAD_ICRC] = SDR_CTR_bad_icrc,   [SDR_PARSE_BAD_LEN] = SDR_CTR_bad_dma_len,
-};
-
-static void rx_frame(struct rig *r, int side, const uint8_t *f, size_t len)
+/* A frame arrives at side @p side: rx.c's sdr_rx_one() on an mbuf that
+ * points at the frame (worker.c's poll_rx counts it first). */
+static void rx_frame(struct rig *r, int side, uint8_t *f, size_t len)
 {
 	struct sdr_worker *w = r->s[side].w;
 	struct sdr_inst *in = r->s[side].in;
-	struct sdr_parsed p;
-	enum sdr_parse_result pr;
-	struct sdr_qp *qp;
-	uint32_t gen;
+	struct rte_mbuf m;
 
+	memset(&m, 0, sizeof(m));
+	m.buf_addr = f;
+	m.buf_len = (uint16_t)len;
+	m.data_len = (uint16_t)len;
+	m.pkt_len = (uint32_t)len;
+	m.nb_segs = 1;
+	m.port = in->port;
 	w->port[in->idx].rx_pkts++;
-	w->port[in->idx].rx_bytes += len;
-	pr = sdr_parse(f, len, sdr_g.cfg.icrc, &p);
-	if (pr == SDR_PARSE_ARP) {
-		w->ctr[SDR_CTR_arp_ignored]++; /* (the rig sends none) */
-		return;
-	}
-	if (pr != SDR_PARSE_OK_DATA && pr != SDR_PARSE_OK_CTRL) {
-		w->ctr[pr < SDR_PARSE__MAX ? parse_ctr[pr] : SDR_CTR_truncated]++;
-		return;
-	}
-	if (p.dst_ip != in->ip || memcmp(p.dst_mac, in->mac, 6)) {
-		w->ctr[SDR_CTR_not_for_us]++;
-		return;
-	}
-	qp = sdr_qp_lookup(in, p.dest_qpn, sdr_g.cfg.generations, &gen);
-	if (!qp) {
-		if (!sdr_qpn_in_epoch(in, p.dest_qpn, sdr_g.cfg.generations))
-			w->ctr[SDR_CTR_stale_epoch]++;
-		else
-			w->ctr[SDR_CTR_unknown_qp]++;
-		return;
-	}
-	if (qp->state != SDR_QPS_CONNECTED) {
-		w->ctr[SDR_CTR_qp_not_ready]++;
-		return;
-	}
-	if (p.src_ip != qp->remote.ip) {
-		w->ctr[SDR_CTR_wrong_peer]++;
-		return;
-	}
-	if (pr == SDR_PARSE_OK_CTRL)
-		sdr_rx_ctrl(w, qp, &p, r->now);
-	else
-		qp->ops->rx_data(w, qp, &p, gen, r->now);
+	w->port[in->idx].rx_bytes += m.pkt_len;
+	if (sdr_rx_one(w, in, &m, r->now))
+		die("sdr_rx_one handed a frame to another worker"); /* (one per DPU) */
 }
 
 /* ---------------- host ---------------- */

@@ -2,8 +2,8 @@
 /*
  * Engine rig: two DPUs ("A" and "B"), one QP each, connected back to back,
  * running the firmware's real worker stages, reliability schemes and
- * engines (rx.c's control path, host_sq.c, rel_*.c, sr_*.c, ec_*.c,
- * send.c, recv.c, the receive table) on a virtual clock, without the EAL,
+ * engines (rx.c, host_sq.c, rel_*.c, sr_*.c, ec_*.c, send.c, recv.c, the
+ * receive table, worker.c's QP abort) on a virtual clock, without the EAL,
  * hugepages or root.
  *
  * What is fake (engine_rig.c):
@@ -18,10 +18,8 @@
  *  - the wire: per direction a one-way delay, random jitter (reordering),
  *    loss of data (data and parity) and of control frames, duplication, a
  *    cut, and a filter the test may use to drop or hold single frames;
- *  - the worker loop (worker.c's, with the clock passed in) and the receive
- *    path's frame checks (rx.c's sdr_rx_one up to the QP: parse, addresses,
- *    QP lookup, state, peer), which hand control packets to the real
- *    sdr_rx_ctrl() and data packets to the QP's scheme;
+ *  - the worker loop (worker.c's, with the clock passed in; frames arrive
+ *    through rx.c's own sdr_rx_one(), on an mbuf that points at them);
  *  - the control plane: the QPs are created and connected the way ctrl.c
  *    and worker.c do it (receive table, ops->qp_init, pacer, QP info).
  *

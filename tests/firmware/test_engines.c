@@ -323,6 +323,7 @@ static void check_conservation(const struct rig *r, int to)
 	CHECK_EQ(ws->delivered[RIG_K_CTS], qp->st.cts_rx);
 	CHECK_EQ(ws->delivered[RIG_K_ACK], qp->st.sr_acks_rx + rig_ctr(r, to, SDR_CTR_ctrl_unknown));
 	CHECK_EQ(ws->delivered[RIG_K_NACK], qp->st.ec_nacks_rx);
+	CHECK_EQ(ws->delivered[RIG_K_ABORT], qp->st.aborts_rx);
 	CHECK_EQ(ws->sent[RIG_K_OTHER], 0);
 	/* the frames a side sent are what its counters say it sent */
 	CHECK_EQ(r->ws[to].sent[RIG_K_DATA], qp->st.tx_pkts);
@@ -330,6 +331,7 @@ static void check_conservation(const struct rig *r, int to)
 	CHECK_EQ(r->ws[to].sent[RIG_K_CTS], qp->st.cts_tx);
 	CHECK_EQ(r->ws[to].sent[RIG_K_ACK], qp->st.sr_acks_tx);
 	CHECK_EQ(r->ws[to].sent[RIG_K_NACK], qp->st.ec_nacks_tx);
+	CHECK_EQ(r->ws[to].sent[RIG_K_ABORT], qp->st.aborts_tx);
 }
 
 /* ---------------- transfers both ways ---------------- */
@@ -899,6 +901,8 @@ static void t_msgsize(void)
 	CHECK_EQ(mf.seq_data[2], 0);
 	CHECK_EQ(r->ws[RIG_A].sent[RIG_K_ABORT], 3);
 	CHECK_EQ(r->ws[RIG_A].lost[RIG_K_ABORT], 1);
+	CHECK_EQ(r->s[RIG_A].qp->st.aborts_tx, 3);
+	CHECK_EQ(r->s[RIG_B].qp->st.aborts_rx, 2);
 	CHECK(rig_ctr(r, RIG_A, SDR_CTR_cts_stale) >= 1);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_abort_stale) + rig_ctr(r, RIG_B, SDR_CTR_abort_bad), 0);
 	CHECK_EQ(r->s[RIG_A].qp->st.send_errors, 2);

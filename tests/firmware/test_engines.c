@@ -1267,15 +1267,16 @@ static void t_deadsender(void)
 	finish_rig(r);
 }
 
-/* ---------------- known firmware bugs (meson: should_fail) ---------------- */
+/* ---------------- regressions of firmware bugs these tests found ---------------- */
 
 /*
- * KNOWN BUG, expected to fail until fixed: the CTS re-send starves under
- * mbuf shortage. sdr_recv_cts_resend() (recv.c) walks the slots from 0 and
- * sends 64 entries per control packet; when sdr_txq_alloc() fails
- * (tx_nombuf) the packet's entries are dropped and the walk goes on. With
- * more idle posted receives than 64 x the free mbufs, the same highest
- * slots lose their CTS in every period. Here (1000 receives outstanding and
+ * Regression: the CTS re-send starved under mbuf shortage.
+ * sdr_recv_cts_resend() (recv.c) walked the slots from 0 and sent 64
+ * entries per control packet; when sdr_txq_alloc() failed (tx_nombuf) the
+ * packet's entries were dropped and the walk went on. With more idle posted
+ * receives than 64 x the free mbufs, the same highest slots lost their CTS
+ * in every period. (Now it walks oldest receive first and stops at the
+ * first missing mbuf.) Here (1000 receives outstanding and
  * reposted at once, 12 mbufs per side, no loss) receive 1000's first CTS
  * is dropped for want of an mbuf, its slot is never re-sent, the sender
  * (in order) stalls behind send 1000, and both QPs end in the global
@@ -1311,15 +1312,16 @@ static enum rig_verdict fto_filter(struct rig *r, const struct rig_frame_info *f
 }
 
 /*
- * KNOWN BUG, expected to fail until fixed: the EC fallback timeout is
- * postponed by about the TSC's absolute value when a receive has parity
- * (or immediate-only) packets but no data packet. still_arriving()
- * (ec_recv.c) takes the inter-arrival time as (last_tsc - first_tsc) /
- * (got - 1) with got counting parity packets, but first_tsc is set only by
- * a placed data packet (sdr_msgtab.c): it is 0, so the FTO is pushed back
- * by (expected - got) x last_tsc / (got - 1) cycles (ec_fto_postponed) and
- * no NACK is ever sent; on a DPU whose TSC counts since boot, that is days.
- * Only the SR backstop (RTO + hold) recovers such a message. Here a
+ * Regression: the EC fallback timeout was postponed by about the TSC's
+ * absolute value when a receive had parity (or immediate-only) packets but
+ * no data packet. still_arriving() (ec_recv.c) took the inter-arrival time
+ * as (last_tsc - first_tsc) / (got - 1) with got counting parity packets,
+ * but first_tsc is set only by a placed data packet (sdr_msgtab.c): it was
+ * 0, so the FTO was pushed back by (expected - got) x last_tsc / (got - 1)
+ * cycles (ec_fto_postponed) and no NACK was ever sent; on a DPU whose TSC
+ * counts since boot, that is days. Only the SR backstop (RTO + hold)
+ * recovered such a message. (Now a receive without a data packet has no
+ * pace to wait for.) Here a
  * 2-packet message loses both data packets and the first packet of each
  * parity chunk (nothing can be decoded); the receiver should NACK within
  * its FTO (well under a millisecond here) and the message complete within
@@ -1382,7 +1384,7 @@ static const struct scenario scenarios[] = {
 	{"badkey", t_badkey, ALL},
 	{"closed", t_closed, ALL},
 	{"deadsender", t_deadsender, RELIABLE},
-	/* known firmware bugs: expected to fail (should_fail in meson.build) */
+	/* regressions of firmware bugs these tests found */
 	{"bug_cts_nombuf", t_bug_cts_nombuf, RELIABLE},
 	{"bug_fto_parity", t_bug_fto_parity, 0x0Cu},
 };

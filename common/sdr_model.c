@@ -674,12 +674,3 @@ int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* names                                                                */
-
-int sdr_model_scheme_name(const struct sdr_scheme *s, char *buf, size_t len)
-{
-	int n = sdr_scheme_format(s, SDR_SCHEME_LABEL, buf, len);
-
-	return n < 0 ? n : 0;
-}

@@ -54,16 +54,6 @@ extern "C" {
  * SDR_SCHEME_MODEL | SDR_SCHEME_SR_EC, and SDR_SCHEME_MODEL_NAMES for the
  * model's own names rs<k>x<m>) and sdr_scheme_format(). */
 
-/* Old names, still used by firmware/ (config.c, ctrl.c, ec.c, stats.c,
- * dpu.h) until it is converted; nothing else uses them. */
-#define sdr_model_scheme sdr_scheme
-#define SDR_MODEL_SR 0
-#define SDR_MODEL_MDS SDR_EC_RS
-#define SDR_MODEL_XOR SDR_EC_XOR
-#define SDR_MODEL_SCHEME_NAME_MAX SDR_SCHEME_STR_MAX
-/** sdr_scheme_format(s, SDR_SCHEME_LABEL): "SR", "RS(32,8)", "XOR(32,8)".
- *  @return 0; -EINVAL; -ENOSPC. */
-int sdr_model_scheme_name(const struct sdr_scheme *s, char *buf, size_t len);
 
 /** What sdr_model_pick() minimises. */
 enum sdr_model_objective {

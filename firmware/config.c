@@ -533,7 +533,7 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 		}
 		cfg->auto_max_m = 0;
 		for (uint32_t i = 0; i < cfg->auto_ncands; i++)
-			if (cfg->auto_cands[i].code != SDR_MODEL_SR &&
+			if (cfg->auto_cands[i].rel == SDR_REL_EC &&
 			    cfg->auto_cands[i].m > cfg->auto_max_m)
 				cfg->auto_max_m = cfg->auto_cands[i].m;
 	}

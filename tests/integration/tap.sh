@@ -42,7 +42,7 @@ grep -q "note: port 0 (net_tap) has its kernel interface's MAC $kmac; this DPU u
 	{ cat "$LOG"; sdr_fail "no note about the MAC"; }
 # the frame-size note: net_tap's remedy, not net_af_packet's
 grep -q "reports frames up to" "$LOG" || { cat "$LOG"; sdr_fail "no frame-size note at MTU 4096"; }
-grep -q "net_tap: give its kernel interface an MTU of at least 4163, e.g. ip link set $ifc mtu 9000" "$LOG" ||
+grep -q "net_tap: give its kernel interface an MTU of at least 4160, e.g. ip link set $ifc mtu 9000" "$LOG" ||
 	{ cat "$LOG"; sdr_fail "frame-size note does not name net_tap's remedy"; }
 if grep -q "framesz" "$LOG"; then cat "$LOG"; sdr_fail "net_tap note names net_af_packet's parameters"; fi
 # the kernel resolves the DPU's IP to the DPU's MAC (the daemon answers ARP)

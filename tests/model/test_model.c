@@ -726,9 +726,6 @@ static void test_reference_and_pick(void)
 	CHECK(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, sizeof(buf)) > 0);
 	CHECK(strcmp(buf, "RS(8,2)") == 0);
 	CHECK_EQ(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, 4), -ENOSPC);
-	/* the firmware's old name of the label (until it is converted) */
-	CHECK_EQ(sdr_model_scheme_name(&s, buf, sizeof(buf)), 0);
-	CHECK(strcmp(buf, "RS(8,2)") == 0);
 	const char *bad_names[] = { "", "rs", "rs32", "rs32x", "rsx8", "rs32x8z", "xor8x16",
 				    "rs0x8", "rs32x0", "rs250x10", "rs-1x8", "rs 32x8",
 				    "rs99999999999999999999x8", "ec32x8" };

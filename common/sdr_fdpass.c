@@ -38,6 +38,19 @@ static int wait_for(int sock, short ev, long long deadline)
 	}
 }
 
+/* After a send/recv failed with errno (not EINTR): 0 to try again once the
+ * socket is ready (within the deadline), or the error to return. */
+static int io_wait(int sock, short ev, int timeout_ms, long long deadline)
+{
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return -errno;
+	if (timeout_ms == 0)
+		return -EAGAIN;
+	if (timeout_ms < 0)
+		return -ETIMEDOUT; /* the socket's own SO_SNDTIMEO / SO_RCVTIMEO */
+	return wait_for(sock, ev, deadline);
+}
+
 int sdr_fd_send(int sock, const void *msg, size_t len, int fd, int timeout_ms)
 {
 	union {
@@ -68,13 +81,7 @@ int sdr_fd_send(int sock, const void *msg, size_t len, int fd, int timeout_ms)
 			return (size_t)n == len ? 0 : -EPROTO;
 		if (errno == EINTR)
 			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		if (timeout_ms == 0)
-			return -EAGAIN;
-		if (timeout_ms < 0)
-			return -ETIMEDOUT; /* the socket's SO_SNDTIMEO */
-		int rc = wait_for(sock, POLLOUT, deadline);
+		int rc = io_wait(sock, POLLOUT, timeout_ms, deadline);
 		if (rc)
 			return rc;
 	}
@@ -104,13 +111,7 @@ ssize_t sdr_fd_recv(int sock, void *msg, size_t len, int *fd, int timeout_ms)
 			break;
 		if (errno == EINTR)
 			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		if (timeout_ms == 0)
-			return -EAGAIN;
-		if (timeout_ms < 0)
-			return -ETIMEDOUT; /* the socket's SO_RCVTIMEO */
-		int rc = wait_for(sock, POLLIN, deadline);
+		int rc = io_wait(sock, POLLIN, timeout_ms, deadline);
 		if (rc)
 			return rc;
 	}

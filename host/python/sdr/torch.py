@@ -244,11 +244,11 @@ class _SdrChannel:
         self.pg, self.peer, self.qps = pg, peer, qps
         self.piece = {}      # stream -> largest message (both ends' max_msg)
         self.queue = {(s, d): collections.deque() for s in (S_P2P, S_COLL) for d in (0, 1)}
-        self.broken = None
+        self.broken = {S_P2P: None, S_COLL: None}
 
     def post(self, op):
-        if self.broken:
-            op.fail(self.broken)
+        if self.broken[op.stream]:
+            op.fail(self.broken[op.stream])
             return
         op.chan = self
         q = self.queue[(op.stream, int(op.send))]
@@ -278,7 +278,7 @@ class _SdrChannel:
                     if e.again:
                         return
                     self.fail(SdrError(e.errno, e.call, e.reason, f"{op.what}: {e.detail}",
-                                       status=True))
+                                       status=True), stream)
                     return
                 op.handles.append(h)
                 op.posted += 1
@@ -289,18 +289,20 @@ class _SdrChannel:
             if q:
                 self.kick(s, d)
 
-    def fail(self, exc):
+    def fail(self, exc, stream):
         """A failed or timed-out message leaves the QP's numbering unknown:
-        every pending and later operation to this peer fails."""
-        if self.broken is None:
-            self.broken = SdrError(exc.errno or _errno.EIO, "sdr.torch",
-                                   detail=f"connection to rank {self.peer} broken by an earlier "
-                                          f"error: {exc}", status=True)
-        for q in self.queue.values():
-            while q:
+        every pending and later operation of that stream (point-to-point or
+        collectives) to this peer fails."""
+        if self.broken[stream] is None:
+            self.broken[stream] = SdrError(
+                exc.errno or _errno.EIO, "sdr.torch",
+                detail=f"{'point-to-point' if stream == S_P2P else 'collective'} connection to "
+                       f"rank {self.peer} broken by an earlier error: {exc}")
+        for (s, _), q in self.queue.items():
+            while s == stream and q:
                 q.popleft().fail(exc)
         for op, _ in list(self.pg._wr.values()):
-            if op.chan is self:
+            if op.chan is self and op.stream == stream:
                 op.fail(exc)
 
     def progress_state(self, op):
@@ -331,6 +333,7 @@ class _LocalChannel:
         self.sendq = collections.deque()
         self.send_cv = threading.Condition(self.lock)
         self.broken = None
+        self.stream_broken = {S_P2P: None, S_COLL: None}
         self.closing = False
         self.tx = threading.Thread(target=self._tx, name=f"sdr-local-tx-{peer}", daemon=True)
         self.rx = threading.Thread(target=self._rx, name=f"sdr-local-rx-{peer}", daemon=True)
@@ -340,8 +343,8 @@ class _LocalChannel:
     def post(self, op):
         op.chan = self
         with self.lock:
-            if self.broken:
-                op.fail(self.broken)
+            if self.broken or self.stream_broken[op.stream]:
+                op.fail(self.broken or self.stream_broken[op.stream])
                 return
             if op.send:
                 self.sendq.append(op)
@@ -438,10 +441,15 @@ class _LocalChannel:
         for o in pend:
             o.fail(err)
 
-    def fail(self, exc):
+    def fail(self, exc, stream):
+        """A timed-out receive would take the next frame: the stream is
+        unusable from now on."""
         with self.lock:
-            if self.broken is None:
-                self.broken = exc
+            if self.stream_broken[stream] is None:
+                self.stream_broken[stream] = SdrError(
+                    exc.errno or _errno.EIO, "sdr.torch",
+                    detail=f"local connection to rank {self.peer} broken by an earlier error: "
+                           f"{exc}")
 
     def kick_all(self):
         pass
@@ -573,7 +581,7 @@ class _SdrWork(_Work):
                 exc = SdrError(_errno.ETIMEDOUT, "sdr.torch", detail=detail)
                 for p in pending:
                     if p.chan is not None:
-                        p.chan.fail(exc)
+                        p.chan.fail(exc, p.stream)
                     p.fail(exc)
                 if self._gen is not None:
                     self._gen = None
@@ -762,11 +770,15 @@ class ProcessGroupSDR(_ProcessGroup):
                             det = (f"{op.what}: rank {op.peer} sent more than the "
                                    f"{op.nbytes} bytes of the receiving tensor "
                                    f"{tuple(op.tensor.shape)} {op.tensor.dtype}")
+                    elif wc.status == -_errno.ETIMEDOUT:
+                        det = (f"{op.what}: no progress for the daemon's --global-timeout-ms "
+                               f"(rank {op.peer} dead or unreachable, or its matching "
+                               f"{'receive' if op.send else 'send'} not posted in time)")
                     else:
                         det = f"{op.what}: {core.strerror(wc.status)}"
                     exc = SdrError(wc.status, "sdr.torch", detail=det, status=True)
                     op.fail(exc)
-                    op.chan.fail(exc)
+                    op.chan.fail(exc, op.stream)
                     continue
                 if not op.send:
                     err = None
@@ -784,7 +796,7 @@ class ProcessGroupSDR(_ProcessGroup):
                         err = _check_arrival(op, op.nbytes, wc.imm, op.peer)
                     if err is not None:
                         op.fail(err)
-                        op.chan.fail(err)
+                        op.chan.fail(err, op.stream)
                         continue
                 op.left -= 1
                 if op.left == 0:

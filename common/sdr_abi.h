@@ -187,8 +187,10 @@ struct sdr_sqe {
 _Static_assert(sizeof(struct sdr_sqe) == 64, "sqe is 64 bytes");
 
 /* ---- completion: DPU -> host, 32 bytes ---- */
-#define SDR_CQE_F_PARTIAL 0x01   /**< receive completed before its bitmap was full */
-#define SDR_CQE_F_IMM 0x02       /**< @c imm holds the whole user immediate */
+#define SDR_CQE_F_PARTIAL 0x01     /**< receive completed with data missing (bitmap not full) */
+#define SDR_CQE_F_IMM 0x02         /**< @c imm holds the whole user immediate */
+#define SDR_CQE_F_IMM_PARTIAL 0x04 /**< receive completed before all 8 nibbles of the
+                                        immediate arrived (@c imm incomplete, no F_IMM) */
 
 struct sdr_cqe {
 	uint64_t wr_id;

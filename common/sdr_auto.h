@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * AUTO reliability (ARCHITECTURE §6, issue "AUTO"): per QP, estimate the
+ * AUTO reliability (docs/reliability.md "AUTO"): per QP, estimate the
  * round-trip time and the chunk loss rate from what the sender observes, and
  * for each message pick the scheme (SR or an EC code) with the lowest
  * predicted completion time under the model of common/sdr_model.h.

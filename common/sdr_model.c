@@ -578,7 +578,8 @@ static int eval_ec(const struct derived *d, const struct sdr_model_params *p,
 
 	res->mean = e.base + e.p_fb * fb_wait + ec_mix_sr_mean(&e);
 
-	/* PAPERS.md: inj + P_fb (RTT + beta RTT) + E[T_SR(E[failures] k)], where
+	/* The SDR-RDMA paper's EC bound (docs/papers.md §1.4):
+	 * inj + P_fb (RTT + beta RTT) + E[T_SR(E[failures] k)], where
 	 * E[T_SR(x)] = E[max X(x)] + RTT, linear between integer chunk counts. */
 	double x = (double)e.mix.l_full * e.mix.q_full * (double)e.mix.k +
 		   e.mix.q_part * (double)e.mix.k_part;

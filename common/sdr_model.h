@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completion-time model of SDR's reliability schemes (PAPERS.md section 3.4,
- * the SDR paper's section 4.2 and appendices A and B). Pure C, no DPDK; the
+ * Completion-time model of SDR's reliability schemes (the SDR-RDMA paper,
+ * arXiv 2505.05366, section 4.2 and appendices A and B; summarised in
+ * docs/papers.md §1.4, computed as docs/model.md says). Pure C, no DPDK; the
  * firmware's AUTO mode, the host tools and the sdr-model CLI all use it.
  *
  * Time is in seconds, rates in bit/s. Notation:
@@ -93,7 +94,8 @@ struct sdr_model_result {
 	double p_ec;            /**< decode success of one full submessage; 1 for SR */
 	double p_fallback;      /**< P(at least one submessage fails); 0 for SR */
 	double mean;            /**< exact mean of the protocol abstraction */
-	double mean_paper;      /**< PAPERS.md section 3.4 formula (EC: its lower-bound form) */
+	double mean_paper;      /**< the paper's formula read literally (EC: its lower-bound
+	                             form; docs/papers.md §1.4) */
 	double p99;             /**< 99th percentile */
 	double p999;            /**< 99.9th percentile */
 	int exact_regime;       /**< 1 if t_start(M) = M*T <= RTO: SR formula exact */
@@ -107,7 +109,7 @@ double sdr_model_p_chunk(double p, uint32_t n);
 
 /**
  * Probability that one submessage of k data and m parity chunks decodes when
- * each chunk is lost independently with probability p (PAPERS.md App. B).
+ * each chunk is lost independently with probability p (the paper's App. B).
  * MDS: at most m of k+m lost. XOR: parity g covers data j with j mod m == g;
  * every group of data plus its parity loses at most one chunk (equals
  * [(1-p)^n + n p (1-p)^(n-1)]^m, n = k/m + 1, when m divides k).

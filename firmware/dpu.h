@@ -2,7 +2,7 @@
 /*
  * sdr-dpu firmware: shared definitions of the daemon.
  *
- * Threads (ARCHITECTURE §8): the main lcore runs the control plane (host
+ * Threads (docs/architecture.md): the main lcore runs the control plane (host
  * attach, MR/QP setup, stats, telemetry); each worker lcore owns a set of
  * host contexts and their QPs and runs their fast path to completion. State
  * owned by a worker is touched by the main lcore only through the worker's

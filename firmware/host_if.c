@@ -27,12 +27,12 @@ static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_s
 void sdr_host_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t idx, int32_t status)
 {
 	struct sdr_rslot *s = &qp->rq.slot[idx];
-	int full = sdr_rslot_full(s);
+	int full = sdr_rslot_full(s), data = s->last_known && s->pkts_got == s->npkts;
 	struct sdr_cqe e = {
 		.wr_id = s->wr_id, .seq = s->seq, .length = full ? s->msg_len : s->max_end,
 		.imm = s->imm, .status = status, .qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_RECV,
-		.flags = (uint8_t)((s->imm_mask == 0xFF ? SDR_CQE_F_IMM : 0) |
-				   (full ? 0 : SDR_CQE_F_PARTIAL)),
+		.flags = (uint8_t)((s->imm_mask == 0xFF ? SDR_CQE_F_IMM : SDR_CQE_F_IMM_PARTIAL) |
+				   (data ? 0 : SDR_CQE_F_PARTIAL)),
 	};
 
 	sdr_ec_rx_release(qp, idx);

@@ -4,16 +4,31 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 
 #include "dpu.h"
 #include "linkemu_glue.h"
 #include "sdr_link_dpdk.h"
 
-/* Line rate assumed for the BDP when the spec sets no rate= (the mbufs a
- * fast sender can have in flight on the emulated path). */
+/* Line rate assumed for the BDP when the spec sets no rate= and the port
+ * reports no speed (the mbufs a fast sender can have in flight on the
+ * emulated path). */
 #define SDR_LINK_DEFAULT_LINE_BPS 10e9
 
 static struct sdr_link_cfg link_cfg[SDR_MAX_INST];
+static double line_bps[SDR_MAX_INST];
+
+/* The rate frames can arrive at: the port's speed, else 10 Gbit/s. */
+static double port_line_bps(uint16_t port)
+{
+	struct rte_eth_link l;
+
+	memset(&l, 0, sizeof(l));
+	if (rte_eth_link_get_nowait(port, &l) == 0 && l.link_speed != 0 &&
+	    l.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		return (double)l.link_speed * 1e6;
+	return SDR_LINK_DEFAULT_LINE_BPS;
+}
 
 static unsigned frame_bytes(void)
 {
@@ -31,8 +46,9 @@ int sdr_linkemu_prepare(struct sdr_inst *in, unsigned *extra_mbufs)
 		fprintf(stderr, "sdr-dpu: --link '%s': %s\n", in->cfg.link, err);
 		return -1;
 	}
-	*extra_mbufs = sdr_link_mbufs_needed(&link_cfg[in->idx], frame_bytes(),
-					     SDR_LINK_DEFAULT_LINE_BPS) * sdr_g.nworkers;
+	line_bps[in->idx] = port_line_bps(in->port);
+	*extra_mbufs = sdr_link_mbufs_needed(&link_cfg[in->idx], frame_bytes(), line_bps[in->idx]) *
+		       sdr_g.nworkers;
 	return 0;
 }
 
@@ -40,9 +56,26 @@ void sdr_linkemu_pool_error(struct sdr_inst *in, unsigned pool_mbufs)
 {
 	char err[512];
 	if (in->cfg.link &&
-	    sdr_link_check_pool(&link_cfg[in->idx], frame_bytes(), SDR_LINK_DEFAULT_LINE_BPS, 0, err,
+	    sdr_link_check_pool(&link_cfg[in->idx], frame_bytes(), line_bps[in->idx], 0, err,
 				sizeof(err)))
 		fprintf(stderr, "sdr-dpu: %s (asked for a pool of %u mbufs)\n", err, pool_mbufs);
+}
+
+void sdr_linkemu_cap(struct sdr_inst *in, unsigned extra_mbufs)
+{
+	struct sdr_link_cfg *c = &link_cfg[in->idx];
+	unsigned per_q = extra_mbufs / sdr_g.nworkers;
+	/* keep 512 mbufs per queue for bursts in flight and duplicates */
+	unsigned lim = per_q > 1024 ? per_q - 512 : per_q / 2;
+	char why[512] = "";
+
+	sdr_link_check_pool(c, frame_bytes(), line_bps[in->idx], per_q, why, sizeof(why));
+	if (lim < c->limit)
+		c->limit = lim;
+	printf("sdr-dpu[%s]: note: --link: EAL memory holds %u mbufs per RX queue for the emulated"
+	       " path, less than its worst case (%s); the emulator holds at most %u frames per"
+	       " queue and drops what exceeds that as dropped_limit\n",
+	       in->cfg.name, per_q, why, c->limit);
 }
 
 int sdr_linkemu_attach(struct sdr_inst *in)

@@ -13,6 +13,11 @@ struct sdr_inst;
 int sdr_linkemu_prepare(struct sdr_inst *in, unsigned *extra_mbufs);
 /** Explain a failed pool allocation in terms of the emulated link. */
 void sdr_linkemu_pool_error(struct sdr_inst *in, unsigned pool_mbufs);
+/** The pool got only @p extra_mbufs for the emulated path (fewer than
+ *  sdr_linkemu_prepare() asked for): cap the emulator's held frames (its
+ *  limit) to them, so that an overload is a counted drop (dropped_limit),
+ *  never an mbuf shortage of the PMD; says so on stdout. */
+void sdr_linkemu_cap(struct sdr_inst *in, unsigned extra_mbufs);
 /** Attach the emulator configured by --link to every RX queue of the
  *  instance's port (before the port starts). 0, or -1 with a message. */
 int sdr_linkemu_attach(struct sdr_inst *in);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ports: one DPDK port per DPU instance, one RX/TX queue pair per worker. */
+#include <net/if.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "dpu.h"
 #include "linkemu_glue.h"
@@ -50,6 +52,79 @@ static int port_used(int port)
 	return 0;
 }
 
+static int is_pmd(const char *driver, const char *name)
+{
+	return driver && !strcmp(driver, name);
+}
+
+/* What to check when the port reports a smaller frame size than the RoCE
+ * MTU needs, for the PMDs whose kernel side decides. */
+static const char *frame_hint(const char *driver, uint16_t port, uint32_t need_l3)
+{
+	static char hint[192];
+	char ifname[IF_NAMESIZE] = "";
+	struct rte_eth_dev_info di;
+
+	if (is_pmd(driver, "net_af_packet"))
+		return "net_af_packet: framesz=9216,blocksz=36864 in the vdev and an interface MTU"
+		       " of 9000";
+	if (is_pmd(driver, "net_tap")) {
+		if (rte_eth_dev_info_get(port, &di) || !di.if_index ||
+		    !if_indextoname(di.if_index, ifname))
+			snprintf(ifname, sizeof(ifname), "IFACE");
+		snprintf(hint, sizeof(hint),
+			 "net_tap: give its kernel interface an MTU of at least %u, e.g."
+			 " ip link set %s mtu 9000", need_l3, ifname);
+		return hint;
+	}
+	return "lower --mtu, or give the port a larger MTU";
+}
+
+/* A DPU must not answer to its kernel interface's address: net_tap's port
+ * MAC is the kernel tap interface's own. Derive a locally administered one,
+ * 02:53:44:52 ("SDR") + the port MAC's last two bytes. */
+static void tap_mac(const uint8_t *port_mac, uint8_t *mac)
+{
+	static const uint8_t base[4] = {0x02, 0x53, 0x44, 0x52};
+
+	memcpy(mac, base, 4);
+	mac[4] = port_mac[4];
+	mac[5] = port_mac[5];
+	if (!memcmp(mac, port_mac, 6))
+		mac[5] ^= 0x01;
+}
+
+static struct rte_mempool *pool_create(const char *name, unsigned n)
+{
+	return rte_pktmbuf_pool_create(name, n, 256, 0, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
+				       rte_socket_id());
+}
+
+/*
+ * A pool of the instance's own mbufs plus as many of @p extra as EAL memory
+ * holds, in steps of 3/4, while room stays reserved for what is allocated
+ * after it (the base pools of the instances set up later, rings, the
+ * emulator's own tables). At least 1024 extra per queue. @p extra becomes
+ * what the pool got.
+ */
+static struct rte_mempool *pool_create_fit(struct sdr_inst *in, const char *name, unsigned *extra)
+{
+	const size_t mbuf_bytes = RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA + 256;
+	size_t reserve = (size_t)(sdr_g.cfg.ninst - in->idx - 1) * sdr_g.cfg.mbufs * mbuf_bytes +
+			 (32u << 20);
+	void *hold = rte_malloc("sdr_pool_reserve", reserve, 0);
+	unsigned e = *extra, floor = 1024 * sdr_g.nworkers;
+	struct rte_mempool *mp = NULL;
+
+	while (!mp && e > floor) {
+		e = e / 4 * 3 > floor ? e / 4 * 3 : floor;
+		mp = pool_create(name, sdr_g.cfg.mbufs + e);
+	}
+	rte_free(hold);
+	*extra = mp ? e : 0;
+	return mp;
+}
+
 static int setup_port(struct sdr_inst *in)
 {
 	struct rte_eth_conf conf;
@@ -83,13 +158,13 @@ static int setup_port(struct sdr_inst *in)
 	if (need_l3 + SDR_ETH_HLEN <= info.max_rx_pktlen) {
 		conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
 	} else {
-		/* net_af_packet reports 1518 B whatever its framesz; it passes
-		 * frames up to framesz. Leave the MTU alone rather than shrink
-		 * the kernel interface, and say what to check. */
+		/* net_af_packet and net_tap report about 1518 B whatever the
+		 * kernel interface allows; they pass frames up to what it does.
+		 * Leave the MTU alone rather than shrink the kernel interface,
+		 * and say what to check for this PMD. */
 		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs %u B"
-		       " frames (net_af_packet: framesz=9216,blocksz=36864 and an interface MTU of"
-		       " 9000)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
-		       need_l3 + SDR_ETH_HLEN);
+		       " frames (%s)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
+		       need_l3 + SDR_ETH_HLEN, frame_hint(info.driver_name, port, need_l3));
 	}
 	if (nq > 1 && (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
 		/* RSS on the UDP source port (= per-QP flow entropy) */
@@ -109,8 +184,13 @@ static int setup_port(struct sdr_inst *in)
 		return -1;
 	nmbufs = sdr_g.cfg.mbufs + extra;
 	snprintf(pname, sizeof(pname), "sdr_pool%u", in->idx);
-	in->pool = rte_pktmbuf_pool_create(pname, nmbufs, 256, 0,
-					   RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA, rte_socket_id());
+	in->pool = pool_create(pname, nmbufs);
+	if (!in->pool && extra) {
+		/* the emulated path's worst case does not fit: give it what does */
+		in->pool = pool_create_fit(in, pname, &extra);
+		if (in->pool)
+			sdr_linkemu_cap(in, extra);
+	}
 	if (!in->pool) {
 		fprintf(stderr,
 			"sdr-dpu: cannot allocate %u mbufs of %u B (%u MB) for port %u: %s (raise EAL -m,"
@@ -143,6 +223,15 @@ static int setup_port(struct sdr_inst *in)
 	if (!in->cfg.has_mac) {
 		rte_eth_macaddr_get(port, &ea);
 		memcpy(in->mac, ea.addr_bytes, 6);
+		if (is_pmd(info.driver_name, "net_tap")) {
+			char km[18], dm[18];
+
+			tap_mac(ea.addr_bytes, in->mac);
+			sdr_format_mac(ea.addr_bytes, km);
+			sdr_format_mac(in->mac, dm);
+			printf("sdr-dpu: note: port %u (net_tap) has its kernel interface's MAC %s;"
+			       " this DPU uses %s (give --mac to choose)\n", port, km, dm);
+		}
 	} else {
 		memcpy(in->mac, in->cfg.mac, 6);
 	}

@@ -201,7 +201,7 @@ void sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m)
 		 * of the open receive's progress, or of a completed receive
 		 * (which the slot may hold again, reposted) */
 		if (sdr_qp_sr(qp)) {
-			if (drop == SDR_CTR_dup_pkt)
+			if (drop == SDR_CTR_dup_pkt || drop == SDR_CTR_dup_imm)
 				sdr_sr_rx_note(w, qp, sdr_imm_msg_id(p.imm), now);
 			else if (drop == SDR_CTR_late_pkt || drop == SDR_CTR_stale_gen ||
 				 drop == SDR_CTR_stale_seq)

@@ -35,6 +35,7 @@
 	X(bad_len, "length/offset past the posted buffer or inconsistent with the last packet") \
 	X(imm_mismatch, "user-immediate nibble disagrees with an earlier one")               \
 	X(dup_pkt, "duplicate packet (idempotent, not written again)")                       \
+	X(dup_imm, "immediate-only packet whose nibble is already held (a repeat)")          \
 	X(ctrl_bad, "malformed control message")                                             \
 	X(ctrl_bad_key, "control message without the QP's control key (forged or misrouted)") \
 	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
@@ -46,7 +47,7 @@
 	X(abort_stale, "ABORT entry for no posted receive of that number")                  \
 	X(abort_bad, "ABORT entry with an impossible status or length")                    \
 	X(ec_parity_bad, "malformed parity header (code, k, m, indices, reserved bits)")     \
-	X(ec_parity_not_ec, "parity packet on a QP whose reliability is not EC")             \
+	X(ec_parity_not_ec, "parity packet on a QP whose reliability is neither EC nor AUTO") \
 	X(ec_param_mismatch, "parity code/k/m disagree with the QP's or the message's first parity") \
 	X(ec_parity_unknown, "parity for no posted receive of that message number")          \
 	X(ec_parity_late, "parity for a receive already completed (harmless)")               \
@@ -78,7 +79,7 @@
 #define SDR_TX_ERR_LIST(X)                                                                   \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
 	X(tx_full, "TX queue refused packets after retries (dropped)")                       \
-	X(sr_nomem, "no memory for SR state (send failed with -ENOMEM)")                      \
+	X(sr_nomem, "no memory for SR state (a send failed with -EIO, or a retransmission was not queued)") \
 	X(ec_encode_failed, "parity of a submessage not encoded (no codec/memory); SR fallback") \
 	X(ec_nomem, "no memory for a receive's EC state (parity dropped; SR fallback)")
 

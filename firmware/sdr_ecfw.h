@@ -88,7 +88,8 @@ static inline uint32_t sdr_ec_par_pkt_len(const struct sdr_ec_geom *g, uint32_t 
 /* ---------------- fallback timeout ---------------- */
 
 /**
- * FTO = (M + ceil(M * m / k)) * t_inj + beta * rtt (PAPERS.md 3.3, R = k/m):
+ * FTO = (M + ceil(M * m / k)) * t_inj + beta * rtt (the SDR-RDMA paper's model
+ * form, R = k/m; docs/papers.md §1.3):
  * the time the message's @p nchunks data chunks and their parity take to
  * arrive after the first one, plus a share @p beta_milli / 1000 of the RTT
  * for queueing. Times in any unit (TSC cycles in the firmware); saturates

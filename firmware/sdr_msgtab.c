@@ -179,8 +179,11 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		uint8_t had = s->imm_mask;
 		if (note_imm(rq, idx, s, off, nib, drop) < 0)
 			return -1;
-		if (s->imm_mask != had) /* progress (a repeat changes nothing) */
-			s->last_tsc = now_tsc;
+		if (s->imm_mask == had) { /* a repeat of a nibble we hold: adds nothing */
+			*drop = SDR_CTR_dup_imm;
+			return -1;
+		}
+		s->last_tsc = now_tsc;
 		flags |= SDR_PLACE_IMM;
 		goto check_complete;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Token-bucket pacer on the TSC (ARCHITECTURE §7). One bucket per QP (its
+ * Token-bucket pacer on the TSC (docs/architecture.md "Pacing"). One bucket per QP (its
  * configured rate) and one per port and worker (the overall port rate); a
  * packet leaves only when both have tokens for its frame bytes. Pure C: the
  * caller passes the clock, so tests drive it with a synthetic TSC.

@@ -229,8 +229,11 @@ int sdr_stats_json(const char *path)
 			QP_STATS(ADD)
 #undef ADD
 		}
-		fprintf(f, "},\"qp_totals\":{\"x\":0");
-#define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, tot.n);
+		fprintf(f, "},\"qp_totals\":{");
+		const char *sep = "";
+#define J(n)                                                                                 \
+	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, tot.n);                                       \
+	sep = ",";
 		QP_STATS(J)
 #undef J
 		fprintf(f, "},\"qps\":[");

@@ -364,7 +364,8 @@ int sdr_recv_imm_get(const struct sdr_recv_handle *h, uint32_t *imm);
 /**
  * Complete receive @p h now, even if chunks are missing (late packets are
  * then dropped by the DPU). The completion follows on the CQ with
- * SDR_CQE_F_PARTIAL if the bitmap was not full.
+ * SDR_CQE_F_PARTIAL if data was missing (the bitmap was not full) and
+ * SDR_CQE_F_IMM_PARTIAL if the immediate was incomplete.
  * @return 0, -EALREADY (already completed or already requested),
  *  -EINVAL (NULL), -EAGAIN (SQ ring full), -EPIPE.
  */
@@ -372,8 +373,9 @@ int sdr_recv_complete(struct sdr_recv_handle *h);
 
 /** sdr_recv_poll() results */
 #define SDR_POLL_PENDING 0
-#define SDR_POLL_DONE 1    /**< every byte of the message arrived */
-#define SDR_POLL_PARTIAL 2 /**< completed by sdr_recv_complete() with chunks missing */
+#define SDR_POLL_DONE 1    /**< every byte of the message arrived (the immediate too,
+                                unless the completion has SDR_CQE_F_IMM_PARTIAL) */
+#define SDR_POLL_PARTIAL 2 /**< completed with chunks missing (SDR_CQE_F_PARTIAL) */
 
 /**
  * Receive state; drains the CQ ring if @p h is pending. Non-zero results
@@ -399,7 +401,9 @@ struct sdr_wc {
 	int32_t status;     /**< 0 or a negative errno, see the top of this file */
 	uint8_t opcode;     /**< SDR_SQ_SEND (sends and streams) or SDR_SQ_RECV; other
 	                         enum sdr_sq_op values only for rejected descriptors */
-	uint8_t flags;      /**< SDR_CQE_F_PARTIAL, SDR_CQE_F_IMM */
+	uint8_t flags;      /**< receives: SDR_CQE_F_PARTIAL (data missing),
+	                         SDR_CQE_F_IMM (imm valid), SDR_CQE_F_IMM_PARTIAL
+	                         (immediate incomplete); see common/sdr_abi.h */
 	uint16_t reserved;
 };
 

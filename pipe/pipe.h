@@ -53,8 +53,10 @@ struct pipe_cfg {
 	uint32_t mtu, frame_overhead;      /**< for wire bytes: per packet header bytes */
 	enum pipe_sched sched;
 	enum pipe_comm comm;               /**< resolved by pipe_cfg_finish(): never DEFAULT */
-	uint32_t delta_n;                  /**< GeoPipe extra warm-up forwards */
-	uint32_t mem_budget;               /**< max in-flight activations per stage (0 = S) */
+	uint32_t delta_n;                  /**< GeoPipe extra warm-up forwards (UINT32_MAX =
+	                                        the auto rule, pipe_stage_delta()) */
+	uint32_t mem_budget;               /**< max in-flight activations per stage (0 = default:
+	                                        S for greedy, M otherwise) */
 	struct pipe_rel rel;
 };
 

@@ -60,6 +60,9 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 		fprintf(stderr, "sdr_mr_reg: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
 		return -1;
 	}
+	if (!opt.quiet && !opt.json)
+		printf("# msg INDEX size BYTES STATUS chunks SET/TOTAL time MS_SINCE_FIRST_POST"
+		       " GBIT/S_SINCE_PREVIOUS\n");
 	t0 = tprev = tlast = tool_now();
 	while (done < total) {
 		struct sdr_wc wc[16];
@@ -114,6 +117,8 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 				snprintf(why, sizeof(why), "%s", sdr_strerror(wc[i].status));
 			} else if (wc[i].flags & SDR_CQE_F_PARTIAL) {
 				snprintf(why, sizeof(why), "bitmap not full");
+			} else if (wc[i].flags & SDR_CQE_F_IMM_PARTIAL) {
+				snprintf(why, sizeof(why), "immediate incomplete");
 			} else if (wc[i].length != sz) {
 				snprintf(why, sizeof(why), "length %u, expected %" PRIu64, wc[i].length, sz);
 			} else if ((wc[i].flags & SDR_CQE_F_IMM) && wc[i].imm != (uint32_t)idx) {
@@ -140,8 +145,9 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			}
 			report(idx, sz,
 			       good ? "complete"
-				    : (wc[i].status == 0 && (wc[i].flags & SDR_CQE_F_PARTIAL)) ? "partial"
-											      : "error",
+				    : (wc[i].status == 0 &&
+				       (wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL))) ? "partial"
+												   : "error",
 			       why, chunks, nch, (t - t0) * 1e3, (double)sz * 8 / dt / 1e9);
 			s->busy = 0;
 		}

@@ -49,6 +49,9 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 		fprintf(stderr, "sdr_mr_reg: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
 		return -1;
 	}
+	if (!opt.quiet && !opt.json)
+		printf("# msg INDEX size BYTES STATUS time MS_SINCE_FIRST_POST GBIT/S_SINCE_PREVIOUS"
+		       " completion MS_FROM_POST_TO_COMPLETION\n");
 	t0 = tprev = tlast = tool_now();
 	while (done < total) {
 		struct sdr_wc wc[16];

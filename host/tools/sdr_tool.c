@@ -87,13 +87,21 @@ static void usage(const struct tool_opts *o, FILE *f)
 			   "  --file-size BYTES    file mode without TCP: the size of the sender's file\n"
 			   "                       (with the same --max-msg as the sender)\n");
 	fprintf(f,
-		"Output:\n"
-		"  --json               one JSON object per line (per message, then summary)\n"
+		"Output: one line per completed message (a first line starting with '#' names\n"
+		"the columns): index, size, %s,\n"
+		"  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
+		"  Gbit/s over the interval since the previous completion%s;\n"
+		"then a summary.\n"
+		"  --json               one JSON object per line instead (\"t_ms\": time%s),\n"
+		"                       then the summary\n"
 		"  --quiet              summary only\n"
 		"  --help               this text\n"
 		"Exit status: 0 only if every message %s.\n",
-		o->is_sender ? "completed locally without error (and, with TCP, the receiver\n"
-			       "             verified every message)"
+		o->is_sender ? "status" : "status, chunks set/total",
+		o->is_sender ? ",\n  completion = ms from this send's post to its completion" : "",
+		o->is_sender ? ", \"ct_ms\": completion" : "",
+		o->is_sender ? "completed without error (and, with TCP, the\n"
+			       "             receiver verified every message)"
 			     : "arrived complete and verified");
 }
 

@@ -3,7 +3,8 @@
 #   hw/perf/grid.sh [BUILD_DIR] [OUT_DIR]
 # Two daemons in namespaces over veth + net_af_packet (sdr-perf --rig veth),
 # the link emulator on both with 25 ms RTT and a 1 Gbit/s bottleneck, senders
-# paced at 900 Mbit/s, 4 KiB chunks (chunk = 1 packet, as in the paper);
+# paced at 900 Mbit/s, 4 KiB chunks (chunk = 1 packet; the SDR-RDMA paper's
+# default chunk is 64 KiB);
 # every scheme x loss x size cell is one sdr-perf lat run of GRID_ITERS
 # messages, side by side in one sweep (one daemon pair per loss rate).
 # Then grid.py puts the model's prediction next to every cell:

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sdr-pacer-bench: token bucket (firmware/sdr_pacer.h, what sdr-dpu uses)
- * against a timing wheel (sdr_wheel.h), side by side in one run
- * (ARCHITECTURE §7: "measure which is cheaper and more precise").
+ * against a timing wheel (sdr_wheel.h), side by side in one run: which of
+ * the two is cheaper and which more precise (docs/benchmarks.md §4.6).
  *
  * Both pace the same work: N always-backlogged flows (QPs) of frames of B
  * bytes, each at share/N of the port rate, under the port rate, served by a

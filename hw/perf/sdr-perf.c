@@ -124,6 +124,8 @@ static void usage(FILE *f)
 "  --rig attach --dpu-a SOCK --dpu-b SOCK   daemons already running\n"
 "  --dpu-bin PATH       sdr-dpu binary (default: $SDR_DPU, the build tree next to\n"
 "                       this binary, the same directory, then PATH)\n"
+"  --keep-logs          keep the daemons' logs in their temporary directory\n"
+"                       (sdr-perf prints its name on stderr)\n"
 "Passed to the daemons (ring / veth):\n"
 "  --workers N --mtu N --chunk-pkts N --port-rate RATE --link SPEC --no-icrc\n"
 "  --busy-poll          daemons never sleep when idle (--idle-us 0)\n"
@@ -1294,7 +1296,8 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 		t = now_s();
 		for (int i = 0; i < n; i++) {
 			uint64_t id = wc[i].wr_id, bytes = 0;
-			int partial = !!(wc[i].flags & SDR_CQE_F_PARTIAL);
+			/* data or immediate missing: the message did not arrive whole */
+			int partial = !!(wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL));
 			if (wc[i].opcode != SDR_SQ_RECV || id >= rposted)
 				continue;
 			st[id % TS_RING] |= 2;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Timing-wheel pacer: the alternative to the token bucket of
- * firmware/sdr_pacer.h that ARCHITECTURE §7 asks us to measure against it
- * (sdr-pacer-bench, docs/benchmarks.md §5). Not used by the firmware.
+ * firmware/sdr_pacer.h, measured against it by sdr-pacer-bench
+ * (docs/benchmarks.md §4.6). Not used by the firmware.
  *
  * Each flow has a departure time t_next for its next frame; a frame of b
  * bytes advances it by b / rate (in TSC cycles, 32.32 fixed point, so no

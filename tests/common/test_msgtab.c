@@ -12,7 +12,8 @@
  *    chunk, G in {1,2,4,16}), several in flight, packets shuffled and
  *    duplicated: data bit-exact, chunk bitmap equal to a reference model
  *    after every packet, completion exactly when the last packet and the
- *    last immediate nibble are in, msg_len/imm right;
+ *    last immediate nibble are in, msg_len/imm right; a repeated data packet
+ *    counts dup_pkt, a repeated immediate-only packet dup_imm;
  *  - every drop reason, with the table state and the buffer unchanged by a
  *    drop and the per-reason counts checked;
  *  - sdr_rq_post -EBUSY, sdr_rq_complete (early/partial, -ENOENT),
@@ -420,13 +421,12 @@ static void test_drops(void)
 	EXPECT_OK(f, hdr_for(f, 0, 3, 0, NIB(imm0, 3), 0), pay, I);
 	EXPECT_OK(f, hdr_for(f, 0, 4, 0, NIB(imm0, 4), 0), pay, I);
 	EXPECT_DROP(f, hdr_for(f, 0, 4, 0, NIB(imm0, 4) ^ 1, 0), pay, &b0, SDR_CTR_imm_mismatch);
-	{
-		/* a repeated immediate-only packet is harmless and changes nothing */
-		struct snap s;
-		snap_take(f, 0, &b0, &s);
-		EXPECT_OK(f, hdr_for(f, 0, 4, 0, NIB(imm0, 4), 0), pay, I);
-		CHECK(snap_same(f, 0, &b0, &s));
-	}
+	/* a repeated immediate-only packet adds nothing: dropped, counted, and
+	 * (EXPECT_DROP) the slot is unchanged */
+	EXPECT_DROP(f, hdr_for(f, 0, 4, 0, NIB(imm0, 4), 0), pay, &b0, SDR_CTR_dup_imm);
+	EXPECT_DROP(f, hdr_for(f, 0, 3, 0, NIB(imm0, 3), 0), pay, &b0, SDR_CTR_dup_imm);
+	/* also when the nibble came with a data packet (packet 1 brought nibble 1) */
+	EXPECT_DROP(f, hdr_for(f, 0, 1, 0, NIB(imm0, 1), 0), pay, &b0, SDR_CTR_dup_imm);
 	EXPECT_OK(f, hdr_for(f, 0, 7, 0, NIB(imm0, 7), 0), pay, I);
 	EXPECT_OK(f, hdr_for(f, 0, 5, 0, NIB(imm0, 5), 0), pay, I);
 	CHECK(f->rq.slot[0].state == SDR_RS_POSTED);
@@ -752,6 +752,8 @@ static uint32_t rand_msg_len(uint32_t max)
 
 /* One round: post k receives, feed all their packets shuffled and partly
  * duplicated; check everything after every packet. */
+static uint64_t imm_dups; /* repeated immediate-only packets seen by random_round */
+
 static void random_round(struct fx *f, int k, uint64_t *dup_count)
 {
 	struct msg ms[8];
@@ -817,13 +819,17 @@ static void random_round(struct fx *f, int k, uint64_t *dup_count)
 		int rc;
 
 		rc = place_frame(f, fr[i].f, fr[i].len, &drop, &slot);
-		if (m->complete || (!fr[i].imm_only && m->got[p])) {
-			enum sdr_ctr want = m->complete ? SDR_CTR_late_pkt : SDR_CTR_dup_pkt;
+		if (m->complete || (!fr[i].imm_only && m->got[p]) ||
+		    (fr[i].imm_only && (m->imm_seen & (1u << (p % SDR_IMM_NIBBLES))))) {
+			enum sdr_ctr want = m->complete ? SDR_CTR_late_pkt
+					    : fr[i].imm_only ? SDR_CTR_dup_imm
+							     : SDR_CTR_dup_pkt;
 
 			CHECK_EQ(rc, -1);
 			CHECK_EQ(drop, want);
 			f->expect[want]++;
 			(*dup_count)++;
+			imm_dups += want == SDR_CTR_dup_imm;
 			continue;
 		}
 		if (rc < 0) {
@@ -934,6 +940,7 @@ static void test_random(void)
 		BAIL_IF_MANY();
 	}
 	CHECK(dups > 0); /* the duplicate paths really ran */
+	CHECK(imm_dups > 0);
 }
 
 static void test_counter_names(void)

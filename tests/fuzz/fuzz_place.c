@@ -214,6 +214,7 @@ static int is_rx_drop(enum sdr_ctr c)
 	case SDR_CTR_bad_len:
 	case SDR_CTR_imm_mismatch:
 	case SDR_CTR_dup_pkt:
+	case SDR_CTR_dup_imm:
 	case SDR_CTR_bad_dma_len:
 		return 1;
 	default:
@@ -244,6 +245,10 @@ static void place(struct fstate *s, const struct sdr_parsed *p)
 			FUZZ_ASSERT(memcmp(copy, dst_of(&s->buf[bi]), F_MAX_MSG) == 0);
 		if (s->m[idx].state == M_FREE)
 			FUZZ_ASSERT(drop == SDR_CTR_no_recv);
+		/* a repeated nibble is dropped only when the slot already held it */
+		if (drop == SDR_CTR_dup_imm)
+			FUZZ_ASSERT(p->dma_len == 0 &&
+				    (before.sl.imm_mask & (1u << (off % SDR_IMM_NIBBLES))));
 		check_slot(s, idx);
 		return;
 	}
@@ -272,6 +277,9 @@ static void place(struct fstate *s, const struct sdr_parsed *p)
 		}
 	} else {
 		FUZZ_ASSERT(p->dma_len == 0 && off < SDR_IMM_NIBBLES && !(rc & SDR_PLACE_CHUNK));
+		/* accepted only when it brings a nibble the slot did not hold */
+		FUZZ_ASSERT(!(before.sl.imm_mask & (1u << off)) &&
+			    (s->rq.slot[idx].imm_mask & (1u << off)));
 	}
 	if (rc & SDR_PLACE_CHUNK)
 		FUZZ_ASSERT(s->rq.slot[idx].chunks_got > before.sl.chunks_got);

@@ -345,8 +345,9 @@ static void fake_step(struct fake *f)
 			int full = sdr_bitmap_range_full(q->bm + (e.seq % F_SLOTS) * F_WORDS, 0, n);
 
 			if (r->posted) {
+				/* as the DPU: the fake never delivers an immediate early */
 				cqe_put(f, r->wr_id, e.seq, r->length, 0, 0, e.qp_id, SDR_SQ_RECV,
-					full ? 0 : SDR_CQE_F_PARTIAL);
+					(full ? 0 : SDR_CQE_F_PARTIAL) | SDR_CQE_F_IMM_PARTIAL);
 				r->posted = 0;
 			}
 			break;
@@ -646,6 +647,20 @@ static void test_send_recv(void)
 	fake_step(e.f);
 	CHECK(sdr_recv_poll(rh) == SDR_POLL_PARTIAL);
 	CHECK(sdr_cq_poll(e.ctx, wc, 8) == 0);
+	CHECK(sdr_recv_imm_get(rh, &imm) == -EAGAIN);
+
+	/* every byte in but the immediate incomplete: DONE, no immediate */
+	r.wr_id = 7;
+	CHECK(sdr_recv_post(e.qp, &r, &rh) == 0 && sdr_recv_seq(rh) == 2);
+	fake_step(e.f);
+	cqe_put(e.f, e.f->qp[sdr__qp_id(e.qp)].recv[2].wr_id, 2, r.length, 0, 0,
+		(uint16_t)sdr__qp_id(e.qp), SDR_SQ_RECV, SDR_CQE_F_IMM_PARTIAL);
+	e.f->qp[sdr__qp_id(e.qp)].recv[2].posted = 0;
+	CHECK(sdr_cq_poll(e.ctx, wc, 8) == 1);
+	CHECK(wc[0].handle == rh && wc[0].wr_id == 7 && wc[0].length == r.length &&
+	      wc[0].flags == SDR_CQE_F_IMM_PARTIAL);
+	CHECK(sdr_recv_poll(rh) == SDR_POLL_DONE);
+	CHECK(sdr_recv_imm_get(rh, &imm) == -EAGAIN);
 
 	/* hostile / unknown completions are reported, not attributed */
 	cqe_put(e.f, 12345, 3, 0, 0, -EIO, 99, SDR_SQ_SEND, 0);

@@ -4,7 +4,8 @@
 # i.e. the receiver's FULL ACK) over veth + net_af_packet with the link
 # emulator on both directions, 25 ms RTT, 1 Gbit/s bottleneck (daemons
 # paced at 900 Mbit/s), Bernoulli loss (default 1e-2), 4 KiB chunks
-# (--chunk-pkts 1, as in the paper's model), one message in flight.
+# (--chunk-pkts 1; the SDR-RDMA paper's default chunk is 64 KiB), one
+# message in flight.
 # A benchmark, not a test (not in the meson suite); needs root.
 #   usage: sudo tests/integration/ec_measure.sh [SIZE:COUNT ... ]
 #   env:   EC_LOSS (1e-2), EC_CODE (rs:32:8), EC_CHUNK_PKTS (1)

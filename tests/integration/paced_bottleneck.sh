@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Pacing against a shallow bottleneck (issue: "a sender paced at <= R loses
-# nothing at the bottleneck, and an unpaced one does; show both"): two
+# Pacing against a shallow bottleneck (the claim of docs/architecture.md
+# "Pacing": a sender paced at <= R loses nothing at the bottleneck, and an
+# unpaced one does; this shows both): two
 # daemons in two namespaces (veth + net_af_packet), the link emulator on the
 # receiver with 25 ms RTT and a bottleneck of RATE (default 200 Mbit/s) with
 # a drop-tail buffer of BUF bytes (default 512 KB), Selective Repeat so both

@@ -22,8 +22,41 @@ sdr_stop "$DPU_PID"
 nmsg=$(( $(echo "$sizes" | tr ',' '\n' | wc -l) * 2 ))
 got=$(sdr_json_qp_sum msgs_recv)
 [ "$got" = "$nmsg" ] || sdr_fail "daemon counted $got complete receives, expected $nmsg"
-for c in bad_icrc no_recv stale_gen bad_len bad_va bad_rkey dup_pkt imm_mismatch tx_full cq_lost; do
+for c in bad_icrc no_recv stale_gen bad_len bad_va bad_rkey dup_pkt dup_imm imm_mismatch tx_full cq_lost; do
 	v=$(sdr_json_drop $c)
 	[ "$v" = 0 ] || sdr_fail "drop counter $c = $v on a clean link"
 done
+# per-message lines: a header names the columns; 'time' is ms since the
+# tool's first post in both tools (non-decreasing in completion order), and
+# a send's completion time (post -> completion) never exceeds its 'time'
+/usr/bin/python3 - "$SDR_TMP/send.log" "$SDR_TMP/recv.log" "$nmsg" <<'PY' || sdr_fail "per-message output"
+import re, sys
+for path, sender in ((sys.argv[1], True), (sys.argv[2], False)):
+    lines = [l for l in open(path) if l.startswith(("# msg", "msg "))]
+    assert lines[0].startswith("# msg INDEX size BYTES STATUS"), (path, lines[0])
+    assert "time MS_SINCE_FIRST_POST" in lines[0], lines[0]
+    assert ("completion MS_FROM_POST_TO_COMPLETION" in lines[0]) == sender, lines[0]
+    rows = lines[1:]
+    assert len(rows) == int(sys.argv[3]), (path, len(rows))
+    prev = 0.0
+    for l in rows:
+        t = float(re.search(r" time ([0-9.]+) ms ", l).group(1))
+        assert t >= prev, (path, l)
+        prev = t
+        if sender:
+            c = float(re.search(r" completion ([0-9.]+) ms", l).group(1))
+            assert 0 < c <= t + 0.001, l
+print("per-message output: headers, time since first post, completion <= time")
+PY
+# every packet placed once: rx_pkts = the messages' packets, max(ceil(size/MTU), 8) each
+want=$(/usr/bin/python3 -c '
+import sys
+u = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+n = 0
+for s in sys.argv[1].split(","):
+    b = int(s[:-1]) * u[s[-1]] if s[-1] in u else int(s)
+    n += max(-(-b // 4096), 8)
+print(2 * n)' "$sizes")
+got=$(sdr_json_qp_sum rx_pkts)
+[ "$got" = "$want" ] || sdr_fail "QPs placed $got packets, the messages have $want"
 echo "ring pair: $nmsg messages bit-exact"

@@ -4,6 +4,9 @@
  * out-of-range descriptors written straight into the SQ ring get error
  * completions with the documented status and never disturb the daemon; an
  * unsealed memfd is refused; afterwards a normal transfer still works.
+ * Prints one line "expect COUNTER N" per host-interface counter: how many
+ * descriptors of that kind it injected (hostile.sh compares them with the
+ * daemon's counters, exactly).
  *   test_hostile SOCK_A SOCK_B
  */
 #include <errno.h>
@@ -99,22 +102,24 @@ int main(int argc, char **argv)
 		const char *what;
 		struct sdr_sqe d;
 		int status;
+		const char *counter; /* the daemon's counter for it */
 	} cases[] = {
-		{"bad opcode", {.opcode = 99, .qp_id = (uint16_t)qid, .length = 1}, -EINVAL},
-		{"flags set", {.opcode = SDR_SQ_SEND, .flags = 1, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 1}, -EINVAL},
-		{"reserved set", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 1, .reserved = {1}}, -EINVAL},
-		{"unknown QP", {.opcode = SDR_SQ_SEND, .qp_id = 250, .mr_id = mid, .length = 1}, -EBADF},
-		{"QP of another context", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)sdr__qp_id(qo), .mr_id = mid, .length = 1}, -EBADF},
-		{"unknown MR", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = 200, .length = 1}, -ENOENT},
-		{"huge MR id", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = 0xFFFFFFFF, .length = 1}, -ENOENT},
-		{"range past MR end", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .offset = len - 10, .length = 100}, -ERANGE},
-		{"offset overflow", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = mid, .offset = UINT64_MAX - 5, .length = 100}, -ERANGE},
-		{"zero length", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0}, -EMSGSIZE},
-		{"over max_msg", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0xFFFFFFFF}, -EMSGSIZE},
-		{"unconnected QP send", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1}, -ENOTCONN},
-		{"unconnected QP recv", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1}, -ENOTCONN},
+		{"bad opcode", {.opcode = 99, .qp_id = (uint16_t)qid, .length = 1}, -EINVAL, "sqe_bad"},
+		{"flags set", {.opcode = SDR_SQ_SEND, .flags = 1, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 1}, -EINVAL, "sqe_bad"},
+		{"reserved set", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 1, .reserved = {1}}, -EINVAL, "sqe_bad"},
+		{"unknown QP", {.opcode = SDR_SQ_SEND, .qp_id = 250, .mr_id = mid, .length = 1}, -EBADF, "sqe_bad_qp"},
+		{"QP of another context", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)sdr__qp_id(qo), .mr_id = mid, .length = 1}, -EBADF, "sqe_bad_qp"},
+		{"unknown MR", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = 200, .length = 1}, -ENOENT, "sqe_bad_mr"},
+		{"huge MR id", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = 0xFFFFFFFF, .length = 1}, -ENOENT, "sqe_bad_mr"},
+		{"range past MR end", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .offset = len - 10, .length = 100}, -ERANGE, "sqe_bad_range"},
+		{"offset overflow", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = mid, .offset = UINT64_MAX - 5, .length = 100}, -ERANGE, "sqe_bad_range"},
+		{"zero length", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0}, -EMSGSIZE, "sqe_bad_len"},
+		{"over max_msg", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0xFFFFFFFF}, -EMSGSIZE, "sqe_bad_len"},
+		{"unconnected QP send", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1}, -ENOTCONN, "sqe_not_conn"},
+		{"unconnected QP recv", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1}, -ENOTCONN, "sqe_not_conn"},
 	};
-	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	const unsigned ncases = sizeof(cases) / sizeof(cases[0]);
+	for (unsigned i = 0; i < ncases; i++) {
 		cases[i].d.wr_id = 1000 + i;
 		CHECK(sdr__sq_raw_post(a, &cases[i].d) == 0, "raw post %s", cases[i].what);
 		struct sdr_wc wc = wait_wc(a, 1000 + i);
@@ -129,6 +134,18 @@ int main(int argc, char **argv)
 		struct sdr_sqe e = {.opcode = SDR_SQ_STREAM_END, .qp_id = (uint16_t)qid, .seq = 12345};
 		CHECK(sdr__sq_raw_post(a, &e) == 0, "raw post");
 	}
+	/* what the daemon must have counted, per counter (first occurrence
+	 * prints the total of its kind) */
+	for (unsigned i = 0; i < ncases; i++) {
+		unsigned n = 0, first = 1;
+		for (unsigned j = 0; j < ncases; j++) {
+			first &= !(j < i && !strcmp(cases[j].counter, cases[i].counter));
+			n += !strcmp(cases[j].counter, cases[i].counter);
+		}
+		if (first)
+			printf("expect %s %u\n", cases[i].counter, n);
+	}
+	printf("expect sqe_no_target 2\n"); /* the RECV_COMPLETE and STREAM_END above */
 
 	/* The daemon is unharmed: a normal 1 MiB transfer with an immediate. */
 	for (size_t i = 0; i < len; i++)

@@ -3,7 +3,8 @@
  * Unit tests of common/sdr_model.c, the completion-time model.
  *
  *  - P_chunk and P_EC against brute-force enumeration of loss patterns;
- *  - the worked P_fallback table of PAPERS.md section 3.4;
+ *  - the worked P_fallback table of docs/papers.md §1.4 (the paper's App. B
+ *    formulas at 128 MiB, 64 KiB chunks, k = 32);
  *  - the SR lattice mean, CDF and quantiles against exhaustive enumeration
  *    of the retransmission counts (small M, overlapping and not);
  *  - the SR lattice mean against direct sampling of max X for a large,
@@ -17,7 +18,8 @@
  *    exact, the model mean must be within 5 % of the simulated mean (and
  *    within the simulation's statistical error). The large-message regime,
  *    where the formula is only a lower bound, is reported, not asserted;
- *  - the reference numbers of the issue (1 Gbit/s, 25 ms, 1e-2 per packet);
+ *  - the reference numbers of docs/model.md (this model at 1 Gbit/s, 25 ms,
+ *    1e-2 per packet, 4 KiB chunks);
  *  - the scheme pick and parameter validation.
  *
  * SDR_TEST_SEED=N replays with another seed; `test_model --quick` runs a
@@ -150,7 +152,7 @@ static void test_p_ec_enumeration(void)
 	CHECK(isnan(sdr_model_p_ec(SDR_MODEL_MDS, 32, 8, -1e-3)));
 }
 
-/* PAPERS.md section 3.4: 128 MiB, 64 KiB chunks, k = 32 (L = 64) */
+/* docs/papers.md §1.4: 128 MiB, 64 KiB chunks, k = 32 (L = 64) */
 static void test_paper_table(void)
 {
 	static const struct {
@@ -591,7 +593,8 @@ static void test_monte_carlo(void)
 
 static void test_reference_and_pick(void)
 {
-	/* issue: 4 KiB chunks, 1 Gbit/s, 25 ms, 1e-2 per packet, RTO 1.5 RTT:
+	/* docs/model.md "Reference numbers" (this model's outputs, not the
+	 * paper's): 4 KiB chunks, 1 Gbit/s, 25 ms, 1e-2 per packet, RTO 1.5 RTT:
 	 * SR ~45 ms vs RS(32,8) ~28 ms at 256 KiB; ~95 vs ~67 ms at 4 MiB */
 	static const struct {
 		uint64_t size;

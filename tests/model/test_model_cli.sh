@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Tests of the sdr-model CLI (hw/model/sdr-model.c): the reference numbers of
-# the issue (4 KiB chunks, 1 Gbit/s, 25 ms RTT, 1e-2 per packet, RTO 1.5 RTT:
-# SR ~45 ms vs RS(32,8) ~28 ms at 256 KiB, ~95 vs ~67 ms at 4 MiB), the JSON
+# docs/model.md, this model's own outputs (4 KiB chunks, 1 Gbit/s, 25 ms RTT,
+# 1e-2 per packet, RTO 1.5 RTT: SR ~45 ms vs RS(32,8) ~28 ms at 256 KiB, ~95
+# vs ~67 ms at 4 MiB), the JSON
 # output, --help, and rejection of bad values with exit status 2.
 # Usage: test_model_cli.sh path/to/sdr-model
 set -u

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Smoke test of sdr-perf: it runs, its JSON lines parse and carry positive
-# numbers that agree with what was asked, plot.py makes PNGs, a refused
+# numbers that agree with what was asked, plot.py makes PNGs, an unknown
 # scheme is reported as skipped, and SIGINT leaves no daemon behind.
 # No timing thresholds.
 set -u

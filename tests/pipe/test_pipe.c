@@ -354,6 +354,50 @@ static void test_orderings(void)
 	check_des(&c, "greedy budget 1");
 }
 
+/* The defaults sdr-pipe --help states: --mem-budget is S for greedy and M
+ * for geopipe; --delta-n is the auto rule ceil(k * (rtt + act/rate +
+ * grad/rate) / (tf + tb) - 0.05) per stage with k crossings downstream,
+ * capped by the budget and by M, non-increasing downstream. */
+static void test_defaults(void)
+{
+	struct pipe_cfg c;
+
+	pipe_cfg_init(&c);
+	CHECK(c.mem_budget == 0 && c.delta_n == UINT32_MAX, "defaults not 'unset'");
+	c.stages = 8;
+	c.micro = 16;
+	for (uint32_t s = 0; s < c.stages; s++)
+		c.dc_of[s] = s >= 4;
+	c.sched = PIPE_SCHED_GREEDY;
+	CHECK(pipe_cfg_finish(&c) == 0, "finish");
+	CHECK(pipe_stage_budget(&c, 0) == 8 && pipe_stage_budget(&c, 7) == 8, "greedy: S");
+	c.sched = PIPE_SCHED_GEOPIPE;
+	CHECK(pipe_stage_budget(&c, 0) == 16 && pipe_stage_budget(&c, 7) == 16, "geopipe: M");
+	/* 25 ms RTT, 900 Mbit/s, 256 KiB each way (2.37 ms on the wire each),
+	 * tf + tb = 37.5 ms: ceil(29.75 / 37.5 - 0.05) = 1 upstream of the link */
+	for (uint32_t s = 0; s < c.stages; s++)
+		CHECK(pipe_stage_delta(&c, s) == (s < 4 ? 1u : 0u), "auto dN(%u) = %u", s,
+		      pipe_stage_delta(&c, s));
+	/* 100 ms RTT: ceil(104.75 / 37.5 - 0.05) = 3 */
+	c.rtt = 0.1;
+	CHECK(pipe_stage_delta(&c, 0) == 3 && pipe_stage_delta(&c, 3) == 3 &&
+	      pipe_stage_delta(&c, 4) == 0, "auto dN at 100 ms: %u", pipe_stage_delta(&c, 0));
+	/* two crossings downstream of stage 0 (0 1 1 1 0 0 0 0): k = 2 there */
+	for (uint32_t s = 0; s < c.stages; s++)
+		c.dc_of[s] = s >= 1 && s <= 3;
+	c.rtt = 0.025;
+	CHECK(pipe_stage_delta(&c, 0) == 2 && pipe_stage_delta(&c, 1) == 1 &&
+	      pipe_stage_delta(&c, 4) == 0, "auto dN, two crossings: %u %u",
+	      pipe_stage_delta(&c, 0), pipe_stage_delta(&c, 1));
+	/* capped by M: M = S leaves stage 0 no room */
+	c.micro = 8;
+	CHECK(pipe_stage_budget(&c, 0) == 8 && pipe_stage_delta(&c, 0) == 0, "dN above M");
+	/* an explicit --delta-n replaces the rule */
+	c.micro = 16;
+	c.delta_n = 2;
+	CHECK(pipe_stage_delta(&c, 0) == 2, "explicit dN");
+}
+
 static void test_checkers_fail(void)
 {
 	struct pipe_cfg c;
@@ -499,6 +543,7 @@ int main(void)
 	test_closed_one_micro();
 	test_link_queue();
 	test_orderings();
+	test_defaults();
 	test_checkers_fail();
 	test_grid();
 	if (fails) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "pipe_json.h"
 #include "pipe_run.h"
 #include "sdr_units.h"
 
@@ -25,6 +26,8 @@ static void usage(FILE *f)
 		"  --place LIST        'A,B' stages per DC (contiguous) or 'd0,d1,...' DC of each stage\n"
 		"  --micro M           micro-batches per iteration (default 8, max %d)\n"
 		"  --tf T --tb T       forward / backward time per micro-batch (default 12.5ms, 2*tf)\n"
+		"  --tf-stage LIST --tb-stage LIST  per-stage times 'T0,T1,...' (one per stage;\n"
+		"                      0 = --tf / --tb): DES, greedy order and GeoPipe dN use them\n"
 		"  --act SIZE --grad SIZE  activation / gradient bytes (default 256K each)\n"
 		"  --sched NAME        gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')\n"
 		"  --comm MODE         blocking | nonblocking (default: gpipe/1f1b blocking)\n"
@@ -40,6 +43,8 @@ static void usage(FILE *f)
 		"  --mtu N --frame-overhead N   for wire bytes (default 4096, 78)\n"
 		"run:\n"
 		"  --simulate          DES only, no daemons\n"
+		"  --print-schedule    print the per-stage programs, channels and the DES\n"
+		"                      prediction as one JSON line, then exit (no daemons)\n"
 		"  --dc 0|1            this process' DC; 0 is the TCP server (--server ADDR, --port P\n"
 		"                      (default 18600)),\n"
 		"                      1 connects (--connect HOST:PORT)\n"
@@ -78,6 +83,23 @@ static int parse_time(const char *s, double *out)
 	return 0;
 }
 
+/* "T0,T1,..." with exactly @p n times into @p out. */
+static int parse_stage_times(const char *s, uint32_t n, double *out)
+{
+	char buf[4096], *save = NULL, *tok;
+	uint32_t i = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (i == n || parse_time(tok, &out[i]) || out[i] > 60)
+			return -1;
+		i++;
+	}
+	return i == n ? 0 : -1;
+}
+
 static void die_opt(const char *opt, const char *val)
 {
 	fprintf(stderr, "sdr-pipe: bad %s '%s'\n", opt, val);
@@ -88,7 +110,7 @@ enum {
 	O_STAGES = 256, O_PLACE, O_MICRO, O_TF, O_TB, O_ACT, O_GRAD, O_SCHED, O_COMM, O_DN, O_MEM,
 	O_RTT, O_RATE, O_MTU, O_FOH, O_SIM, O_DC, O_DPU, O_SERVER, O_PORT, O_CONNECT, O_REL,
 	O_ITERS, O_TIMEOUT, O_SEED, O_POLL, O_JSON, O_SVG, O_EVENTS, O_CHECK, O_QUIET, O_VERBOSE,
-	O_HELP
+	O_HELP, O_TF_STAGE, O_TB_STAGE, O_PRINT_SCHED
 };
 
 static int write_events(const char *path, const struct pipe_events *e)
@@ -226,12 +248,14 @@ int main(int argc, char **argv)
 		{"iters", 1, 0, O_ITERS}, {"timeout", 1, 0, O_TIMEOUT}, {"seed", 1, 0, O_SEED},
 		{"poll-us", 1, 0, O_POLL}, {"json", 0, 0, O_JSON}, {"svg", 1, 0, O_SVG},
 		{"events", 1, 0, O_EVENTS}, {"check-events", 1, 0, O_CHECK}, {"quiet", 0, 0, O_QUIET},
-		{"verbose", 0, 0, O_VERBOSE}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"verbose", 0, 0, O_VERBOSE}, {"help", 0, 0, O_HELP}, {"tf-stage", 1, 0, O_TF_STAGE},
+		{"tb-stage", 1, 0, O_TB_STAGE}, {"print-schedule", 0, 0, O_PRINT_SCHED}, {0, 0, 0, 0}};
 	struct pipe_cfg cfg;
 	struct pipe_rt_opts ro = {.dpu = "/tmp/sdr-dpu.sock", .port = 18600, .iters = 3,
 				  .timeout = 10, .seed = 1, .poll_us = 100};
 	int sim = 0, json = 0, quiet = 0, all_sched = 0, tb_set = 0, place_set = 0, stages_set = 0;
-	const char *svg = NULL, *evpath = NULL, *check = NULL;
+	const char *svg = NULL, *evpath = NULL, *check = NULL, *tf_stage = NULL, *tb_stage = NULL;
+	int print_sched = 0;
 	uint32_t stages = 0;
 	uint64_t v;
 	int opt, rc;
@@ -358,6 +382,9 @@ int main(int argc, char **argv)
 		case O_EVENTS: evpath = optarg; break;
 		case O_CHECK: check = optarg; break;
 		case O_QUIET: quiet = 1; break;
+		case O_TF_STAGE: tf_stage = optarg; break;
+		case O_TB_STAGE: tb_stage = optarg; break;
+		case O_PRINT_SCHED: print_sched = 1; break;
 		case O_VERBOSE: ro.verbose = 1; break;
 		case O_HELP:
 		case 'h': usage(stdout); return 0;
@@ -380,6 +407,26 @@ int main(int argc, char **argv)
 	}
 	if (!tb_set)
 		cfg.tb = 2 * cfg.tf;
+	for (int k = 0; k < 2; k++) {
+		const char *arg = k ? tb_stage : tf_stage;
+
+		if (arg && parse_stage_times(arg, cfg.stages, k ? cfg.tb_stage : cfg.tf_stage)) {
+			fprintf(stderr, "sdr-pipe: bad --%s '%s': want %u times T0,T1,... (s, ms, us; "
+					"0 = --%s)\n", k ? "tb-stage" : "tf-stage", arg, cfg.stages,
+				k ? "tb" : "tf");
+			return 2;
+		}
+	}
+	if (print_sched) {
+		if (pipe_cfg_finish(&cfg)) {
+			fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
+					"non-blocking only)\n");
+			return 2;
+		}
+		if (predict(&cfg, &prog, &pred))
+			return 1;
+		return pipe_schedule_json(stdout, &cfg, &prog, &pred) ? 1 : 0;
+	}
 	if (all_sched && !sim) {
 		fprintf(stderr, "sdr-pipe: --sched all needs --simulate\n");
 		return 2;

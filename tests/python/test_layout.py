@@ -4,12 +4,15 @@ C headers: every size and field offset (printed by layout.c) and every
 constant. Usage: test_layout.py LAYOUT_EXE (PYTHONPATH has host/python)."""
 import ctypes
 import json
+import os
 import subprocess
 import sys
 
 from sdr import _capi
 
-out = subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True).stdout.splitlines()
+wrap = os.environ.get("SDR_EXE_WRAPPER", "").split()   # qemu in the aarch64 cross build
+out = subprocess.run(wrap + [sys.argv[1]], check=True, capture_output=True,
+                     text=True).stdout.splitlines()
 layout, consts = json.loads(out[0]), json.loads(out[1])
 structs = {"sdr_ctx_attr": _capi.CtxAttr, "sdr_qp_attr": _capi.QpAttr, "sdr_qp_info": _capi.QpInfo,
            "sdr_send_wr": _capi.SendWr, "sdr_recv_wr": _capi.RecvWr, "sdr_wc": _capi.Wc,

@@ -11,7 +11,7 @@ cd "$SDR_TMP" || exit 1
 sdr_py -m sdr.launch --ranks 4 --place 0,1,0,1 --dpu "$SOCK_A,$SOCK_B" --timeout 150 -- \
 	"$SDR_PY_TESTS/test_torch_backend.py" || { cat "$DPU_LOG"; sdr_fail "backend test"; }
 # a missing daemon: a clear exception naming the socket, at once
-out=$(env SDR_DPU="$SDR_TMP/none.sock" "$SDR_PYTHON" -c '
+out=$(env "${SDR_PY_ENV[@]}" SDR_DPU="$SDR_TMP/none.sock" "$SDR_PYTHON" -c '
 import sys, torch.distributed as dist, sdr, sdr.torch
 try:
     dist.init_process_group("sdr", init_method="tcp://127.0.0.1:'"$(sdr_free_port)"'", rank=0, world_size=1)

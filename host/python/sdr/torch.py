@@ -458,6 +458,8 @@ class _LocalChannel:
         return ""
 
     def close(self):
+        """Stop both threads and wait for them: at interpreter exit a daemon
+        thread still running would be torn down under the interpreter."""
         with self.lock:
             self.closing = True
             self.send_cv.notify_all()
@@ -465,6 +467,9 @@ class _LocalChannel:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        for t in (self.tx, self.rx):
+            if t is not threading.current_thread():
+                t.join(timeout=5)
         self.sock.close()
 
 
@@ -588,8 +593,10 @@ class _SdrWork(_Work):
                 self._exc = exc
                 self._check()
                 break
+            # spin briefly (a completion due within microseconds), then
+            # sleep between polls: ranks and daemons share few cores
             spins += 1
-            if spins > 200:
+            if spins > 3:
                 time.sleep(pg._poll_s)
         if self._exc is not None:
             raise self._exc

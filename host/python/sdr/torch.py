@@ -18,7 +18,7 @@ else raises RuntimeError naming what is supported. See docs/training.md.
 Configuration: ``pg_options=sdr.torch.Options(...)`` in init_process_group,
 else the environment: SDR_DPU (daemon socket), SDR_REL (none, sr, auto, ec,
 ec:rs:K:M, ec:xor:K:M; default auto), SDR_MAX_MSG, SDR_CHUNK_PKTS,
-SDR_POLL_US.
+SDR_SPIN_US, SDR_POLL_US.
 """
 import ctypes
 import collections
@@ -90,8 +90,10 @@ class Options:
                 (--max-msg, 64 MiB).
     chunk_pkts: packets per receive-bitmap chunk (default $SDR_CHUNK_PKTS,
                 then the daemon's --chunk-pkts)
-    poll_us:    sleep between polls once a wait has spun for a while
-                (default $SDR_POLL_US, then 50)
+    spin_us:    a wait polls back to back (yielding the CPU) this long
+                (default $SDR_SPIN_US, then 1000), then
+    poll_us:    sleeps this long between polls (default $SDR_POLL_US,
+                then 50)
     arena_mb:   size of each registered memory arena for sdr.torch.empty()
                 and staging copies (default 64)
     local_dir:  directory of the unix sockets between ranks on the same DPU
@@ -99,7 +101,7 @@ class Options:
     """
 
     def __init__(self, dpu=None, rel=None, max_msg=None, chunk_pkts=None, poll_us=None,
-                 arena_mb=64, local_dir=None):
+                 spin_us=None, arena_mb=64, local_dir=None):
         self.dpu = dpu or os.environ.get("SDR_DPU") or core.DEFAULT_SOCKET
         self.rel = rel or os.environ.get("SDR_REL") or "auto"
         core.parse_rel(self.rel)  # ValueError now rather than at QP creation
@@ -107,15 +109,17 @@ class Options:
         self.chunk_pkts = (int(chunk_pkts) if chunk_pkts is not None
                            else _env_int("SDR_CHUNK_PKTS", 0))
         self.poll_us = int(poll_us) if poll_us is not None else _env_int("SDR_POLL_US", 50)
+        self.spin_us = int(spin_us) if spin_us is not None else _env_int("SDR_SPIN_US", 1000)
         self.arena_mb = int(arena_mb)
         self.local_dir = local_dir
-        if self.max_msg < 0 or self.chunk_pkts < 0 or self.poll_us < 0 or self.arena_mb <= 0:
-            raise ValueError("sdr.torch.Options: max_msg, chunk_pkts, poll_us must be >= 0, "
-                             "arena_mb > 0")
+        if (self.max_msg < 0 or self.chunk_pkts < 0 or self.poll_us < 0 or self.spin_us < 0
+                or self.arena_mb <= 0):
+            raise ValueError("sdr.torch.Options: max_msg, chunk_pkts, poll_us, spin_us must be "
+                             ">= 0, arena_mb > 0")
 
     def __repr__(self):
         return (f"sdr.torch.Options(dpu={self.dpu!r}, rel={self.rel!r}, max_msg={self.max_msg}, "
-                f"chunk_pkts={self.chunk_pkts}, poll_us={self.poll_us})")
+                f"chunk_pkts={self.chunk_pkts}, spin_us={self.spin_us}, poll_us={self.poll_us})")
 
 
 # ---------------------------------------------------------------- memory
@@ -569,8 +573,8 @@ class _SdrWork(_Work):
         t = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
         if t <= 0:
             t = pg._timeout
-        deadline = time.monotonic() + t
-        spins = 0
+        t_start = time.monotonic()
+        deadline = t_start + t
         while True:
             pg._progress()
             if self._check():
@@ -593,10 +597,13 @@ class _SdrWork(_Work):
                 self._exc = exc
                 self._check()
                 break
-            # spin briefly (a completion due within microseconds), then
-            # sleep between polls: ranks and daemons share few cores
-            spins += 1
-            if spins > 3:
+            # poll back to back (yielding the CPU) for spin_us, then sleep
+            # poll_us between polls: short waits end without a sleep's
+            # wake-up latency, long ones (a round trip across DCs) do not
+            # burn a core that ranks and daemons share
+            if now - t_start < pg._spin_s:
+                os.sched_yield()
+            else:
                 time.sleep(pg._poll_s)
         if self._exc is not None:
             raise self._exc
@@ -634,6 +641,7 @@ class ProcessGroupSDR(_ProcessGroup):
         self._timeout = (timeout.total_seconds() if isinstance(timeout, datetime.timedelta)
                          else float(timeout))
         self._poll_s = opts.poll_us * 1e-6
+        self._spin_s = opts.spin_us * 1e-6
         self._lock = threading.RLock()
         self._wr = {}
         self._next_wr = 1

@@ -101,6 +101,11 @@ int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m);
 #pragma GCC visibility pop
 #endif
 
+/** Range of a QP's rate_bps, the same at QP_CREATE and QP_SET_RATE: 0 =
+ *  unpaced, else SDR_QP_RATE_MIN..SDR_QP_RATE_MAX bit/s. */
+#define SDR_QP_RATE_MIN 1000000ull        /* 1 Mbit/s */
+#define SDR_QP_RATE_MAX 10000000000000ull /* 10 Tbit/s */
+
 struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
 	uint32_t chunk_pkts;  /**< 0 = daemon default */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpu.h"
+#include "sdr_types.h"
 #include "sdr_units.h"
 
 enum {
@@ -17,9 +17,20 @@ enum {
 	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA, OPT_SR_MIN_RTO,
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
 	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
+	OPT_QUOTA_KEY, OPT_QUOTA_CONNS, OPT_QUOTA_CTXS, OPT_QUOTA_QPS, OPT_QUOTA_MR,
+	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO,
 };
 
 #define AUTO_SCHEMES_DEFAULT "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8"
+/* Per-client quotas (docs/host-api.md "Limits and quotas"): a quarter of
+ * the instance's context (64) and QP (256) tables, so that one client never
+ * fills them; connections: its contexts and as many idle ones. */
+#define QUOTA_CONNS_DEFAULT 32u
+#define QUOTA_CTXS_DEFAULT 16u
+#define QUOTA_QPS_DEFAULT 64u
+#define QUOTA_MR_GB_DEFAULT 16u
+#define CTL_REPLY_TO_DEFAULT 1000u
+#define CTL_HELLO_TO_DEFAULT 3000u
 
 static const struct option long_opts[] = {
 	{"name", required_argument, NULL, OPT_NAME},
@@ -56,6 +67,13 @@ static const struct option long_opts[] = {
 	{"ec-pool-mb", required_argument, NULL, OPT_EC_POOL},
 	{"auto-schemes", required_argument, NULL, OPT_AUTO_SCHEMES},
 	{"auto-objective", required_argument, NULL, OPT_AUTO_OBJ},
+	{"quota-key", required_argument, NULL, OPT_QUOTA_KEY},
+	{"quota-conns", required_argument, NULL, OPT_QUOTA_CONNS},
+	{"quota-ctxs", required_argument, NULL, OPT_QUOTA_CTXS},
+	{"quota-qps", required_argument, NULL, OPT_QUOTA_QPS},
+	{"quota-mr-bytes", required_argument, NULL, OPT_QUOTA_MR},
+	{"ctl-reply-timeout-ms", required_argument, NULL, OPT_CTL_REPLY_TO},
+	{"ctl-hello-timeout-ms", required_argument, NULL, OPT_CTL_HELLO_TO},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -150,9 +168,24 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --auto-objective O   minimise the predicted mean or p999 completion time\n"
 "                       (default mean)\n"
 "\n"
+"Hosts (control socket; docs/host-api.md \"Limits and quotas\"). Quotas hold per\n"
+"client and instance; 0 = no limit. A refusal says which quota in its reason\n"
+"(sdr_last_error()) and counts in ctl_quota_*:\n"
+"  --quota-key uid|pid  who a client is: the peer's uid (default; processes of\n"
+"                       one user share its quotas) or its pid (SO_PEERCRED)\n"
+"  --quota-conns N      connections open at once, attached or not (default %u)\n"
+"  --quota-ctxs N       attached contexts (default %u)\n"
+"  --quota-qps N        QPs (default %u)\n"
+"  --quota-mr-bytes B   registered memory, K/M/G suffixes (default %uG)\n"
+"  --ctl-reply-timeout-ms MS  drop a client that does not take a reply within MS\n"
+"                       (it does not read its socket; default %u)\n"
+"  --ctl-hello-timeout-ms MS  drop a connection that has not attached (HELLO)\n"
+"                       within MS of connecting (default %u)\n"
+"\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
 "(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
-		prog);
+		prog, QUOTA_CONNS_DEFAULT, QUOTA_CTXS_DEFAULT, QUOTA_QPS_DEFAULT,
+		QUOTA_MR_GB_DEFAULT, CTL_REPLY_TO_DEFAULT, CTL_HELLO_TO_DEFAULT);
 }
 
 static int opt_u32(const char *opt, const char *arg, uint32_t lo, uint32_t hi, uint32_t *out,
@@ -195,6 +228,12 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->global_timeout_ms = 3000;
 	cfg->qpn_epoch = -1;
 	cfg->auto_obj = SDR_MODEL_OBJ_MEAN;
+	cfg->quota_conns = QUOTA_CONNS_DEFAULT;
+	cfg->quota_ctxs = QUOTA_CTXS_DEFAULT;
+	cfg->quota_qps = QUOTA_QPS_DEFAULT;
+	cfg->quota_mr_bytes = (uint64_t)QUOTA_MR_GB_DEFAULT << 30;
+	cfg->ctl_reply_timeout_ms = CTL_REPLY_TO_DEFAULT;
+	cfg->ctl_hello_timeout_ms = CTL_HELLO_TO_DEFAULT;
 	if (sdr_auto_schemes_parse(AUTO_SCHEMES_DEFAULT, cfg->auto_cands, &cfg->auto_ncands))
 		return -1; /* cannot happen */
 	ic = &cfg->inst[0];
@@ -392,6 +431,48 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 					optarg);
 				return -1;
 			}
+			break;
+		case OPT_QUOTA_KEY:
+			if (!strcmp(optarg, "uid")) {
+				cfg->quota_by_pid = 0;
+			} else if (!strcmp(optarg, "pid")) {
+				cfg->quota_by_pid = 1;
+			} else {
+				fprintf(stderr, "sdr-dpu: --quota-key: '%s' is not uid or pid\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_QUOTA_CONNS:
+			if (opt_u32("--quota-conns", optarg, 0, 1u << 20, &cfg->quota_conns, 0))
+				return -1;
+			break;
+		case OPT_QUOTA_CTXS:
+			if (opt_u32("--quota-ctxs", optarg, 0, 1u << 20, &cfg->quota_ctxs, 0))
+				return -1;
+			break;
+		case OPT_QUOTA_QPS:
+			if (opt_u32("--quota-qps", optarg, 0, 1u << 20, &cfg->quota_qps, 0))
+				return -1;
+			break;
+		case OPT_QUOTA_MR: {
+			uint64_t b;
+			if (sdr_parse_u64(optarg, &b, 1) || b > (1ull << 50)) {
+				fprintf(stderr, "sdr-dpu: --quota-mr-bytes: '%s' is not a size in [0, 1048576G]"
+						" (K/M/G suffixes)\n", optarg);
+				return -1;
+			}
+			cfg->quota_mr_bytes = b;
+			break;
+		}
+		case OPT_CTL_REPLY_TO:
+			if (opt_u32("--ctl-reply-timeout-ms", optarg, 1, 3600000, &cfg->ctl_reply_timeout_ms,
+				    0))
+				return -1;
+			break;
+		case OPT_CTL_HELLO_TO:
+			if (opt_u32("--ctl-hello-timeout-ms", optarg, 1, 3600000, &cfg->ctl_hello_timeout_ms,
+				    0))
+				return -1;
 			break;
 		case OPT_GTIMEOUT:
 			if (opt_u32("--global-timeout-ms", optarg, 0, 3600000, &cfg->global_timeout_ms, 0))

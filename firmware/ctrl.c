@@ -4,9 +4,18 @@
  * socket, receive their context segment (memfd), register memory (memfds,
  * which we map), create/connect/destroy QPs. A host that hangs up or dies
  * loses its QPs and mappings; the others keep working.
+ *
+ * No host can stall or starve the others (docs/host-api.md "Limits and
+ * quotas"): client sockets are non-blocking, and a reply the client does
+ * not take within --ctl-reply-timeout-ms drops it; a connection must say
+ * HELLO within --ctl-hello-timeout-ms; nothing on this thread waits for a
+ * host's memory (MRs are mapped lazily, mrpop.c maps resident pages in the
+ * background); connections, contexts, QPs and registered bytes are limited
+ * per client (the peer's uid, or its pid with --quota-key pid) and instance.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,27 +25,132 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
 #include <rte_random.h>
 
-#include "dpu.h"
+#include "cq.h"
+#include "ctrl.h"
+#include "mrpop.h"
+#include "rel.h"
+#include "txq.h"
+#include "worker.h"
 
 #define MAX_CLIENTS (SDR_MAX_INST * SDR_MAX_CTX)
+#define ACCEPT_BURST 64 /* connections accepted per poll */
+
+/** What one client (uid or pid, --quota-key) holds on one instance. */
+struct quota {
+	int used;
+	unsigned inst;
+	uint32_t key;
+	unsigned conns, ctxs, qps;
+	uint64_t mr_bytes;
+};
 
 struct client {
 	int fd;
 	struct sdr_inst *in;
 	struct sdr_hctx *ctx; /* after HELLO */
+	struct quota *q;
+	pid_t pid;
+	uid_t uid;
+	uint64_t hello_by;    /* ms: dropped if not attached by then */
+	/* A reply the socket could not take (the client does not read): no
+	 * further request is read from the client until it is sent, and the
+	 * client is dropped if that does not happen by pend_by. */
+	int pending;
+	int pend_fd;          /* descriptor to pass (owned by its ctx/QP) or -1 */
+	uint64_t pend_by;
+	struct sdr_ctl_resp pend;
 };
 
 static struct client clients[MAX_CLIENTS];
 static unsigned nclients;
 static unsigned next_worker;
+static struct quota quotas[MAX_CLIENTS];
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Count a refusal or drop and log it, at most one line per second and
+ * counter (a hostile host must not flood the log); the suppressed lines
+ * are counted in the next one. */
+static void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
+{
+	static uint64_t last[SDR_CTR__MAX], quiet[SDR_CTR__MAX];
+	uint64_t t = now_ms();
+	char buf[256];
+	va_list ap;
+
+	sdr_g.ctl_ctr[ctr]++;
+	if (last[ctr] && t - last[ctr] < 1000) {
+		quiet[ctr]++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (quiet[ctr])
+		printf("sdr-dpu[%s]: %s (%s; %llu more not logged)\n", inst, buf, sdr_ctr_names[ctr],
+		       (unsigned long long)quiet[ctr]);
+	else
+		printf("sdr-dpu[%s]: %s (%s)\n", inst, buf, sdr_ctr_names[ctr]);
+	last[ctr] = t;
+	quiet[ctr] = 0;
+}
+
+static const char *who(const struct client *cl, char buf[48])
+{
+	if (sdr_g.cfg.quota_by_pid)
+		snprintf(buf, 48, "client pid %d", (int)cl->pid);
+	else
+		snprintf(buf, 48, "client uid %u", (unsigned)cl->uid);
+	return buf;
+}
+
+/* ... and for the log, with the pid in uid mode */
+static const char *who_log(const struct client *cl, char buf[64])
+{
+	if (sdr_g.cfg.quota_by_pid)
+		snprintf(buf, 64, "client pid %d", (int)cl->pid);
+	else
+		snprintf(buf, 64, "client uid %u (pid %d)", (unsigned)cl->uid, (int)cl->pid);
+	return buf;
+}
+
+static struct quota *quota_get(unsigned inst, uint32_t key)
+{
+	struct quota *fr = NULL;
+
+	for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+		struct quota *q = &quotas[i];
+		if (q->used && q->inst == inst && q->key == key)
+			return q;
+		if (!q->used && !fr)
+			fr = q;
+	}
+	if (fr) { /* there is one: a quota per connection at most */
+		memset(fr, 0, sizeof(*fr));
+		fr->used = 1;
+		fr->inst = inst;
+		fr->key = key;
+	}
+	return fr;
+}
 
 /* ---------- socket helpers ---------- */
 
+/* Send a reply without blocking: 0 sent, 1 the socket is full, -1 error. */
 static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
 {
 	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
@@ -58,7 +172,9 @@ static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
 	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*r) ? 0 : -1;
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r))
+		return 0;
+	return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -1;
 }
 
 /* Receive one request; *fd_out gets a passed descriptor or -1.
@@ -152,13 +268,28 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	if (q->abi_major != SDR_ABI_MAJOR)
 		return fail(r, EPROTO, "ABI %u.x, this daemon speaks %u.%u", q->abi_major,
 			    SDR_ABI_MAJOR, SDR_ABI_MINOR);
+	if (sdr_g.cfg.quota_ctxs && cl->q->ctxs >= sdr_g.cfg.quota_ctxs) {
+		char w[48], wl[64];
+		ctl_note(SDR_CTR_ctl_quota_ctxs, in->cfg.name, "HELLO of %s refused: %u contexts"
+			 " attached (--quota-ctxs)", who_log(cl, wl), cl->q->ctxs);
+		return fail(r, EDQUOT, "%s has %u contexts attached to this DPU (--quota-ctxs %u)",
+			    who(cl, w), cl->q->ctxs, sdr_g.cfg.quota_ctxs);
+	}
 	for (slot = 0; slot < SDR_MAX_CTX && in->ctxs[slot]; slot++)
 		;
 	if (slot == SDR_MAX_CTX)
 		return fail(r, EUSERS, "too many hosts attached (%d)", SDR_MAX_CTX);
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	/* completions waiting for CQ room: sized now for everything a context
+	 * can have outstanding (the worker never allocates; pages are only
+	 * touched when the host falls that far behind) */
+	if (c)
+		c->ovf = calloc(SDR_CQ_OVF_CAP, sizeof(*c->ovf));
+	if (!c || !c->ovf) {
+		free(c);
 		return fail(r, ENOMEM, "out of memory");
+	}
+	c->ovf_cap = SDR_CQ_OVF_CAP;
 	off = RTE_ALIGN_CEIL(sizeof(struct sdr_seg_hdr), SDR_CACHE_LINE);
 	size_t sq_idx = off;
 	off += RTE_ALIGN_CEIL(sizeof(struct sdr_ring_idx), SDR_CACHE_LINE);
@@ -171,6 +302,7 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	size = RTE_ALIGN_CEIL(off, 4096);
 	c->seg = memfd_segment("sdr-ctx", size, &c->seg_fd);
 	if (!c->seg) {
+		free(c->ovf);
 		free(c);
 		return fail(r, ENOMEM, "cannot create the shared segment: %s", strerror(errno));
 	}
@@ -201,49 +333,88 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	c->sock = cl->fd;
 	c->inst = in;
 	c->worker = next_worker++ % sdr_g.nworkers;
-	{
-		struct ucred cr;
-		socklen_t l = sizeof(cr);
-		if (!getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
-			c->pid = cr.pid;
-	}
+	c->pid = cl->pid;
 	in->ctxs[slot] = c;
 	cl->ctx = c;
+	cl->q->ctxs++;
 	cmd.obj = c;
 	sdr_worker_call(c->worker, &cmd);
 	r->id = slot;
 	r->seg_size = size;
 	*pass = c->seg_fd;
-	printf("sdr-dpu[%s]: host pid %d attached (context %u, worker %u)\n", in->cfg.name,
-	       (int)c->pid, slot, c->worker);
+	printf("sdr-dpu[%s]: host pid %d uid %u attached (context %u, worker %u)\n", in->cfg.name,
+	       (int)c->pid, (unsigned)cl->uid, slot, c->worker);
 	return 0;
 }
 
-static int do_mr_reg(struct sdr_hctx *c, const struct sdr_ctl_req *q, int fd,
+/* Memory the daemon maps must never fault it. MR memory is written by the
+ * workers as packets land and read as they leave; if a page of it could
+ * disappear (hugetlbfs: a punched hole refaults only while free huge pages
+ * are left; a size-limited tmpfs: only while the mount has room), the next
+ * packet would kill the daemon with SIGBUS. A shmem memfd cannot: it is
+ * sealed against shrinking (F_SEAL_SHRINK: no truncate), and a fault on a
+ * punched hole allocates a page from the unlimited internal mount (at worst
+ * the kernel's OOM handling, never SIGBUS). Only memfd_create() makes
+ * files that accept seals (any other tmpfs file carries F_SEAL_SEAL from
+ * birth), so F_SEAL_SHRINK + TMPFS_MAGIC = a shmem memfd. */
+static int mr_memory_check(int fd, const struct stat *st, struct sdr_ctl_resp *r)
+{
+	struct statfs sfs;
+	int seals;
+
+	if (!S_ISREG(st->st_mode))
+		return fail(r, EBADF, "passed descriptor is not a memfd/regular file");
+	if (fstatfs(fd, &sfs))
+		return fail(r, EBADF, "fstatfs of the passed descriptor failed: %s", strerror(errno));
+	if ((uint32_t)sfs.f_type == (uint32_t)HUGETLBFS_MAGIC)
+		return fail(r, EINVAL, "memfd on hugetlbfs (MFD_HUGETLB) refused: a page punched out"
+			    " of it refaults only while huge pages are free, else SIGBUS");
+	if ((uint32_t)sfs.f_type != (uint32_t)TMPFS_MAGIC)
+		return fail(r, EINVAL, "memory on file system 0x%lx refused: only a plain (shmem)"
+			    " memfd cannot lose pages under the DPU", (unsigned long)sfs.f_type);
+	/* A host that shrinks the file under our mapping would fault the DPU. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return fail(r, EPERM, "memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
+	return 0;
+}
+
+static int do_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		     struct sdr_ctl_resp *r)
 {
+	struct sdr_hctx *c = cl->ctx;
 	struct stat st;
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t aoff = q->fd_offset & ~(uint64_t)(pg - 1);
 	struct sdr_mr_ent *mr = NULL;
 	unsigned id;
-	int seals;
 	void *p;
 
 	if (fd < 0)
 		return fail(r, EBADF, "MR_REG needs a memfd passed with SCM_RIGHTS");
 	if (q->length == 0 || q->length > (1ull << 40))
 		return fail(r, EINVAL, "MR length %llu out of range", (unsigned long long)q->length);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	if (fstat(fd, &st))
 		return fail(r, EBADF, "passed descriptor is not a memfd/regular file");
+	if (mr_memory_check(fd, &st, r)) {
+		ctl_note(SDR_CTR_ctl_mr_refused, c->inst->cfg.name, "MR_REG of host pid %d refused: %s",
+			 (int)cl->pid, r->msg);
+		return r->status;
+	}
 	if (q->fd_offset > (uint64_t)st.st_size || q->length > (uint64_t)st.st_size - q->fd_offset)
 		return fail(r, ERANGE, "range [%llu, +%llu) lies outside the %lld-byte memfd",
 			    (unsigned long long)q->fd_offset, (unsigned long long)q->length,
 			    (long long)st.st_size);
-	/* A host that shrinks the file under our mapping would fault the DPU. */
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return fail(r, EPERM, "memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
+	if (sdr_g.cfg.quota_mr_bytes && cl->q->mr_bytes + q->length > sdr_g.cfg.quota_mr_bytes) {
+		char w[48], wl[64];
+		ctl_note(SDR_CTR_ctl_quota_mr_bytes, c->inst->cfg.name,
+			 "MR_REG of %s refused: %llu + %llu bytes (--quota-mr-bytes)",
+			 who_log(cl, wl), (unsigned long long)cl->q->mr_bytes,
+			 (unsigned long long)q->length);
+		return fail(r, EDQUOT, "%s has %llu bytes registered on this DPU; %llu more exceed"
+			    " --quota-mr-bytes %llu", who(cl, w), (unsigned long long)cl->q->mr_bytes,
+			    (unsigned long long)q->length, (unsigned long long)sdr_g.cfg.quota_mr_bytes);
+	}
 	for (id = 0; id < SDR_MAX_MRS; id++)
 		if (!atomic_load(&c->mrs[id].valid) && c->mrs[id].fd < 0) {
 			mr = &c->mrs[id];
@@ -251,10 +422,11 @@ static int do_mr_reg(struct sdr_hctx *c, const struct sdr_ctl_req *q, int fd,
 		}
 	if (!mr)
 		return fail(r, ENOSPC, "too many memory regions (%d)", SDR_MAX_MRS);
-	/* Populate now: a page fault per packet on the fast path costs far more
-	 * than one bulk populate at registration (and much more under a VM). */
-	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_POPULATE, fd, (off_t)aoff);
+	/* No MAP_POPULATE here: it would make this thread (and every other
+	 * host) wait for the whole MR and allocate pages the host never
+	 * touched. mrpop.c maps the resident pages in the background instead. */
+	p = mmap(NULL, q->length + (q->fd_offset - aoff), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)aoff);
 	if (p == MAP_FAILED)
 		return fail(r, errno, "mmap of the MR failed: %s", strerror(errno));
 	mr->addr = (uint8_t *)p + (q->fd_offset - aoff);
@@ -262,6 +434,8 @@ static int do_mr_reg(struct sdr_hctx *c, const struct sdr_ctl_req *q, int fd,
 	mr->map_len = q->length + (q->fd_offset - aoff);
 	mr->fd = fd;
 	mr->refcnt = 0;
+	cl->q->mr_bytes += mr->len;
+	sdr_mrpop_add(mr, p, mr->map_len);
 	atomic_store_explicit(&mr->valid, 1, memory_order_release);
 	r->id = id;
 	return 1; /* fd is now owned by the MR */
@@ -272,6 +446,7 @@ static void mr_unmap(struct sdr_mr_ent *mr)
 	long pg = sysconf(_SC_PAGESIZE);
 	if (mr->fd < 0)
 		return;
+	sdr_mrpop_cancel(mr); /* the populate thread no longer touches it */
 	munmap((void *)((uintptr_t)mr->addr & ~(uintptr_t)(pg - 1)), mr->map_len);
 	close(mr->fd);
 	mr->fd = -1;
@@ -279,8 +454,9 @@ static void mr_unmap(struct sdr_mr_ent *mr)
 	atomic_store(&mr->valid, 0);
 }
 
-static int do_mr_dereg(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+static int do_mr_dereg(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
 {
+	struct sdr_hctx *c = cl->ctx;
 	struct sdr_cmd cmd = {.type = SDR_CMD_MR_DEREG};
 	int rc;
 
@@ -292,61 +468,13 @@ static int do_mr_dereg(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct s
 		return fail(r, EBUSY, "MR %u is used by posted operations", q->mr_id);
 	if (rc)
 		return fail(r, -rc, "worker did not answer");
+	cl->q->mr_bytes -= c->mrs[q->mr_id].len;
 	mr_unmap(&c->mrs[q->mr_id]);
 	return 0;
 }
 
 /* The rate AUTO's model assumes when the QP has no rate of its own: the
  * port's --port-rate, else the link speed the PMD reports, else 10 Gbit/s. */
-static double auto_base_rate(const struct sdr_inst *in)
-{
-	struct rte_eth_link link;
-
-	if (in->cfg.port_rate)
-		return (double)in->cfg.port_rate;
-	memset(&link, 0, sizeof(link));
-	if (rte_eth_link_get_nowait(in->port, &link) == 0 &&
-	    link.link_speed != RTE_ETH_SPEED_NUM_NONE && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
-		return link.link_speed * 1e6;
-	return 10e9;
-}
-
-/* AUTO: the EC machinery (buffers sized for the candidate with the most
- * parity) and the estimator/decision state. */
-static int auto_init(struct sdr_qp *qp, uint64_t rate_bps)
-{
-	struct sdr_auto_cfg ac;
-	unsigned code = 1, k = 1, m = 1;
-
-	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
-		const struct sdr_model_scheme *c = &sdr_g.cfg.auto_cands[i];
-		if (c->code != SDR_MODEL_SR && c->m >= m) {
-			code = c->code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR;
-			k = c->k;
-			m = c->m;
-		}
-	}
-	if (sdr_ec_qp_init(qp, code, k, m))
-		return -ENOMEM;
-	qp->auto_base_bps = auto_base_rate(qp->inst);
-	sdr_auto_cfg_default(&ac);
-	ac.rate_bps = rate_bps ? (double)rate_bps : qp->auto_base_bps;
-	ac.chunk_bytes = qp->mtu * qp->ppc;
-	ac.pkts_per_chunk = qp->ppc;
-	ac.ncands = sdr_g.cfg.auto_ncands;
-	memcpy(ac.cands, sdr_g.cfg.auto_cands, sizeof(ac.cands));
-	ac.obj = (enum sdr_model_objective)sdr_g.cfg.auto_obj;
-	qp->au = malloc(sizeof(*qp->au));
-	if (!qp->au)
-		return -ENOMEM;
-	if (sdr_auto_init(qp->au, &ac)) { /* cannot happen: --auto-schemes was checked */
-		free(qp->au);
-		qp->au = NULL;
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* A secret (R_Key, control key): from the kernel's CSPRNG, not rte_rand(). */
 static uint64_t sdr_secret64(void)
 {
@@ -357,53 +485,101 @@ static uint64_t sdr_secret64(void)
 	return v;
 }
 
-static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+/* Which attributes qp_attr_check() looks at. */
+#define ATTR_RATE 1u  /* rate_bps: QP_CREATE and QP_SET_RATE */
+#define ATTR_ALL (~0u)
+
+static int attr_refused(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int attr_refused(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = -err;
+	sdr_g.ctl_ctr[SDR_CTR_ctl_attr_range]++;
+	return -err;
+}
+
+/* The range of every QP attribute a host sets, in one place: QP_CREATE
+ * checks them all (ATTR_ALL), and every later change of an attribute
+ * (QP_SET_RATE: ATTR_RATE) goes through the same check, so that no value is
+ * refused at one and accepted at the other. On success *max_msg and *ppc
+ * are the QP's values (the daemon's defaults for 0). */
+static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct sdr_ctl_resp *r,
+			 uint32_t *max_msg_out, uint32_t *ppc_out)
+{
+	uint32_t mtu = sdr_g.cfg.mtu;
+	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
+	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
+	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+
+	if ((which & ATTR_RATE) && a->rate_bps &&
+	    (a->rate_bps < SDR_QP_RATE_MIN || a->rate_bps > SDR_QP_RATE_MAX))
+		return attr_refused(r, EINVAL, "rate_bps %llu out of range (0 = unpaced, else %llu .."
+				    " %llu bit/s)", (unsigned long long)a->rate_bps,
+				    SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
+	if (which != ATTR_ALL)
+		return 0;
+	if (!sdr_rel_ops_of(a->reliability))
+		return attr_refused(r, EOPNOTSUPP, "reliability %u is not available in this firmware"
+				    " (NONE, SR, EC or AUTO)", a->reliability);
+	if (ppc < 1 || ppc > 1024)
+		return attr_refused(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
+	if (max_msg > sdr_g.cfg.max_msg)
+		return attr_refused(r, EINVAL, "max_msg %u exceeds the daemon's --max-msg %u", max_msg,
+				    sdr_g.cfg.max_msg);
+	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
+		return attr_refused(r, EINVAL, "max_msg %u must be a multiple of the chunk (%u B),"
+				    " >= 8 packets and <= %u packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
+	if (a->reliability == SDR_REL_EC) {
+		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
+			return attr_refused(r, EINVAL, "EC parameters code %u k %u m %u invalid (code 1"
+					    " RS or 2 XOR, 1 <= k <= 64, 1 <= m <= 32, XOR m <= k)",
+					    a->ec_code, a->ec_k, a->ec_m);
+		/* parity memory of the pool: at least one submessage's parity */
+		if ((uint64_t)a->ec_m * mtu * ppc > pool)
+			return attr_refused(r, EINVAL, "EC: m (%u) parity chunks of %u B exceed"
+					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
+	} else if (a->ec_code || a->ec_k || a->ec_m) {
+		return attr_refused(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
+				    a->reliability);
+	} else if (a->reliability == SDR_REL_AUTO &&
+		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc > pool) {
+		return attr_refused(r, EINVAL, "AUTO: m (%u) parity chunks of %u B (--auto-schemes)"
+				    " exceed --ec-pool-mb %u", sdr_g.cfg.auto_max_m, mtu * ppc,
+				    sdr_g.cfg.ec_pool_mb);
+	}
+	*max_msg_out = max_msg;
+	*ppc_out = ppc;
+	return 0;
+}
+
+static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
 			int *pass)
 {
+	struct sdr_hctx *c = cl->ctx;
 	struct sdr_inst *in = c->inst;
 	const struct sdr_qp_attr_abi *a = &q->qp_attr;
 	uint32_t gens = sdr_g.cfg.generations;
 	uint32_t mtu = sdr_g.cfg.mtu;
-	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
-	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
+	uint32_t max_msg = 0, ppc = 0;
 	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
 	struct sdr_qseg_hdr *qh;
 	struct sdr_qp *qp;
 	uint32_t id, chunk_words;
 	size_t slot_off, bm_off, size;
 
-	if (a->reliability != SDR_REL_NONE && a->reliability != SDR_REL_SR &&
-	    a->reliability != SDR_REL_EC && a->reliability != SDR_REL_AUTO)
-		return fail(r, EOPNOTSUPP,
-			    "reliability %u is not available in this firmware (NONE, SR, EC or AUTO)",
-			    a->reliability);
-	if (a->reliability == SDR_REL_EC) {
-		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
-			return fail(r, EINVAL,
-				    "EC parameters code %u k %u m %u invalid (code 1 RS or 2 XOR,"
-				    " 1 <= k <= 64, 1 <= m <= 32, XOR m <= k)",
-				    a->ec_code, a->ec_k, a->ec_m);
-		/* parity memory of the pool: at least one submessage's parity */
-		if ((uint64_t)a->ec_m * mtu * ppc > ((uint64_t)sdr_g.cfg.ec_pool_mb << 20))
-			return fail(r, EINVAL,
-				    "EC: m (%u) parity chunks of %u B exceed --ec-pool-mb %u",
-				    a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
-	} else if (a->ec_code || a->ec_k || a->ec_m) {
-		return fail(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
-			    a->reliability);
-	} else if (a->reliability == SDR_REL_AUTO &&
-		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc >
-			   ((uint64_t)sdr_g.cfg.ec_pool_mb << 20)) {
-		return fail(r, EINVAL,
-			    "AUTO: m (%u) parity chunks of %u B (--auto-schemes) exceed --ec-pool-mb %u",
-			    sdr_g.cfg.auto_max_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
+	if (qp_attr_check(a, ATTR_ALL, r, &max_msg, &ppc))
+		return r->status;
+	if (sdr_g.cfg.quota_qps && cl->q->qps >= sdr_g.cfg.quota_qps) {
+		char w[48], wl[64];
+		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name, "QP_CREATE of %s refused: %u QPs"
+			 " (--quota-qps)", who_log(cl, wl), cl->q->qps);
+		return fail(r, EDQUOT, "%s has %u QPs on this DPU (--quota-qps %u)", who(cl, w),
+			    cl->q->qps, sdr_g.cfg.quota_qps);
 	}
-	if (ppc < 1 || ppc > 1024)
-		return fail(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
-	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
-		return fail(r, EINVAL,
-			    "max_msg %u must be a multiple of the chunk (%u B), >= 8 packets and <= %u"
-			    " packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
 	if (c->nqps == SDR_MAX_QPS_PER_CTX)
 		return fail(r, ENOSPC, "too many QPs in this context (%d)", SDR_MAX_QPS_PER_CTX);
 	if (a->want_qpn) {
@@ -456,6 +632,10 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	qp->mtu = mtu;
 	qp->gens = gens;
 	qp->reliability = a->reliability;
+	qp->ops = sdr_rel_ops_of(a->reliability);
+	qp->info_ec = a->reliability == SDR_REL_EC ? sdr_ec_param_pack(a->ec_code, a->ec_k, a->ec_m)
+						   : 0;
+	qp->rate_bps = a->rate_bps;
 	qp->inst = in;
 	qp->ctx = c;
 	qp->worker = c->worker;
@@ -468,21 +648,21 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 		free(qp);
 		return fail(r, ENOMEM, "out of memory for packet bitmaps");
 	}
-	if (sdr_qp_sr(qp) &&
-	    (sdr_sr_qp_init(qp) ||
-	     (qp->reliability == SDR_REL_EC && sdr_ec_qp_init(qp, a->ec_code, a->ec_k, a->ec_m)) ||
-	     (qp->reliability == SDR_REL_AUTO && auto_init(qp, a->rate_bps)))) {
-		free(qp->au);
-		sdr_ec_qp_fini(qp);
-		sdr_sr_qp_fini(qp);
-		sdr_rq_fini(&qp->rq);
-		munmap(qp->qseg, size);
-		close(qp->qseg_fd);
-		free(qp);
-		return fail(r, ENOMEM, "out of memory for SR state");
+	{
+		char why[96];
+		int err = qp->ops->qp_init(qp, a, why, sizeof(why));
+
+		if (err) {
+			sdr_rq_fini(&qp->rq);
+			munmap(qp->qseg, size);
+			close(qp->qseg_fd);
+			free(qp);
+			return fail(r, -err, "%s", why);
+		}
 	}
 	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_pace_burst(a->rate_bps / 8), sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
+	cl->q->qps++;
 	cmd.obj = qp;
 	sdr_worker_call(qp->worker, &cmd);
 	atomic_store_explicit(&in->qps[id], qp, memory_order_release);
@@ -499,8 +679,7 @@ static int do_qp_create(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	r->info.chunk_pkts = ppc;
 	r->info.generations = (uint8_t)gens;
 	r->info.reliability = qp->reliability;
-	r->info.ec = qp->reliability == SDR_REL_EC
-			     ? sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m) : 0;
+	r->info.ec = qp->info_ec;
 	*pass = qp->qseg_fd;
 	return 0;
 }
@@ -513,32 +692,85 @@ static struct sdr_qp *own_qp(struct sdr_hctx *c, uint32_t qp_id)
 	return NULL;
 }
 
+static int connect_refused(struct sdr_qp *qp, struct sdr_ctl_resp *r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int connect_refused(struct sdr_qp *qp, struct sdr_ctl_resp *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = -EINVAL;
+	ctl_note(SDR_CTR_ctl_connect_refused, qp->inst->cfg.name, "QP_CONNECT of QP 0x%06x refused: %s",
+		 qp->qpn_base, r->msg);
+	return -EINVAL;
+}
+
+/* The peer a QP is to send to and accept packets from: an sdr-dpu QP on
+ * a unicast address, agreeing with ours; never the QP itself. */
+static int peer_check(struct sdr_qp *qp, const struct sdr_qp_info *x, struct sdr_ctl_resp *r)
+{
+	const struct sdr_inst *in = qp->inst;
+	static const uint8_t zero_mac[6];
+	char ip[16], mac[18];
+
+	sdr_format_ipv4(x->ip, ip);
+	sdr_format_mac(x->mac, mac);
+	if ((x->ip >> 24) == 0)
+		return connect_refused(qp, r, "peer IP %s is not a host address (0.0.0.0/8)", ip);
+	if (x->ip == 0xFFFFFFFFu)
+		return connect_refused(qp, r, "peer IP %s is the broadcast address", ip);
+	if ((x->ip >> 28) == 0xE)
+		return connect_refused(qp, r, "peer IP %s is multicast (224.0.0.0/4): RC/UC peers are"
+				       " unicast", ip);
+	if ((x->ip >> 28) == 0xF)
+		return connect_refused(qp, r, "peer IP %s is reserved (240.0.0.0/4)", ip);
+	if ((x->ip >> 24) == 127)
+		return connect_refused(qp, r, "peer IP %s is loopback (127.0.0.0/8): the DPU's packets"
+				       " leave through its port", ip);
+	if (!memcmp(x->mac, zero_mac, 6) || (x->mac[0] & 1))
+		return connect_refused(qp, r, "peer MAC %s is %s", mac,
+				       x->mac[0] & 1 ? "multicast/broadcast" : "zero");
+	if (x->generations == 0 || (x->generations & (x->generations - 1)))
+		return connect_refused(qp, r, "peer generations %u is not a power of two",
+				       x->generations);
+	if (x->qpn > SDR_QPN_MASK || x->qpn + x->generations - 1 > SDR_QPN_MASK ||
+	    x->qpn % x->generations || x->qpn < SDR_QPN_FIRST)
+		return connect_refused(qp, r, "peer QPN 0x%x is not a QPN block base (24 bits, aligned"
+				       " to its %u generations, >= 0x%x)", x->qpn, x->generations,
+				       SDR_QPN_FIRST);
+	if (x->ip == in->ip && x->qpn == qp->qpn_base)
+		return connect_refused(qp, r, "peer is this QP itself (IP %s, QPN 0x%x)", ip, x->qpn);
+	if (x->mtu != qp->mtu || x->max_msg != qp->max_msg || x->chunk_pkts != qp->ppc ||
+	    x->generations != qp->gens || x->reliability != qp->reliability)
+		return connect_refused(qp, r, "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts"
+				       " %u/%u gens %u/%u rel %u/%u (ours/peer's)", qp->mtu, x->mtu,
+				       qp->max_msg, x->max_msg, qp->ppc, x->chunk_pkts, qp->gens,
+				       x->generations, qp->reliability, x->reliability);
+	if (qp->info_ec && x->ec != qp->info_ec)
+		return connect_refused(qp, r, "peer QP's EC parameters disagree: code %u k %u m %u /"
+				       " code %u k %u m %u (ours/peer's)", sdr_ec_param_code(qp->info_ec),
+				       sdr_ec_param_k(qp->info_ec), sdr_ec_param_m(qp->info_ec),
+				       sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec),
+				       sdr_ec_param_m(x->ec));
+	if (!qp->info_ec && x->ec)
+		return connect_refused(qp, r, "peer info carries EC parameters 0x%x with reliability %u",
+				       x->ec, x->reliability);
+	return 0;
+}
+
 static int do_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
 {
 	struct sdr_qp *qp = own_qp(c, q->qp_id);
-	const struct sdr_qp_info *x = &q->remote;
-	struct sdr_qp_info remote = *x;
+	struct sdr_qp_info remote = q->remote;
 	struct sdr_cmd cmd = {.type = SDR_CMD_CONNECT_QP, .remote = &remote};
 
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
 	if (qp->state != SDR_QPS_CREATED)
 		return fail(r, EISCONN, "QP %u is already connected", q->qp_id);
-	if (x->mtu != qp->mtu || x->max_msg != qp->max_msg || x->chunk_pkts != qp->ppc ||
-	    x->generations != qp->gens || x->reliability != qp->reliability)
-		return fail(r, EINVAL,
-			    "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts %u/%u gens %u/%u"
-			    " rel %u/%u (ours/peer's)", qp->mtu, x->mtu, qp->max_msg, x->max_msg,
-			    qp->ppc, x->chunk_pkts, qp->gens, x->generations, qp->reliability,
-			    x->reliability);
-	if (qp->reliability == SDR_REL_EC &&
-	    x->ec != sdr_ec_param_pack(qp->ec_code, qp->ec_k, qp->ec_m))
-		return fail(r, EINVAL,
-			    "peer QP's EC parameters disagree: code %u k %u m %u / code %u k %u m %u"
-			    " (ours/peer's)", qp->ec_code, qp->ec_k, qp->ec_m,
-			    sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec), sdr_ec_param_m(x->ec));
-	if ((x->qpn & ~SDR_QPN_MASK) || (x->qpn % qp->gens) || !x->ip)
-		return fail(r, EINVAL, "peer QPN 0x%x / IP invalid", x->qpn);
+	if (peer_check(qp, &remote, r))
+		return r->status;
 	cmd.obj = qp;
 	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
 }
@@ -550,33 +782,16 @@ static int do_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struc
 
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
-	if (q->qp_attr.rate_bps > 10000000000000ull)
-		return fail(r, EINVAL, "rate %llu bit/s out of range",
-			    (unsigned long long)q->qp_attr.rate_bps);
+	if (qp_attr_check(&q->qp_attr, ATTR_RATE, r, NULL, NULL))
+		return r->status;
 	cmd.obj = qp;
 	return sdr_worker_call(qp->worker, &cmd) ? fail(r, ETIMEDOUT, "worker did not answer") : 0;
 }
 
 static void qp_free(struct sdr_qp *qp)
 {
-	uint64_t *dst = (uint64_t *)&qp->inst->closed;
-	const uint64_t *src = (const uint64_t *)&qp->st;
-	for (size_t i = 0; i < sizeof(qp->st) / sizeof(uint64_t); i++)
-		dst[i] += src[i];
-	if (qp->au) { /* keep its decisions for --stats-json (the worker is done with it) */
-		struct sdr_inst *in = qp->inst;
-		if (!in->auto_closed)
-			in->auto_closed = calloc(SDR_AUTO_CLOSED, sizeof(*in->auto_closed));
-		if (in->auto_closed) {
-			struct sdr_auto_closed *x = &in->auto_closed[in->n_auto_closed++ % SDR_AUTO_CLOSED];
-			x->qpn = qp->qpn_base;
-			x->st = qp->st;
-			x->au = *qp->au;
-		}
-	}
-	free(qp->au);
-	sdr_ec_qp_fini(qp);
-	sdr_sr_qp_fini(qp);
+	sdr_qp_stats_fold(&qp->inst->closed, &qp->st);
+	qp->ops->qp_fini(qp);
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);
 	close(qp->qseg_fd);
@@ -597,12 +812,13 @@ static void qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)
 	qp_free(qp);
 }
 
-static int do_qp_destroy(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+static int do_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
 {
-	struct sdr_qp *qp = own_qp(c, q->qp_id);
+	struct sdr_qp *qp = own_qp(cl->ctx, q->qp_id);
 	if (!qp)
 		return fail(r, ENOENT, "no QP %u in this context", q->qp_id);
-	qp_destroy(c, qp);
+	qp_destroy(cl->ctx, qp);
+	cl->q->qps--;
 	return 0;
 }
 
@@ -626,13 +842,38 @@ static void ctx_destroy(struct sdr_hctx *c)
 static void client_drop(unsigned i)
 {
 	struct client *cl = &clients[i];
-	if (cl->ctx) {
+	struct sdr_hctx *c = cl->ctx;
+
+	if (c) {
 		printf("sdr-dpu[%s]: host pid %d detached (context %u): tearing down its QPs and MRs\n",
-		       cl->in->cfg.name, (int)cl->ctx->pid, cl->ctx->id);
-		ctx_destroy(cl->ctx);
+		       cl->in->cfg.name, (int)c->pid, c->id);
+		cl->q->qps -= c->nqps;
+		for (unsigned k = 0; k < SDR_MAX_MRS; k++)
+			if (c->mrs[k].fd >= 0)
+				cl->q->mr_bytes -= c->mrs[k].len;
+		cl->q->ctxs--;
+		ctx_destroy(c);
 	}
+	if (--cl->q->conns == 0)
+		cl->q->used = 0;
 	close(cl->fd);
 	clients[i] = clients[--nclients];
+}
+
+/* Send @p r, or keep it for later when the socket is full (see struct
+ * client). Returns -1 when the client is to be dropped. */
+static int client_reply(struct client *cl, struct sdr_ctl_resp *r, int pass)
+{
+	int rc = send_resp(cl->fd, r, pass);
+
+	if (rc == 1) {
+		cl->pending = 1;
+		cl->pend = *r;
+		cl->pend_fd = pass;
+		cl->pend_by = now_ms() + sdr_g.cfg.ctl_reply_timeout_ms;
+		return 0;
+	}
+	return rc;
 }
 
 /* returns 0 to keep the client, -1 to drop it */
@@ -648,6 +889,9 @@ static int client_serve(struct client *cl)
 		return -1;
 	memset(&r, 0, sizeof(r));
 	if (rc < 0) {
+		char wl[64];
+		ctl_note(SDR_CTR_ctl_malformed, cl->in->cfg.name, "%s dropped: malformed request",
+			 who_log(cl, wl));
 		fail(&r, EPROTO, "malformed request");
 		send_resp(cl->fd, &r, -1);
 		return -1;
@@ -664,20 +908,20 @@ static int client_serve(struct client *cl)
 			do_hello(cl, &q, &r, &pass);
 			break;
 		case SDR_CTL_MR_REG:
-			if (do_mr_reg(cl->ctx, &q, fd, &r) == 1)
+			if (do_mr_reg(cl, &q, fd, &r) == 1)
 				fd = -1; /* kept */
 			break;
 		case SDR_CTL_MR_DEREG:
-			do_mr_dereg(cl->ctx, &q, &r);
+			do_mr_dereg(cl, &q, &r);
 			break;
 		case SDR_CTL_QP_CREATE:
-			do_qp_create(cl->ctx, &q, &r, &pass);
+			do_qp_create(cl, &q, &r, &pass);
 			break;
 		case SDR_CTL_QP_CONNECT:
 			do_qp_connect(cl->ctx, &q, &r);
 			break;
 		case SDR_CTL_QP_DESTROY:
-			do_qp_destroy(cl->ctx, &q, &r);
+			do_qp_destroy(cl, &q, &r);
 			break;
 		case SDR_CTL_QP_SET_RATE:
 			do_qp_set_rate(cl->ctx, &q, &r);
@@ -688,9 +932,80 @@ static int client_serve(struct client *cl)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (send_resp(cl->fd, &r, pass))
-		return -1;
-	return 0;
+	return client_reply(cl, &r, pass);
+}
+
+/* A connection we do not serve: tell the client why (its first request is
+ * a HELLO, so the reply is one), then hang up. */
+static void conn_refuse(struct sdr_inst *in, int cfd, int err, enum sdr_ctr ctr, const char *fmt,
+			...) __attribute__((format(printf, 5, 6)));
+static void conn_refuse(struct sdr_inst *in, int cfd, int err, enum sdr_ctr ctr, const char *fmt,
+			...)
+{
+	struct sdr_ctl_resp r;
+	struct sdr_ctl_req q;
+	va_list ap;
+	int fd;
+
+	memset(&r, 0, sizeof(r));
+	r.type = SDR_CTL_HELLO;
+	r.status = -err;
+	va_start(ap, fmt);
+	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
+	va_end(ap);
+	send_resp(cfd, &r, -1);
+	/* a request already queued would turn our close into ECONNRESET at
+	 * the client before it reads the reason: take it */
+	while (recv_req(cfd, &q, &fd) != -2 && fd >= 0)
+		close(fd);
+	close(cfd);
+	ctl_note(ctr, in->cfg.name, "connection refused: %s", r.msg);
+}
+
+static void accept_clients(struct sdr_inst *in)
+{
+	for (unsigned k = 0; k < ACCEPT_BURST; k++) {
+		int cfd = accept4(in->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct ucred cr = {.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
+		socklen_t l = sizeof(cr);
+		struct client *cl;
+		struct quota *q;
+		char w[48];
+
+		if (cfd < 0)
+			return;
+		getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l);
+		if (nclients == MAX_CLIENTS) {
+			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full, "the daemon has %d connections"
+				    " open, its maximum; pid %d refused", MAX_CLIENTS, (int)cr.pid);
+			continue;
+		}
+		q = quota_get((unsigned)(in - sdr_g.inst),
+			      sdr_g.cfg.quota_by_pid ? (uint32_t)cr.pid : (uint32_t)cr.uid);
+		if (!q) { /* cannot happen: one quota per connection at most */
+			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full, "no quota entry free");
+			continue;
+		}
+		cl = &clients[nclients];
+		memset(cl, 0, sizeof(*cl));
+		cl->pid = cr.pid;
+		cl->uid = cr.uid;
+		if (sdr_g.cfg.quota_conns && q->conns >= sdr_g.cfg.quota_conns) {
+			conn_refuse(in, cfd, EDQUOT, SDR_CTR_ctl_quota_conns, "%s has %u connections open"
+				    " to this DPU (--quota-conns %u)", who(cl, w), q->conns,
+				    sdr_g.cfg.quota_conns);
+			if (!q->conns)
+				q->used = 0;
+			continue;
+		}
+		q->conns++;
+		cl->fd = cfd;
+		cl->in = in;
+		cl->q = q;
+		cl->pend_fd = -1;
+		cl->hello_by = now_ms() + sdr_g.cfg.ctl_hello_timeout_ms;
+		nclients++;
+	}
 }
 
 /* ---------- listening ---------- */
@@ -731,56 +1046,81 @@ int sdr_ctrl_init(struct sdr_inst *in)
 	}
 	chmod(in->cfg.name, 0660);
 	in->listen_fd = fd;
+	if (sdr_mrpop_init()) /* without it, the workers fault MR pages in as packets land */
+		fprintf(stderr, "sdr-dpu: cannot start the MR populate thread: %s\n", strerror(errno));
 	return 0;
 }
 
 void sdr_ctrl_poll(int timeout_ms)
 {
 	struct pollfd pfd[SDR_MAX_INST + MAX_CLIENTS];
-	unsigned n = 0, i;
+	unsigned n = 0, i, nc = nclients;
+	uint64_t t = now_ms();
 
 	for (i = 0; i < sdr_g.ninst; i++) {
 		pfd[n].fd = sdr_g.inst[i].listen_fd;
 		pfd[n++].events = POLLIN;
 	}
-	for (i = 0; i < nclients; i++) {
-		pfd[n].fd = clients[i].fd;
-		pfd[n++].events = POLLIN;
+	for (i = 0; i < nc; i++) {
+		struct client *cl = &clients[i];
+		uint64_t by = cl->pending ? cl->pend_by : cl->ctx ? 0 : cl->hello_by;
+		pfd[n].fd = cl->fd;
+		pfd[n++].events = cl->pending ? POLLOUT : POLLIN;
+		if (by && (int64_t)(by - t) < timeout_ms)
+			timeout_ms = by > t ? (int)(by - t) : 0;
 	}
-	if (poll(pfd, n, timeout_ms) <= 0)
+	if (poll(pfd, n, timeout_ms) < 0)
 		return;
-	for (i = 0; i < sdr_g.ninst; i++) {
-		if (!(pfd[i].revents & POLLIN))
-			continue;
-		int cfd = accept4(sdr_g.inst[i].listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		if (nclients == MAX_CLIENTS) {
-			close(cfd);
+	t = now_ms();
+	/* serve clients from the end so that dropping one (swap with last)
+	 * does not skip another; before accepting new connections, so that a
+	 * client that hung up and connects again is not counted twice against
+	 * its quota */
+	for (i = nc; i-- > 0;) {
+		struct client *cl = &clients[i];
+		short ev = pfd[sdr_g.ninst + i].revents;
+		char w[64];
+
+		if (cl->pending) {
+			int rc = 1;
+			if (ev & POLLOUT)
+				rc = send_resp(cl->fd, &cl->pend, cl->pend_fd);
+			if (rc == 0) {
+				cl->pending = 0;
+			} else if (rc < 0 || (ev & (POLLHUP | POLLERR))) {
+				client_drop(i);
+			} else if ((int64_t)(t - cl->pend_by) >= 0) {
+				ctl_note(SDR_CTR_ctl_reply_timeout, cl->in->cfg.name, "%s dropped: it did"
+					 " not take its reply within %u ms (--ctl-reply-timeout-ms)",
+					 who_log(cl, w), sdr_g.cfg.ctl_reply_timeout_ms);
+				client_drop(i);
+			}
 			continue;
 		}
-		clients[nclients].fd = cfd;
-		clients[nclients].in = &sdr_g.inst[i];
-		clients[nclients].ctx = NULL;
-		nclients++;
-	}
-	/* serve clients from the end so that dropping one (swap with last)
-	 * does not skip another */
-	for (i = n - sdr_g.ninst; i-- > 0;) {
-		short ev = pfd[sdr_g.ninst + i].revents;
-		if (i >= nclients || !ev)
+		if (!cl->ctx && (int64_t)(t - cl->hello_by) >= 0 && !(ev & POLLIN)) {
+			ctl_note(SDR_CTR_ctl_hello_timeout, cl->in->cfg.name, "%s dropped: no HELLO"
+				 " within %u ms (--ctl-hello-timeout-ms)", who_log(cl, w),
+				 sdr_g.cfg.ctl_hello_timeout_ms);
+			client_drop(i);
+			continue;
+		}
+		if (!ev)
 			continue;
 		if ((ev & (POLLHUP | POLLERR)) && !(ev & POLLIN)) {
 			client_drop(i);
 			continue;
 		}
-		if (client_serve(&clients[i]))
+		if (client_serve(cl))
 			client_drop(i);
 	}
+	for (i = 0; i < sdr_g.ninst; i++)
+		if (pfd[i].revents & POLLIN)
+			accept_clients(&sdr_g.inst[i]);
 }
 
 void sdr_ctrl_fini(void)
 {
+	sdr_mrpop_fini(); /* before any MR is unmapped */
 	while (nclients)
 		client_drop(nclients - 1);
 	for (unsigned i = 0; i < sdr_g.ninst; i++)

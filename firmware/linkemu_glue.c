@@ -6,7 +6,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
-#include "dpu.h"
+#include "sdr_types.h"
 #include "linkemu_glue.h"
 #include "sdr_link_dpdk.h"
 

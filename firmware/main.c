@@ -16,7 +16,10 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
-#include "dpu.h"
+#include "ctrl.h"
+#include "port.h"
+#include "stats.h"
+#include "worker.h"
 
 struct sdr_dpu sdr_g;
 

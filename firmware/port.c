@@ -8,7 +8,8 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "dpu.h"
+#include "port.h"
+#include "sdr_types.h"
 #include "linkemu_glue.h"
 
 #define SDR_NB_RXD 1024

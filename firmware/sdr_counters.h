@@ -73,7 +73,8 @@
 	X(sqe_busy, "receive slot or send window still busy")                                \
 	X(seq_guard, "receive refused: its number would come back within the packet lifetime") \
 	X(sq_corrupt, "SQ ring indices impossible; context shut down")                        \
-	X(cq_lost, "completion not deliverable (context gone)")
+	X(cq_lost, "completion not deliverable (context gone)")                                \
+	X(sq_throttled, "SQ service of a context deferred: its budget went to refused descriptors")
 
 /* transmit side */
 #define SDR_TX_ERR_LIST(X)                                                                   \
@@ -83,9 +84,26 @@
 	X(ec_encode_failed, "parity of a submessage not encoded (no codec/memory); SR fallback") \
 	X(ec_nomem, "no memory for a receive's EC state (parity dropped; SR fallback)")
 
+/* control plane (main lcore): every refused or dropped host connection and
+ * every refused request of a kind a hostile host would send; the reason is
+ * also in the response's msg and the daemon's log */
+#define SDR_CTL_ERR_LIST(X)                                                                  \
+	X(ctl_table_full, "connection refused: the daemon's connection table is full")       \
+	X(ctl_quota_conns, "connection refused: the client is at --quota-conns")             \
+	X(ctl_quota_ctxs, "HELLO refused: the client is at --quota-ctxs")                    \
+	X(ctl_quota_qps, "QP_CREATE refused: the client is at --quota-qps")                  \
+	X(ctl_quota_mr_bytes, "MR_REG refused: the client would exceed --quota-mr-bytes")    \
+	X(ctl_hello_timeout, "connection dropped: no HELLO within --ctl-hello-timeout-ms")   \
+	X(ctl_reply_timeout, "client dropped: its reply could not be sent within --ctl-reply-timeout-ms") \
+	X(ctl_malformed, "client dropped: malformed request")                                \
+	X(ctl_mr_refused, "MR_REG refused: not a sealed shmem memfd (hugetlbfs, other file system, unsealed)") \
+	X(ctl_attr_range, "QP_CREATE/QP_SET_RATE refused: an attribute out of range (max_msg above --max-msg, rate, ...)") \
+	X(ctl_connect_refused, "QP_CONNECT refused: invalid peer (address, QPN, itself, parameters)")
+
 enum sdr_ctr {
 #define SDR_CTR_ENUM(n, d) SDR_CTR_##n,
 	SDR_RX_DROP_LIST(SDR_CTR_ENUM) SDR_HOST_ERR_LIST(SDR_CTR_ENUM) SDR_TX_ERR_LIST(SDR_CTR_ENUM)
+	SDR_CTL_ERR_LIST(SDR_CTR_ENUM)
 #undef SDR_CTR_ENUM
 	SDR_CTR__MAX
 };

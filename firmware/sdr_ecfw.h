@@ -12,8 +12,8 @@
  *    of its m parity chunks travels as ceil(clen / MTU) parity packets.
  *  - FTO arithmetic: FTO = (M + ceil(M * m / k)) * T_INJ + beta * RTT.
  *  - The parity pool: fixed-size buffers (a packet bitmap and one chunk of
- *    parity bytes), allocated on demand up to a bound, recycled through a
- *    free list.
+ *    parity bytes), reserved at QP creation, handed out up to a bound, recycled
+ *    through a free list.
  */
 #ifndef SDR_ECFW_H
 #define SDR_ECFW_H
@@ -126,6 +126,8 @@ struct sdr_ecbuf {
 
 struct sdr_ec_pool {
 	struct sdr_ecbuf *free;
+	uint8_t *region;   /**< max buffers, reserved at init, handed out in order */
+	size_t stride;     /**< bytes of one buffer in the region */
 	uint32_t cbytes;   /**< bytes of a buffer's data */
 	uint32_t bm_words; /**< words of a buffer's packet bitmap */
 	uint32_t max;      /**< buffers at most */
@@ -134,18 +136,26 @@ struct sdr_ec_pool {
 };
 
 /** A pool of at most @p max buffers of @p cbytes bytes with @p ppc packet
- *  bits; nothing is allocated until sdr_ec_pool_get(). */
-static inline void sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint32_t ppc,
-				    uint32_t max)
+ *  bits. Their memory is reserved here, once (the worker lcore that takes
+ *  buffers never allocates; pages are only touched when a buffer is first
+ *  used). @return 0 or -ENOMEM. */
+static inline int sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint32_t ppc,
+				   uint32_t max)
 {
+	size_t hdr;
+
 	memset(p, 0, sizeof(*p));
 	p->cbytes = cbytes;
 	p->bm_words = (ppc + 63) / 64;
 	p->max = max;
+	hdr = (sizeof(struct sdr_ecbuf) + (size_t)p->bm_words * 8 + 63) & ~(size_t)63;
+	p->stride = hdr + ((cbytes + 63) & ~(size_t)63);
+	p->region = aligned_alloc(64, (size_t)max * p->stride);
+	return p->region ? 0 : -ENOMEM;
 }
 
 /** A cleared buffer (got = 0, bitmap zero; data undefined), or NULL when
- *  @p max buffers are out or memory is short. */
+ *  @p max buffers are out. */
 static inline struct sdr_ecbuf *sdr_ec_pool_get(struct sdr_ec_pool *p)
 {
 	struct sdr_ecbuf *b = p->free;
@@ -153,14 +163,10 @@ static inline struct sdr_ecbuf *sdr_ec_pool_get(struct sdr_ec_pool *p)
 	if (b) {
 		p->free = b->next;
 	} else {
-		size_t hdr = sizeof(*b) + (size_t)p->bm_words * 8;
-		hdr = (hdr + 63) & ~(size_t)63;
-		if (p->nalloc >= p->max)
+		if (p->nalloc >= p->max || !p->region)
 			return NULL;
-		b = aligned_alloc(64, hdr + ((p->cbytes + 63) & ~(size_t)63));
-		if (!b)
-			return NULL;
-		b->data = (uint8_t *)b + hdr;
+		b = (struct sdr_ecbuf *)(p->region + (size_t)p->nalloc * p->stride);
+		b->data = (uint8_t *)b + p->stride - ((p->cbytes + 63) & ~(size_t)63);
 		p->nalloc++;
 	}
 	b->next = NULL;
@@ -180,15 +186,13 @@ static inline void sdr_ec_pool_put(struct sdr_ec_pool *p, struct sdr_ecbuf *b)
 	p->inuse--;
 }
 
-/** Free every buffer on the free list (buffers still out are the caller's). */
+/** Release the pool's memory (no buffer may be used after this). */
 static inline void sdr_ec_pool_fini(struct sdr_ec_pool *p)
 {
-	while (p->free) {
-		struct sdr_ecbuf *b = p->free;
-		p->free = b->next;
-		free(b);
-		p->nalloc--;
-	}
+	free(p->region);
+	p->region = NULL;
+	p->free = NULL;
+	p->nalloc = p->inuse = 0;
 }
 
 #endif /* SDR_ECFW_H */

@@ -97,6 +97,7 @@ struct sdr_tq_ent {
 struct sdr_tq {
 	struct sdr_tq_ent *e;
 	uint32_t cap, head, n;
+	uint8_t fixed; /**< sized once by sdr_tq_init(): never grows */
 };
 
 static inline void sdr_tq_fini(struct sdr_tq *q)
@@ -105,10 +106,26 @@ static inline void sdr_tq_fini(struct sdr_tq *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/** Append; grows (doubling) as needed. @return 0 or -ENOMEM. */
+/** Size @p q once for @p cap entries (a queue that never allocates after
+ *  this: the firmware's worker lcores). @return 0 or -ENOMEM. */
+static inline int sdr_tq_init(struct sdr_tq *q, uint32_t cap)
+{
+	memset(q, 0, sizeof(*q));
+	q->e = calloc(cap, sizeof(*q->e));
+	if (!q->e)
+		return -ENOMEM;
+	q->cap = cap;
+	q->fixed = 1;
+	return 0;
+}
+
+/** Append; a zero-initialised queue grows (doubling) as needed, one from
+ *  sdr_tq_init() does not. @return 0, or -ENOMEM (full, or no memory). */
 static inline int sdr_tq_push(struct sdr_tq *q, uint32_t seq, uint32_t chunk, uint64_t tsc)
 {
 	if (q->n == q->cap) {
+		if (q->fixed)
+			return -ENOMEM;
 		uint32_t ncap = q->cap ? q->cap * 2 : 256;
 		struct sdr_tq_ent *ne;
 

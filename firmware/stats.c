@@ -6,14 +6,15 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
-#include "dpu.h"
+#include "rel.h"
+#include "stats.h"
 #include "linkemu_glue.h"
 
 /* Counters are written by their worker only; readers here accept a
  * slightly stale (but never torn, on 64-bit targets) value. */
 static uint64_t ctr_sum(enum sdr_ctr c)
 {
-	uint64_t s = 0;
+	uint64_t s = *(volatile uint64_t *)&sdr_g.ctl_ctr[c];
 	for (unsigned i = 0; i < sdr_g.nworkers; i++)
 		s += *(volatile uint64_t *)&sdr_g.workers[i].ctr[c];
 	return s;
@@ -31,17 +32,7 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	}
 }
 
-#define QP_STATS(X)                                                                          \
-	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
-	X(send_errors) X(cts_tx) X(cts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
-	X(sr_rto_expiries) X(sr_acks_tx) X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) \
-	X(sr_units_acked) X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts)          \
-	X(sr_send_closed) X(sr_rto_backoffs) X(sr_probe_defers) X(sr_reacks)                 \
-	X(ec_subs_encoded) X(ec_par_pkts_tx)                                                 \
-	X(ec_par_pkts_rx) X(ec_par_chunks_rx) X(ec_decodes) X(ec_chunks_recovered)           \
-	X(ec_decode_failures) X(ec_fto_expiries) X(ec_fto_postponed) X(ec_nacks_tx) X(ec_nack_entries_tx)        \
-	X(ec_nacks_rx) X(ec_nack_entries_rx) X(ec_nack_retx_units) X(auto_msgs_ec)           \
-	X(auto_msgs_sr) X(auto_chunks_fed) X(auto_lost_fed) X(auto_lost_rx)
+#define QP_STATS SDR_QP_STATS /* (sdr_types.h) */
 
 /* RTT estimator of an SR QP, in microseconds */
 static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0; }
@@ -140,9 +131,12 @@ void sdr_stats_print(FILE *f)
 				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
 				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
 				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
-			if (qp->au) {
+			struct sdr_rel_view rv = {0};
+			if (qp->ops->view)
+				qp->ops->view(qp, &rv);
+			if (rv.au) {
 				struct auto_view v;
-				auto_view(qp->au, &v);
+				auto_view(rv.au, &v);
 				fprintf(f, "    AUTO: srtt %.0f us (%" PRIu64 " samples) chunk loss %.3g"
 					   " (%" PRIu64 " chunks) | last pick %s (mean %.0f us) | evals %"
 					   PRIu64 " | initial %" PRIu64 " | msgs EC %" PRIu64 " SR %" PRIu64
@@ -153,24 +147,24 @@ void sdr_stats_print(FILE *f)
 					fprintf(f, " %s %" PRIu64, v.name[i], v.picks[i]);
 				fprintf(f, "\n");
 			}
-			if (sdr_qp_ec(qp))
+			if (rv.has_ec)
 				fprintf(f, "    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64
 					   " rx %" PRIu64 " | decodes %" PRIu64 " chunks recovered %" PRIu64
 					   " failures %" PRIu64 " | FTO expiries %" PRIu64 " NACKs tx %" PRIu64
 					   " rx %" PRIu64 " | pool %u/%u bufs\n",
-					qp->au ? "per-message, max" :
-					sdr_ec_code_name((enum sdr_ec_code)qp->ec_code), qp->ec_k, qp->ec_m,
+					rv.ec_per_message ? "per-message, max" :
+					sdr_ec_code_name((enum sdr_ec_code)rv.ec_code), rv.ec_k, rv.ec_m,
 					qp->st.ec_subs_encoded, qp->st.ec_par_pkts_tx, qp->st.ec_par_pkts_rx,
 					qp->st.ec_decodes, qp->st.ec_chunks_recovered,
 					qp->st.ec_decode_failures, qp->st.ec_fto_expiries, qp->st.ec_nacks_tx,
-					qp->st.ec_nacks_rx, qp->ec_pool.inuse, qp->ec_pool.nalloc);
-			if (sdr_qp_sr(qp))
+					qp->st.ec_nacks_rx, rv.pool_inuse, rv.pool_nalloc);
+			if (rv.has_rtt)
 				fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
 					   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
 					   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
 					   " | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
-					cyc_us(qp->rtt.srtt), cyc_us(qp->rtt.rttvar), cyc_us(qp->rtt.rto),
-					qp->rtt.samples, qp->st.sr_retx_pkts, qp->st.sr_retx_units,
+					cyc_us(rv.srtt), cyc_us(rv.rttvar), cyc_us(rv.rto),
+					rv.samples, qp->st.sr_retx_pkts, qp->st.sr_retx_units,
 					qp->st.sr_rto_expiries, qp->st.sr_acks_tx, qp->st.sr_acks_rx,
 					qp->st.sr_send_timeouts, qp->st.sr_recv_timeouts,
 					qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
@@ -247,12 +241,15 @@ int sdr_stats_json(const char *path)
 			QP_STATS(J)
 #undef J
 			fprintf(f, ",\"reliability\":%u,\"state\":%d", qp->reliability, qp->state);
-			if (sdr_qp_sr(qp))
+			struct sdr_rel_view rv = {0};
+			if (qp->ops->view)
+				qp->ops->view(qp, &rv);
+			if (rv.has_rtt)
 				fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64
-					   ",\"rto_us\":%" PRIu64, cyc_us(qp->rtt.srtt),
-					cyc_us(qp->rtt.rttvar), cyc_us(qp->rtt.rto));
-			if (qp->au)
-				auto_json(f, qp->au, &qp->st);
+					   ",\"rto_us\":%" PRIu64, cyc_us(rv.srtt),
+					cyc_us(rv.rttvar), cyc_us(rv.rto));
+			if (rv.au)
+				auto_json(f, rv.au, &qp->st);
 			fprintf(f, "}");
 			first = 0;
 		}
@@ -296,6 +293,13 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		rte_tel_data_add_dict_u64(d, k, p.rx_bytes);
 		snprintf(k, sizeof(k), "inst%u_tx_bytes", i);
 		rte_tel_data_add_dict_u64(d, k, p.tx_bytes);
+		/* mbufs out of the port's pool (per-lcore caches count as free):
+		 * what RX, the link emulator and TX hold; a leak shows here */
+		snprintf(k, sizeof(k), "inst%u_mbufs_in_use", i);
+		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ?
+					  rte_mempool_in_use_count(sdr_g.inst[i].pool) : 0);
+		snprintf(k, sizeof(k), "inst%u_mbufs", i);
+		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ? sdr_g.inst[i].pool->size : 0);
 	}
 	return 0;
 }
@@ -325,14 +329,17 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 #define T(n) rte_tel_data_add_dict_u64(x, #n, qp->st.n);
 		QP_STATS(T)
 #undef T
-		if (sdr_qp_sr(qp)) {
-			rte_tel_data_add_dict_u64(x, "srtt_us", cyc_us(qp->rtt.srtt));
-			rte_tel_data_add_dict_u64(x, "rttvar_us", cyc_us(qp->rtt.rttvar));
-			rte_tel_data_add_dict_u64(x, "rto_us", cyc_us(qp->rtt.rto));
+		struct sdr_rel_view rv = {0};
+		if (qp->ops->view)
+			qp->ops->view(qp, &rv);
+		if (rv.has_rtt) {
+			rte_tel_data_add_dict_u64(x, "srtt_us", cyc_us(rv.srtt));
+			rte_tel_data_add_dict_u64(x, "rttvar_us", cyc_us(rv.rttvar));
+			rte_tel_data_add_dict_u64(x, "rto_us", cyc_us(rv.rto));
 		}
-		if (qp->au) {
+		if (rv.au) {
 			struct auto_view v;
-			auto_view(qp->au, &v);
+			auto_view(rv.au, &v);
 			rte_tel_data_add_dict_u64(x, "auto_srtt_us", (uint64_t)(v.srtt_us + 0.5));
 			rte_tel_data_add_dict_u64(x, "auto_rtt_samples", v.rtt_samples);
 			/* (no doubles in 22.11's telemetry: parts per million) */

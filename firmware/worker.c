@@ -15,43 +15,47 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
-#include "dpu.h"
+#include "cq.h"
+#include "ec.h"
+#include "host_sq.h"
+#include "recv.h"
+#include "rel.h"
+#include "rx.h"
+#include "send.h"
+#include "txq.h"
+#include "worker.h"
 
-/* ---- completions ---- */
+/* ---- abort: every send and receive of a QP completes with @status ---- */
 
-static int cq_push(struct sdr_hctx *c, const struct sdr_cqe *e)
+static void abort_recv_cb(void *arg, struct sdr_rslot *s)
 {
-	return sdr_ring_enqueue_burst(&c->cq, e, 1) == 1;
+	void **a = arg;
+	struct sdr_worker *w = a[0];
+	struct sdr_qp *qp = a[1];
+
+	qp->ops->recv_done(w, qp, sdr_seq_msg_id(s->seq), *(int32_t *)a[2], *(uint64_t *)a[3]);
 }
 
-/* Drain the overflow FIFO into the CQ as the host frees room. */
-static void cq_drain_ovf(struct sdr_hctx *c)
+void sdr_qp_abort(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
 {
-	while (c->ovf_n) {
-		if (!cq_push(c, &c->ovf[c->ovf_head]))
-			return;
-		c->ovf_head = (c->ovf_head + 1) % c->ovf_cap;
-		c->ovf_n--;
-	}
-}
+	uint64_t now = rte_get_tsc_cycles();
+	void *arg[4] = {w, qp, &status, &now};
 
-void sdr_qp_post_cqe(struct sdr_hctx *c, const struct sdr_cqe *e, struct sdr_worker *w)
-{
-	if (!c->ovf_n && cq_push(c, e))
-		return;
-	/* The host is slow to poll: keep the completion, in order, and never
-	 * lose it. The bound is the number of operations a context can have
-	 * outstanding (the SQ is not read while this FIFO is non-empty). */
-	if (!c->ovf) {
-		c->ovf_cap = SDR_MAX_QPS_PER_CTX * 2 * SDR_MAX_MSGS + SDR_SQ_ENTRIES;
-		c->ovf = calloc(c->ovf_cap, sizeof(*c->ovf));
+	sdr_send_window_advance(qp);
+	for (uint32_t seq = qp->ack_cursor; seq != qp->send_next; seq++) {
+		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+		if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
+			continue; /* already completed */
+		sm->status = status;
+		sdr_cq_send(w, qp, sm);
 	}
-	if (!c->ovf || c->ovf_n == c->ovf_cap) {
-		w->ctr[SDR_CTR_cq_lost]++;
-		return;
-	}
-	c->ovf[(c->ovf_head + c->ovf_n) % c->ovf_cap] = *e;
-	c->ovf_n++;
+	qp->tx_cursor = qp->ack_cursor = qp->send_next;
+	sdr_rq_abort_all(&qp->rq, abort_recv_cb, arg);
+	qp->ncts_out = 0;
+	qp->nabort_out = 0;
+	if (qp->ops->reset)
+		qp->ops->reset(qp);
 }
 
 /* ---- commands from the main lcore ---- */
@@ -170,7 +174,7 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		break;
 	case SDR_CMD_DEL_QP:
 		qp = cmd->obj;
-		sdr_host_abort_qp(w, qp, -ECANCELED);
+		sdr_qp_abort(w, qp, -ECANCELED);
 		qp->state = SDR_QPS_DEAD;
 		list_del_qp(w, qp);
 		break;
@@ -178,8 +182,9 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		qp = cmd->obj;
 		sdr_pacer_set(&qp->pacer, cmd->arg / 8, sdr_pace_burst(cmd->arg / 8), sdr_g.tsc_hz,
 			      rte_get_tsc_cycles());
-		if (qp->au) /* AUTO's model follows the QP's rate */
-			sdr_auto_set_rate(qp->au, cmd->arg ? (double)cmd->arg : qp->auto_base_bps);
+		qp->rate_bps = cmd->arg;
+		if (qp->ops->set_rate)
+			qp->ops->set_rate(qp, cmd->arg);
 		break;
 	case SDR_CMD_MR_DEREG: {
 		struct sdr_mr_ent *mr = cmd->obj;
@@ -195,30 +200,45 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 
 /* ---- the loop ---- */
 
+/* One clock read and one bulk free per burst. */
 static unsigned poll_rx(struct sdr_worker *w)
 {
-	struct rte_mbuf *pkts[SDR_BURST];
-	unsigned work = 0;
+	struct rte_mbuf *pkts[SDR_BURST], *done[SDR_BURST];
+	unsigned work = 0, nd;
+	uint64_t now;
 
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
 		struct sdr_inst *in = &sdr_g.inst[i];
 		uint16_t n = rte_eth_rx_burst(in->port, (uint16_t)w->idx, pkts, SDR_BURST);
+
+		if (!n)
+			continue;
+		now = rte_get_tsc_cycles();
+		nd = 0;
 		for (uint16_t k = 0; k < n; k++) {
 			if (k + 1 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
 			w->port[i].rx_pkts++;
 			w->port[i].rx_bytes += pkts[k]->pkt_len;
-			sdr_rx_one(w, in, pkts[k]);
+			if (!sdr_rx_one(w, in, pkts[k], now))
+				done[nd++] = pkts[k];
 		}
+		rte_pktmbuf_free_bulk(done, nd);
 		work += n;
 	}
 	/* packets other workers received for our QPs */
 	void *objs[SDR_BURST];
 	unsigned n = rte_ring_dequeue_burst(w->handoff, objs, SDR_BURST, NULL);
-	for (unsigned k = 0; k < n; k++) {
-		struct rte_mbuf *m = objs[k];
-		/* the instance index travels in the mbuf's hash field */
-		sdr_rx_one(w, &sdr_g.inst[m->hash.usr % sdr_g.ninst], m);
+	if (n) {
+		now = rte_get_tsc_cycles();
+		nd = 0;
+		for (unsigned k = 0; k < n; k++) {
+			struct rte_mbuf *m = objs[k];
+			/* the instance index travels in the mbuf's hash field */
+			if (!sdr_rx_one(w, &sdr_g.inst[m->hash.usr % sdr_g.ninst], m, now))
+				done[nd++] = m;
+		}
+		rte_pktmbuf_free_bulk(done, nd);
 	}
 	return work + n;
 }
@@ -248,37 +268,38 @@ int sdr_worker_main(void *arg)
 		work += poll_rx(w);
 		for (struct sdr_hctx *c = w->ctxs; c; c = c->next_on_worker) {
 			if (c->ovf_n)
-				cq_drain_ovf(c);
-			work += sdr_host_poll(w, c);
+				sdr_cq_drain(c);
+			work += sdr_host_poll(w, c, now);
 			if (c->hdr)
 				atomic_fetch_add_explicit(&c->hdr->heartbeat, 1, memory_order_relaxed);
 		}
 		for (struct sdr_qp *qp = w->qps; qp; qp = qp->next_on_worker) {
 			if (qp->state != SDR_QPS_CONNECTED)
 				continue;
-			work += sdr_tx_qp(w, qp);
+			work += qp->ops->tx(w, qp, rte_get_tsc_cycles());
 			if (qp->ncts_out)
-				sdr_tx_cts_flush(w, qp);
+				sdr_recv_cts_flush(w, qp);
 			if (qp->nabort_out)
-				sdr_tx_abort_flush(w, qp);
-			if (sdr_qp_sr(qp)) {
-				if (sdr_qp_ec(qp))
-					sdr_ec_poll(w, qp, now);
-				sdr_sr_poll(w, qp, now);
-				if (qp->state != SDR_QPS_CONNECTED)
+				sdr_send_abort_flush(w, qp);
+			sdr_send_window_advance(qp);
+			if (qp->ops->poll) {
+				qp->ops->poll(w, qp, now);
+				if (qp->state == SDR_QPS_ERROR) { /* the peer stopped answering */
+					sdr_qp_abort(w, qp, -ETIMEDOUT);
 					continue;
+				}
 			}
 			if (now >= qp->next_rects_tsc) {
 				if (rects_period)
-					sdr_tx_rects(w, qp, now);
-				if (sdr_qp_sr(qp))
-					sdr_sr_periodic(w, qp, now);
+					sdr_recv_cts_resend(w, qp);
+				if (qp->ops->periodic)
+					qp->ops->periodic(w, qp, now);
 				qp->next_rects_tsc = now + (rects_period ? rects_period : hz / 50);
 			}
 		}
 		for (unsigned i = 0; i < sdr_g.ninst; i++)
 			if (w->ntxb[i]) {
-				sdr_tx_flush(w, i);
+				sdr_txq_flush(w, i);
 				work++;
 			}
 		w->loops++;

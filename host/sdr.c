@@ -155,10 +155,13 @@ static inline int fail(struct sdr_ctx *ctx, int err, const char *why)
 	return err;
 }
 
+/* Reason of this thread's last failed sdr_ctx_open() (no context to keep it). */
+static __thread char attach_err[256];
+
 const char *sdr_last_error(const struct sdr_ctx *ctx)
 {
 	if (ctx == NULL)
-		return "";
+		return attach_err;
 	return ctx->err_static ? ctx->err_static : ctx->errmsg;
 }
 
@@ -180,6 +183,7 @@ const char *sdr_strerror(int status)
 	case -EAGAIN: return "ring or completion budget full, try again";
 	case -EALREADY: return "already done";
 	case -EPROTO: return "protocol error talking to the daemon";
+	case -EDQUOT: return "a per-client quota of the daemon is exhausted";
 	default: return status < 0 ? strerror(-status) : "unknown status";
 	}
 }
@@ -208,7 +212,7 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 	struct cmsghdr *cm;
 	uint16_t type = req->type;
 	ssize_t n;
-	int got_fd = -1;
+	int got_fd = -1, peer_gone = 0, resets = 0;
 
 	if (fd_out)
 		*fd_out = -1;
@@ -244,8 +248,14 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 			set_err(ctx, "control request timed out");
 			return -ETIMEDOUT;
 		}
-		mark_dead(ctx);
-		return -EPIPE;
+		if (e != EPIPE && e != ECONNRESET) {
+			mark_dead(ctx);
+			return -EPIPE;
+		}
+		/* The daemon hung up, maybe after telling why (it refuses a
+		 * connection over a quota with a reply, then closes): read
+		 * what is queued, without waiting. */
+		peer_gone = 1;
 	}
 
 	memset(&mh, 0, sizeof(mh));
@@ -257,8 +267,14 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 	mh.msg_control = cb.buf;
 	mh.msg_controllen = sizeof(cb.buf);
 	do
-		n = recvmsg(ctx->sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+		n = recvmsg(ctx->sock, &mh, MSG_CMSG_CLOEXEC | (peer_gone ? MSG_DONTWAIT : 0));
+	while (n < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
+	/* (ECONNRESET: the daemon closed with our request unread; a reply it
+	 * sent before is still queued behind the error) */
+	if (peer_gone && n <= 0) {
+		mark_dead(ctx);
+		return -EPIPE;
+	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 		/* A late answer would be taken for the next request's: give up
 		 * on this connection. */
@@ -302,7 +318,15 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 			return -EPROTO;
 		}
 		set_err(ctx, "%s", resp->msg[0] ? resp->msg : strerror(-resp->status));
+		if (peer_gone)
+			ctx->dead = 1; /* (keeping the daemon's reason) */
 		return resp->status;
+	}
+	if (peer_gone) { /* a success reply and a hang-up: the hang-up counts */
+		if (got_fd >= 0)
+			close(got_fd);
+		mark_dead(ctx);
+		return -EPIPE;
 	}
 	if (fd_out)
 		*fd_out = got_fd;
@@ -381,24 +405,31 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 	struct timeval tv;
 	int fd = -1, rc, e;
 
+	attach_err[0] = '\0';
 	if (path == NULL || path[0] == '\0') {
+		snprintf(attach_err, sizeof(attach_err), "no socket path");
 		errno = EINVAL;
 		return NULL;
 	}
 	if (attr) {
 		for (size_t i = 0; i < sizeof(attr->reserved) / sizeof(attr->reserved[0]); i++)
 			if (attr->reserved[i]) {
+				snprintf(attach_err, sizeof(attach_err), "attr.reserved[%zu] is not 0", i);
 				errno = EINVAL;
 				return NULL;
 			}
 	}
 	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(attach_err, sizeof(attach_err), "socket path longer than %zu bytes",
+			 sizeof(sa.sun_path) - 1);
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
 	ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL)
+	if (ctx == NULL) {
+		snprintf(attach_err, sizeof(attach_err), "out of memory");
 		return NULL;
+	}
 	ctx->ctl_timeout_ms = attr && attr->ctl_timeout_ms ? attr->ctl_timeout_ms : 5000;
 	ctx->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ctx->sock < 0)
@@ -448,8 +479,13 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 
 fail_errno:
 	/* errno from the failing call */
+	e = errno;
+	set_err(ctx, "cannot connect to %s: %s", path, strerror(e));
+	errno = e;
 fail:
 	e = errno;
+	snprintf(attach_err, sizeof(attach_err), "%s",
+		 sdr_last_error(ctx)[0] ? sdr_last_error(ctx) : strerror(e));
 	if (ctx->seg)
 		munmap(ctx->seg, ctx->seg_size);
 	if (ctx->sock >= 0)
@@ -746,6 +782,12 @@ static void qp_free(struct sdr_qp *qp)
 	free(qp);
 }
 
+/* The daemon's range of a QP rate (the same at create and at rate_set). */
+static int rate_ok(uint64_t bps)
+{
+	return bps == 0 || (bps >= SDR_QP_RATE_MIN && bps <= SDR_QP_RATE_MAX);
+}
+
 struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr)
 {
 	struct sdr_ctl_req req;
@@ -771,6 +813,12 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 				return NULL;
 			}
 		if (attr->reliability > SDR_REL_AUTO) {
+			errno = EINVAL;
+			return NULL;
+		}
+		if (!rate_ok(attr->rate_bps)) {
+			set_err(ctx, "rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
+				(unsigned long long)attr->rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
 			errno = EINVAL;
 			return NULL;
 		}
@@ -877,8 +925,13 @@ int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps)
 	struct sdr_ctl_req req;
 	struct sdr_ctl_resp resp;
 
-	if (qp == NULL || rate_bps > 10000000000000ull)
+	if (qp == NULL)
 		return -EINVAL;
+	if (!rate_ok(rate_bps)) {
+		set_err(qp->ctx, "rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
+			(unsigned long long)rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
+		return -EINVAL;
+	}
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_QP_SET_RATE;
 	req.qp_id = qp->qp_id;
@@ -977,6 +1030,13 @@ static int cqe_process(struct sdr_ctx *ctx, const struct sdr_cqe *c)
 	struct sdr_op *op = cqe_match(ctx, c);
 	struct wcq_ent *e;
 	int completes;
+
+	/* one of our own cookies that no longer names an operation: the QP was
+	 * destroyed (its pending completions are discarded, sdr.h) */
+	if (!op && (c->wr_id & COOKIE_MARK)) {
+		ctx->st.wc_orphaned++;
+		return 0;
+	}
 
 	/* Completions of the operation itself (not of an auxiliary descriptor
 	 * such as RECV_COMPLETE / STREAM_DATA, which only get error CQEs). */

@@ -80,9 +80,10 @@ struct sdr_ctx_attr {
  * @return a context, or NULL with errno:
  *  EINVAL (bad argument or attr), ENAMETOOLONG (path), ENOMEM,
  *  ENOENT / ECONNREFUSED / EACCES (cannot connect), ETIMEDOUT (daemon does
- *  not answer), EPROTO (malformed response or segment, ABI mismatch), or the
- *  daemon's own negative status (see sdr_last_error() is not available: the
- *  reason is printed by the tools with errno only).
+ *  not answer), EPROTO (malformed response or segment, ABI mismatch), EPIPE
+ *  (the daemon hung up), or the daemon's own status: EDQUOT (a per-client
+ *  quota: --quota-conns or --quota-ctxs), EUSERS (the daemon's tables are
+ *  full). The reason is returned by sdr_last_error(NULL) in the same thread.
  */
 struct sdr_ctx *sdr_ctx_open(const char *dpu_socket_path, const struct sdr_ctx_attr *attr);
 
@@ -91,7 +92,8 @@ struct sdr_ctx *sdr_ctx_open(const char *dpu_socket_path, const struct sdr_ctx_a
 void sdr_ctx_close(struct sdr_ctx *ctx);
 
 /** Human-readable reason of the last failed call on @p ctx (the daemon's
- *  message for control requests). Never NULL; "" when none. */
+ *  message for control requests). With @p ctx NULL: the reason of this
+ *  thread's last sdr_ctx_open() ("" if it succeeded). Never NULL. */
 const char *sdr_last_error(const struct sdr_ctx *ctx);
 
 /** Description of a status / negative errno of this API. Never NULL. */
@@ -122,8 +124,8 @@ int sdr_buf_free(struct sdr_ctx *ctx, void *addr);
  * @param flags must be 0.
  * @return an MR, or NULL with errno: EINVAL (bad argument, range not in an
  *  sdr_buf_alloc() buffer), ENOMEM, EPIPE (daemon gone), ETIMEDOUT,
- *  EPROTO, or the daemon's status (e.g. ENOSPC: MR table full; the reason
- *  is in sdr_last_error()).
+ *  EPROTO, or the daemon's status (e.g. ENOSPC: MR table full; EDQUOT: the
+ *  client's --quota-mr-bytes; the reason is in sdr_last_error()).
  */
 struct sdr_mr *sdr_mr_reg(struct sdr_ctx *ctx, void *addr, size_t len, uint32_t flags);
 
@@ -132,6 +134,9 @@ struct sdr_mr *sdr_mr_reg(struct sdr_ctx *ctx, void *addr, size_t len, uint32_t 
  * is passed to the daemon, which maps it; the caller keeps its own fd).
  * @param addr where the caller mapped that range, or NULL (then work
  *  requests must give offsets, not addresses).
+ * The memfd must be a plain (shmem) memfd sealed with F_SEAL_SHRINK: the
+ * daemon refuses hugetlbfs memfds (MFD_HUGETLB) and files of any other file
+ * system with EINVAL, and unsealed ones with EPERM (docs/security.md).
  * @return an MR, or NULL with errno as sdr_mr_reg(); EINVAL also for a
  *  negative fd or len 0.
  */
@@ -200,11 +205,13 @@ struct sdr_qp_attr {
  * @param attr may be NULL (all defaults).
  * @return a QP, or NULL with errno: EINVAL (a reserved field set,
  *  reliability out of range, EC parameters invalid for SDR_REL_EC or non-zero
- *  for another reliability), ENOMEM, EPIPE, ETIMEDOUT, EPROTO (malformed QP
+ *  for another reliability, rate_bps not 0 or SDR_QP_RATE_MIN ..
+ *  SDR_QP_RATE_MAX), ENOMEM, EPIPE, ETIMEDOUT, EPROTO (malformed QP
  *  segment), or the daemon's status (e.g. EADDRINUSE: want_qpn taken,
- *  ENOSPC, EOPNOTSUPP: a reliability the daemon does not implement (firmware
- *  before AUTO), EINVAL: EC parity (EC, or AUTO's largest candidate) beyond
- *  the daemon's --ec-pool-mb; reason in sdr_last_error()).
+ *  ENOSPC, EDQUOT: the client's --quota-qps, EOPNOTSUPP: a reliability the
+ *  daemon does not implement (firmware before AUTO), EINVAL: max_msg above
+ *  the daemon's --max-msg, EC parity (EC, or AUTO's largest candidate)
+ *  beyond the daemon's --ec-pool-mb; reason in sdr_last_error()).
  */
 struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr);
 
@@ -220,7 +227,8 @@ int sdr_qp_destroy(struct sdr_qp *qp);
  * Change the QP's send rate at run time (bit/s of frame bytes; 0 = unpaced).
  * Takes effect for the next packet; tokens already in the bucket stay
  * (capped at the new bucket depth).
- * @return 0, -EINVAL (NULL, or above 10 Tbit/s), -EPIPE, -ETIMEDOUT,
+ * @return 0, -EINVAL (NULL, or not 0 or SDR_QP_RATE_MIN .. SDR_QP_RATE_MAX:
+ *  1 Mbit/s .. 10 Tbit/s, the range of sdr_qp_create()), -EPIPE, -ETIMEDOUT,
  *  -EPROTO, or the daemon's status (reason in sdr_last_error()).
  */
 int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps);
@@ -234,7 +242,10 @@ int sdr_qp_info_get(const struct sdr_qp *qp, struct sdr_qp_info *info);
  * directions starts at 0 at connect.
  * @return 0, -EINVAL (NULL or invalid info: mtu, generations, QPN range),
  *  -EISCONN (already connected), -EPIPE, -ETIMEDOUT, -EPROTO, or the
- *  daemon's status (reason in sdr_last_error()).
+ *  daemon's status (reason in sdr_last_error()); the daemon also refuses
+ *  with EINVAL a peer that is not a unicast address (0.0.0.0/8, broadcast,
+ *  multicast, 240/4, loopback), a zero or multicast MAC, a QPN below 0x100,
+ *  the QP itself, or one whose parameters disagree with ours.
  */
 int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote);
 
@@ -425,6 +436,7 @@ struct sdr_ctx_stats {
 	uint64_t cqe_seen;         /**< CQEs drained */
 	uint64_t cqe_unmatched;    /**< CQEs not matching an outstanding operation */
 	uint64_t wc_dropped;       /**< unmatched completions dropped (queue full) */
+	uint64_t wc_orphaned;      /**< completions of destroyed QPs, discarded */
 };
 /** @return 0 or -EINVAL. */
 int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);

@@ -3,6 +3,7 @@
 # package set-up and the network-namespace tests; as a user, the root-only
 # tests are skipped):
 #   1. build in ./build and run every suite: unit, integration, external, fuzz, bluefield
+#      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md)
 #   2. build with ASan+UBSan in ./build-asan and run unit + integration
 #   3. libFuzzer build with clang in ./build-fuzz (bounded fuzzing runs)
 # Before its last line it lists every skipped test with its reason (the
@@ -27,7 +28,7 @@ add() { # build-dir: count the results of its last meson test run, note its skip
 
 echo "== 1. build + all suites (build/)"
 hw/x86/setup.sh "$top/build" || exit 1
-meson test -C build --print-errorlogs || status=1
+meson test -C build --no-suite soak --print-errorlogs || status=1
 add build
 
 if [ "${SDR_TEST_QUICK:-0}" != 1 ]; then

@@ -121,7 +121,10 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 				snprintf(why, sizeof(why), "immediate incomplete");
 			} else if (wc[i].length != sz) {
 				snprintf(why, sizeof(why), "length %u, expected %" PRIu64, wc[i].length, sz);
-			} else if ((wc[i].flags & SDR_CQE_F_IMM) && wc[i].imm != (uint32_t)idx) {
+			} else if (!(wc[i].flags & SDR_CQE_F_IMM)) {
+				/* a full receive has every nibble of the immediate */
+				snprintf(why, sizeof(why), "no immediate");
+			} else if (wc[i].imm != (uint32_t)idx) {
 				snprintf(why, sizeof(why), "immediate 0x%x, expected 0x%x", wc[i].imm,
 					 (uint32_t)idx);
 			} else if (out_fd >= 0) {
@@ -190,7 +193,8 @@ int main(int argc, char **argv)
 	tool_parse(&opt, argc, argv);
 	ctx = sdr_ctx_open(opt.dpu, NULL);
 	if (ctx == NULL) {
-		fprintf(stderr, "cannot attach to %s: %s\n", opt.dpu, strerror(errno));
+		fprintf(stderr, "cannot attach to %s: %s (%s)\n", opt.dpu, strerror(errno),
+			sdr_last_error(NULL));
 		return 1;
 	}
 	if (opt.server) {

@@ -179,7 +179,8 @@ int main(int argc, char **argv)
 	}
 	ctx = sdr_ctx_open(opt.dpu, NULL);
 	if (ctx == NULL) {
-		fprintf(stderr, "cannot attach to %s: %s\n", opt.dpu, strerror(errno));
+		fprintf(stderr, "cannot attach to %s: %s (%s)\n", opt.dpu, strerror(errno),
+			sdr_last_error(NULL));
 		return 1;
 	}
 	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;

@@ -121,8 +121,8 @@ static void test_pool(void)
 	struct sdr_ec_pool p;
 	struct sdr_ecbuf *b[5];
 
-	sdr_ec_pool_init(&p, 16384, 100, 4);
-	CHECK_EQ(p.nalloc, 0); /* on demand */
+	CHECK(sdr_ec_pool_init(&p, 16384, 100, 4) == 0);
+	CHECK_EQ(p.nalloc, 0); /* handed out on demand */
 	CHECK_EQ(p.bm_words, 2);
 	for (int i = 0; i < 4; i++) {
 		b[i] = sdr_ec_pool_get(&p);

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Build sdr-dpu data packets with scapy from docs/wire-format.md alone.
+"""Build sdr-dpu data packets with scapy from docs/wire-format.md alone
+(and, as a library, control packets of wire format versions 1 and 2:
+ctrl_message(), ctrl_frame(), the *_entry() builders and parse_ctrl()).
 
 No sdr-dpu code is used: this is the "independent sender" that proves the
 documented format is enough to talk to a receiver. Each message of
@@ -20,7 +22,12 @@ so a receiver can check what it got without a copy of the data.
                    [--generations G] [--msg-seq N] [--messages K]
                    [--msg-len L] [--user-imm X] [--pattern-seed S]
                    [--src-qpn Q | --sport PORT] [--corrupt N] [--seed R]
+                   [--cts N [--psn P] [--key K]]
                    (--pcap FILE | --iface IF)
+
+--cts N puts one CTS control packet first (wire format version 2), with N
+entries seq = --msg-seq + i, length = --max-msg, PSN P, key K (default 0),
+as tests/external/gen_pcap does with the same options.
 
 --corrupt N flips one payload bit in N randomly chosen packets that carry
 payload, after the ICRC was computed, so a verifying receiver must drop
@@ -96,6 +103,108 @@ def message_packets(a, seq, psn=0):
     return out, psn
 
 
+# ---------------------------------------------------------------------------
+# Control packets (docs/wire-format.md section 6): UC SEND Only to the peer's
+# QP block base, the control message at offset 54, pad, ICRC.
+#
+# Version 2 header, 20 bytes: magic "SDRC", version 2, type, count, src_qpn
+# (the sender's QP block base), key (8 bytes, big-endian) = the DESTINATION
+# QP's 64-bit control key from its QP info (text form key=0x<16 hex>);
+# entries from offset 20. Version 1 (12 bytes, no key, entries from offset
+# 12) is what firmware before version 2 sent and accepted; a version 2
+# receiver drops it (ctrl_bad). Both are built here so that tests can send
+# either.
+
+OP_SEND_ONLY = 0x24
+CTRL_MAGIC = 0x53445243
+CTRL_CTS, CTRL_ACK, CTRL_NACK, CTRL_PARITY, CTRL_ABORT = 1, 2, 3, 4, 5
+ACK_FULL, ACK_CLOSED = 0x1, 0x2
+NACK_IMM = 0x1
+EC_RS, EC_XOR = 1, 2
+CTS_MAX, ACK_MAX, NACK_MAX, ABORT_MAX = 64, 32, 64, 64
+
+
+def ctrl_header(typ, count, src_qpn, key=0, version=2):
+    """Control message header: 20 bytes (version 2, with the destination
+    QP's key) or 12 bytes (version 1, no key)."""
+    h = struct.pack('!IBBHI', CTRL_MAGIC, version, typ, count, src_qpn & 0xFFFFFFFF)
+    if version >= 2:
+        h += struct.pack('!Q', key & MASK64)
+    return h
+
+
+def cts_entry(seq, length):
+    """CTS entry (8 bytes): receive number seq posted with length bytes."""
+    return struct.pack('!II', seq & 0xFFFFFFFF, length & 0xFFFFFFFF)
+
+
+def ack_entry(seq, cum, flags=0, off=0, window=0, lost=None):
+    """ACK entry (28 bytes): seq, cum, flags (ACK_FULL, ACK_CLOSED), 24-bit
+    window offset, 128-bit selective window (bit i = chunk cum + off + i,
+    least significant bit of the first byte first). A FULL entry carries
+    `lost` (big-endian, 4 bytes) in place of the window's first bytes."""
+    if lost is not None:
+        win = struct.pack('!I', lost & 0xFFFFFFFF) + bytes(12)
+    else:
+        win = (window & ((1 << 128) - 1)).to_bytes(16, 'little')
+    return struct.pack('!IIB', seq & 0xFFFFFFFF, cum & 0xFFFFFFFF, flags) + \
+        (off & 0xFFFFFF).to_bytes(3, 'big') + win
+
+
+def nack_entry(seq, sub, k, flags=0, missing=0):
+    """NACK entry (16 bytes): submessage sub of message seq, k data chunks,
+    flags (NACK_IMM), missing-chunk bitmap (bit i = chunk sub*k + i)."""
+    return struct.pack('!IHBBQ', seq & 0xFFFFFFFF, sub, k, flags, missing & MASK64)
+
+
+def parity_header(seq, msg_len, imm, code, k, m, sub=0, pidx=0, pkt=0, npkt=1, clen=0,
+                  flags=0, resv=0):
+    """PARITY header (28 bytes); the parity bytes follow it."""
+    return struct.pack('!IIIBBBBHBBHHI', seq & 0xFFFFFFFF, msg_len, imm & 0xFFFFFFFF, code, k,
+                       m, flags, sub, pidx, resv, pkt, npkt, clen)
+
+
+def abort_entry(seq, status, length):
+    """ABORT entry (12 bytes, version 2, sender -> receiver): send seq
+    completed with status (int32, e.g. -EMSGSIZE) and was length bytes."""
+    return struct.pack('!IiI', seq & 0xFFFFFFFF, status, length & 0xFFFFFFFF)
+
+
+def ctrl_message(typ, entries, src_qpn, key=0, version=2, count=None):
+    """Header + entries (a list of entry byte strings; for PARITY one
+    element, parity header + parity bytes). count defaults to len(entries)."""
+    n = len(entries) if count is None else count
+    return ctrl_header(typ, n, src_qpn, key, version) + b''.join(entries)
+
+
+def ctrl_frame(msg, *, src_mac, dst_mac, src_ip, dst_ip, dest_qpn, src_qpn, psn=0):
+    """The frame of one control message: UC SEND Only to the block base
+    dest_qpn, UDP source port from src_qpn; scapy computes lengths,
+    checksum and ICRC."""
+    pad = (-len(msg)) % 4
+    return (Ether(src=src_mac, dst=dst_mac) /
+            IP(src=src_ip, dst=dst_ip, id=0, flags='DF', ttl=64, tos=0) /
+            UDP(sport=0xC000 | (src_qpn & 0x3FFF), dport=4791, chksum=0) /
+            BTH(opcode=OP_SEND_ONLY, solicited=0, padcount=pad, pkey=0xFFFF,
+                dqpn=dest_qpn & 0xFFFFFF, psn=psn & 0xFFFFFF) /
+            Raw(msg + b'\0' * pad))
+
+
+def parse_ctrl(msg):
+    """Split a control message: (version, type, count, src_qpn, key or None,
+    entry bytes). Raises ValueError on a bad magic or a short header."""
+    if len(msg) < 12:
+        raise ValueError('control message shorter than 12 bytes')
+    magic, ver, typ, count, src = struct.unpack('!IBBHI', msg[:12])
+    if magic != CTRL_MAGIC:
+        raise ValueError(f'bad magic {magic:#x}')
+    if ver >= 2:
+        if len(msg) < 20:
+            raise ValueError('version 2 control message shorter than 20 bytes')
+        return ver, typ, count, src, struct.unpack('!Q', msg[12:20])[0], msg[20:]
+    return ver, typ, count, src, None, msg[12:]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--src-mac', required=True)
@@ -125,6 +234,11 @@ def main():
     ap.add_argument('--corrupt-extra', action='store_true',
                     help='corrupted packets are extra copies sent before the clean ones')
     ap.add_argument('--seed', type=int, default=1, help='random seed for --corrupt')
+    ap.add_argument('--cts', type=int, default=0, metavar='N',
+                    help='one CTS control packet with N entries first')
+    ap.add_argument('--psn', type=lambda s: int(s, 0), default=0, help='PSN of the CTS packet')
+    ap.add_argument('--key', type=lambda s: int(s, 0), default=0,
+                    help="control key in the CTS packet (the receiving QP's)")
     dst = ap.add_mutually_exclusive_group(required=True)
     dst.add_argument('--pcap')
     dst.add_argument('--iface')
@@ -164,6 +278,14 @@ def main():
         print(f"corrupt {seq} {off}")
 
     pkts = [Ether(bytes(f)) for _, _, _, f in extra + frames]
+    if a.cts:
+        if a.cts > CTS_MAX:
+            ap.error(f'--cts: at most {CTS_MAX} entries')
+        msg = ctrl_message(CTRL_CTS, [cts_entry(a.msg_seq + i, a.max_msg) for i in range(a.cts)],
+                           a.src_qpn, a.key)
+        pkts.insert(0, ctrl_frame(msg, src_mac=a.src_mac, dst_mac=a.dst_mac, src_ip=a.src_ip,
+                                  dst_ip=a.dst_ip, dest_qpn=a.dest_qpn, src_qpn=a.src_qpn,
+                                  psn=a.psn))
     if a.pcap:
         wrpcap(a.pcap, pkts)
     else:

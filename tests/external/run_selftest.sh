@@ -134,6 +134,19 @@ compare)
 		"$py" "$here/check_pcap.py" "$tmp/ours.pcap" $shape --complete -q \
 			--compare "$tmp/scapy.pcap"
 	done
+	# a version 2 control packet (CTS) first: our encoder and the scapy
+	# builder agree on the control header (key included) and the entries
+	for n in 1 5 64; do
+		# shellcheck disable=SC2086
+		"$gen_pcap" "$tmp/ours.pcap" $addr --msg-seq 1021 --messages 1 --msg-len 3000 \
+			--cts $n --psn 77 >/dev/null
+		# shellcheck disable=SC2086
+		"$py" "$here/build_packets.py" $addr --msg-seq 1021 --messages 1 --msg-len 3000 \
+			--cts $n --psn 77 --pcap "$tmp/scapy.pcap" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$py" "$here/check_pcap.py" "$tmp/ours.pcap" $shape --complete -q \
+			--expect-ctrl 1 --compare "$tmp/scapy.pcap"
+	done
 	;;
 *)
 	echo "unknown mode $mode" >&2

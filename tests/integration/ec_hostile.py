@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Hostile and lossy input for an EC receiver, built with scapy from
-docs/wire-format.md (data packets by tests/external/build_packets.py, parity
-and NACK packets here).
+docs/wire-format.md (data, parity and NACK packets by
+tests/external/build_packets.py; parity bytes and bad fields here).
 
 Message 0 (--msg-len bytes, sdr-send's pattern and immediate)
 for a receiving QP with XOR(k, m) and one-packet chunks: the data packets
@@ -14,56 +14,37 @@ malformed or mismatched packet per receive-side drop counter; then message
 counters the receiver must show, one "name value" per line, on stdout.
 """
 import argparse
-import struct
 import sys
 import os
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'external'))
 try:
-    from scapy.all import Ether, IP, UDP, Raw, sendp
-    from scapy.contrib.roce import BTH
+    from scapy.all import Ether, sendp
     import build_packets as bp
 except ImportError as e:
     print(f"ec_hostile: scapy not available ({e}): skipping", file=sys.stderr)
     sys.exit(77)
 
-OP_SEND_ONLY = 0x24
-CTRL_MAGIC = 0x53445243
-T_NACK, T_PARITY = 3, 4
-XOR = 2
+XOR = bp.EC_XOR
 
 
 def ctrl_frame(a, msg, psn):
-    pad = (-len(msg)) % 4
-    return (Ether(src=a.src_mac, dst=a.dst_mac) /
-            IP(src=a.src_ip, dst=a.dst_ip, id=0, flags='DF', ttl=64, tos=0) /
-            UDP(sport=a.sport, dport=4791, chksum=0) /
-            BTH(opcode=OP_SEND_ONLY, solicited=0, padcount=pad, pkey=0xFFFF,
-                dqpn=a.dest_qpn, psn=psn & 0xFFFFFF) /
-            Raw(msg + b'\0' * pad))
-
-
-def ctrl_hdr(a, typ, count, src_qpn=None):
-    # version 2: the destination QP's 64-bit control key follows src_qpn
-    return struct.pack('!IBBHIQ', CTRL_MAGIC, 2, typ, count,
-                       a.src_qpn if src_qpn is None else src_qpn, a.key)
+    return bp.ctrl_frame(msg, src_mac=a.src_mac, dst_mac=a.dst_mac, src_ip=a.src_ip,
+                         dst_ip=a.dst_ip, dest_qpn=a.dest_qpn, src_qpn=a.src_qpn, psn=psn)
 
 
 def parity_msg(a, data, *, seq=0, msg_len=None, imm=None, code=XOR, k=None, m=None,
                flags=0, sub=0, pidx=0, resv=0, pkt=0, npkt=1, clen=None, src_qpn=None):
-    msg_len = a.msg_len if msg_len is None else msg_len
-    imm = a.imm if imm is None else imm
-    k = a.k if k is None else k
-    m = a.m if m is None else m
-    clen = a.mtu if clen is None else clen
-    hdr = struct.pack('!IIIBBBBHBBHHI', seq, msg_len, imm, code, k, m, flags, sub, pidx, resv,
-                      pkt, npkt, clen)
-    return ctrl_hdr(a, T_PARITY, 1, src_qpn) + hdr + data
+    hdr = bp.parity_header(seq, a.msg_len if msg_len is None else msg_len,
+                           a.imm if imm is None else imm, code, a.k if k is None else k,
+                           a.m if m is None else m, sub=sub, pidx=pidx, pkt=pkt, npkt=npkt,
+                           clen=a.mtu if clen is None else clen, flags=flags, resv=resv)
+    return bp.ctrl_message(bp.CTRL_PARITY, [hdr + data],
+                           a.src_qpn if src_qpn is None else src_qpn, a.key)
 
 
 def nack_msg(a, entries):
-    body = b''.join(struct.pack('!IHBBQ', *e) for e in entries)
-    return ctrl_hdr(a, T_NACK, len(entries)) + body
+    return bp.ctrl_message(bp.CTRL_NACK, [bp.nack_entry(*e) for e in entries], a.src_qpn, a.key)
 
 
 def main():

@@ -7,22 +7,22 @@
 sdr_start_ring_pair partial
 "$SDR_TEST_PARTIAL" "$SOCK_A" "$SOCK_B" || { cat "$DPU_LOG"; sdr_fail "test_partial failed"; }
 sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
-# 4 receives: 1 whole, 3 completed early by the host; the packets sent after
-# an early completion are late: 8 data packets of message 0, the 7
-# immediate-only packets of message 1, the 2 data + 6 immediate-only
-# packets of message 2.
+# 5 receives: 1 whole, 3 completed early by the host, 1 cancelled by the
+# destruction of its QP (nothing arrived); the packets sent after an early
+# completion are late: 8 data packets of message 0, the 7 immediate-only
+# packets of message 1, the 2 data + 6 immediate-only packets of message 2.
 [ "$(sdr_json_qp_sum msgs_recv)" = 1 ] || sdr_fail "msgs_recv $(sdr_json_qp_sum msgs_recv), expected 1"
-[ "$(sdr_json_qp_sum msgs_partial)" = 3 ] || sdr_fail "msgs_partial $(sdr_json_qp_sum msgs_partial), expected 3"
+[ "$(sdr_json_qp_sum msgs_partial)" = 4 ] || sdr_fail "msgs_partial $(sdr_json_qp_sum msgs_partial), expected 4"
 [ "$(sdr_json_drop late_pkt)" = 23 ] || sdr_fail "late_pkt $(sdr_json_drop late_pkt), expected 23"
 [ "$(sdr_json_drop dup_imm)" = 0 ] || sdr_fail "dup_imm $(sdr_json_drop dup_imm), expected 0"
 # packets placed = packets that brought something new: 8 + 1 + 0 + (2 data + 6
 # immediate-only)
 [ "$(sdr_json_qp_sum rx_pkts)" = 17 ] || sdr_fail "rx_pkts $(sdr_json_qp_sum rx_pkts), expected 17"
-/usr/bin/python3 - "$STATS" "$(dirname "$0")/../../firmware/stats.c" <<'PY' || sdr_fail "stats JSON qp_totals"
+/usr/bin/python3 - "$STATS" "$(dirname "$0")/../../firmware/sdr_types.h" <<'PY' || sdr_fail "stats JSON qp_totals"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 src = open(sys.argv[2]).read()
-macro = re.search(r"#define QP_STATS\(X\)(.*?)\n\n", src, re.S).group(1)
+macro = re.search(r"#define SDR_QP_STATS\(X\)(.*?)\n\n", src, re.S).group(1)
 names = re.findall(r"X\((\w+)\)", macro)
 for inst in d["instances"]:
     keys = list(inst["qp_totals"])

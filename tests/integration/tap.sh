@@ -20,7 +20,16 @@ start() { # $1 = tag, rest = sdr-dpu options
 	SDR_PIDS+=("$PID")
 	sdr_wait_sock "$SDR_TMP/$tag.sock" "$PID" || { cat "$LOG"; sdr_fail "daemon did not start"; }
 }
-ready_mac() { sed -n 's/.*ready on port .* mac \([0-9a-f:]*\) peer-mac.*/\1/p' "$LOG"; }
+# (the socket exists a moment before the "ready" line is printed: wait for it)
+ready_mac() {
+	local m=""
+	for _ in $(seq 100); do
+		m=$(sed -n 's/.*ready on port .* mac \([0-9a-f:]*\) peer-mac.*/\1/p' "$LOG")
+		[ -n "$m" ] && break
+		sleep 0.05
+	done
+	echo "$m"
+}
 
 start nomac
 kmac=$(cat "/sys/class/net/$ifc/address")

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Configuration of the daemon: the command line after EAL's "--"
+ * (config.c), read by every module through sdr_g.cfg. */
+#ifndef SDR_CONFIG_H
+#define SDR_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sdr_auto.h"
+#include "sdr_model.h"
+
+#define SDR_MAX_INST 4
+
+struct sdr_inst_cfg {
+	const char *name;      /* unix socket path */
+	int port;              /* DPDK port id, -1 = next unused */
+	uint32_t ip;
+	uint8_t mac[6], peer_mac[6];
+	int has_ip, has_mac, has_peer_mac;
+	const char *link;      /* link emulator spec (RX of this port), NULL = none */
+	uint64_t port_rate;    /* bits/s, 0 = unpaced */
+};
+
+struct sdr_cfg {
+	uint32_t mtu;
+	uint32_t chunk_pkts;
+	uint32_t max_msg;
+	uint32_t generations;
+	unsigned workers;      /* 0 = one per available worker lcore */
+	unsigned idle_us;
+	unsigned idle_spins;
+	unsigned stats_interval;
+	const char *stats_json;
+	unsigned cts_resend_ms;
+	unsigned mbufs;
+	uint32_t pace_burst;   /* token-bucket depth, bytes; 0 = by rate */
+	int icrc;
+	int ring_pair;
+	/* Selective Repeat (docs/reliability.md) */
+	uint32_t sr_alpha_milli;   /* RTO = (1 + alpha) * SRTT, alpha * 1000 */
+	uint32_t sr_rttvar_k;      /* ... and >= SRTT + k * RTTVAR */
+	uint32_t sr_min_rto_us;
+	uint32_t sr_init_rto_ms;
+	uint32_t sr_ack_us;        /* ACK coalescing period */
+	uint32_t global_timeout_ms;
+	/* Erasure coding (docs/reliability.md) */
+	uint32_t ec_beta_milli;    /* FTO = (M + ceil(M/R)) * T_INJ + beta * RTT */
+	uint32_t ec_rtt_us;        /* RTT of the FTO; 0 = estimate */
+	uint32_t ec_pool_mb;       /* parity pool of a receiving QP, MiB */
+	/* AUTO (docs/reliability.md "AUTO") */
+	struct sdr_model_scheme auto_cands[SDR_AUTO_MAX_CANDS]; /* --auto-schemes */
+	uint32_t auto_ncands;
+	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
+	int auto_obj;              /* enum sdr_model_objective, --auto-objective */
+	int qpn_epoch;             /* -1 = random per boot */
+	/* control plane: per-client quotas (per instance; 0 = no limit) and
+	 * timeouts (docs/host-api.md "Limits and quotas") */
+	int quota_by_pid;          /* --quota-key: 0 = peer uid, 1 = peer pid */
+	uint32_t quota_conns;      /* connections open at once */
+	uint32_t quota_ctxs;       /* attached contexts */
+	uint32_t quota_qps;        /* QPs */
+	uint64_t quota_mr_bytes;   /* registered bytes */
+	uint32_t ctl_reply_timeout_ms; /* a reply the client does not take: drop it */
+	uint32_t ctl_hello_timeout_ms; /* a connection that does not say HELLO: drop it */
+	unsigned ninst;
+	struct sdr_inst_cfg inst[SDR_MAX_INST];
+};
+
+/** Parse our own arguments (after EAL's "--"). Returns 0 to run, 1 when
+ *  --help/--version was served (exit 0), -1 on error (message printed). */
+int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv);
+void sdr_cfg_usage(FILE *f, const char *prog);
+
+#endif /* SDR_CONFIG_H */

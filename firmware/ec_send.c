@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Erasure-coding engine, sender side (ec.h): the code of each send,
+ * encoding a submessage when its data has left, parity packets, NACKs from
+ * the receiver.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec.h"
+#include "ec_int.h"
+#include "send.h"
+#include "txq.h"
+
+/* ---------------- sender ---------------- */
+
+void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,
+			 struct sdr_smsg *sm, unsigned code, unsigned k, unsigned m)
+{
+	struct sdr_ec_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
+	struct sdr_sr_send *ss = sdr_sr_send_of(sr, sm->seq);
+	uint64_t rtt = sr->rtt.samples ? sr->rtt.srtt : sdr_ms_cycles(sdr_g.cfg.sr_init_rto_ms);
+
+	es->code = (uint8_t)code;
+	es->k = (uint8_t)k;
+	es->m = (uint8_t)m;
+	es->sub = 0;
+	es->par_pkt = UINT32_MAX;
+	if (ec->per_message && !es->k) { /* a message without parity is plain SR */
+		ss->hold = 0;
+		return;
+	}
+	/* The receiver NACKs one FTO after the first chunk, and the NACK needs
+	 * half an RTT: the chunk timers wait that long on top of the RTO. */
+	ss->hold = sdr_ec_fto(ss->nchunks, es->k ? es->k : 1, es->k ? es->m : 0,
+			      sdr_ec_chunk_t_inj(qp), rtt, sdr_g.cfg.ec_beta_milli) + rtt;
+}
+
+/* Encode submessage @p s of a one-shot send into ec->txpar. */
+static int encode_sub(struct sdr_worker *w, struct sdr_ecq *ec, const struct sdr_smsg *sm,
+		      const struct sdr_ec_send *es, const struct sdr_ec_geom *g, uint32_t s)
+{
+	const uint8_t *data[SDR_EC_K_MAX];
+	uint8_t *par[SDR_EC_M_MAX];
+	uint32_t clen = sdr_ec_sub_clen(g, s), nreal = sdr_ec_sub_nreal(g, s);
+	struct sdr_ec *cd = sdr_ec_codec(w, es->code, es->k, es->m);
+
+	if (!cd || sm->nranges != 1 || sm->r[0].msg_off != 0)
+		return -1;
+	for (uint32_t i = 0; i < g->k; i++) {
+		uint32_t c = s * g->k + i;
+		if (i >= nreal) {
+			data[i] = ec->zero;
+		} else if (sdr_ec_chunk_len(g, c) < clen) {
+			uint32_t l = sdr_ec_chunk_len(g, c);
+			memcpy(ec->shortc, sm->r[0].src + (size_t)c * g->cbytes, l);
+			memset(ec->shortc + l, 0, clen - l);
+			data[i] = ec->shortc;
+		} else {
+			data[i] = sm->r[0].src + (size_t)c * g->cbytes;
+		}
+	}
+	for (uint32_t j = 0; j < g->m; j++)
+		par[j] = ec->txpar + (size_t)j * g->cbytes;
+	return sdr_ec_encode(cd, data, par, clen) ? -1 : 0;
+}
+
+void sdr_ec_data_sent(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
+		      const struct sdr_smsg *sm, uint32_t pkt)
+{
+	struct sdr_ec_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
+	struct sdr_ec_geom g;
+	uint32_t spk, s, end;
+
+	if (!es->k || sdr_ec_geom_init(&g, sm->len, qp->mtu, qp->ppc, es->k, es->m))
+		return;
+	spk = (uint32_t)es->k * qp->ppc;
+	s = pkt / spk;
+	end = (s + 1) * spk < sm->npkts ? (s + 1) * spk : sm->npkts;
+	if (pkt + 1 != end)
+		return;
+	if (encode_sub(w, ec, sm, es, &g, s)) {
+		w->ctr[SDR_CTR_ec_encode_failed]++;
+		return;
+	}
+	qp->st.ec_subs_encoded++;
+	es->sub = s;
+	es->par_pkt = 0;
+}
+
+int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
+		     const struct sdr_smsg *sm, uint64_t now, unsigned *budget)
+{
+	struct sdr_ec_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
+	struct sdr_ec_geom g;
+	uint32_t npkt, total;
+
+	if (es->par_pkt == UINT32_MAX)
+		return 1;
+	if (sdr_ec_geom_init(&g, sm->len, qp->mtu, qp->ppc, es->k, es->m)) {
+		es->par_pkt = UINT32_MAX;
+		return 1;
+	}
+	npkt = sdr_ec_par_npkt(&g, es->sub);
+	total = npkt * g.m;
+	while (es->par_pkt < total && *budget) {
+		uint32_t pidx = es->par_pkt / npkt, pkt = es->par_pkt % npkt;
+		uint32_t plen = sdr_ec_par_pkt_len(&g, es->sub, pkt);
+		size_t mlen = SDR_PARITY_DATA_OFF + plen;
+		struct sdr_parity_hdr h = {
+			.seq = sm->seq, .msg_len = sm->len, .imm = sm->imm, .code = es->code,
+			.k = es->k, .m = es->m, .sub = (uint16_t)es->sub, .pidx = (uint8_t)pidx,
+			.pkt = (uint16_t)pkt, .npkt = (uint16_t)npkt,
+			.clen = sdr_ec_sub_clen(&g, es->sub),
+		};
+		struct rte_mbuf *m = sdr_txq_reserve(w, qp, sdr_ctrl_frame_bytes(mlen), now);
+		uint8_t *buf;
+
+		if (!m)
+			return 0;
+		buf = rte_pktmbuf_mtod(m, uint8_t *);
+		if (!sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qp->qpn_base, &h)) {
+			rte_pktmbuf_free(m); /* cannot happen: the geometry fits the wire */
+			es->par_pkt = UINT32_MAX;
+			return 1;
+		}
+		memcpy(buf + SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF,
+		       ec->txpar + (size_t)pidx * g.cbytes + (size_t)pkt * g.mtu, plen);
+		sdr_txq_ctrl(w, qp, m, mlen);
+		qp->st.ec_par_pkts_tx++;
+		es->par_pkt++;
+		(*budget)--;
+	}
+	if (es->par_pkt < total)
+		return 0;
+	es->par_pkt = UINT32_MAX;
+	return 1;
+}
+
+void sdr_ec_rx_nack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
+		    const struct sdr_ctrl_hdr *h, uint64_t now)
+{
+	struct sdr_nack_entry e;
+
+	qp->st.ec_nacks_rx++;
+	for (uint16_t i = 0; i < h->count; i++) {
+		const struct sdr_smsg *sm;
+		const struct sdr_sr_send *ss;
+
+		if (sdr_ctrl_nack_entry_decode(msg, i, &e)) {
+			w->ctr[SDR_CTR_nack_bad]++;
+			continue;
+		}
+		qp->st.ec_nack_entries_rx++;
+		sm = sdr_send_outstanding(qp, e.seq);
+		ss = sdr_sr_send_of(sr, e.seq);
+		if (!sm || !ss->u) {
+			w->ctr[SDR_CTR_nack_stale]++;
+			continue;
+		}
+		for (uint32_t b = 0; b <= e.k; b++) {
+			uint64_t unit;
+
+			if (b < e.k) {
+				if (!((e.missing >> b) & 1))
+					continue;
+				unit = (uint64_t)e.sub * e.k + b;
+				if (unit >= ss->nchunks)
+					break;
+			} else {
+				if (!(e.flags & SDR_NACK_F_IMM) || ss->nunits == ss->nchunks)
+					continue;
+				unit = ss->nchunks;
+			}
+			if (sdr_sr_retransmit(w, sr, sm, (uint32_t)unit))
+				qp->st.ec_nack_retx_units++;
+		}
+	}
+	qp->progress_tsc = now;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receive side of a QP (recv.h). */
+#include <errno.h>
+
+#include <rte_cycles.h>
+
+#include "recv.h"
+#include "txq.h"
+
+/* Receive numbers are 32 bit and every data packet names its number
+ * (docs/wire-format.md §4). A number may come back only after 2^32 receives
+ * AND the maximum packet lifetime: when entering block b of 2^28 numbers,
+ * the previous use of block b ended when block b + 1 began; that must be
+ * SDR_SEQ_REUSE_S seconds (plus the global timeout, during which a sender
+ * retransmits) ago. Never reached below 35 M receives/s per QP. */
+#define SDR_SEQ_BLOCK_SHIFT 28
+#define SDR_SEQ_REUSE_S 120
+static int seq_reuse_ok(struct sdr_qp *qp, uint32_t seq)
+{
+	uint64_t now, life;
+	unsigned b;
+
+	if (seq & ((1u << SDR_SEQ_BLOCK_SHIFT) - 1))
+		return 1;
+	now = rte_get_tsc_cycles();
+	b = seq >> SDR_SEQ_BLOCK_SHIFT;
+	life = sdr_ms_cycles((uint64_t)SDR_SEQ_REUSE_S * 1000 + sdr_g.cfg.global_timeout_ms);
+	if (qp->era_tsc[(b + 1) % 16] && now - qp->era_tsc[(b + 1) % 16] < life)
+		return 0;
+	qp->era_tsc[b] = now;
+	return 1;
+}
+
+int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+		      uint64_t wr_id, uint16_t mr_id)
+{
+	int64_t seq;
+
+	if (!seq_reuse_ok(qp, qp->rq.next_seq)) {
+		w->ctr[SDR_CTR_seq_guard]++;
+		return -EAGAIN;
+	}
+	seq = sdr_rq_post(&qp->rq, dst, len, wr_id, mr_id);
+	if (seq < 0)
+		return seq;
+	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
+	qp->cts_out[qp->ncts_out].length = len;
+	if (++qp->ncts_out == SDR_CTS_MAX_ENTRIES)
+		sdr_recv_cts_flush(w, qp);
+	return seq;
+}
+
+static void tx_cts(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_cts_entry *e,
+		   unsigned n)
+{
+	struct rte_mbuf *m = sdr_txq_alloc(w, qp->inst);
+
+	if (!m)
+		return; /* the periodic re-send covers it */
+	sdr_txq_ctrl(w, qp, m,
+		     sdr_ctrl_cts_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
+					 qp->qpn_base, e, (uint16_t)n));
+	qp->st.cts_tx++;
+}
+
+void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp)
+{
+	tx_cts(w, qp, qp->cts_out, qp->ncts_out);
+	qp->ncts_out = 0;
+}
+
+void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
+{
+	struct sdr_cts_entry e[SDR_CTS_MAX_ENTRIES];
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++) {
+		const struct sdr_rslot *s = &qp->rq.slot[i];
+		if (s->state != SDR_RS_POSTED || s->pkts_got || s->imm_mask)
+			continue;
+		e[n].seq = s->seq;
+		e[n].length = s->len;
+		if (++n == SDR_CTS_MAX_ENTRIES) {
+			tx_cts(w, qp, e, n);
+			n = 0;
+		}
+	}
+	if (n)
+		tx_cts(w, qp, e, n);
+}
+
+int sdr_recv_place(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
+		   uint32_t gen, uint64_t now, uint32_t *slot, enum sdr_ctr *drop)
+{
+	int rc = sdr_rq_place(&qp->rq, gen, p, now, drop, slot);
+
+	if (rc < 0) {
+		w->ctr[*drop]++;
+		return -1;
+	}
+	qp->st.rx_pkts++;
+	qp->st.rx_bytes += p->dma_len;
+	if (rc & SDR_PLACE_CHUNK)
+		qp->st.chunks_done++;
+	return rc;
+}

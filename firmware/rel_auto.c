@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliability "auto": per one-shot send, Selective Repeat or one of the
+ * --auto-schemes EC codes, whichever the completion-time model predicts
+ * best at the QP's measured RTT and chunk loss (sdr_auto.h;
+ * docs/reliability.md "AUTO"). The receiver learns each message's code from
+ * its parity packets; a message without parity is an SR message. Streams
+ * are plain SR.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "ec_qp.h"
+
+struct auto_qp {
+	struct sdr_ecqp e;      /* first: the EC engine's state */
+	struct sdr_auto au;     /* estimates and per-message pick */
+	double base_bps;        /* model rate when the QP has none (port/link) */
+};
+
+static struct auto_qp *auto_of(const struct sdr_qp *qp)
+{
+	return qp->rel;
+}
+
+/* The rate the model assumes when the QP has none: the port's pacing rate,
+ * else the link speed, else 10 Gbit/s. */
+static double auto_base_rate(const struct sdr_inst *in)
+{
+	struct rte_eth_link link;
+
+	if (in->cfg.port_rate)
+		return (double)in->cfg.port_rate;
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(in->port, &link) == 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_NONE && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		return link.link_speed * 1e6;
+	return 10e9;
+}
+
+/* Estimator feeds from the SR engine. */
+static void auto_rtt(void *ctx, struct sdr_qp *qp, uint64_t cycles)
+{
+	struct auto_qp *a = ctx;
+
+	(void)qp;
+	sdr_auto_rtt(&a->au, (double)cycles / (double)sdr_g.tsc_hz);
+}
+
+/* Feed one completed send's first-pass chunks and those of them that did
+ * not arrive the first time. The sender knows the chunks it retransmitted
+ * (each once); the receiver reports in the FULL entry the chunks it rebuilt
+ * from parity or found missing at its first FTO, which the sender cannot
+ * see. Both count mostly the same chunks (the ones the receiver NACKed are
+ * then retransmitted): the larger of the two, not the sum. */
+static void auto_full(void *ctx, struct sdr_qp *qp, const struct sdr_smsg *sm,
+		      const struct sdr_sr_send *ss, uint32_t rx_lost)
+{
+	struct auto_qp *a = ctx;
+	uint32_t lost = rx_lost > ss->retx_chunks ? rx_lost : ss->retx_chunks;
+
+	(void)sm;
+	if (lost > ss->nchunks)
+		lost = ss->nchunks;
+	sdr_auto_chunks(&a->au, ss->nchunks, lost);
+	qp->st.auto_lost_rx += rx_lost;
+	qp->st.auto_lost_fed += lost;
+	qp->st.auto_chunks_fed += ss->nchunks;
+}
+
+static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, char *why, size_t len)
+{
+	struct auto_qp *a = calloc(1, sizeof(*a));
+	struct sdr_auto_cfg ac;
+	unsigned code = SDR_EC_RS, k = 1, m = 1;
+
+	if (!a)
+		goto nomem;
+	/* the EC buffers are sized for the candidate with the most parity */
+	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
+		const struct sdr_model_scheme *c = &sdr_g.cfg.auto_cands[i];
+		if (c->code != SDR_MODEL_SR && c->m >= m) {
+			code = c->code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR;
+			k = c->k;
+			m = c->m;
+		}
+	}
+	if (sdr_ecqp_init(qp, &a->e, code, k, m, 1))
+		goto nomem;
+	a->e.sr.hooks = (struct sdr_sr_hooks){.ctx = a, .rtt = auto_rtt, .full = auto_full};
+	a->base_bps = auto_base_rate(qp->inst);
+	sdr_auto_cfg_default(&ac);
+	ac.rate_bps = at->rate_bps ? (double)at->rate_bps : a->base_bps;
+	ac.chunk_bytes = qp->mtu * qp->ppc;
+	ac.pkts_per_chunk = qp->ppc;
+	ac.ncands = sdr_g.cfg.auto_ncands;
+	memcpy(ac.cands, sdr_g.cfg.auto_cands, sizeof(ac.cands));
+	ac.obj = (enum sdr_model_objective)sdr_g.cfg.auto_obj;
+	if (sdr_auto_init(&a->au, &ac)) { /* cannot happen: --auto-schemes was checked */
+		sdr_ecqp_fini(&a->e);
+		free(a);
+		snprintf(why, len, "AUTO: the --auto-schemes candidates are invalid");
+		return -EINVAL;
+	}
+	qp->rel = a;
+	return 0;
+nomem:
+	if (a)
+		sdr_ecqp_fini(&a->e);
+	free(a);
+	snprintf(why, len, "out of memory for AUTO state");
+	return -ENOMEM;
+}
+
+static void auto_qp_fini(struct sdr_qp *qp)
+{
+	struct auto_qp *a = auto_of(qp);
+	struct sdr_inst *in = qp->inst;
+
+	if (!a)
+		return;
+	/* keep its decisions for --stats-json (the worker is done with it) */
+	if (!in->auto_closed)
+		in->auto_closed = calloc(SDR_AUTO_CLOSED, sizeof(*in->auto_closed));
+	if (in->auto_closed) {
+		struct sdr_auto_closed *x = &in->auto_closed[in->n_auto_closed++ % SDR_AUTO_CLOSED];
+		x->qpn = qp->qpn_base;
+		x->st = qp->st;
+		x->au = a->au;
+	}
+	sdr_ecqp_fini(&a->e);
+	free(a);
+	qp->rel = NULL;
+}
+
+static void auto_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
+{
+	sdr_ecqp_view(&auto_of(qp)->e, v);
+	v->au = &auto_of(qp)->au;
+}
+
+static void auto_set_rate(struct sdr_qp *qp, uint64_t rate_bps)
+{
+	struct auto_qp *a = auto_of(qp);
+
+	/* the model follows the QP's rate */
+	sdr_auto_set_rate(&a->au, rate_bps ? (double)rate_bps : a->base_bps);
+}
+
+/* The scheme of one send: the pick of the completion-time model at the
+ * QP's current estimates (cached per size class, so the model runs only
+ * when a class is new or the estimates moved). */
+static int auto_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
+			     uint64_t now)
+{
+	struct auto_qp *a = auto_of(qp);
+	struct sdr_model_scheme s;
+
+	(void)w;
+	if (sm->stream)
+		return sdr_ecqp_send_prepare(qp, &a->e, sm, 0, 0, 0, now);
+	sdr_auto_pick(&a->au, sm->len, &s);
+	/* (m <= the QP's m: the parity buffer is sized for the candidates) */
+	if (s.code == SDR_MODEL_SR || s.m > a->e.ec.m || !s.k) {
+		qp->st.auto_msgs_sr++;
+		return sdr_ecqp_send_prepare(qp, &a->e, sm, 0, 0, 0, now);
+	}
+	qp->st.auto_msgs_ec++;
+	return sdr_ecqp_send_prepare(qp, &a->e, sm, s.code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR,
+				     s.k, s.m, now);
+}
+
+static unsigned auto_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	return sdr_ecqp_tx(w, qp, &auto_of(qp)->e, now);
+}
+
+static void auto_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now)
+{
+	sdr_ecqp_recv_posted(&auto_of(qp)->e, slot, now);
+}
+
+static void auto_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
+			 uint32_t gen, uint64_t now)
+{
+	sdr_ecqp_rx_data(w, qp, &auto_of(qp)->e, p, gen, now);
+}
+
+static void auto_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ctrl_hdr *h,
+			 const uint8_t *msg, size_t len, uint64_t now)
+{
+	sdr_ecqp_rx_ctrl(w, qp, &auto_of(qp)->e, h, msg, len, now);
+}
+
+static void auto_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
+			   uint64_t now)
+{
+	sdr_ecqp_recv_done(w, qp, &auto_of(qp)->e, slot, status, now);
+}
+
+static void auto_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	sdr_ecqp_poll(w, qp, &auto_of(qp)->e, now);
+}
+
+static void auto_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	sdr_ecqp_periodic(w, qp, &auto_of(qp)->e, now);
+}
+
+static void auto_reset(struct sdr_qp *qp)
+{
+	sdr_ecqp_reset(&auto_of(qp)->e);
+}
+
+const struct sdr_rel_ops sdr_rel_auto = {
+	.name = "auto",
+	.reliability = SDR_REL_AUTO,
+	.keeps_ranges = 1,
+	.qp_init = auto_qp_init,
+	.qp_fini = auto_qp_fini,
+	.set_rate = auto_set_rate,
+	.view = auto_view,
+	.send_prepare = auto_send_prepare,
+	.tx = auto_tx,
+	.recv_posted = auto_recv_posted,
+	.rx_data = auto_rx_data,
+	.rx_ctrl = auto_rx_ctrl,
+	.recv_done = auto_recv_done,
+	.poll = auto_poll,
+	.periodic = auto_periodic,
+	.reset = auto_reset,
+};

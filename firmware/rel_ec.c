@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliability "ec": every one-shot send carries the QP's code (Reed-Solomon
+ * or XOR, k, m); streams carry no parity (their data may arrive from the
+ * host in any order, so a submessage is never known to be whole) and are
+ * protected by the Selective Repeat fallback (docs/reliability.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ec_qp.h"
+
+static struct sdr_ecqp *ecqp_of(const struct sdr_qp *qp)
+{
+	return qp->rel;
+}
+
+static int ec_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why, size_t len)
+{
+	struct sdr_ecqp *e = calloc(1, sizeof(*e));
+
+	if (!e || sdr_ecqp_init(qp, e, a->ec_code, a->ec_k, a->ec_m, 0)) {
+		if (e)
+			sdr_ecqp_fini(e);
+		free(e);
+		snprintf(why, len, "out of memory for EC state");
+		return -ENOMEM;
+	}
+	qp->rel = e;
+	return 0;
+}
+
+static void ec_qp_fini(struct sdr_qp *qp)
+{
+	if (qp->rel)
+		sdr_ecqp_fini(ecqp_of(qp));
+	free(qp->rel);
+	qp->rel = NULL;
+}
+
+static void ec_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
+{
+	sdr_ecqp_view(ecqp_of(qp), v);
+}
+
+static int ec_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
+			   uint64_t now)
+{
+	struct sdr_ecqp *e = ecqp_of(qp);
+
+	(void)w;
+	if (sm->stream)
+		return sdr_ecqp_send_prepare(qp, e, sm, 0, 0, 0, now);
+	return sdr_ecqp_send_prepare(qp, e, sm, e->ec.code, e->ec.k, e->ec.m, now);
+}
+
+static unsigned ec_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	return sdr_ecqp_tx(w, qp, ecqp_of(qp), now);
+}
+
+static void ec_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now)
+{
+	sdr_ecqp_recv_posted(ecqp_of(qp), slot, now);
+}
+
+static void ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
+		       uint32_t gen, uint64_t now)
+{
+	sdr_ecqp_rx_data(w, qp, ecqp_of(qp), p, gen, now);
+}
+
+static void ec_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ctrl_hdr *h,
+		       const uint8_t *msg, size_t len, uint64_t now)
+{
+	sdr_ecqp_rx_ctrl(w, qp, ecqp_of(qp), h, msg, len, now);
+}
+
+static void ec_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
+			 uint64_t now)
+{
+	sdr_ecqp_recv_done(w, qp, ecqp_of(qp), slot, status, now);
+}
+
+static void ec_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	sdr_ecqp_poll(w, qp, ecqp_of(qp), now);
+}
+
+static void ec_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	sdr_ecqp_periodic(w, qp, ecqp_of(qp), now);
+}
+
+static void ec_reset(struct sdr_qp *qp)
+{
+	sdr_ecqp_reset(ecqp_of(qp));
+}
+
+const struct sdr_rel_ops sdr_rel_ec = {
+	.name = "ec",
+	.reliability = SDR_REL_EC,
+	.keeps_ranges = 1,
+	.qp_init = ec_qp_init,
+	.qp_fini = ec_qp_fini,
+	.view = ec_view,
+	.send_prepare = ec_send_prepare,
+	.tx = ec_tx,
+	.recv_posted = ec_recv_posted,
+	.rx_data = ec_rx_data,
+	.rx_ctrl = ec_rx_ctrl,
+	.recv_done = ec_recv_done,
+	.poll = ec_poll,
+	.periodic = ec_periodic,
+	.reset = ec_reset,
+};

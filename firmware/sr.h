@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Selective Repeat engine (docs/reliability.md): per-chunk retransmission
+ * timers, the retransmit queue, ACK processing and generation, the global
+ * timeout. Used by the SR, EC and AUTO schemes; it knows none of them.
+ *
+ * Sender: every chunk of a send (plus, for messages of fewer than 8
+ * packets, one "immediate unit" made of the immediate-only packets) is a
+ * retransmission unit. When a unit's last packet has left, (seq, unit, time)
+ * goes to the timer FIFO; entries are pushed in transmit order, so the head
+ * expires first. An expired, unacknowledged unit goes to the retransmit
+ * queue, served before new data and through the same pacers. The send
+ * completes when the receiver reports the receive FULL.
+ *
+ * Receiver: slots with news are reported in one ACK per --sr-ack-us; the
+ * final entry (FULL / CLOSED) of a completed receive is captured at
+ * completion, sent in the same loop pass, and repeated to retransmissions.
+ */
+#ifndef SDR_SR_ENGINE_H
+#define SDR_SR_ENGINE_H
+
+#include "sdr_sr.h"
+#include "sdr_types.h"
+
+/** Sender state of one chunk (or the immediate unit) of a send. */
+struct sdr_sr_unit {
+	uint64_t tx_tsc;   /* last (re)transmission of the unit's last packet */
+	uint16_t sent;     /* packets transmitted in the first pass */
+	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
+	uint8_t pad[3];
+};
+
+/** Sender state of one send (per send slot). */
+struct sdr_sr_send {
+	struct sdr_sr_unit *u; /* [nunits]: the slot's part of sdr_sr::units */
+	uint32_t nchunks;      /* chunks of the message */
+	uint32_t nunits;       /* nchunks, + 1 for the immediate-only packets (npkts < 8) */
+	uint32_t units_acked;
+	uint32_t ack_from;     /* cumulative point already walked */
+	uint32_t retx_chunks;  /* data chunks retransmitted at least once */
+	uint64_t hold;         /* extra wait of the timers (cycles; EC: parity first) */
+	uint8_t txdone;        /* every packet transmitted once; waits for the ACK */
+};
+
+/** Receiver state of one receive slot. */
+struct sdr_sr_recv {
+	uint32_t ack_cum;      /* chunks below this are all in (private bitmap) */
+	uint8_t ack_pending;   /* listed for the next ACK */
+};
+
+/** A final ACK entry waiting to be sent (receiver). */
+struct sdr_sr_fin {
+	uint64_t due;      /* send at or after this TSC */
+	uint32_t seq, cum, lost;
+	uint8_t flags;     /* SDR_ACK_F_FULL or SDR_ACK_F_CLOSED */
+	uint8_t copies;    /* sent so far */
+};
+#define SDR_SR_FIN_CAP 4096
+
+/** What a scheme on top wants to hear (AUTO's estimates). */
+struct sdr_sr_hooks {
+	void *ctx;
+	/** An RTT sample of @p cycles (Karn). */
+	void (*rtt)(void *ctx, struct sdr_qp *qp, uint64_t cycles);
+	/** Send @p sm completed FULL; @p ss its SR state, @p rx_lost the
+	 *  receiver's count of chunks lost on their first transmission. */
+	void (*full)(void *ctx, struct sdr_qp *qp, const struct sdr_smsg *sm,
+		     const struct sdr_sr_send *ss, uint32_t rx_lost);
+};
+
+struct sdr_sr {
+	/* sender */
+	struct sdr_sr_unit *units; /* [SDR_MAX_MSGS][units_max], sized at init */
+	uint32_t units_max;        /* units of the longest message */
+	struct sdr_rtt rtt;
+	struct sdr_tq timers; /* (seq, unit, tx time) in transmit order */
+	struct sdr_tq retxq;  /* units to retransmit */
+	struct sdr_tq_ent retx_cur; /* unit being retransmitted */
+	uint32_t retx_pkt;    /* next packet of retx_cur; UINT32_MAX = none */
+	uint64_t backoff_tsc; /* no further RTO backoff before this */
+	uint64_t probe_tsc;   /* probing: next unit may be retransmitted at this TSC */
+	uint64_t ack_rx_tsc;  /* last ACK from the peer (0: none yet) */
+	uint8_t probing;      /* no ACK for an RTO: one unit per RTO until the peer
+	                         answers (RFC 6298 5.4/5.5) */
+	uint8_t full_copies;  /* final FULL entries sent per receive (EC: 2) */
+	uint64_t global_timeout; /* cycles, 0 = none */
+	struct sdr_sr_hooks hooks;
+	struct sdr_sr_send snd[SDR_MAX_MSGS];
+	/* receiver */
+	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
+	uint32_t nack_dirty;
+	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
+	uint64_t ack_period;  /* --sr-ack-us in cycles */
+	/* Final entries (FULL / CLOSED) of completed receives, queued at
+	 * completion: they do not live in the slot, so reposting it cannot
+	 * lose them (docs/reliability.md "Acknowledgement is a guarantee") */
+	struct sdr_sr_fin *fin; /* [SDR_SR_FIN_CAP] FIFO */
+	uint32_t fin_head, fin_n;
+	uint8_t ack_now;      /* a final entry is waiting: flush in this loop */
+	uint64_t fin_next;    /* earliest later-due final entry, 0 = none */
+	struct sdr_sr_recv rcv[SDR_MAX_MSGS];
+	struct sdr_rdone done[SDR_MAX_MSGS]; /* the last final entry of each slot */
+};
+
+/* ---- set-up (main lcore) ---- */
+/** Everything the engine will use on @p qp's worker is allocated here,
+ *  sized from the QP's limits (max_msg, MTU, chunk): unit state for every
+ *  send slot, the timer and retransmit queues. */
+int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp);
+void sdr_sr_fini(struct sdr_sr *sr);
+/** Forget every live entry (the QP's sends and receives were completed). */
+void sdr_sr_reset(struct sdr_sr *sr);
+
+/* ---- sender ---- */
+/** Per-send state for @p sm. @return 0 or -ENOMEM. */
+int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *sm);
+static inline struct sdr_sr_send *sdr_sr_send_of(struct sdr_sr *sr, uint32_t seq)
+{
+	return &sr->snd[sdr_seq_msg_id(seq)];
+}
+/** Packet @p pkt_off of @p sm left on its first pass. */
+void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_smsg *sm,
+		      uint32_t pkt_off, uint64_t now);
+/** Expired timers and retransmissions. @return packets sent. */
+unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
+/** Queue unit @p unit of send @p sm for retransmission now (a NACK).
+ *  @return 1 when queued (not already acknowledged, queued, or unsent). */
+int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_smsg *sm,
+		      uint32_t unit);
+void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
+		   const struct sdr_ctrl_hdr *h, uint64_t now);
+
+/* ---- receiver ---- */
+/** Slot @p slot has news for the sender (a chunk, a duplicate). */
+void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
+		    uint64_t now);
+/** Receive @p slot completed with @p status (table state as completed):
+ *  capture and queue its final entry (@p lost: EC's count, else 0). */
+void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
+		       int32_t status, uint32_t lost, uint64_t now);
+/** A data packet of @p slot was dropped as @p drop: answer what it shows
+ *  (the sender missed an ACK). */
+void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
+		       const struct sdr_parsed *p, enum sdr_ctr drop, uint64_t now);
+
+/* ---- timers ---- */
+/** ACKs due, the send window, the global timeout (sets SDR_QPS_ERROR). */
+void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
+/** Receives that saw packets and then nothing for the global timeout are
+ *  completed in the receive table with -ETIMEDOUT: their slots go to
+ *  @p slots (room for SDR_MAX_MSGS). @return how many. */
+unsigned sdr_sr_recv_expired(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now, uint32_t *slots);
+
+#endif /* SDR_SR_ENGINE_H */

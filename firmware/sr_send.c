@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Selective Repeat engine, sender side (sr.h): per-unit timers, the
+ * retransmit queue, RTO backoff and probing, ACK processing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq.h"
+#include "send.h"
+#include "sr.h"
+#include "txq.h"
+
+#define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
+#define SR_MAX_RTO_MS 1000 /* backoff ceiling */
+
+int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
+{
+	/* a message has at most max_msg / chunk chunks, plus its immediate unit;
+	 * a unit is at most twice in the timer queue (its entry and a NACK's
+	 * retransmission) and once in the retransmit queue */
+	uint32_t units = qp->max_msg / (qp->mtu * qp->ppc) + 1;
+
+	sdr_rtt_init(&sr->rtt, sdr_ms_cycles(sdr_g.cfg.sr_init_rto_ms),
+		     sdr_us_cycles(sdr_g.cfg.sr_min_rto_us), sdr_g.cfg.sr_alpha_milli,
+		     sdr_g.cfg.sr_rttvar_k);
+	sr->retx_pkt = UINT32_MAX;
+	sr->full_copies = 1;
+	sr->global_timeout = sdr_ms_cycles(sdr_g.cfg.global_timeout_ms);
+	sr->ack_period = sdr_us_cycles(sdr_g.cfg.sr_ack_us);
+	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
+	sr->units_max = units;
+	sr->units = calloc((size_t)SDR_MAX_MSGS * units, sizeof(*sr->units));
+	if (!sr->fin || !sr->units || sdr_tq_init(&sr->timers, 2 * SDR_MAX_MSGS * units + 64) ||
+	    sdr_tq_init(&sr->retxq, SDR_MAX_MSGS * units + 64))
+		return -ENOMEM;
+	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
+		sr->snd[i].u = sr->units + (size_t)i * units;
+	return 0;
+}
+
+void sdr_sr_fini(struct sdr_sr *sr)
+{
+	free(sr->fin);
+	sr->fin = NULL;
+	sdr_tq_fini(&sr->timers);
+	sdr_tq_fini(&sr->retxq);
+	free(sr->units);
+	sr->units = NULL;
+	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
+		sr->snd[i].u = NULL;
+}
+
+void sdr_sr_reset(struct sdr_sr *sr)
+{
+	/* nothing of the SR machinery refers to anything live any more */
+	sr->timers.n = sr->timers.head = 0;
+	sr->retxq.n = sr->retxq.head = 0;
+	sr->retx_pkt = UINT32_MAX;
+	for (uint32_t i = 0; i < sr->nack_dirty; i++)
+		sr->rcv[sr->ack_dirty[i]].ack_pending = 0;
+	sr->nack_dirty = 0;
+	sr->ack_due = 0;
+	sr->fin_n = sr->fin_head = 0;
+	sr->fin_next = 0;
+	sr->ack_now = 0;
+}
+
+int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *sm)
+{
+	struct sdr_sr_send *ss = sdr_sr_send_of(sr, sm->seq);
+
+	ss->nchunks = (sm->npkts + qp->ppc - 1) / qp->ppc;
+	ss->nunits = ss->nchunks + (sm->npkts < SDR_IMM_NIBBLES ? 1 : 0);
+	if (ss->nunits > sr->units_max) /* cannot happen: len <= max_msg */
+		return -ENOMEM;
+	memset(ss->u, 0, (size_t)ss->nunits * sizeof(*ss->u));
+	ss->units_acked = 0;
+	ss->ack_from = 0;
+	ss->txdone = 0;
+	ss->retx_chunks = 0;
+	ss->hold = 0;
+	return 0;
+}
+
+/* Packets [*first, *end) of unit @p unit. */
+static void unit_pkts(const struct sdr_qp *qp, const struct sdr_smsg *sm,
+		      const struct sdr_sr_send *ss, uint32_t unit, uint32_t *first, uint32_t *end)
+{
+	if (unit < ss->nchunks) {
+		*first = unit * qp->ppc;
+		*end = *first + qp->ppc < sm->npkts ? *first + qp->ppc : sm->npkts;
+	} else {
+		*first = sm->npkts;
+		*end = SDR_IMM_NIBBLES;
+	}
+}
+
+void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_smsg *sm,
+		      uint32_t pkt_off, uint64_t now)
+{
+	struct sdr_sr_send *ss = sdr_sr_send_of(sr, sm->seq);
+	uint32_t unit = pkt_off < sm->npkts ? pkt_off / qp->ppc : ss->nchunks, first, end;
+	struct sdr_sr_unit *u = &ss->u[unit];
+
+	unit_pkts(qp, sm, ss, unit, &first, &end);
+	if (++u->sent != end - first)
+		return;
+	u->tx_tsc = now;
+	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
+		u->tx_tsc = 0; /* no timer: the global timeout is the backstop */
+}
+
+/* The send this (seq) names, if it is outstanding with SR state. */
+static struct sdr_smsg *sr_msg(struct sdr_qp *qp, struct sdr_sr *sr, uint32_t seq)
+{
+	struct sdr_smsg *sm = sdr_send_outstanding(qp, seq);
+
+	return sm && sdr_sr_send_of(sr, seq)->u ? sm : NULL;
+}
+
+/* Find the host bytes of packet @p pkt (data packets only). */
+static const uint8_t *pkt_src(const struct sdr_qp *qp, const struct sdr_smsg *sm, uint32_t pkt)
+{
+	uint32_t off = pkt * qp->mtu;
+
+	for (unsigned i = 0; i < sm->nranges; i++) {
+		const struct sdr_srange *r = &sm->r[i];
+		if (off >= r->msg_off && off - r->msg_off < r->len)
+			return r->src + (off - r->msg_off);
+	}
+	return NULL;
+}
+
+/* Extra wait of the timers of send @p seq (EC: parity and NACKs first). */
+static uint64_t hold_of(struct sdr_qp *qp, struct sdr_sr *sr, uint32_t seq)
+{
+	const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+	if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
+		return 0;
+	return sdr_sr_send_of(sr, seq)->hold;
+}
+
+unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	const struct sdr_tq_ent *e;
+	unsigned sent = 0, budget = SDR_BURST, looked = 0;
+
+	/* 1. expired timers -> retransmit queue */
+	while ((e = sdr_tq_peek(&sr->timers)) &&
+	       e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq) <= now && looked++ < SR_EXPIRE_MAX) {
+		struct sdr_tq_ent x = *e;
+		struct sdr_smsg *sm;
+		struct sdr_sr_send *ss;
+
+		sdr_tq_pop(&sr->timers);
+		sm = sr_msg(qp, sr, x.seq);
+		ss = sdr_sr_send_of(sr, x.seq);
+		if (!sm || x.chunk >= ss->nunits)
+			continue;
+		struct sdr_sr_unit *u = &ss->u[x.chunk];
+		if (u->acked || u->inq || u->tx_tsc != x.tsc)
+			continue; /* acknowledged, or superseded */
+		qp->st.sr_rto_expiries++;
+		/* A retransmission went unanswered: back off (dead peer, or an RTO
+		 * far too short). When the peer has not answered at all for an
+		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
+		 * every expired one until it answers again (RFC 6298 5.4, 5.5) */
+		if (u->retx && sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc,
+					       sdr_ms_cycles(SR_MAX_RTO_MS)))
+			qp->st.sr_rto_backoffs++;
+		uint64_t heard = RTE_MAX(sr->ack_rx_tsc, qp->progress_tsc);
+		if (!sr->probing && now > heard && now - heard > sr->rtt.rto)
+			sr->probing = 1;
+		if (sr->probing) {
+			if (now < sr->probe_tsc) {
+				/* not this unit's turn: wait another RTO */
+				u->tx_tsc = now;
+				if (sdr_tq_push(&sr->timers, x.seq, x.chunk, now))
+					u->tx_tsc = 0;
+				qp->st.sr_probe_defers++;
+				continue;
+			}
+			sr->probe_tsc = now + sr->rtt.rto;
+		}
+		if (sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
+			u->inq = 1;
+		} else {
+			w->ctr[SDR_CTR_sr_nomem]++;
+			/* keep a timer: the unit is retried at the next RTO */
+			u->tx_tsc = now;
+			if (sdr_tq_push(&sr->timers, x.seq, x.chunk, now))
+				u->tx_tsc = 0;
+		}
+	}
+
+	/* 2. retransmissions, before any new data */
+	while (budget) {
+		struct sdr_smsg *sm;
+		struct sdr_sr_send *ss;
+		struct sdr_sr_unit *u;
+		struct rte_mbuf *m;
+		uint32_t first, end;
+
+		if (sr->retx_pkt == UINT32_MAX) {
+			if (!(e = sdr_tq_peek(&sr->retxq)))
+				break;
+			sr->retx_cur = *e;
+			sdr_tq_pop(&sr->retxq);
+			sm = sr_msg(qp, sr, sr->retx_cur.seq);
+			ss = sdr_sr_send_of(sr, sr->retx_cur.seq);
+			if (!sm || sr->retx_cur.chunk >= ss->nunits)
+				continue;
+			u = &ss->u[sr->retx_cur.chunk];
+			u->inq = 0;
+			if (u->acked)
+				continue;
+			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
+			sr->retx_pkt = first;
+		}
+		sm = sr_msg(qp, sr, sr->retx_cur.seq);
+		if (!sm) {
+			sr->retx_pkt = UINT32_MAX;
+			continue;
+		}
+		ss = sdr_sr_send_of(sr, sm->seq);
+		u = &ss->u[sr->retx_cur.chunk];
+		if (u->acked) { /* acknowledged while we were at it */
+			sr->retx_pkt = UINT32_MAX;
+			continue;
+		}
+		unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
+
+		uint32_t pkt = sr->retx_pkt, plen = 0;
+		const uint8_t *src = NULL;
+		if (pkt < sm->npkts) {
+			plen = sm->len - pkt * qp->mtu < qp->mtu ? sm->len - pkt * qp->mtu : qp->mtu;
+			src = pkt_src(qp, sm, pkt);
+			if (!src) { /* cannot happen: ranges stay until completion */
+				sr->retx_pkt = UINT32_MAX;
+				continue;
+			}
+		}
+		m = sdr_txq_reserve(w, qp, sdr_frame_bytes(plen), now);
+		if (!m)
+			break;
+		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
+		qp->st.sr_retx_pkts++;
+		sent++;
+		budget--;
+		if (++sr->retx_pkt == end) {
+			u->tx_tsc = now;
+			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
+				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
+			if (u->retx < UINT8_MAX)
+				u->retx++;
+			qp->st.sr_retx_units++;
+			if (sdr_tq_push(&sr->timers, sm->seq, sr->retx_cur.chunk, now))
+				u->tx_tsc = 0;
+			sr->retx_pkt = UINT32_MAX;
+		}
+	}
+	return sent;
+}
+
+int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_smsg *sm,
+		      uint32_t unit)
+{
+	struct sdr_sr_send *ss = sdr_sr_send_of(sr, sm->seq);
+	struct sdr_sr_unit *u;
+
+	if (!ss->u || unit >= ss->nunits)
+		return 0;
+	u = &ss->u[unit];
+	/* not yet sent the first time: the first pass brings it */
+	if (u->acked || u->inq || !u->tx_tsc)
+		return 0;
+	if (sdr_tq_push(&sr->retxq, sm->seq, unit, 0)) {
+		w->ctr[SDR_CTR_sr_nomem]++;
+		return 0;
+	}
+	u->inq = 1;
+	return 1;
+}
+
+/* ---- ACKs at the sender ---- */
+
+struct ack_ctx {
+	struct sdr_qp *qp;
+	struct sdr_sr *sr;
+	struct sdr_smsg *sm;
+	struct sdr_sr_send *ss;
+	uint64_t now;
+	int progress;
+	uint32_t unsent;
+};
+
+static void ack_unit(void *arg, uint32_t unit)
+{
+	struct ack_ctx *a = arg;
+	struct sdr_sr_unit *u = &a->ss->u[unit];
+	uint32_t first, end;
+
+	if (u->acked)
+		return;
+	unit_pkts(a->qp, a->sm, a->ss, unit, &first, &end);
+	if (!u->retx && u->sent < end - first) {
+		/* not (fully) on the wire yet: no receiver can have it */
+		a->unsent++;
+		return;
+	}
+	/* Karn: only units transmitted exactly once give an RTT sample */
+	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
+		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
+		a->qp->st.sr_rtt_samples++;
+		if (a->sr->hooks.rtt)
+			a->sr->hooks.rtt(a->sr->hooks.ctx, a->qp, a->now - u->tx_tsc);
+	}
+	u->acked = 1;
+	a->ss->units_acked++;
+	a->qp->st.sr_units_acked++;
+	a->progress = 1;
+}
+
+void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
+		   const struct sdr_ctrl_hdr *h, uint64_t now)
+{
+	struct sdr_ack_entry e;
+	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
+
+	qp->st.sr_acks_rx++;
+	sr->ack_rx_tsc = now; /* the peer answers: no probing */
+	sr->probing = 0;
+	for (uint16_t i = 0; i < h->count; i++) {
+		if (sdr_ctrl_ack_entry_decode(msg, i, &e)) {
+			w->ctr[SDR_CTR_ack_bad]++;
+			continue;
+		}
+		qp->st.sr_ack_entries_rx++;
+		a.sm = sr_msg(qp, sr, e.seq);
+		a.ss = sdr_sr_send_of(sr, e.seq);
+		if (!a.sm || (!a.ss->txdone && (e.flags & (SDR_ACK_F_FULL | SDR_ACK_F_CLOSED)))) {
+			w->ctr[SDR_CTR_ack_stale]++;
+			continue;
+		}
+		sdr_ack_walk(e.cum, e.off, e.bits, a.ss->nchunks, &a.ss->ack_from, ack_unit, &a);
+		if (e.flags & SDR_ACK_F_FULL) {
+			for (uint32_t u = 0; u < a.ss->nunits; u++)
+				ack_unit(&a, u);
+			if (sr->hooks.full && !a.sm->status)
+				sr->hooks.full(sr->hooks.ctx, qp, a.sm, a.ss, e.lost);
+			sdr_cq_send(w, qp, a.sm);
+			a.progress = 1;
+		} else if (e.flags & SDR_ACK_F_CLOSED) {
+			/* the receiver's host completed the receive before it was full */
+			a.sm->status = -EIO;
+			qp->st.sr_send_closed++;
+			sdr_cq_send(w, qp, a.sm);
+			a.progress = 1;
+		}
+	}
+	if (a.unsent)
+		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
+	if (a.progress)
+		qp->progress_tsc = now;
+}

@@ -111,6 +111,8 @@ void sdr_cfg_usage(FILE *f, const char *prog)
 "  --instance           start describing another DPU instance in this process\n"
 "\n"
 "Global options:\n"
+"  --bridge             run as a bump in the wire between two ports with the link\n"
+"                       emulator each way, not as a DPU (sdr-dpu --bridge --help)\n"
 "  --ring-pair          create two ports joined back to back by a net_ring pair\n"
 "                       (two DPUs in one process; needs two instances)\n"
 "  --mtu N              RoCE path MTU: 1024, 2048 or 4096 (default 4096)\n"

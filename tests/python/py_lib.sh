@@ -5,7 +5,9 @@ SDR_PY_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${SDR_PYTHON:=/usr/bin/python3}"
 export PYTHONPATH="$SDR_SRC/host/python${PYTHONPATH:+:$PYTHONPATH}"
 export SDR_LIBSDR="${SDR_LIBSDR:-$SDR_BUILD/host/libsdr.so.2}"
-export SDR_PIPE="${SDR_PIPE:-$SDR_BUILD/pipe/sdr-pipe}"
+# meson passes SDR_PIPE; by hand: wherever the build put it
+: "${SDR_PIPE:=$(find "$SDR_BUILD" -name sdr-pipe -type f -perm -u+x 2>/dev/null | head -1)}"
+export SDR_PIPE
 # In a -Dsanitize=true build libsdr needs the ASan runtime loaded first:
 # preload it into python (whose own and torch's allocations are not
 # instrumented, so leak detection is off for the Python processes).

@@ -96,6 +96,8 @@ def args():
     ap.add_argument("--json", action="store_true", help="rank 0 prints the result as one JSON "
                     "line")
     ap.add_argument("--quiet", action="store_true", help="no per-iteration lines")
+    ap.add_argument("--meta", default=None, help="a JSON object merged into result.json "
+                    "(labels of a benchmark run)")
     return ap.parse_args()
 
 
@@ -220,6 +222,8 @@ def report(a, cfg, data, sch, place, rel, rtt, rate, act_bytes, results, out, S)
            "pred_iter_ms": pred.pred_iter_ms, "meas_over_pred": meas / pred.pred_iter_ms,
            "tf_ms_stage": [x * 1e3 for x in tf], "tb_ms_stage": [x * 1e3 for x in tb],
            "delta_n": sch.delta_n}
+    if a.meta:
+        res.update(json.loads(a.meta))
     rc = 0
     if a.verify:
         ref_losses, ref = charlm.reference(cfg, data, len(results))

@@ -26,66 +26,10 @@ static int qp_info_valid(const struct sdr_qp_info *q)
 	/* the QPN block [qpn, qpn + gen) must be aligned and inside 24 bits */
 	if (q->qpn % q->generations || q->qpn + q->generations - 1 > SDR_QPN_MASK)
 		return 0;
-	if (q->reliability > SDR_REL_AUTO)
-		return 0;
-	/* EC parameters only with reliability EC, and then valid ones */
-	if (q->reliability == SDR_REL_EC
-		    ? sdr_ec_param_check(sdr_ec_param_code(q->ec), sdr_ec_param_k(q->ec),
-					 sdr_ec_param_m(q->ec)) != 0 || (q->ec >> 14)
-		    : q->ec != 0)
+	/* a known reliability; EC parameters only with EC, and valid ones */
+	if (sdr_scheme_unpack(q->reliability, q->ec, NULL))
 		return 0;
 	return 1;
-}
-
-int sdr_ec_param_check(unsigned code, unsigned k, unsigned m)
-{
-	if (code != 1 && code != 2)
-		return -EINVAL;
-	if (k < 1 || k > 64 || m < 1 || m > 32)
-		return -EINVAL;
-	if (code == 2 && m > k)
-		return -EINVAL;
-	return 0;
-}
-
-int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m)
-{
-	unsigned c, kk, mm;
-	const char *p;
-	char *end;
-	unsigned long v;
-
-	if (s == NULL || code == NULL || k == NULL || m == NULL)
-		return -EINVAL;
-	if (strncmp(s, "rs:", 3) == 0) {
-		c = 1;
-		p = s + 3;
-	} else if (strncmp(s, "xor:", 4) == 0) {
-		c = 2;
-		p = s + 4;
-	} else {
-		return -EINVAL;
-	}
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(p, &end, 10);
-	if (errno || *end != ':' || v > 255)
-		return -EINVAL;
-	kk = (unsigned)v;
-	p = end + 1;
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	v = strtoul(p, &end, 10);
-	if (errno || *end || v > 255)
-		return -EINVAL;
-	mm = (unsigned)v;
-	if (sdr_ec_param_check(c, kk, mm))
-		return -EINVAL;
-	*code = c;
-	*k = kk;
-	*m = mm;
-	return 0;
 }
 
 int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len)
@@ -105,9 +49,13 @@ int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len)
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	if (info->ec) {
-		int x = snprintf(buf + n, len - (size_t)n, ",ec=%s:%u:%u",
-				 sdr_ec_param_code(info->ec) == 2 ? "xor" : "rs",
-				 sdr_ec_param_k(info->ec), sdr_ec_param_m(info->ec));
+		struct sdr_scheme s = sdr_scheme_of(SDR_REL_EC, info->ec);
+		char spec[SDR_SCHEME_STR_MAX];
+		int x;
+
+		if (sdr_scheme_format(&s, SDR_SCHEME_SPEC, spec, sizeof(spec)) < 0)
+			return -1;
+		x = snprintf(buf + n, len - (size_t)n, ",ec=%s", spec);
 		if (x < 0 || (size_t)x >= len - (size_t)n)
 			return -1;
 		n += x;

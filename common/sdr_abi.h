@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "sdr_ring.h"
+#include "sdr_scheme.h" /* enum sdr_reliability, EC parameters, sdr_ec_param_*() */
 
 #define SDR_ABI_MAJOR 2 /* 2: qp_info ctrl_key */
 #define SDR_ABI_MINOR 0
@@ -40,13 +41,6 @@ enum sdr_ctl_type {
 	SDR_CTL__MAX
 };
 
-enum sdr_reliability {
-	SDR_REL_NONE = 0, /**< raw SDR: bitmap only */
-	SDR_REL_SR = 1,
-	SDR_REL_EC = 2,
-	SDR_REL_AUTO = 3,
-};
-
 /** What a peer needs to know to send to a QP (exchanged out of band).
  *  Portable text form: see sdr_qp_info_format()/sdr_qp_info_parse(). */
 struct sdr_qp_info {
@@ -60,46 +54,13 @@ struct sdr_qp_info {
 	uint8_t generations;   /**< QPNs in the block */
 	uint8_t reliability;   /**< enum sdr_reliability */
 	uint16_t ec;           /**< reliability EC: code, k, m packed by
-	                            sdr_ec_param_pack(); 0 otherwise */
+	                            sdr_ec_param_pack() (sdr_scheme_ec());
+	                            0 otherwise */
 	uint64_t ctrl_key;     /**< 64-bit secret drawn at random per QP: every
 	                            control packet sent to this QP carries it
 	                            (docs/security.md); keep it as secret as the
 	                            R_Key */
 };
-
-/* ---- erasure-coding parameters of a QP (reliability EC) ---- */
-/** Pack (code, k, m) into the 16-bit form of struct sdr_qp_info::ec:
- *  bits 13..12 code (1 RS, 2 XOR), 11..6 k - 1, 5..0 m - 1. Arguments must
- *  pass sdr_ec_param_check(). */
-static inline uint16_t sdr_ec_param_pack(unsigned code, unsigned k, unsigned m)
-{
-	return (uint16_t)((code & 3) << 12 | ((k - 1) & 63) << 6 | ((m - 1) & 63));
-}
-static inline unsigned sdr_ec_param_code(uint16_t v) { return (v >> 12) & 3; }
-static inline unsigned sdr_ec_param_k(uint16_t v) { return ((v >> 6) & 63) + 1; }
-static inline unsigned sdr_ec_param_m(uint16_t v) { return (v & 63) + 1; }
-
-/* These two are part of libsdr's API (host/libsdr.map), as the helpers at
- * the end: default visibility, also when compiled with -fvisibility=hidden. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-/**
- * Limits of the EC parameters of a QP: code 1 (RS, Cauchy Reed-Solomon) or
- * 2 (XOR), 1 <= k <= 64 (the NACK bitmap), 1 <= m <= 32, and for XOR
- * m <= k (every parity group holds a data chunk).
- * @return 0, or -EINVAL.
- */
-int sdr_ec_param_check(unsigned code, unsigned k, unsigned m);
-
-/**
- * Parse "rs:K:M" or "xor:K:M" (e.g. "rs:32:8") into (code, k, m), checked
- * with sdr_ec_param_check(). @return 0, or -EINVAL.
- */
-int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m);
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 /** Range of a QP's rate_bps, the same at QP_CREATE and QP_SET_RATE: 0 =
  *  unpaced, else SDR_QP_RATE_MIN..SDR_QP_RATE_MAX bit/s. */
@@ -110,7 +71,7 @@ struct sdr_qp_attr_abi {
 	uint32_t max_msg;     /**< 0 = daemon default */
 	uint32_t chunk_pkts;  /**< 0 = daemon default */
 	uint8_t reliability;  /**< enum sdr_reliability: NONE, SR, EC or AUTO */
-	uint8_t ec_code;      /**< EC: 1 RS, 2 XOR; 0 otherwise */
+	uint8_t ec_code;      /**< EC: enum sdr_ec_code; 0 otherwise */
 	uint8_t ec_k, ec_m;   /**< EC: data / parity chunks per submessage; 0 otherwise */
 	uint64_t rate_bps;    /**< 0 = unpaced (reserved for pacing) */
 	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base (must be

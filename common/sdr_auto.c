@@ -13,7 +13,7 @@ void sdr_auto_cfg_default(struct sdr_auto_cfg *cfg)
 	cfg->alpha = 0.5;
 	cfg->beta = -1;
 	cfg->obj = SDR_MODEL_OBJ_MEAN;
-	cfg->initial = (struct sdr_model_scheme){.code = SDR_MODEL_SR};
+	cfg->initial = (struct sdr_scheme){.rel = SDR_REL_SR};
 	cfg->min_rtt_samples = 1;
 	cfg->prior_loss = 1e-3;
 	cfg->prior_chunks = 1000;
@@ -103,26 +103,26 @@ static int moved(double now, double then, double tol)
 	return fabs(now - then) > tol * then;
 }
 
-void sdr_auto_effective(const struct sdr_model_scheme *cands, uint32_t n, uint64_t chunks,
-			struct sdr_model_scheme *eff)
+void sdr_auto_effective(const struct sdr_scheme *cands, uint32_t n, uint64_t chunks,
+			struct sdr_scheme *eff)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		eff[i] = cands[i];
-		if (eff[i].code == SDR_MODEL_SR || !chunks || chunks >= eff[i].k)
+		if (eff[i].rel != SDR_REL_EC || !chunks || chunks >= eff[i].k)
 			continue;
 		/* one zero-padded submessage: the firmware still sends all m
 		 * parity chunks, and any m losses among the M real chunks plus
 		 * parity are repairable: the code of M data and m parity chunks */
-		eff[i].k = (uint32_t)chunks;
-		if (eff[i].code == SDR_MODEL_XOR && eff[i].m > eff[i].k)
+		eff[i].k = (uint16_t)chunks;
+		if (eff[i].code == SDR_EC_XOR && eff[i].m > eff[i].k)
 			eff[i].m = eff[i].k; /* parity of empty groups is all zero */
 	}
 }
 
-int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_model_scheme *out)
+int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_scheme *out)
 {
 	struct sdr_model_result res[SDR_AUTO_MAX_CANDS];
-	struct sdr_model_scheme eff[SDR_AUTO_MAX_CANDS];
+	struct sdr_scheme eff[SDR_AUTO_MAX_CANDS];
 	struct sdr_model_params prm;
 	struct sdr_auto_class *c;
 	double loss = sdr_auto_loss(a);
@@ -188,7 +188,7 @@ void sdr_auto_set_rate(struct sdr_auto *a, double rate_bps)
 		a->cls[i].valid = 0;
 }
 
-int sdr_auto_schemes_parse(const char *s, struct sdr_model_scheme *cands, uint32_t *n)
+int sdr_auto_schemes_parse(const char *s, struct sdr_scheme *cands, uint32_t *n)
 {
 	char item[32];
 	uint32_t cnt = 0;
@@ -198,25 +198,17 @@ int sdr_auto_schemes_parse(const char *s, struct sdr_model_scheme *cands, uint32
 	for (;;) {
 		const char *end = strchr(s, ',');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		struct sdr_model_scheme x;
-		unsigned code, k, m;
+		struct sdr_scheme x;
 
 		if (!len || len >= sizeof(item))
 			return -EINVAL;
 		memcpy(item, s, len);
 		item[len] = 0;
-		if (!strcmp(item, "sr")) {
-			x = (struct sdr_model_scheme){.code = SDR_MODEL_SR};
-		} else if (sdr_ec_param_parse(item, &code, &k, &m) == 0) {
-			x = (struct sdr_model_scheme){
-				/* ABI code 1 = RS (an MDS code), 2 = XOR */
-				.code = code == 1 ? SDR_MODEL_MDS : SDR_MODEL_XOR,
-				.k = k, .m = m};
-		} else {
+		if (sdr_scheme_parse(item, SDR_SCHEME_SR_EC, NULL, &x))
 			return -EINVAL;
-		}
 		for (uint32_t i = 0; i < cnt; i++)
-			if (cands[i].code == x.code && cands[i].k == x.k && cands[i].m == x.m)
+			if (cands[i].rel == x.rel && cands[i].code == x.code && cands[i].k == x.k &&
+			    cands[i].m == x.m)
 				return -EINVAL;
 		if (cnt == SDR_AUTO_MAX_CANDS)
 			return -E2BIG;

@@ -48,10 +48,10 @@ struct sdr_auto_cfg {
 	uint32_t pkts_per_chunk;  /**< >= 1 */
 	double alpha;             /**< RTO = (1+alpha) RTT in the model (default 0.5) */
 	double beta;              /**< FTO slack (default alpha/2: pass < 0) */
-	struct sdr_model_scheme cands[SDR_AUTO_MAX_CANDS];
+	struct sdr_scheme cands[SDR_AUTO_MAX_CANDS];
 	uint32_t ncands;          /**< 1..SDR_AUTO_MAX_CANDS; 0 = the model's default set */
 	enum sdr_model_objective obj;
-	struct sdr_model_scheme initial; /**< before estimates exist (default SR) */
+	struct sdr_scheme initial; /**< before estimates exist (default SR) */
 	uint32_t min_rtt_samples; /**< RTT samples needed before the model is used */
 	double prior_loss;        /**< per-chunk loss assumed before samples, [0, 1) */
 	double prior_chunks;      /**< weight of the prior, in chunks (>= 0) */
@@ -84,7 +84,7 @@ struct sdr_auto {
 	uint64_t initial_picks; /**< messages sent with cfg.initial (no estimate) */
 	uint64_t evals;        /**< model evaluations (cache misses) */
 	uint64_t eval_errors;  /**< evaluations that failed (cfg.initial used) */
-	struct sdr_model_scheme last; /**< the last pick */
+	struct sdr_scheme last; /**< the last pick */
 	double last_mean, last_p999;  /**< its prediction (0 if initial) */
 	struct sdr_auto_class cls[SDR_AUTO_CLASSES];
 };
@@ -115,8 +115,8 @@ double sdr_auto_loss(const struct sdr_auto *a);
  * would look alike for small messages (the model charges ceil(M m / k)
  * parity chunks) and the tie would go to the first, the dearest on the wire.
  */
-void sdr_auto_effective(const struct sdr_model_scheme *cands, uint32_t n, uint64_t chunks,
-			struct sdr_model_scheme *eff);
+void sdr_auto_effective(const struct sdr_scheme *cands, uint32_t n, uint64_t chunks,
+			struct sdr_scheme *eff);
 
 /**
  * Pick the scheme for a message of @p msg_bytes (>= 1).
@@ -124,22 +124,22 @@ void sdr_auto_effective(const struct sdr_model_scheme *cands, uint32_t n, uint64
  * @return index into cfg.cands (>= 0), or -1 when cfg.initial was used (not
  *         enough estimates, or the model failed: eval_errors counts that).
  */
-int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_model_scheme *out);
+int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_scheme *out);
 
 /** Change the injection rate (bit/s, > 0; others are ignored) and drop the
  *  cached decisions, which were made at the old rate. */
 void sdr_auto_set_rate(struct sdr_auto *a, double rate_bps);
 
 /**
- * Parse a candidate list: comma-separated items, each "sr" or an EC code as
- * sdr_ec_param_parse() takes it ("rs:K:M", "xor:K:M": 1 <= k <= 64,
- * 1 <= m <= 32, XOR m <= k), e.g. "sr,rs:32:8,xor:32:8".
+ * Parse a candidate list: comma-separated items, each "sr" or an EC code a
+ * QP can run, as sdr_scheme_parse() takes it ("rs:K:M", "xor:K:M":
+ * 1 <= k <= 64, 1 <= m <= 32, XOR m <= k), e.g. "sr,rs:32:8,xor:32:8".
  * @param[out] cands at least SDR_AUTO_MAX_CANDS entries
  * @param[out] n     the number parsed (1..SDR_AUTO_MAX_CANDS)
  * @return 0; -EINVAL (NULL, empty list or item, unknown item, a scheme
  *         listed twice), -E2BIG (more than SDR_AUTO_MAX_CANDS items).
  */
-int sdr_auto_schemes_parse(const char *s, struct sdr_model_scheme *cands, uint32_t *n);
+int sdr_auto_schemes_parse(const char *s, struct sdr_scheme *cands, uint32_t *n);
 
 #ifdef __cplusplus
 }

@@ -109,30 +109,6 @@ const char *sdr_ec_backend_name(const struct sdr_ec *ec)
 	return ec->ops->name;
 }
 
-const char *sdr_ec_code_name(enum sdr_ec_code code)
-{
-	switch (code) {
-	case SDR_EC_RS:
-		return "rs";
-	case SDR_EC_XOR:
-		return "xor";
-	}
-	return "?";
-}
-
-int sdr_ec_code_parse(const char *name, enum sdr_ec_code *code)
-{
-	if (name == NULL || code == NULL)
-		return -EINVAL;
-	if (strcmp(name, "rs") == 0)
-		*code = SDR_EC_RS;
-	else if (strcmp(name, "xor") == 0)
-		*code = SDR_EC_XOR;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int sdr_ec_encode(const struct sdr_ec *ec, const uint8_t *const *data, uint8_t *const *parity,
 		  size_t len)
 {

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdr_scheme.h" /* enum sdr_ec_code, sdr_ec_code_name(), sdr_ec_code_parse() */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,11 +49,6 @@ extern "C" {
 
 /** Error returned by decode when the erasure pattern cannot be repaired. */
 #define SDR_EC_ENOTRECOVERABLE EIO
-
-enum sdr_ec_code {
-	SDR_EC_RS = 1,  /**< MDS Reed-Solomon, Cauchy matrix (ISA-L) */
-	SDR_EC_XOR = 2, /**< parity i = XOR of data j, j % m == i */
-};
 
 struct sdr_ec; /* opaque handle */
 
@@ -123,15 +120,6 @@ unsigned int sdr_ec_k(const struct sdr_ec *ec);
 unsigned int sdr_ec_m(const struct sdr_ec *ec);
 enum sdr_ec_code sdr_ec_code_of(const struct sdr_ec *ec);
 const char *sdr_ec_backend_name(const struct sdr_ec *ec);
-
-/** "rs" / "xor" for a code, "?" otherwise. */
-const char *sdr_ec_code_name(enum sdr_ec_code code);
-
-/**
- * Parse "rs" or "xor" (as in configuration files and command lines).
- * @return 0 and *code set, or -EINVAL (NULL or unknown name).
- */
-int sdr_ec_code_parse(const char *name, enum sdr_ec_code *code);
 
 /**
  * Encode: parity[0..m-1] from data[0..k-1], each @p len bytes.

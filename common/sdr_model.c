@@ -35,9 +35,10 @@
 #define SDR_MODEL_MIX_DIRECT 128
 #endif
 
-const struct sdr_model_scheme sdr_model_default_schemes[SDR_MODEL_N_DEFAULT_SCHEMES] = {
-	{ SDR_MODEL_SR, 0, 0 },   { SDR_MODEL_MDS, 32, 8 }, { SDR_MODEL_MDS, 16, 4 },
-	{ SDR_MODEL_MDS, 8, 2 },  { SDR_MODEL_XOR, 32, 8 },
+const struct sdr_scheme sdr_model_default_schemes[SDR_MODEL_N_DEFAULT_SCHEMES] = {
+	{ SDR_REL_SR, 0, 0, 0 },          { SDR_REL_EC, SDR_EC_RS, 32, 8 },
+	{ SDR_REL_EC, SDR_EC_RS, 16, 4 }, { SDR_REL_EC, SDR_EC_RS, 8, 2 },
+	{ SDR_REL_EC, SDR_EC_XOR, 32, 8 },
 };
 
 /* ------------------------------------------------------------------ */
@@ -69,33 +70,26 @@ static double binom_tail(uint32_t n, uint32_t j0, double p)
 	return sum > 1.0 ? 1.0 : sum;
 }
 
-static int scheme_ok(const struct sdr_model_scheme *s)
+/* SR, or an EC code within the model's limits */
+static int scheme_ok(const struct sdr_scheme *s)
 {
-	switch (s->code) {
-	case SDR_MODEL_SR:
-		return 1;
-	case SDR_MODEL_MDS:
-		return s->k >= 1 && s->m >= 1 && s->k + s->m <= SDR_MODEL_MAX_KM;
-	case SDR_MODEL_XOR:
-		return s->k >= 1 && s->m >= 1 && s->m <= s->k && s->k <= 4096;
-	}
-	return 0;
+	return sdr_scheme_check(s, SDR_SCHEME_MODEL | SDR_SCHEME_SR_EC) == 0;
 }
 
 /* fail and success probabilities, each computed directly (no 1 - x) */
-static int p_ec_both(enum sdr_model_code code, uint32_t k, uint32_t m, double p, double *fail,
+static int p_ec_both(enum sdr_ec_code code, uint32_t k, uint32_t m, double p, double *fail,
 		     double *ok)
 {
-	struct sdr_model_scheme s = { code, k, m };
+	struct sdr_scheme s = { SDR_REL_EC, (uint8_t)code, (uint16_t)k, (uint16_t)m };
 
-	if (code == SDR_MODEL_SR || !scheme_ok(&s) || !(p >= 0.0 && p <= 1.0))
+	if (code > 255 || k > 65535 || m > 65535 || !scheme_ok(&s) || !(p >= 0.0 && p <= 1.0))
 		return -EINVAL;
 	if (p == 0.0 || p == 1.0) {
 		*fail = p;
 		*ok = 1.0 - p;
 		return 0;
 	}
-	if (code == SDR_MODEL_MDS) {
+	if (code == SDR_EC_RS) {
 		*fail = binom_tail(k + m, m + 1, p);
 		/* head by symmetry: P(<= m of n lost) = P(>= k of n kept) */
 		*ok = binom_tail(k + m, k, 1.0 - p);
@@ -116,14 +110,14 @@ static int p_ec_both(enum sdr_model_code code, uint32_t k, uint32_t m, double p,
 	return 0;
 }
 
-double sdr_model_p_ec_fail(enum sdr_model_code code, uint32_t k, uint32_t m, double p)
+double sdr_model_p_ec_fail(enum sdr_ec_code code, uint32_t k, uint32_t m, double p)
 {
 	double f, ok;
 
 	return p_ec_both(code, k, m, p, &f, &ok) ? NAN : f;
 }
 
-double sdr_model_p_ec(enum sdr_model_code code, uint32_t k, uint32_t m, double p)
+double sdr_model_p_ec(enum sdr_ec_code code, uint32_t k, uint32_t m, double p)
 {
 	double f, ok;
 
@@ -530,7 +524,7 @@ static int eval_sr(const struct derived *d, const struct sdr_model_params *p,
 static int ec_setup(const struct derived *d, const struct sdr_model_params *p,
 		    struct sdr_model_result *res, struct ec_eval *e)
 {
-	const struct sdr_model_scheme *s = &p->scheme;
+	const struct sdr_scheme *s = &p->scheme;
 	uint64_t k = s->k, m = s->m;
 	uint64_t l_full = d->m / k, k_part = d->m % k;
 	uint64_t m_part = (k_part * m + k - 1) / k;
@@ -612,7 +606,7 @@ int sdr_model_eval(const struct sdr_model_params *prm, struct sdr_model_result *
 	res->rto = d.rto;
 	res->beta = d.beta;
 	res->exact_regime = (double)d.m * d.t <= d.rto;
-	return prm->scheme.code == SDR_MODEL_SR ? eval_sr(&d, prm, res) : eval_ec(&d, prm, res);
+	return prm->scheme.rel == SDR_REL_SR ? eval_sr(&d, prm, res) : eval_ec(&d, prm, res);
 }
 
 int sdr_model_quantile(const struct sdr_model_params *prm, double q, double *out)
@@ -626,7 +620,7 @@ int sdr_model_quantile(const struct sdr_model_params *prm, double q, double *out
 	rc = derive(prm, &d);
 	if (rc)
 		return rc;
-	if (prm->scheme.code == SDR_MODEL_SR) {
+	if (prm->scheme.rel == SDR_REL_SR) {
 		struct sr_ctx c;
 
 		rc = sr_ctx_init(&c, d.m, d.t, d.o, d.pc);
@@ -643,7 +637,7 @@ int sdr_model_quantile(const struct sdr_model_params *prm, double q, double *out
 	return 0;
 }
 
-int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_model_scheme *cands,
+int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *cands,
 		   size_t n, enum sdr_model_objective obj, struct sdr_model_result *results,
 		   size_t *best)
 {
@@ -680,75 +674,3 @@ int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_model_sc
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* names                                                                */
-
-static int parse_km(const char *s, uint32_t *k, uint32_t *m)
-{
-	char *end;
-	unsigned long a, b;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	a = strtoul(s, &end, 10);
-	if (errno || (*end != 'x' && *end != 'X') || !isdigit((unsigned char)end[1]))
-		return -EINVAL;
-	b = strtoul(end + 1, &end, 10);
-	if (errno || *end != '\0' || a > 4096 || b > 4096)
-		return -EINVAL;
-	*k = (uint32_t)a;
-	*m = (uint32_t)b;
-	return 0;
-}
-
-int sdr_model_scheme_parse(const char *s, struct sdr_model_scheme *out)
-{
-	struct sdr_model_scheme r = { SDR_MODEL_SR, 0, 0 };
-	const char *rest;
-
-	if (s == NULL || out == NULL)
-		return -EINVAL;
-	if (strcasecmp(s, "sr") == 0) {
-		*out = r;
-		return 0;
-	}
-	if (strncasecmp(s, "rs", 2) == 0) {
-		r.code = SDR_MODEL_MDS;
-		rest = s + 2;
-	} else if (strncasecmp(s, "mds", 3) == 0) {
-		r.code = SDR_MODEL_MDS;
-		rest = s + 3;
-	} else if (strncasecmp(s, "xor", 3) == 0) {
-		r.code = SDR_MODEL_XOR;
-		rest = s + 3;
-	} else {
-		return -EINVAL;
-	}
-	if (parse_km(rest, &r.k, &r.m) || !scheme_ok(&r))
-		return -EINVAL;
-	*out = r;
-	return 0;
-}
-
-int sdr_model_scheme_name(const struct sdr_model_scheme *s, char *buf, size_t len)
-{
-	int n;
-
-	if (s == NULL || buf == NULL)
-		return -EINVAL;
-	switch (s->code) {
-	case SDR_MODEL_SR:
-		n = snprintf(buf, len, "SR");
-		break;
-	case SDR_MODEL_MDS:
-		n = snprintf(buf, len, "RS(%u,%u)", s->k, s->m);
-		break;
-	case SDR_MODEL_XOR:
-		n = snprintf(buf, len, "XOR(%u,%u)", s->k, s->m);
-		break;
-	default:
-		return -EINVAL;
-	}
-	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
-}

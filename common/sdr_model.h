@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdr_scheme.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,23 +44,16 @@ extern "C" {
  *  so high that more are needed for a 1e-16 tail is rejected with -ERANGE. */
 #define SDR_MODEL_MAX_ROUNDS 256u
 /** Largest k + m for an MDS code (GF(2^8) Reed-Solomon, as ISA-L). */
-#define SDR_MODEL_MAX_KM 255u
-/** Longest scheme name sdr_model_scheme_name() writes, with the NUL. */
-#define SDR_MODEL_SCHEME_NAME_MAX 16u
+#define SDR_MODEL_MAX_KM SDR_SCHEME_MODEL_KM_MAX
 
-/** Reliability scheme family. */
-enum sdr_model_code {
-	SDR_MODEL_SR = 0,  /**< selective repeat, per-chunk RTO */
-	SDR_MODEL_MDS = 1, /**< EC with an MDS (Reed-Solomon) code, fallback to SR */
-	SDR_MODEL_XOR = 2, /**< EC with the modulo-group XOR code, fallback to SR */
-};
+/* A scheme is a struct sdr_scheme (sdr_scheme.h): SR (rel SDR_REL_SR), or EC
+ * (rel SDR_REL_EC) with the MDS (Reed-Solomon, SDR_EC_RS) or modulo-group XOR
+ * (SDR_EC_XOR) code, k data and m parity chunks per submessage, falling back
+ * to SR; within the model's limits (sdr_scheme_check() with
+ * SDR_SCHEME_MODEL). Parse and print schemes with sdr_scheme_parse() (flags
+ * SDR_SCHEME_MODEL | SDR_SCHEME_SR_EC, and SDR_SCHEME_MODEL_NAMES for the
+ * model's own names rs<k>x<m>) and sdr_scheme_format(). */
 
-/** One scheme: SR (k, m ignored) or an EC code with k data, m parity chunks. */
-struct sdr_model_scheme {
-	enum sdr_model_code code;
-	uint32_t k;
-	uint32_t m;
-};
 
 /** What sdr_model_pick() minimises. */
 enum sdr_model_objective {
@@ -76,12 +71,12 @@ struct sdr_model_params {
 	double pkt_loss;         /**< i.i.d. per-packet loss p, in [0, 1) */
 	double alpha;            /**< RTO = (1 + alpha) * RTT, alpha >= 0 */
 	double beta;             /**< FTO slack beta * RTT, >= 0; < 0 means alpha / 2 */
-	struct sdr_model_scheme scheme;
+	struct sdr_scheme scheme; /**< SR or EC */
 };
 
 /** Everything the model predicts for one (params, scheme). */
 struct sdr_model_result {
-	struct sdr_model_scheme scheme;
+	struct sdr_scheme scheme;
 	uint64_t chunks;        /**< M */
 	uint64_t parity_chunks; /**< ceil(M * m / k); 0 for SR */
 	uint64_t submsgs;       /**< L = ceil(M / k); 0 for SR */
@@ -113,13 +108,13 @@ double sdr_model_p_chunk(double p, uint32_t n);
  * MDS: at most m of k+m lost. XOR: parity g covers data j with j mod m == g;
  * every group of data plus its parity loses at most one chunk (equals
  * [(1-p)^n + n p (1-p)^(n-1)]^m, n = k/m + 1, when m divides k).
- * Returns NaN for bad arguments (SR, k or m == 0, MDS k+m > 255, XOR m > k,
+ * Returns NaN for bad arguments (not a code, k or m == 0, MDS k+m > 255, XOR m > k,
  * p outside [0, 1]).
  */
-double sdr_model_p_ec(enum sdr_model_code code, uint32_t k, uint32_t m, double p);
+double sdr_model_p_ec(enum sdr_ec_code code, uint32_t k, uint32_t m, double p);
 
 /** 1 - sdr_model_p_ec(), computed directly so tiny values keep their digits. */
-double sdr_model_p_ec_fail(enum sdr_model_code code, uint32_t k, uint32_t m, double p);
+double sdr_model_p_ec_fail(enum sdr_ec_code code, uint32_t k, uint32_t m, double p);
 
 /**
  * E[max_i X_i] of the SR model for @p chunks chunks (the RTT is NOT added).
@@ -155,7 +150,7 @@ int sdr_model_eval(const struct sdr_model_params *prm, struct sdr_model_result *
 int sdr_model_quantile(const struct sdr_model_params *prm, double q, double *out);
 
 /** SR, RS(32,8), RS(16,4), RS(8,2), XOR(32,8). */
-extern const struct sdr_model_scheme sdr_model_default_schemes[];
+extern const struct sdr_scheme sdr_model_default_schemes[];
 #define SDR_MODEL_N_DEFAULT_SCHEMES 5u
 
 /**
@@ -169,22 +164,9 @@ extern const struct sdr_model_scheme sdr_model_default_schemes[];
  * @return 0; -EINVAL bad link parameter, bad candidate, n == 0 or best NULL;
  *         -ERANGE as sdr_model_eval().
  */
-int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_model_scheme *cands,
+int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *cands,
 		   size_t n, enum sdr_model_objective obj, struct sdr_model_result *results,
 		   size_t *best);
-
-/**
- * Parse "sr", "rs<k>x<m>" (also "mds<k>x<m>") or "xor<k>x<m>",
- * case-insensitive, e.g. "rs32x8".
- * @return 0; -EINVAL unknown name, k or m out of range (see sdr_model_p_ec).
- */
-int sdr_model_scheme_parse(const char *s, struct sdr_model_scheme *out);
-
-/**
- * Write "SR", "RS(32,8)" or "XOR(32,8)" into buf.
- * @return 0; -EINVAL NULL argument or unknown code; -ENOSPC buf too small.
- */
-int sdr_model_scheme_name(const struct sdr_model_scheme *s, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

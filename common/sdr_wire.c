@@ -114,6 +114,34 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
 
 static inline uint32_t pad_of(size_t len) { return (uint32_t)((4 - (len & 3)) & 3); }
 
+/* Frame length, Ethernet header to ICRC, of a packet whose BTH payload
+ * (everything after the BTH up to, not including, the pad) is @p bth_payload. */
+static inline size_t frame_len(size_t bth_payload)
+{
+	return SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + bth_payload +
+	       pad_of(bth_payload) + SDR_ICRC_LEN;
+}
+
+uint32_t sdr_wire_data_frame_bytes(uint32_t payload)
+{
+	return (uint32_t)frame_len(SDR_RETH_LEN + SDR_IMM_LEN + (size_t)payload);
+}
+
+uint32_t sdr_wire_ctrl_frame_bytes(uint32_t msg_len)
+{
+	return (uint32_t)frame_len(msg_len);
+}
+
+uint64_t sdr_wire_msg_pkts(uint64_t len, uint32_t mtu)
+{
+	uint64_t n;
+
+	if (mtu == 0)
+		return 0;
+	n = len / mtu + (len % mtu ? 1 : 0);
+	return n < SDR_IMM_NIBBLES ? SDR_IMM_NIBBLES : n;
+}
+
 /* ---- build ---- */
 
 /*
@@ -160,7 +188,7 @@ static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_l2l3 *a, uint8_t op
 	bth[BTH_OFF_ACKREQ] = 0; /* UC: nobody acknowledges at the transport level */
 	wr24(bth + BTH_OFF_PSN, psn & SDR_PSN_MASK);
 
-	return SDR_ETH_HLEN + ip_len;
+	return frame_len(bth_payload); /* = SDR_ETH_HLEN + ip_len */
 }
 
 size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h)
@@ -502,7 +530,7 @@ int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_ent
 
 static int parity_hdr_ok(const struct sdr_parity_hdr *h)
 {
-	return (h->code == SDR_WIRE_EC_RS || h->code == SDR_WIRE_EC_XOR) && h->k >= 1 &&
+	return (h->code == SDR_EC_RS || h->code == SDR_EC_XOR) && h->k >= 1 &&
 	       h->k <= SDR_EC_K_MAX && h->m >= 1 && h->m <= SDR_EC_M_MAX && h->pidx < h->m &&
 	       h->npkt >= 1 && h->pkt < h->npkt && !h->flags && !h->resv && h->clen >= 1 &&
 	       h->msg_len >= 1;

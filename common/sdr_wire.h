@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdr_scheme.h" /* enum sdr_ec_code, SDR_EC_K_MAX, SDR_EC_M_MAX */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -125,6 +127,23 @@ struct sdr_data_hdr {
 	uint32_t imm;      /**< host order; sent big-endian */
 	uint8_t se;        /**< last data packet of the message */
 };
+
+/* ---- frame and message sizes (one definition: the firmware's pacers and
+ * buffers, the benchmarks and the models all count with these) ---- */
+/** Bytes of a data packet carrying @p payload bytes, Ethernet header to ICRC
+ *  (no preamble, FCS or gap): headers (SDR_DATA_HDR_LEN), payload, its pad
+ *  to 4 bytes, ICRC. What sdr_build_data_hdr() returns and what the pacers
+ *  take tokens for. */
+uint32_t sdr_wire_data_frame_bytes(uint32_t payload);
+/** Bytes of a control packet carrying a control message of @p msg_len bytes
+ *  (SDR_CTRL_HDR_LEN, message, pad to 4, ICRC): what sdr_build_ctrl_hdr()
+ *  returns. */
+uint32_t sdr_wire_ctrl_frame_bytes(uint32_t msg_len);
+/** Data packets of a message of @p len bytes at @p mtu: ceil(len / mtu), and
+ *  at least SDR_IMM_NIBBLES (a shorter message is padded with
+ *  immediate-only packets, one nibble of the 32-bit immediate each).
+ *  @p mtu 0 gives 0. */
+uint64_t sdr_wire_msg_pkts(uint64_t len, uint32_t mtu);
 
 /**
  * Write the headers of a data packet into @p buf (room for
@@ -291,13 +310,9 @@ int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_ent
 
 /* ---- Erasure coding (reliability EC; docs/wire-format.md "Parity", "NACK") ---- */
 
-/** Codes of the parity header (same numbers as enum sdr_ec_code). */
-#define SDR_WIRE_EC_RS 1
-#define SDR_WIRE_EC_XOR 2
-/** Limits of the wire format: k data chunks per submessage (the NACK bitmap
- *  has 64 bits), m parity chunks. */
-#define SDR_EC_K_MAX 64
-#define SDR_EC_M_MAX 32
+/* The parity header's code is an enum sdr_ec_code; k and m are limited by
+ * SDR_EC_K_MAX (the NACK bitmap has 64 bits) and SDR_EC_M_MAX
+ * (common/sdr_scheme.h). */
 
 /** Parity header, 28 bytes on the wire after the control header (whose
  *  count is 1); the parity bytes follow. The packet carries bytes
@@ -307,7 +322,7 @@ struct sdr_parity_hdr {
 	uint32_t seq;     /**< message number (the receive's number) */
 	uint32_t msg_len; /**< message length in bytes */
 	uint32_t imm;     /**< the whole 32-bit user immediate */
-	uint8_t code;     /**< SDR_WIRE_EC_RS or SDR_WIRE_EC_XOR */
+	uint8_t code;     /**< enum sdr_ec_code: SDR_EC_RS or SDR_EC_XOR */
 	uint8_t k, m;     /**< data / parity chunks per submessage */
 	uint8_t flags;    /**< 0 */
 	uint16_t sub;     /**< submessage index */

@@ -2,7 +2,7 @@
 /*
  * sdr-dpu --bridge: a bump in the wire. Frames received on DPDK port 0 go
  * out of port 1 and the other way round, each direction through its own
- * instance of the long-haul link emulator (hw/linkemu, the same model as
+ * instance of the long-haul link emulator (firmware/linkemu, the same model as
  * --link). Nothing else of the firmware runs: no hosts, no QPs. Put between
  * two network namespaces (two veth pairs, net_af_packet on the bridge's
  * ends), it gives kernel TCP (gloo, PyTorch's store) the same emulated link

@@ -49,7 +49,7 @@ struct sdr_cfg {
 	uint32_t ec_rtt_us;        /* RTT of the FTO; 0 = estimate */
 	uint32_t ec_pool_mb;       /* parity pool of a receiving QP, MiB */
 	/* AUTO (docs/reliability.md "AUTO") */
-	struct sdr_model_scheme auto_cands[SDR_AUTO_MAX_CANDS]; /* --auto-schemes */
+	struct sdr_scheme auto_cands[SDR_AUTO_MAX_CANDS]; /* --auto-schemes */
 	uint32_t auto_ncands;
 	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
 	int auto_obj;              /* enum sdr_model_objective, --auto-objective */

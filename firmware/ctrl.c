@@ -33,6 +33,7 @@
 #include <rte_random.h>
 
 #include "cq.h"
+#include "sdr_fdpass.h"
 #include "ctrl.h"
 #include "mrpop.h"
 #include "rel.h"
@@ -153,69 +154,31 @@ static struct quota *quota_get(unsigned inst, uint32_t key)
 /* Send a reply without blocking: 0 sent, 1 the socket is full, -1 error. */
 static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
 {
-	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	int rc;
 
 	r->magic = SDR_CTL_MAGIC;
-	if (pass_fd >= 0) {
-		struct cmsghdr *cm;
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r))
+	rc = sdr_fd_send(fd, r, sizeof(*r), pass_fd, 0); /* never waits */
+	if (rc == 0)
 		return 0;
-	return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -1;
+	return rc == -EAGAIN ? 1 : -1;
 }
 
 /* Receive one request; *fd_out gets a passed descriptor or -1.
- * Returns 1 on a request, 0 on hang-up, -1 on a malformed message. */
+ * Returns 1 on a request, 0 on hang-up, -1 on a malformed message, -2 when
+ * there was nothing to read after all. */
 static int recv_req(int fd, struct sdr_ctl_req *q, int *fd_out)
 {
-	struct iovec iov = {.iov_base = q, .iov_len = sizeof(*q)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf)};
-	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	ssize_t n = sdr_fd_recv(fd, q, sizeof(*q), fd_out, 0);
 
-	*fd_out = -1;
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		return 0;
-	if (n < 0)
-		return -2; /* nothing to read after all */
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			int nfd = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			int fds[4];
-			memcpy(fds, CMSG_DATA(cm), (size_t)nfd * sizeof(int));
-			for (int i = 0; i < nfd; i++) {
-				if (*fd_out < 0)
-					*fd_out = fds[i];
-				else
-					close(fds[i]); /* more than we asked for */
-			}
-		}
-	}
-	if ((size_t)n != sizeof(*q) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    q->magic != SDR_CTL_MAGIC) {
+	if (n == -EAGAIN)
+		return -2;
+	if (n == -EMSGSIZE || (n > 0 && ((size_t)n != sizeof(*q) || q->magic != SDR_CTL_MAGIC))) {
 		if (*fd_out >= 0)
 			close(*fd_out);
 		*fd_out = -1;
 		return -1;
 	}
-	return 1;
+	return n > 0 ? 1 : 0; /* 0: hang-up, or the socket failed */
 }
 
 static int fail(struct sdr_ctl_resp *r, int err, const char *fmt, ...)

@@ -49,7 +49,7 @@ static uint64_t qp_rate(const struct sdr_qp *qp)
 
 uint64_t sdr_ec_chunk_t_inj(const struct sdr_qp *qp)
 {
-	return sdr_ec_t_inj((uint64_t)qp->ppc * sdr_frame_bytes(qp->mtu), qp_rate(qp),
+	return sdr_ec_t_inj((uint64_t)qp->ppc * sdr_wire_data_frame_bytes(qp->mtu), qp_rate(qp),
 			    sdr_g.tsc_hz);
 }
 

@@ -488,7 +488,11 @@ static int still_arriving(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_rslo
 	uint64_t npk = s->last_known ? s->npkts : s->posted_pkts;
 	uint64_t expect = npk + ((uint64_t)nch * m + k - 1) / k * qp->ppc, ipt;
 
-	if (got < 2 || got >= expect || s->last_tsc <= s->first_tsc || now < s->last_tsc)
+	/* (the pace is known from data packets only: first_tsc is the first
+	 * one's; a receive that got only parity or immediate-only packets has
+	 * no pace to wait for) */
+	if (got < 2 || got >= expect || !s->first_tsc || s->last_tsc <= s->first_tsc ||
+	    now < s->last_tsc)
 		return 0;
 	ipt = (s->last_tsc - s->first_tsc) / (got - 1);
 	if (now - s->last_tsc >= 4 * ipt + (uint64_t)EC_SCAN_US * sdr_g.tsc_hz / 1000000)

@@ -114,7 +114,7 @@ int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec
 			.pkt = (uint16_t)pkt, .npkt = (uint16_t)npkt,
 			.clen = sdr_ec_sub_clen(&g, es->sub),
 		};
-		struct rte_mbuf *m = sdr_txq_reserve(w, qp, sdr_ctrl_frame_bytes(mlen), now);
+		struct rte_mbuf *m = sdr_txq_reserve(w, qp, sdr_wire_ctrl_frame_bytes((uint32_t)mlen), now);
 		uint8_t *buf;
 
 		if (!m)

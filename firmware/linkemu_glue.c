@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* --link: the long-haul link emulator (hw/linkemu) on an instance's RX. */
+/* --link: the long-haul link emulator (firmware/linkemu/) on an instance's RX. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +32,7 @@ static double port_line_bps(uint16_t port)
 
 static unsigned frame_bytes(void)
 {
-	return SDR_DATA_HDR_LEN + sdr_g.cfg.mtu + 3 + SDR_ICRC_LEN;
+	return sdr_wire_data_frame_bytes(sdr_g.cfg.mtu);
 }
 
 int sdr_linkemu_prepare(struct sdr_inst *in, unsigned *extra_mbufs)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Hook for the long-haul link emulator (hw/linkemu) on an instance's port. */
+/* Hook for the long-haul link emulator (firmware/linkemu/) on an instance's port. */
 #ifndef SDR_LINKEMU_GLUE_H
 #define SDR_LINKEMU_GLUE_H
 

@@ -132,8 +132,7 @@ static int setup_port(struct sdr_inst *in)
 	struct rte_eth_dev_info info;
 	unsigned nq = sdr_g.nworkers;
 	uint16_t port = in->port, nrxd = SDR_NB_RXD, ntxd = SDR_NB_TXD;
-	uint32_t need_l3 = SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN +
-			   sdr_g.cfg.mtu + 3 + SDR_ICRC_LEN;
+	uint32_t need_l3 = sdr_wire_data_frame_bytes(sdr_g.cfg.mtu) - SDR_ETH_HLEN;
 	char pname[RTE_MEMPOOL_NAMESIZE];
 	struct rte_ether_addr ea;
 	int rc;

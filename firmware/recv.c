@@ -50,22 +50,24 @@ int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uin
 	return seq;
 }
 
-static void tx_cts(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_cts_entry *e,
-		   unsigned n)
+/* @return 0, or -1 without an mbuf (the periodic re-send covers it) */
+static int tx_cts(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_cts_entry *e,
+		  unsigned n)
 {
 	struct rte_mbuf *m = sdr_txq_alloc(w, qp->inst);
 
 	if (!m)
-		return; /* the periodic re-send covers it */
+		return -1;
 	sdr_txq_ctrl(w, qp, m,
 		     sdr_ctrl_cts_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
 					 qp->qpn_base, e, (uint16_t)n));
 	qp->st.cts_tx++;
+	return 0;
 }
 
 void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp)
 {
-	tx_cts(w, qp, qp->cts_out, qp->ncts_out);
+	(void)tx_cts(w, qp, qp->cts_out, qp->ncts_out);
 	qp->ncts_out = 0;
 }
 
@@ -74,14 +76,17 @@ void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
 	struct sdr_cts_entry e[SDR_CTS_MAX_ENTRIES];
 	unsigned n = 0;
 
-	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++) {
-		const struct sdr_rslot *s = &qp->rq.slot[i];
+	/* Oldest receive first: the sender uses them in order, so when mbufs
+	 * run short the ones it needs next must not be the ones left out. */
+	for (uint32_t k = 0; k < SDR_MAX_MSGS; k++) {
+		const struct sdr_rslot *s = &qp->rq.slot[(qp->rq.next_seq + k) % SDR_MAX_MSGS];
 		if (s->state != SDR_RS_POSTED || s->pkts_got || s->imm_mask)
 			continue;
 		e[n].seq = s->seq;
 		e[n].length = s->len;
 		if (++n == SDR_CTS_MAX_ENTRIES) {
-			tx_cts(w, qp, e, n);
+			if (tx_cts(w, qp, e, n))
+				return; /* again from the oldest next period */
 			n = 0;
 		}
 	}

@@ -82,9 +82,9 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 		goto nomem;
 	/* the EC buffers are sized for the candidate with the most parity */
 	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
-		const struct sdr_model_scheme *c = &sdr_g.cfg.auto_cands[i];
-		if (c->code != SDR_MODEL_SR && c->m >= m) {
-			code = c->code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR;
+		const struct sdr_scheme *c = &sdr_g.cfg.auto_cands[i];
+		if (c->rel == SDR_REL_EC && c->m >= m) {
+			code = c->code;
 			k = c->k;
 			m = c->m;
 		}
@@ -158,20 +158,19 @@ static int auto_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr
 			     uint64_t now)
 {
 	struct auto_qp *a = auto_of(qp);
-	struct sdr_model_scheme s;
+	struct sdr_scheme s;
 
 	(void)w;
 	if (sm->stream)
 		return sdr_ecqp_send_prepare(qp, &a->e, sm, 0, 0, 0, now);
 	sdr_auto_pick(&a->au, sm->len, &s);
 	/* (m <= the QP's m: the parity buffer is sized for the candidates) */
-	if (s.code == SDR_MODEL_SR || s.m > a->e.ec.m || !s.k) {
+	if (s.rel != SDR_REL_EC || s.m > a->e.ec.m || !s.k) {
 		qp->st.auto_msgs_sr++;
 		return sdr_ecqp_send_prepare(qp, &a->e, sm, 0, 0, 0, now);
 	}
 	qp->st.auto_msgs_ec++;
-	return sdr_ecqp_send_prepare(qp, &a->e, sm, s.code == SDR_MODEL_MDS ? SDR_EC_RS : SDR_EC_XOR,
-				     s.k, s.m, now);
+	return sdr_ecqp_send_prepare(qp, &a->e, sm, s.code, s.k, s.m, now);
 }
 
 static unsigned auto_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)

@@ -54,7 +54,7 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 			uint32_t plen = r->len - at < qp->mtu ? r->len - at : qp->mtu;
 			uint32_t moff = r->msg_off + at;
 
-			m = sdr_txq_reserve(w, qp, sdr_frame_bytes(plen), now);
+			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen), now);
 			if (!m)
 				break;
 			sdr_txq_data(w, qp, m, sm, moff / qp->mtu, r->src + at, plen,
@@ -78,7 +78,7 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 		/* Messages of fewer than 8 packets carry the rest of the user
 		 * immediate in zero-length packets. */
 		if (sm->imm_next < SDR_IMM_NIBBLES) {
-			m = sdr_txq_reserve(w, qp, sdr_frame_bytes(0), now);
+			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(0), now);
 			if (!m)
 				break;
 			sdr_txq_data(w, qp, m, sm, sm->imm_next, NULL, 0, 0);

@@ -243,7 +243,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			}
 		}
-		m = sdr_txq_reserve(w, qp, sdr_frame_bytes(plen), now);
+		m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen), now);
 		if (!m)
 			break;
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);

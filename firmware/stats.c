@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Stats: testpmd-like block, JSON dump, DPDK telemetry. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -42,8 +44,8 @@ static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / 
 struct auto_view {
 	double srtt_us, rttvar_us, loss, last_mean_us, last_p999_us;
 	uint64_t rtt_samples, chunks_seen, initial_picks, evals, eval_errors;
-	char last[SDR_MODEL_SCHEME_NAME_MAX];
-	char name[SDR_AUTO_MAX_CANDS][SDR_MODEL_SCHEME_NAME_MAX];
+	char last[SDR_SCHEME_STR_MAX];
+	char name[SDR_AUTO_MAX_CANDS][SDR_SCHEME_STR_MAX];
 	uint64_t picks[SDR_AUTO_MAX_CANDS];
 	uint64_t pmin[SDR_AUTO_MAX_CANDS], pmax[SDR_AUTO_MAX_CANDS];
 	uint32_t ncands;
@@ -51,7 +53,7 @@ struct auto_view {
 
 static void auto_view(const struct sdr_auto *a, struct auto_view *v)
 {
-	struct sdr_model_scheme last = a->last;
+	struct sdr_scheme last = a->last;
 
 	memset(v, 0, sizeof(*v));
 	v->srtt_us = a->srtt * 1e6;
@@ -64,11 +66,12 @@ static void auto_view(const struct sdr_auto *a, struct auto_view *v)
 	v->eval_errors = a->eval_errors;
 	v->last_mean_us = a->last_mean * 1e6;
 	v->last_p999_us = a->last_p999 * 1e6;
-	if (sdr_model_scheme_name(&last, v->last, sizeof(v->last)))
+	if (sdr_scheme_format(&last, SDR_SCHEME_LABEL, v->last, sizeof(v->last)) < 0)
 		snprintf(v->last, sizeof(v->last), "?");
 	v->ncands = a->cfg.ncands <= SDR_AUTO_MAX_CANDS ? a->cfg.ncands : SDR_AUTO_MAX_CANDS;
 	for (uint32_t i = 0; i < v->ncands; i++) {
-		if (sdr_model_scheme_name(&a->cfg.cands[i], v->name[i], sizeof(v->name[i])))
+		if (sdr_scheme_format(&a->cfg.cands[i], SDR_SCHEME_LABEL, v->name[i],
+				      sizeof(v->name[i])) < 0)
 			snprintf(v->name[i], sizeof(v->name[i]), "?");
 		v->picks[i] = a->picks[i];
 		v->pmin[i] = a->pick_min[i];

@@ -10,19 +10,6 @@
 
 #include "sdr_types.h"
 
-/** Bytes on the wire (without FCS) of a data frame with @p plen payload
- *  bytes; the pacers charge this. */
-static inline uint32_t sdr_frame_bytes(uint32_t plen)
-{
-	return SDR_DATA_HDR_LEN + ((plen + 3) & ~3u) + SDR_ICRC_LEN;
-}
-
-/** ... and of a control frame carrying a control message of @p mlen bytes. */
-static inline uint32_t sdr_ctrl_frame_bytes(size_t mlen)
-{
-	return (uint32_t)(SDR_CTRL_HDR_LEN + ((mlen + 3) & ~(size_t)3) + SDR_ICRC_LEN);
-}
-
 /** Bucket depth for a pacer of @p rate_bytes per second: --pace-burst, or by
  *  default 200 us worth of the rate (at least 64 KiB), so that a worker that
  *  is off the CPU for a scheduler tick does not lose the tokens it missed. */

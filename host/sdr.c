@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "sdr.h"
+#include "sdr_desc.h"
+#include "sdr_fdpass.h"
 #include "sdr_bitmap.h"
 #include "sdr_internal.h"
 #include "sdr_ring.h"
@@ -203,13 +205,6 @@ static void mark_dead(struct sdr_ctx *ctx)
 static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 		    struct sdr_ctl_resp *resp, int *fd_out)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} cb;
-	struct iovec iov;
-	struct msghdr mh;
-	struct cmsghdr *cm;
 	uint16_t type = req->type;
 	ssize_t n;
 	int got_fd = -1, peer_gone = 0, resets = 0;
@@ -222,33 +217,16 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 	req->abi_major = SDR_ABI_MAJOR;
 	req->abi_minor = SDR_ABI_MINOR;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = req;
-	iov.iov_len = sizeof(*req);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (fd_in >= 0) {
-		memset(&cb, 0, sizeof(cb));
-		mh.msg_control = cb.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd_in, sizeof(int));
-	}
-	do
-		n = sendmsg(ctx->sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*req)) {
-		int e = n < 0 ? errno : EPROTO;
-
-		if (e == EAGAIN || e == EWOULDBLOCK) {
+	/* both ways bounded by the socket's SO_SNDTIMEO / SO_RCVTIMEO
+	 * (ctl_timeout_ms, set at open) */
+	n = sdr_fd_send(ctx->sock, req, sizeof(*req), fd_in, -1);
+	if (n) {
+		if (n == -ETIMEDOUT) {
 			mark_dead(ctx);
 			set_err(ctx, "control request timed out");
 			return -ETIMEDOUT;
 		}
-		if (e != EPIPE && e != ECONNRESET) {
+		if (n != -EPIPE && n != -ECONNRESET) {
 			mark_dead(ctx);
 			return -EPIPE;
 		}
@@ -258,51 +236,28 @@ static int ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 		peer_gone = 1;
 	}
 
-	memset(&mh, 0, sizeof(mh));
 	memset(resp, 0, sizeof(*resp));
-	iov.iov_base = resp;
-	iov.iov_len = sizeof(*resp);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cb.buf;
-	mh.msg_controllen = sizeof(cb.buf);
 	do
-		n = recvmsg(ctx->sock, &mh, MSG_CMSG_CLOEXEC | (peer_gone ? MSG_DONTWAIT : 0));
-	while (n < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
+		n = sdr_fd_recv(ctx->sock, resp, sizeof(*resp), &got_fd, peer_gone ? 0 : -1);
+	while (n == -ECONNRESET && resets++ == 0);
 	/* (ECONNRESET: the daemon closed with our request unread; a reply it
 	 * sent before is still queued behind the error) */
-	if (peer_gone && n <= 0) {
+	if (peer_gone && n <= 0 && n != -EMSGSIZE) {
 		mark_dead(ctx);
 		return -EPIPE;
 	}
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+	if (n == -ETIMEDOUT) {
 		/* A late answer would be taken for the next request's: give up
 		 * on this connection. */
 		mark_dead(ctx);
 		set_err(ctx, "daemon did not answer within %u ms", ctx->ctl_timeout_ms);
 		return -ETIMEDOUT;
 	}
-	if (n <= 0) {
+	if (n <= 0 && n != -EMSGSIZE) {
 		mark_dead(ctx);
 		return -EPIPE;
 	}
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			size_t k, nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-			for (k = 0; k < nfd; k++) {
-				int fd;
-
-				memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-				if (got_fd < 0)
-					got_fd = fd;
-				else
-					close(fd);
-			}
-		}
-	}
-	if (n != (ssize_t)sizeof(*resp) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    resp->magic != SDR_CTL_MAGIC || resp->type != type) {
+	if (n != (ssize_t)sizeof(*resp) || resp->magic != SDR_CTL_MAGIC || resp->type != type) {
 		if (got_fd >= 0)
 			close(got_fd);
 		mark_dead(ctx);
@@ -719,12 +674,7 @@ static int info_sane(const struct sdr_qp_info *q)
 	       q->chunk_pkts > 0 && q->generations > 0 &&
 	       !(q->generations & (q->generations - 1)) && q->qpn <= 0xFFFFFFu &&
 	       q->qpn % q->generations == 0 && q->qpn + q->generations - 1 <= 0xFFFFFFu &&
-	       q->reliability <= SDR_REL_AUTO &&
-	       (q->reliability == SDR_REL_EC
-			? !(q->ec >> 14) && sdr_ec_param_check(sdr_ec_param_code(q->ec),
-							       sdr_ec_param_k(q->ec),
-							       sdr_ec_param_m(q->ec)) == 0
-			: q->ec == 0);
+	       sdr_scheme_unpack(q->reliability, q->ec, NULL) == 0;
 }
 
 static int qseg_attach(struct sdr_ctx *ctx, struct sdr_qp *qp)
@@ -801,9 +751,10 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		return NULL;
 	}
 	if (attr) {
-		if (attr->reliability == SDR_REL_EC
-			    ? sdr_ec_param_check(attr->ec_code, attr->ec_k, attr->ec_m) != 0
-			    : (attr->ec_code || attr->ec_k || attr->ec_m)) {
+		/* a known reliability, EC parameters only with EC and valid */
+		struct sdr_scheme s = {attr->reliability, attr->ec_code, attr->ec_k, attr->ec_m};
+
+		if (sdr_scheme_check(&s, 0)) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -812,10 +763,6 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 				errno = EINVAL;
 				return NULL;
 			}
-		if (attr->reliability > SDR_REL_AUTO) {
-			errno = EINVAL;
-			return NULL;
-		}
 		if (!rate_ok(attr->rate_bps)) {
 			set_err(ctx, "rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
 				(unsigned long long)attr->rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
@@ -1166,25 +1113,37 @@ int sdr__sq_raw_post(struct sdr_ctx *ctx, const struct sdr_sqe *sqe)
 }
 #endif
 
-/* Resolve (mr, addr|offset, length) to an MR offset, as the DPU checks it. */
-static inline int mr_range(struct sdr_ctx *ctx, const struct sdr_mr *mr, const void *addr,
-			   uint64_t offset, uint32_t length, uint64_t *off)
+/* Resolve (mr, addr|offset) to an MR offset. Whether the MR is valid and
+ * the range fits is the descriptor check's (desc_check()). */
+static inline int mr_offset(struct sdr_ctx *ctx, const struct sdr_mr *mr, const void *addr,
+			    uint64_t offset, uint64_t *off)
 {
 	if (mr == NULL || mr->ctx != ctx)
 		return fail(ctx, -EINVAL, "MR missing or of another context");
-	if (!mr->valid)
-		return fail(ctx, -ENOENT, "MR deregistered");
 	if (addr) {
 		const uint8_t *a = addr;
 
+		if (!mr->valid)
+			return fail(ctx, -ENOENT, "MR deregistered");
 		if (mr->addr == NULL || a < mr->addr || a >= mr->addr + mr->len)
 			return fail(ctx, -EINVAL, "address outside the MR");
 		offset = (uint64_t)(a - mr->addr);
 	}
-	if (offset > mr->len || length > mr->len - offset)
-		return fail(ctx, -ERANGE, "offset + length outside the MR");
 	*off = offset;
 	return 0;
+}
+
+/* The DPU's own check (common/sdr_desc.c, the same function), run on every
+ * descriptor before it is posted: what libsdr refuses here the DPU would
+ * refuse with the same errno, and what it posts the DPU accepts (as long as
+ * the QP and the MR stay as they are). */
+static int desc_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const struct sdr_mr *mr)
+{
+	struct sdr_desc_qp v = {qp->local.max_msg, qp->local.mtu, qp->connected};
+	enum sdr_desc_why why;
+	int rc = sdr_desc_check(sqe, &v, mr && mr->valid ? &mr->len : NULL, &why);
+
+	return rc ? fail(qp->ctx, rc, sdr_desc_why_str(why)) : 0;
 }
 
 static inline int budget_check(struct sdr_ctx *ctx, const struct sdr_op *op)
@@ -1219,18 +1178,17 @@ static inline void op_arm(struct sdr_op *op, uint32_t seq, uint32_t length, uint
 	op->opcode = 0;
 }
 
-/* What every new send (one-shot or stream) must satisfy before it may take
- * the next send number. */
-static int send_check(struct sdr_qp *qp, uint32_t length)
+/* What every new send (one-shot or stream) must satisfy besides the
+ * descriptor check, before it may take the next send number: the peer's
+ * receive slots are max_send bytes (the DPU learns that from the CTS). */
+static int send_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const struct sdr_mr *mr)
 {
-	struct sdr_ctx *ctx = qp->ctx;
+	int rc = desc_check(qp, sqe, mr);
 
-	if (ctx->dead)
-		return -EPIPE;
-	if (!qp->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
-	if (length == 0 || length > qp->max_send)
-		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
+	if (rc)
+		return rc;
+	if (sqe->length > qp->max_send)
+		return fail(qp->ctx, -EMSGSIZE, "length above the peer's max_msg");
 	return 0;
 }
 
@@ -1262,22 +1220,25 @@ int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_se
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
-	rc = send_check(qp, wr->length);
+	if (qp->ctx->dead)
+		return -EPIPE;
+	rc = mr_offset(qp->ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
-	rc = mr_range(qp->ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = SDR_SQ_SEND;
+	sqe.qp_id = (uint16_t)qp->qp_id;
+	sqe.mr_id = wr->mr->id;
+	sqe.offset = off;
+	sqe.length = wr->length;
+	sqe.imm = wr->imm;
+	rc = send_check(qp, &sqe, wr->mr);
 	if (rc)
 		return rc;
 	op = &qp->sh[qp->send_seq % SDR_HANDLES].op;
 	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = SDR_SQ_SEND;
-	sqe.mr_id = wr->mr->id;
-	sqe.offset = off;
-	sqe.length = wr->length;
-	sqe.imm = wr->imm;
 	return send_commit(qp, op, &sqe, wr->wr_id, 0, h);
 }
 
@@ -1290,17 +1251,20 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
-	rc = send_check(qp, wr->length);
+	if (qp->ctx->dead)
+		return -EPIPE;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = SDR_SQ_STREAM_START;
+	sqe.qp_id = (uint16_t)qp->qp_id;
+	sqe.length = wr->length;
+	sqe.imm = wr->imm;
+	rc = send_check(qp, &sqe, NULL);
 	if (rc)
 		return rc;
 	op = &qp->sh[qp->send_seq % SDR_HANDLES].op;
 	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = SDR_SQ_STREAM_START;
-	sqe.length = wr->length;
-	sqe.imm = wr->imm;
 	return send_commit(qp, op, &sqe, wr->wr_id, 1, h);
 }
 
@@ -1328,7 +1292,7 @@ int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_
 		return fail(ctx, -EMSGSIZE, "length 0 or past the end of the stream");
 	if (wr->msg_offset + wr->length != op->length && wr->length % qp->mtu)
 		return fail(ctx, -EINVAL, "stream data must be whole packets unless it ends the message");
-	rc = mr_range(ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
 	memset(&sqe, 0, sizeof(sqe));
@@ -1340,6 +1304,9 @@ int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_
 	sqe.length = wr->length;
 	sqe.seq = op->seq;
 	sqe.msg_offset = wr->msg_offset;
+	rc = desc_check(qp, &sqe, wr->mr);
+	if (rc)
+		return rc;
 	return sq_post(ctx, &sqe);
 }
 
@@ -1363,7 +1330,9 @@ int sdr_send_stream_end(struct sdr_send_handle *h)
 	sqe.qp_id = (uint16_t)op->qp->qp_id;
 	sqe.wr_id = cookie_make(op->qp->idx, 0, op->seq);
 	sqe.seq = op->seq;
-	rc = sq_post(ctx, &sqe);
+	rc = desc_check(op->qp, &sqe, NULL);
+	if (rc == 0)
+		rc = sq_post(ctx, &sqe);
 	if (rc == 0)
 		op->stream = 2;
 	return rc;
@@ -1423,11 +1392,16 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 		return -EPIPE;
 	if (wr->reserved)
 		return fail(ctx, -EINVAL, "reserved field not 0");
-	if (!qp->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
-	if (wr->length == 0 || wr->length > qp->local.max_msg)
-		return fail(ctx, -EMSGSIZE, "length 0 or above max_msg");
-	rc = mr_range(ctx, wr->mr, wr->addr, wr->offset, wr->length, &off);
+	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
+	if (rc)
+		return rc;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = SDR_SQ_RECV;
+	sqe.qp_id = (uint16_t)qp->qp_id;
+	sqe.mr_id = wr->mr->id;
+	sqe.offset = off;
+	sqe.length = wr->length;
+	rc = desc_check(qp, &sqe, wr->mr);
 	if (rc)
 		return rc;
 	seq = qp->recv_seq;
@@ -1447,13 +1421,7 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 	atomic_store_explicit(&slot->imm, 0, memory_order_relaxed);
 	atomic_store_explicit(&slot->seq, seq, memory_order_relaxed);
 
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = SDR_SQ_RECV;
-	sqe.qp_id = (uint16_t)qp->qp_id;
-	sqe.mr_id = wr->mr->id;
 	sqe.wr_id = cookie_make(qp->idx, 1, seq);
-	sqe.offset = off;
-	sqe.length = wr->length;
 	rc = sq_post(ctx, &sqe);
 	if (rc)
 		return rc;
@@ -1545,7 +1513,9 @@ int sdr_recv_complete(struct sdr_recv_handle *h)
 	sqe.qp_id = (uint16_t)op->qp->qp_id;
 	sqe.wr_id = cookie_make(op->qp->idx, 1, op->seq);
 	sqe.seq = op->seq;
-	rc = sq_post(ctx, &sqe);
+	rc = desc_check(op->qp, &sqe, NULL);
+	if (rc == 0)
+		rc = sq_post(ctx, &sqe);
 	if (rc == 0)
 		op->complete_req = 1;
 	return rc;

@@ -158,9 +158,11 @@ uint32_t sdr_mr_id(const struct sdr_mr *mr);
 
 /* ---------------- queue pairs ---------------- */
 
-/** Codes of sdr_qp_attr::ec_code (reliability SDR_REL_EC). */
-#define SDR_EC_CODE_RS 1  /**< Reed-Solomon (Cauchy, ISA-L): any k of k + m chunks */
-#define SDR_EC_CODE_XOR 2 /**< parity i = XOR of data chunks j, j % m == i */
+/* sdr_qp_attr::reliability and ec_code are enum sdr_reliability and enum
+ * sdr_ec_code (sdr_scheme.h, through sdr_abi.h): SDR_EC_RS, Reed-Solomon
+ * (Cauchy, ISA-L), any k of k + m chunks; SDR_EC_XOR, parity i = XOR of data
+ * chunks j, j % m == i. sdr_scheme_parse() turns "rs:32:8" (or "sr", ...)
+ * into a struct sdr_scheme. */
 
 struct sdr_qp_attr {
 	uint32_t max_msg;     /**< bytes per message slot; 0 = daemon default */
@@ -180,7 +182,7 @@ struct sdr_qp_attr {
 	union {
 		uint8_t reserved8[3]; /**< (old name of the three bytes below) */
 		struct {
-			uint8_t ec_code; /**< SDR_REL_EC: SDR_EC_CODE_RS or SDR_EC_CODE_XOR;
+			uint8_t ec_code; /**< SDR_REL_EC: SDR_EC_RS or SDR_EC_XOR;
 			                      else 0 */
 			uint8_t ec_k;    /**< SDR_REL_EC: data chunks per submessage,
 			                      1..64; else 0 */

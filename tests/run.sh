@@ -33,7 +33,7 @@ add build
 
 if [ "${SDR_TEST_QUICK:-0}" != 1 ]; then
 	echo "== 2. ASan + UBSan build, unit + integration suites (build-asan/)"
-	hw/x86/setup.sh "$top/build-asan" -Dsanitize=true || exit 1
+	hw/x86/setup.sh "$top/build-asan" -Db_sanitize=address,undefined || exit 1
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		meson test -C build-asan --suite unit --suite integration --print-errorlogs || status=1
 	add build-asan

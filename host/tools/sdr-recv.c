@@ -63,7 +63,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	if (!opt.quiet && !opt.json)
 		printf("# msg INDEX size BYTES STATUS chunks SET/TOTAL time MS_SINCE_FIRST_POST"
 		       " GBIT/S_SINCE_PREVIOUS\n");
-	t0 = tprev = tlast = tool_now();
+	t0 = tprev = tlast = app_now();
 	while (done < total) {
 		struct sdr_wc wc[16];
 		int n;
@@ -86,13 +86,13 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			s->busy = 1;
 			s->idx = next++;
 		}
-		n = tool_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
+		n = app_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
 		if (n < 0)
 			break;
 		if (n == 0)
 			continue;
 		for (int i = 0; i < n; i++) {
-			double t = tool_now(), dt;
+			double t = app_now(), dt;
 			uint64_t idx = wc[i].wr_id, sz;
 			struct rslot *s;
 			const uint64_t *bm;
@@ -166,7 +166,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 				continue;
 			sdr_recv_bitmap_get(s->h, &bm, &nch);
 			report(s->idx, tool_plan_size(plan, s->idx), "incomplete", "timeout",
-			       sdr_recv_chunks_done(s->h), nch, (tool_now() - t0) * 1e3, 0);
+			       sdr_recv_chunks_done(s->h), nch, (app_now() - t0) * 1e3, 0);
 		}
 	}
 	free(slots);
@@ -182,6 +182,7 @@ int main(int argc, char **argv)
 	struct tool_plan plan;
 	struct tool_result res = {0};
 	struct sdr_qp_attr attr = {0};
+	struct sdr_scheme sch;
 	struct sdr_qp_info local, remote;
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
@@ -199,7 +200,7 @@ int main(int argc, char **argv)
 	}
 	if (opt.server) {
 		sock = tool_tcp_listen_accept(&opt);
-		if (sock < 0 || tool_recv_info(sock, &remote) || tool_recv_plan(sock, &plan)) {
+		if (sock < 0 || app_recv_qp_info(sock, &remote) || tool_recv_plan(sock, &plan)) {
 			fprintf(stderr, "bootstrap: bad or missing QP info / plan from sdr-send\n");
 			return 1;
 		}
@@ -230,11 +231,12 @@ int main(int argc, char **argv)
 	}
 	attr.max_msg = plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts ? opt.chunk_pkts : plan.chunk_pkts;
-	attr.reliability = (uint8_t)plan.rel;
-	if (plan.rel == SDR_REL_EC) {
-		attr.ec_code = (uint8_t)sdr_ec_param_code(plan.ec);
-		attr.ec_k = (uint8_t)sdr_ec_param_k(plan.ec);
-		attr.ec_m = (uint8_t)sdr_ec_param_m(plan.ec);
+	sch = sdr_scheme_of(plan.rel, plan.ec);
+	attr.reliability = sch.rel;
+	if (sch.rel == SDR_REL_EC) {
+		attr.ec_code = sch.code;
+		attr.ec_k = (uint8_t)sch.k;
+		attr.ec_m = (uint8_t)sch.m;
 	}
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
@@ -247,7 +249,7 @@ int main(int argc, char **argv)
 	if (tool_publish_qp(&opt, &local))
 		return 1;
 	if (sock >= 0) {
-		if (tool_send_info(sock, &local)) {
+		if (app_send_qp_info(sock, &local)) {
 			fprintf(stderr, "bootstrap: cannot send our QP info\n");
 			return 1;
 		}
@@ -257,7 +259,7 @@ int main(int argc, char **argv)
 	} else {
 		return 0; /* only --print-qp / --qp-file */
 	}
-	if (tool_qp_connect(ctx, qp, &remote))
+	if (app_qp_connect(ctx, qp, &remote))
 		return 1;
 	if (run(ctx, qp, &plan, out_fd, &res))
 		return 1;
@@ -272,7 +274,7 @@ int main(int argc, char **argv)
 		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
 	if (sock >= 0) {
 		tool_send_result(sock, &res);
-		tool_linger(sock, opt.timeout);
+		app_linger(sock, opt.timeout);
 		close(sock);
 	}
 	if (out_fd >= 0)

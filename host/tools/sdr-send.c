@@ -52,7 +52,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	if (!opt.quiet && !opt.json)
 		printf("# msg INDEX size BYTES STATUS time MS_SINCE_FIRST_POST GBIT/S_SINCE_PREVIOUS"
 		       " completion MS_FROM_POST_TO_COMPLETION\n");
-	t0 = tprev = tlast = tool_now();
+	t0 = tprev = tlast = app_now();
 	while (done < total) {
 		struct sdr_wc wc[16];
 		int n;
@@ -85,16 +85,16 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			}
 			s->busy = 1;
 			s->idx = next++;
-			s->t_post = tool_now();
+			s->t_post = app_now();
 			inflight++;
 		}
-		n = tool_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
+		n = app_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
 		if (n < 0)
 			break;
 		if (n == 0)
 			continue;
 		for (int i = 0; i < n; i++) {
-			double t = tool_now(), dt;
+			double t = app_now(), dt;
 			uint64_t idx = wc[i].wr_id, sz;
 
 			if (wc[i].qp != qp || wc[i].opcode != SDR_SQ_SEND || idx >= total ||
@@ -139,7 +139,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 				fprintf(stderr, "msg %" PRIu64 " still pending\n", slots[i].idx);
 		failed += total - done;
 	}
-	tool_latency_report("send", lat, lsz, nlat, opt.json);
+	app_latency_report("send", lat, lsz, nlat, opt.json);
 	free(slots);
 	free(lat);
 	free(lsz);
@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	struct tool_plan plan;
 	struct tool_result res = {0}, peer_res;
 	struct sdr_qp_attr attr = {0};
+	struct sdr_scheme sch;
 	struct sdr_qp_info local, remote;
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
@@ -185,11 +186,12 @@ int main(int argc, char **argv)
 	}
 	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
 	attr.chunk_pkts = opt.chunk_pkts;
-	attr.reliability = opt.rel;
-	if (opt.rel == SDR_REL_EC) {
-		attr.ec_code = (uint8_t)sdr_ec_param_code(opt.ec);
-		attr.ec_k = (uint8_t)sdr_ec_param_k(opt.ec);
-		attr.ec_m = (uint8_t)sdr_ec_param_m(opt.ec);
+	sch = sdr_scheme_of(opt.rel, opt.ec);
+	attr.reliability = sch.rel;
+	if (sch.rel == SDR_REL_EC) {
+		attr.ec_code = sch.code;
+		attr.ec_k = (uint8_t)sch.k;
+		attr.ec_m = (uint8_t)sch.m;
 	}
 	attr.rate_bps = opt.rate_bps;
 	attr.want_qpn = opt.local_qpn;
@@ -206,8 +208,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (opt.connect) {
 		sock = tool_tcp_connect(&opt);
-		if (sock < 0 || tool_send_info(sock, &local) || tool_send_plan(sock, &plan) ||
-		    tool_recv_info(sock, &remote)) {
+		if (sock < 0 || app_send_qp_info(sock, &local) || tool_send_plan(sock, &plan) ||
+		    app_recv_qp_info(sock, &remote)) {
 			fprintf(stderr, "QP info exchange with %s failed\n", opt.connect);
 			return 1;
 		}
@@ -217,7 +219,7 @@ int main(int argc, char **argv)
 	} else {
 		return 0; /* only --print-qp / --qp-file */
 	}
-	if (tool_qp_connect(ctx, qp, &remote))
+	if (app_qp_connect(ctx, qp, &remote))
 		return 1;
 	if (run(ctx, qp, &plan, file_fd, &res))
 		return 1;

@@ -1,109 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
-#include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include "sdr_tool.h"
+#include "sdr_opts.h"
 #include "sdr_units.h"
 
-static const char *const default_sizes = "1,4K,64K,1M,16M,64M";
-
-static void usage(const struct tool_opts *o, FILE *f)
-{
-	const char *me = o->is_sender ? "sdr-send" : "sdr-recv";
-
-	fprintf(f,
-		"Usage: %s [options]\n"
-		"%s\n\n"
-		"Daemon:\n"
-		"  --dpu PATH           sdr-dpu control socket (default %s)\n"
-		"QP info exchange, either TCP bootstrap (perftest style):\n",
-		me,
-		o->is_sender ? "Send pattern messages (or a file) through libsdr to sdr-recv."
-			     : "Receive messages through libsdr, verify them, report bitmaps.",
-		SDR_DEFAULT_SOCKET);
-	if (o->is_sender)
-		fprintf(f, "  --connect HOST[:PORT] connect to 'sdr-recv --server' (port default --port;\n"
-			   "                       retried until --timeout)\n"
-			   "  --port P             default port for --connect (default %d)\n",
-			TOOL_DEFAULT_PORT);
-	else
-		fprintf(f, "  --server             wait for one sdr-send on TCP; the sender's plan then\n"
-			   "                       sets sizes, count, seed, max-msg and file mode\n"
-			   "  --port P             TCP port (default %d)\n"
-			   "  --bind ADDR          listen address (default 0.0.0.0)\n",
-			TOOL_DEFAULT_PORT);
-	fprintf(f,
-		"or command line (no TCP; give both sides the same --sizes/--count/--seed):\n"
-		"  --local-qpn N        request this QPN block base at QP create\n"
-		"  --local-rkey K       request this R_Key at QP create\n"
-		"  --peer TEXT|@FILE    peer QP info (text form, e.g. from its QPINFO line);\n"
-		"                       @FILE waits up to --timeout for the file to appear\n"
-		"Either mode:\n"
-		"  --print-qp           print 'QPINFO <text>' with our own QP info\n"
-		"  --qp-file F          write our QP info text to F\n"
-		"Messages:\n"
-		"  --sizes LIST         comma list with K/M/G suffixes (default %s)\n"
-		"  --count N            repeat the size list N times (default 1)\n"
-		"  --seed S             pattern seed (default 1)\n"
-		"  --max-msg BYTES      QP max message (default: largest size rounded up to\n"
-		"                       1 MiB; in file mode the daemon default)\n"
-		"  --chunk-pkts N       packets per bitmap chunk (default: daemon default)\n"
-		"  --window N           messages in flight (default 8)\n"
-		"%s"
-		"  --rel none|sr|ec|auto reliability of the QP: none (raw SDR), sr (Selective\n"
-		"                       Repeat on the DPU), ec (erasure coding with SR\n"
-		"                       fallback) or auto (the DPU picks SR or an EC code per\n"
-		"                       message from the measured RTT and loss, daemon\n"
-		"                       --auto-schemes); with TCP the sender's choice is sent in\n"
-		"                       the plan, without TCP give both sides the same\n"
-		"                       (default none)\n"
-		"  --ec CODE:K:M        with --rel ec: rs:K:M (Reed-Solomon) or xor:K:M, K data\n"
-		"                       and M parity chunks per submessage, 1 <= K <= 64,\n"
-		"                       1 <= M <= 32 (default rs:32:8)\n"
-		"  --timeout SEC        give up when nothing completes for SEC seconds,\n"
-		"                       report pending messages and partial bitmaps, exit 1\n"
-		"                       (default 10)\n",
-		default_sizes,
-		o->is_sender ? "  --rate RATE          pace this QP's sends (bit/s: 200m, 1.5gbit; default\n"
-			       "                       unpaced; the daemon's --port-rate still applies)\n"
-			     : "");
-	if (o->is_sender)
-		fprintf(f, "  --file F             send file F in messages of max_msg bytes; the plan\n"
-			   "                       tells the receiver the file size (TCP mode)\n");
-	else
-		fprintf(f, "  --out F              file mode: write the received file to F instead of\n"
-			   "                       verifying a pattern\n"
-			   "  --file-size BYTES    file mode without TCP: the size of the sender's file\n"
-			   "                       (with the same --max-msg as the sender)\n");
-	fprintf(f,
-		"Output: one line per completed message (a first line starting with '#' names\n"
-		"the columns): index, size, %s,\n"
-		"  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
-		"  Gbit/s over the interval since the previous completion%s;\n"
-		"then a summary.\n"
-		"  --json               one JSON object per line instead (\"t_ms\": time%s),\n"
-		"                       then the summary\n"
-		"  --quiet              summary only\n"
-		"  --help               this text\n"
-		"Exit status: 0 only if every message %s.\n",
-		o->is_sender ? "status" : "status, chunks set/total",
-		o->is_sender ? ",\n  completion = ms from this send's post to its completion" : "",
-		o->is_sender ? ", \"ct_ms\": completion" : "",
-		o->is_sender ? "completed without error (and, with TCP, the\n"
-			       "             receiver verified every message)"
-			     : "arrived complete and verified");
-}
+#define DEFAULT_SIZES "1,4K,64K,1M,16M,64M"
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static int parse_u32(const char *s, uint32_t *v, int suffix)
 {
@@ -133,34 +42,237 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 	return o->nsizes ? 0 : -1;
 }
 
+/* ---------------- options: one table for both tools ---------------- */
+
+enum { SEND = 1, RECV = 2 }; /* the variants of the table */
+
 enum {
-	O_DPU = 256, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
+	O_DPU = 1, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
 	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_FILE,
-	O_OUT, O_FSIZE, O_HELP, O_REL, O_RATE, O_EC
+	O_OUT, O_FSIZE, O_REL, O_RATE, O_EC
+};
+
+/* A refused value: its message here, and -2 (the usage follows, exit 2). */
+#define BAD(...) (fprintf(stderr, __VA_ARGS__), -2)
+
+static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
+{
+	struct tool_opts *o = ctx;
+	uint32_t port;
+
+	switch (d->id) {
+	case O_DPU: o->dpu = arg; break;
+	case O_SERVER: o->server = 1; break;
+	case O_BIND: o->bind = arg; break;
+	case O_PORT:
+		if (parse_u32(arg, &port, 0) || port == 0 || port > 65535)
+			return BAD("bad --port '%s'\n", arg);
+		o->port = (uint16_t)port;
+		break;
+	case O_CONNECT: o->connect = arg; break;
+	case O_LQPN:
+		if (parse_u32(arg, &o->local_qpn, 0) || o->local_qpn > 0xFFFFFF)
+			return BAD("bad --local-qpn '%s'\n", arg);
+		break;
+	case O_LRKEY:
+		if (parse_u32(arg, &o->local_rkey, 0))
+			return BAD("bad --local-rkey '%s'\n", arg);
+		break;
+	case O_PEER: o->peer = arg; break;
+	case O_PRINT: o->print_qp = 1; break;
+	case O_QPF: o->qp_file = arg; break;
+	case O_SIZES:
+		if (parse_sizes(arg, o))
+			return BAD("bad --sizes '%s' (1..4G each, at most %d)\n", arg, TOOL_MAX_SIZES);
+		break;
+	case O_COUNT:
+		if (parse_u32(arg, &o->count, 0) || o->count == 0)
+			return BAD("bad --count '%s'\n", arg);
+		break;
+	case O_SEED:
+		if (sdr_parse_u64(arg, &o->seed, 0))
+			return BAD("bad --seed '%s'\n", arg);
+		break;
+	case O_MAXMSG:
+		if (parse_u32(arg, &o->max_msg, 1) || o->max_msg == 0)
+			return BAD("bad --max-msg '%s'\n", arg);
+		break;
+	case O_CHUNK:
+		if (parse_u32(arg, &o->chunk_pkts, 0) || o->chunk_pkts == 0)
+			return BAD("bad --chunk-pkts '%s'\n", arg);
+		break;
+	case O_WINDOW:
+		if (parse_u32(arg, &o->window, 0) || o->window == 0 || o->window > 1024)
+			return BAD("bad --window '%s' (1..1024)\n", arg);
+		break;
+	case O_TIMEOUT: {
+		char *end;
+
+		o->timeout = strtod(arg, &end);
+		if (*end || !(o->timeout > 0) || o->timeout > 1e6)
+			return BAD("bad --timeout '%s'\n", arg);
+		break;
+	}
+	case O_JSON: o->json = 1; break;
+	case O_QUIET: o->quiet = 1; break;
+	case O_FILE: o->file = arg; break;
+	case O_OUT: o->out = arg; break;
+	case O_FSIZE:
+		if (sdr_parse_u64(arg, &o->file_size, 1) || o->file_size == 0)
+			return BAD("bad --file-size '%s'\n", arg);
+		break;
+	case O_REL: {
+		static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
+		struct sdr_scheme sch;
+
+		if (sdr_scheme_parse(arg, 0, &ec_default, &sch))
+			return BAD("bad --rel '%s' (none, sr, ec, auto, or an EC code rs:K:M /"
+				   " xor:K:M)\n", arg);
+		o->rel = sch.rel;
+		if (sch.rel == SDR_REL_EC && strcmp(arg, "ec")) {
+			o->ec = sdr_scheme_ec(&sch); /* --rel rs:8:2 = --rel ec --ec rs:8:2 */
+			o->ec_in_rel = 1;
+		}
+		o->rel_set = 1;
+		break;
+	}
+	case O_EC: {
+		unsigned code, k, m;
+
+		if (sdr_ec_param_parse(arg, &code, &k, &m))
+			return BAD("bad --ec '%s' (rs:K:M or xor:K:M, 1 <= K <= 64, 1 <= M <= 32,"
+				   " xor M <= K)\n", arg);
+		o->ec = sdr_ec_param_pack(code, k, m);
+		o->ec_set = 1;
+		break;
+	}
+	case O_RATE:
+		if (sdr_parse_rate(arg, &o->rate_bps))
+			return BAD("bad --rate '%s' (e.g. 200m, 1.5gbit)\n", arg);
+		break;
+	}
+	return 0;
+}
+
+static const struct sdr_opt opts[] = {
+	SDR_OPT_SECTION("Daemon:"),
+	{.name = "dpu", .arg = "PATH", .fn = on_opt, .id = O_DPU, .dflt = SDR_DEFAULT_SOCKET,
+	 .help = "sdr-dpu control socket"},
+	SDR_OPT_SECTION("QP info exchange, either TCP bootstrap (perftest style):"),
+	{.name = "connect", .arg = "HOST[:PORT]", .fn = on_opt, .id = O_CONNECT, .only = SEND,
+	 .help = "connect to 'sdr-recv --server' (port default --port;\n"
+		 "retried until --timeout)"},
+	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .only = SEND,
+	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "default port for --connect"},
+	{.name = "server", .fn = on_opt, .id = O_SERVER, .only = RECV,
+	 .help = "wait for one sdr-send on TCP; the sender's plan then\n"
+		 "sets sizes, count, seed, max-msg and file mode"},
+	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .only = RECV,
+	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "TCP port"},
+	{.name = "bind", .arg = "ADDR", .fn = on_opt, .id = O_BIND, .only = RECV,
+	 .dflt = "0.0.0.0", .help = "listen address"},
+	SDR_OPT_SECTION("or command line (no TCP; give both sides the same --sizes/--count/--seed):"),
+	{.name = "local-qpn", .arg = "N", .fn = on_opt, .id = O_LQPN,
+	 .help = "request this QPN block base at QP create"},
+	{.name = "local-rkey", .arg = "K", .fn = on_opt, .id = O_LRKEY,
+	 .help = "request this R_Key at QP create"},
+	{.name = "peer", .arg = "TEXT|@FILE", .fn = on_opt, .id = O_PEER,
+	 .help = "peer QP info (text form, e.g. from its QPINFO line);\n"
+		 "@FILE waits up to --timeout for the file to appear"},
+	SDR_OPT_SECTION("Either mode:"),
+	{.name = "print-qp", .fn = on_opt, .id = O_PRINT,
+	 .help = "print 'QPINFO <text>' with our own QP info"},
+	{.name = "qp-file", .arg = "F", .fn = on_opt, .id = O_QPF,
+	 .help = "write our QP info text to F"},
+	SDR_OPT_SECTION("Messages:"),
+	{.name = "sizes", .arg = "LIST", .fn = on_opt, .id = O_SIZES, .dflt = DEFAULT_SIZES,
+	 .help = "comma list with K/M/G suffixes"},
+	{.name = "count", .arg = "N", .fn = on_opt, .id = O_COUNT, .dflt = "1",
+	 .help = "repeat the size list N times"},
+	{.name = "seed", .arg = "S", .fn = on_opt, .id = O_SEED, .dflt = "1",
+	 .help = "pattern seed"},
+	{.name = "max-msg", .arg = "BYTES", .fn = on_opt, .id = O_MAXMSG,
+	 .help = "QP max message (default: largest size rounded up to\n"
+		 "1 MiB; in file mode the daemon default)"},
+	{.name = "chunk-pkts", .arg = "N", .fn = on_opt, .id = O_CHUNK,
+	 .help = "packets per bitmap chunk (default: daemon default)"},
+	{.name = "window", .arg = "N", .fn = on_opt, .id = O_WINDOW, .dflt = "8",
+	 .help = "messages in flight"},
+	{.name = "rate", .arg = "RATE", .fn = on_opt, .id = O_RATE, .only = SEND,
+	 .help = "pace this QP's sends (bit/s: 200m, 1.5gbit; default\n"
+		 "unpaced; the daemon's --port-rate still applies)"},
+	{.name = "rel", .arg = "none|sr|ec|auto", .fn = on_opt, .id = O_REL, .dflt = "none",
+	 .help = "reliability of the QP: none (raw SDR), sr (Selective\n"
+		 "Repeat on the DPU), ec (erasure coding with SR\n"
+		 "fallback; an EC code rs:K:M / xor:K:M here is --rel ec\n"
+		 "--ec CODE:K:M) or auto (the DPU picks SR or an EC code\n"
+		 "per message from the measured RTT and loss, daemon\n"
+		 "--auto-schemes); with TCP the sender's choice is sent in\n"
+		 "the plan, without TCP give both sides the same"},
+	{.name = "ec", .arg = "CODE:K:M", .fn = on_opt, .id = O_EC,
+	 .dflt = SDR_SCHEME_EC_DEFAULT_SPEC,
+	 .help = "with --rel ec: rs:K:M (Reed-Solomon) or xor:K:M, K data\n"
+		 "and M parity chunks per submessage, 1 <= K <= 64,\n"
+		 "1 <= M <= 32"},
+	{.name = "timeout", .arg = "SEC", .fn = on_opt, .id = O_TIMEOUT, .dflt = "10",
+	 .help = "give up when nothing completes for SEC seconds,\n"
+		 "report pending messages and partial bitmaps, exit 1"},
+	{.name = "file", .arg = "F", .fn = on_opt, .id = O_FILE, .only = SEND,
+	 .help = "send file F in messages of max_msg bytes; the plan\n"
+		 "tells the receiver the file size (TCP mode)"},
+	{.name = "out", .arg = "F", .fn = on_opt, .id = O_OUT, .only = RECV,
+	 .help = "file mode: write the received file to F instead of\n"
+		 "verifying a pattern"},
+	{.name = "file-size", .arg = "BYTES", .fn = on_opt, .id = O_FSIZE, .only = RECV,
+	 .help = "file mode without TCP: the size of the sender's file\n"
+		 "(with the same --max-msg as the sender)"},
+	{.name = NULL, .only = SEND,
+	 .help = "Output: one line per completed message (a first line starting with '#' names\n"
+		 "the columns): index, size, status,\n"
+		 "  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
+		 "  Gbit/s over the interval since the previous completion,\n"
+		 "  completion = ms from this send's post to its completion;\n"
+		 "then a summary."},
+	{.name = NULL, .only = RECV,
+	 .help = "Output: one line per completed message (a first line starting with '#' names\n"
+		 "the columns): index, size, status, chunks set/total,\n"
+		 "  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
+		 "  Gbit/s over the interval since the previous completion;\n"
+		 "then a summary."},
+	{.name = "json", .fn = on_opt, .id = O_JSON, .only = SEND,
+	 .help = "one JSON object per line instead (\"t_ms\": time, \"ct_ms\":\n"
+		 "completion), then the summary"},
+	{.name = "json", .fn = on_opt, .id = O_JSON, .only = RECV,
+	 .help = "one JSON object per line instead (\"t_ms\": time),\n"
+		 "then the summary"},
+	{.name = "quiet", .fn = on_opt, .id = O_QUIET, .help = "summary only"},
+	{.name = "help", .help = "this text"},
+	SDR_OPT_END,
+};
+
+static const struct sdr_opts send_opts = {
+	.prog = "sdr-send",
+	.usage = "Usage: sdr-send [options]\n"
+		 "Send pattern messages (or a file) through libsdr to sdr-recv.\n\n",
+	.footer = "Exit status: 0 only if every message completed without error (and, with TCP, the\n"
+		  "             receiver verified every message).\n",
+	.opt = opts,
+	.variant = SEND,
+};
+
+static const struct sdr_opts recv_opts = {
+	.prog = "sdr-recv",
+	.usage = "Usage: sdr-recv [options]\n"
+		 "Receive messages through libsdr, verify them, report bitmaps.\n\n",
+	.footer = "Exit status: 0 only if every message arrived complete and verified.\n",
+	.opt = opts,
+	.variant = RECV,
 };
 
 void tool_parse(struct tool_opts *o, int argc, char **argv)
 {
-	static const struct option lo_send[] = {
-		{"dpu", 1, 0, O_DPU}, {"port", 1, 0, O_PORT}, {"connect", 1, 0, O_CONNECT},
-		{"local-qpn", 1, 0, O_LQPN}, {"local-rkey", 1, 0, O_LRKEY}, {"peer", 1, 0, O_PEER},
-		{"print-qp", 0, 0, O_PRINT}, {"qp-file", 1, 0, O_QPF}, {"sizes", 1, 0, O_SIZES},
-		{"count", 1, 0, O_COUNT}, {"seed", 1, 0, O_SEED}, {"max-msg", 1, 0, O_MAXMSG},
-		{"chunk-pkts", 1, 0, O_CHUNK}, {"window", 1, 0, O_WINDOW},
-		{"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON}, {"quiet", 0, 0, O_QUIET},
-		{"file", 1, 0, O_FILE}, {"rel", 1, 0, O_REL}, {"rate", 1, 0, O_RATE},
-		{"ec", 1, 0, O_EC}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
-	static const struct option lo_recv[] = {
-		{"dpu", 1, 0, O_DPU}, {"server", 0, 0, O_SERVER}, {"bind", 1, 0, O_BIND},
-		{"port", 1, 0, O_PORT}, {"local-qpn", 1, 0, O_LQPN}, {"local-rkey", 1, 0, O_LRKEY},
-		{"peer", 1, 0, O_PEER}, {"print-qp", 0, 0, O_PRINT}, {"qp-file", 1, 0, O_QPF},
-		{"sizes", 1, 0, O_SIZES}, {"count", 1, 0, O_COUNT}, {"seed", 1, 0, O_SEED},
-		{"max-msg", 1, 0, O_MAXMSG}, {"chunk-pkts", 1, 0, O_CHUNK},
-		{"window", 1, 0, O_WINDOW}, {"timeout", 1, 0, O_TIMEOUT}, {"json", 0, 0, O_JSON},
-		{"quiet", 0, 0, O_QUIET}, {"out", 1, 0, O_OUT}, {"file-size", 1, 0, O_FSIZE},
-		{"rel", 1, 0, O_REL}, {"ec", 1, 0, O_EC}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
-	int c, bad = 0;
-	uint32_t port = 0;
+	const struct sdr_opts *set = o->is_sender ? &send_opts : &recv_opts;
+	int bad = 0, first;
 
 	o->dpu = SDR_DEFAULT_SOCKET;
 	o->port = TOOL_DEFAULT_PORT;
@@ -168,101 +280,14 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 	o->seed = 1;
 	o->window = 8;
 	o->timeout = 10;
-	parse_sizes(default_sizes, o);
-	while ((c = getopt_long(argc, argv, "", o->is_sender ? lo_send : lo_recv, NULL)) != -1) {
-		switch (c) {
-		case O_DPU: o->dpu = optarg; break;
-		case O_SERVER: o->server = 1; break;
-		case O_BIND: o->bind = optarg; break;
-		case O_PORT:
-			if (parse_u32(optarg, &port, 0) || port == 0 || port > 65535)
-				bad = fprintf(stderr, "bad --port '%s'\n", optarg);
-			o->port = (uint16_t)port;
-			break;
-		case O_CONNECT: o->connect = optarg; break;
-		case O_LQPN:
-			if (parse_u32(optarg, &o->local_qpn, 0) || o->local_qpn > 0xFFFFFF)
-				bad = fprintf(stderr, "bad --local-qpn '%s'\n", optarg);
-			break;
-		case O_LRKEY:
-			if (parse_u32(optarg, &o->local_rkey, 0))
-				bad = fprintf(stderr, "bad --local-rkey '%s'\n", optarg);
-			break;
-		case O_PEER: o->peer = optarg; break;
-		case O_PRINT: o->print_qp = 1; break;
-		case O_QPF: o->qp_file = optarg; break;
-		case O_SIZES:
-			if (parse_sizes(optarg, o))
-				bad = fprintf(stderr, "bad --sizes '%s' (1..4G each, at most %d)\n",
-					      optarg, TOOL_MAX_SIZES);
-			break;
-		case O_COUNT:
-			if (parse_u32(optarg, &o->count, 0) || o->count == 0)
-				bad = fprintf(stderr, "bad --count '%s'\n", optarg);
-			break;
-		case O_SEED:
-			if (sdr_parse_u64(optarg, &o->seed, 0))
-				bad = fprintf(stderr, "bad --seed '%s'\n", optarg);
-			break;
-		case O_MAXMSG:
-			if (parse_u32(optarg, &o->max_msg, 1) || o->max_msg == 0)
-				bad = fprintf(stderr, "bad --max-msg '%s'\n", optarg);
-			break;
-		case O_CHUNK:
-			if (parse_u32(optarg, &o->chunk_pkts, 0) || o->chunk_pkts == 0)
-				bad = fprintf(stderr, "bad --chunk-pkts '%s'\n", optarg);
-			break;
-		case O_WINDOW:
-			if (parse_u32(optarg, &o->window, 0) || o->window == 0 || o->window > 1024)
-				bad = fprintf(stderr, "bad --window '%s' (1..1024)\n", optarg);
-			break;
-		case O_TIMEOUT: {
-			char *end;
-
-			o->timeout = strtod(optarg, &end);
-			if (*end || !(o->timeout > 0) || o->timeout > 1e6)
-				bad = fprintf(stderr, "bad --timeout '%s'\n", optarg);
-			break;
-		}
-		case O_JSON: o->json = 1; break;
-		case O_QUIET: o->quiet = 1; break;
-		case O_FILE: o->file = optarg; break;
-		case O_OUT: o->out = optarg; break;
-		case O_FSIZE:
-			if (sdr_parse_u64(optarg, &o->file_size, 1) || o->file_size == 0)
-				bad = fprintf(stderr, "bad --file-size '%s'\n", optarg);
-			break;
-		case O_REL:
-			if (!strcmp(optarg, "none"))
-				o->rel = SDR_REL_NONE;
-			else if (!strcmp(optarg, "sr"))
-				o->rel = SDR_REL_SR;
-			else if (!strcmp(optarg, "ec"))
-				o->rel = SDR_REL_EC;
-			else if (!strcmp(optarg, "auto"))
-				o->rel = SDR_REL_AUTO;
-			else
-				bad = fprintf(stderr, "bad --rel '%s' (none, sr, ec or auto)\n", optarg);
-			o->rel_set = 1;
-			break;
-		case O_EC: {
-			unsigned code, k, m;
-			if (sdr_ec_param_parse(optarg, &code, &k, &m))
-				bad = fprintf(stderr, "bad --ec '%s' (rs:K:M or xor:K:M, 1 <= K <= 64,"
-						      " 1 <= M <= 32, xor M <= K)\n", optarg);
-			else
-				o->ec = sdr_ec_param_pack(code, k, m);
-			o->ec_set = 1;
-			break;
-		}
-		case O_RATE:
-			if (sdr_parse_rate(optarg, &o->rate_bps))
-				bad = fprintf(stderr, "bad --rate '%s' (e.g. 200m, 1.5gbit)\n", optarg);
-			break;
-		case O_HELP: usage(o, stdout); exit(0);
-		default: bad = 1;
-		}
-	}
+	parse_sizes(DEFAULT_SIZES, o);
+	first = sdr_opts_parse(set, argc, argv, o);
+	if (first == SDR_OPTS_HELP)
+		exit(0);
+	if (first < 0)
+		bad = 1;
+	else
+		optind = first;
 	if (optind < argc)
 		bad = fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
 	if (!bad) {
@@ -284,10 +309,15 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 		bad = fprintf(stderr, "--ec comes from the sender's plan with --server\n");
 	if (!bad && o->ec_set && o->rel != SDR_REL_EC)
 		bad = fprintf(stderr, "--ec needs --rel ec\n");
-	if (!bad && o->rel == SDR_REL_EC && !o->ec_set)
-		o->ec = sdr_ec_param_pack(1, 32, 8); /* rs:32:8 */
+	if (!bad && o->ec_set && o->ec_in_rel)
+		bad = fprintf(stderr, "--rel names the EC code already: no --ec\n");
+	if (!bad && o->rel == SDR_REL_EC && !o->ec_set && !o->ec_in_rel) {
+		static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
+
+		o->ec = sdr_scheme_ec(&ec_default);
+	}
 	if (bad) {
-		usage(o, stderr);
+		sdr_opts_usage(set, stderr);
 		exit(2);
 	}
 }
@@ -365,120 +395,27 @@ uint32_t tool_plan_default_max_msg(const struct tool_plan *p)
 
 /* ---------------- TCP bootstrap ---------------- */
 
-int tool_write_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int tool_read_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int tool_tcp_listen_accept(const struct tool_opts *o)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(o->port)};
-	int one = 1, ls, s;
+	char why[160];
+	int s;
 
-	if (o->bind && inet_pton(AF_INET, o->bind, &sa.sin_addr) != 1) {
-		fprintf(stderr, "bad --bind address '%s'\n", o->bind);
-		return -1;
-	}
-	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ls < 0)
-		return -1;
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1)) {
-		fprintf(stderr, "listen on port %u: %s\n", o->port, strerror(errno));
-		close(ls);
-		return -1;
-	}
 	if (!o->quiet && !o->json)
 		fprintf(stderr, "waiting for sdr-send on port %u\n", o->port);
-	s = accept(ls, NULL, NULL);
-	close(ls);
-	if (s >= 0)
-		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return s;
+	s = app_tcp_accept_one(o->bind, o->port, 0, why, sizeof(why));
+	if (s < 0)
+		fprintf(stderr, "--bind/--port: %s\n", why);
+	return s < 0 ? -1 : s;
 }
 
 int tool_tcp_connect(const struct tool_opts *o)
 {
-	char host[256], port[8];
-	const char *colon = strrchr(o->connect, ':');
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *a;
-	double deadline = tool_now() + o->timeout;
-	int s = -1, one = 1, rc;
-	size_t hl = colon ? (size_t)(colon - o->connect) : strlen(o->connect);
+	char why[300];
+	int s = app_tcp_connect(o->connect, o->port, o->timeout, why, sizeof(why));
 
-	if (hl == 0 || hl >= sizeof(host)) {
-		fprintf(stderr, "bad --connect '%s'\n", o->connect);
-		return -1;
-	}
-	memcpy(host, o->connect, hl);
-	host[hl] = '\0';
-	if (colon) {
-		uint32_t p;
-
-		if (parse_u32(colon + 1, &p, 0) || p == 0 || p > 65535) {
-			fprintf(stderr, "bad port in --connect '%s'\n", o->connect);
-			return -1;
-		}
-		snprintf(port, sizeof(port), "%u", p);
-	} else {
-		snprintf(port, sizeof(port), "%u", o->port);
-	}
-	rc = getaddrinfo(host, port, &hints, &ai);
-	if (rc) {
-		fprintf(stderr, "%s: %s\n", host, gai_strerror(rc));
-		return -1;
-	}
-	/* the receiver may not listen yet: retry until --timeout */
-	for (;;) {
-		for (a = ai; a; a = a->ai_next) {
-			s = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-			if (s < 0)
-				continue;
-			if (connect(s, a->ai_addr, a->ai_addrlen) == 0)
-				break;
-			close(s);
-			s = -1;
-		}
-		if (s >= 0 || tool_now() > deadline)
-			break;
-		usleep(100000);
-	}
-	freeaddrinfo(ai);
-	if (s < 0) {
-		fprintf(stderr, "connect %s:%s: %s\n", host, port, strerror(errno));
-		return -1;
-	}
-	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return s;
+	if (s < 0)
+		fprintf(stderr, "--connect: %s\n", why);
+	return s < 0 ? -1 : s;
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -521,14 +458,14 @@ int tool_send_plan(int fd, const struct tool_plan *p)
 	for (int i = 0; i < TOOL_MAX_SIZES; i++)
 		put_u64(b + 44 + 8 * i, p->sizes[i]);
 	put_u32(b + 44 + 8 * TOOL_MAX_SIZES, p->rel | (uint32_t)p->ec << 16);
-	return tool_write_full(fd, b, sizeof(b));
+	return app_write_full(fd, b, sizeof(b));
 }
 
 int tool_recv_plan(int fd, struct tool_plan *p)
 {
 	uint8_t b[PLAN_LEN];
 
-	if (tool_read_full(fd, b, sizeof(b)))
+	if (app_read_full(fd, b, sizeof(b)))
 		return -1;
 	memset(p, 0, sizeof(*p));
 	if (get_u32(b) != PLAN_MAGIC || get_u32(b + 4) != PLAN_VERSION)
@@ -536,13 +473,7 @@ int tool_recv_plan(int fd, struct tool_plan *p)
 	p->rel = get_u32(b + 44 + 8 * TOOL_MAX_SIZES);
 	p->ec = (uint16_t)(p->rel >> 16);
 	p->rel &= 0xFFFF;
-	if (p->rel != SDR_REL_NONE && p->rel != SDR_REL_SR && p->rel != SDR_REL_EC &&
-	    p->rel != SDR_REL_AUTO)
-		return -1;
-	if (p->rel == SDR_REL_EC
-		    ? sdr_ec_param_check(sdr_ec_param_code(p->ec), sdr_ec_param_k(p->ec),
-					 sdr_ec_param_m(p->ec)) || (p->ec >> 14)
-		    : p->ec != 0)
+	if (sdr_scheme_unpack(p->rel, p->ec, NULL))
 		return -1;
 	p->count = get_u32(b + 8);
 	p->nsizes = get_u32(b + 12);
@@ -571,60 +502,20 @@ int tool_send_result(int fd, const struct tool_result *r)
 	put_u64(b + 12, r->failed);
 	put_u64(b + 20, r->bytes);
 	put_u64(b + 28, r->elapsed_ns);
-	return tool_write_full(fd, b, sizeof(b));
+	return app_write_full(fd, b, sizeof(b));
 }
 
 int tool_recv_result(int fd, struct tool_result *r)
 {
 	uint8_t b[36];
 
-	if (tool_read_full(fd, b, sizeof(b)) || get_u32(b) != 0x53445252u)
+	if (app_read_full(fd, b, sizeof(b)) || get_u32(b) != 0x53445252u)
 		return -1;
 	r->ok = get_u64(b + 4);
 	r->failed = get_u64(b + 12);
 	r->bytes = get_u64(b + 20);
 	r->elapsed_ns = get_u64(b + 28);
 	return 0;
-}
-
-int tool_send_info(int fd, const struct sdr_qp_info *i)
-{
-	uint8_t b[SDR_QP_INFO_WIRE];
-
-	sdr_qp_info_encode(i, b);
-	return tool_write_full(fd, b, sizeof(b));
-}
-
-void tool_linger(int fd, double timeout)
-{
-	double deadline = tool_now() + timeout;
-	char b[64];
-
-	shutdown(fd, SHUT_WR);
-	while (tool_now() < deadline) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int ms = (int)((deadline - tool_now()) * 1e3) + 1;
-		int rc = poll(&p, 1, ms);
-
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0)
-			return;
-		ssize_t n = recv(fd, b, sizeof(b), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return; /* EOF: the sender is done */
-	}
-}
-
-int tool_recv_info(int fd, struct sdr_qp_info *i)
-{
-	uint8_t b[SDR_QP_INFO_WIRE];
-
-	if (tool_read_full(fd, b, sizeof(b)))
-		return -1;
-	return sdr_qp_info_decode(b, i);
 }
 
 /* ---------------- command-line exchange ---------------- */
@@ -666,7 +557,7 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 		}
 		return 0;
 	}
-	double deadline = tool_now() + o->timeout;
+	double deadline = app_now() + o->timeout;
 	for (;;) {
 		FILE *f = fopen(o->peer + 1, "r");
 
@@ -682,7 +573,7 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 				return -1;
 			}
 		}
-		if (tool_now() > deadline) {
+		if (app_now() > deadline) {
 			fprintf(stderr, "timed out waiting for %s\n", o->peer + 1);
 			return -1;
 		}
@@ -690,115 +581,3 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void lat_line(const char *who, const char *size, double *v, uint64_t n, int json)
-{
-	double sum = 0;
-	uint64_t i99;
-
-	if (n == 0)
-		return;
-	qsort(v, n, sizeof(*v), cmp_double);
-	for (uint64_t i = 0; i < n; i++)
-		sum += v[i];
-	/* nearest-rank percentiles */
-	i99 = (uint64_t)((double)n * 0.99 + 0.999999999);
-	i99 = i99 ? i99 - 1 : 0;
-	if (json)
-		printf("{\"latency\":\"%s\",\"size\":%s,\"n\":%llu,\"mean_ms\":%.3f,\"p50_ms\":%.3f,"
-		       "\"p99_ms\":%.3f,\"max_ms\":%.3f}\n",
-		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
-		       v[i99] * 1e3, v[n - 1] * 1e3);
-	else
-		printf("%s completion time, size %s: n %llu mean %.3f ms p50 %.3f ms p99 %.3f ms"
-		       " max %.3f ms\n",
-		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
-		       v[i99] * 1e3, v[n - 1] * 1e3);
-}
-
-void tool_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
-			 int json)
-{
-	double *v = malloc((n ? n : 1) * sizeof(*v));
-	uint64_t *seen = malloc((n ? n : 1) * sizeof(*seen));
-	uint64_t nseen = 0;
-	char name[32];
-
-	if (v == NULL || seen == NULL) {
-		free(v);
-		free(seen);
-		return;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t k = 0, m = 0, s = sz[i];
-
-		for (k = 0; k < nseen && seen[k] != s; k++)
-			;
-		if (k < nseen)
-			continue;
-		seen[nseen++] = s;
-		for (uint64_t j = i; j < n; j++)
-			if (sz[j] == s)
-				v[m++] = t[j];
-		snprintf(name, sizeof(name), "%llu", (unsigned long long)s);
-		lat_line(who, name, v, m, json);
-	}
-	if (nseen > 1) {
-		memcpy(v, t, n * sizeof(*v));
-		lat_line(who, json ? "\"all\"" : "all", v, n, json);
-	}
-	free(v);
-	free(seen);
-}
-
-double tool_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void tool_backoff(uint32_t *idle)
-{
-	if (++*idle > 256) {
-		struct timespec ts = {0, 50000};
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-int tool_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
-		 double timeout)
-{
-	int n = sdr_cq_poll(ctx, wc, max);
-
-	if (n < 0) {
-		fprintf(stderr, "sdr_cq_poll: %s (%s)\n", sdr_strerror(n), sdr_last_error(ctx));
-		return -1;
-	}
-	if (n == 0) {
-		tool_backoff(idle);
-		if (tool_now() - tlast > timeout) {
-			fprintf(stderr, "timeout: nothing completed for %.1f s\n", timeout);
-			return -1;
-		}
-		return 0;
-	}
-	*idle = 0;
-	return n;
-}
-
-int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote)
-{
-	int rc = sdr_qp_connect(qp, remote);
-
-	if (rc)
-		fprintf(stderr, "sdr_qp_connect: %s (%s)\n", sdr_strerror(rc), sdr_last_error(ctx));
-	return rc ? -1 : 0;
-}

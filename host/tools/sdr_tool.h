@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Shared code of sdr-send and sdr-recv: options, the message plan, QP info
- * exchange (TCP bootstrap or command line) and small helpers.
+ * Code of sdr-send and sdr-recv only: options, the message plan and its
+ * exchange, QP info on the command line. What other host programs share
+ * with them is in host/apputil/ (sdr_app.h).
  */
 #ifndef SDR_TOOL_H
 #define SDR_TOOL_H
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "sdr.h"
+#include "sdr_app.h"
 
 #define TOOL_MAX_SIZES 64
 #define TOOL_DEFAULT_PORT 18515
@@ -41,7 +43,7 @@ struct tool_opts {
 	uint8_t rel;         /* enum sdr_reliability: --rel none|sr|ec|auto */
 	uint16_t ec;         /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
 	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
-	int rel_set, ec_set;
+	int rel_set, ec_set, ec_in_rel;
 };
 
 /** What both sides agree on (sent by the sender over TCP). */
@@ -77,42 +79,14 @@ uint32_t tool_plan_default_max_msg(const struct tool_plan *p);
 /* TCP bootstrap: returns a connected socket or -1 (message printed). */
 int tool_tcp_listen_accept(const struct tool_opts *o);
 int tool_tcp_connect(const struct tool_opts *o);
-int tool_write_full(int fd, const void *buf, size_t len);
-int tool_read_full(int fd, void *buf, size_t len);
 int tool_send_plan(int fd, const struct tool_plan *p);
 int tool_recv_plan(int fd, struct tool_plan *p);
 int tool_send_result(int fd, const struct tool_result *r);
 int tool_recv_result(int fd, struct tool_result *r);
-int tool_send_info(int fd, const struct sdr_qp_info *i);
-/** Receiver, after sending its result: keep everything (the QP) open until
- *  the sender closes the connection, at most @p timeout seconds. With SR
- *  the receiving DPU must still answer retransmissions of a sender that
- *  missed the last ACKs; a QP destroyed at once would leave that sender to
- *  its global timeout. */
-void tool_linger(int fd, double timeout);
-int tool_recv_info(int fd, struct sdr_qp_info *i);
 
 /** --print-qp / --qp-file for our QP. */
 int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info);
 /** --peer TEXT or @FILE (waits up to --timeout for the file). */
 int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info);
-/** sdr_qp_connect() with the reason printed; 0 or -1. */
-int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote);
-
-/** Print completion-time statistics (mean, p50, p99, max in ms) of the
- *  @p n messages whose times (seconds) are @p t and sizes @p sz: one line
- *  per distinct size and one over all (JSON lines with @p json). Sorts
- *  copies; @p t and @p sz are not changed. */
-void tool_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
-			 int json);
-
-double tool_now(void);
-/** Sleep a little after @p idle empty polls (two cores are shared). */
-/** Poll up to @p max completions. Nothing there: back off and return 0, or
- *  -1 once nothing has completed for @p timeout s since @p tlast. A CQ error
- *  also returns -1. Messages go to stderr. Otherwise the count (idle reset). */
-int tool_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
-		 double timeout);
-void tool_backoff(uint32_t *idle);
 
 #endif /* SDR_TOOL_H */

@@ -8,9 +8,9 @@
 # PyTorch's store) - crosses the bridge and so the same emulated link.
 # Offloads are off on every veth: the bridge forwards frames as af_packet
 # sees them, so they must be real frames (no GSO super-packets, checksums
-# filled in). Names and addresses as hw/x86/netns.sh.
+# filled in). Names and addresses as hw/x86/rig.sh.
 # shellcheck shell=bash
-. "$(dirname "${BASH_SOURCE[0]}")/netns.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/rig.sh"
 NS_BR=sdr-br-$SDR_NS_TAG
 BR_A=ba$SDR_NS_TAG BR_B=bb$SDR_NS_TAG
 

@@ -19,30 +19,25 @@ while [ $# -gt 0 ]; do
 done
 "$top/hw/x86/setup.sh" "$top/build" || exit 1
 export SDR_BUILD=$top/build
-. "$top/tests/integration/lib.sh"
-. "$top/hw/x86/netns.sh"
+: "${SDR_SEND:=$SDR_BUILD/host/tools/sdr-send}" "${SDR_RECV:=$SDR_BUILD/host/tools/sdr-recv}"
+. "$top/hw/x86/rig.sh"
+rig_session
 
-if sdr_netns_up; then
-	SDR_CLEANUPS+=("sdr_netns_down")
+if rig_netns_up; then
+	RIG_NETNS=1
 	echo "== dc-a ($NS_A, DPU $DIP_A) <== veth $VETH_A/$VETH_B, MTU 9000, net_af_packet ==> dc-b ($NS_B, DPU $DIP_B)"
-	for side in a b; do
-		if [ $side = a ]; then ns=$NS_A ifc=$VETH_A ip=$DIP_A mac=$DMAC_A peer=$DMAC_B
-		else ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B peer=$DMAC_A; fi
-		# shellcheck disable=SC2046
-		ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-demo-$side" 512) $(sdr_ns_vdev "$ifc") -- \
-			--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" --port-rate 1g \
-			>"$SDR_TMP/dpu-$side.log" 2>&1 &
-		SDR_PIDS+=($!)
-		sdr_wait_sock "$SDR_TMP/$side.sock" $! || { cat "$SDR_TMP/dpu-$side.log"; exit 1; }
-	done
+	rig_ns_pair "$RIG_TMP/a.sock" "$RIG_TMP/b.sock" "$RIG_TMP/dpu-a.log" "$RIG_TMP/dpu-b.log" \
+		--port-rate 1g || exit 1
+	RIG_PIDS+=("$RIG_PID_A" "$RIG_PID_B")
 	RUN_A="ip netns exec $NS_A" RUN_B="ip netns exec $NS_B" BIND=$KIP_B
 else
 	echo "== not root (or no ip netns): running both DPUs in one process over a net_ring pair instead"
-	sdr_start_ring_pair demo
+	rig_ring_pair demo "$RIG_TMP/a.sock" "$RIG_TMP/b.sock" "$RIG_TMP/dpu.log" || exit 1
+	RIG_PIDS+=("$RIG_PID")
 	RUN_A="" RUN_B="" BIND=127.0.0.1
 fi
-SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock
-port=$(sdr_free_port)
+SOCK_A=$RIG_TMP/a.sock SOCK_B=$RIG_TMP/b.sock
+port=$(rig_free_port)
 $RUN_B "$SDR_RECV" --dpu "$SOCK_B" --server --bind "$BIND" --port "$port" --timeout 60 &
 rpid=$!
 sleep 0.5
@@ -53,9 +48,9 @@ wait $rpid
 rrv=$?
 echo
 echo "== DPU counters at shutdown"
-for p in "${SDR_PIDS[@]}"; do sdr_stop "$p"; done
-SDR_PIDS=()
-for f in "$SDR_TMP"/dpu*.log; do grep -v "^EAL\|^TELEMETRY" "$f" | sed -n '/########/,$p'; done
+for p in "${RIG_PIDS[@]}"; do rig_stop "$p"; done
+RIG_PIDS=()
+for f in "$RIG_TMP"/dpu*.log; do grep -v "^EAL\|^TELEMETRY" "$f" | sed -n '/########/,$p'; done
 if [ $srv = 0 ] && [ $rrv = 0 ]; then
 	echo "== demo OK: every message arrived bit-exact"
 	exit 0

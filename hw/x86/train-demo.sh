@@ -113,19 +113,19 @@ dpus() {
 		else ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B peer=$DMAC_A seed=12; fi
 		rm -f "$SDR_TMP/$side.sock"
 		# shellcheck disable=SC2046
-		ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-td-$side-$$" 1024) $(sdr_ns_vdev "$ifc") -- \
+		ip netns exec "$ns" "$SDR_DPU" $(rig_eal "sdr-td-$side-$$" 1024) $(rig_vdev "$ifc") -- \
 			--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" \
 			--port-rate 900m --chunk-pkts 1 ${1:+--link "$1,seed=$seed"} \
 			>>"$out/dpu-$side.log" 2>&1 &
 		eval "DPU_$side=$!"
 		SDR_PIDS+=($!)
-		sdr_wait_sock "$SDR_TMP/$side.sock" $! || { tail "$out/dpu-$side.log"; exit 1; }
+		rig_wait_sock "$SDR_TMP/$side.sock" $! || { tail "$out/dpu-$side.log"; exit 1; }
 	done
 	SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock
 }
 dpus_stop() {
-	[ -n "${DPU_a:-}" ] && sdr_stop "$DPU_a"
-	[ -n "${DPU_b:-}" ] && sdr_stop "$DPU_b"
+	[ -n "${DPU_a:-}" ] && rig_stop "$DPU_a"
+	[ -n "${DPU_b:-}" ] && rig_stop "$DPU_b"
 	DPU_a="" DPU_b=""
 }
 
@@ -140,8 +140,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 say "0. overhead: dist.send/dist.recv of a 4 MiB tensor vs sdr-perf lat, same two DPUs (netns, no emulated link)"
-sdr_netns_up || { echo "train-demo: cannot create network namespaces"; exit 1; }
-SDR_CLEANUPS+=("sdr_netns_down")
+rig_netns_up || { echo "train-demo: cannot create network namespaces"; exit 1; }
+SDR_CLEANUPS+=("rig_netns_down")
 RUN_NETNS=1
 dpus ""
 env -u SDR_DPU /usr/bin/python3 "$top/host/python/bench/p2p_overhead.py" --dpu-a "$SOCK_A" \
@@ -163,14 +163,14 @@ done
 dpus "$LINK"
 run lossless-auto sdr auto "$sched" "$few" '{"phase":"correctness","loss":0}' --verify || fails=1
 dpus_stop
-sdr_netns_down
+rig_netns_down
 
 say "2. yardstick: DC A - sdr-dpu --bridge ($LINK,loss=P each way) - DC B; gloo (kernel TCP) and sdr, $sched"
 sdr_bridge_netns_up || { echo "train-demo: cannot build the bridge rig"; exit 1; }
 SDR_CLEANUPS+=("sdr_bridge_netns_down")
 for p in ${losses//,/ }; do
 	# shellcheck disable=SC2046
-	ip netns exec "$NS_BR" "$SDR_DPU" $(sdr_eal "sdr-tdbr-$$" 1024) -l 0 $(sdr_bridge_vdevs) -- \
+	ip netns exec "$NS_BR" "$SDR_DPU" $(rig_eal "sdr-tdbr-$$" 1024) -l 0 $(sdr_bridge_vdevs) -- \
 		--bridge --link "$LINK,loss=$p,seed=21" --stats-json "$out/bridge-$p.json" \
 		>"$out/bridge-$p.log" 2>&1 &
 	bpid=$!
@@ -192,7 +192,7 @@ for p in ${losses//,/ }; do
 			"{\"phase\":\"grid\",\"loss\":$p,\"label\":\"sdr $rel\"}" --quiet || fails=1
 	done
 	dpus_stop
-	sdr_stop "$bpid"
+	rig_stop "$bpid"
 done
 sdr_bridge_netns_down
 

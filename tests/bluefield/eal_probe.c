@@ -22,22 +22,12 @@
 #include <rte_mempool.h>
 
 #include "sdr_wire.h"
+#include "sdr_test.h"
 
 #define PROBE_PKTS 32
 #define PROBE_PAYLOAD 1024
 
-static int failures;
 
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "eal_probe: FAIL %s:%d: ", __FILE__, \
-				__LINE__);                                 \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
 
 static void
 probe_addrs(struct sdr_l2l3 *a)
@@ -191,8 +181,8 @@ main(int argc, char **argv)
 	rte_eth_dev_stop(port);
 	rte_eth_dev_close(port);
 	rte_eal_cleanup();
-	if (failures) {
-		fprintf(stderr, "eal_probe: %d check(s) failed\n", failures);
+	if (t_failures) {
+		fprintf(stderr, "eal_probe: %d check(s) failed\n", t_failures);
 		return 1;
 	}
 	printf("eal_probe: %u packets looped through port %u and verified; "

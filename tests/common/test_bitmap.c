@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sdr_bitmap.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 #define MAX_BITS 3000
 

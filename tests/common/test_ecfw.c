@@ -10,7 +10,7 @@
 
 #include "sdr_ecfw.h"
 #include "sdr_msgtab.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 static void test_geom_example(void)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of firmware/sdr_hostdesc.c: every errno path of
+ * Unit tests of descriptor validation as the DPU runs it (common/sdr_desc.c
+ * through firmware/sdr_hostdesc.h): every errno path of
  * sdr_sqe_check() (and its counter), the accept paths, and a random sweep
  * that checks the verdict against an independent reference.
  */
@@ -8,7 +9,7 @@
 #include <string.h>
 
 #include "sdr_hostdesc.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 #define NMRS 8
 #define MTU 4096

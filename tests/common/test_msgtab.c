@@ -26,7 +26,7 @@
 #include "sdr_bitmap.h"
 #include "sdr_msgtab.h"
 #include "sdr_wire.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 #define GUARD 64
 #define CANARY 0xC5

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Pacer arithmetic (firmware/sdr_pacer.h) on a synthetic TSC: exact token
+ * Pacer arithmetic (common/sdr_pacer.h) on a synthetic TSC: exact token
  * accounting (no drift over long runs, odd hz/rate ratios), burst bound,
  * frames larger than the bucket, a clock that stands still or goes back,
  * rate changes keep tokens capped, refunds, unpaced = always yes, and the
@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "sdr_pacer.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 /* Simulate a greedy sender of @frame bytes polling every @step cycles for
  * @cycles cycles; returns bytes sent. */

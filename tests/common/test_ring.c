@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "sdr_ring.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 struct ent {
 	uint64_t seq;

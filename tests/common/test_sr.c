@@ -9,7 +9,7 @@
 
 #include "sdr_sr.h"
 #include "sdr_wire.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 static void test_rtt(void)
 {

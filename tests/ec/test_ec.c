@@ -18,7 +18,7 @@
 
 #include <isa-l/erasure_code.h>
 
-#include "../common/test_util.h"
+#include "sdr_test.h"
 #include "ec_ref.h"
 #include "sdr_ec.h"
 

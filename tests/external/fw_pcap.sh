@@ -10,28 +10,27 @@
 #     the immediate), the corrupted ones are counted as bad_icrc and dropped.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
-. "$here/../../hw/x86/netns.sh"
 PY=/usr/bin/python3
 [ "$(id -u)" = 0 ] || sdr_skip "needs root (veth, raw sockets)"
 command -v tshark >/dev/null || sdr_skip "tshark not installed"
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"
-sdr_netns_up || sdr_skip "cannot create network namespaces"
-SDR_CLEANUPS+=("sdr_netns_down")
+rig_netns_up || sdr_skip "cannot create network namespaces"
+SDR_CLEANUPS+=("rig_netns_down")
 MAXMSG=1048576
 
 # ---- 1. capture of sdr-dpu's transmit ----
 # shellcheck disable=SC2046
-ip netns exec "$NS_A" "$SDR_DPU" $(sdr_eal sdr-xa 256) \
+ip netns exec "$NS_A" "$SDR_DPU" $(rig_eal sdr-xa 256) \
 	"--vdev=net_pcap0,rx_iface=$VETH_A,tx_pcap=$SDR_TMP/a_tx.pcap" -- \
 	--name "$SDR_TMP/a.sock" --ip $DIP_A --mac $DMAC_A --peer-mac $DMAC_B --qpn-epoch 0 \
 	--stats-json "$SDR_TMP/a.json" >"$SDR_TMP/a.log" 2>&1 &
 pa=$!; SDR_PIDS+=($pa)
 # shellcheck disable=SC2046
-ip netns exec "$NS_B" "$SDR_DPU" $(sdr_eal sdr-xb 256) $(sdr_ns_vdev "$VETH_B") -- \
+ip netns exec "$NS_B" "$SDR_DPU" $(rig_eal sdr-xb 256) $(rig_vdev "$VETH_B") -- \
 	--name "$SDR_TMP/b.sock" --ip $DIP_B --mac $DMAC_B --peer-mac $DMAC_A --qpn-epoch 0 \
 	--stats-json "$SDR_TMP/b.json" >"$SDR_TMP/b.log" 2>&1 &
 pb=$!; SDR_PIDS+=($pb)
-sdr_wait_sock "$SDR_TMP/a.sock" $pa && sdr_wait_sock "$SDR_TMP/b.sock" $pb ||
+rig_wait_sock "$SDR_TMP/a.sock" $pa && rig_wait_sock "$SDR_TMP/b.sock" $pb ||
 	{ cat "$SDR_TMP/a.log" "$SDR_TMP/b.log"; sdr_fail "daemons did not start"; }
 sizes=1,100,4096,5000,65536
 ip netns exec "$NS_B" "$SDR_RECV" --dpu "$SDR_TMP/b.sock" --server --bind $KIP_B --port 18516 \
@@ -45,7 +44,7 @@ ip netns exec "$NS_A" "$SDR_SEND" --dpu "$SDR_TMP/a.sock" --connect $KIP_B:18516
 grep -q "^sent: 5 ok, 0 failed" "$SDR_TMP/s1.log" ||
 	{ cat "$SDR_TMP/s1.log" "$SDR_TMP/a.log"; sdr_fail "sender did not complete into net_pcap"; }
 wait $r1 # it times out: nothing reached it
-sdr_stop $pa
+rig_stop $pa
 npk=0
 for s in 1 100 4096 5000 65536; do n=$(( (s + 4095) / 4096 )); [ $n -lt 8 ] && n=8; npk=$((npk + n)); done
 echo "== capture: expecting $npk data packets (incl. immediate-only) for sizes $sizes"
@@ -75,7 +74,7 @@ for len in 1 5000 65536; do
 done
 wait $r2 || { cat "$SDR_TMP/r2.log"; sdr_fail "scapy-built packets did not land bit-exact"; }
 cat "$SDR_TMP/r2.log"
-sdr_stop $pb
+rig_stop $pb
 bad=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["drops"]["bad_icrc"])' "$SDR_TMP/b.json")
 [ "$bad" = 3 ] || sdr_fail "dc-b counted $bad bad_icrc drops, expected the 3 corrupted packets"
 echo "external: tshark and scapy agree with sdr-dpu; scapy-built packets placed; 3 corrupted dropped"

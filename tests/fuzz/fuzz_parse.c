@@ -290,7 +290,7 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 	{
 		static uint8_t pb[SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF + 100 + 8];
 		struct sdr_parity_hdr ph = {.seq = 5, .msg_len = 300000, .imm = 0xCAFEF00D,
-					    .code = SDR_WIRE_EC_RS, .k = 8, .m = 2, .sub = 2,
+					    .code = SDR_EC_RS, .k = 8, .m = 2, .sub = 2,
 					    .pidx = 1, .pkt = 3, .npkt = 4, .clen = 16384};
 		struct sdr_nack_entry ne[2] = {{.seq = 5, .sub = 1, .k = 8, .missing = 0x81},
 					       {.seq = 6, .sub = 0, .k = 64, .flags = SDR_NACK_F_IMM,

@@ -6,15 +6,8 @@
 #include <string.h>
 
 #include "sdr_abi.h"
+#include "sdr_test.h"
 
-static int failures;
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		if (!(c)) {                                                       \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                               \
-		}                                                                 \
-	} while (0)
 
 static struct sdr_qp_info sample(void)
 {
@@ -218,8 +211,8 @@ int main(void)
 	test_text();
 	test_binary();
 	test_ec();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (t_failures) {
+		fprintf(stderr, "%d check(s) failed\n", t_failures);
 		return 1;
 	}
 	printf("test_abi: ok\n");

@@ -21,15 +21,10 @@
 #include "sdr.h"
 #include "sdr_bitmap.h"
 #include "sdr_internal.h"
+#include "sdr_fdpass.h"
+#include "sdr_hostdesc.h" /* the firmware's side of the check */
+#include "sdr_test.h"
 
-static int failures;
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		if (!(c)) {                                                       \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                               \
-		}                                                                 \
-	} while (0)
 
 /* ---------------- fake DPU ---------------- */
 
@@ -76,26 +71,7 @@ struct fake {
 
 static int send_resp(int s, struct sdr_ctl_resp *r, int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr a;
-	} cb;
-	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&cb, 0, sizeof(cb));
-		mh.msg_control = cb.b;
-		mh.msg_controllen = sizeof(cb.b);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	return sendmsg(s, &mh, MSG_NOSIGNAL) == sizeof(*r) ? 0 : -1;
+	return sdr_fd_send(s, r, sizeof(*r), fd, -1) ? -1 : 0;
 }
 
 static int make_memfd(size_t len, uint8_t **map)
@@ -188,31 +164,24 @@ static void *fake_thread(void *arg)
 	struct fake *f = arg;
 
 	while (!atomic_load(&f->stop)) {
-		struct pollfd p = {.fd = f->conn >= 0 ? f->conn : f->lsock, .events = POLLIN};
-		union {
-			char b[CMSG_SPACE(sizeof(int) * 2)];
-			struct cmsghdr a;
-		} cb;
 		struct sdr_ctl_req q;
 		struct sdr_ctl_resp r;
-		struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
-				    .msg_controllen = sizeof(cb.b)};
 		int fd_in = -1, fd_out = -1;
 		ssize_t n;
 
-		if (poll(&p, 1, 20) <= 0)
-			continue;
 		if (f->conn < 0) {
-			f->conn = accept(f->lsock, NULL, NULL);
+			struct pollfd p = {.fd = f->lsock, .events = POLLIN};
+
+			if (poll(&p, 1, 20) > 0)
+				f->conn = accept(f->lsock, NULL, NULL);
 			continue;
 		}
-		n = recvmsg(f->conn, &mh, 0);
-		if (n <= 0)
+		/* one request (and its memfd), the same code as libsdr's */
+		n = sdr_fd_recv(f->conn, &q, sizeof(q), &fd_in, 20);
+		if (n == -ETIMEDOUT)
+			continue;
+		if (n <= 0 && n != -EMSGSIZE)
 			break;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_type == SCM_RIGHTS)
-				memcpy(&fd_in, CMSG_DATA(cm), sizeof(int));
 		memset(&r, 0, sizeof(r));
 		r.magic = SDR_CTL_MAGIC;
 		r.type = q.type;
@@ -450,7 +419,7 @@ static void test_control(void)
 		x.reserved8[0] = 1;
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
-		x = (struct sdr_qp_attr){.reliability = SDR_REL_EC, .ec_code = SDR_EC_CODE_RS,
+		x = (struct sdr_qp_attr){.reliability = SDR_REL_EC, .ec_code = SDR_EC_RS,
 					 .ec_k = 65, .ec_m = 8};
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
@@ -458,7 +427,7 @@ static void test_control(void)
 		x.ec_code = 3;
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
-		x.ec_code = SDR_EC_CODE_XOR;
+		x.ec_code = SDR_EC_XOR;
 		x.ec_k = 4; /* XOR: m <= k */
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
@@ -764,6 +733,188 @@ static void test_daemon_death(void)
 	env_down(&e);
 }
 
+/* ---------------- one descriptor check for libsdr and the DPU ----------------
+ *
+ * test_libsdr is linked with -Wl,--wrap=sdr_desc_check (tests/host/
+ * meson.build): every call of the check, libsdr's (host/sdr.c) and the
+ * firmware's (sdr_sqe_check() of firmware/sdr_hostdesc.h) alike, passes
+ * through __wrap_sdr_desc_check, which counts it and records what it saw.
+ */
+int __real_sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp,
+			  const uint64_t *mr_len, enum sdr_desc_why *why);
+int __wrap_sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp,
+			  const uint64_t *mr_len, enum sdr_desc_why *why);
+
+static struct {
+	unsigned calls;
+	struct sdr_sqe sqe;
+	int rc;
+} seen;
+
+int __wrap_sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp,
+			  const uint64_t *mr_len, enum sdr_desc_why *why)
+{
+	int rc = __real_sdr_desc_check(d, qp, mr_len, why);
+
+	seen.calls++;
+	seen.sqe = *d;
+	seen.rc = rc;
+	return rc;
+}
+
+/* The firmware's verdict on @p d, from the fake DPU's own records of the QPs
+ * and MRs (what the daemon would know), through the firmware's code. */
+static int fw_verdict(struct fake *f, const struct sdr_sqe *d)
+{
+	struct sdr_mr_ent mrs[F_MAX];
+	struct sdr_qp_limits lim;
+	struct sdr_mr_ent *mr;
+	enum sdr_ctr ctr;
+	int known = d->qp_id < F_MAX && f->qp[d->qp_id].used;
+
+	memset(mrs, 0, sizeof(mrs));
+	for (int i = 0; i < F_MAX; i++) {
+		mrs[i].len = f->mr_len[i];
+		atomic_store(&mrs[i].valid, (uint32_t)f->mr_used[i]);
+	}
+	if (known) {
+		lim.max_msg = F_MAX_MSG;
+		lim.mtu = F_MTU;
+		lim.connected = f->qp[d->qp_id].connected;
+	}
+	return sdr_sqe_check(d, known ? &lim : NULL, mrs, F_MAX, &mr, &ctr);
+}
+
+static uint64_t pick_len(void)
+{
+	static const uint64_t edge[] = {0, 1, F_MTU, F_MAX_MSG - 1, F_MAX_MSG, F_MAX_MSG + 1,
+					(uint64_t)F_MAX_MSG * 3, UINT32_MAX};
+	return t_below(3) ? t_below(F_MAX_MSG + 2) : edge[t_below(8)];
+}
+
+static void test_desc_agreement(void)
+{
+	struct env e;
+	struct sdr_qp *q2;
+	struct sdr_mr *mrs[4], *gone;
+	struct sdr_send_handle *stream = NULL;
+	unsigned checked = 0, posted = 0, refused = 0, fw_calls = 0;
+	int kinds[5] = {0};
+
+	t_seed("test_libsdr descriptors", 0xde5c);
+	env_up(&e, SDR_CQ_ENTRIES, 1);
+	q2 = sdr_qp_create(e.ctx, NULL); /* never connected */
+	gone = sdr_mr_reg(e.ctx, e.buf + 8192, 4096, 0);
+	REQUIRE(q2 && gone && sdr_mr_dereg(gone) == 0);
+	mrs[0] = e.mr;
+	mrs[1] = sdr_mr_reg(e.ctx, e.buf, 8192, 0);
+	mrs[2] = sdr_mr_reg(e.ctx, e.buf + 4096, 3 * F_MTU + 100, 0);
+	mrs[3] = gone;
+	REQUIRE(mrs[1] && mrs[2]);
+	for (int i = 0; i < 20000; i++) {
+		struct sdr_qp *qp = t_below(4) ? e.qp : q2;
+		struct sdr_mr *mr = mrs[t_below(4)];
+		uint64_t mlen = sdr_mr_length(mr), off;
+		uint32_t len = (uint32_t)pick_len();
+		unsigned before = seen.calls;
+		int kind = (int)t_below(5), rc = 0;
+
+		switch (t_below(5)) {
+		case 0: off = 0; break;
+		case 1: off = t_below(mlen + 1); break;
+		case 2: off = mlen >= len ? mlen - len : 0; break;
+		case 3: off = mlen - (len < mlen ? len : mlen) + 1; break;
+		default: off = t_rnd(); break;
+		}
+		if (kind == 0) {
+			struct sdr_send_wr w = {.mr = mr, .offset = off, .length = len, .imm = 7};
+			struct sdr_send_handle *h;
+
+			rc = sdr_send_post(qp, &w, &h);
+		} else if (kind == 1) {
+			struct sdr_recv_wr w = {.mr = mr, .offset = off, .length = len};
+
+			rc = sdr_recv_post(qp, &w, NULL);
+		} else if (kind == 2) {
+			struct sdr_stream_start_wr w = {.length = len};
+			struct sdr_send_handle *h;
+
+			rc = sdr_send_stream_start(qp, &w, &h);
+			if (rc == 0 && !stream && qp == e.qp && len == F_MAX_MSG)
+				stream = h;
+		} else if (kind == 3 && stream) {
+			/* whole packets inside the stream: only the MR can be wrong */
+			uint32_t pk = (uint32_t)t_below(F_MAX_MSG / F_MTU);
+			uint32_t n = 1 + (uint32_t)t_below(F_MAX_MSG / F_MTU - pk);
+			struct sdr_stream_wr w = {.mr = mr, .offset = off, .length = n * F_MTU,
+						  .msg_offset = pk * F_MTU};
+
+			rc = sdr_send_stream_continue(stream, &w);
+		} else if (kind == 4) {
+			struct sdr_sqe d; /* a raw descriptor: only the firmware checks it */
+
+			memset(&d, 0, sizeof(d));
+			d.opcode = (uint8_t)t_below(8);
+			d.qp_id = (uint16_t)t_below(F_MAX);
+			d.mr_id = (uint32_t)t_below(F_MAX + 1);
+			d.offset = off;
+			d.length = len;
+			d.msg_offset = (uint32_t)(t_below(2) ? t_below(F_MAX_MSG / F_MTU + 1) * F_MTU
+							     : t_below(F_MAX_MSG * 2));
+			if (t_below(8) == 0)
+				d.flags = 1;
+			if (t_below(8) == 0)
+				d.reserved[t_below(sizeof(d.reserved))] = 1;
+			/* the firmware's verdict equals the one function's */
+			rc = fw_verdict(e.f, &d);
+			CHECK_OR_BREAK(seen.calls == before + 1 && seen.rc == rc &&
+				       !memcmp(&seen.sqe, &d, sizeof(d)));
+			fw_calls++;
+			continue;
+		} else {
+			continue;
+		}
+		kinds[kind]++;
+		if (seen.calls == before)
+			continue; /* refused before a descriptor existed (no MR, ...) */
+		/* libsdr checked one descriptor, with the one function */
+		CHECK_OR_BREAK(seen.calls == before + 1);
+		int lib_rc = seen.rc;
+		struct sdr_sqe d = seen.sqe;
+		int fw_rc = fw_verdict(e.f, &d);
+
+		checked++;
+		/* ... and the firmware's path runs that same function ... */
+		CHECK_OR_BREAK(seen.calls == before + 2);
+		fw_calls++;
+		/* ... and agrees: accepted by one, accepted by the other */
+		CHECK(lib_rc == fw_rc, "op %u len %u off %llu mr %u qp %u: libsdr %d, firmware %d",
+		      d.opcode, d.length, (unsigned long long)d.offset, d.mr_id, d.qp_id, lib_rc, fw_rc);
+		if (lib_rc)
+			CHECK(rc == lib_rc, "the post returned %d, the check %d", rc, lib_rc);
+		if (rc == 0) {
+			/* what went into the SQ is the checked descriptor */
+			struct sdr_sqe q;
+
+			posted++;
+			REQUIRE(sdr_ring_dequeue_burst(&e.f->sq, &q, 1) == 1);
+			d.wr_id = q.wr_id; /* numbered after the check */
+			CHECK(!memcmp(&q, &d, sizeof(q)));
+			CHECK(fw_verdict(e.f, &q) == 0);
+			fw_calls++;
+		} else if (lib_rc) {
+			refused++;
+		}
+		BAIL_IF_MANY();
+	}
+	printf("descriptors: %u checked by libsdr and the firmware alike (%u posted, %u refused"
+	       " by both), %u firmware checks through the same function; sends %d, receives %d,"
+	       " stream starts %d, stream data %d\n",
+	       checked, posted, refused, fw_calls, kinds[0], kinds[1], kinds[2], kinds[3]);
+	CHECK(posted > 100 && refused > 1000 && kinds[3] > 100);
+	env_down(&e);
+}
+
 int main(void)
 {
 	test_open_errors();
@@ -772,8 +923,9 @@ int main(void)
 	test_send_recv();
 	test_eagain();
 	test_daemon_death();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	test_desc_agreement();
+	if (t_failures) {
+		fprintf(stderr, "%d check(s) failed\n", t_failures);
 		return 1;
 	}
 	printf("test_libsdr: ok\n");

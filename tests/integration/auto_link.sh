@@ -15,15 +15,14 @@
 #     parity packet's scheme (no ec_param_mismatch) and rebuilt chunks.
 #  2. Bernoulli loss 1e-4: the model picks SR for every message of 16 MiB or
 #     more (EC was never picked for one).
-# No timing is asserted. Skipped (77) without root. Under ASan/UBSan
-# (ASAN_OPTIONS set, as tests/run.sh does) the daemons cannot keep the paced
+# No timing is asserted. Skipped (77) without root. In a sanitizer build
+# (SDR_SANITIZE, set by meson from -Db_sanitize) the daemons cannot keep the paced
 # rate, so the estimates are not those of a real run (docs/reliability.md,
 # AUTO limits): the estimate-dependent checks (SRTT range, loss factor, which
 # scheme the model picked) are printed but not asserted; correctness
 # (bit-exact messages, counter identities, conservative start) still is.
 #   env: SDR_AUTO_SIZES SDR_AUTO_COUNT (case 1), SDR_AUTO_WINDOW
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -131,8 +130,8 @@ for c in "loss=1e-2,lossy,$sizes,$count" "loss=1e-4,clean,256K,16M,32M,3"; do
 	sr_pair "a$n" "$SR_LINK_BASE,$imp"
 	sr_transfer "a$n" "$sz" "$cnt" --rel auto --window "$window" ||
 		{ cat "$A_LOG" "$B_LOG"; sdr_fail "case $imp: transfer failed"; }
-	sdr_stop "$PA"; sdr_stop "$PB"
-	auto_check "$A_JSON" "${imp#loss=}" "$mode" "$([ -n "${ASAN_OPTIONS:-}" ] && echo 1 || echo 0)" ||
+	rig_stop "$PA"; rig_stop "$PB"
+	auto_check "$A_JSON" "${imp#loss=}" "$mode" "$([ "${SDR_SANITIZE:-none}" != none ] && echo 1 || echo 0)" ||
 		{ grep -A3 "AUTO:" "$A_LOG"; sdr_fail "case $imp: AUTO decisions"; }
 	rx_check "$B_JSON" "$mode" || sdr_fail "case $imp: receiver"
 done

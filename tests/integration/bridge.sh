@@ -21,7 +21,7 @@ sdr_bridge_netns_up || sdr_skip "cannot create network namespaces here"
 SDR_CLEANUPS+=("sdr_bridge_netns_down")
 BJSON=$SDR_TMP/bridge.json
 # shellcheck disable=SC2046
-ip netns exec "$NS_BR" "$SDR_DPU" $(sdr_eal "sdr-br-$$" 1024) -l 0 $(sdr_bridge_vdevs) -- \
+ip netns exec "$NS_BR" "$SDR_DPU" $(rig_eal "sdr-br-$$" 1024) -l 0 $(sdr_bridge_vdevs) -- \
 	--bridge --link "delay=5ms,rate=1gbit,buffer=2MB,loss=5%,seed=9" --stats-json "$BJSON" \
 	>"$SDR_TMP/bridge.log" 2>&1 &
 BPID=$!
@@ -64,11 +64,11 @@ for side in a b; do
 	if [ $side = a ]; then ns=$NS_A ifc=$VETH_A ip=$DIP_A mac=$DMAC_A peer=$DMAC_B
 	else ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B peer=$DMAC_A; fi
 	# shellcheck disable=SC2046
-	ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-brd-$side-$$" 512) $(sdr_ns_vdev "$ifc") -- \
+	ip netns exec "$ns" "$SDR_DPU" $(rig_eal "sdr-brd-$side-$$" 512) $(rig_vdev "$ifc") -- \
 		--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" \
 		--port-rate 900m >"$SDR_TMP/dpu-$side.log" 2>&1 &
 	SDR_PIDS+=($!)
-	sdr_wait_sock "$SDR_TMP/$side.sock" $! || { cat "$SDR_TMP/dpu-$side.log"; sdr_fail "DPU $side"; }
+	rig_wait_sock "$SDR_TMP/$side.sock" $! || { cat "$SDR_TMP/dpu-$side.log"; sdr_fail "DPU $side"; }
 done
 port=$((20000 + RANDOM % 20000))
 ip netns exec "$NS_B" "$SDR_RECV" --dpu "$SDR_TMP/b.sock" --server --bind $KIP_B --port $port \
@@ -80,7 +80,7 @@ ip netns exec "$NS_A" "$SDR_SEND" --dpu "$SDR_TMP/a.sock" --connect $KIP_B:$port
 	{ cat "$SDR_TMP/send.log" "$SDR_TMP/recv.log"; sdr_fail "SR through the bridge"; }
 wait $rpid || { cat "$SDR_TMP/recv.log"; sdr_fail "sdr-recv through the bridge"; }
 tail -2 "$SDR_TMP/send.log"
-sdr_stop "$BPID" || sdr_fail "bridge did not stop cleanly"
+rig_stop "$BPID" || sdr_fail "bridge did not stop cleanly"
 /usr/bin/python3 - "$BJSON" <<'PYEOF' || sdr_fail "bridge counters"
 import json, sys
 d = json.load(open(sys.argv[1]))["bridge"]

@@ -5,5 +5,5 @@
 . "$(dirname "$0")/ctl_lib.sh"
 sdr_start_ring_pair connect
 sdr_ctl_run connect "$SOCK_A" "$SOCK_B"
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 sdr_ctl_expect

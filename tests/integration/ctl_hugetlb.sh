@@ -17,7 +17,7 @@ fi
 sdr_start_ring_pair hugetlb
 sdr_ctl_run hugetlb "$SOCK_A" "$SOCK_B"
 kill -0 "$DPU_PID" 2>/dev/null || { cat "$DPU_LOG"; sdr_fail "the daemon died"; }
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 sdr_ctl_expect
 grep -q "MR_REG of host pid .* refused: memfd on hugetlbfs" "$DPU_LOG" ||
 	sdr_fail "the daemon did not log the refusal"

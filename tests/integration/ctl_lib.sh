@@ -14,7 +14,7 @@ sdr_ctl_run() {
 }
 
 # Every "expect COUNTER N" line of the last run (the last value of each
-# counter) against the daemon's stats JSON, after sdr_stop.
+# counter) against the daemon's stats JSON, after rig_stop.
 sdr_ctl_expect() {
 	local name want got
 	[ -s "$STATS" ] || sdr_fail "no stats JSON"

@@ -4,5 +4,5 @@
 . "$(dirname "$0")/ctl_lib.sh"
 sdr_start_ring_pair maxmsg --max-msg 16M
 sdr_ctl_run maxmsg "$SOCK_A"
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 sdr_ctl_expect

@@ -13,7 +13,7 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 0711 "$SDR_TMP"
 	chmod 0666 "$SOCK_A"
 	sdr_ctl_run quota "$SOCK_A" uid
-	sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+	rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 	sdr_ctl_expect
 else
 	echo "not root: the uid part (a second user) is skipped"
@@ -21,7 +21,7 @@ fi
 # shellcheck disable=SC2086
 sdr_start_ring_pair quota-pid $Q --quota-key pid
 sdr_ctl_run quota "$SOCK_A" pid
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 sdr_ctl_expect
 grep -q "connection refused: client pid .* has 4 connections open" "$DPU_LOG" ||
 	sdr_fail "the daemon did not log the connection refusal"

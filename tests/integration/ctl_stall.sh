@@ -8,7 +8,7 @@
 . "$(dirname "$0")/ctl_lib.sh"
 sdr_start_ring_pair stall --ctl-reply-timeout-ms 1000
 sdr_ctl_run stall "$SOCK_A" "$DPU_PID"
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 sdr_ctl_expect
 grep -q "dropped: it did not take its reply within 1000 ms" "$DPU_LOG" ||
 	sdr_fail "the daemon did not log the drop"

@@ -15,8 +15,16 @@ coding"), read from the two daemons' --stats-json files:
     least N chunks into the host buffer; with --min-nacks N it sent at least
     N NACKs and the sender retransmitted at least N chunks for NACKs.
 
-Usage: ec_check.py --sizes 4K,1M --count N --sender A.json --receiver B.json
-       [--extra 4M --extra-count 2] [--min-recovered N] [--min-nacks N]
+With --ring STATS the two daemons are the two instances of one sdr-dpu
+--ring-pair (instance 0 sends): one JSON, one set of drop counters for
+both, and the receiving link sees exactly what the sending port sent.
+With --auto the QPs are AUTO (docs/reliability.md "AUTO"): EC is required
+only for the messages the sender's DPU sent with an EC code, and its AUTO
+counters must add up (every message SR or EC, a conservative start, model
+evaluations without errors).
+
+Usage: ec_check.py --sizes 4K,1M --count N (--sender A.json --receiver B.json | --ring S.json)
+       [--extra 4M --extra-count 2] [--min-recovered N] [--min-nacks N] [--auto]
 """
 import argparse
 import json
@@ -24,7 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sr_check import rx_drop_names, size  # noqa: E402
+from sr_check import msg_pkts, rx_drop_names, size  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
 ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
@@ -33,13 +41,39 @@ MUST_BE_ZERO = ("ec_parity_bad", "ec_parity_not_ec", "ec_param_mismatch", "ec_pa
                 "ec_parity_len", "nack_bad", "ec_encode_failed")
 
 
+def auto_check(snd, st, bad):
+    """The sender's AUTO QP: every message SR or EC, a conservative start,
+    evaluations without errors. Returns the messages sent with an EC code."""
+    qps = [q for q in snd["qps"] + snd.get("auto_closed", []) if "auto" in q]
+    if len(qps) != 1:
+        bad.append("expected one AUTO QP at the sender, found %d" % len(qps))
+        return 0
+    q, au = qps[0], qps[0]["auto"]
+    print("AUTO: srtt %.1f ms, chunk loss %.4f, evals %d (errors %d), initial %d, picks %s,"
+          " msgs EC %d SR %d" % (au["srtt_us"] / 1000, au["chunk_loss"], au["evals"],
+                                 au["eval_errors"], au["initial_picks"], au["picks"],
+                                 au["msgs_ec"], au["msgs_sr"]))
+    if au["msgs_ec"] + au["msgs_sr"] != q["msgs_sent"]:
+        bad.append("AUTO: msgs_ec %d + msgs_sr %d != msgs_sent %d"
+                   % (au["msgs_ec"], au["msgs_sr"], q["msgs_sent"]))
+    if au["msgs_ec"] != sum(v for k, v in au["picks"].items() if k != "SR"):
+        bad.append("AUTO: EC messages %d != EC picks %s" % (au["msgs_ec"], au["picks"]))
+    if au["eval_errors"]:
+        bad.append("AUTO: %d model evaluations failed" % au["eval_errors"])
+    if au["initial_picks"] < 1 or au["evals"] < 1:
+        bad.append("AUTO: expected a conservative start and at least one model evaluation")
+    return au["msgs_ec"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", required=True)
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--mtu", type=int, default=4096)
-    ap.add_argument("--sender", required=True)
-    ap.add_argument("--receiver", required=True)
+    ap.add_argument("--sender")
+    ap.add_argument("--receiver")
+    ap.add_argument("--ring", help="stats JSON of one sdr-dpu --ring-pair (instance 0 sends)")
+    ap.add_argument("--auto", action="store_true", help="the QPs are AUTO")
     ap.add_argument("--extra")
     ap.add_argument("--extra-count", type=int, default=1)
     ap.add_argument("--min-recovered", type=int, default=0)
@@ -49,10 +83,18 @@ def main():
     sizes = [size(s) for s in a.sizes.split(",")] * a.count
     if a.extra:
         sizes += [size(s) for s in a.extra.split(",")] * a.extra_count
-    first = sum(max(-(-s // a.mtu), 8) for s in sizes)
+    first = sum(msg_pkts(s, a.mtu) for s in sizes)
     bad = []
-    ds, dr = json.load(open(a.sender)), json.load(open(a.receiver))
-    snd, rcv = ds["instances"][0], dr["instances"][0]
+    if a.ring:
+        d = json.load(open(a.ring))
+        snd, rcv = d["instances"][0], d["instances"][1]
+        groups = [(d["drops"], [snd, rcv], "both instances")]
+    elif a.sender and a.receiver:
+        ds, dr = json.load(open(a.sender)), json.load(open(a.receiver))
+        snd, rcv = ds["instances"][0], dr["instances"][0]
+        groups = [(ds["drops"], [snd], snd["name"]), (dr["drops"], [rcv], rcv["name"])]
+    else:
+        ap.error("give --ring, or --sender and --receiver")
     st, rt = snd["qp_totals"], rcv["qp_totals"]
     retx = st["sr_retx_pkts"]
     print("sender: data packets %d = first pass %d + retransmitted %d (%d units: %d for NACKs,"
@@ -67,8 +109,12 @@ def main():
     if st["tx_pkts"] != first + retx:
         bad.append("sender data packets %d != first pass %d + retransmitted %d"
                    % (st["tx_pkts"], first, retx))
+    if a.ring:
+        if rcv["link"]["pkts_in"] != snd["tx_pkts"]:
+            bad.append("receiver link saw %d frames, the sender's port sent %d"
+                       % (rcv["link"]["pkts_in"], snd["tx_pkts"]))
     # veth: the kernel may add frames of its own (IPv6 ND), never fewer
-    if rcv["link"]["pkts_in"] < snd["tx_pkts"]:
+    elif rcv["link"]["pkts_in"] < snd["tx_pkts"]:
         bad.append("receiver link saw %d frames, fewer than the %d the sender's port sent"
                    % (rcv["link"]["pkts_in"], snd["tx_pkts"]))
     if snd["tx_pkts"] < st["tx_pkts"] + st["ec_par_pkts_tx"]:
@@ -78,19 +124,21 @@ def main():
         if inst["link"]["on"] and inst["link"]["released"] != inst["rx_pkts"]:
             bad.append("%s: link released %d frames, port received %d"
                        % (inst["name"], inst["link"]["released"], inst["rx_pkts"]))
-    for drops, inst in ((ds["drops"], snd), (dr["drops"], rcv)):
-        t = inst["qp_totals"]
-        placed = t["rx_pkts"]
-        ctrl = t["cts_rx"] + t["sr_acks_rx"] + t["ec_par_pkts_rx"] + t["ec_nacks_rx"]
+    for drops, insts, name in groups:
+        rx = sum(i["rx_pkts"] for i in insts)
+        placed = sum(i["qp_totals"]["rx_pkts"] for i in insts)
+        ctrl = sum(i["qp_totals"]["cts_rx"] + i["qp_totals"]["sr_acks_rx"] +
+                   i["qp_totals"]["ec_par_pkts_rx"] + i["qp_totals"]["ec_nacks_rx"]
+                   for i in insts)
         dropped = sum(v for k, v in drops.items() if k in rx_drops and k not in ENTRY_LEVEL)
         print("%s: frames received %d = placed %d + control %d + counted drops %d"
-              % (inst["name"], inst["rx_pkts"], placed, ctrl, dropped))
-        if placed + ctrl + dropped != inst["rx_pkts"]:
+              % (name, rx, placed, ctrl, dropped))
+        if placed + ctrl + dropped != rx:
             bad.append("%s: frames received %d != placed %d + control %d + drops %d"
-                       % (inst["name"], inst["rx_pkts"], placed, ctrl, dropped))
+                       % (name, rx, placed, ctrl, dropped))
         for k in MUST_BE_ZERO:
             if drops.get(k):
-                bad.append("%s: counter %s = %d" % (inst["name"], k, drops[k]))
+                bad.append("%s: counter %s = %d" % (name, k, drops[k]))
     if rt["msgs_recv"] != len(sizes) or st["msgs_sent"] != len(sizes):
         bad.append("messages: sent %d, received %d, planned %d"
                    % (st["msgs_sent"], rt["msgs_recv"], len(sizes)))
@@ -98,7 +146,9 @@ def main():
         bad.append("global timeouts on a working link")
     if rt["ec_decode_failures"]:
         bad.append("%d decode failures" % rt["ec_decode_failures"])
-    if not st["ec_subs_encoded"] or not st["ec_par_pkts_tx"] or not rt["ec_par_pkts_rx"]:
+    ec_msgs = auto_check(snd, st, bad) if a.auto else len(sizes)
+    if ec_msgs and (not st["ec_subs_encoded"] or not st["ec_par_pkts_tx"] or
+                    not rt["ec_par_pkts_rx"]):
         bad.append("EC was not on: no parity encoded, sent or accepted")
     if rt["ec_chunks_recovered"] < a.min_recovered:
         bad.append("only %d chunks recovered by decoding (expected >= %d)"

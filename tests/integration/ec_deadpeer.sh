@@ -6,7 +6,6 @@
 # daemon keeps serving: after the receiving daemon restarted, a new EC
 # transfer succeeds bit-exact. Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -17,7 +16,7 @@ ec=(--rel ec --ec rs:32:8 --chunk-pkts 1)
 sr_pair d "$link" --global-timeout-ms $gto
 sr_kill_midway d1 "$link" $gto $tool_to 4M 60 "${ec[@]}"
 sr_transfer d2 4K,256K,4M 3 "${ec[@]}" || { cat "$A_LOG" "$B_LOG"; sdr_fail "EC transfer after the restart failed"; }
-sdr_stop "$PA"; sdr_stop "$PB"
+rig_stop "$PA"; rig_stop "$PB"
 to=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instances"][0]["qp_totals"]["sr_send_timeouts"])' "$A_JSON")
 par=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instances"][0]["qp_totals"]["ec_par_pkts_tx"])' "$A_JSON")
 [ "$to" -ge 1 ] || sdr_fail "the sending daemon counted no send timeout"

@@ -11,19 +11,18 @@
 # Skipped (77) without root or scapy.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-. "$here/../../hw/x86/netns.sh"
 PY=/usr/bin/python3
 [ "$(id -u)" = 0 ] || sdr_skip "needs root (veth, raw sockets)"
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"
-sdr_netns_up || sdr_skip "cannot create network namespaces"
-SDR_CLEANUPS+=("sdr_netns_down")
+rig_netns_up || sdr_skip "cannot create network namespaces"
+SDR_CLEANUPS+=("rig_netns_down")
 MAXMSG=1048576 RKEY=0x5eed1234 QPN=0x100 SEED=9
 # shellcheck disable=SC2046
-ip netns exec "$NS_B" "$SDR_DPU" $(sdr_eal sdr-eh-$$ 256) $(sdr_ns_vdev "$VETH_B") -- \
+ip netns exec "$NS_B" "$SDR_DPU" $(rig_eal sdr-eh-$$ 256) $(rig_vdev "$VETH_B") -- \
 	--name "$SDR_TMP/b.sock" --ip $DIP_B --mac $DMAC_B --peer-mac $DMAC_A --qpn-epoch 0 \
 	--stats-json "$SDR_TMP/b.json" >"$SDR_TMP/b.log" 2>&1 &
 pb=$!; SDR_PIDS+=($pb)
-sdr_wait_sock "$SDR_TMP/b.sock" $pb || { cat "$SDR_TMP/b.log"; sdr_fail "daemon did not start"; }
+rig_wait_sock "$SDR_TMP/b.sock" $pb || { cat "$SDR_TMP/b.log"; sdr_fail "daemon did not start"; }
 peer="qpn=0x200,rkey=0x1,key=0x0,ip=$DIP_A,mac=$DMAC_A,mtu=4096,max_msg=$MAXMSG,chunk_pkts=1,gen=4,rel=2,ec=xor:8:2"
 ip netns exec "$NS_B" "$SDR_RECV" --dpu "$SDR_TMP/b.sock" --local-qpn $QPN --local-rkey $RKEY \
 	--peer "$peer" --sizes 20000 --count 2 --seed $SEED --max-msg $MAXMSG --chunk-pkts 1 \
@@ -40,7 +39,7 @@ ip netns exec "$NS_A" $PY "$here/ec_hostile.py" --iface "$VETH_A" \
 	--msg-len 20000 --k 8 --m 2 --lose 1,2 --key "$key" >"$SDR_TMP/expect.txt" || sdr_fail "scapy could not send"
 wait $r || { cat "$SDR_TMP/r.log"; sdr_fail "the message was not delivered bit-exact"; }
 cat "$SDR_TMP/r.log"
-sdr_stop $pb
+rig_stop $pb
 $PY - "$SDR_TMP/b.json" "$SDR_TMP/expect.txt" <<'PY' || { grep -A40 "drops and errors" "$SDR_TMP/b.log"; sdr_fail "counters"; }
 import json, sys
 d = json.load(open(sys.argv[1]))

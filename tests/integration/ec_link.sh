@@ -15,7 +15,6 @@
 # Skipped (77) without root.
 #   env: SDR_EC_CASES="code:k:m,chunk_pkts,impairment ..." SDR_SIZES SDR_COUNT
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -45,7 +44,7 @@ for c in $cases; do
 		{ cat "$A_LOG" "$B_LOG"; sdr_fail "case $c: transfer failed"; }
 	sr_transfer "e$n-big" "$big" "$nbig" "${args[@]}" ||
 		{ cat "$A_LOG" "$B_LOG"; sdr_fail "case $c: $big transfer failed"; }
-	sdr_stop "$PA"; sdr_stop "$PB"
+	rig_stop "$PA"; rig_stop "$PB"
 	expect=""
 	case $imp in
 	loss=1e-3) ;;

@@ -11,7 +11,6 @@
 #   env:   EC_LOSS (1e-2), EC_CODE (rs:32:8), EC_CHUNK_PKTS (1)
 # Prints a markdown table (docs/reliability.md, "Erasure coding").
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 runs=${*:-"256K:200 4M:40 32M:8"}
@@ -31,7 +30,7 @@ for r in $runs; do
 			sed "s/^/$rel /" >>"$SDR_TMP/lat.txt"
 	done
 done
-sdr_stop "$PA"; sdr_stop "$PB"
+rig_stop "$PA"; rig_stop "$PB"
 /usr/bin/python3 - "$SDR_TMP/lat.txt" "$loss" "$code" "$A_JSON" "$B_JSON" <<'PY'
 import json, sys
 lat, loss, code, aj, bj = sys.argv[1:6]

@@ -8,20 +8,21 @@ sdr_start_ring_pair hostile
 "$SDR_TEST_HOSTILE" "$SOCK_A" "$SOCK_B" >"$SDR_TMP/hostile.out" ||
 	{ cat "$SDR_TMP/hostile.out" "$DPU_LOG"; sdr_fail "test_hostile failed"; }
 cat "$SDR_TMP/hostile.out"
-sdr_stop "$DPU_PID"
+rig_stop "$DPU_PID"
 # the two hosts of instance a and the one of instance b
 n=$(grep -c "host pid .* detached" "$DPU_LOG")
 [ "$n" = 3 ] || { cat "$DPU_LOG"; sdr_fail "daemon logged $n detaches, expected 3"; }
-/usr/bin/python3 - "$STATS" "$SDR_TMP/hostile.out" "$(dirname "$0")/../../firmware/sdr_counters.h" <<'PY' ||
-import json, re, sys
+/usr/bin/python3 - "$STATS" "$SDR_TMP/hostile.out" "$(dirname "$0")" <<'PY' ||
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from sr_check import consts
 drops = json.load(open(sys.argv[1]))["drops"]
 expect = {}
 for line in open(sys.argv[2]):
     if line.startswith("expect "):
         _, name, n = line.split()
         expect[name] = int(n)
-hdr = open(sys.argv[3]).read()
-host = re.findall(r"X\((\w+),", re.search(r"SDR_HOST_ERR_LIST\(X\)(.*?)\n\n", hdr, re.S).group(1))
+host = consts()["host_errs"]  # SDR_HOST_ERR_LIST of firmware/sdr_counters.h
 assert set(expect) <= set(host), "unknown counters %s" % (set(expect) - set(host))
 assert len(expect) == 7, expect
 bad = []

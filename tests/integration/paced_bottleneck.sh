@@ -16,7 +16,6 @@
 # SDR_BOTTLENECK_RATE=1gbit SDR_BOTTLENECK_BUF=1MB SDR_PACED_RATE=900m
 # SDR_SIZES=16M). Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -34,7 +33,7 @@ for mode in paced unpaced; do
 	sr_pair "$mode" "$SR_LINK_BASE"
 	sr_transfer "$mode" "$SIZES" "$COUNT" || { cat "$A_LOG" "$B_LOG"; sdr_fail "$mode: transfer failed"; }
 	t1=$(date +%s.%N)
-	sdr_stop "$PA"; sdr_stop "$PB"
+	rig_stop "$PA"; rig_stop "$PB"
 	results+=("$mode $A_JSON $B_JSON $t0 $t1")
 done
 /usr/bin/python3 - "$RATE" "$BUF" "$PACED" "${results[@]}" <<'PY' || sdr_fail "pacing vs bottleneck property violated"

@@ -8,7 +8,7 @@ sdr_start_ring_pair paced
 RATE_MBPS=200
 run() { # extra sender args...; prints "bytes seconds"
 	local port log=$SDR_TMP/s$$.$RANDOM
-	port=$(sdr_free_port)
+	port=$(rig_free_port)
 	"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --quiet \
 		>"$log.r" 2>&1 &
 	local rp=$!
@@ -30,4 +30,4 @@ print(f"paced at {rate:.0f} Mbit/s: {paced:.1f} Mbit/s of payload; unpaced: {unp
 assert paced <= rate * 1.10, f"paced transfer ran at {paced:.1f} Mbit/s > {rate:.0f} + 10 %"
 assert unpaced > rate * 1.10, f"unpaced transfer only {unpaced:.1f} Mbit/s: the check above proves nothing"
 PY
-sdr_stop "$DPU_PID"
+rig_stop "$DPU_PID"

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 sdr_start_ring_pair partial
 "$SDR_TEST_PARTIAL" "$SOCK_A" "$SOCK_B" || { cat "$DPU_LOG"; sdr_fail "test_partial failed"; }
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 # 5 receives: 1 whole, 3 completed early by the host, 1 cancelled by the
 # destruction of its QP (nothing arrived); the packets sent after an early
 # completion are late: 8 data packets of message 0, the 7 immediate-only
@@ -18,12 +18,12 @@ sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 # packets placed = packets that brought something new: 8 + 1 + 0 + (2 data + 6
 # immediate-only)
 [ "$(sdr_json_qp_sum rx_pkts)" = 17 ] || sdr_fail "rx_pkts $(sdr_json_qp_sum rx_pkts), expected 17"
-/usr/bin/python3 - "$STATS" "$(dirname "$0")/../../firmware/sdr_types.h" <<'PY' || sdr_fail "stats JSON qp_totals"
-import json, re, sys
+/usr/bin/python3 - "$STATS" "$(dirname "$0")" <<'PY' || sdr_fail "stats JSON qp_totals"
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from sr_check import consts
 d = json.load(open(sys.argv[1]))
-src = open(sys.argv[2]).read()
-macro = re.search(r"#define SDR_QP_STATS\(X\)(.*?)\n\n", src, re.S).group(1)
-names = re.findall(r"X\((\w+)\)", macro)
+names = consts()["qp_stats"]  # SDR_QP_STATS of firmware/sdr_types.h
 for inst in d["instances"]:
     keys = list(inst["qp_totals"])
     assert keys == names, "qp_totals keys %s != QP_STATS %s" % (keys, names)

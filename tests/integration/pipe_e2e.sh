@@ -11,9 +11,8 @@
 # received checksums equal the sent ones). A tampered log must be rejected.
 # Timing is not checked. Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
-: "${SDR_PIPE:=$SDR_BUILD/pipe/sdr-pipe}"
+: "${SDR_PIPE:=$SDR_BUILD/host/pipe/sdr-pipe}"
 [ -x "$SDR_PIPE" ] || sdr_skip "no $SDR_PIPE"
 sr_netns_setup
 
@@ -61,7 +60,7 @@ awk 'BEGIN{d=0} !/^#/ && $3==3 && !d {$9="0123456789abcdef"; d=1} {print}' "$ev"
 awk '!/^#/ && $2==2 && $3==0 && !d {held=$0; d=1; next} {print} held && !p {print held; p=1}' "$ev" >"$SDR_TMP/bad2.ev"
 "$SDR_PIPE" $COMMON --sched geopipe --rel sr --check-events "$SDR_TMP/bad2.ev" &&
 	sdr_fail "a reordered log passed the check"
-sdr_stop "$PA"; sdr_stop "$PB"
+rig_stop "$PA"; rig_stop "$PB"
 
 # lossy link: SR repairs it, payloads still verified
 sr_pair lossy "delay=5ms,rate=1gbit,buffer=4MB,loss=1e-2"
@@ -69,5 +68,5 @@ sdr_log "case lossy: --sched greedy --rel sr, loss 1e-2"
 pipe_run lossy --sched greedy --rel sr || { cat "$A_LOG" "$B_LOG"; sdr_fail "lossy greedy"; }
 sdr_log "case lossy: --sched geopipe --rel ec:rs:8:2, loss 1e-2"
 pipe_run lossy-ec --sched geopipe --rel ec:rs:8:2 || { cat "$A_LOG" "$B_LOG"; sdr_fail "lossy geopipe EC"; }
-sdr_stop "$PA"; sdr_stop "$PB"
+rig_stop "$PA"; rig_stop "$PB"
 echo "sdr-pipe e2e: $n lossless cases + 2 lossy (SR, EC), every payload verified, dependency order ok, tampered logs rejected"

@@ -50,15 +50,11 @@ run() {
 	STATS=$SDR_TMP/$tag.json DPU_LOG=$SDR_TMP/$tag-dpu.log
 	SOCK_A=$SDR_TMP/$tag-a.sock SOCK_B=$SDR_TMP/$tag-b.sock
 	SEND_LOG=$SDR_TMP/$tag-send.log RECV_LOG=$SDR_TMP/$tag-recv.log
-	# shellcheck disable=SC2046
-	"$SDR_DPU" $(sdr_eal "sdr-alias-$$-$tag") -- --ring-pair --name "$SOCK_A" --ip 10.0.0.1 \
-		--instance --name "$SOCK_B" --ip 10.0.0.2 --link "$link" \
-		--stats-json "$STATS" >"$DPU_LOG" 2>&1 &
-	DPU_PID=$!
+	rig_ring_pair "alias-$tag" "$SOCK_A" "$SOCK_B" "$DPU_LOG" --instance --link "$link" \
+		--stats-json "$STATS" || sdr_fail "daemon did not start"
+	DPU_PID=$RIG_PID
 	SDR_PIDS+=("$DPU_PID")
-	sdr_wait_sock "$SOCK_A" "$DPU_PID" && sdr_wait_sock "$SOCK_B" "$DPU_PID" ||
-		{ cat "$DPU_LOG"; sdr_fail "daemon did not start"; }
-	port=$(sdr_free_port)
+	port=$(rig_free_port)
 	"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 10 \
 		--window "$w" >"$RECV_LOG" 2>&1 &
 	local rpid=$!
@@ -68,7 +64,7 @@ run() {
 	SRV=$?
 	wait $rpid
 	RRV=$?
-	sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+	rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 }
 
 # calibration: the paced message rate with the same reordering, T short

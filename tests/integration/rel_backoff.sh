@@ -44,7 +44,6 @@
 #   env: SDR_BACKOFF_CASES ("small large ec"), SDR_BACKOFF_GTO_MS (3000)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-. "$here/../../hw/x86/netns.sh"
 . "$here/sr_lib.sh"
 TEL=$(command -v dpdk-telemetry.py) || sdr_skip "dpdk-telemetry.py not installed (Debian package dpdk)"
 sr_netns_setup
@@ -103,7 +102,7 @@ one_case() {
 	wait $r1 2>/dev/null
 	elapsed=$(echo "$te - $tk" | bc)
 	kill -0 "$PA" || sdr_fail "$c: the sending daemon died"
-	sdr_stop "$PA" || sdr_fail "$c: daemon A did not stop cleanly"
+	rig_stop "$PA" || sdr_fail "$c: daemon A did not stop cleanly"
 	[ $srv != 0 ] || sdr_fail "$c: sdr-send succeeded although its peer died"
 	# completions in log order, runs of the same kind counted
 	grep "^msg " "$slog" | sed -E 's/^msg [0-9]+ size [0-9]+ (sent|error \(([^)]*)\)).*/\1/' |

@@ -34,7 +34,6 @@
 #        SDR_FORGE_MSGS (400), SDR_FORGE_RATE (1m: sdr-send --rate)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-. "$here/../../hw/x86/netns.sh"
 . "$here/sr_lib.sh"
 PY=/usr/bin/python3
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"
@@ -99,11 +98,13 @@ for c in $cases; do
 	sdr_log "case $n: forged $c, $rounds rounds"
 	A_SOCK=$SDR_TMP/$c-a.sock B_SOCK=$SDR_TMP/$c-b.sock A_JSON=$SDR_TMP/$c-a.json B_JSON=$SDR_TMP/$c-b.json
 	A_LOG=$SDR_TMP/$c-a.log B_LOG=$SDR_TMP/$c-b.log
-	PA=$(sr_dpu "$NS_A" "$VETH_A" "$A_SOCK" $DIP_A $DMAC_A $DMAC_B "$A_JSON" "$A_LOG" \
-		"delay=5ms,seed=$((2 * n + 1))") || sdr_fail "daemon A did not start"
+	sr_dpu a "$A_SOCK" "$A_JSON" "$A_LOG" "delay=5ms,seed=$((2 * n + 1))" ||
+		sdr_fail "daemon A did not start"
+	PA=$RIG_PID
 	SDR_PIDS+=("$PA")
-	PB=$(sr_dpu "$NS_B" "$VETH_B" "$B_SOCK" $DIP_B $DMAC_B $DMAC_A "$B_JSON" "$B_LOG" \
-		"delay=5ms$lossb,seed=$((2 * n + 2))") || sdr_fail "daemon B did not start"
+	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "delay=5ms$lossb,seed=$((2 * n + 2))" ||
+		sdr_fail "daemon B did not start"
+	PB=$RIG_PID
 	SDR_PIDS+=("$PB")
 	port=$((20000 + RANDOM % 20000))
 	slog=$SDR_TMP/$c-send.log rlog=$SDR_TMP/$c-recv.log
@@ -131,8 +132,8 @@ for c in $cases; do
 	wait $rpid
 	rrv=$?
 	sleep 0.1
-	sdr_stop "$PA"
-	sdr_stop "$PB"
+	rig_stop "$PA"
+	rig_stop "$PB"
 	ok=1
 	grep -E "^(sent|receiver):" "$slog" | sed 's/^/  /'
 	if [ $frv != 0 ]; then

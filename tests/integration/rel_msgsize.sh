@@ -18,7 +18,7 @@ failed=()
 for rel in $rels; do
 	"$SDR_TEST_MSGSIZE" "$SOCK_A" "$SOCK_B" "$rel" || failed+=("$rel")
 done
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 [ ${#failed[@]} = 0 ] || { grep -A30 "drops and errors" "$DPU_LOG"; sdr_fail "a send longer than its receive did not fail -EMSGSIZE at both ends: ${failed[*]}"; }
 # every received frame is counted once, the ABORT packets too: placed data
 # packets + accepted control packets + receive drops = frames received

@@ -43,15 +43,13 @@ for rel in $rels; do
 			sdr_log "case $n: $tag: $msgs messages of 1 B and 100 B, window $w, link $link"
 			STATS=$SDR_TMP/$n.json DPU_LOG=$SDR_TMP/$n-dpu.log
 			SOCK_A=$SDR_TMP/$n-a.sock SOCK_B=$SDR_TMP/$n-b.sock
-			# shellcheck disable=SC2046
-			"$SDR_DPU" $(sdr_eal "sdr-win-$$-$n") -- --ring-pair --name "$SOCK_A" --ip 10.0.0.1 \
-				--link "$link,seed=$((2 * n + 1))" --instance --name "$SOCK_B" --ip 10.0.0.2 \
-				--link "$link,seed=$((2 * n + 2))" --stats-json "$STATS" >"$DPU_LOG" 2>&1 &
-			DPU_PID=$!
+			rig_ring_pair "win-$n" "$SOCK_A" "$SOCK_B" "$DPU_LOG" \
+				--link "$link,seed=$((2 * n + 1))" --instance \
+				--link "$link,seed=$((2 * n + 2))" --stats-json "$STATS" ||
+				sdr_fail "daemon did not start"
+			DPU_PID=$RIG_PID
 			SDR_PIDS+=("$DPU_PID")
-			sdr_wait_sock "$SOCK_A" "$DPU_PID" && sdr_wait_sock "$SOCK_B" "$DPU_PID" ||
-				{ cat "$DPU_LOG"; sdr_fail "daemon did not start"; }
-			port=$(sdr_free_port)
+			port=$(rig_free_port)
 			ec=()
 			[ "$rel" = ec ] && ec=(--ec rs:8:2)
 			"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 10 \
@@ -63,7 +61,7 @@ for rel in $rels; do
 			srv=$?
 			wait $rpid
 			rrv=$?
-			sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+			rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 			grep -E "^(sent|receiver):" "$SDR_TMP/$n-send.log"
 			grep -E "^received:" "$SDR_TMP/$n-recv.log"
 			ok=1

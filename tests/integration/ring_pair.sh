@@ -3,7 +3,7 @@
 # arrive bit-exact with full bitmaps; no drop counter moves.
 . "$(dirname "$0")/lib.sh"
 sdr_start_ring_pair ring
-port=$(sdr_free_port)
+port=$(rig_free_port)
 sizes=${SDR_SIZES:-1,2,3,7,100,1023,1024,1025,4095,4096,4097,8191,32768,65536,65537,1M,4M,16M,64M}
 "$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 120 \
 	>"$SDR_TMP/recv.log" 2>&1 &
@@ -16,7 +16,7 @@ wait $rpid
 rrv=$?
 cat "$SDR_TMP/recv.log"
 tail -3 "$SDR_TMP/send.log"
-sdr_stop "$DPU_PID"
+rig_stop "$DPU_PID"
 [ $srv = 0 ] || { cat "$SDR_TMP/send.log"; sdr_fail "sdr-send exited $srv"; }
 [ $rrv = 0 ] || sdr_fail "sdr-recv exited $rrv"
 nmsg=$(( $(echo "$sizes" | tr ',' '\n' | wc -l) * 2 ))

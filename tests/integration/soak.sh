@@ -32,16 +32,12 @@ duration=${SDR_SOAK_SECONDS:-3600}
 sizes=${SDR_SOAK_SIZES:-1,100,4K,64K,1M,4M}
 count=${SDR_SOAK_COUNT:-4}
 link=${SDR_SOAK_LINK:-delay=2ms,loss=1e-3,ge=0.0002:0.25,reorder=1%:3ms,dup=0.5%}
-prefix="sdr-soak-$$"
+prefix="sdr-soak-$$" # (rig_ring_pair's EAL file prefix for TAG soak: telemetry)
 SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock STATS=$SDR_TMP/stats.json DPU_LOG=$SDR_TMP/dpu.log
-# shellcheck disable=SC2046
-"$SDR_DPU" $(sdr_eal "$prefix" 1024) -- --ring-pair --name "$SOCK_A" --ip 10.0.0.1 \
-	--link "$link,seed=11" --instance --name "$SOCK_B" --ip 10.0.0.2 --link "$link,seed=12" \
-	--stats-json "$STATS" >"$DPU_LOG" 2>&1 &
-DPU_PID=$!
+RIG_MEM_MB=1024 rig_ring_pair soak "$SOCK_A" "$SOCK_B" "$DPU_LOG" --link "$link,seed=11" \
+	--instance --link "$link,seed=12" --stats-json "$STATS" || sdr_fail "daemon did not start"
+DPU_PID=$RIG_PID
 SDR_PIDS+=("$DPU_PID")
-sdr_wait_sock "$SOCK_A" "$DPU_PID" && sdr_wait_sock "$SOCK_B" "$DPU_PID" ||
-	{ cat "$DPU_LOG"; sdr_fail "daemon did not start"; }
 
 # sample: "RSS_KB MBUFS_A MBUFS_B" of the idle daemon
 sample() {
@@ -66,7 +62,7 @@ while [ $(($(date +%s) - t0)) -lt "$duration" ] || [ $round -lt 3 ]; do
 	round=$((round + 1))
 	ec=()
 	[ "$rel" = ec ] && ec=(--ec rs:16:4)
-	port=$(sdr_free_port)
+	port=$(rig_free_port)
 	"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --quiet \
 		>"$SDR_TMP/recv.log" 2>&1 &
 	rpid=$!
@@ -87,7 +83,7 @@ while [ $(($(date +%s) - t0)) -lt "$duration" ] || [ $round -lt 3 ]; do
 	[ $((round % 20)) = 1 ] && sdr_log "round $round ($rel), $nmsg messages: RSS kB, mbufs in use at rest (a, b): $s"
 done
 sdr_log "$round rounds, $nmsg messages in $(($(date +%s) - t0)) s"
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 
 first=$(/usr/bin/python3 -c '
 import sys

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/ctl_lib.sh"
 sdr_start_ring_pair sqfair
 sdr_ctl_run sqfair "$SOCK_A" "$SOCK_B"
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 bad=$(sdr_json_drop sqe_bad_qp)
 thr=$(sdr_json_drop sq_throttled)
 echo "flooder: $bad refused descriptors served, deferred $thr times for want of credit"

@@ -19,7 +19,6 @@ Usage: sr_check.py --sizes 4K,1M --count N [--mtu 4096] --ring STATS
 import argparse
 import json
 import os
-import re
 import sys
 
 # per-entry counters of control packets that were otherwise accepted
@@ -41,15 +40,28 @@ def frames_accounted(drops, insts):
 RX_DROPS = set()
 
 
+def consts():
+    """What the C code defines and this script needs (counter lists, packets
+    per message): sdr_consts.json, written at build time by gen_consts.c
+    (SDR_CONSTS, else the build tree's)."""
+    path = os.environ.get("SDR_CONSTS") or os.path.join(
+        os.environ.get("SDR_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                 "..", "..", "build")),
+        "tests", "integration", "sdr_consts.json")
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError) as e:
+        sys.exit("cannot read %s (build the tree first): %s" % (path, e))
+
+
 def rx_drop_names():
-    """The receive-drop counters: SDR_RX_DROP_LIST of firmware/sdr_counters.h."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    text = open(os.path.join(here, "..", "..", "firmware", "sdr_counters.h")).read()
-    body = text.split("#define SDR_RX_DROP_LIST(X)")[1].split("#define")[0]
-    names = re.findall(r"X\((\w+),", body)
-    if not names:
-        sys.exit("cannot read SDR_RX_DROP_LIST")
-    return names
+    """The receive-drop counters (SDR_RX_DROP_LIST of firmware/sdr_counters.h)."""
+    return consts()["rx_drops"]
+
+
+def msg_pkts(size, mtu):
+    """Data packets of a message: ceil(size / MTU), at least min_pkts."""
+    return max(-(-size // mtu), consts()["min_pkts"])
 
 
 def main():
@@ -71,7 +83,7 @@ def main():
     sizes = [size(s) for s in a.sizes.split(",")] * a.count
     if a.extra:
         sizes += [size(s) for s in a.extra.split(",")] * a.extra_count
-    first = sum(max(-(-s // a.mtu), 8) for s in sizes)
+    first = sum(msg_pkts(s, a.mtu) for s in sizes)
     bad = []
 
     if a.ring:

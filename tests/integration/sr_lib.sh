@@ -1,31 +1,26 @@
-# Helpers of the Selective Repeat tests over veth + net_af_packet (sourced
-# after lib.sh and hw/x86/netns.sh). Not a test of its own.
+# Helpers of the reliability tests over veth + net_af_packet (sourced after
+# lib.sh; the rig is hw/x86/rig.sh's). Not a test of its own.
 # shellcheck shell=bash
 
 # sr_netns_setup: skip (77) without root or namespaces; otherwise the two
-# namespaces of hw/x86/netns.sh are up and torn down at exit.
+# namespaces of the rig are up and torn down at exit.
 sr_netns_setup() {
 	[ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
-	sdr_netns_up || sdr_skip "cannot create network namespaces here"
-	SDR_CLEANUPS+=("sdr_netns_down")
+	rig_netns_up || sdr_skip "cannot create network namespaces here"
+	SDR_CLEANUPS+=("rig_netns_down")
 }
 
 SR_LINK_BASE=${SR_LINK_BASE:-delay=12.5ms,rate=1gbit,buffer=4MB}
 SR_PORT_RATE=${SR_PORT_RATE:-900m}
 
-# sr_dpu NS IFACE SOCK IP MAC PEERMAC JSON LOG LINK [extra daemon args...]
-# Starts a daemon in NS; prints its pid.
+# sr_dpu SIDE SOCK JSON LOG LINK [extra daemon args...]: the daemon of side
+# a or b (rig_ns_dpu) with its stats JSON, the paced port and the link
+# emulator. Sets RIG_PID.
 sr_dpu() {
-	local ns=$1 ifc=$2 sock=$3 ip=$4 mac=$5 pmac=$6 json=$7 log=$8 link=$9
-	shift 9
-	rm -f "$sock"
-	# shellcheck disable=SC2046
-	ip netns exec "$ns" "$SDR_DPU" $(sdr_eal "sdr-sr-$ns-$RANDOM" 512) $(sdr_ns_vdev "$ifc") -- \
-		--name "$sock" --ip "$ip" --mac "$mac" --peer-mac "$pmac" --stats-json "$json" \
-		--port-rate "$SR_PORT_RATE" --link "$link" "$@" >"$log" 2>&1 &
-	local pid=$!
-	sdr_wait_sock "$sock" $pid || { cat "$log" >&2; return 1; }
-	echo $pid
+	local side=$1 sock=$2 json=$3 log=$4 link=$5
+	shift 5
+	rig_ns_dpu "$side" "$sock" "$log" --stats-json "$json" --port-rate "$SR_PORT_RATE" \
+		--link "$link" "$@"
 }
 
 # sr_pair TAG LINK [extra daemon args]: both daemons with the same link spec
@@ -36,11 +31,13 @@ sr_pair() {
 	A_SOCK=$SDR_TMP/$tag-a.sock B_SOCK=$SDR_TMP/$tag-b.sock
 	A_JSON=$SDR_TMP/$tag-a.json B_JSON=$SDR_TMP/$tag-b.json
 	A_LOG=$SDR_TMP/$tag-a.log B_LOG=$SDR_TMP/$tag-b.log
-	PA=$(sr_dpu "$NS_A" "$VETH_A" "$A_SOCK" $DIP_A $DMAC_A $DMAC_B "$A_JSON" "$A_LOG" \
-		"$link,seed=101" "$@") || sdr_fail "daemon A did not start"
+	sr_dpu a "$A_SOCK" "$A_JSON" "$A_LOG" "$link,seed=101" "$@" ||
+		{ sdr_fail "daemon A did not start"; }
+	PA=$RIG_PID
 	SDR_PIDS+=("$PA")
-	PB=$(sr_dpu "$NS_B" "$VETH_B" "$B_SOCK" $DIP_B $DMAC_B $DMAC_A "$B_JSON" "$B_LOG" \
-		"$link,seed=202" "$@") || sdr_fail "daemon B did not start"
+	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "$link,seed=202" "$@" ||
+		{ sdr_fail "daemon B did not start"; }
+	PB=$RIG_PID
 	SDR_PIDS+=("$PB")
 }
 
@@ -90,8 +87,9 @@ sr_kill_midway() {
 	tk=$(date +%s.%N)
 	sdr_log "killed the receiving daemon"
 	B_JSON=$SDR_TMP/$tag-b2.json B_LOG=$SDR_TMP/$tag-b2.log
-	PB=$(sr_dpu "$NS_B" "$VETH_B" "$B_SOCK" $DIP_B $DMAC_B $DMAC_A "$B_JSON" "$B_LOG" \
-		"$link,seed=303" --global-timeout-ms "$gto") || sdr_fail "daemon B did not restart"
+	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "$link,seed=303" --global-timeout-ms "$gto" ||
+		{ sdr_fail "daemon B did not restart"; }
+	PB=$RIG_PID
 	SDR_PIDS+=("$PB")
 	wait $s1
 	srv=$?

@@ -7,7 +7,6 @@
 # 16 MiB arrive bit-exact (sdr-recv verifies the pattern) and every packet
 # is accounted for (sr_check.py). Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -23,7 +22,7 @@ for c in $cases; do
 	sr_pair "c$n" "$SR_LINK_BASE,$c"
 	sr_transfer "c$n" "$sizes" "$count" || { cat "$A_LOG" "$B_LOG"; sdr_fail "case $c: transfer failed"; }
 	sr_transfer "c$n-big" "$big" "$nbig" || { cat "$A_LOG" "$B_LOG"; sdr_fail "case $c: 16 MiB transfer failed"; }
-	sdr_stop "$PA"; sdr_stop "$PB"
+	rig_stop "$PA"; rig_stop "$PB"
 	# the two transfers ran on the same daemons: check them together
 	# what each case must show: losses are repaired by retransmissions;
 	# reordering and duplication need none, but must have happened

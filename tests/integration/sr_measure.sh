@@ -8,7 +8,6 @@
 #   usage: sudo tests/integration/sr_measure.sh [SIZES [COUNT [LOSSES]]]
 # Prints a markdown table (docs/reliability.md).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 sizes=${1:-64K,1M,16M}
@@ -19,7 +18,7 @@ out=$SDR_TMP/table.txt
 for l in $losses; do
 	sr_pair "m$l" "$SR_LINK_BASE,loss=$l" >&2
 	sr_transfer "m$l" "$sizes" "$count" --window 1 --json >&2 || sdr_fail "loss $l: transfer failed"
-	sdr_stop "$PA"; sdr_stop "$PB"
+	rig_stop "$PA"; rig_stop "$PB"
 	retx=$(/usr/bin/python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["instances"][0]["qp_totals"]; print(t["sr_retx_pkts"], t["tx_pkts"])' "$A_JSON")
 	/usr/bin/python3 - "$SDR_TMP/m$l-send.log" "$l" "$rtt_ms" "$rate_bps" "$retx" >>"$out" <<'PY'
 import json, sys

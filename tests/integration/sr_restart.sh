@@ -6,7 +6,6 @@
 # QP's retransmissions as stale_epoch, and new transfers succeed.
 # Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../../hw/x86/netns.sh"
 . "$(dirname "$0")/sr_lib.sh"
 sr_netns_setup
 
@@ -17,7 +16,7 @@ sr_pair r "$link" --global-timeout-ms $gto
 sr_kill_midway r1 "$link" $gto $tool_to 16M 40 --rel sr
 # new transfers over the same sending daemon and the restarted receiver
 sr_transfer r2 4K,1M,16M 3 || { cat "$A_LOG" "$B_LOG"; sdr_fail "transfer after the restart failed"; }
-sdr_stop "$PA"; sdr_stop "$PB"
+rig_stop "$PA"; rig_stop "$PB"
 st=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["drops"]["stale_epoch"])' "$B_JSON")
 to=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instances"][0]["qp_totals"]["sr_send_timeouts"])' "$A_JSON")
 sdr_log "restarted receiver: stale_epoch = $st; sender: sr_send_timeouts = $to"

@@ -7,15 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 link=${SDR_SR_LINK:-delay=2ms,loss=1e-2,dup=1%,reorder=1%:1ms,corrupt=0.1%}
 SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock STATS=$SDR_TMP/stats.json DPU_LOG=$SDR_TMP/dpu.log
-# shellcheck disable=SC2046
-"$SDR_DPU" $(sdr_eal "sdr-srring-$$") -- --ring-pair --name "$SOCK_A" --ip 10.0.0.1 \
-	--link "$link,seed=3" --instance --name "$SOCK_B" --ip 10.0.0.2 --link "$link,seed=4" \
-	--stats-json "$STATS" >"$DPU_LOG" 2>&1 &
-DPU_PID=$!
+rig_ring_pair srring "$SOCK_A" "$SOCK_B" "$DPU_LOG" --link "$link,seed=3" \
+	--instance --link "$link,seed=4" --stats-json "$STATS" || sdr_fail "daemon did not start"
+DPU_PID=$RIG_PID
 SDR_PIDS+=("$DPU_PID")
-sdr_wait_sock "$SOCK_A" "$DPU_PID" && sdr_wait_sock "$SOCK_B" "$DPU_PID" ||
-	{ cat "$DPU_LOG"; sdr_fail "daemon did not start"; }
-port=$(sdr_free_port)
+port=$(rig_free_port)
 sizes=${SDR_SIZES:-1,4K,5000,64K,1M,4M}
 count=${SDR_COUNT:-8}
 "$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 60 --quiet \
@@ -29,7 +25,7 @@ wait $rpid
 rrv=$?
 tail -4 "$SDR_TMP/send.log"
 cat "$SDR_TMP/recv.log"
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 [ $srv = 0 ] || { cat "$SDR_TMP/send.log" "$DPU_LOG"; sdr_fail "sdr-send exited $srv"; }
 [ $rrv = 0 ] || { cat "$DPU_LOG"; sdr_fail "sdr-recv exited $rrv (a message was lost or corrupted)"; }
 /usr/bin/python3 "$(dirname "$0")/sr_check.py" --sizes "$sizes" --count "$count" --ring "$STATS" \

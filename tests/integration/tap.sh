@@ -13,12 +13,12 @@ start() { # $1 = tag, rest = sdr-dpu options
 	local tag=$1; shift
 	LOG=$SDR_TMP/$tag.log
 	# shellcheck disable=SC2046
-	"$SDR_DPU" $(sdr_eal "sdr-tap-$tag-$$") --vdev="net_tap0,iface=$ifc" -- \
+	"$SDR_DPU" $(rig_eal "sdr-tap-$tag-$$") --vdev="net_tap0,iface=$ifc" -- \
 		--name "$SDR_TMP/$tag.sock" --ip 10.213.0.1 --peer-mac 02:00:00:00:00:09 "$@" \
 		>"$LOG" 2>&1 &
 	PID=$!
 	SDR_PIDS+=("$PID")
-	sdr_wait_sock "$SDR_TMP/$tag.sock" "$PID" || { cat "$LOG"; sdr_fail "daemon did not start"; }
+	rig_wait_sock "$SDR_TMP/$tag.sock" "$PID" || { cat "$LOG"; sdr_fail "daemon did not start"; }
 }
 # (the socket exists a moment before the "ready" line is printed: wait for it)
 ready_mac() {
@@ -42,7 +42,7 @@ grep -q "note: port 0 (net_tap) has its kernel interface's MAC $kmac; this DPU u
 	{ cat "$LOG"; sdr_fail "no note about the MAC"; }
 # the frame-size note: net_tap's remedy, not net_af_packet's
 grep -q "reports frames up to" "$LOG" || { cat "$LOG"; sdr_fail "no frame-size note at MTU 4096"; }
-grep -q "net_tap: give its kernel interface an MTU of at least 4163, e.g. ip link set $ifc mtu 9000" "$LOG" ||
+grep -q "net_tap: give its kernel interface an MTU of at least 4160, e.g. ip link set $ifc mtu 9000" "$LOG" ||
 	{ cat "$LOG"; sdr_fail "frame-size note does not name net_tap's remedy"; }
 if grep -q "framesz" "$LOG"; then cat "$LOG"; sdr_fail "net_tap note names net_af_packet's parameters"; fi
 # the kernel resolves the DPU's IP to the DPU's MAC (the daemon answers ARP)
@@ -58,10 +58,10 @@ for _ in $(seq 30); do
 	[ -n "$got" ] && break
 done
 [ "$got" = "$dmac" ] || { ip neigh show dev "$ifc"; cat "$LOG"; sdr_fail "kernel resolved 10.213.0.1 to '$got', expected $dmac"; }
-sdr_stop "$PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$PID" || sdr_fail "daemon did not stop cleanly"
 
 start withmac --mac 02:aa:bb:cc:dd:ee
 [ "$(ready_mac)" = 02:aa:bb:cc:dd:ee ] || { cat "$LOG"; sdr_fail "--mac not used"; }
 if grep -q "kernel interface's MAC" "$LOG"; then sdr_fail "MAC note printed although --mac was given"; fi
-sdr_stop "$PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$PID" || sdr_fail "daemon did not stop cleanly"
 echo "net_tap: own default MAC $dmac (kernel $kmac), ARP answered with it, net_tap MTU hint"

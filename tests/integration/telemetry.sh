@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 TEL=$(command -v dpdk-telemetry.py) || sdr_skip "dpdk-telemetry.py not installed (Debian package dpdk)"
 sdr_start_ring_pair tel
-port=$(sdr_free_port)
+port=$(rig_free_port)
 "$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --quiet \
 	>"$SDR_TMP/r.log" 2>&1 &
 rpid=$!
@@ -14,7 +14,7 @@ wait $rpid || sdr_fail "receiver failed"
 prefix="sdr-tel-$$"
 out=$(printf '/sdr/stats\n/sdr/qps,1\n/sdr/link,0\n' | timeout 20 /usr/bin/python3 "$TEL" -f "$prefix" 2>&1)
 echo "$out" | head -c 400; echo
-sdr_stop "$DPU_PID"
+rig_stop "$DPU_PID"
 echo "$out" | /usr/bin/python3 -c '
 import json, sys
 objs = [json.loads(l) for l in sys.stdin if l.startswith("{")]

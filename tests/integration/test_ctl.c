@@ -40,16 +40,9 @@
 
 #include "sdr.h"
 #include "sdr_internal.h"
+#include "sdr_fdpass.h"
+#include "sdr_test.h"
 
-#define CHECK(c, ...)                                                                        \
-	do {                                                                                 \
-		if (!(c)) {                                                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                 \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fprintf(stderr, "\n");                                               \
-			exit(1);                                                             \
-		}                                                                            \
-	} while (0)
 
 static double now_s(void)
 {
@@ -65,67 +58,38 @@ static int raw_connect(const char *path)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
-	CHECK(s >= 0, "socket: %s", strerror(errno));
+	REQUIRE(s >= 0, "socket: %s", strerror(errno));
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	CHECK(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect %s: %s", path,
+	REQUIRE(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect %s: %s", path,
 	      strerror(errno));
 	return s;
 }
 
-/* 0 sent, -errno */
+/* 0 sent, -errno (common/sdr_fdpass.c, the code libsdr and the daemon use) */
 static int raw_send(int s, struct sdr_ctl_req *q, int fd, int flags)
 {
-	struct iovec iov = {.iov_base = q, .iov_len = sizeof(*q)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
 	q->magic = SDR_CTL_MAGIC;
 	q->abi_major = SDR_ABI_MAJOR;
 	q->abi_minor = SDR_ABI_MINOR;
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	return sendmsg(s, &mh, MSG_NOSIGNAL | flags) == (ssize_t)sizeof(*q) ? 0 : -errno;
+	return sdr_fd_send(s, q, sizeof(*q), fd, (flags & MSG_DONTWAIT) ? 0 : -1);
 }
 
 /* 1 response (its fd in *fd_out or closed), 0 timeout, -1 EOF/error */
 static int raw_recv(int s, struct sdr_ctl_resp *r, int *fd_out, int timeout_ms)
 {
-	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf)};
-	struct pollfd p = {.fd = s, .events = POLLIN};
 	ssize_t n;
 	int got = -1;
 
 	if (fd_out)
 		*fd_out = -1;
-	if (poll(&p, 1, timeout_ms) == 0)
+	n = sdr_fd_recv(s, r, sizeof(*r), &got, timeout_ms);
+	if (n == -ECONNRESET) /* the error first, the data after it */
+		n = sdr_fd_recv(s, r, sizeof(*r), &got, 0);
+	if (n == -ETIMEDOUT || (timeout_ms == 0 && n == -EAGAIN))
 		return 0;
-	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n < 0 && errno == ECONNRESET) /* the error first, the data after it */
-		n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n <= 0)
+	if (n <= 0 && n != -EMSGSIZE)
 		return -1;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-			memcpy(&got, CMSG_DATA(cm), sizeof(int));
-	CHECK(n == (ssize_t)sizeof(*r) && r->magic == SDR_CTL_MAGIC, "malformed response (%zd B)", n);
+	REQUIRE(n == (ssize_t)sizeof(*r) && r->magic == SDR_CTL_MAGIC, "malformed response (%zd B)", n);
 	r->msg[sizeof(r->msg) - 1] = 0;
 	if (fd_out)
 		*fd_out = got;
@@ -138,9 +102,9 @@ static int raw_recv(int s, struct sdr_ctl_resp *r, int *fd_out, int timeout_ms)
 static int raw_call(int s, struct sdr_ctl_req *q, int fd_in, struct sdr_ctl_resp *r, int *fd_out)
 {
 	int rc = raw_send(s, q, fd_in, 0);
-	CHECK(rc == 0, "send request %u: %s", q->type, strerror(-rc));
-	CHECK(raw_recv(s, r, fd_out, 5000) == 1, "no response to request %u", q->type);
-	CHECK(r->type == q->type, "response type %u to request %u", r->type, q->type);
+	REQUIRE(rc == 0, "send request %u: %s", q->type, strerror(-rc));
+	REQUIRE(raw_recv(s, r, fd_out, 5000) == 1, "no response to request %u", q->type);
+	REQUIRE(r->type == q->type, "response type %u to request %u", r->type, q->type);
 	return r->status;
 }
 
@@ -168,11 +132,11 @@ static int raw_qp_create(int s, const struct sdr_qp_attr_abi *a, struct sdr_ctl_
 static int memfd_sealed(size_t len, uint8_t **map)
 {
 	int fd = memfd_create("test-ctl", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	CHECK(fd >= 0 && ftruncate(fd, (off_t)len) == 0 &&
+	REQUIRE(fd >= 0 && ftruncate(fd, (off_t)len) == 0 &&
 	      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0, "memfd: %s", strerror(errno));
 	if (map) {
 		*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		CHECK(*map != MAP_FAILED, "mmap: %s", strerror(errno));
+		REQUIRE(*map != MAP_FAILED, "mmap: %s", strerror(errno));
 	}
 	return fd;
 }
@@ -195,12 +159,12 @@ static void pair_open(struct pair *p, const char *sa, const char *sb)
 	struct sdr_qp_info ia, ib;
 	p->a = sdr_ctx_open(sa, NULL);
 	p->b = sdr_ctx_open(sb, NULL);
-	CHECK(p->a && p->b, "attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
+	REQUIRE(p->a && p->b, "attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
 	p->qa = sdr_qp_create(p->a, NULL);
 	p->qb = sdr_qp_create(p->b, NULL);
-	CHECK(p->qa && p->qb, "qp_create: %s", strerror(errno));
-	CHECK(!sdr_qp_info_get(p->qa, &ia) && !sdr_qp_info_get(p->qb, &ib), "info");
-	CHECK(!sdr_qp_connect(p->qa, &ib) && !sdr_qp_connect(p->qb, &ia), "connect");
+	REQUIRE(p->qa && p->qb, "qp_create: %s", strerror(errno));
+	REQUIRE(!sdr_qp_info_get(p->qa, &ia) && !sdr_qp_info_get(p->qb, &ib), "info");
+	REQUIRE(!sdr_qp_connect(p->qa, &ib) && !sdr_qp_connect(p->qb, &ia), "connect");
 }
 
 /* Send [soff, +len) of ms into [roff, +len) of mr; wait for both ends. */
@@ -215,22 +179,22 @@ static double transfer(struct pair *p, struct sdr_mr *ms, uint64_t soff, struct 
 	double t0 = now_s();
 	int rs = 0, ss = 0, rc;
 
-	CHECK((rc = sdr_recv_post(p->qb, &rw, &rh)) == 0, "recv_post: %d", rc);
+	REQUIRE((rc = sdr_recv_post(p->qb, &rw, &rh)) == 0, "recv_post: %d", rc);
 	while ((rc = sdr_send_post(p->qa, &sw, &sh)) == -EAGAIN)
 		sdr_cq_poll(p->a, NULL, 0);
-	CHECK(rc == 0, "send_post: %d", rc);
+	REQUIRE(rc == 0, "send_post: %d", rc);
 	while (!rs || !ss) {
 		if (!ss)
 			ss = sdr_send_poll(sh);
 		if (!rs)
 			rs = sdr_recv_poll(rh);
-		CHECK(ss >= 0 && rs >= 0, "poll: send %d recv %d", ss, rs);
-		CHECK(now_s() - t0 < 20, "transfer %llu did not complete (send %d recv %d)",
+		REQUIRE(ss >= 0 && rs >= 0, "poll: send %d recv %d", ss, rs);
+		REQUIRE(now_s() - t0 < 20, "transfer %llu did not complete (send %d recv %d)",
 		      (unsigned long long)id, ss, rs);
 		if (!rs || !ss)
 			usleep(50);
 	}
-	CHECK(rs == SDR_POLL_DONE, "receive %llu completed partially", (unsigned long long)id);
+	REQUIRE(rs == SDR_POLL_DONE, "receive %llu completed partially", (unsigned long long)id);
 	return now_s() - t0;
 }
 
@@ -262,28 +226,28 @@ static int t_hugetlb(const char *sa, const char *sb)
 		return 77;
 	}
 	pair_open(&p, sa, sb);
-	CHECK(ftruncate(hfd, (off_t)(2 * hp)) == 0 &&
+	REQUIRE(ftruncate(hfd, (off_t)(2 * hp)) == 0 &&
 	      fcntl(hfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
 	      "hugetlb memfd: %s", strerror(errno));
 	long free0 = meminfo("HugePages_Free");
 	uint8_t *h = NULL;
 	if (free0 >= 2) { /* the attack: the host maps and uses the pages */
 		h = mmap(NULL, 2 * hp, PROT_READ | PROT_WRITE, MAP_SHARED, hfd, 0);
-		CHECK(h != MAP_FAILED, "mmap hugetlb: %s", strerror(errno));
+		REQUIRE(h != MAP_FAILED, "mmap hugetlb: %s", strerror(errno));
 		memset(h, 0x5a, 2 * hp);
 	} else {
 		printf("no free huge pages (HugePages_Free %ld): registering the unmapped memfd\n", free0);
 	}
 	errno = 0;
 	struct sdr_mr *hm = sdr_mr_reg_fd(p.b, hfd, 0, 2 * hp, h);
-	CHECK(!hm && errno == EINVAL, "hugetlbfs memfd: mr %p errno %s (expected EINVAL)", (void *)hm,
+	REQUIRE(!hm && errno == EINVAL, "hugetlbfs memfd: mr %p errno %s (expected EINVAL)", (void *)hm,
 	      strerror(errno));
-	CHECK(strstr(sdr_last_error(p.b), "hugetlbfs"), "reason does not name hugetlbfs: '%s'",
+	REQUIRE(strstr(sdr_last_error(p.b), "hugetlbfs"), "reason does not name hugetlbfs: '%s'",
 	      sdr_last_error(p.b));
 	printf("hugetlbfs memfd refused: %s (%s)\n", strerror(errno), sdr_last_error(p.b));
 	expect("ctl_mr_refused", 1);
 	if (h) { /* the rest of the attack: punch a hole, take the free huge pages */
-		CHECK(fallocate(hfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)hp) == 0,
+		REQUIRE(fallocate(hfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)hp) == 0,
 		      "punch hugetlb: %s", strerror(errno));
 		long nfree = meminfo("HugePages_Free");
 		int gfd = memfd_create("test-grab", MFD_CLOEXEC | MFD_HUGETLB);
@@ -304,24 +268,24 @@ static int t_hugetlb(const char *sa, const char *sb)
 	memset(rbuf, 0xEE, len);
 	struct sdr_mr *ms = sdr_mr_reg_fd(p.a, sfd, 0, len, sbuf);
 	struct sdr_mr *mr = sdr_mr_reg_fd(p.b, rfd, 0, len, rbuf);
-	CHECK(ms && mr, "plain memfd registration: %s (%s)", strerror(errno), sdr_last_error(p.b));
+	REQUIRE(ms && mr, "plain memfd registration: %s (%s)", strerror(errno), sdr_last_error(p.b));
 	/* 1: a transfer into the whole buffer, so the daemon has the pages mapped */
 	transfer(&p, ms, 0, mr, 0, (uint32_t)len, 1);
-	CHECK(!memcmp(sbuf, rbuf, len), "payload differs (first transfer)");
+	REQUIRE(!memcmp(sbuf, rbuf, len), "payload differs (first transfer)");
 	/* 2: punch the middle of the receive buffer, then receive into it */
-	CHECK(fallocate(rfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1 << 20, 2 << 20) == 0,
+	REQUIRE(fallocate(rfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1 << 20, 2 << 20) == 0,
 	      "punch: %s", strerror(errno));
-	CHECK(rbuf[(1 << 20) + 5] == 0, "punched range is not zero");
+	REQUIRE(rbuf[(1 << 20) + 5] == 0, "punched range is not zero");
 	transfer(&p, ms, 1 << 20, mr, 1 << 20, 2 << 20, 2);
-	CHECK(!memcmp(sbuf + (1 << 20), rbuf + (1 << 20), 2 << 20), "payload into the hole differs");
+	REQUIRE(!memcmp(sbuf + (1 << 20), rbuf + (1 << 20), 2 << 20), "payload into the hole differs");
 	printf("receive into a punched hole: 2 MiB bit-exact\n");
 	/* 3: punch the send buffer: the daemon reads zeros from the hole */
-	CHECK(fallocate(sfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1 << 20) == 0,
+	REQUIRE(fallocate(sfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1 << 20) == 0,
 	      "punch: %s", strerror(errno));
 	memset(rbuf, 0xEE, 1 << 20);
 	transfer(&p, ms, 0, mr, 0, 1 << 20, 3);
 	for (size_t i = 0; i < (1 << 20); i++)
-		CHECK(rbuf[i] == 0, "byte %zu of a send from a hole is 0x%02x, not 0", i, rbuf[i]);
+		REQUIRE(rbuf[i] == 0, "byte %zu of a send from a hole is 0x%02x, not 0", i, rbuf[i]);
 	printf("send from a punched hole: 1 MiB of zeros arrived\n");
 	sdr_ctx_close(p.a);
 	sdr_ctx_close(p.b);
@@ -337,7 +301,7 @@ static int nonreader(const char *sock, unsigned *sent)
 	int s = raw_connect(sock);
 	double t0;
 
-	CHECK(raw_hello(s) == 0, "HELLO of the non-reading client");
+	REQUIRE(raw_hello(s) == 0, "HELLO of the non-reading client");
 	*sent = 0;
 	t0 = now_s();
 	for (;;) {
@@ -350,9 +314,9 @@ static int nonreader(const char *sock, unsigned *sent)
 				break;
 			continue;
 		}
-		CHECK(rc == 0, "send: %s", strerror(-rc));
+		REQUIRE(rc == 0, "send: %s", strerror(-rc));
 		(*sent)++;
-		CHECK(now_s() - t0 < 20, "the daemon keeps reading a client that does not read");
+		REQUIRE(now_s() - t0 < 20, "the daemon keeps reading a client that does not read");
 	}
 	return s;
 }
@@ -362,9 +326,9 @@ static double attach_and_qp(const char *sock, struct sdr_ctx **out)
 	double t0 = now_s();
 	struct sdr_ctx_attr at = {.ctl_timeout_ms = 10000};
 	struct sdr_ctx *c = sdr_ctx_open(sock, &at);
-	CHECK(c, "second client cannot attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
+	REQUIRE(c, "second client cannot attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
 	struct sdr_qp *qp = sdr_qp_create(c, NULL);
-	CHECK(qp, "second client cannot create a QP: %s (%s)", strerror(errno), sdr_last_error(c));
+	REQUIRE(qp, "second client cannot create a QP: %s (%s)", strerror(errno), sdr_last_error(c));
 	*out = c;
 	return now_s() - t0;
 }
@@ -375,7 +339,7 @@ static long rss_kb(int pid, const char *key)
 	long v = -1;
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	FILE *f = fopen(path, "r");
-	CHECK(f, "%s: %s", path, strerror(errno));
+	REQUIRE(f, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, key, strlen(key)))
 			v = strtol(line + strlen(key), NULL, 10);
@@ -410,11 +374,11 @@ static int t_stall(const char *sock, int dpu_pid)
 	       sent, (now_s() - t0) * 1e3);
 	double dt = attach_and_qp(sock, &c1);
 	printf("a second client attached and created a QP in %.1f ms meanwhile\n", dt * 1e3);
-	CHECK(dt < 1.0, "the second client needed %.0f ms (the control plane is stalled)", dt * 1e3);
+	REQUIRE(dt < 1.0, "the second client needed %.0f ms (the control plane is stalled)", dt * 1e3);
 	/* the daemon drops the non-reader after --ctl-reply-timeout-ms (reading
 	 * its replies now would let the daemon go on: wait for the hang-up) */
 	struct pollfd ph = {.fd = x};
-	CHECK(poll(&ph, 1, 5000) == 1 && (ph.revents & (POLLHUP | POLLERR)),
+	REQUIRE(poll(&ph, 1, 5000) == 1 && (ph.revents & (POLLHUP | POLLERR)),
 	      "the non-reading client was not dropped within 5 s");
 	printf("non-reading client dropped %.0f ms after it began flooding\n", (now_s() - t0) * 1e3);
 	struct sdr_ctl_resp r;
@@ -428,23 +392,23 @@ static int t_stall(const char *sock, int dpu_pid)
 	/* An untouched 3 GiB memfd: the registration neither blocks the
 	 * control plane nor allocates the memory in the daemon. */
 	c2 = sdr_ctx_open(sock, NULL);
-	CHECK(c2, "attach: %s", strerror(errno));
+	REQUIRE(c2, "attach: %s", strerror(errno));
 	struct bigreg b = {.c = c2, .fd = memfd_sealed(3ull << 30, NULL)};
 	long rss0 = rss_kb(dpu_pid, "VmRSS:");
 	pthread_t th;
-	CHECK(pthread_create(&th, NULL, bigreg_main, &b) == 0, "pthread_create");
+	REQUIRE(pthread_create(&th, NULL, bigreg_main, &b) == 0, "pthread_create");
 	usleep(2000);
 	dt = attach_and_qp(sock, &c3);
 	pthread_join(th, NULL);
-	CHECK(b.mr, "3 GiB registration refused: %s (%s)", strerror(errno), sdr_last_error(c2));
+	REQUIRE(b.mr, "3 GiB registration refused: %s (%s)", strerror(errno), sdr_last_error(c2));
 	usleep(300000); /* the populate thread had time to run */
 	long rss1 = rss_kb(dpu_pid, "VmRSS:");
 	printf("3 GiB untouched memfd: MR_REG answered in %.1f ms; another client attached and"
 	       " created a QP in %.1f ms meanwhile; daemon RSS %+ld KiB\n", b.t * 1e3, dt * 1e3,
 	       rss1 - rss0);
-	CHECK(b.t < 0.5, "MR_REG of 3 GiB took %.0f ms", b.t * 1e3);
-	CHECK(dt < 1.0, "attach during the 3 GiB registration took %.0f ms", dt * 1e3);
-	CHECK(rss1 - rss0 < 64 * 1024, "daemon RSS grew by %ld KiB", rss1 - rss0);
+	REQUIRE(b.t < 0.5, "MR_REG of 3 GiB took %.0f ms", b.t * 1e3);
+	REQUIRE(dt < 1.0, "attach during the 3 GiB registration took %.0f ms", dt * 1e3);
+	REQUIRE(rss1 - rss0 < 64 * 1024, "daemon RSS grew by %ld KiB", rss1 - rss0);
 	sdr_mr_dereg(b.mr);
 	close(b.fd);
 	sdr_ctx_close(c3);
@@ -473,7 +437,7 @@ static int t_hold(const char *sock)
 static struct sdr_ctx *attach(const char *sock)
 {
 	struct sdr_ctx *c = sdr_ctx_open(sock, NULL);
-	CHECK(c, "attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
+	REQUIRE(c, "attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
 	return c;
 }
 
@@ -481,9 +445,9 @@ static void attach_refused(const char *sock, const char *why)
 {
 	errno = 0;
 	struct sdr_ctx *c = sdr_ctx_open(sock, NULL);
-	CHECK(!c && errno == EDQUOT, "attach over the quota: ctx %p errno %s", (void *)c,
+	REQUIRE(!c && errno == EDQUOT, "attach over the quota: ctx %p errno %s", (void *)c,
 	      strerror(errno));
-	CHECK(strstr(sdr_last_error(NULL), why), "reason '%s' does not name %s",
+	REQUIRE(strstr(sdr_last_error(NULL), why), "reason '%s' does not name %s",
 	      sdr_last_error(NULL), why);
 	printf("attach refused: %s (%s)\n", strerror(errno), sdr_last_error(NULL));
 }
@@ -496,10 +460,10 @@ static void other_client(const char *sock)
 	for (int i = 0; i < 3; i++)
 		c[i] = attach(sock);
 	for (int i = 0; i < 5; i++)
-		CHECK((q[i] = sdr_qp_create(c[i % 3], NULL)), "other client: QP %d: %s (%s)", i,
+		REQUIRE((q[i] = sdr_qp_create(c[i % 3], NULL)), "other client: QP %d: %s (%s)", i,
 		      strerror(errno), sdr_last_error(c[i % 3]));
 	void *buf = sdr_buf_alloc(c[0], 8 << 20);
-	CHECK(buf && sdr_mr_reg(c[0], buf, 8 << 20, 0), "other client: 8 MiB MR: %s (%s)",
+	REQUIRE(buf && sdr_mr_reg(c[0], buf, 8 << 20, 0), "other client: 8 MiB MR: %s (%s)",
 	      strerror(errno), sdr_last_error(c[0]));
 	for (int i = 0; i < 3; i++)
 		sdr_ctx_close(c[i]);
@@ -526,61 +490,61 @@ static int t_quota(const char *sock, const char *key)
 	int s5 = raw_connect(sock);
 	struct sdr_ctl_req hq = {.type = SDR_CTL_HELLO};
 	int rc = raw_send(s5, &hq, -1, 0);
-	CHECK(rc == 0 || rc == -EPIPE || rc == -ECONNRESET, "HELLO on the 5th connection: %s",
+	REQUIRE(rc == 0 || rc == -EPIPE || rc == -ECONNRESET, "HELLO on the 5th connection: %s",
 	      strerror(-rc));
-	CHECK(raw_recv(s5, &r, NULL, 5000) == 1, "no reason for the refused 5th connection");
-	CHECK(r.status == -EDQUOT && strstr(r.msg, "--quota-conns 4"), "5th connection: status %d '%s'",
+	REQUIRE(raw_recv(s5, &r, NULL, 5000) == 1, "no reason for the refused 5th connection");
+	REQUIRE(r.status == -EDQUOT && strstr(r.msg, "--quota-conns 4"), "5th connection: status %d '%s'",
 	      r.status, r.msg);
-	CHECK(raw_recv(s5, &r, NULL, 5000) == -1, "the refused connection stays open");
+	REQUIRE(raw_recv(s5, &r, NULL, 5000) == -1, "the refused connection stays open");
 	close(s5);
 	printf("5th connection refused: %s (%s)\n", strerror(-r.status), r.msg);
 	attach_refused(sock, "--quota-conns 4");
 	expect("ctl_quota_conns", 2);
 	/* the idle connection is dropped after --ctl-hello-timeout-ms (1500) */
-	CHECK(raw_recv(idle, &r, NULL, 5000) == -1, "idle connection not dropped within 5 s");
+	REQUIRE(raw_recv(idle, &r, NULL, 5000) == -1, "idle connection not dropped within 5 s");
 	double dt = now_s() - t_idle;
 	printf("idle connection without HELLO dropped after %.0f ms\n", dt * 1e3);
-	CHECK(dt > 1.2 && dt < 3.0, "idle connection dropped after %.0f ms, expected ~1500", dt * 1e3);
+	REQUIRE(dt > 1.2 && dt < 3.0, "idle connection dropped after %.0f ms, expected ~1500", dt * 1e3);
 	close(idle);
 	expect("ctl_hello_timeout", 1);
 	/* ... which frees its connection: another one is accepted (and says nothing) */
 	idle = raw_connect(sock);
-	CHECK(raw_recv(idle, &r, NULL, 300) == 0, "a connection within the quota was refused");
+	REQUIRE(raw_recv(idle, &r, NULL, 300) == 0, "a connection within the quota was refused");
 	close(idle);
 
 	/* QPs: 5 across the contexts, the 6th refused; destroying one frees it */
 	for (int i = 0; i < 5; i++)
-		CHECK((q[i] = sdr_qp_create(c[i % 3], NULL)), "QP %d: %s (%s)", i, strerror(errno),
+		REQUIRE((q[i] = sdr_qp_create(c[i % 3], NULL)), "QP %d: %s (%s)", i, strerror(errno),
 		      sdr_last_error(c[i % 3]));
 	errno = 0;
 	q[5] = sdr_qp_create(c[2], NULL);
-	CHECK(!q[5] && errno == EDQUOT && strstr(sdr_last_error(c[2]), "--quota-qps 5"),
+	REQUIRE(!q[5] && errno == EDQUOT && strstr(sdr_last_error(c[2]), "--quota-qps 5"),
 	      "6th QP: %p errno %s '%s'", (void *)q[5], strerror(errno), sdr_last_error(c[2]));
 	printf("6th QP refused: %s (%s)\n", strerror(errno), sdr_last_error(c[2]));
 	expect("ctl_quota_qps", 1);
-	CHECK(sdr_qp_destroy(q[4]) == 0, "destroy");
-	CHECK((q[4] = sdr_qp_create(c[2], NULL)), "QP after a destroy: %s (%s)", strerror(errno),
+	REQUIRE(sdr_qp_destroy(q[4]) == 0, "destroy");
+	REQUIRE((q[4] = sdr_qp_create(c[2], NULL)), "QP after a destroy: %s (%s)", strerror(errno),
 	      sdr_last_error(c[2]));
 
 	/* MR bytes: 4 MiB + 4 MiB, then 4 KiB more is refused; a dereg frees it */
 	void *b0 = sdr_buf_alloc(c[0], 4 << 20), *b1 = sdr_buf_alloc(c[1], 4 << 20);
 	void *b2 = sdr_buf_alloc(c[2], 4096);
-	CHECK(b0 && b1 && b2, "buf_alloc");
+	REQUIRE(b0 && b1 && b2, "buf_alloc");
 	struct sdr_mr *m0 = sdr_mr_reg(c[0], b0, 4 << 20, 0), *m1 = sdr_mr_reg(c[1], b1, 4 << 20, 0);
-	CHECK(m0 && m1, "8 MiB in two MRs: %s (%s)", strerror(errno), sdr_last_error(c[1]));
+	REQUIRE(m0 && m1, "8 MiB in two MRs: %s (%s)", strerror(errno), sdr_last_error(c[1]));
 	errno = 0;
 	struct sdr_mr *m2 = sdr_mr_reg(c[2], b2, 4096, 0);
-	CHECK(!m2 && errno == EDQUOT && strstr(sdr_last_error(c[2]), "--quota-mr-bytes 8388608"),
+	REQUIRE(!m2 && errno == EDQUOT && strstr(sdr_last_error(c[2]), "--quota-mr-bytes 8388608"),
 	      "MR beyond the quota: %p errno %s '%s'", (void *)m2, strerror(errno), sdr_last_error(c[2]));
 	printf("MR beyond 8 MiB refused: %s (%s)\n", strerror(errno), sdr_last_error(c[2]));
 	expect("ctl_quota_mr_bytes", 1);
-	CHECK(sdr_mr_dereg(m1) == 0, "dereg");
-	CHECK((m2 = sdr_mr_reg(c[2], b2, 4096, 0)), "MR after a dereg: %s (%s)", strerror(errno),
+	REQUIRE(sdr_mr_dereg(m1) == 0, "dereg");
+	REQUIRE((m2 = sdr_mr_reg(c[2], b2, 4096, 0)), "MR after a dereg: %s (%s)", strerror(errno),
 	      sdr_last_error(c[2]));
 
 	/* another client is not affected by what this one holds */
 	pid_t pid = fork();
-	CHECK(pid >= 0, "fork");
+	REQUIRE(pid >= 0, "fork");
 	if (pid == 0) {
 		if (by_uid) {
 			/* another user (the script lets it reach the socket) */
@@ -594,7 +558,7 @@ static int t_quota(const char *sock, const char *key)
 	}
 	int st;
 	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the other client (%s) was limited by this one",
+	REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the other client (%s) was limited by this one",
 	      by_uid ? "uid 65534" : "another pid");
 	printf("another client (%s) attached 3 contexts, created 5 QPs and registered 8 MiB while"
 	       " this one holds its full quotas\n", by_uid ? "uid 65534" : "pid");
@@ -625,7 +589,7 @@ static int t_maxmsg(const char *sock)
 		struct sdr_qp_attr a = {.max_msg = bad[i]};
 		errno = 0;
 		struct sdr_qp *qp = sdr_qp_create(c, &a);
-		CHECK(!qp && errno == EINVAL && strstr(sdr_last_error(c), "--max-msg 16777216"),
+		REQUIRE(!qp && errno == EINVAL && strstr(sdr_last_error(c), "--max-msg 16777216"),
 		      "max_msg %u under --max-msg 16M: %p errno %s '%s'", bad[i], (void *)qp,
 		      strerror(errno), sdr_last_error(c));
 		printf("max_msg %u refused: %s\n", bad[i], sdr_last_error(c));
@@ -633,8 +597,8 @@ static int t_maxmsg(const char *sock)
 	expect("ctl_attr_range", 3);
 	struct sdr_qp_attr a = {.max_msg = 16u << 20};
 	struct sdr_qp *qp = sdr_qp_create(c, &a), *qd = sdr_qp_create(c, NULL);
-	CHECK(qp && qd, "max_msg 16M / default: %s (%s)", strerror(errno), sdr_last_error(c));
-	CHECK(!sdr_qp_info_get(qd, &info) && info.max_msg == 16u << 20, "default max_msg %u",
+	REQUIRE(qp && qd, "max_msg 16M / default: %s (%s)", strerror(errno), sdr_last_error(c));
+	REQUIRE(!sdr_qp_info_get(qd, &info) && info.max_msg == 16u << 20, "default max_msg %u",
 	      info.max_msg);
 	printf("max_msg 16M and the default (%u) accepted\n", info.max_msg);
 	sdr_ctx_close(c);
@@ -653,8 +617,8 @@ static int t_rate(const char *sock)
 	struct sdr_ctl_resp r;
 	struct sdr_qp_attr_abi plain = {0};
 
-	CHECK(raw_hello(s) == 0, "HELLO");
-	CHECK(raw_qp_create(s, &plain, &r) == 0, "QP_CREATE: %s", r.msg);
+	REQUIRE(raw_hello(s) == 0, "HELLO");
+	REQUIRE(raw_qp_create(s, &plain, &r) == 0, "QP_CREATE: %s", r.msg);
 	uint32_t qid = r.id;
 	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		struct sdr_qp_attr_abi a = {.rate_bps = vals[i]};
@@ -664,7 +628,7 @@ static int t_rate(const char *sock)
 		snprintf(why, sizeof(why), "%s", r.msg);
 		if (st_create == 0) { /* do not keep it */
 			struct sdr_ctl_req d = {.type = SDR_CTL_QP_DESTROY, .qp_id = r.id};
-			CHECK(raw_call(s, &d, -1, &r, NULL) == 0, "destroy");
+			REQUIRE(raw_call(s, &d, -1, &r, NULL) == 0, "destroy");
 		}
 		struct sdr_ctl_req q = {.type = SDR_CTL_QP_SET_RATE, .qp_id = qid,
 					.qp_attr = {.rate_bps = vals[i]}};
@@ -672,12 +636,12 @@ static int t_rate(const char *sock)
 		printf("rate %llu: QP_CREATE %s, QP_SET_RATE %s%s%s\n", (unsigned long long)vals[i],
 		       st_create ? "refused" : "ok", st_set ? "refused" : "ok", st_set ? ": " : "",
 		       st_set ? r.msg : "");
-		CHECK(st_create == st_set, "rate %llu: QP_CREATE %d but QP_SET_RATE %d",
+		REQUIRE(st_create == st_set, "rate %llu: QP_CREATE %d but QP_SET_RATE %d",
 		      (unsigned long long)vals[i], st_create, st_set);
-		CHECK((st_create == 0) == ok_want, "rate %llu: status %d", (unsigned long long)vals[i],
+		REQUIRE((st_create == 0) == ok_want, "rate %llu: status %d", (unsigned long long)vals[i],
 		      st_create);
 		if (!ok_want) {
-			CHECK(st_create == -EINVAL && strstr(why, "rate_bps") && strstr(r.msg, "rate_bps"),
+			REQUIRE(st_create == -EINVAL && strstr(why, "rate_bps") && strstr(r.msg, "rate_bps"),
 			      "rate %llu: reasons '%s' / '%s'", (unsigned long long)vals[i], why, r.msg);
 			refused += 2;
 		}
@@ -689,12 +653,12 @@ static int t_rate(const char *sock)
 	struct sdr_ctx *c = attach(sock);
 	struct sdr_qp_attr a = {.rate_bps = UINT64_MAX};
 	errno = 0;
-	CHECK(!sdr_qp_create(c, &a) && errno == EINVAL, "libsdr: create with rate 2^64-1");
+	REQUIRE(!sdr_qp_create(c, &a) && errno == EINVAL, "libsdr: create with rate 2^64-1");
 	a.rate_bps = SDR_QP_RATE_MAX;
 	struct sdr_qp *qp = sdr_qp_create(c, &a);
-	CHECK(qp, "libsdr: create with the maximum rate: %s", sdr_last_error(c));
-	CHECK(sdr_qp_rate_set(qp, SDR_QP_RATE_MAX + 1) == -EINVAL, "libsdr: set above the maximum");
-	CHECK(sdr_qp_rate_set(qp, SDR_QP_RATE_MIN) == 0, "libsdr: set the minimum");
+	REQUIRE(qp, "libsdr: create with the maximum rate: %s", sdr_last_error(c));
+	REQUIRE(sdr_qp_rate_set(qp, SDR_QP_RATE_MAX + 1) == -EINVAL, "libsdr: set above the maximum");
+	REQUIRE(sdr_qp_rate_set(qp, SDR_QP_RATE_MIN) == 0, "libsdr: set the minimum");
 	sdr_ctx_close(c);
 	return 0;
 }
@@ -713,11 +677,11 @@ static int t_connect(const char *sa, const char *sb)
 	struct sdr_qp_attr_abi plain = {0};
 	struct sdr_qp_info mine, peer;
 
-	CHECK(raw_hello(s) == 0 && raw_hello(t) == 0, "HELLO");
-	CHECK(raw_qp_create(s, &plain, &r) == 0, "QP_CREATE: %s", r.msg);
+	REQUIRE(raw_hello(s) == 0 && raw_hello(t) == 0, "HELLO");
+	REQUIRE(raw_qp_create(s, &plain, &r) == 0, "QP_CREATE: %s", r.msg);
 	uint32_t qid = r.id;
 	mine = r.info;
-	CHECK(raw_qp_create(t, &plain, &r) == 0, "QP_CREATE: %s", r.msg);
+	REQUIRE(raw_qp_create(t, &plain, &r) == 0, "QP_CREATE: %s", r.msg);
 	peer = r.info;
 
 	struct {
@@ -767,14 +731,14 @@ static int t_connect(const char *sa, const char *sb)
 		struct sdr_ctl_req q = {.type = SDR_CTL_QP_CONNECT, .qp_id = qid, .remote = cases[i].x};
 		int st = raw_call(s, &q, -1, &r, NULL);
 		printf("QP_CONNECT to %s: %s (%s)\n", cases[i].what, st ? strerror(-st) : "accepted", r.msg);
-		CHECK(st == -EINVAL && strstr(r.msg, cases[i].reason), "QP_CONNECT to %s: %d '%s'",
+		REQUIRE(st == -EINVAL && strstr(r.msg, cases[i].reason), "QP_CONNECT to %s: %d '%s'",
 		      cases[i].what, st, r.msg);
 	}
 	expect("ctl_connect_refused", n);
 	/* the real peer is accepted, once */
 	struct sdr_ctl_req q = {.type = SDR_CTL_QP_CONNECT, .qp_id = qid, .remote = peer};
-	CHECK(raw_call(s, &q, -1, &r, NULL) == 0, "QP_CONNECT to the real peer: %s", r.msg);
-	CHECK(raw_call(s, &q, -1, &r, NULL) == -EISCONN, "second QP_CONNECT: %s", r.msg);
+	REQUIRE(raw_call(s, &q, -1, &r, NULL) == 0, "QP_CONNECT to the real peer: %s", r.msg);
+	REQUIRE(raw_call(s, &q, -1, &r, NULL) == -EISCONN, "second QP_CONNECT: %s", r.msg);
 	printf("QP_CONNECT to the real peer accepted\n");
 	close(s);
 	close(t);
@@ -827,7 +791,7 @@ static int t_sqfair(const char *sa, const char *sb)
 	pair_open(&p, sa, sb);
 	void *bs = sdr_buf_alloc(p.a, len), *br = sdr_buf_alloc(p.b, len);
 	struct sdr_mr *ms = sdr_mr_reg(p.a, bs, len, 0), *mr = sdr_mr_reg(p.b, br, len, 0);
-	CHECK(ms && mr, "MRs");
+	REQUIRE(ms && mr, "MRs");
 	run_msgs(&p, ms, mr, 8, len); /* warm up */
 	/* a second host on the sender's DPU (same worker) floods its SQ; the
 	 * well-behaved transfer alone and under the flood, alternately, best
@@ -840,7 +804,7 @@ static int t_sqfair(const char *sa, const char *sb)
 		best0 = g > best0 ? g : best0;
 		f.stop = 0;
 		f.posted = 0;
-		CHECK(pthread_create(&th, NULL, flood_main, &f) == 0, "pthread_create");
+		REQUIRE(pthread_create(&th, NULL, flood_main, &f) == 0, "pthread_create");
 		usleep(20000);
 		t = run_msgs(&p, ms, mr, n, len);
 		g = n * (double)len * 8 / t / 1e9;
@@ -852,7 +816,7 @@ static int t_sqfair(const char *sa, const char *sb)
 	printf("goodput %.2f Gbit/s alone, %.2f Gbit/s (%.0f %%) while another host floods its SQ"
 	       " with refused descriptors (%llu posted; best of %d each)\n", best0, best1,
 	       100 * best1 / best0, (unsigned long long)posted, rounds);
-	CHECK(best1 > 0.5 * best0, "goodput fell from %.2f to %.2f Gbit/s under the flood", best0,
+	REQUIRE(best1 > 0.5 * best0, "goodput fell from %.2f to %.2f Gbit/s under the flood", best0,
 	      best1);
 	sdr_ctx_close(f.c);
 	sdr_ctx_close(p.a);

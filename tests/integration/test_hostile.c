@@ -19,16 +19,8 @@
 
 #include "sdr.h"
 #include "sdr_internal.h"
+#include "sdr_test.h"
 
-#define CHECK(c, ...)                                                                        \
-	do {                                                                                 \
-		if (!(c)) {                                                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                 \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fprintf(stderr, "\n");                                               \
-			exit(1);                                                             \
-		}                                                                            \
-	} while (0)
 
 static double now_s(void)
 {
@@ -44,13 +36,13 @@ static struct sdr_wc wait_wc(struct sdr_ctx *c, uint64_t wr_id)
 	double t0 = now_s();
 	for (;;) {
 		int n = sdr_cq_poll(c, &wc, 1);
-		CHECK(n >= 0, "sdr_cq_poll: %d", n);
+		REQUIRE(n >= 0, "sdr_cq_poll: %d", n);
 		if (n == 1) {
-			CHECK(wc.wr_id == wr_id, "completion for wr_id %llu, expected %llu",
+			REQUIRE(wc.wr_id == wr_id, "completion for wr_id %llu, expected %llu",
 			      (unsigned long long)wc.wr_id, (unsigned long long)wr_id);
 			return wc;
 		}
-		CHECK(now_s() - t0 < 10, "no completion for wr_id %llu", (unsigned long long)wr_id);
+		REQUIRE(now_s() - t0 < 10, "no completion for wr_id %llu", (unsigned long long)wr_id);
 		usleep(200);
 	}
 }
@@ -64,35 +56,35 @@ int main(int argc, char **argv)
 	uint8_t *ba, *bb;
 	const size_t len = 1 << 20;
 
-	CHECK(argc == 3, "usage: test_hostile SOCK_A SOCK_B");
+	REQUIRE(argc == 3, "usage: test_hostile SOCK_A SOCK_B");
 	a = sdr_ctx_open(argv[1], NULL);
 	b = sdr_ctx_open(argv[2], NULL);
-	CHECK(a && b, "attach: %s", strerror(errno));
+	REQUIRE(a && b, "attach: %s", strerror(errno));
 	qa = sdr_qp_create(a, NULL);
 	qb = sdr_qp_create(b, NULL);
 	qx = sdr_qp_create(a, NULL); /* never connected */
-	CHECK(qa && qb && qx, "qp_create: %s", strerror(errno));
+	REQUIRE(qa && qb && qx, "qp_create: %s", strerror(errno));
 	/* a second host on the same DPU, whose QP the first must not touch */
 	struct sdr_ctx *a2 = sdr_ctx_open(argv[1], NULL);
-	CHECK(a2, "attach 2: %s", strerror(errno));
+	REQUIRE(a2, "attach 2: %s", strerror(errno));
 	struct sdr_qp *qo = sdr_qp_create(a2, NULL);
-	CHECK(qo, "qp_create 2: %s", strerror(errno));
-	CHECK(!sdr_qp_info_get(qa, &ia) && !sdr_qp_info_get(qb, &ib), "info");
-	CHECK(!sdr_qp_connect(qa, &ib) && !sdr_qp_connect(qb, &ia), "connect");
+	REQUIRE(qo, "qp_create 2: %s", strerror(errno));
+	REQUIRE(!sdr_qp_info_get(qa, &ia) && !sdr_qp_info_get(qb, &ib), "info");
+	REQUIRE(!sdr_qp_connect(qa, &ib) && !sdr_qp_connect(qb, &ia), "connect");
 	ba = sdr_buf_alloc(a, len);
 	bb = sdr_buf_alloc(b, len);
-	CHECK(ba && bb, "buf_alloc");
+	REQUIRE(ba && bb, "buf_alloc");
 	ma = sdr_mr_reg(a, ba, len, 0);
 	mb = sdr_mr_reg(b, bb, len, 0);
-	CHECK(ma && mb, "mr_reg: %s", strerror(errno));
+	REQUIRE(ma && mb, "mr_reg: %s", strerror(errno));
 
 	/* An unsealed memfd could be shrunk under the DPU's mapping: refused. */
 	{
 		int fd = memfd_create("unsealed", 0);
-		CHECK(fd >= 0 && ftruncate(fd, 65536) == 0, "memfd");
+		REQUIRE(fd >= 0 && ftruncate(fd, 65536) == 0, "memfd");
 		void *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		struct sdr_mr *m = sdr_mr_reg_fd(a, fd, 0, 65536, p);
-		CHECK(!m, "unsealed memfd was accepted");
+		REQUIRE(!m, "unsealed memfd was accepted");
 		printf("unsealed memfd refused: %s (%s)\n", strerror(errno), sdr_last_error(a));
 	}
 
@@ -121,18 +113,18 @@ int main(int argc, char **argv)
 	const unsigned ncases = sizeof(cases) / sizeof(cases[0]);
 	for (unsigned i = 0; i < ncases; i++) {
 		cases[i].d.wr_id = 1000 + i;
-		CHECK(sdr__sq_raw_post(a, &cases[i].d) == 0, "raw post %s", cases[i].what);
+		REQUIRE(sdr__sq_raw_post(a, &cases[i].d) == 0, "raw post %s", cases[i].what);
 		struct sdr_wc wc = wait_wc(a, 1000 + i);
-		CHECK(wc.status == cases[i].status, "%s: status %d (%s), expected %d", cases[i].what,
+		REQUIRE(wc.status == cases[i].status, "%s: status %d (%s), expected %d", cases[i].what,
 		      wc.status, strerror(-wc.status), cases[i].status);
 		printf("hostile descriptor '%s' -> %s\n", cases[i].what, strerror(-wc.status));
 	}
 	/* References to nothing fold into nothing: no completion, just a counter. */
 	{
 		struct sdr_sqe d = {.opcode = SDR_SQ_RECV_COMPLETE, .qp_id = (uint16_t)qid, .seq = 777};
-		CHECK(sdr__sq_raw_post(a, &d) == 0, "raw post");
+		REQUIRE(sdr__sq_raw_post(a, &d) == 0, "raw post");
 		struct sdr_sqe e = {.opcode = SDR_SQ_STREAM_END, .qp_id = (uint16_t)qid, .seq = 12345};
-		CHECK(sdr__sq_raw_post(a, &e) == 0, "raw post");
+		REQUIRE(sdr__sq_raw_post(a, &e) == 0, "raw post");
 	}
 	/* what the daemon must have counted, per counter (first occurrence
 	 * prints the total of its kind) */
@@ -155,8 +147,8 @@ int main(int argc, char **argv)
 	struct sdr_send_handle *sh;
 	struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = (uint32_t)len, .wr_id = 1};
 	struct sdr_send_wr sw = {.mr = ma, .addr = ba, .length = (uint32_t)len, .imm = 0xC0FFEE42, .wr_id = 2};
-	CHECK(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post");
-	CHECK(sdr_send_post(qa, &sw, &sh) == 0, "send_post");
+	REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post");
+	REQUIRE(sdr_send_post(qa, &sw, &sh) == 0, "send_post");
 	double t0 = now_s();
 	int rs = 0, ss = 0;
 	while (!rs || !ss) {
@@ -164,15 +156,15 @@ int main(int argc, char **argv)
 			ss = sdr_send_poll(sh);
 		if (!rs)
 			rs = sdr_recv_poll(rh);
-		CHECK(ss >= 0 && rs >= 0, "poll: send %d recv %d", ss, rs);
-		CHECK(now_s() - t0 < 20, "transfer did not complete (send %d recv %d chunks %d)", ss, rs,
+		REQUIRE(ss >= 0 && rs >= 0, "poll: send %d recv %d", ss, rs);
+		REQUIRE(now_s() - t0 < 20, "transfer did not complete (send %d recv %d chunks %d)", ss, rs,
 		      sdr_recv_chunks_done(rh));
 		usleep(100);
 	}
-	CHECK(rs == SDR_POLL_DONE, "receive completed partially");
-	CHECK(memcmp(ba, bb, len) == 0, "payload differs");
+	REQUIRE(rs == SDR_POLL_DONE, "receive completed partially");
+	REQUIRE(memcmp(ba, bb, len) == 0, "payload differs");
 	uint32_t imm;
-	CHECK(sdr_recv_imm_get(rh, &imm) == 0 && imm == 0xC0FFEE42, "immediate 0x%x", imm);
+	REQUIRE(sdr_recv_imm_get(rh, &imm) == 0 && imm == 0xC0FFEE42, "immediate 0x%x", imm);
 	printf("normal transfer after hostile descriptors: 1 MiB bit-exact, imm ok\n");
 	sdr_ctx_close(a2);
 	sdr_ctx_close(a);

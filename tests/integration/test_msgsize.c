@@ -57,21 +57,18 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 	int got_s[NMSG] = {0}, got_r[NMSG] = {0}, ns = 0, nr = 0, bad = 0;
 	double t0;
 
-	if (!strcmp(relname, "none"))
-		attr.reliability = SDR_REL_NONE;
-	else if (!strcmp(relname, "sr"))
-		attr.reliability = SDR_REL_SR;
-	else if (!strcmp(relname, "ec")) {
-		attr.reliability = SDR_REL_EC;
-		attr.ec_code = 1; /* RS */
-		attr.ec_k = 8;
-		attr.ec_m = 2;
-	} else if (!strcmp(relname, "auto"))
-		attr.reliability = SDR_REL_AUTO;
-	else {
+	/* none, sr, auto, or an EC code; "ec" alone is RS(8,2) here */
+	static const struct sdr_scheme ec_default = {SDR_REL_EC, SDR_EC_RS, 8, 2};
+	struct sdr_scheme sch;
+
+	if (sdr_scheme_parse(relname, 0, &ec_default, &sch)) {
 		fprintf(stderr, "unknown reliability %s\n", relname);
 		return 1;
 	}
+	attr.reliability = sch.rel;
+	attr.ec_code = sch.code;
+	attr.ec_k = (uint8_t)sch.k;
+	attr.ec_m = (uint8_t)sch.m;
 	qa = sdr_qp_create(a, &attr);
 	qb = sdr_qp_create(b, &attr);
 	if (!qa || !qb || sdr_qp_info_get(qa, &ia) || sdr_qp_info_get(qb, &ib) ||

@@ -17,16 +17,8 @@
 #include <unistd.h>
 
 #include "sdr.h"
+#include "sdr_test.h"
 
-#define CHECK(c, ...)                                                                        \
-	do {                                                                                 \
-		if (!(c)) {                                                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                 \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fprintf(stderr, "\n");                                               \
-			exit(1);                                                             \
-		}                                                                            \
-	} while (0)
 
 #define MTU 4096u
 
@@ -46,16 +38,16 @@ static struct sdr_wc wait_recv(struct sdr_recv_handle *rh)
 	double t0 = now_s();
 
 	for (;;) {
-		CHECK(sdr_cq_poll(ca, NULL, 0) >= 0, "sdr_cq_poll(a)");
+		REQUIRE(sdr_cq_poll(ca, NULL, 0) >= 0, "sdr_cq_poll(a)");
 		int n = sdr_cq_poll(cb, &wc, 1);
-		CHECK(n >= 0, "sdr_cq_poll(b): %d", n);
+		REQUIRE(n >= 0, "sdr_cq_poll(b): %d", n);
 		if (n == 1) {
-			CHECK(wc.handle == rh && wc.opcode == SDR_SQ_RECV && wc.status == 0,
+			REQUIRE(wc.handle == rh && wc.opcode == SDR_SQ_RECV && wc.status == 0,
 			      "unexpected completion wr_id %llu status %d",
 			      (unsigned long long)wc.wr_id, wc.status);
 			return wc;
 		}
-		CHECK(now_s() - t0 < 10, "no receive completion");
+		REQUIRE(now_s() - t0 < 10, "no receive completion");
 		usleep(200);
 	}
 }
@@ -68,8 +60,8 @@ static void wait_landed(struct sdr_recv_handle *rh, int chunks, int imm_known)
 	uint32_t imm;
 
 	while (sdr_recv_chunks_done(rh) < chunks || (imm_known && sdr_recv_imm_get(rh, &imm))) {
-		CHECK(sdr_cq_poll(ca, NULL, 0) >= 0, "sdr_cq_poll(a)");
-		CHECK(now_s() - t0 < 10, "only %d of %d chunks landed", sdr_recv_chunks_done(rh),
+		REQUIRE(sdr_cq_poll(ca, NULL, 0) >= 0, "sdr_cq_poll(a)");
+		REQUIRE(now_s() - t0 < 10, "only %d of %d chunks landed", sdr_recv_chunks_done(rh),
 		      chunks);
 		usleep(200);
 	}
@@ -81,19 +73,19 @@ static void wait_send(struct sdr_send_handle *sh)
 	int rc;
 
 	while ((rc = sdr_send_poll(sh)) == 0) {
-		CHECK(sdr_cq_poll(cb, NULL, 0) >= 0, "sdr_cq_poll(b)");
-		CHECK(now_s() - t0 < 10, "send did not complete");
+		REQUIRE(sdr_cq_poll(cb, NULL, 0) >= 0, "sdr_cq_poll(b)");
+		REQUIRE(now_s() - t0 < 10, "send did not complete");
 		usleep(200);
 	}
-	CHECK(rc == 1, "send completed with %d", rc);
+	REQUIRE(rc == 1, "send completed with %d", rc);
 }
 
 static void expect(const char *what, const struct sdr_wc *wc, struct sdr_recv_handle *rh,
 		   uint8_t flags, uint32_t length, int poll)
 {
-	CHECK(wc->flags == flags, "%s: flags 0x%x, expected 0x%x", what, wc->flags, flags);
-	CHECK(wc->length == length, "%s: length %u, expected %u", what, wc->length, length);
-	CHECK(sdr_recv_poll(rh) == poll, "%s: sdr_recv_poll %d, expected %d", what,
+	REQUIRE(wc->flags == flags, "%s: flags 0x%x, expected 0x%x", what, wc->flags, flags);
+	REQUIRE(wc->length == length, "%s: length %u, expected %u", what, wc->length, length);
+	REQUIRE(sdr_recv_poll(rh) == poll, "%s: sdr_recv_poll %d, expected %d", what,
 	      sdr_recv_poll(rh), poll);
 	printf("%s: flags 0x%x (%s%s%s), length %u\n", what, wc->flags,
 	       flags & SDR_CQE_F_PARTIAL ? "PARTIAL " : "", flags & SDR_CQE_F_IMM ? "IMM " : "",
@@ -113,21 +105,21 @@ int main(int argc, char **argv)
 	uint32_t imm;
 	const size_t len = 1 << 20;
 
-	CHECK(argc == 3, "usage: test_partial SOCK_A SOCK_B");
+	REQUIRE(argc == 3, "usage: test_partial SOCK_A SOCK_B");
 	ca = sdr_ctx_open(argv[1], NULL);
 	cb = sdr_ctx_open(argv[2], NULL);
-	CHECK(ca && cb, "attach: %s", strerror(errno));
+	REQUIRE(ca && cb, "attach: %s", strerror(errno));
 	qa = sdr_qp_create(ca, &attr);
 	qb = sdr_qp_create(cb, &attr);
-	CHECK(qa && qb, "qp_create: %s", strerror(errno));
-	CHECK(!sdr_qp_info_get(qa, &ia) && !sdr_qp_info_get(qb, &ib), "info");
-	CHECK(!sdr_qp_connect(qa, &ib) && !sdr_qp_connect(qb, &ia), "connect");
+	REQUIRE(qa && qb, "qp_create: %s", strerror(errno));
+	REQUIRE(!sdr_qp_info_get(qa, &ia) && !sdr_qp_info_get(qb, &ib), "info");
+	REQUIRE(!sdr_qp_connect(qa, &ib) && !sdr_qp_connect(qb, &ia), "connect");
 	ba = sdr_buf_alloc(ca, len);
 	bb = sdr_buf_alloc(cb, len);
-	CHECK(ba && bb, "buf_alloc");
+	REQUIRE(ba && bb, "buf_alloc");
 	ma = sdr_mr_reg(ca, ba, len, 0);
 	mb = sdr_mr_reg(cb, bb, len, 0);
-	CHECK(ma && mb, "mr_reg: %s", strerror(errno));
+	REQUIRE(ma && mb, "mr_reg: %s", strerror(errno));
 	for (size_t i = 0; i < len; i++)
 		ba[i] = (uint8_t)(i * 13 + 1);
 
@@ -138,20 +130,20 @@ int main(int argc, char **argv)
 		struct sdr_stream_start_wr st = {.length = 16 * MTU, .imm = 0x89ABCDEF, .wr_id = 20};
 		struct sdr_stream_wr piece = {.mr = ma, .addr = ba, .length = 8 * MTU};
 
-		CHECK(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 0");
-		CHECK(sdr_send_stream_start(qa, &st, &sh) == 0, "stream_start 0");
-		CHECK(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 0");
+		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 0");
+		REQUIRE(sdr_send_stream_start(qa, &st, &sh) == 0, "stream_start 0");
+		REQUIRE(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 0");
 		wait_landed(rh, 8, 1);
-		CHECK(sdr_recv_complete(rh) == 0, "recv_complete 0");
+		REQUIRE(sdr_recv_complete(rh) == 0, "recv_complete 0");
 		wc = wait_recv(rh);
 		expect("data missing, immediate whole", &wc, rh, SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM,
 		       8 * MTU, SDR_POLL_PARTIAL);
-		CHECK(wc.imm == 0x89ABCDEF && sdr_recv_imm_get(rh, &imm) == 0 && imm == 0x89ABCDEF,
+		REQUIRE(wc.imm == 0x89ABCDEF && sdr_recv_imm_get(rh, &imm) == 0 && imm == 0x89ABCDEF,
 		      "immediate 0x%x", wc.imm);
 		piece.addr = ba + 8 * MTU;
 		piece.msg_offset = 8 * MTU;
-		CHECK(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 0b");
-		CHECK(sdr_send_stream_end(sh) == 0, "stream_end 0");
+		REQUIRE(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 0b");
+		REQUIRE(sdr_send_stream_end(sh) == 0, "stream_end 0");
 		wait_send(sh);
 	}
 	/* 1: one packet of 100 bytes, the stream not ended: every byte is in,
@@ -161,18 +153,18 @@ int main(int argc, char **argv)
 		struct sdr_stream_start_wr st = {.length = 100, .imm = 0x12345678, .wr_id = 21};
 		struct sdr_stream_wr piece = {.mr = ma, .addr = ba, .length = 100};
 
-		CHECK(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 1");
-		CHECK(sdr_send_stream_start(qa, &st, &sh) == 0, "stream_start 1");
-		CHECK(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 1");
+		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 1");
+		REQUIRE(sdr_send_stream_start(qa, &st, &sh) == 0, "stream_start 1");
+		REQUIRE(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 1");
 		wait_landed(rh, 1, 0);
-		CHECK(sdr_recv_imm_get(rh, &imm) == -EAGAIN, "immediate complete without its packets");
-		CHECK(sdr_recv_complete(rh) == 0, "recv_complete 1");
+		REQUIRE(sdr_recv_imm_get(rh, &imm) == -EAGAIN, "immediate complete without its packets");
+		REQUIRE(sdr_recv_complete(rh) == 0, "recv_complete 1");
 		wc = wait_recv(rh);
 		expect("data whole, immediate missing", &wc, rh, SDR_CQE_F_IMM_PARTIAL, 100,
 		       SDR_POLL_DONE);
-		CHECK(sdr_recv_imm_get(rh, &imm) == -EAGAIN, "immediate after completion");
-		CHECK(memcmp(ba, bb, 100) == 0, "payload of message 1");
-		CHECK(sdr_send_stream_end(sh) == 0, "stream_end 1");
+		REQUIRE(sdr_recv_imm_get(rh, &imm) == -EAGAIN, "immediate after completion");
+		REQUIRE(memcmp(ba, bb, 100) == 0, "payload of message 1");
+		REQUIRE(sdr_send_stream_end(sh) == 0, "stream_end 1");
 		wait_send(sh);
 	}
 	/* 2: nothing arrived yet: both parts missing. */
@@ -180,12 +172,12 @@ int main(int argc, char **argv)
 		struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = 5000, .wr_id = 12};
 		struct sdr_send_wr sw = {.mr = ma, .addr = ba, .length = 5000, .imm = 7, .wr_id = 22};
 
-		CHECK(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 2");
-		CHECK(sdr_recv_complete(rh) == 0, "recv_complete 2");
+		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 2");
+		REQUIRE(sdr_recv_complete(rh) == 0, "recv_complete 2");
 		wc = wait_recv(rh);
 		expect("nothing arrived", &wc, rh, SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL, 0,
 		       SDR_POLL_PARTIAL);
-		CHECK(sdr_send_post(qa, &sw, &sh) == 0, "send_post 2");
+		REQUIRE(sdr_send_post(qa, &sw, &sh) == 0, "send_post 2");
 		wait_send(sh);
 	}
 	/* 3: a whole message: neither flag. */
@@ -195,12 +187,12 @@ int main(int argc, char **argv)
 					 .wr_id = 23};
 
 		memset(bb, 0, 5000);
-		CHECK(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 3");
-		CHECK(sdr_send_post(qa, &sw, &sh) == 0, "send_post 3");
+		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 3");
+		REQUIRE(sdr_send_post(qa, &sw, &sh) == 0, "send_post 3");
 		wc = wait_recv(rh);
 		expect("whole message", &wc, rh, SDR_CQE_F_IMM, 5000, SDR_POLL_DONE);
-		CHECK(wc.imm == 0xC0FFEE, "immediate 0x%x", wc.imm);
-		CHECK(memcmp(ba, bb, 5000) == 0, "payload of message 3");
+		REQUIRE(wc.imm == 0xC0FFEE, "immediate 0x%x", wc.imm);
+		REQUIRE(memcmp(ba, bb, 5000) == 0, "payload of message 3");
 		wait_send(sh);
 	}
 	/* a destroyed QP's pending completions are discarded, never returned */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tiny assertion helpers and confidence intervals for the link emulator tests. */
+/* Confidence intervals for the link emulator tests (CHECK: tests/sdr_test.h). */
 #ifndef SDR_LINK_TEST_H
 #define SDR_LINK_TEST_H
 
@@ -7,18 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static unsigned lt_checks, lt_failed;
+#include "sdr_test.h"
 
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		lt_checks++;                                                    \
-		if (!(cond)) {                                                  \
-			lt_failed++;                                            \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                           \
-			fputc('\n', stderr);                                    \
-		}                                                               \
-	} while (0)
+
 
 /* z for a two-sided 99.9 % interval */
 #define LT_Z999 3.2905
@@ -50,9 +41,9 @@ lt_wilson_contains(unsigned long long k, unsigned long long n, double p, double 
 static inline int
 lt_finish(const char *name)
 {
-	printf("%s: %u checks, %u failed\n", name, lt_checks, lt_failed);
-	printf("%u passed, %u failed\n", lt_checks - lt_failed, lt_failed);
-	return lt_failed == 0 ? 0 : 1;
+	printf("%s: %u checks, %u failed\n", name, t_checks, (unsigned)t_failures);
+	printf("%u passed, %u failed\n", t_checks - (unsigned)t_failures, (unsigned)t_failures);
+	return (unsigned)t_failures == 0 ? 0 : 1;
 }
 
 #endif

@@ -13,15 +13,8 @@
 #include <stdlib.h>
 
 #include "sdr_auto.h"
+#include "sdr_test.h"
 
-static int fails;
-#define CHECK(c)                                                                            \
-	do {                                                                                \
-		if (!(c)) {                                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);\
-			fails++;                                                            \
-		}                                                                           \
-	} while (0)
 
 static void base_cfg(struct sdr_auto_cfg *c)
 {
@@ -35,7 +28,7 @@ int main(void)
 {
 	struct sdr_auto_cfg c;
 	struct sdr_auto a;
-	struct sdr_model_scheme s;
+	struct sdr_scheme s;
 
 	/* 1. configuration checks */
 	base_cfg(&c);
@@ -51,7 +44,7 @@ int main(void)
 	CHECK(sdr_auto_init(&a, &c) == -EINVAL);
 	base_cfg(&c);
 	c.ncands = 1;
-	c.cands[0] = (struct sdr_model_scheme){.code = SDR_MODEL_MDS, .k = 200, .m = 100};
+	c.cands[0] = (struct sdr_scheme){.rel = SDR_REL_EC, .code = SDR_EC_RS, .k = 200, .m = 100};
 	CHECK(sdr_auto_init(&a, &c) == -EINVAL); /* k + m > 255 */
 	base_cfg(&c);
 	c.half_life_chunks = 0;
@@ -62,7 +55,7 @@ int main(void)
 	base_cfg(&c);
 	CHECK(sdr_auto_init(&a, &c) == 0);
 	CHECK(sdr_auto_pick(&a, 256 * 1024, &s) == -1);
-	CHECK(s.code == SDR_MODEL_SR && a.initial_picks == 1 && a.evals == 0);
+	CHECK(s.rel == SDR_REL_SR && a.initial_picks == 1 && a.evals == 0);
 	c.min_rtt_samples = 3;
 	CHECK(sdr_auto_init(&a, &c) == 0);
 	sdr_auto_rtt(&a, 0.025);
@@ -124,8 +117,8 @@ int main(void)
 				prm.pkt_loss = losses[li];
 				prm.alpha = 0.5;
 				prm.beta = -1;
-				struct sdr_model_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
-				const struct sdr_model_scheme *orig = sdr_model_default_schemes;
+				struct sdr_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
+				const struct sdr_scheme *orig = sdr_model_default_schemes;
 				sdr_auto_effective(orig, SDR_MODEL_N_DEFAULT_SCHEMES,
 						   (sizes[si] + 4095) / 4096, eff);
 				CHECK(sdr_model_pick(&prm, eff, SDR_MODEL_N_DEFAULT_SCHEMES,
@@ -143,12 +136,12 @@ int main(void)
 	 * still carries all m parity chunks: RS(32,8) on 4 chunks sends 8
 	 * parity chunks, RS(8,2) 2. The effective codes say so ... */
 	{
-		struct sdr_model_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
+		struct sdr_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
 		sdr_auto_effective(sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES, 4, eff);
-		CHECK(eff[0].code == SDR_MODEL_SR);
-		CHECK(eff[1].code == SDR_MODEL_MDS && eff[1].k == 4 && eff[1].m == 8);
-		CHECK(eff[3].code == SDR_MODEL_MDS && eff[3].k == 4 && eff[3].m == 2);
-		CHECK(eff[4].code == SDR_MODEL_XOR && eff[4].k == 4 && eff[4].m == 4);
+		CHECK(eff[0].rel == SDR_REL_SR);
+		CHECK(eff[1].code == SDR_EC_RS && eff[1].k == 4 && eff[1].m == 8);
+		CHECK(eff[3].code == SDR_EC_RS && eff[3].k == 4 && eff[3].m == 2);
+		CHECK(eff[4].code == SDR_EC_XOR && eff[4].k == 4 && eff[4].m == 4);
 		sdr_auto_effective(sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES, 64, eff);
 		CHECK(eff[1].k == 32 && eff[1].m == 8 && eff[4].k == 32 && eff[4].m == 8);
 		/* ... and at 1 % chunk loss AUTO takes the cheap code that still
@@ -159,7 +152,7 @@ int main(void)
 		sdr_auto_init(&a, &c);
 		sdr_auto_rtt(&a, 0.025);
 		sdr_auto_pick(&a, 4 * 4096, &s);
-		CHECK(s.code == SDR_MODEL_MDS && s.k == 8 && s.m == 2);
+		CHECK(s.code == SDR_EC_RS && s.k == 8 && s.m == 2);
 	}
 
 	/* 6. the shape the SDR-RDMA paper reports (EC below the BDP, SR well
@@ -171,9 +164,9 @@ int main(void)
 	sdr_auto_init(&a, &c);
 	sdr_auto_rtt(&a, 0.025);
 	sdr_auto_pick(&a, 256 << 10, &s);
-	CHECK(s.code != SDR_MODEL_SR);
+	CHECK(s.rel != SDR_REL_SR);
 	sdr_auto_pick(&a, 32 << 20, &s);
-	CHECK(s.code == SDR_MODEL_SR);
+	CHECK(s.rel == SDR_REL_SR);
 
 	/* 7. cache: same class and estimates -> no new evaluation; an RTT move
 	 * of more than 10 % -> one */
@@ -219,19 +212,19 @@ int main(void)
 
 	/* 9. candidate lists (the daemon's --auto-schemes) */
 	{
-		struct sdr_model_scheme l[SDR_AUTO_MAX_CANDS];
+		struct sdr_scheme l[SDR_AUTO_MAX_CANDS];
 		uint32_t n = 99;
 		CHECK(sdr_auto_schemes_parse("sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8", l, &n) == 0);
 		CHECK(n == 5);
 		for (uint32_t i = 0; i < 5 && n == 5; i++)
 			CHECK(l[i].code == sdr_model_default_schemes[i].code &&
-			      (l[i].code == SDR_MODEL_SR ||
+			      (l[i].rel == SDR_REL_SR ||
 			       (l[i].k == sdr_model_default_schemes[i].k &&
 				l[i].m == sdr_model_default_schemes[i].m)));
 		CHECK(sdr_auto_schemes_parse("xor:4:4", l, &n) == 0 && n == 1 &&
-		      l[0].code == SDR_MODEL_XOR && l[0].k == 4 && l[0].m == 4);
+		      l[0].code == SDR_EC_XOR && l[0].k == 4 && l[0].m == 4);
 		CHECK(sdr_auto_schemes_parse("rs:64:32", l, &n) == 0 && n == 1 &&
-		      l[0].code == SDR_MODEL_MDS && l[0].k == 64 && l[0].m == 32);
+		      l[0].code == SDR_EC_RS && l[0].k == 64 && l[0].m == 32);
 		n = 77;
 		CHECK(sdr_auto_schemes_parse("", l, &n) == -EINVAL && n == 77);
 		CHECK(sdr_auto_schemes_parse("sr,", l, &n) == -EINVAL);
@@ -259,8 +252,8 @@ int main(void)
 		CHECK(sdr_auto_init(&a, &c) == 0 && a.cfg.ncands == 3);
 	}
 
-	if (fails) {
-		fprintf(stderr, "test_auto: %d failure(s)\n", fails);
+	if (t_failures) {
+		fprintf(stderr, "test_auto: %d failure(s)\n", t_failures);
 		return 1;
 	}
 	printf("test_auto: ok\n");

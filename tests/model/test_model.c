@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "sdr_model.h"
-#include "test_util.h"
+#include "sdr_test.h"
 
 static int quick;
 
@@ -85,9 +85,9 @@ static void test_p_chunk(void)
 
 /* decode rule on an explicit loss pattern (bit i = chunk i lost; data
  * chunks 0..k-1, parity k..k+m-1) */
-static int decodes(enum sdr_model_code code, unsigned k, unsigned m, uint32_t lost)
+static int decodes(enum sdr_ec_code code, unsigned k, unsigned m, uint32_t lost)
 {
-	if (code == SDR_MODEL_MDS)
+	if (code == SDR_EC_RS)
 		return __builtin_popcount(lost) <= (int)m;
 	for (unsigned g = 0; g < m; g++) {
 		int n = (lost >> (k + g)) & 1;
@@ -102,13 +102,13 @@ static int decodes(enum sdr_model_code code, unsigned k, unsigned m, uint32_t lo
 static void test_p_ec_enumeration(void)
 {
 	static const struct {
-		enum sdr_model_code code;
+		enum sdr_ec_code code;
 		unsigned k, m;
 	} codes[] = {
-		{ SDR_MODEL_MDS, 4, 2 },  { SDR_MODEL_MDS, 8, 2 }, { SDR_MODEL_MDS, 6, 4 },
-		{ SDR_MODEL_MDS, 1, 1 },  { SDR_MODEL_MDS, 10, 5 }, { SDR_MODEL_XOR, 4, 2 },
-		{ SDR_MODEL_XOR, 8, 2 },  { SDR_MODEL_XOR, 8, 4 }, { SDR_MODEL_XOR, 7, 3 },
-		{ SDR_MODEL_XOR, 12, 4 }, { SDR_MODEL_XOR, 5, 5 }, { SDR_MODEL_XOR, 9, 1 },
+		{ SDR_EC_RS, 4, 2 },  { SDR_EC_RS, 8, 2 }, { SDR_EC_RS, 6, 4 },
+		{ SDR_EC_RS, 1, 1 },  { SDR_EC_RS, 10, 5 }, { SDR_EC_XOR, 4, 2 },
+		{ SDR_EC_XOR, 8, 2 },  { SDR_EC_XOR, 8, 4 }, { SDR_EC_XOR, 7, 3 },
+		{ SDR_EC_XOR, 12, 4 }, { SDR_EC_XOR, 5, 5 }, { SDR_EC_XOR, 9, 1 },
 	};
 	const double ps[] = { 1e-3, 1e-2, 0.1, 0.3, 0.7 };
 
@@ -139,17 +139,17 @@ static void test_p_ec_enumeration(void)
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
 		double p = ps[i], n = 32.0 / 8.0 + 1.0;
 		double xor_ref = pow(pow(1 - p, n) + n * p * pow(1 - p, n - 1), 8);
-		CHECK(NEAR_REL(sdr_model_p_ec(SDR_MODEL_XOR, 32, 8, p), xor_ref, 1e-12));
-		if (!NEAR_REL(sdr_model_p_ec(SDR_MODEL_XOR, 32, 8, p), xor_ref, 1e-12))
+		CHECK(NEAR_REL(sdr_model_p_ec(SDR_EC_XOR, 32, 8, p), xor_ref, 1e-12));
+		if (!NEAR_REL(sdr_model_p_ec(SDR_EC_XOR, 32, 8, p), xor_ref, 1e-12))
 			fprintf(stderr, "  xor closed form p %g: %.15g vs %.15g\n", p,
-				sdr_model_p_ec(SDR_MODEL_XOR, 32, 8, p), xor_ref);
+				sdr_model_p_ec(SDR_EC_XOR, 32, 8, p), xor_ref);
 	}
-	CHECK(sdr_model_p_ec_fail(SDR_MODEL_MDS, 32, 8, 0.0) == 0.0);
-	CHECK(isnan(sdr_model_p_ec(SDR_MODEL_SR, 32, 8, 0.1)));
-	CHECK(isnan(sdr_model_p_ec(SDR_MODEL_MDS, 0, 8, 0.1)));
-	CHECK(isnan(sdr_model_p_ec(SDR_MODEL_MDS, 250, 8, 0.1)));
-	CHECK(isnan(sdr_model_p_ec(SDR_MODEL_XOR, 4, 8, 0.1)));
-	CHECK(isnan(sdr_model_p_ec(SDR_MODEL_MDS, 32, 8, -1e-3)));
+	CHECK(sdr_model_p_ec_fail(SDR_EC_RS, 32, 8, 0.0) == 0.0);
+	CHECK(isnan(sdr_model_p_ec((enum sdr_ec_code)0, 32, 8, 0.1))); /* SR: not a code */
+	CHECK(isnan(sdr_model_p_ec(SDR_EC_RS, 0, 8, 0.1)));
+	CHECK(isnan(sdr_model_p_ec(SDR_EC_RS, 250, 8, 0.1)));
+	CHECK(isnan(sdr_model_p_ec(SDR_EC_XOR, 4, 8, 0.1)));
+	CHECK(isnan(sdr_model_p_ec(SDR_EC_RS, 32, 8, -1e-3)));
 }
 
 /* docs/papers.md §1.4: 128 MiB, 64 KiB chunks, k = 32 (L = 64) */
@@ -171,7 +171,7 @@ static void test_paper_table(void)
 				.msg_bytes = 128ull << 20, .chunk_bytes = 64 << 10,
 				.pkts_per_chunk = 1, .rate_bps = 400e9, .rtt_s = 25e-3,
 				.pkt_loss = row[i].pc, .alpha = 0.5, .beta = -1,
-				.scheme = { x ? SDR_MODEL_XOR : SDR_MODEL_MDS, 32, 8 },
+				.scheme = { SDR_REL_EC, x ? SDR_EC_XOR : SDR_EC_RS, 32, 8 },
 			};
 			struct sdr_model_result r;
 			double want = x ? row[i].xor_ : row[i].mds;
@@ -427,7 +427,7 @@ static double sim_sr(struct sim *s, uint64_t M)
 /* EC: data and parity streamed back to back; per submessage the decode rule
  * on the actual loss pattern; after the FTO the receiver NACKs the failed
  * submessages, whose data chunks are resent with SR. */
-static double sim_ec(struct sim *s, uint64_t M, const struct sdr_model_scheme *sc)
+static double sim_ec(struct sim *s, uint64_t M, const struct sdr_scheme *sc)
 {
 	uint64_t failed_chunks = 0, parity = 0;
 	unsigned char lost[512];
@@ -441,7 +441,7 @@ static double sim_ec(struct sim *s, uint64_t M, const struct sdr_model_scheme *s
 			lost[i] = (unsigned char)chunk_lost(s);
 			nl += lost[i];
 		}
-		if (sc->code == SDR_MODEL_MDS) {
+		if (sc->code == SDR_EC_RS) {
 			ok = nl <= m;
 		} else if (nl > 1) {
 			for (unsigned g = 0; g < m && ok; g++) {
@@ -487,7 +487,7 @@ static void run_mc(const struct sdr_model_params *p, int samples, struct mc_out 
 		exit(1);
 	double sum = 0, sum2 = 0;
 	for (int i = 0; i < samples; i++) {
-		double t = p->scheme.code == SDR_MODEL_SR ? sim_sr(&s, M) : sim_ec(&s, M, &p->scheme);
+		double t = p->scheme.rel == SDR_REL_SR ? sim_sr(&s, M) : sim_ec(&s, M, &p->scheme);
 		v[i] = t;
 		sum += t;
 		sum2 += t * t;
@@ -505,11 +505,11 @@ static void mc_row(struct sdr_model_params *p, int samples, int assert_it)
 {
 	struct sdr_model_result r;
 	struct mc_out o;
-	char name[SDR_MODEL_SCHEME_NAME_MAX];
+	char name[SDR_SCHEME_STR_MAX];
 
 	CHECK_EQ(sdr_model_eval(p, &r), 0);
 	run_mc(p, samples, &o);
-	sdr_model_scheme_name(&p->scheme, name, sizeof(name));
+	sdr_scheme_format(&p->scheme, SDR_SCHEME_LABEL, name, sizeof(name));
 	double err = (r.mean - o.mean) / o.mean, err_paper = (r.mean_paper - o.mean) / o.mean;
 	printf("| %8llu KiB | %4u | %6.0e | %-9s | %9.3f | %9.3f | %6.3f | %+6.2f%% | %+6.2f%% "
 	       "| %9.3f | %9.3f | %s |\n",
@@ -533,9 +533,10 @@ static void test_monte_carlo(void)
 {
 	static const uint64_t sizes[] = { 256ull << 10, 4ull << 20, 32ull << 20 };
 	static const double losses[] = { 1e-4, 1e-3, 1e-2 };
-	static const struct sdr_model_scheme schemes[] = {
-		{ SDR_MODEL_SR, 0, 0 }, { SDR_MODEL_MDS, 32, 8 }, { SDR_MODEL_MDS, 16, 4 },
-		{ SDR_MODEL_MDS, 8, 2 }, { SDR_MODEL_XOR, 32, 8 },
+	static const struct sdr_scheme schemes[] = {
+		{ SDR_REL_SR, 0, 0, 0 }, { SDR_REL_EC, SDR_EC_RS, 32, 8 },
+		{ SDR_REL_EC, SDR_EC_RS, 16, 4 }, { SDR_REL_EC, SDR_EC_RS, 8, 2 },
+		{ SDR_REL_EC, SDR_EC_XOR, 32, 8 },
 	};
 	const char *hdr = "| size | chunk KiB | p_pkt | scheme | sim mean ms | model mean ms | sim SE ms "
 			  "| model err | paper-form err | sim p99.9 ms | model p99.9 ms | regime |\n"
@@ -631,6 +632,7 @@ static void test_reference_and_pick(void)
 	struct sdr_model_params p = {
 		.msg_bytes = 4ull << 20, .chunk_bytes = 4096, .rate_bps = 1e9, .rtt_s = 25e-3,
 		.pkt_loss = 0.0, .alpha = 0.5, .beta = -1,
+		.scheme = { SDR_REL_SR, 0, 0, 0 }, /* (the scheme sdr_model_eval() gets below) */
 	};
 	size_t best = 99;
 	CHECK_EQ(sdr_model_pick(&p, NULL, 0, SDR_MODEL_OBJ_MEAN, NULL, &best), 0);
@@ -639,8 +641,9 @@ static void test_reference_and_pick(void)
 	CHECK(best == 0);
 	/* heavy loss, 5e-2 per chunk: XOR falls back nearly always, RS(8,2)
 	 * often; RS(32,8) is the pick for the mean */
-	struct sdr_model_scheme c3[3] = {
-		{ SDR_MODEL_XOR, 32, 8 }, { SDR_MODEL_MDS, 8, 2 }, { SDR_MODEL_MDS, 32, 8 } };
+	struct sdr_scheme c3[3] = {
+		{ SDR_REL_EC, SDR_EC_XOR, 32, 8 }, { SDR_REL_EC, SDR_EC_RS, 8, 2 },
+		{ SDR_REL_EC, SDR_EC_RS, 32, 8 } };
 	struct sdr_model_result r3[3];
 	p.pkt_loss = 0.05;
 	p.msg_bytes = 1ull << 20;
@@ -694,9 +697,9 @@ static void test_reference_and_pick(void)
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
 	bad = p, bad.msg_bytes = UINT64_MAX, bad.chunk_bytes = 1;
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
-	bad = p, bad.scheme = (struct sdr_model_scheme){ SDR_MODEL_MDS, 200, 100 };
+	bad = p, bad.scheme = (struct sdr_scheme){ SDR_REL_EC, SDR_EC_RS, 200, 100 };
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
-	bad = p, bad.scheme = (struct sdr_model_scheme){ (enum sdr_model_code)7, 2, 1 };
+	bad = p, bad.scheme = (struct sdr_scheme){ SDR_REL_EC, 7, 2, 1 };
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
 	bad = p, bad.pkt_loss = 0.2, bad.chunk_bytes = 64 << 10; /* p_chunk 0.97 */
 	CHECK_EQ(sdr_model_eval(&bad, &r), -ERANGE);
@@ -708,24 +711,26 @@ static void test_reference_and_pick(void)
 	CHECK_EQ(sdr_model_pick(&p, c3, 0, SDR_MODEL_OBJ_MEAN, NULL, &best), -EINVAL);
 	CHECK_EQ(sdr_model_pick(&p, c3, 3, SDR_MODEL_OBJ_MEAN, NULL, NULL), -EINVAL);
 
-	/* names */
-	struct sdr_model_scheme s;
-	char buf[SDR_MODEL_SCHEME_NAME_MAX];
-	CHECK_EQ(sdr_model_scheme_parse("rs32x8", &s), 0);
-	CHECK(s.code == SDR_MODEL_MDS && s.k == 32 && s.m == 8);
-	CHECK_EQ(sdr_model_scheme_parse("XOR16x4", &s), 0);
-	CHECK(s.code == SDR_MODEL_XOR && s.k == 16 && s.m == 4);
-	CHECK_EQ(sdr_model_scheme_parse("SR", &s), 0);
-	CHECK(s.code == SDR_MODEL_SR);
-	CHECK_EQ(sdr_model_scheme_parse("mds8x2", &s), 0);
-	CHECK_EQ(sdr_model_scheme_name(&s, buf, sizeof(buf)), 0);
+	/* names: the model's schemes as sdr-model --schemes parses them
+	 * (common/sdr_scheme.c, the model's limits and names) */
+	struct sdr_scheme s;
+	char buf[SDR_SCHEME_STR_MAX];
+	const unsigned mf = SDR_SCHEME_MODEL | SDR_SCHEME_MODEL_NAMES | SDR_SCHEME_SR_EC;
+	CHECK_EQ(sdr_scheme_parse("rs32x8", mf, NULL, &s), 0);
+	CHECK(s.rel == SDR_REL_EC && s.code == SDR_EC_RS && s.k == 32 && s.m == 8);
+	CHECK_EQ(sdr_scheme_parse("XOR16x4", mf, NULL, &s), 0);
+	CHECK(s.rel == SDR_REL_EC && s.code == SDR_EC_XOR && s.k == 16 && s.m == 4);
+	CHECK_EQ(sdr_scheme_parse("SR", mf, NULL, &s), 0);
+	CHECK(s.rel == SDR_REL_SR);
+	CHECK_EQ(sdr_scheme_parse("mds8x2", mf, NULL, &s), 0);
+	CHECK(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, sizeof(buf)) > 0);
 	CHECK(strcmp(buf, "RS(8,2)") == 0);
-	CHECK_EQ(sdr_model_scheme_name(&s, buf, 4), -ENOSPC);
+	CHECK_EQ(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, 4), -ENOSPC);
 	const char *bad_names[] = { "", "rs", "rs32", "rs32x", "rsx8", "rs32x8z", "xor8x16",
 				    "rs0x8", "rs32x0", "rs250x10", "rs-1x8", "rs 32x8",
 				    "rs99999999999999999999x8", "ec32x8" };
 	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
-		CHECK_EQ(sdr_model_scheme_parse(bad_names[i], &s), -EINVAL);
+		CHECK_EQ(sdr_scheme_parse(bad_names[i], mf, NULL, &s), -EINVAL);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Tests of the sdr-model CLI (hw/model/sdr-model.c): the reference numbers of
+# Tests of the sdr-model CLI (host/model/sdr-model.c): the reference numbers of
 # docs/model.md, this model's own outputs (4 KiB chunks, 1 Gbit/s, 25 ms RTT,
 # 1e-2 per packet, RTO 1.5 RTT: SR ~45 ms vs RS(32,8) ~28 ms at 256 KiB, ~95
 # vs ~67 ms at 4 MiB), the JSON
@@ -47,7 +47,7 @@ sdr_model --size 1M --rate 10g --rtt 10ms --chunk-loss 1e-3 --objective p999 | g
 # --help documents every flag
 help=$(sdr_model --help) || err "--help exit status"
 for f in --size --rate --rtt --loss --chunk-loss --chunk --mtu --alpha --beta --schemes \
-	--objective --json --help; do
+	--objective --json --help --paced --parse-scheme --list-schemes; do
 	echo "$help" | grep -q -- "$f " || err "--help does not document $f"
 done
 
@@ -82,6 +82,20 @@ bad --objective $OK --objective fastest
 bad missing --size 4M
 bad 'one of' $OK --chunk-loss 0.1
 bad unexpected $OK extra
+# the scheme module's view, for scripts: any spelling in, the canonical one out
+sdr_model --parse-scheme RS32x8 | grep -q '"spec":"rs:32:8","label":"RS(32,8)".*"qp":true,"model":true' ||
+	err "--parse-scheme RS32x8"
+sdr_model --parse-scheme rs:200:50 | grep -q '"qp":false,"model":true' || err "--parse-scheme rs:200:50"
+sdr_model --parse-scheme rs:8 >/dev/null 2>&1; [ $? -eq 2 ] || err "--parse-scheme rs:8 should exit 2"
+sdr_model --list-schemes | grep -q '"qp_limits":{"k_max":64,"m_max":32' || err "--list-schemes"
+# --schemes takes the canonical spelling too; the JSON names each scheme's spec
+sdr_model --size 1M --rate 1g --rtt 10ms --loss 0 --schemes sr,rs:8:2 --json |
+	grep -q '"name":"RS(8,2)","spec":"rs:8:2"' || err "--schemes rs:8:2 / spec"
+# --paced: the model's rate is the frame rate x 4096 / 4174 (78 B around a packet)
+a=$(sdr_model --size 1M --paced 900m --rtt 10ms --loss 0 --json | sed 's/.*"rate_bps":\([^,]*\).*/\1/')
+in_range "$a" 883181600 883181601 || err "--paced 900m gave rate $a"
+bad one $OK --paced 1g
+
 # a per-chunk loss the model cannot handle is a model error (1), not usage
 sdr_model --size 4M --rate 1g --rtt 1ms --loss 0.5 >/dev/null 2>&1
 [ $? -eq 1 ] || err "--loss 0.5 with 16-packet chunks should exit 1"

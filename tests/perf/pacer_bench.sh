@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sdr-pacer-bench (hw/perf/pacer-bench.c): its precision figures come from a
+# sdr-pacer-bench (host/perf/pacer-bench.c): its precision figures come from a
 # virtual clock, so they are deterministic and checkable (its cost figures
 # are wall time and are not checked). Checks: both pacers deliver their
 # configured rate (backlogged, within 1 %); on on/off traffic the timing

@@ -7,8 +7,8 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${SDR_BUILD:=$here/../../build}"
 : "${SDR_DPU:=$SDR_BUILD/firmware/sdr-dpu}"
-: "${SDR_PERF:=$SDR_BUILD/hw/perf/sdr-perf}"
-: "${SDR_PERF_PLOT:=$here/../../hw/perf/plot.py}"
+: "${SDR_PERF:=$SDR_BUILD/host/perf/sdr-perf}"
+: "${SDR_PERF_PLOT:=$here/../../host/perf/plot.py}"
 : "${SDR_PYTHON:=/usr/bin/python3}"
 export SDR_DPU
 tmp=$(mktemp -d /tmp/sdr-perf-test.XXXXXX)

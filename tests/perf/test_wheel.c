@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Timing-wheel pacer (hw/perf/sdr_wheel.h, the alternative sdr-pacer-bench
+ * Timing-wheel pacer (common/sdr_wheel.h, the alternative sdr-pacer-bench
  * measures against the token bucket) on a synthetic clock: a backlogged
  * flow never runs ahead of its rate line by more than one frame and keeps
  * its rate exactly over a long run (odd hz/rate); several flows share the
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "sdr_wheel.h"
-#include "../common/test_util.h"
+#include "sdr_test.h"
 
 #define NF 5
 

@@ -14,17 +14,8 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "sdr_test.h"
 
-static int fails;
-#define CHECK(c, ...)                                                                     \
-	do {                                                                              \
-		if (!(c)) {                                                               \
-			fails++;                                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #c); \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fprintf(stderr, "\n");                                            \
-		}                                                                         \
-	} while (0)
 
 static struct pipe_order ord;
 
@@ -250,7 +241,7 @@ static void test_closed_one_micro(void)
 			c.act_bytes = 1 << 20;
 			c.grad_bytes = 1 << 18;
 			c.comm = (enum pipe_comm)comm;
-			c.rel.kind = rel ? PIPE_REL_SR : PIPE_REL_NONE;
+			c.rel.rel = rel ? SDR_REL_SR : SDR_REL_NONE;
 			CHECK(pipe_cfg_finish(&c) == 0, "finish");
 			CHECK(pipe_order_build(&c, &ord) == 0, "order");
 			CHECK(pipe_prog_build(&c, &ord, &prog) == 0, "prog");
@@ -498,7 +489,7 @@ static void test_payload(void)
 static void test_parse(void)
 {
 	struct pipe_cfg c;
-	struct pipe_rel r;
+	struct sdr_scheme r;
 	char buf[32];
 
 	pipe_cfg_init(&c);
@@ -509,8 +500,8 @@ static void test_parse(void)
 	CHECK(pipe_place_parse("0,", &c) == -EINVAL || c.stages == 1, "trailing comma");
 	CHECK(pipe_place_parse("", &c) == -EINVAL, "empty");
 	CHECK(pipe_place_parse("x", &c) == -EINVAL, "x");
-	CHECK(pipe_rel_parse("sr", &r) == 0 && r.kind == PIPE_REL_SR, "sr");
-	CHECK(pipe_rel_parse("ec:rs:32:8", &r) == 0 && r.kind == PIPE_REL_EC && r.k == 32 && r.m == 8,
+	CHECK(pipe_rel_parse("sr", &r) == 0 && r.rel == SDR_REL_SR, "sr");
+	CHECK(pipe_rel_parse("ec:rs:32:8", &r) == 0 && r.rel == SDR_REL_EC && r.k == 32 && r.m == 8,
 	      "ec");
 	CHECK(strcmp(pipe_rel_format(&r, buf, sizeof(buf)), "ec:rs:32:8") == 0, "format");
 	CHECK(pipe_rel_parse("ec:rs:0:8", &r) == -EINVAL, "k 0");
@@ -546,8 +537,8 @@ int main(void)
 	test_defaults();
 	test_checkers_fail();
 	test_grid();
-	if (fails) {
-		fprintf(stderr, "%d checks failed\n", fails);
+	if (t_failures) {
+		fprintf(stderr, "%d checks failed\n", t_failures);
 		return 1;
 	}
 	printf("pipe: all checks passed\n");

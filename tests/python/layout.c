@@ -37,14 +37,14 @@ int main(void)
 	F(sdr_wc, reserved);
 	S(sdr_ctx_stats); F(sdr_ctx_stats, sq_posted); F(sdr_ctx_stats, sq_full);
 	F(sdr_ctx_stats, cq_full); F(sdr_ctx_stats, slot_busy); F(sdr_ctx_stats, cqe_seen);
-	F(sdr_ctx_stats, cqe_unmatched); F(sdr_ctx_stats, wc_dropped);
+	F(sdr_ctx_stats, cqe_unmatched); F(sdr_ctx_stats, wc_dropped); F(sdr_ctx_stats, wc_orphaned);
 	printf("}}\n");
 	printf("{\"SDR_REL_NONE\":%d,\"SDR_REL_SR\":%d,\"SDR_REL_EC\":%d,\"SDR_REL_AUTO\":%d,"
-	       "\"SDR_EC_CODE_RS\":%d,\"SDR_EC_CODE_XOR\":%d,\"SDR_SQ_SEND\":%d,\"SDR_SQ_RECV\":%d,"
+	       "\"SDR_EC_RS\":%d,\"SDR_EC_XOR\":%d,\"SDR_SQ_SEND\":%d,\"SDR_SQ_RECV\":%d,"
 	       "\"SDR_CQE_F_PARTIAL\":%d,\"SDR_CQE_F_IMM\":%d,\"SDR_POLL_PENDING\":%d,"
 	       "\"SDR_POLL_DONE\":%d,\"SDR_POLL_PARTIAL\":%d,\"SDR_HANDLES\":%d,"
 	       "\"SDR_QP_INFO_WIRE\":%d}\n",
-	       SDR_REL_NONE, SDR_REL_SR, SDR_REL_EC, SDR_REL_AUTO, SDR_EC_CODE_RS, SDR_EC_CODE_XOR,
+	       SDR_REL_NONE, SDR_REL_SR, SDR_REL_EC, SDR_REL_AUTO, SDR_EC_RS, SDR_EC_XOR,
 	       SDR_SQ_SEND, SDR_SQ_RECV, SDR_CQE_F_PARTIAL, SDR_CQE_F_IMM, SDR_POLL_PENDING,
 	       SDR_POLL_DONE, SDR_POLL_PARTIAL, SDR_HANDLES, SDR_QP_INFO_WIRE);
 	return 0;

@@ -7,4 +7,4 @@
 . "$(dirname "$0")/py_lib.sh"
 sdr_start_ring_pair py-binding
 sdr_py "$SDR_PY_TESTS/test_binding.py" "$SOCK_A" "$SOCK_B" || { cat "$DPU_LOG"; sdr_fail "binding test"; }
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"

@@ -33,8 +33,8 @@ for name, cls in structs.items():
     for f in fields - set(c):
         bad.append(f"{name}.{f}: not a field of the C struct")
 py = {"SDR_REL_NONE": _capi.REL_NONE, "SDR_REL_SR": _capi.REL_SR, "SDR_REL_EC": _capi.REL_EC,
-      "SDR_REL_AUTO": _capi.REL_AUTO, "SDR_EC_CODE_RS": _capi.EC_CODE_RS,
-      "SDR_EC_CODE_XOR": _capi.EC_CODE_XOR, "SDR_SQ_SEND": _capi.SQ_SEND,
+      "SDR_REL_AUTO": _capi.REL_AUTO, "SDR_EC_RS": _capi.EC_RS,
+      "SDR_EC_XOR": _capi.EC_XOR, "SDR_SQ_SEND": _capi.SQ_SEND,
       "SDR_SQ_RECV": _capi.SQ_RECV, "SDR_CQE_F_PARTIAL": _capi.CQE_F_PARTIAL,
       "SDR_CQE_F_IMM": _capi.CQE_F_IMM, "SDR_POLL_PENDING": _capi.POLL_PENDING,
       "SDR_POLL_DONE": _capi.POLL_DONE, "SDR_POLL_PARTIAL": _capi.POLL_PARTIAL,

@@ -14,11 +14,11 @@ sdr_py -m sdr.launch --ranks 4 --place 0,1,0,1 --dpu "$SOCK_A,$SOCK_B" --timeout
 out=$(env "${SDR_PY_ENV[@]}" SDR_DPU="$SDR_TMP/none.sock" "$SDR_PYTHON" -c '
 import sys, torch.distributed as dist, sdr, sdr.torch
 try:
-    dist.init_process_group("sdr", init_method="tcp://127.0.0.1:'"$(sdr_free_port)"'", rank=0, world_size=1)
+    dist.init_process_group("sdr", init_method="tcp://127.0.0.1:'"$(rig_free_port)"'", rank=0, world_size=1)
 except sdr.SdrError as e:
     print("raised:", e.errno, e); sys.exit(0)
 print("no exception"); sys.exit(1)' 2>&1) || sdr_fail "missing daemon: $out"
 echo "$out"
 case $out in *"raised: 2 "*"$SDR_TMP/none.sock"*) ;; *) sdr_fail "missing daemon: no ENOENT with the path: $out" ;; esac
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 echo "sdr backend: p2p, batches, collectives, errors, timeouts and a dead peer behave"

@@ -34,24 +34,24 @@ sdr_start_ring_pair torch-train
 for s in gpipe 1f1b geopipe greedy; do
 	train "$s" auto --sched "$s" || sdr_fail "$s: not bit-identical"
 done
-sdr_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 
 # lossy: 1 % Bernoulli loss and 1 ms one way on each DPU's receive side,
 # 4 KiB chunks for EC
 link="delay=1ms,loss=1e-2"
 SOCK_A=$SDR_TMP/la.sock SOCK_B=$SDR_TMP/lb.sock STATS=$SDR_TMP/lossy.json
 # shellcheck disable=SC2046
-"$SDR_DPU" $(sdr_eal "sdr-torch-lossy-$$") -- --ring-pair --chunk-pkts 1 --name "$SOCK_A" \
+"$SDR_DPU" $(rig_eal "sdr-torch-lossy-$$") -- --ring-pair --chunk-pkts 1 --name "$SOCK_A" \
 	--ip 10.0.0.1 --link "$link,seed=5" --instance --name "$SOCK_B" --ip 10.0.0.2 \
 	--link "$link,seed=6" --stats-json "$STATS" >"$SDR_TMP/lossy-dpu.log" 2>&1 &
 LPID=$!
 SDR_PIDS+=("$LPID")
-sdr_wait_sock "$SOCK_A" $LPID && sdr_wait_sock "$SOCK_B" $LPID ||
+rig_wait_sock "$SOCK_A" $LPID && rig_wait_sock "$SOCK_B" $LPID ||
 	{ cat "$SDR_TMP/lossy-dpu.log"; sdr_fail "lossy daemons did not start"; }
 train lossy-sr sr --sched 1f1b --rtt 2ms || sdr_fail "SR under loss: not bit-identical"
 train lossy-ec ec:rs:8:2 --sched greedy --rtt 2ms || sdr_fail "EC under loss: not bit-identical"
 train lossy-auto auto --sched geopipe --rtt 2ms || sdr_fail "AUTO under loss: not bit-identical"
-sdr_stop "$LPID" || sdr_fail "lossy daemons did not stop cleanly"
+rig_stop "$LPID" || sdr_fail "lossy daemons did not stop cleanly"
 lost=$(/usr/bin/python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -14,25 +14,11 @@
 #include <string.h>
 
 #include "sdr_wire.h"
+#include "sdr_test.h"
 
-static int failures;
 
-#define CHECK(cond)                                                                         \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,    \
-				#cond);                                                     \
-			failures++;                                                         \
-		}                                                                           \
-	} while (0)
 
 /* Stop a loop after the first failure so one bug does not print 10^5 lines. */
-#define CHECK_OR_BREAK(cond)                                                                \
-	if (!(cond)) {                                                                      \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-		failures++;                                                                 \
-		break;                                                                      \
-	}
 
 #define CHECK_PARSE(frame, len, verify, expect)                                             \
 	do {                                                                                \
@@ -42,7 +28,7 @@ static int failures;
 			fprintf(stderr, "%s:%d: parse gave %s, want %s\n", __FILE__,        \
 				__LINE__, sdr_parse_result_name(r_),                        \
 				sdr_parse_result_name(expect));                             \
-			failures++;                                                         \
+			t_failures++;                                                         \
 		}                                                                           \
 	} while (0)
 
@@ -279,6 +265,33 @@ static void test_data_roundtrip(void)
 	}
 }
 
+/* The one frame-size definition agrees with what the builders write, and
+ * with the numbers the benchmarks used to hard-code (78 bytes of headers
+ * and ICRC around a 4-byte-aligned payload, at least 8 packets). */
+static void test_frame_sizes(void)
+{
+	static uint8_t buf[9216];
+	struct sdr_l2l3 a = {.src_ip = 1, .dst_ip = 2};
+
+	CHECK(sdr_wire_data_frame_bytes(4096) == 4096 + 78);
+	CHECK(sdr_wire_data_frame_bytes(0) == SDR_DATA_HDR_LEN + SDR_ICRC_LEN);
+	CHECK(sdr_wire_data_frame_bytes(1) == SDR_DATA_HDR_LEN + 4 + SDR_ICRC_LEN);
+	CHECK(sdr_wire_ctrl_frame_bytes(5) == SDR_CTRL_HDR_LEN + 8 + SDR_ICRC_LEN);
+	for (int i = 0; i < 2000; i++) {
+		struct sdr_data_hdr h = {.dest_qpn = 0x100, .dma_len = rnd_below(4097)};
+		uint32_t m = rnd_below(4097);
+
+		CHECK_OR_BREAK(sdr_build_data_hdr(buf, &a, &h) == sdr_wire_data_frame_bytes(h.dma_len));
+		CHECK_OR_BREAK(sdr_build_ctrl_hdr(buf, &a, 0x100, 0, m) == sdr_wire_ctrl_frame_bytes(m));
+	}
+	CHECK(sdr_wire_msg_pkts(1, 4096) == SDR_IMM_NIBBLES && SDR_IMM_NIBBLES == 8);
+	CHECK(sdr_wire_msg_pkts(8 * 4096, 4096) == 8);
+	CHECK(sdr_wire_msg_pkts(8 * 4096 + 1, 4096) == 9);
+	CHECK(sdr_wire_msg_pkts(64ull << 20, 1024) == 65536);
+	CHECK(sdr_wire_msg_pkts(0, 4096) == 8);
+	CHECK(sdr_wire_msg_pkts(100, 0) == 0);
+}
+
 static void test_ctrl_roundtrip(void)
 {
 	static uint8_t buf[BUF_MAX];
@@ -386,7 +399,7 @@ static void test_parity(void)
 	h.seq = 0x01020304;
 	h.msg_len = 0x00040000;
 	h.imm = 0xCAFEF00D;
-	h.code = SDR_WIRE_EC_RS;
+	h.code = SDR_EC_RS;
 	h.k = 32;
 	h.m = 8;
 	h.sub = 0x0102;
@@ -1100,7 +1113,7 @@ static int test_vectors(const char *path)
 						count, tok[0], i, got[i], want[i]);
 					break;
 				}
-			failures++;
+			t_failures++;
 		}
 	}
 	free(line);
@@ -1112,7 +1125,7 @@ static int test_vectors(const char *path)
 	}
 	/* the generator emits all three kinds; missing ones mean a broken file */
 	CHECK(nd > 0 && nc > 0 && nr > 0);
-	return failures ? 1 : 0;
+	return t_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1132,6 +1145,7 @@ int main(int argc, char **argv)
 	test_generation();
 	test_data_roundtrip();
 	test_ctrl_roundtrip();
+	test_frame_sizes();
 	test_cts_decode_errors();
 	test_ack();
 	test_parity();
@@ -1142,8 +1156,8 @@ int main(int argc, char **argv)
 	test_result_names();
 	test_arp();
 	test_text_helpers();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (t_failures) {
+		fprintf(stderr, "%d check(s) failed\n", t_failures);
 		return 1;
 	}
 	printf("all wire tests passed\n");

@@ -15,7 +15,7 @@
 ``import sdr.torch`` registers the torch.distributed backend "sdr"
 (docs/training.md). Errors raise :class:`SdrError` (errno, reason).
 """
-from ._capi import (CQE_F_IMM, CQE_F_PARTIAL, DEFAULT_SOCKET, EC_CODE_RS, EC_CODE_XOR,
+from ._capi import (CQE_F_IMM, CQE_F_PARTIAL, DEFAULT_SOCKET, EC_RS, EC_XOR,
                     POLL_DONE, POLL_PARTIAL, POLL_PENDING, REL_AUTO, REL_EC, REL_NONE, REL_SR,
                     SDR_HANDLES, SQ_RECV, SQ_SEND)
 from .core import (MR, QP, Buffer, Completion, Context, QPInfo, RecvHandle, SdrError,
@@ -23,7 +23,7 @@ from .core import (MR, QP, Buffer, Completion, Context, QPInfo, RecvHandle, SdrE
 
 __all__ = ["Context", "Buffer", "MR", "QP", "QPInfo", "SendHandle", "RecvHandle", "Completion",
            "SdrError", "lib", "strerror", "parse_rel", "format_rel", "DEFAULT_SOCKET",
-           "REL_NONE", "REL_SR", "REL_EC", "REL_AUTO", "EC_CODE_RS", "EC_CODE_XOR",
+           "REL_NONE", "REL_SR", "REL_EC", "REL_AUTO", "EC_RS", "EC_XOR",
            "SQ_SEND", "SQ_RECV", "CQE_F_PARTIAL", "CQE_F_IMM", "POLL_PENDING", "POLL_DONE",
            "POLL_PARTIAL", "SDR_HANDLES"]
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ c_vp = ctypes.c_void_p
 # enum sdr_reliability
 REL_NONE, REL_SR, REL_EC, REL_AUTO = 0, 1, 2, 3
 # struct sdr_qp_attr::ec_code
-EC_CODE_RS, EC_CODE_XOR = 1, 2
+EC_RS, EC_XOR = 1, 2
 # enum sdr_sq_op (struct sdr_wc::opcode)
 SQ_SEND, SQ_RECV = 1, 2
 # struct sdr_wc::flags
@@ -64,7 +64,7 @@ class Wc(ctypes.Structure):
 class CtxStats(ctypes.Structure):
     _fields_ = [("sq_posted", c_u64), ("sq_full", c_u64), ("cq_full", c_u64),
                 ("slot_busy", c_u64), ("cqe_seen", c_u64), ("cqe_unmatched", c_u64),
-                ("wc_dropped", c_u64)]
+                ("wc_dropped", c_u64), ("wc_orphaned", c_u64)]
 
 
 # name -> (restype, argtypes); every function of sdr.h the binding uses

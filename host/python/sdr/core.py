@@ -89,7 +89,7 @@ def parse_rel(spec):
 
 def format_rel(rel, code=0, k=0, m=0):
     if rel == _capi.REL_EC:
-        return f"ec:{'xor' if code == _capi.EC_CODE_XOR else 'rs'}:{k}:{m}"
+        return f"ec:{'xor' if code == _capi.EC_XOR else 'rs'}:{k}:{m}"
     return {v: n for n, v in REL_NAMES.items()}.get(rel, str(rel))
 
 

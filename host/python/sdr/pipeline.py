@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pipeline-parallel training with torch.distributed, executing the
-schedules of sdr-pipe (pipe/pipe_sched.c): GPipe, blocking 1F1B,
+schedules of sdr-pipe (host/pipe/pipe_sched.c): GPipe, blocking 1F1B,
 GeoPipe-style non-blocking 1F1B with extra warm-up forwards, and the
 CrossPipe-style greedy schedule. The schedules are not written again here:
 ``schedule()`` runs ``sdr-pipe --print-schedule`` and each stage executes its
@@ -48,7 +48,7 @@ def find_sdr_pipe():
     if p:
         return p
     raise FileNotFoundError("sdr-pipe not found (tried " + ", ".join(tried + ["PATH"]) +
-                            "); set SDR_PIPE to build/pipe/sdr-pipe")
+                            "); set SDR_PIPE to build/host/pipe/sdr-pipe")
 
 
 def _ms(x):

@@ -1,0 +1,937 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Long-haul link emulator, pure-C core: option parsing, the per-frame
+ * decision, counters, mempool sizing. See sdr_link.h and docs/link-emulator.md.
+ */
+#include "sdr_link.h"
+#include "sdr_units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define NS_PER_S 1000000000ull
+#define SPEC_MAX 4096
+
+/* ---------------------------------------------------------------- PRNG -- */
+
+static uint64_t
+splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+void
+sdr_link_rng_seed(struct sdr_link_rng *r, uint64_t seed, unsigned stream)
+{
+	/* Each stream starts its own splitmix64 sequence: seed mixed with the
+	 * stream number, so streams of one seed are unrelated. */
+	uint64_t x = seed ^ ((uint64_t)(stream + 1) * 0xD1B54A32D192ED03ull);
+
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+	if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
+		r->s[0] = 1; /* xoshiro must not start from all zeros */
+}
+
+static inline uint64_t
+rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t
+sdr_link_rng_next(struct sdr_link_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+double
+sdr_link_rng_unit(struct sdr_link_rng *r)
+{
+	return (double)(sdr_link_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform integer in [0, n) (n > 0), multiply-high: no modulo bias worth
+ * speaking of for n << 2^64. */
+static inline uint64_t
+rng_below(struct sdr_link_rng *r, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)sdr_link_rng_next(r) * n) >> 64);
+}
+
+static inline bool
+rng_bernoulli(struct sdr_link_rng *r, double p)
+{
+	return sdr_link_rng_unit(r) < p;
+}
+
+/* ------------------------------------------------------------- parsing -- */
+
+static void __attribute__((format(printf, 3, 4)))
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+struct unit {
+	const char *name;
+	double mult;
+};
+
+/* for printing a spec back (sdr_link_format); parsing is sdr_parse_duration() */
+static const struct unit time_units[] = {
+	{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1},
+};
+
+static const struct unit rate_units[] = {
+	{"bit", 1},   {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}, {"tbit", 1e12},
+	{"bps", 1},   {"kbps", 1e3}, {"mbps", 1e6}, {"gbps", 1e9}, {"tbps", 1e12},
+};
+
+static const struct unit size_units[] = {
+	{"b", 1},         {"kb", 1e3},          {"mb", 1e6},
+	{"gb", 1e9},      {"tb", 1e12},         {"kib", 1024.0},
+	{"mib", 1048576.0}, {"gib", 1073741824.0},
+};
+
+#define N_UNITS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A plain non-negative decimal number: digits, optional fraction, optional
+ * exponent. strtod alone would also take "inf", "nan", hex and a sign. */
+static int
+parse_number(const char *s, double *out, const char **end)
+{
+	char *e;
+
+	if (!(isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1]))))
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return -1; /* hex floats */
+	errno = 0;
+	*out = strtod(s, &e);
+	if (errno != 0 || !isfinite(*out) || *out < 0)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+static int
+parse_with_unit(const char *key, const char *val, const struct unit *units, size_t n_units,
+		bool case_fold, const char *unit_help, double *out, char *err, size_t errlen)
+{
+	const char *end;
+	double v;
+
+	if (parse_number(val, &v, &end) != 0) {
+		seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit (%s)",
+		       key, val, unit_help);
+		return -EINVAL;
+	}
+	if (*end == '\0') {
+		if (v == 0) {
+			*out = 0;
+			return 0;
+		}
+		seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (%s)", key, val, unit_help);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n_units; i++) {
+		if (case_fold ? strcasecmp(end, units[i].name) == 0 : strcmp(end, units[i].name) == 0) {
+			*out = v * units[i].mult;
+			return 0;
+		}
+	}
+	seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use %s)", key, end, val,
+	       unit_help);
+	return -EINVAL;
+}
+
+static int
+parse_time(const char *key, const char *val, uint64_t *ns, char *err, size_t errlen)
+{
+	const char *unit;
+	double v;
+
+	/* common/sdr_units.c: the one duration parser, here with a unit required */
+	switch (sdr_parse_duration(val, SDR_TIME_UNIT_NEEDED, SDR_TIME_NS, &v, &unit)) {
+	case 0:
+		break;
+	case SDR_TIME_ENOUNIT:
+		seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (s, ms, us, ns)", key, val);
+		return -EINVAL;
+	case SDR_TIME_EUNIT:
+		seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use s, ms, us, ns)",
+		       key, unit, val);
+		return -EINVAL;
+	default:
+		seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit"
+		       " (s, ms, us, ns)", key, val);
+		return -EINVAL;
+	}
+	v = nearbyint(v);
+	if (v > (double)SDR_LINK_MAX_DELAY_NS) {
+		seterr(err, errlen, "link spec: key '%s': %s is more than the 10 s the emulator supports",
+		       key, val);
+		return -EINVAL;
+	}
+	*ns = (uint64_t)v;
+	return 0;
+}
+
+static int
+parse_prob(const char *key, const char *val, double *p, char *err, size_t errlen)
+{
+	const char *end;
+	double v;
+
+	if (parse_number(val, &v, &end) != 0 || !(*end == '\0' || strcmp(end, "%") == 0)) {
+		seterr(err, errlen, "link spec: key '%s': '%s' is not a probability (0..1, e.g. 1e-3, or 0.1%%)",
+		       key, val);
+		return -EINVAL;
+	}
+	if (*end == '%')
+		v /= 100.0;
+	if (v > 1.0) {
+		seterr(err, errlen, "link spec: key '%s': probability %s is more than 1", key, val);
+		return -EINVAL;
+	}
+	*p = v;
+	return 0;
+}
+
+static int
+parse_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
+	   size_t errlen)
+{
+	char *e;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)val[0])) {
+		seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned integer", key, val);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(val, &e, 0);
+	if (errno != 0 || *e != '\0') {
+		seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned 64-bit integer", key, val);
+		return -EINVAL;
+	}
+	if (v < lo || v > hi) {
+		seterr(err, errlen, "link spec: key '%s': %s is outside %" PRIu64 "..%" PRIu64, key, val, lo,
+		       hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Split "a:b:c" in place into at most max fields; returns the count or -1
+ * if there are more. */
+static int
+split_colon(char *s, char **f, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		if (n == max)
+			return -1;
+		f[n++] = s;
+		s = strchr(s, ':');
+		if (s == NULL)
+			return n;
+		*s++ = '\0';
+	}
+}
+
+enum key_id {
+	K_DELAY, K_JITTER, K_RATE, K_BUFFER, K_LOSS, K_GE, K_REORDER, K_DUP, K_CORRUPT, K_SEED,
+	K_LIMIT, K_COUNT
+};
+
+static const char *const key_names[K_COUNT] = {
+	"delay", "jitter", "rate", "buffer", "loss", "ge", "reorder", "dup", "corrupt", "seed", "limit",
+};
+
+void
+sdr_link_cfg_default(struct sdr_link_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ge_loss_bad = 1.0;
+	cfg->reorder_extra_ns = SDR_LINK_DEFAULT_REORDER_NS;
+	cfg->corrupt_max_bits = 1;
+	cfg->seed = SDR_LINK_DEFAULT_SEED;
+	cfg->limit = SDR_LINK_DEFAULT_LIMIT;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int
+parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, char *err,
+	   size_t errlen)
+{
+	char *f[4];
+	int n, rc;
+	double d;
+	uint64_t u;
+
+	switch (k) {
+	case K_DELAY:
+		return parse_time(key, val, &c->delay_ns, err, errlen);
+	case K_JITTER:
+		return parse_time(key, val, &c->jitter_ns, err, errlen);
+	case K_RATE:
+		rc = parse_with_unit(key, val, rate_units, N_UNITS(rate_units), true,
+				     "bit, kbit, mbit, gbit, tbit or bps, kbps, mbps, gbps, tbps (bits/s)",
+				     &d, err, errlen);
+		if (rc != 0)
+			return rc;
+		d = nearbyint(d);
+		if (d != 0 && (d < (double)SDR_LINK_MIN_RATE_BPS || d > (double)SDR_LINK_MAX_RATE_BPS)) {
+			seterr(err, errlen, "link spec: key 'rate': %s is outside 1kbit..10tbit (0 = no bottleneck)",
+			       val);
+			return -EINVAL;
+		}
+		c->rate_bps = (uint64_t)d;
+		return 0;
+	case K_BUFFER:
+		rc = parse_with_unit(key, val, size_units, N_UNITS(size_units), true,
+				     "B, KB, MB, GB, TB (x1000) or KiB, MiB, GiB (x1024)", &d, err, errlen);
+		if (rc != 0)
+			return rc;
+		d = nearbyint(d);
+		if (d < 1 || d > (double)SDR_LINK_MAX_BUFFER) {
+			seterr(err, errlen, "link spec: key 'buffer': %s is outside 1B..1TB", val);
+			return -EINVAL;
+		}
+		c->buffer_bytes = (uint64_t)d;
+		return 0;
+	case K_LOSS:
+		return parse_prob(key, val, &c->loss, err, errlen);
+	case K_GE:
+		n = split_colon(val, f, 4);
+		if (n < 2) {
+			seterr(err, errlen,
+			       "link spec: key 'ge': '%s' must be p_gb:p_bg[:loss_good[:loss_bad]]", val);
+			return -EINVAL;
+		}
+		if ((rc = parse_prob("ge p_gb", f[0], &c->ge_p_gb, err, errlen)) != 0 ||
+		    (rc = parse_prob("ge p_bg", f[1], &c->ge_p_bg, err, errlen)) != 0)
+			return rc;
+		c->ge_loss_good = 0.0;
+		c->ge_loss_bad = 1.0;
+		if (n > 2 && (rc = parse_prob("ge loss_good", f[2], &c->ge_loss_good, err, errlen)) != 0)
+			return rc;
+		if (n > 3 && (rc = parse_prob("ge loss_bad", f[3], &c->ge_loss_bad, err, errlen)) != 0)
+			return rc;
+		if (c->ge_p_bg == 0 && c->ge_p_gb > 0) {
+			seterr(err, errlen, "link spec: key 'ge': p_bg must be > 0 (else the bad state never ends)");
+			return -EINVAL;
+		}
+		c->ge = true;
+		return 0;
+	case K_REORDER:
+		n = split_colon(val, f, 2);
+		if (n < 1) {
+			seterr(err, errlen, "link spec: key 'reorder': '%s' must be PROB[:EXTRA_DELAY]", val);
+			return -EINVAL;
+		}
+		if ((rc = parse_prob(key, f[0], &c->reorder, err, errlen)) != 0)
+			return rc;
+		if (n == 2) {
+			if ((rc = parse_time("reorder extra delay", f[1], &c->reorder_extra_ns, err, errlen)) != 0)
+				return rc;
+			if (c->reorder_extra_ns == 0) {
+				seterr(err, errlen, "link spec: key 'reorder': extra delay must be > 0");
+				return -EINVAL;
+			}
+		}
+		return 0;
+	case K_DUP:
+		return parse_prob(key, val, &c->dup, err, errlen);
+	case K_CORRUPT:
+		n = split_colon(val, f, 2);
+		if (n < 1) {
+			seterr(err, errlen, "link spec: key 'corrupt': '%s' must be PROB[:MAXBITS]", val);
+			return -EINVAL;
+		}
+		if ((rc = parse_prob(key, f[0], &c->corrupt, err, errlen)) != 0)
+			return rc;
+		if (n == 2) {
+			if ((rc = parse_uint("corrupt maxbits", f[1], 1, SDR_LINK_CORRUPT_MAX_BITS, &u, err,
+					     errlen)) != 0)
+				return rc;
+			c->corrupt_max_bits = (unsigned)u;
+		}
+		return 0;
+	case K_SEED:
+		return parse_uint(key, val, 0, UINT64_MAX, &c->seed, err, errlen);
+	case K_LIMIT:
+		if ((rc = parse_uint(key, val, 1, SDR_LINK_MAX_LIMIT, &u, err, errlen)) != 0)
+			return rc;
+		c->limit = (unsigned)u;
+		return 0;
+	case K_COUNT:
+		break;
+	}
+	return -EINVAL;
+}
+
+int
+sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t errlen)
+{
+	char buf[SPEC_MAX];
+	struct sdr_link_cfg c;
+	bool seen[K_COUNT] = {false};
+	char *item;
+	size_t len;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (spec == NULL || cfg == NULL) {
+		seterr(err, errlen, "link spec: missing");
+		return -EINVAL;
+	}
+	len = strlen(spec);
+	if (len >= sizeof(buf)) {
+		seterr(err, errlen, "link spec: longer than %d characters", SPEC_MAX - 1);
+		return -EINVAL;
+	}
+	memcpy(buf, spec, len + 1);
+	sdr_link_cfg_default(&c);
+
+	if (*trim(buf) != '\0') {
+		/* strtok_r would silently merge ",,": walk by hand to reject it. */
+		char *p = trim(buf);
+
+		for (;;) {
+			char *comma = strchr(p, ',');
+			char *eq, *key, *val;
+			int k, rc;
+
+			if (comma != NULL)
+				*comma = '\0';
+			item = trim(p);
+			if (*item == '\0') {
+				seterr(err, errlen, "link spec: empty item (stray ',')");
+				return -EINVAL;
+			}
+			eq = strchr(item, '=');
+			if (eq == NULL) {
+				seterr(err, errlen, "link spec: '%s' needs a value (key=value)", item);
+				return -EINVAL;
+			}
+			*eq = '\0';
+			key = trim(item);
+			val = trim(eq + 1);
+			for (k = 0; k < K_COUNT; k++)
+				if (strcmp(key, key_names[k]) == 0)
+					break;
+			if (k == K_COUNT) {
+				seterr(err, errlen,
+				       "link spec: unknown key '%s' (known: delay, jitter, rate, buffer, loss, ge, reorder, dup, corrupt, seed, limit)",
+				       key);
+				return -EINVAL;
+			}
+			if (seen[k]) {
+				seterr(err, errlen, "link spec: key '%s' given twice", key);
+				return -EINVAL;
+			}
+			seen[k] = true;
+			if (*val == '\0') {
+				seterr(err, errlen, "link spec: key '%s' has an empty value", key);
+				return -EINVAL;
+			}
+			rc = parse_item((enum key_id)k, key, val, &c, err, errlen);
+			if (rc != 0)
+				return rc;
+			if (comma == NULL)
+				break;
+			p = comma + 1;
+		}
+	}
+
+	if (seen[K_BUFFER] && c.rate_bps == 0) {
+		seterr(err, errlen,
+		       "link spec: key 'buffer' needs a bottleneck rate (rate=...); without one nothing queues");
+		return -EINVAL;
+	}
+	if (c.rate_bps != 0 && !seen[K_BUFFER])
+		c.buffer_bytes = SDR_LINK_DEFAULT_BUFFER;
+	*cfg = c;
+	return 0;
+}
+
+/* ------------------------------------------------------ formatting -- */
+
+/* Shortest exact rendering: "12.5ms", "200us", "1gbit", "4MB": the largest
+ * unit of units[first..last] not larger than v. */
+static void
+fmt_scaled(char *buf, size_t len, double v, const struct unit *units, size_t n, size_t first,
+	   size_t last)
+{
+	size_t best = first;
+
+	for (size_t i = first; i <= last && i < n; i++)
+		if (units[i].mult < units[best].mult)
+			best = i; /* smallest as the fallback */
+	for (size_t i = first; i <= last && i < n; i++)
+		if (units[i].mult <= v && (units[best].mult > v || units[i].mult > units[best].mult))
+			best = i;
+	snprintf(buf, len, "%.15g%s", v / units[best].mult, units[best].name);
+}
+
+static void
+fmt_time(char *buf, size_t len, uint64_t ns)
+{
+	if (ns == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	fmt_scaled(buf, len, (double)ns, time_units, N_UNITS(time_units), 0, 3);
+}
+
+static void
+fmt_rate(char *buf, size_t len, uint64_t bps)
+{
+	fmt_scaled(buf, len, (double)bps, rate_units, N_UNITS(rate_units), 0, 4);
+}
+
+static void
+fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const struct unit up[] = {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+
+	fmt_scaled(buf, len, (double)bytes, up, N_UNITS(up), 0, 3);
+}
+
+int
+sdr_link_cfg_format(const struct sdr_link_cfg *c, char *buf, size_t len)
+{
+	char tmp[64], tmp2[64];
+	size_t off = 0;
+	int n = 0;
+
+#define APPEND(...)                                                                           \
+	do {                                                                                  \
+		int w_ = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,      \
+				  "%s", n > 0 ? "," : "");                                    \
+		off += (size_t)w_;                                                            \
+		w_ = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,          \
+			      __VA_ARGS__);                                                   \
+		off += (size_t)w_;                                                            \
+		n++;                                                                          \
+	} while (0)
+
+	if (len > 0)
+		buf[0] = '\0';
+	if (c->delay_ns) {
+		fmt_time(tmp, sizeof(tmp), c->delay_ns);
+		APPEND("delay=%s", tmp);
+	}
+	if (c->jitter_ns) {
+		fmt_time(tmp, sizeof(tmp), c->jitter_ns);
+		APPEND("jitter=%s", tmp);
+	}
+	if (c->rate_bps) {
+		fmt_rate(tmp, sizeof(tmp), c->rate_bps);
+		APPEND("rate=%s", tmp);
+		fmt_size(tmp, sizeof(tmp), c->buffer_bytes);
+		APPEND("buffer=%s", tmp);
+	}
+	if (c->loss > 0)
+		APPEND("loss=%.17g", c->loss);
+	if (c->ge)
+		APPEND("ge=%.17g:%.17g:%.17g:%.17g", c->ge_p_gb, c->ge_p_bg, c->ge_loss_good,
+		       c->ge_loss_bad);
+	if (c->reorder > 0) {
+		fmt_time(tmp2, sizeof(tmp2), c->reorder_extra_ns);
+		APPEND("reorder=%.17g:%s", c->reorder, tmp2);
+	}
+	if (c->dup > 0)
+		APPEND("dup=%.17g", c->dup);
+	if (c->corrupt > 0)
+		APPEND("corrupt=%.17g:%u", c->corrupt, c->corrupt_max_bits);
+	if (c->seed != SDR_LINK_DEFAULT_SEED)
+		APPEND("seed=%" PRIu64, c->seed);
+	if (c->limit != SDR_LINK_DEFAULT_LIMIT)
+		APPEND("limit=%u", c->limit);
+#undef APPEND
+	return (int)off;
+}
+
+/* ------------------------------------------------------------ the model -- */
+
+static bool
+prob_ok(double p)
+{
+	return p >= 0.0 && p <= 1.0; /* false for NaN */
+}
+
+int
+sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
+{
+	if (link == NULL || cfg == NULL)
+		return -EINVAL;
+	if (cfg->delay_ns > SDR_LINK_MAX_DELAY_NS || cfg->jitter_ns > SDR_LINK_MAX_DELAY_NS ||
+	    cfg->reorder_extra_ns > SDR_LINK_MAX_DELAY_NS || cfg->rate_bps > SDR_LINK_MAX_RATE_BPS ||
+	    (cfg->rate_bps != 0 && cfg->rate_bps < SDR_LINK_MIN_RATE_BPS) ||
+	    (cfg->rate_bps != 0 && (cfg->buffer_bytes == 0 || cfg->buffer_bytes > SDR_LINK_MAX_BUFFER)) ||
+	    !prob_ok(cfg->loss) || !prob_ok(cfg->reorder) || !prob_ok(cfg->dup) ||
+	    !prob_ok(cfg->corrupt) || cfg->corrupt_max_bits < 1 ||
+	    cfg->corrupt_max_bits > SDR_LINK_CORRUPT_MAX_BITS || cfg->limit < 1 ||
+	    cfg->limit > SDR_LINK_MAX_LIMIT)
+		return -EINVAL;
+	if (cfg->ge && (!prob_ok(cfg->ge_p_gb) || !prob_ok(cfg->ge_p_bg) ||
+			!prob_ok(cfg->ge_loss_good) || !prob_ok(cfg->ge_loss_bad)))
+		return -EINVAL;
+	memset(link, 0, sizeof(*link));
+	link->cfg = *cfg;
+	for (unsigned i = 0; i < SDR_LINK_RNG_COUNT; i++)
+		sdr_link_rng_seed(&link->rng[i], cfg->seed, i);
+	return 0;
+}
+
+/* Drain the bottleneck up to now_ns. drain_rem carries the fraction of a bit
+ * (in units of 1e-9 bit) so that no rounding drifts over millions of frames. */
+static void
+bottleneck_drain(struct sdr_link *l, uint64_t now_ns)
+{
+	unsigned __int128 num;
+	uint64_t drained;
+
+	if (l->backlog_bits == 0) {
+		l->drain_rem = 0;
+		return;
+	}
+	num = (unsigned __int128)(now_ns - l->last_arrival_ns) * l->cfg.rate_bps + l->drain_rem;
+	if (num / NS_PER_S >= l->backlog_bits) {
+		l->backlog_bits = 0;
+		l->drain_rem = 0;
+		return;
+	}
+	drained = (uint64_t)(num / NS_PER_S);
+	l->backlog_bits -= drained;
+	l->drain_rem = (uint64_t)(num % NS_PER_S);
+}
+
+uint64_t
+sdr_link_backlog_at(const struct sdr_link *link, uint64_t now_ns)
+{
+	struct sdr_link tmp = *link;
+
+	if (tmp.cfg.rate_bps == 0)
+		return 0;
+	if (now_ns < tmp.last_arrival_ns)
+		now_ns = tmp.last_arrival_ns;
+	bottleneck_drain(&tmp, now_ns);
+	return (tmp.backlog_bits + 7) / 8;
+}
+
+enum sdr_link_action
+sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
+		struct sdr_link_verdict *v)
+{
+	const struct sdr_link_cfg *c = &l->cfg;
+	struct sdr_link_stats *st = &l->stats;
+	uint64_t exit_ns, t, bits = (uint64_t)(frame_len ? frame_len : 1) * 8;
+	bool lost_ge = false, lost = false;
+
+	v->action = SDR_LINK_DELIVER;
+	v->reordered = false;
+	v->duplicate = false;
+	v->n_flips = 0;
+
+	if (now_ns < l->last_arrival_ns)
+		now_ns = l->last_arrival_ns;
+	st->pkts_in++;
+	st->bytes_in += frame_len;
+
+	/* 1. bottleneck: drop-tail FIFO served at rate */
+	if (c->rate_bps != 0) {
+		uint64_t backlog_bytes;
+
+		bottleneck_drain(l, now_ns);
+		l->last_arrival_ns = now_ns;
+		backlog_bytes = (l->backlog_bits + 7) / 8;
+		st->backlog_bytes = backlog_bytes;
+		if (backlog_bytes + frame_len > c->buffer_bytes) {
+			st->dropped_buffer++;
+			v->action = SDR_LINK_DROP_BUFFER;
+			return v->action;
+		}
+		l->backlog_bits += bits;
+		st->backlog_bytes = (l->backlog_bits + 7) / 8;
+		if (st->backlog_bytes > st->max_backlog_bytes)
+			st->max_backlog_bytes = st->backlog_bytes;
+		/* The last bit leaves once backlog_bits, less the fraction of a
+		 * bit already drained, have been sent: ceil to a whole ns. */
+		unsigned __int128 need = (unsigned __int128)l->backlog_bits * NS_PER_S - l->drain_rem;
+		exit_ns = now_ns + (uint64_t)((need + c->rate_bps - 1) / c->rate_bps);
+	} else {
+		l->last_arrival_ns = now_ns;
+		exit_ns = now_ns;
+	}
+	v->bottleneck_exit_ns = exit_ns;
+
+	/* 2. loss on the span. Each enabled model always draws the same
+	 * number of numbers per frame, so its stream stays aligned. */
+	if (c->ge) {
+		struct sdr_link_rng *r = &l->rng[SDR_LINK_RNG_GE];
+		double step = sdr_link_rng_unit(r), u = sdr_link_rng_unit(r);
+
+		if (l->ge_bad) {
+			if (step < c->ge_p_bg)
+				l->ge_bad = false;
+		} else if (step < c->ge_p_gb) {
+			l->ge_bad = true;
+		}
+		if (l->ge_bad)
+			st->ge_bad_frames++;
+		lost_ge = u < (l->ge_bad ? c->ge_loss_bad : c->ge_loss_good);
+	}
+	if (c->loss > 0)
+		lost = rng_bernoulli(&l->rng[SDR_LINK_RNG_LOSS], c->loss);
+	if (lost_ge) {
+		st->dropped_ge++;
+		v->action = SDR_LINK_DROP_GE;
+		return v->action;
+	}
+	if (lost) {
+		st->dropped_loss++;
+		v->action = SDR_LINK_DROP_LOSS;
+		return v->action;
+	}
+
+	/* 3. propagation delay + jitter, never earlier than the frame ahead */
+	t = exit_ns + c->delay_ns;
+	if (c->jitter_ns != 0)
+		t += rng_below(&l->rng[SDR_LINK_RNG_JITTER], c->jitter_ns + 1);
+	if (t < l->last_depart_ns)
+		t = l->last_depart_ns;
+
+	/* 4. reorder: held back, and it does not hold back the frames behind */
+	if (c->reorder > 0 && rng_bernoulli(&l->rng[SDR_LINK_RNG_REORDER], c->reorder)) {
+		v->reordered = true;
+		st->reordered++;
+		t += c->reorder_extra_ns;
+	} else {
+		l->last_depart_ns = t;
+	}
+	v->depart_ns = t;
+	v->dup_depart_ns = t;
+
+	/* 5. duplicate */
+	if (c->dup > 0 && rng_bernoulli(&l->rng[SDR_LINK_RNG_DUP], c->dup)) {
+		v->duplicate = true;
+		st->duplicated++;
+	}
+
+	/* 6. corrupt: distinct bits at byte offsets >= 42 */
+	if (c->corrupt > 0) {
+		struct sdr_link_rng *r = &l->rng[SDR_LINK_RNG_CORRUPT];
+
+		if (rng_bernoulli(r, c->corrupt)) {
+			if (frame_len <= SDR_LINK_CORRUPT_MIN_OFFSET) {
+				st->corrupt_short++;
+			} else {
+				uint64_t region = (uint64_t)(frame_len - SDR_LINK_CORRUPT_MIN_OFFSET) * 8;
+				uint64_t k = 1 + rng_below(r, c->corrupt_max_bits);
+
+				if (k > region)
+					k = region;
+				while (v->n_flips < k) {
+					uint32_t b = (uint32_t)(SDR_LINK_CORRUPT_MIN_OFFSET * 8 + rng_below(r, region));
+					bool dupbit = false;
+
+					for (unsigned i = 0; i < v->n_flips; i++)
+						dupbit |= v->flip_bit[i] == b;
+					if (!dupbit)
+						v->flip_bit[v->n_flips++] = b;
+				}
+				st->corrupted++;
+			}
+		}
+	}
+
+	st->delivered++;
+	st->bytes_delivered += frame_len;
+	if (t > now_ns)
+		st->delayed++;
+	return v->action;
+}
+
+void
+sdr_link_corrupt_apply(uint8_t *frame, uint32_t len, const struct sdr_link_verdict *v)
+{
+	for (unsigned i = 0; i < v->n_flips; i++) {
+		uint32_t b = v->flip_bit[i];
+
+		if (b / 8 < len)
+			frame[b / 8] ^= (uint8_t)(1u << (b % 8));
+	}
+}
+
+/* ------------------------------------------------------------ counters -- */
+
+static const char *const stat_names[] = {
+#define SDR_LINK_STATS_NAME_(name, help) #name,
+	SDR_LINK_STATS(SDR_LINK_STATS_NAME_)
+#undef SDR_LINK_STATS_NAME_
+};
+
+static const char *const stat_help[] = {
+#define SDR_LINK_STATS_HELP_(name, help) help,
+	SDR_LINK_STATS(SDR_LINK_STATS_HELP_)
+#undef SDR_LINK_STATS_HELP_
+};
+
+unsigned
+sdr_link_stats_count(void)
+{
+	return (unsigned)(sizeof(stat_names) / sizeof(stat_names[0]));
+}
+
+const char *
+sdr_link_stats_name(unsigned i)
+{
+	return i < sdr_link_stats_count() ? stat_names[i] : NULL;
+}
+
+const char *
+sdr_link_stats_help(unsigned i)
+{
+	return i < sdr_link_stats_count() ? stat_help[i] : NULL;
+}
+
+uint64_t
+sdr_link_stats_value(const struct sdr_link_stats *s, unsigned i)
+{
+	/* the struct is exactly the X-macro list of uint64_t, in order */
+	const uint64_t *v = (const uint64_t *)s;
+
+	_Static_assert(sizeof(struct sdr_link_stats) == sizeof(stat_names) / sizeof(stat_names[0]) *
+							      sizeof(uint64_t),
+		       "sdr_link_stats must be the SDR_LINK_STATS list of uint64_t");
+	return i < sdr_link_stats_count() ? v[i] : 0;
+}
+
+void
+sdr_link_stats_print(FILE *f, const char *title, const struct sdr_link_stats *s)
+{
+	fprintf(f, "  ######## link emulator %s ########\n", title ? title : "");
+	fprintf(f, "  RX-in:      packets: %-14" PRIu64 " bytes: %" PRIu64 "\n", s->pkts_in,
+		s->bytes_in);
+	fprintf(f, "  Delivered:  packets: %-14" PRIu64 " bytes: %-14" PRIu64 " delayed: %" PRIu64 "\n",
+		s->delivered, s->bytes_delivered, s->delayed);
+	fprintf(f, "  Released:   packets: %-14" PRIu64 " held: %-14" PRIu64 " max-held: %" PRIu64 "\n",
+		s->released, s->held, s->max_held);
+	fprintf(f, "  Dropped:    buffer: %-15" PRIu64 " loss: %-14" PRIu64 " ge-loss: %-10" PRIu64
+		   " limit: %" PRIu64 "\n",
+		s->dropped_buffer, s->dropped_loss, s->dropped_ge, s->dropped_limit);
+	fprintf(f, "  Altered:    reordered: %-12" PRIu64 " duplicated: %-8" PRIu64 " dup-failed: %-7" PRIu64
+		   " corrupted: %" PRIu64 " (too short: %" PRIu64 ")\n",
+		s->reordered, s->duplicated, s->dup_failed, s->corrupted, s->corrupt_short);
+	fprintf(f, "  Bottleneck: backlog: %-13" PRIu64 " max-backlog: %-7" PRIu64 " ge-bad: %-11" PRIu64
+		   " max-release-lag-ns: %" PRIu64 "\n",
+		s->backlog_bytes, s->max_backlog_bytes, s->ge_bad_frames, s->max_release_lag_ns);
+}
+
+/* ------------------------------------------------------ mempool sizing -- */
+
+struct sizing {
+	double span_frames;   /* in flight after the bottleneck */
+	double buffer_frames; /* in the bottleneck buffer */
+	double total;
+	double hold_ns;
+	double eff_rate;
+};
+
+static void
+size_it(const struct sdr_link_cfg *c, unsigned frame_bytes, double line_rate_bps, struct sizing *z)
+{
+	double frame_bits = (double)(frame_bytes ? frame_bytes : 64) * 8;
+	double eff = line_rate_bps > 0 ? line_rate_bps : 0;
+	double total;
+
+	if (c->rate_bps != 0 && (eff == 0 || (double)c->rate_bps < eff))
+		eff = (double)c->rate_bps;
+	z->eff_rate = eff;
+	z->hold_ns = (double)c->delay_ns + (double)c->jitter_ns +
+		     (c->reorder > 0 ? (double)c->reorder_extra_ns : 0);
+	z->span_frames = ceil(eff * z->hold_ns / 1e9 / frame_bits * (1.0 + c->dup));
+	z->buffer_frames = c->rate_bps != 0 ? ceil((double)c->buffer_bytes * 8 / frame_bits) : 0;
+	total = z->span_frames + z->buffer_frames;
+	total += ceil(total / 8) + 512;
+	if (total > (double)c->limit + 512)
+		total = (double)c->limit + 512;
+	z->total = total;
+}
+
+unsigned
+sdr_link_mbufs_needed(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double line_rate_bps)
+{
+	struct sizing z;
+
+	size_it(cfg, frame_bytes, line_rate_bps, &z);
+	return z.total > (double)UINT32_MAX ? UINT32_MAX : (unsigned)z.total;
+}
+
+int
+sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double line_rate_bps,
+		    unsigned pool_mbufs, char *err, size_t errlen)
+{
+	struct sizing z;
+	char rate[32], hold[32], bdp[32], buf[32];
+	unsigned fb = frame_bytes ? frame_bytes : 64;
+
+	size_it(cfg, frame_bytes, line_rate_bps, &z);
+	if ((double)pool_mbufs >= z.total)
+		return 0;
+	fmt_rate(rate, sizeof(rate), (uint64_t)z.eff_rate);
+	fmt_time(hold, sizeof(hold), (uint64_t)z.hold_ns);
+	fmt_size(bdp, sizeof(bdp), (uint64_t)(z.eff_rate * z.hold_ns / 1e9 / 8));
+	fmt_size(buf, sizeof(buf), cfg->rate_bps ? cfg->buffer_bytes : 0);
+	seterr(err, errlen,
+	       "link emulator needs %.0f mbufs (BDP of %s x %s = %s = %.0f frames of %u B%s + buffer %s = %.0f frames + margin%s); the pool has %u; raise the pool size / -m or lower delay/rate/buffer (or set limit=)",
+	       z.total, rate, hold, bdp, z.span_frames, fb, cfg->dup > 0 ? " incl. duplicates" : "", buf,
+	       z.buffer_frames, z.total >= (double)cfg->limit + 512 ? ", capped by limit" : "",
+	       pool_mbufs);
+	return -ENOSPC;
+}

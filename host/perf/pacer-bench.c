@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-pacer-bench: token bucket (common/sdr_pacer.h, what sdr-dpu uses)
+ * against a timing wheel (common/sdr_wheel.h), side by side in one run: which of
+ * the two is cheaper and which more precise (docs/benchmarks.md §4.6).
+ *
+ * Both pace the same work: N always-backlogged flows (QPs) of frames of B
+ * bytes, each at share/N of the port rate, under the port rate, served by a
+ * worker loop that polls every --poll-ns of virtual time and may emit at
+ * most --budget frames per poll (a TX burst). Virtual time: a TSC of
+ * --hz cycles/s that the loop advances itself, so the emitted schedule is
+ * exact and repeatable; the CPU cost is the wall time of the loop.
+ *
+ * "null" is the same loop without a pacer (every poll emits --budget
+ * frames): the cost of the loop and the bookkeeping, to subtract.
+ *
+ * Precision figures (virtual time): per flow and 1 ms window, the
+ * largest deviation of the bytes sent from rate x window (after the first
+ * window); the largest burst above the rate line, max over frames of
+ * (bytes sent so far - rate x t), which is the bucket depth for a token
+ * bucket; the aggregate rate over the run against the sum of the rates.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sdr_units.h"
+#include "sdr_pacer.h"
+#include "sdr_wheel.h"
+#include "sdr_opts.h"
+#include "sdr_wire.h"
+
+struct opts {
+	char flows[128];
+	char frames[128];
+	uint64_t port_bps;
+	double share;
+	uint64_t poll_ns;
+	uint64_t sim_ms;
+	uint64_t hz;
+	unsigned budget;
+	uint64_t burst;     /* token bucket depth; 0 = firmware default */
+	unsigned shift;     /* wheel: 2^shift cycles per slot */
+	unsigned reps;
+	uint64_t msg;       /* 0 = always backlogged; else message bytes */
+	double load;        /* offered load per flow, fraction of its rate */
+	int json_only;
+};
+
+static struct opts o = {
+	.flows = "1,16,256",
+	.port_bps = 10000000000ull,
+	.share = 0.95,
+	.poll_ns = 200,
+	.sim_ms = 100,
+	.hz = 2000000000ull,
+	.budget = 32,
+	.shift = 11,
+	.reps = 3,
+	.load = 0.5,
+};
+
+/* ---------------- per-flow bookkeeping (same for every variant) ------ */
+
+struct fstat {
+	uint64_t rate;      /* bytes/s configured */
+	uint64_t bytes;     /* sent in total */
+	uint64_t win, win_bytes;   /* deviation window (index, bytes) */
+	uint64_t pwin, pwin_bytes; /* peak window */
+	double max_dev;     /* max |window bytes - expected| / expected, windows >= 1 */
+	double max_peak;    /* max peak-window bytes / (rate x peak window) */
+	uint64_t backlog;   /* frames waiting (--msg) */
+};
+
+static struct fstat *fs;
+static uint32_t nf;
+static uint64_t win_cyc, pwin_cyc;
+
+static inline void close_window(struct fstat *s)
+{
+	double exp = (double)s->rate * (double)win_cyc / (double)o.hz;
+	if (s->win >= 1 && exp > 0) {
+		double d = fabs((double)s->win_bytes - exp) / exp;
+		if (d > s->max_dev)
+			s->max_dev = d;
+	}
+}
+
+static inline void record(uint32_t i, uint64_t now, uint64_t b)
+{
+	struct fstat *s = &fs[i];
+	uint64_t wi = now / win_cyc, pi = now / pwin_cyc;
+
+	if (wi != s->win) {
+		close_window(s);
+		/* windows without a frame count as empty ones */
+		for (uint64_t k = s->win + 1; k < wi; k++) {
+			s->win = k;
+			s->win_bytes = 0;
+			close_window(s);
+		}
+		s->win = wi;
+		s->win_bytes = 0;
+	}
+	if (pi != s->pwin) {
+		s->pwin = pi;
+		s->pwin_bytes = 0;
+	}
+	s->win_bytes += b;
+	s->pwin_bytes += b;
+	s->bytes += b;
+	double peak = (double)s->pwin_bytes * (double)o.hz / ((double)s->rate * (double)pwin_cyc);
+	if (peak > s->max_peak)
+		s->max_peak = peak;
+}
+
+static void reset_stats(uint64_t qp_rate)
+{
+	for (uint32_t i = 0; i < nf; i++)
+		fs[i] = (struct fstat){.rate = qp_rate};
+}
+
+/* Offered load (--msg): flow k mod N gets a message of msg_frames frames at
+ * k x period / N, so each flow sees one message per period, staggered. */
+static uint64_t arr_k, arr_next, arr_period, msg_frames, fs_frame;
+
+static void arrivals_reset(void)
+{
+	arr_k = 0;
+	arr_next = 0;
+}
+
+/* Returns the flow that just got a message, or UINT32_MAX. */
+static inline uint32_t arrival(uint64_t now)
+{
+	uint32_t i;
+
+	if (!o.msg || arr_next > now)
+		return UINT32_MAX;
+	i = (uint32_t)(arr_k % nf);
+	fs[i].backlog += msg_frames;
+	arr_k++;
+	arr_next = (uint64_t)((unsigned __int128)arr_k * arr_period / nf);
+	return i;
+}
+
+static inline int has_work(uint32_t i)
+{
+	return !o.msg || fs[i].backlog;
+}
+
+static inline void took(uint32_t i)
+{
+	if (o.msg)
+		fs[i].backlog--;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---------------- the three loops ------------------------------------ */
+
+struct result {
+	double wall_s;
+	uint64_t frames, polls, checks;
+};
+
+static void run_null(uint64_t b, uint64_t end, uint64_t step, struct result *r)
+{
+	uint32_t rr = 0;
+	arrivals_reset();
+	for (uint64_t t = 0; t < end; t += step) {
+		while (arrival(t) != UINT32_MAX)
+			;
+		for (unsigned k = 0; k < o.budget; k++) {
+			record(rr, t, b);
+			rr = rr + 1 == nf ? 0 : rr + 1;
+			r->frames++;
+		}
+		r->polls++;
+	}
+}
+
+/* As firmware/tx.c: every poll visits every QP; a QP sends while its own
+ * bucket and the port's have tokens. */
+static void run_tb(uint64_t b, uint64_t end, uint64_t step, uint64_t qp_rate,
+		   struct sdr_pacer *qp, struct result *r)
+{
+	struct sdr_pacer port = {0};
+	uint64_t port_rate = o.port_bps / 8;
+	uint64_t burst = o.burst;
+	uint32_t rr = 0;
+
+	if (!burst) { /* firmware default: 200 us of the rate, at least 64 KiB */
+		burst = port_rate / 5000;
+		if (burst < SDR_PACER_DEFAULT_BURST)
+			burst = SDR_PACER_DEFAULT_BURST;
+	}
+	sdr_pacer_set(&port, port_rate, burst, o.hz, 0);
+	port.tokens = 0;
+	for (uint32_t i = 0; i < nf; i++) {
+		uint64_t qb = qp_rate / 5000 > SDR_PACER_DEFAULT_BURST ? qp_rate / 5000
+								      : SDR_PACER_DEFAULT_BURST;
+		qp[i] = (struct sdr_pacer){0};
+		sdr_pacer_set(&qp[i], qp_rate, o.burst ? o.burst : qb, o.hz, 0);
+		qp[i].tokens = 0; /* start empty, like the wheel (no initial burst) */
+	}
+	arrivals_reset();
+	for (uint64_t t = 0; t < end; t += step) {
+		unsigned budget = o.budget;
+		while (arrival(t) != UINT32_MAX)
+			;
+		for (uint32_t k = 0; k < nf && budget; k++) {
+			uint32_t i = rr + k < nf ? rr + k : rr + k - nf;
+			while (has_work(i)) {
+				r->checks++;
+				if (!sdr_pacer_take(&qp[i], b, t))
+					break;
+				if (!sdr_pacer_take(&port, b, t)) {
+					sdr_pacer_refund(&qp[i], b);
+					goto next_poll;
+				}
+				record(i, t, b);
+				took(i);
+				r->frames++;
+				if (!--budget)
+					break;
+			}
+		}
+next_poll:
+		rr = rr + 1 == nf ? 0 : rr + 1;
+		r->polls++;
+	}
+}
+
+static void run_wheel(uint64_t b, uint64_t end, uint64_t step, uint64_t qp_rate,
+		      struct sdr_wheel *w, struct sdr_wheel_flow *f, uint32_t *stash,
+		      struct result *r)
+{
+	struct sdr_wheel_flow port = {0};
+	uint64_t slack = 1ull << o.shift;
+
+	sdr_wheel_init(w, f, nf, o.hz, o.shift, 0);
+	port.cpb_fp = sdr_wheel_cpb(o.hz, o.port_bps / 8);
+	for (uint32_t i = 0; i < nf; i++) {
+		sdr_wheel_set_rate(w, i, qp_rate);
+		if (!o.msg)
+			sdr_wheel_schedule(w, i, 0);
+	}
+	arrivals_reset();
+	for (uint64_t t = 0; t < end; t += step) {
+		unsigned budget = o.budget, ns = 0;
+		uint32_t a;
+		while ((a = arrival(t)) != UINT32_MAX)
+			sdr_wheel_schedule(w, a, t); /* no-op when already queued */
+		sdr_wheel_advance(w, t);
+		sdr_wheel_clamp(&port, t, slack);
+		while (budget) {
+			uint32_t i = sdr_wheel_pop(w);
+			if (i == SDR_WHEEL_NIL)
+				break;
+			r->checks++;
+			if (!sdr_wheel_due(w, i, t)) {
+				stash[ns++] = i;
+				continue;
+			}
+			if (port.t_next > t) {
+				stash[ns++] = i;
+				break;
+			}
+			record(i, t, b);
+			took(i);
+			r->frames++;
+			sdr_wheel_sent(w, i, b);
+			sdr_wheel_flow_advance(&port, b);
+			budget--;
+			if (has_work(i))
+				sdr_wheel_requeue(w, i);
+		}
+		for (unsigned k = 0; k < ns; k++)
+			sdr_wheel_requeue(w, stash[k]);
+		r->polls++;
+	}
+}
+
+/* ---------------- driver --------------------------------------------- */
+
+struct summary {
+	double ns_per_frame, ns_per_poll, agg_ratio, max_dev, max_peak;
+	uint64_t frames, checks;
+};
+
+static void summarise(const struct result *r, uint64_t end, uint64_t qp_rate, struct summary *s)
+{
+	double secs = (double)end / (double)o.hz, dev = 0, peak = 0, offered;
+	uint64_t bytes = 0;
+
+	for (uint32_t i = 0; i < nf; i++) {
+		if ((fs[i].win + 1) * win_cyc <= end) /* only whole windows */
+			close_window(&fs[i]);
+		bytes += fs[i].bytes;
+		if (fs[i].max_dev > dev)
+			dev = fs[i].max_dev;
+		if (fs[i].max_peak > peak)
+			peak = fs[i].max_peak;
+	}
+	s->frames = r->frames;
+	s->checks = r->checks;
+	s->ns_per_frame = r->frames ? r->wall_s * 1e9 / (double)r->frames : 0;
+	s->ns_per_poll = r->polls ? r->wall_s * 1e9 / (double)r->polls : 0;
+	/* backlogged: against the sum of the rates; --msg: against the bytes
+	 * offered (messages that arrived) */
+	offered = o.msg ? (double)arr_k * (double)msg_frames * (double)fs_frame
+			: secs * (double)qp_rate * nf;
+	s->agg_ratio = (double)bytes / offered;
+	s->max_dev = dev;
+	s->max_peak = peak;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int run_one(uint32_t flows, uint64_t b)
+{
+	uint64_t step = o.poll_ns * o.hz / 1000000000ull, end = o.sim_ms * o.hz / 1000;
+	uint64_t qp_rate = (uint64_t)((double)o.port_bps / 8 * o.share / flows);
+	struct sdr_pacer *qp = calloc(flows, sizeof(*qp));
+	struct sdr_wheel *w = calloc(1, sizeof(*w));
+	struct sdr_wheel_flow *wf = calloc(flows, sizeof(*wf));
+	uint32_t *stash = calloc(flows, sizeof(*stash));
+	struct summary sm[3];
+	double wall[3][16];
+	static const char *const name[3] = {"null", "token_bucket", "timing_wheel"};
+
+	nf = flows;
+	fs = calloc(flows, sizeof(*fs));
+	fs_frame = b;
+	/* deviation window: 1 ms, or 100 frames of one flow if longer; peak
+	 * window: 10 frames of one flow */
+	win_cyc = (uint64_t)((double)b * 100 * (double)o.hz / (double)qp_rate);
+	if (win_cyc < o.hz / 1000)
+		win_cyc = o.hz / 1000;
+	pwin_cyc = (uint64_t)((double)b * 10 * (double)o.hz / (double)qp_rate);
+	/* payload: the frame less the headers and ICRC of a data packet */
+	uint64_t pay = b - sdr_wire_data_frame_bytes(0);
+	msg_frames = o.msg ? (o.msg + pay - 1) / pay : 0;
+	arr_period = o.msg ? (uint64_t)((double)msg_frames * (double)b * (double)o.hz /
+					((double)qp_rate * o.load)) : 0;
+	if (!qp || !w || !wf || !stash || !fs || !step) {
+		fprintf(stderr, "sdr-pacer-bench: out of memory or --poll-ns too small\n");
+		return -1;
+	}
+	/* Interleave the variants, o.reps times each; report the median. */
+	for (unsigned rep = 0; rep < o.reps; rep++) {
+		for (int v = 0; v < 3; v++) {
+			struct result r = {0};
+			double t0;
+			reset_stats(qp_rate);
+			t0 = now_s();
+			if (v == 0)
+				run_null(b, end, step, &r);
+			else if (v == 1)
+				run_tb(b, end, step, qp_rate, qp, &r);
+			else
+				run_wheel(b, end, step, qp_rate, w, wf, stash, &r);
+			r.wall_s = now_s() - t0;
+			wall[v][rep] = r.wall_s;
+			if (rep + 1 == o.reps) {
+				qsort(wall[v], o.reps, sizeof(double), cmp_d);
+				r.wall_s = wall[v][o.reps / 2];
+				summarise(&r, end, qp_rate, &sm[v]);
+			}
+		}
+	}
+	if (!o.json_only) {
+		printf("  ---- flows %u, frame %" PRIu64 " B, port %.3g Gbit/s, each flow %.4g Mbit/s,"
+		       " poll %" PRIu64 " ns, %" PRIu64 " ms virtual, median of %u ----\n",
+		       flows, b, o.port_bps / 1e9, qp_rate * 8 / 1e6, o.poll_ns, o.sim_ms, o.reps);
+		if (o.msg)
+			printf("  offered: a %" PRIu64 " B message per flow every %.1f us (load %.2f)\n",
+			       o.msg, (double)arr_period * 1e6 / (double)o.hz, o.load);
+		printf("  %-13s %10s %9s %9s %10s %12s %12s\n", "pacer", "frames", "ns/frame",
+		       "ns/poll", "rate", "max dev", "max peak");
+		printf("  %-13s %10" PRIu64 " %9.2f %9.1f %10s %12s %12s\n", name[0],
+		       sm[0].frames, sm[0].ns_per_frame, sm[0].ns_per_poll, "-", "-", "-");
+		for (int v = 1; v < 3; v++)
+			if (o.msg) /* on/off traffic: window deviation means nothing */
+				printf("  %-13s %10" PRIu64 " %9.2f %9.1f %10.5f %12s %11.2fx\n",
+				       name[v], sm[v].frames, sm[v].ns_per_frame, sm[v].ns_per_poll,
+				       sm[v].agg_ratio, "-", sm[v].max_peak);
+			else
+				printf("  %-13s %10" PRIu64 " %9.2f %9.1f %10.5f %11.3f%% %11.2fx\n",
+				       name[v], sm[v].frames, sm[v].ns_per_frame, sm[v].ns_per_poll,
+				       sm[v].agg_ratio, sm[v].max_dev * 100, sm[v].max_peak);
+		printf("  cost ratio token_bucket / timing_wheel: %.2f per frame\n",
+		       sm[1].ns_per_frame / sm[2].ns_per_frame);
+	}
+	for (int v = 1; v < 3; v++) {
+		printf("{\"mode\":\"pacer\",\"pacer\":\"%s\",\"flows\":%u,\"frame_bytes\":%" PRIu64
+		       ",\"port_bps\":%" PRIu64 ",\"flow_bps\":%" PRIu64 ",\"poll_ns\":%" PRIu64
+		       ",\"sim_ms\":%" PRIu64 ",\"frames\":%" PRIu64 ",\"checks\":%" PRIu64
+		       ",\"ns_per_frame\":%.3f,\"ns_per_poll\":%.3f,\"null_ns_per_frame\":%.3f"
+		       ",\"rate_ratio\":%.6f,\"max_window_dev\":%.6f,\"max_peak\":%.4f"
+		       ",\"msg_bytes\":%" PRIu64 ",\"load\":%.3f"
+		       ",\"wheel_slot_cycles\":%u,\"hz\":%" PRIu64 "}\n",
+		       name[v], flows, b, o.port_bps, qp_rate * 8, o.poll_ns, o.sim_ms, sm[v].frames,
+		       sm[v].checks, sm[v].ns_per_frame, sm[v].ns_per_poll, sm[0].ns_per_frame,
+		       sm[v].agg_ratio, sm[v].max_dev, sm[v].max_peak, o.msg, o.msg ? o.load : 1.0,
+		       1u << o.shift, o.hz);
+	}
+	fflush(stdout);
+	free(qp);
+	free(w);
+	free(wf);
+	free(stash);
+	free(fs);
+	return 0;
+}
+
+/* Comma-separated list of at most 16 numbers in [lo, hi]; count or -1. */
+static int parse_list(const char *opt, const char *str, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char buf[128], *sp = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", str);
+	for (char *a = strtok_r(buf, ",", &sp); a; a = strtok_r(NULL, ",", &sp)) {
+		if (n == 16 || sdr_parse_u64(a, &out[n], 0) || out[n] < lo || out[n] > hi) {
+			fprintf(stderr, "sdr-pacer-bench: %s: '%s' is not in [%" PRIu64 ", %" PRIu64
+				"] (or more than 16 values)\n", opt, a, lo, hi);
+			return -1;
+		}
+		n++;
+	}
+	if (!n)
+		fprintf(stderr, "sdr-pacer-bench: %s: empty list\n", opt);
+	return n ? n : -1;
+}
+
+/* ---------------- options ---------------- */
+
+enum { O_FLOWS = 1, O_FRAMES, O_PORT_RATE, O_SHARE, O_LOAD, O_MSG, O_POLL, O_BUDGET, O_SIM,
+       O_HZ, O_BURST, O_SHIFT, O_REPS, O_JSON };
+
+static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
+{
+	char *e;
+	double x;
+	uint64_t v;
+
+	(void)ctx;
+	switch (d->id) {
+	case O_FLOWS:
+	case O_FRAMES:
+		if (strlen(arg) >= sizeof(o.flows) || !*arg) {
+			fprintf(stderr, "sdr-pacer-bench: list too long or empty\n");
+			return -2;
+		}
+		strcpy(d->id == O_FLOWS ? o.flows : o.frames, arg);
+		return 0;
+	case O_PORT_RATE:
+		if (sdr_parse_rate(arg, &o.port_bps) || o.port_bps < 1000000) {
+			fprintf(stderr, "sdr-pacer-bench: --port-rate '%s': not a rate >= 1m\n", arg);
+			return -2;
+		}
+		return 0;
+	case O_SHARE:
+	case O_LOAD:
+		errno = 0;
+		x = strtod(arg, &e);
+		if (errno || *e || e == arg || !(x > 0 && x <= 1)) {
+			fprintf(stderr, "sdr-pacer-bench: --%s must be in (0, 1]\n", d->name);
+			return -2;
+		}
+		*(d->id == O_SHARE ? &o.share : &o.load) = x;
+		return 0;
+	case O_MSG:
+		if (sdr_parse_u64(arg, &o.msg, 1) || o.msg > (1ull << 30)) {
+			fprintf(stderr, "sdr-pacer-bench: --msg '%s': a size up to 1G\n", arg);
+			return -2;
+		}
+		return 0;
+	case O_JSON:
+		o.json_only = 1;
+		return 0;
+	}
+	/* the numbers: 1 .. a maximum each */
+	if (sdr_parse_u64(arg, &v, d->id == O_BURST) || !v || (d->id == O_SHIFT && v > 30) ||
+	    (d->id == O_REPS && v > 15) || (d->id == O_BUDGET && v > 4096) ||
+	    (d->id == O_SIM && v > 100000) ||
+	    (d->id == O_HZ && (v < 1000000 || v > 10000000000ull))) {
+		fprintf(stderr, "sdr-pacer-bench: --%s '%s' is out of range\n", d->name, arg);
+		return -2;
+	}
+	switch (d->id) {
+	case O_POLL: o.poll_ns = v; break;
+	case O_BUDGET: o.budget = (unsigned)v; break;
+	case O_SIM: o.sim_ms = v; break;
+	case O_HZ: o.hz = v; break;
+	case O_BURST: o.burst = v; break;
+	case O_SHIFT: o.shift = (unsigned)v; break;
+	default: o.reps = (unsigned)v; break;
+	}
+	return 0;
+}
+
+static const struct sdr_opt opts[] = {
+	{.name = "flows", .arg = "LIST", .fn = on_opt, .id = O_FLOWS, .dflt = "1,16,256",
+	 .help = "flow (QP) counts"},
+	{.name = "frames", .arg = "LIST", .fn = on_opt, .id = O_FRAMES,
+	 .help = "frame sizes in bytes (default 4174,142: 4 KiB and 64 B of\n"
+		 "payload plus 78 B of headers and ICRC)"},
+	{.name = "port-rate", .arg = "RATE", .fn = on_opt, .id = O_PORT_RATE, .dflt = "10g",
+	 .help = "port rate, bits/s"},
+	{.name = "share", .arg = "F", .fn = on_opt, .id = O_SHARE, .dflt = "0.95",
+	 .help = "the flows' rates add up to F x port rate"},
+	{.name = "poll-ns", .arg = "N", .fn = on_opt, .id = O_POLL, .dflt = "200",
+	 .help = "virtual time between worker polls"},
+	{.name = "budget", .arg = "N", .fn = on_opt, .id = O_BUDGET, .dflt = "32",
+	 .help = "frames per poll at most"},
+	{.name = "sim-ms", .arg = "N", .fn = on_opt, .id = O_SIM, .dflt = "100",
+	 .help = "virtual duration of each run"},
+	{.name = "hz", .arg = "N", .fn = on_opt, .id = O_HZ, .dflt = "2000000000",
+	 .help = "virtual TSC frequency"},
+	{.name = "burst", .arg = "BYTES", .fn = on_opt, .id = O_BURST,
+	 .help = "token-bucket depth (default as sdr-dpu: 200 us of the rate,\n"
+		 "at least 64 KiB)"},
+	{.name = "slot-shift", .arg = "N", .fn = on_opt, .id = O_SHIFT,
+	 .help = "timing wheel: 2^N cycles per slot (default 11; 1024 slots)"},
+	{.name = "reps", .arg = "N", .fn = on_opt, .id = O_REPS,
+	 .help = "runs of each variant, interleaved; median wall time (default 3)"},
+	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "JSON lines only"},
+	{.name = "help", .short_name = 'h', .help = "this text"},
+	{.name = "msg", .arg = "BYTES", .fn = on_opt, .id = O_MSG,
+	 .help = "offered load instead of backlogged flows: each flow gets a\n"
+		 "message of BYTES of payload (frame - 78 B each) once per\n"
+		 "period, periods staggered across flows (default 0: always\n"
+		 "backlogged)"},
+	{.name = "load", .arg = "F", .fn = on_opt, .id = O_LOAD,
+	 .help = "with --msg: offered load of each flow, fraction of its rate\n(default 0.5)"},
+	SDR_OPT_END,
+};
+
+static const struct sdr_opts opt_set = {
+	.prog = "sdr-pacer-bench",
+	.usage = "usage: sdr-pacer-bench [options]\n"
+		 "Token bucket (common/sdr_pacer.h, used by sdr-dpu) vs timing wheel\n"
+		 "(common/sdr_wheel.h), side by side: CPU cost (wall time of the loop) and\n"
+		 "precision (virtual time) of pacing N backlogged flows under a port rate.\n",
+	.footer = "Output: a block per configuration and one JSON line per pacer. ns/frame and\n"
+		  "ns/poll are wall time (the null row is the loop and bookkeeping alone: every\n"
+		  "poll emits --budget frames, no pacer); rate = bytes sent / (sum of rates x\n"
+		  "time), or / bytes offered with --msg; max dev = the largest deviation of one\n"
+		  "flow's bytes in a window of max(1 ms, 100 frames) from its rate; max peak =\n"
+		  "the largest bytes of one flow in a window of 10 of its frame times, over\n"
+		  "what its rate allows there (1.0x = never faster than the rate).\n",
+	.opt = opts,
+	.col = 20,
+};
+
+int main(int argc, char **argv)
+{
+	int first;
+
+	/* 4 KiB and 64 B of payload: the frames the firmware sends for them */
+	snprintf(o.frames, sizeof(o.frames), "%u,%u", sdr_wire_data_frame_bytes(4096),
+		 sdr_wire_data_frame_bytes(64));
+	first = sdr_opts_parse(&opt_set, argc, argv, NULL);
+	if (first == SDR_OPTS_HELP)
+		return 0;
+	if (first < 0)
+		return 2;
+	if (first < argc) {
+		fprintf(stderr, "sdr-pacer-bench: unexpected argument '%s'\n", argv[first]);
+		return 2;
+	}
+	uint64_t fl[16], fr[16];
+	int nfl = parse_list("--flows", o.flows, 1, 65536, fl);
+	int nfr = parse_list("--frames", o.frames, 60, 10000, fr);
+	if (nfl < 0 || nfr < 0)
+		return 2;
+	for (int i = 0; i < nfl; i++)
+		for (int j = 0; j < nfr; j++)
+			if (run_one((uint32_t)fl[i], fr[j]))
+				return 1;
+	return 0;
+}

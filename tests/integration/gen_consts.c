@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Writes what the Python checkers (sr_check.py, ec_check.py) need of the C
+ * code as JSON, at build time, so that no script reads a C header:
+ *   rx_drops        the receive-drop counters (SDR_RX_DROP_LIST of
+ *                   firmware/sdr_counters.h), in order
+ *   host_errs, tx_errs  the other two counter lists
+ *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/sdr_types.h),
+ *                   in the order of the stats JSON's qp_totals
+ *   min_pkts        data packets of a message at least (SDR_IMM_NIBBLES;
+ *                   common/sdr_wire.c sdr_wire_msg_pkts())
+ * Usage: gen_consts OUT.json (meson runs it at build time; DPDK headers for
+ * sdr_types.h, nothing of DPDK linked).
+ */
+#include <stdio.h>
+
+#include "sdr_counters.h"
+#include "sdr_types.h"
+#include "sdr_wire.h"
+
+#define NAME(n, d) " \"" #n "\"",
+#define QP_STAT(n) " \"" #n "\"",
+
+static void list(FILE *f, const char *key, const char *const *v, size_t n, int last)
+{
+	fprintf(f, "  \"%s\": [", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", v[i]);
+	fprintf(f, "]%s\n", last ? "" : ",");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const rx[] = {SDR_RX_DROP_LIST(NAME)};
+	static const char *const host[] = {SDR_HOST_ERR_LIST(NAME)};
+	static const char *const tx[] = {SDR_TX_ERR_LIST(NAME)};
+	static const char *const qp[] = {SDR_QP_STATS(QP_STAT)};
+	FILE *f;
+
+	if (argc != 2 || (f = fopen(argv[1], "w")) == NULL) {
+		fprintf(stderr, "usage: gen_consts OUT.json\n");
+		return 2;
+	}
+	fprintf(f, "{\n");
+	list(f, "rx_drops", rx, sizeof(rx) / sizeof(rx[0]), 0);
+	list(f, "host_errs", host, sizeof(host) / sizeof(host[0]), 0);
+	list(f, "tx_errs", tx, sizeof(tx) / sizeof(tx[0]), 0);
+	list(f, "qp_stats", qp, sizeof(qp) / sizeof(qp[0]), 0);
+	fprintf(f, "  \"min_pkts\": %d\n}\n", SDR_IMM_NIBBLES);
+	return fclose(f) ? 1 : 0;
+}

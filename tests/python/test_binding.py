@@ -111,7 +111,8 @@ raises(lambda: qa.post_send(ba, 0, N + 4096), errno.ERANGE, "send beyond the MR"
 
 # ---- SR and EC, several messages, a send bigger than the posted receive
 for rel in ("sr", "ec:rs:8:2", "auto"):
-    xa, xb = a.qp(rel=rel, chunk_pkts=1), b.qp(rel=rel, chunk_pkts=1)
+    xa, xb = (a.qp(rel=rel, chunk_pkts=1, max_msg=1 << 20),
+              b.qp(rel=rel, chunk_pkts=1, max_msg=1 << 20))
     xa.connect(xb.info())
     xb.connect(xa.info())
     for k in range(3):

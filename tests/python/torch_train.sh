@@ -13,6 +13,8 @@
 . "$(dirname "$0")/py_lib.sh"
 sdr_py_need_torch
 TRAIN="$SDR_SRC/host/python/train/train_pipe.py"
+# 1 MiB messages (activations are 8 KiB): smaller per-QP state on the daemons
+export SDR_MAX_MSG=1048576
 MODEL="--dim 32 --heads 2 --layers 4 --seq 32 --mb 2 --micro 4 --iters 3 --quiet --verify"
 
 train() { # train TAG REL [train_pipe args]: 0 when bit-identical

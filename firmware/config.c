@@ -18,7 +18,7 @@ enum {
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
 	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
 	OPT_QUOTA_KEY, OPT_QUOTA_CONNS, OPT_QUOTA_CTXS, OPT_QUOTA_QPS, OPT_QUOTA_MR,
-	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO,
+	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE,
 };
 
 #define SDR_STR_(x) #x
@@ -110,6 +110,10 @@ static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	case OPT_RING_PAIR:
 		cfg->ring_pair = 1;
 		break;
+	case OPT_BRIDGE: /* main() runs bridge.c before this parser sees it */
+		fprintf(stderr, "sdr-dpu: --bridge is a mode of its own: sdr-dpu [EAL] -- --bridge "
+				"[bridge options] (sdr-dpu --bridge --help)\n");
+		return -2;
 	case OPT_MTU:
 		if (opt_u32("--mtu", arg, 1024, 4096, &cfg->mtu, 0))
 			return -2;
@@ -323,6 +327,7 @@ static const struct sdr_opt cfg_opts[] = {
 	{.name = "port-rate", .arg = "RATE", .help = "pace everything this instance sends to RATE (bits/s:\n10g, 2.5gbit, 800m, 1e9; default 0 = unpaced). QPs may\nhave their own, lower rate (libsdr qp attr rate_bps)", .fn = cfg_opt, .id = OPT_PORT_RATE},
 	{.name = "instance", .help = "start describing another DPU instance in this process", .fn = cfg_opt, .id = OPT_INSTANCE},
 	SDR_OPT_SECTION("\nGlobal options:"),
+	{.name = "bridge", .help = "run as a bump in the wire between two ports with the link\nemulator each way, not as a DPU (sdr-dpu --bridge --help)", .fn = cfg_opt, .id = OPT_BRIDGE},
 	{.name = "ring-pair", .help = "create two ports joined back to back by a net_ring pair\n(two DPUs in one process; needs two instances)", .fn = cfg_opt, .id = OPT_RING_PAIR},
 	{.name = "mtu", .arg = "N", .help = "RoCE path MTU: 1024, 2048 or 4096 (default 4096)", .fn = cfg_opt, .id = OPT_MTU},
 	{.name = "chunk-pkts", .arg = "N", .help = "packets per bitmap chunk, 1..1024 (default 16)", .fn = cfg_opt, .id = OPT_CHUNK},

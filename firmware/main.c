@@ -16,6 +16,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "bridge.h"
 #include "ctrl.h"
 #include "port.h"
 #include "stats.h"
@@ -90,6 +91,8 @@ int main(int argc, char **argv)
 	uint64_t next_stats;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (sdr_bridge_wanted(argc, argv)) /* a bump in the wire, not a DPU (bridge.c) */
+		return sdr_bridge_cli(argc, argv, dd);
 	if (dd == argc && wants_info(argc, argv)) {
 		/* `sdr-dpu --help` without EAL arguments */
 		rc = sdr_cfg_parse(&sdr_g.cfg, argc, argv);

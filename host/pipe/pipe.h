@@ -53,13 +53,28 @@ struct pipe_cfg {
 	uint32_t mem_budget;               /**< max in-flight activations per stage (0 = default:
 	                                        S for greedy, M otherwise) */
 	struct sdr_scheme rel;             /**< reliability of the cross-DC QPs (--rel) */
+	double tf_stage[PIPE_MAX_STAGES];  /**< forward time of stage s (0 = tf); --tf-stage */
+	double tb_stage[PIPE_MAX_STAGES];  /**< backward time of stage s (0 = tb); --tb-stage */
 };
+
+/** Forward / backward time of stage @p s: its own (tf_stage, tb_stage) or
+ *  the common tf / tb. The DES, the greedy schedule and GeoPipe's dN use
+ *  these. */
+static inline double pipe_tf(const struct pipe_cfg *c, uint32_t s)
+{
+	return c->tf_stage[s] > 0 ? c->tf_stage[s] : c->tf;
+}
+static inline double pipe_tb(const struct pipe_cfg *c, uint32_t s)
+{
+	return c->tb_stage[s] > 0 ? c->tb_stage[s] : c->tb;
+}
 
 /** Fill defaults. */
 void pipe_cfg_init(struct pipe_cfg *c);
 /** Resolve defaults (comm mode, budget) and validate.
  *  @return 0, -EINVAL (S < 2 or > PIPE_MAX_STAGES, M < 1 or > PIPE_MAX_MICRO,
- *  dc_of not 0/1, non-positive or non-finite times, zero sizes, sizes below
+ *  dc_of not 0/1, non-positive or non-finite times (per-stage times: negative
+ *  or non-finite; 0 means the common one), zero sizes, sizes below
  *  the payload header, zero rate, blocking comm with geopipe or greedy). */
 int pipe_cfg_finish(struct pipe_cfg *c);
 /** 64-bit digest of every field both processes must agree on. */

@@ -167,7 +167,7 @@ int pipe_des_run(const struct pipe_cfg *c, const struct pipe_prog *p, struct pip
 				struct dmsg *x = &msg[mi];
 
 				if (in->kind == PIPE_I_COMPUTE) {
-					ev.t1 = t + (in->op == PIPE_F ? c->tf : c->tb);
+					ev.t1 = t + (in->op == PIPE_F ? pipe_tf(c, s) : pipe_tb(c, s));
 					if ((rc = pipe_events_add(&out->ev, &ev)) ||
 					    (rc = hpush(&h, ev.t1, EV_STAGE, s)))
 						break;

@@ -261,7 +261,7 @@ static void run_stage_iter(struct rt *r, uint32_t s)
 
 		switch (in->kind) {
 		case PIPE_I_COMPUTE: {
-			double dl = t0 + (in->op == PIPE_F ? c->tf : c->tb);
+			double dl = t0 + (in->op == PIPE_F ? pipe_tf(c, s) : pipe_tb(c, s));
 			int oc = in->op == PIPE_F ? (s < c->stages - 1 ? (int)PIPE_CH_ACT(s) : -1)
 						  : (s > 0 ? (int)PIPE_CH_GRAD(s - 1) : -1);
 

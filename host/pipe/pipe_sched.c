@@ -64,7 +64,9 @@ int pipe_cfg_finish(struct pipe_cfg *c)
 	    c->micro > PIPE_MAX_MICRO)
 		return -EINVAL;
 	for (uint32_t s = 0; s < c->stages; s++)
-		if (c->dc_of[s] >= PIPE_MAX_DC)
+		if (c->dc_of[s] >= PIPE_MAX_DC || !isfinite(c->tf_stage[s]) ||
+		    !isfinite(c->tb_stage[s]) || c->tf_stage[s] < 0 || c->tb_stage[s] < 0 ||
+		    c->tf_stage[s] > 60 || c->tb_stage[s] > 60)
 			return -EINVAL;
 	if (!isfinite(c->tf) || !isfinite(c->tb) || c->tf <= 0 || c->tb <= 0 || c->tf > 60 ||
 	    c->tb > 60 || !isfinite(c->rtt) || c->rtt < 0 || c->rtt > 10)
@@ -122,6 +124,10 @@ uint64_t pipe_cfg_digest(const struct pipe_cfg *c)
 	h = mix(h, c->rel.code);
 	h = mix(h, c->rel.k);
 	h = mix(h, c->rel.m);
+	for (uint32_t s = 0; s < c->stages; s++) /* per-stage times, when set */
+		if (c->tf_stage[s] > 0 || c->tb_stage[s] > 0)
+			h = mix(mix(h, (uint64_t)llround(pipe_tf(c, s) * 1e9)),
+				(uint64_t)llround(pipe_tb(c, s) * 1e9));
 	return h;
 }
 
@@ -161,7 +167,7 @@ static uint32_t delta_cap(const struct pipe_cfg *c, uint32_t s)
 						      pipe_wire_bytes(c, c->grad_bytes)) *
 						     8 / (double)c->rate_bps);
 
-		d = (uint32_t)ceil(extra / (c->tf + c->tb) - 0.05);
+		d = (uint32_t)ceil(extra / (pipe_tf(c, s) + pipe_tb(c, s)) - 0.05);
 	} else {
 		d = c->delta_n;
 	}
@@ -400,14 +406,14 @@ static int order_greedy(const struct pipe_cfg *c, struct pipe_order *o)
 
 		if (pickB) {
 			m = nb[s]++;
-			end = best + c->tb;
+			end = best + pipe_tb(c, s);
 			o->ops[s][o->n[s]++] = PIPE_OP(m, PIPE_B);
 			last[s] = PIPE_B;
 			out_ch = s > 0 ? (int)PIPE_CH_GRAD(s - 1) : -1;
 			bytes = c->grad_bytes;
 		} else {
 			m = nf[s]++;
-			end = best + c->tf;
+			end = best + pipe_tf(c, s);
 			o->ops[s][o->n[s]++] = PIPE_OP(m, PIPE_F);
 			last[s] = PIPE_F;
 			out_ch = s < S - 1 ? (int)PIPE_CH_ACT(s) : -1;

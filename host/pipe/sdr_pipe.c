@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "pipe_json.h"
 #include "pipe_run.h"
 #include "sdr_opts.h"
 #include "sdr_units.h"
@@ -150,6 +151,7 @@ enum {
 	O_STAGES = 1, O_PLACE, O_MICRO, O_TF, O_TB, O_ACT, O_GRAD, O_SCHED, O_COMM, O_DN, O_MEM,
 	O_RTT, O_RATE, O_MTU, O_FOH, O_SIM, O_DC, O_DPU, O_SERVER, O_PORT, O_CONNECT, O_REL,
 	O_ITERS, O_TIMEOUT, O_SEED, O_POLL, O_JSON, O_SVG, O_EVENTS, O_CHECK, O_QUIET, O_VERBOSE,
+	O_TF_STAGE, O_TB_STAGE, O_PRINT_SCHED,
 };
 
 struct cli {
@@ -157,8 +159,27 @@ struct cli {
 	struct pipe_rt_opts ro;
 	int sim, json, quiet, all_sched, tb_set, place_set, stages_set;
 	const char *svg, *evpath, *check;
+	const char *tf_stage, *tb_stage; /* per-stage times, parsed once S is known */
+	int print_sched;
 	uint32_t stages;
 };
+
+/* "T0,T1,..." with exactly @p n times into @p out. */
+static int parse_stage_times(const char *s, uint32_t n, double *out)
+{
+	char buf[4096], *save = NULL, *tok;
+	uint32_t i = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (i == n || parse_time(tok, &out[i]) || out[i] > 60)
+			return -1;
+		i++;
+	}
+	return i == n ? 0 : -1;
+}
 
 static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
@@ -283,6 +304,9 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	case O_CHECK: c->check = arg; break;
 	case O_QUIET: c->quiet = 1; break;
 	case O_VERBOSE: c->ro.verbose = 1; break;
+	case O_TF_STAGE: c->tf_stage = arg; break;
+	case O_TB_STAGE: c->tb_stage = arg; break;
+	case O_PRINT_SCHED: c->print_sched = 1; break;
 	}
 	return 0;
 }
@@ -302,6 +326,11 @@ static const struct sdr_opt opts[] = {
 	 .help = "forward time per micro-batch"},
 	{.name = "tb", .arg = "T", .fn = on_opt, .id = O_TB, .dflt = "2*tf",
 	 .help = "backward time per micro-batch"},
+	{.name = "tf-stage", .arg = "LIST", .fn = on_opt, .id = O_TF_STAGE,
+	 .help = "per-stage forward times 'T0,T1,...', one per stage (0 = --tf);\n"
+		 "the DES, the greedy order and GeoPipe's dN use them"},
+	{.name = "tb-stage", .arg = "LIST", .fn = on_opt, .id = O_TB_STAGE,
+	 .help = "per-stage backward times, as --tf-stage (0 = --tb)"},
 	{.name = "act", .arg = "SIZE", .fn = on_opt, .id = O_ACT, .dflt = "256K",
 	 .help = "activation bytes (stage s -> s+1)"},
 	{.name = "grad", .arg = "SIZE", .fn = on_opt, .id = O_GRAD, .dflt = "256K",
@@ -330,6 +359,9 @@ static const struct sdr_opt opts[] = {
 	 .help = "bytes of headers and ICRC per packet, for wire bytes"},
 	SDR_OPT_SECTION("run:"),
 	{.name = "simulate", .fn = on_opt, .id = O_SIM, .help = "DES only, no daemons"},
+	{.name = "print-schedule", .fn = on_opt, .id = O_PRINT_SCHED,
+	 .help = "print the per-stage programs, channels and the DES\n"
+		 "prediction as one JSON line, then exit (no daemons)"},
 	{.name = "dc", .arg = "0|1", .fn = on_opt, .id = O_DC,
 	 .help = "this process' DC; 0 is the TCP server (--server, --port),\n"
 		 "1 connects (--connect)"},
@@ -419,6 +451,26 @@ int main(int argc, char **argv)
 	}
 	if (!tb_set)
 		cfg.tb = 2 * cfg.tf;
+	for (int k = 0; k < 2; k++) {
+		const char *arg = k ? cl.tb_stage : cl.tf_stage;
+
+		if (arg && parse_stage_times(arg, cfg.stages, k ? cfg.tb_stage : cfg.tf_stage)) {
+			fprintf(stderr, "sdr-pipe: bad --%s '%s': want %u times T0,T1,... (s, ms, us; "
+					"0 = --%s)\n", k ? "tb-stage" : "tf-stage", arg, cfg.stages,
+				k ? "tb" : "tf");
+			return 2;
+		}
+	}
+	if (cl.print_sched) {
+		if (pipe_cfg_finish(&cfg)) {
+			fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
+					"non-blocking only)\n");
+			return 2;
+		}
+		if (predict(&cfg, &prog, &pred))
+			return 1;
+		return pipe_schedule_json(stdout, &cfg, &prog, &pred) ? 1 : 0;
+	}
 	if (all_sched && !sim) {
 		fprintf(stderr, "sdr-pipe: --sched all needs --simulate\n");
 		return 2;

@@ -27,6 +27,11 @@ assert set(expect) <= set(host), "unknown counters %s" % (set(expect) - set(host
 assert len(expect) == 7, expect
 bad = []
 for name in host:
+    if name == "sq_throttled":
+        # (a deferral of the fair SQ service, not a descriptor: how often
+        # it happens depends on how many refused descriptors one poll saw)
+        print("counter %-14s = %d (not compared)" % (name, drops[name]))
+        continue
     want, got = expect.get(name, 0), drops[name]
     print("counter %-14s = %d (expected %d)" % (name, got, want))
     if got != want:

@@ -88,21 +88,26 @@ for c in $cases; do
 	case $c in
 	keyed-*) keyed=(--use-key) attack=${c#keyed-} ;;
 	esac
+	# extra: the parity attacks forge RS(1,1) parity; an AUTO receiver
+	# refuses a k below the smallest k of its candidates (ec_param_mismatch),
+	# so the daemons list rs:1:1 among their candidates: the key is then
+	# the only check that stands between the forged parity and the buffer
+	extra=()
 	case $attack in
 	# (about 1.5 s of attack; the paced transfer takes some 4.5 s: the QPs
 	# must outlive the attack)
-	parity) rounds=3 interval=0.3 target=b lossb="" ;;
+	parity) rounds=3 interval=0.3 target=b lossb="" extra=(--auto-schemes "sr,rs:1:1,rs:8:2") ;;
 	abort) rounds=10 interval=0.1 target=b lossb="" ;;
 	*) rounds=30 interval=0.05 target=a lossb=",loss=2%" ;;
 	esac
 	sdr_log "case $n: forged $c, $rounds rounds"
 	A_SOCK=$SDR_TMP/$c-a.sock B_SOCK=$SDR_TMP/$c-b.sock A_JSON=$SDR_TMP/$c-a.json B_JSON=$SDR_TMP/$c-b.json
 	A_LOG=$SDR_TMP/$c-a.log B_LOG=$SDR_TMP/$c-b.log
-	sr_dpu a "$A_SOCK" "$A_JSON" "$A_LOG" "delay=5ms,seed=$((2 * n + 1))" ||
+	sr_dpu a "$A_SOCK" "$A_JSON" "$A_LOG" "delay=5ms,seed=$((2 * n + 1))" "${extra[@]}" ||
 		sdr_fail "daemon A did not start"
 	PA=$RIG_PID
 	SDR_PIDS+=("$PA")
-	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "delay=5ms$lossb,seed=$((2 * n + 2))" ||
+	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "delay=5ms$lossb,seed=$((2 * n + 2))" "${extra[@]}" ||
 		sdr_fail "daemon B did not start"
 	PB=$RIG_PID
 	SDR_PIDS+=("$PB")

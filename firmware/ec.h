@@ -55,6 +55,7 @@ struct sdr_ecq {
 	uint8_t *rmsg_region; /* [SDR_MAX_MSGS][rmsg_stride]: the slots' receive state */
 	size_t rmsg_stride;
 	uint32_t nsub_max;    /* submessages of the largest message accepted */
+	uint8_t k_min;        /* smallest k accepted (per message: of its candidates) */
 	uint32_t armed[SDR_MAX_MSGS];       /* receives (numbers) with an armed FTO */
 	uint32_t n_armed;
 	uint64_t rtt_min;    /* min CTS-to-first-packet time seen (cycles), 0 = none */
@@ -64,8 +65,10 @@ struct sdr_ecq {
 };
 
 /* ---- set-up (main lcore) ---- */
+/** @p k_min: with @p per_message, the smallest k the receiver accepts (its
+ *  receive state is sized for it); else @p k. */
 int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m,
-		int per_message);
+		unsigned k_min, int per_message);
 void sdr_ec_fini(struct sdr_ecq *ec);
 /** Forget every live receive state (the QP's receives were completed). */
 void sdr_ec_reset(struct sdr_ecq *ec);

@@ -56,7 +56,7 @@ uint64_t sdr_ec_chunk_t_inj(const struct sdr_qp *qp)
 /* ---------------- QP ---------------- */
 
 int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m,
-		int per_message)
+		unsigned k_min, int per_message)
 {
 	uint32_t c = qp->mtu * qp->ppc;
 	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
@@ -73,9 +73,11 @@ int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k
 	memset(ec->zero, 0, c);
 	/* receive state of every slot, for the largest message and code the
 	 * QP accepts: k as given, or (code per message) any k down to 1 */
-	ec->nsub_max = (qp->max_msg / c + (per_message ? 1 : k) - 1) / (per_message ? 1 : k);
+	ec->k_min = (uint8_t)(per_message ? k_min : k);
+	ec->nsub_max = (qp->max_msg / c + ec->k_min - 1) / ec->k_min;
 	ec->rmsg_stride = (sdr_ec_rmsg_bytes(ec->nsub_max, m) + 63) & ~(size_t)63;
-	ec->rmsg_region = aligned_alloc(64, (size_t)SDR_MAX_MSGS * ec->rmsg_stride);
+	/* (calloc: a large region is mapped, not touched, until slots use it) */
+	ec->rmsg_region = calloc(SDR_MAX_MSGS, ec->rmsg_stride);
 	if (!ec->rmsg_region)
 		return -ENOMEM;
 	return sdr_ec_pool_init(&ec->pool, c, qp->ppc, (uint32_t)(pool / c ? pool / c : 1));

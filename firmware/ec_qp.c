@@ -8,9 +8,9 @@
 #include "send.h"
 
 int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, unsigned code, unsigned k, unsigned m,
-		  int per_message)
+		  unsigned k_min, int per_message)
 {
-	if (sdr_sr_init(&e->sr, qp) || sdr_ec_init(qp, &e->ec, code, k, m, per_message))
+	if (sdr_sr_init(&e->sr, qp) || sdr_ec_init(qp, &e->ec, code, k, m, k_min, per_message))
 		return -ENOMEM;
 	/* a completed receive's FULL is sent twice, one ACK period apart */
 	e->sr.full_copies = 2;

@@ -17,7 +17,7 @@ struct sdr_ecqp {
 };
 
 int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, unsigned code, unsigned k, unsigned m,
-		  int per_message);
+		  unsigned k_min, int per_message);
 void sdr_ecqp_fini(struct sdr_ecqp *e);
 void sdr_ecqp_view(const struct sdr_ecqp *e, struct sdr_rel_view *v);
 /** Send @p sm with code (@p code, @p k, @p m), k == 0: without parity. */

@@ -270,7 +270,8 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	/* EC: the QP's scheme only. AUTO: any valid scheme, chosen per message
 	 * by the sender; the message's first parity packet fixes it (later
 	 * ones that disagree are dropped below) */
-	if (ec->per_message ? sdr_ec_param_check(h.code, h.k, h.m) != 0 || h.m > ec->m
+	if (ec->per_message ? sdr_ec_param_check(h.code, h.k, h.m) != 0 || h.m > ec->m ||
+				      h.k < ec->k_min
 		   : (h.code != ec->code || h.k != ec->k || h.m != ec->m)) {
 		w->ctr[SDR_CTR_ec_param_mismatch]++;
 		return;

@@ -76,20 +76,24 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 {
 	struct auto_qp *a = calloc(1, sizeof(*a));
 	struct sdr_auto_cfg ac;
-	unsigned code = SDR_EC_RS, k = 1, m = 1;
+	unsigned code = SDR_EC_RS, k = 1, m = 1, k_min = SDR_EC_K_MAX;
 
 	if (!a)
 		goto nomem;
 	/* the EC buffers are sized for the candidate with the most parity */
 	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
 		const struct sdr_scheme *c = &sdr_g.cfg.auto_cands[i];
+		if (c->rel == SDR_REL_EC && c->k < k_min)
+			k_min = c->k;
 		if (c->rel == SDR_REL_EC && c->m >= m) {
 			code = c->code;
 			k = c->k;
 			m = c->m;
 		}
 	}
-	if (sdr_ecqp_init(qp, &a->e, code, k, m, 1))
+	if (k_min > k)
+		k_min = k;
+	if (sdr_ecqp_init(qp, &a->e, code, k, m, k_min, 1))
 		goto nomem;
 	a->e.sr.hooks = (struct sdr_sr_hooks){.ctx = a, .rtt = auto_rtt, .full = auto_full};
 	a->base_bps = auto_base_rate(qp->inst);

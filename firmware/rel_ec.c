@@ -20,7 +20,7 @@ static int ec_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *
 {
 	struct sdr_ecqp *e = calloc(1, sizeof(*e));
 
-	if (!e || sdr_ecqp_init(qp, e, a->ec_code, a->ec_k, a->ec_m, 0)) {
+	if (!e || sdr_ecqp_init(qp, e, a->ec_code, a->ec_k, a->ec_m, a->ec_k, 0)) {
 		if (e)
 			sdr_ecqp_fini(e);
 		free(e);

@@ -126,6 +126,7 @@ struct sdr_ecbuf {
 
 struct sdr_ec_pool {
 	struct sdr_ecbuf *free;
+	void *mem;         /**< what was allocated (region is it, 64-aligned) */
 	uint8_t *region;   /**< max buffers, reserved at init, handed out in order */
 	size_t stride;     /**< bytes of one buffer in the region */
 	uint32_t cbytes;   /**< bytes of a buffer's data */
@@ -150,8 +151,13 @@ static inline int sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint3
 	p->max = max;
 	hdr = (sizeof(struct sdr_ecbuf) + (size_t)p->bm_words * 8 + 63) & ~(size_t)63;
 	p->stride = hdr + ((cbytes + 63) & ~(size_t)63);
-	p->region = aligned_alloc(64, (size_t)max * p->stride);
-	return p->region ? 0 : -ENOMEM;
+	/* (calloc: a large region is mapped, not touched, until buffers are
+	 * used; aligned here to 64 bytes) */
+	p->mem = calloc(1, (size_t)max * p->stride + 64);
+	if (!p->mem)
+		return -ENOMEM;
+	p->region = (uint8_t *)(((uintptr_t)p->mem + 63) & ~(uintptr_t)63);
+	return 0;
 }
 
 /** A cleared buffer (got = 0, bitmap zero; data undefined), or NULL when
@@ -189,7 +195,8 @@ static inline void sdr_ec_pool_put(struct sdr_ec_pool *p, struct sdr_ecbuf *b)
 /** Release the pool's memory (no buffer may be used after this). */
 static inline void sdr_ec_pool_fini(struct sdr_ec_pool *p)
 {
-	free(p->region);
+	free(p->mem);
+	p->mem = NULL;
 	p->region = NULL;
 	p->free = NULL;
 	p->nalloc = p->inuse = 0;

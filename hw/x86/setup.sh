@@ -16,7 +16,7 @@ bdir=${1:-$top/build}
 pkgs="meson ninja-build pkg-config gcc clang libclang-rt-dev binutils python3
       libdpdk-dev dpdk dpdk-dev libisal-dev libpcap-dev
       iproute2 procps bc systemd tshark python3-scapy python3-matplotlib gnuplot-nox
-      universal-ctags cscope python3-torch"
+      universal-ctags python3-torch"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

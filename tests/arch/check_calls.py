@@ -3,13 +3,13 @@
 """Calls between the firmware's files run one way.
 
 Builds the file-level call graph of firmware/*.c from universal-ctags
-(which file defines each function) and cscope (which functions each function
-calls), then checks:
+(which file defines each global function) and the calls of those names in
+every other file, then checks:
   1. no cycle: no two files call each other, directly or through others;
   2. no file outside the scheme registry names a scheme (sdr_rel_none, ...),
      and no scheme file (rel_*.c) calls a function of another scheme file.
 Prints the graph in data-flow order, or every violation; exit 1 on any.
-Exit 77 when ctags or cscope is missing.
+Exit 77 when universal-ctags is missing.
 
   check_calls.py FIRMWARE_DIR
 """
@@ -18,7 +18,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 
 def main():
@@ -26,10 +25,9 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     fw = os.path.abspath(sys.argv[1])
-    for tool in ('ctags', 'cscope'):
-        if not shutil.which(tool):
-            print(f"check_calls: {tool} not installed: skipping", file=sys.stderr)
-            return 77
+    if not shutil.which('ctags'):
+        print("check_calls: ctags (universal-ctags) not installed: skipping", file=sys.stderr)
+        return 77
     srcs = sorted(f for f in os.listdir(fw) if f.endswith('.c'))
     hdrs = sorted(f for f in os.listdir(fw) if f.endswith('.h'))
     # global function -> its .c file (a static function is only called from
@@ -44,21 +42,20 @@ def main():
             defined[name] = os.path.basename(path)
     edges = {f: set() for f in srcs}
     why = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        lst = os.path.join(tmp, 'files')
-        with open(lst, 'w') as fh:
-            fh.write('\n'.join(os.path.join(fw, f) for f in srcs + hdrs) + '\n')
-        db = os.path.join(tmp, 'cscope.out')
-        subprocess.run(['cscope', '-b', '-k', '-i', lst, '-f', db], check=True, cwd=tmp)
-        for name, target in defined.items():
-            # rows: the file of each call of NAME, the calling function, ...
-            res = subprocess.run(['cscope', '-d', '-L', '-3', name, '-f', db],
-                                 capture_output=True, text=True, check=True, cwd=tmp).stdout
-            for row in res.splitlines():
-                caller_file = os.path.basename(row.split()[0])
-                if caller_file in edges and caller_file != target:
-                    edges[caller_file].add(target)
-                    why.setdefault((caller_file, target), set()).add(name)
+    # calls: every use of a global function's name followed by "(" in
+    # another file, comments and strings removed (a function pointer taken
+    # without a call is not a call: the ops tables are meant to be that)
+    call = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
+    for f in srcs:
+        text = open(os.path.join(fw, f)).read()
+        text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+        text = re.sub(r'//[^\n]*', ' ', text)
+        text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+        for m in call.finditer(text):
+            target = defined.get(m.group(1))
+            if target and target != f:
+                edges[f].add(target)
+                why.setdefault((f, target), set()).add(m.group(1))
     bad = []
     # 1. cycles (Tarjan)
     index, low, on, stack, comps = {}, {}, set(), [], []

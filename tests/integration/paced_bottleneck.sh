@@ -30,7 +30,11 @@ for mode in paced unpaced; do
 	if [ $mode = paced ]; then SR_PORT_RATE=$PACED; else SR_PORT_RATE=0; fi
 	sdr_log "$mode: port rate $SR_PORT_RATE, link $SR_LINK_BASE"
 	t0=$(date +%s.%N)
-	sr_pair "$mode" "$SR_LINK_BASE"
+	# (the unpaced sender's SR recovers in rounds of one RTO (backed off to
+	# 1 s) that each get about one buffer through the bottleneck: on a
+	# loaded machine a round can bring nothing new for the default 3 s
+	# global timeout, and the transfer, not the property, would fail)
+	sr_pair "$mode" "$SR_LINK_BASE" --global-timeout-ms 30000
 	sr_transfer "$mode" "$SIZES" "$COUNT" || { cat "$A_LOG" "$B_LOG"; sdr_fail "$mode: transfer failed"; }
 	t1=$(date +%s.%N)
 	rig_stop "$PA"; rig_stop "$PB"

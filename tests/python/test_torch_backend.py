@@ -149,6 +149,23 @@ for p in range(1, W):
     ref += pattern(2 << 20, 9 + p)             # rank order, as the backend sums
 check(torch.equal(z, ref), "all_reduce of 8 MiB, bit-identical to the rank-order sum")
 
+# ---- a subgroup (its own contexts and QPs): ranks 1 and 2 (on two DPUs)
+sub = dist.new_group([1, 2], backend="sdr")
+if R in (1, 2):
+    v = torch.full((100,), float(R))
+    dist.all_reduce(v, group=sub)
+    check(torch.equal(v, torch.full((100,), 3.0)), "all_reduce in a subgroup")
+    w = pattern(300, 77 + R)
+    got = torch.zeros(300)
+    if R == 1:
+        dist.send(w, 2, group=sub)              # global ranks, as the API takes them
+        dist.recv(got, 2, group=sub)
+    else:
+        dist.recv(got, 1, group=sub)
+        dist.send(w, 1, group=sub)
+    check(torch.equal(got, pattern(300, 77 + (3 - R))), "send/recv in a subgroup")
+dist.barrier()
+
 # ---- clear errors for what is not supported
 expect(lambda: dist.all_gather([torch.zeros(1)] * W, torch.zeros(1)), RuntimeError,
        "all_gather", text="not supported")

@@ -45,6 +45,5 @@ sdr_bridge_netns_down() {
 
 # sdr_bridge_vdevs: the bridge's two ports
 sdr_bridge_vdevs() {
-	echo "--vdev=net_af_packet0,iface=$BR_A,framesz=9216,blocksz=36864,framecnt=8192,qpairs=1" \
-		"--vdev=net_af_packet1,iface=$BR_B,framesz=9216,blocksz=36864,framecnt=8192,qpairs=1"
+	echo "$(rig_vdev "$BR_A" 1 0)" "$(rig_vdev "$BR_B" 1 1)"
 }

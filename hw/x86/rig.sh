@@ -44,9 +44,10 @@ rig_eal() {
 		"--log-level=lib.eal:warning --log-level=pmd.net.ring:warning"
 }
 
-# rig_vdev IFACE [QPAIRS]: the af_packet vdev for a jumbo-frame veth end
+# rig_vdev IFACE [QPAIRS] [N]: the af_packet vdev (net_af_packetN, default 0)
+# for a jumbo-frame veth end
 rig_vdev() {
-	echo "--vdev=net_af_packet0,iface=$1,framesz=9216,blocksz=36864,framecnt=8192,qpairs=${2:-1}"
+	echo "--vdev=net_af_packet${3:-0},iface=$1,framesz=9216,blocksz=36864,framecnt=8192,qpairs=${2:-1}"
 }
 
 # rig_netns_up: the two namespaces of SDR_NS_TAG joined by the veth pair,

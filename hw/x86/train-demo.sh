@@ -43,17 +43,7 @@ while [ $# -gt 0 ]; do
 	*) echo "train-demo: unknown argument $1 (--help)" >&2; exit 2 ;;
 	esac
 done
-if [ "$(id -u)" = 0 ]; then
-	for p in ethtool python3-torch; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="${missing:-} $p"
-	done
-	if [ -n "${missing:-}" ]; then
-		echo "train-demo: installing:$missing"
-		# shellcheck disable=SC2086
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-			{ echo "train-demo: apt-get install$missing failed"; exit 1; }
-	fi
-fi
+# hw/x86/setup.sh installs what is missing (python3-torch and ethtool among it)
 "$top/hw/x86/setup.sh" "$top/build" || exit 1
 /usr/bin/python3 -c 'import torch' 2>/dev/null ||
 	{ echo "train-demo: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"; exit 1; }

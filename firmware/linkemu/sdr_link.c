@@ -87,8 +87,8 @@ rng_bernoulli(struct sdr_link_rng *r, double p)
 
 /* ------------------------------------------------------------- parsing -- */
 
-static void __attribute__((format(printf, 3, 4)))
-seterr(char *err, size_t errlen, const char *fmt, ...)
+void
+sdr_link_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -149,7 +149,7 @@ parse_with_unit(const char *key, const char *val, const struct unit *units, size
 	double v;
 
 	if (parse_number(val, &v, &end) != 0) {
-		seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit (%s)",
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit (%s)",
 		       key, val, unit_help);
 		return -EINVAL;
 	}
@@ -158,7 +158,7 @@ parse_with_unit(const char *key, const char *val, const struct unit *units, size
 			*out = 0;
 			return 0;
 		}
-		seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (%s)", key, val, unit_help);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (%s)", key, val, unit_help);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n_units; i++) {
@@ -167,7 +167,7 @@ parse_with_unit(const char *key, const char *val, const struct unit *units, size
 			return 0;
 		}
 	}
-	seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use %s)", key, end, val,
+	sdr_link_seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use %s)", key, end, val,
 	       unit_help);
 	return -EINVAL;
 }
@@ -183,20 +183,20 @@ parse_time(const char *key, const char *val, uint64_t *ns, char *err, size_t err
 	case 0:
 		break;
 	case SDR_TIME_ENOUNIT:
-		seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (s, ms, us, ns)", key, val);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (s, ms, us, ns)", key, val);
 		return -EINVAL;
 	case SDR_TIME_EUNIT:
-		seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use s, ms, us, ns)",
+		sdr_link_seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use s, ms, us, ns)",
 		       key, unit, val);
 		return -EINVAL;
 	default:
-		seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit"
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit"
 		       " (s, ms, us, ns)", key, val);
 		return -EINVAL;
 	}
 	v = nearbyint(v);
 	if (v > (double)SDR_LINK_MAX_DELAY_NS) {
-		seterr(err, errlen, "link spec: key '%s': %s is more than the 10 s the emulator supports",
+		sdr_link_seterr(err, errlen, "link spec: key '%s': %s is more than the 10 s the emulator supports",
 		       key, val);
 		return -EINVAL;
 	}
@@ -211,14 +211,14 @@ parse_prob(const char *key, const char *val, double *p, char *err, size_t errlen
 	double v;
 
 	if (parse_number(val, &v, &end) != 0 || !(*end == '\0' || strcmp(end, "%") == 0)) {
-		seterr(err, errlen, "link spec: key '%s': '%s' is not a probability (0..1, e.g. 1e-3, or 0.1%%)",
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not a probability (0..1, e.g. 1e-3, or 0.1%%)",
 		       key, val);
 		return -EINVAL;
 	}
 	if (*end == '%')
 		v /= 100.0;
 	if (v > 1.0) {
-		seterr(err, errlen, "link spec: key '%s': probability %s is more than 1", key, val);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': probability %s is more than 1", key, val);
 		return -EINVAL;
 	}
 	*p = v;
@@ -233,17 +233,17 @@ parse_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, uint64_t 
 	unsigned long long v;
 
 	if (!isdigit((unsigned char)val[0])) {
-		seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned integer", key, val);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned integer", key, val);
 		return -EINVAL;
 	}
 	errno = 0;
 	v = strtoull(val, &e, 0);
 	if (errno != 0 || *e != '\0') {
-		seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned 64-bit integer", key, val);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned 64-bit integer", key, val);
 		return -EINVAL;
 	}
 	if (v < lo || v > hi) {
-		seterr(err, errlen, "link spec: key '%s': %s is outside %" PRIu64 "..%" PRIu64, key, val, lo,
+		sdr_link_seterr(err, errlen, "link spec: key '%s': %s is outside %" PRIu64 "..%" PRIu64, key, val, lo,
 		       hi);
 		return -EINVAL;
 	}
@@ -324,7 +324,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 			return rc;
 		d = nearbyint(d);
 		if (d != 0 && (d < (double)SDR_LINK_MIN_RATE_BPS || d > (double)SDR_LINK_MAX_RATE_BPS)) {
-			seterr(err, errlen, "link spec: key 'rate': %s is outside 1kbit..10tbit (0 = no bottleneck)",
+			sdr_link_seterr(err, errlen, "link spec: key 'rate': %s is outside 1kbit..10tbit (0 = no bottleneck)",
 			       val);
 			return -EINVAL;
 		}
@@ -337,7 +337,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 			return rc;
 		d = nearbyint(d);
 		if (d < 1 || d > (double)SDR_LINK_MAX_BUFFER) {
-			seterr(err, errlen, "link spec: key 'buffer': %s is outside 1B..1TB", val);
+			sdr_link_seterr(err, errlen, "link spec: key 'buffer': %s is outside 1B..1TB", val);
 			return -EINVAL;
 		}
 		c->buffer_bytes = (uint64_t)d;
@@ -347,7 +347,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 	case K_GE:
 		n = split_colon(val, f, 4);
 		if (n < 2) {
-			seterr(err, errlen,
+			sdr_link_seterr(err, errlen,
 			       "link spec: key 'ge': '%s' must be p_gb:p_bg[:loss_good[:loss_bad]]", val);
 			return -EINVAL;
 		}
@@ -361,7 +361,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 		if (n > 3 && (rc = parse_prob("ge loss_bad", f[3], &c->ge_loss_bad, err, errlen)) != 0)
 			return rc;
 		if (c->ge_p_bg == 0 && c->ge_p_gb > 0) {
-			seterr(err, errlen, "link spec: key 'ge': p_bg must be > 0 (else the bad state never ends)");
+			sdr_link_seterr(err, errlen, "link spec: key 'ge': p_bg must be > 0 (else the bad state never ends)");
 			return -EINVAL;
 		}
 		c->ge = true;
@@ -369,7 +369,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 	case K_REORDER:
 		n = split_colon(val, f, 2);
 		if (n < 1) {
-			seterr(err, errlen, "link spec: key 'reorder': '%s' must be PROB[:EXTRA_DELAY]", val);
+			sdr_link_seterr(err, errlen, "link spec: key 'reorder': '%s' must be PROB[:EXTRA_DELAY]", val);
 			return -EINVAL;
 		}
 		if ((rc = parse_prob(key, f[0], &c->reorder, err, errlen)) != 0)
@@ -378,7 +378,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 			if ((rc = parse_time("reorder extra delay", f[1], &c->reorder_extra_ns, err, errlen)) != 0)
 				return rc;
 			if (c->reorder_extra_ns == 0) {
-				seterr(err, errlen, "link spec: key 'reorder': extra delay must be > 0");
+				sdr_link_seterr(err, errlen, "link spec: key 'reorder': extra delay must be > 0");
 				return -EINVAL;
 			}
 		}
@@ -388,7 +388,7 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 	case K_CORRUPT:
 		n = split_colon(val, f, 2);
 		if (n < 1) {
-			seterr(err, errlen, "link spec: key 'corrupt': '%s' must be PROB[:MAXBITS]", val);
+			sdr_link_seterr(err, errlen, "link spec: key 'corrupt': '%s' must be PROB[:MAXBITS]", val);
 			return -EINVAL;
 		}
 		if ((rc = parse_prob(key, f[0], &c->corrupt, err, errlen)) != 0)
@@ -425,12 +425,12 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (spec == NULL || cfg == NULL) {
-		seterr(err, errlen, "link spec: missing");
+		sdr_link_seterr(err, errlen, "link spec: missing");
 		return -EINVAL;
 	}
 	len = strlen(spec);
 	if (len >= sizeof(buf)) {
-		seterr(err, errlen, "link spec: longer than %d characters", SPEC_MAX - 1);
+		sdr_link_seterr(err, errlen, "link spec: longer than %d characters", SPEC_MAX - 1);
 		return -EINVAL;
 	}
 	memcpy(buf, spec, len + 1);
@@ -449,12 +449,12 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 				*comma = '\0';
 			item = trim(p);
 			if (*item == '\0') {
-				seterr(err, errlen, "link spec: empty item (stray ',')");
+				sdr_link_seterr(err, errlen, "link spec: empty item (stray ',')");
 				return -EINVAL;
 			}
 			eq = strchr(item, '=');
 			if (eq == NULL) {
-				seterr(err, errlen, "link spec: '%s' needs a value (key=value)", item);
+				sdr_link_seterr(err, errlen, "link spec: '%s' needs a value (key=value)", item);
 				return -EINVAL;
 			}
 			*eq = '\0';
@@ -464,18 +464,18 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 				if (strcmp(key, key_names[k]) == 0)
 					break;
 			if (k == K_COUNT) {
-				seterr(err, errlen,
+				sdr_link_seterr(err, errlen,
 				       "link spec: unknown key '%s' (known: delay, jitter, rate, buffer, loss, ge, reorder, dup, corrupt, seed, limit)",
 				       key);
 				return -EINVAL;
 			}
 			if (seen[k]) {
-				seterr(err, errlen, "link spec: key '%s' given twice", key);
+				sdr_link_seterr(err, errlen, "link spec: key '%s' given twice", key);
 				return -EINVAL;
 			}
 			seen[k] = true;
 			if (*val == '\0') {
-				seterr(err, errlen, "link spec: key '%s' has an empty value", key);
+				sdr_link_seterr(err, errlen, "link spec: key '%s' has an empty value", key);
 				return -EINVAL;
 			}
 			rc = parse_item((enum key_id)k, key, val, &c, err, errlen);
@@ -488,7 +488,7 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 	}
 
 	if (seen[K_BUFFER] && c.rate_bps == 0) {
-		seterr(err, errlen,
+		sdr_link_seterr(err, errlen,
 		       "link spec: key 'buffer' needs a bottleneck rate (rate=...); without one nothing queues");
 		return -EINVAL;
 	}
@@ -928,7 +928,7 @@ sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double
 	fmt_time(hold, sizeof(hold), (uint64_t)z.hold_ns);
 	fmt_size(bdp, sizeof(bdp), (uint64_t)(z.eff_rate * z.hold_ns / 1e9 / 8));
 	fmt_size(buf, sizeof(buf), cfg->rate_bps ? cfg->buffer_bytes : 0);
-	seterr(err, errlen,
+	sdr_link_seterr(err, errlen,
 	       "link emulator needs %.0f mbufs (BDP of %s x %s = %s = %.0f frames of %u B%s + buffer %s = %.0f frames + margin%s); the pool has %u; raise the pool size / -m or lower delay/rate/buffer (or set limit=)",
 	       z.total, rate, hold, bdp, z.span_frames, fb, cfg->dup > 0 ? " incl. duplicates" : "", buf,
 	       z.buffer_frames, z.total >= (double)cfg->limit + 512 ? ", capped by limit" : "",

@@ -275,6 +275,11 @@ unsigned sdr_link_mbufs_needed(const struct sdr_link_cfg *cfg, unsigned frame_by
 int sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes,
 			double line_rate_bps, unsigned pool_mbufs, char *err, size_t errlen);
 
+/** Write a one-line message into @p err (if not NULL) - the parsers' errors
+ *  (sdr_link.c, sdr_link_peers.c). */
+void sdr_link_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* PRNG, exposed for tests. */
 /** Seed @p r from @p seed and a stream number with splitmix64. */
 void sdr_link_rng_seed(struct sdr_link_rng *r, uint64_t seed, unsigned stream);

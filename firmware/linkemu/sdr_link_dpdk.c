@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Long-haul link emulator, DPDK glue: RX callback, holding structures
- * (FIFO ring for in-order frames + min-heap for reordered ones), release.
+ * (a FIFO ring per lane for its in-order frames + one min-heap for the
+ * reordered ones of every lane), release.
  */
 #include "sdr_link_dpdk.h"
 
@@ -18,28 +19,35 @@ struct hold_ent {
 	struct rte_mbuf *m;
 	uint64_t depart_ns;
 	uint64_t arrival_ns;
-	uint64_t seq; /* tie-break: equal departures leave in arrival order */
+	uint64_t seq : 56; /* tie-break: equal departures leave in arrival order */
+	uint64_t lane : 8;
 };
 
-struct sdr_link_rx {
-	struct sdr_link link; /* core model + core counters */
-	/* holding structures */
+/* One lane (per-peer profile or the default): its in-order frames and the
+ * glue's counters. Its reordered frames sit in the instance's shared heap. */
+struct lane {
 	struct hold_ent *fifo; /* in-order frames, departure times non-decreasing */
 	uint32_t fifo_mask;
 	uint32_t fifo_head; /* next to release */
 	uint32_t fifo_tail; /* next free */
-	struct hold_ent *heap; /* reordered frames, min-heap on (depart, seq) */
-	uint32_t heap_n;
-	uint32_t cap;  /* cfg.limit: most frames held in both together */
+	uint32_t cap;  /* cfg.limit: most frames the lane holds (FIFO and heap) */
 	uint32_t held;
-	uint64_t seq;
-	/* glue counters */
 	uint64_t dropped_limit;
 	uint64_t bytes_limit; /* bytes of dropped_limit frames */
 	uint64_t dup_failed;
 	uint64_t released;
 	uint64_t max_held;
 	uint64_t max_release_lag_ns;
+};
+
+struct sdr_link_rx {
+	struct sdr_link_set set; /* the lanes' models + core counters */
+	struct lane lane[SDR_LINK_LANES_MAX];
+	unsigned nlanes;
+	struct hold_ent *heap; /* reordered frames of every lane, min-heap on (depart, seq) */
+	uint32_t heap_n;
+	uint32_t held; /* over all lanes */
+	uint64_t seq;
 	/* setup */
 	struct rte_mempool *dup_pool;
 	const struct rte_eth_rxtx_callback *cb;
@@ -111,44 +119,82 @@ heap_pop(struct sdr_link_rx *rx)
 
 /* ------------------------------------------------------------ create -- */
 
+static void
+free_holding(struct sdr_link_rx *rx)
+{
+	for (unsigned i = 0; i < SDR_LINK_LANES_MAX; i++)
+		rte_free(rx->lane[i].fifo);
+	rte_free(rx->heap);
+	rte_free(rx);
+}
+
 struct sdr_link_rx *
-sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socket_id, struct rte_mempool *dup_pool)
+sdr_link_rx_create_plan(const struct sdr_link_plan *plan, int socket_id,
+			struct rte_mempool *dup_pool)
 {
 	struct sdr_link_rx *rx;
-	uint32_t fifo_size;
+	uint64_t heap_cap = 0;
 
-	if (cfg == NULL || cfg->limit < 1 || cfg->limit > SDR_LINK_MAX_LIMIT) {
+	if (plan == NULL || plan->nlanes < 1 || plan->nlanes > SDR_LINK_LANES_MAX) {
 		rte_errno = errno = EINVAL;
 		return NULL;
+	}
+	for (unsigned i = 0; i < plan->nlanes; i++) {
+		if (plan->lane[i].cfg.limit < 1 || plan->lane[i].cfg.limit > SDR_LINK_MAX_LIMIT) {
+			rte_errno = errno = EINVAL;
+			return NULL;
+		}
+		heap_cap += plan->lane[i].cfg.limit;
 	}
 	rx = rte_zmalloc_socket("sdr_link_rx", sizeof(*rx), RTE_CACHE_LINE_SIZE, socket_id);
 	if (rx == NULL) {
 		rte_errno = errno = ENOMEM;
 		return NULL;
 	}
-	if (sdr_link_init(&rx->link, cfg) != 0) {
+	if (sdr_link_set_init(&rx->set, plan) != 0) {
 		rte_free(rx);
 		rte_errno = errno = EINVAL;
 		return NULL;
 	}
-	fifo_size = rte_align32pow2(cfg->limit);
-	rx->fifo = rte_malloc_socket("sdr_link_fifo", sizeof(struct hold_ent) * fifo_size,
+	rx->nlanes = plan->nlanes;
+	for (unsigned i = 0; i < plan->nlanes; i++) {
+		struct lane *l = &rx->lane[i];
+		uint32_t fifo_size = rte_align32pow2(plan->lane[i].cfg.limit);
+
+		l->fifo = rte_malloc_socket("sdr_link_fifo", sizeof(struct hold_ent) * fifo_size,
+					    RTE_CACHE_LINE_SIZE, socket_id);
+		if (l->fifo == NULL) {
+			free_holding(rx);
+			rte_errno = errno = ENOMEM;
+			return NULL;
+		}
+		l->fifo_mask = fifo_size - 1;
+		l->cap = plan->lane[i].cfg.limit;
+	}
+	rx->heap = rte_malloc_socket("sdr_link_heap", sizeof(struct hold_ent) * heap_cap,
 				     RTE_CACHE_LINE_SIZE, socket_id);
-	rx->heap = rte_malloc_socket("sdr_link_heap", sizeof(struct hold_ent) * cfg->limit,
-				     RTE_CACHE_LINE_SIZE, socket_id);
-	if (rx->fifo == NULL || rx->heap == NULL) {
-		rte_free(rx->fifo);
-		rte_free(rx->heap);
-		rte_free(rx);
+	if (rx->heap == NULL) {
+		free_holding(rx);
 		rte_errno = errno = ENOMEM;
 		return NULL;
 	}
-	rx->fifo_mask = fifo_size - 1;
-	rx->cap = cfg->limit;
 	rx->dup_pool = dup_pool;
 	rx->tsc_hz = rte_get_tsc_hz();
 	rx->port = UINT16_MAX;
 	return rx;
+}
+
+struct sdr_link_rx *
+sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socket_id, struct rte_mempool *dup_pool)
+{
+	struct sdr_link_plan plan;
+
+	if (cfg == NULL) {
+		rte_errno = errno = EINVAL;
+		return NULL;
+	}
+	sdr_link_plan_init(&plan, cfg);
+	return sdr_link_rx_create_plan(&plan, socket_id, dup_pool);
 }
 
 /* ------------------------------------------------------------ fast path -- */
@@ -173,18 +219,20 @@ sdr_link_corrupt_mbuf(struct rte_mbuf *m, const struct sdr_link_verdict *v)
 }
 
 static inline void
-hold(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t depart_ns, uint64_t arrival_ns,
-     bool reordered)
+hold(struct sdr_link_rx *rx, unsigned li, struct rte_mbuf *m, uint64_t depart_ns,
+     uint64_t arrival_ns, bool reordered)
 {
+	struct lane *l = &rx->lane[li];
 	struct hold_ent e = {.m = m, .depart_ns = depart_ns, .arrival_ns = arrival_ns,
-			     .seq = rx->seq++};
+			     .seq = rx->seq++, .lane = li};
 
 	if (reordered)
 		heap_push(rx, &e);
 	else
-		rx->fifo[rx->fifo_tail++ & rx->fifo_mask] = e;
-	if (++rx->held > rx->max_held)
-		rx->max_held = rx->held;
+		l->fifo[l->fifo_tail++ & l->fifo_mask] = e;
+	rx->held++;
+	if (++l->held > l->max_held)
+		l->max_held = l->held;
 }
 
 static inline void
@@ -192,29 +240,57 @@ admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t now_ns)
 {
 	struct sdr_link_verdict v;
 	struct rte_mbuf *copy = NULL;
+	unsigned li = sdr_link_set_lane(&rx->set, rte_pktmbuf_mtod(m, const uint8_t *),
+					rte_pktmbuf_data_len(m));
+	struct lane *l = &rx->lane[li];
 
-	if (rx->held >= rx->cap) {
-		rx->dropped_limit++;
-		rx->bytes_limit += rte_pktmbuf_pkt_len(m);
+	if (l->held >= l->cap) {
+		l->dropped_limit++;
+		l->bytes_limit += rte_pktmbuf_pkt_len(m);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (sdr_link_decide(&rx->link, now_ns, rte_pktmbuf_pkt_len(m), &v) != SDR_LINK_DELIVER) {
+	if (sdr_link_decide(&rx->set.link[li], now_ns, rte_pktmbuf_pkt_len(m), &v) !=
+	    SDR_LINK_DELIVER) {
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (v.duplicate) {
 		/* deep copy before corruption: the copy is a clean frame */
-		if (rx->held + 2 <= rx->cap)
+		if (l->held + 2 <= l->cap)
 			copy = rte_pktmbuf_copy(m, rx->dup_pool ? rx->dup_pool : m->pool, 0, UINT32_MAX);
 		if (copy == NULL)
-			rx->dup_failed++;
+			l->dup_failed++;
 	}
 	if (v.n_flips != 0)
 		sdr_link_corrupt_mbuf(m, &v);
-	hold(rx, m, v.depart_ns, now_ns, v.reordered);
+	hold(rx, li, m, v.depart_ns, now_ns, v.reordered);
 	if (copy != NULL)
-		hold(rx, copy, v.dup_depart_ns, now_ns, v.reordered);
+		hold(rx, li, copy, v.dup_depart_ns, now_ns, v.reordered);
+}
+
+/* The held frame that departs first: the earliest of the lanes' FIFO heads
+ * and the heap's top (ties: arrival order), or NULL. *lane_fifo is the
+ * lane whose FIFO it heads, or -1 for the heap. */
+static inline struct hold_ent *
+next_out(struct sdr_link_rx *rx, int *lane_fifo)
+{
+	struct hold_ent *best = rx->heap_n > 0 ? &rx->heap[0] : NULL;
+
+	*lane_fifo = -1;
+	for (unsigned i = 0; i < rx->nlanes; i++) {
+		struct lane *l = &rx->lane[i];
+		struct hold_ent *f;
+
+		if (l->fifo_head == l->fifo_tail)
+			continue;
+		f = &l->fifo[l->fifo_head & l->fifo_mask];
+		if (best == NULL || ent_before(f, best)) {
+			best = f;
+			*lane_fifo = (int)i;
+		}
+	}
+	return best;
 }
 
 uint16_t
@@ -224,27 +300,24 @@ sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max
 	uint16_t out = 0;
 
 	while (out < max_pkts && rx->held > 0) {
-		struct hold_ent *f = rx->fifo_head != rx->fifo_tail
-					     ? &rx->fifo[rx->fifo_head & rx->fifo_mask]
-					     : NULL;
-		struct hold_ent *h = rx->heap_n > 0 ? &rx->heap[0] : NULL;
+		int lf;
+		struct hold_ent *h = next_out(rx, &lf);
 		struct hold_ent e;
+		struct lane *l;
 
-		if (f == NULL || (h != NULL && ent_before(h, f))) {
-			if (h->depart_ns > now_ns)
-				break;
-			e = *h;
+		if (h == NULL || h->depart_ns > now_ns)
+			break;
+		e = *h;
+		if (lf < 0)
 			heap_pop(rx);
-		} else {
-			if (f->depart_ns > now_ns)
-				break;
-			e = *f;
-			rx->fifo_head++;
-		}
+		else
+			rx->lane[lf].fifo_head++;
+		l = &rx->lane[e.lane];
 		rx->held--;
-		rx->released++;
-		if (now_ns - e.depart_ns > rx->max_release_lag_ns)
-			rx->max_release_lag_ns = now_ns - e.depart_ns;
+		l->held--;
+		l->released++;
+		if (now_ns - e.depart_ns > l->max_release_lag_ns)
+			l->max_release_lag_ns = now_ns - e.depart_ns;
 		if (unlikely(rx->trace != NULL))
 			rx->trace(e.m, e.arrival_ns, e.depart_ns, now_ns, rx->trace_arg);
 		pkts[out++] = e.m;
@@ -278,8 +351,8 @@ rx_callback(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t nb_
 /* ------------------------------------------------------------ control -- */
 
 struct sdr_link_rx *
-sdr_link_rx_attach(uint16_t port, uint16_t queue, const struct sdr_link_cfg *cfg,
-		   struct rte_mempool *dup_pool)
+sdr_link_rx_attach_plan(uint16_t port, uint16_t queue, const struct sdr_link_plan *plan,
+			struct rte_mempool *dup_pool)
 {
 	struct rte_eth_dev_info info;
 	struct sdr_link_rx *rx;
@@ -299,7 +372,7 @@ sdr_link_rx_attach(uint16_t port, uint16_t queue, const struct sdr_link_cfg *cfg
 		return NULL;
 	}
 	socket = rte_eth_dev_socket_id(port);
-	rx = sdr_link_rx_create(cfg, socket < 0 ? SOCKET_ID_ANY : socket, dup_pool);
+	rx = sdr_link_rx_create_plan(plan, socket < 0 ? SOCKET_ID_ANY : socket, dup_pool);
 	if (rx == NULL)
 		return NULL;
 	rx->port = port;
@@ -308,13 +381,25 @@ sdr_link_rx_attach(uint16_t port, uint16_t queue, const struct sdr_link_cfg *cfg
 	if (rx->cb == NULL) {
 		int e = rte_errno ? rte_errno : EINVAL;
 
-		rte_free(rx->fifo);
-		rte_free(rx->heap);
-		rte_free(rx);
+		free_holding(rx);
 		rte_errno = errno = e;
 		return NULL;
 	}
 	return rx;
+}
+
+struct sdr_link_rx *
+sdr_link_rx_attach(uint16_t port, uint16_t queue, const struct sdr_link_cfg *cfg,
+		   struct rte_mempool *dup_pool)
+{
+	struct sdr_link_plan plan;
+
+	if (cfg == NULL) {
+		rte_errno = errno = EINVAL;
+		return NULL;
+	}
+	sdr_link_plan_init(&plan, cfg);
+	return sdr_link_rx_attach_plan(port, queue, &plan, dup_pool);
 }
 
 void
@@ -329,40 +414,70 @@ sdr_link_rx_detach(struct sdr_link_rx *rx)
 			rte_free((void *)(uintptr_t)rx->cb);
 		rx->cb = NULL;
 	}
-	while (rx->fifo_head != rx->fifo_tail)
-		rte_pktmbuf_free(rx->fifo[rx->fifo_head++ & rx->fifo_mask].m);
+	for (unsigned i = 0; i < rx->nlanes; i++) {
+		struct lane *l = &rx->lane[i];
+
+		while (l->fifo_head != l->fifo_tail)
+			rte_pktmbuf_free(l->fifo[l->fifo_head++ & l->fifo_mask].m);
+	}
 	for (uint32_t i = 0; i < rx->heap_n; i++)
 		rte_pktmbuf_free(rx->heap[i].m);
-	rte_free(rx->fifo);
-	rte_free(rx->heap);
-	rte_free(rx);
+	free_holding(rx);
 }
 
 uint64_t
 sdr_link_rx_next_departure(const struct sdr_link_rx *rx)
 {
-	uint64_t t = UINT64_MAX;
+	int lf;
+	struct hold_ent *h = next_out((struct sdr_link_rx *)(uintptr_t)rx, &lf);
 
-	if (rx->fifo_head != rx->fifo_tail)
-		t = rx->fifo[rx->fifo_head & rx->fifo_mask].depart_ns;
-	if (rx->heap_n > 0 && rx->heap[0].depart_ns < t)
-		t = rx->heap[0].depart_ns;
-	return t;
+	return h != NULL ? h->depart_ns : UINT64_MAX;
+}
+
+unsigned
+sdr_link_rx_nlanes(const struct sdr_link_rx *rx)
+{
+	return rx->nlanes;
+}
+
+const struct sdr_link_plan *
+sdr_link_rx_plan(const struct sdr_link_rx *rx)
+{
+	return &rx->set.plan;
+}
+
+void
+sdr_link_rx_lane_stats(const struct sdr_link_rx *rx, unsigned lane, struct sdr_link_stats *s)
+{
+	const struct lane *l;
+
+	if (lane >= rx->nlanes) {
+		memset(s, 0, sizeof(*s));
+		return;
+	}
+	l = &rx->lane[lane];
+	*s = rx->set.link[lane].stats;
+	/* frames refused for lack of room never reached the core model */
+	s->pkts_in += l->dropped_limit;
+	s->bytes_in += l->bytes_limit;
+	s->dropped_limit = l->dropped_limit;
+	s->dup_failed = l->dup_failed;
+	s->released = l->released;
+	s->held = l->held;
+	s->max_held = l->max_held;
+	s->max_release_lag_ns = l->max_release_lag_ns;
 }
 
 void
 sdr_link_rx_stats(const struct sdr_link_rx *rx, struct sdr_link_stats *s)
 {
-	*s = rx->link.stats;
-	/* frames refused for lack of room never reached the core model */
-	s->pkts_in += rx->dropped_limit;
-	s->bytes_in += rx->bytes_limit;
-	s->dropped_limit = rx->dropped_limit;
-	s->dup_failed = rx->dup_failed;
-	s->released = rx->released;
-	s->held = rx->held;
-	s->max_held = rx->max_held;
-	s->max_release_lag_ns = rx->max_release_lag_ns;
+	struct sdr_link_stats x;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < rx->nlanes; i++) {
+		sdr_link_rx_lane_stats(rx, i, &x);
+		sdr_link_stats_add(s, &x);
+	}
 }
 
 void
@@ -375,5 +490,5 @@ sdr_link_rx_set_trace(struct sdr_link_rx *rx, sdr_link_trace_fn fn, void *arg)
 const struct sdr_link_cfg *
 sdr_link_rx_cfg(const struct sdr_link_rx *rx)
 {
-	return &rx->link.cfg;
+	return &rx->set.plan.lane[rx->nlanes - 1].cfg;
 }

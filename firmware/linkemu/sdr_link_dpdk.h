@@ -10,10 +10,17 @@
  * when the port returned nothing, so an idle port still releases held frames:
  * the release granularity is the poll interval of the lcore.
  *
- * Held frames sit in a FIFO ring (in-order frames: their departure times are
- * monotonic, O(1) per frame) and a binary min-heap (reordered frames only,
- * O(log n)); release takes the earlier of the two heads. At most cfg->limit
- * frames are held; beyond that arriving frames are dropped (dropped_limit).
+ * An instance runs one emulated link per lane of a plan (sdr_link_peers.h):
+ * per-peer profiles chosen by the frame's source IPv4 address, and the
+ * default lane for every other frame; an instance made from one struct
+ * sdr_link_cfg has only the default lane.
+ *
+ * Held frames sit in a FIFO ring per lane (in-order frames: their departure
+ * times are monotonic, O(1) per frame) and one binary min-heap (reordered
+ * frames only, O(log n)); release takes the earliest of the lanes' FIFO
+ * heads and the heap's top (O(lanes) per released frame). A lane holds at
+ * most its cfg.limit frames; beyond that its arriving frames are dropped
+ * (dropped_limit).
  *
  * Held frames keep their mbufs: the RX mempool must be big enough for the
  * bandwidth-delay product, see sdr_link_mbufs_needed()/sdr_link_check_pool().
@@ -31,6 +38,7 @@
 #include <rte_mempool.h>
 
 #include "sdr_link.h"
+#include "sdr_link_peers.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +75,15 @@ struct sdr_link_rx *sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socke
 				       struct rte_mempool *dup_pool);
 
 /**
+ * The same with per-peer lanes: one emulated link per lane of @p plan
+ * (copied). Memory: 32 B x the next power of two of each lane's limit
+ * (FIFO) + 32 B x the sum of the limits (heap).
+ * @return the instance, or NULL with rte_errno EINVAL / ENOMEM.
+ */
+struct sdr_link_rx *sdr_link_rx_create_plan(const struct sdr_link_plan *plan, int socket_id,
+					    struct rte_mempool *dup_pool);
+
+/**
  * Attach an emulator to RX queue @p queue of @p port with
  * rte_eth_add_rx_callback(). The port may be started or not.
  *
@@ -77,6 +94,11 @@ struct sdr_link_rx *sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socke
 struct sdr_link_rx *sdr_link_rx_attach(uint16_t port, uint16_t queue,
 				       const struct sdr_link_cfg *cfg,
 				       struct rte_mempool *dup_pool);
+
+/** sdr_link_rx_attach() with per-peer lanes (sdr_link_rx_create_plan()). */
+struct sdr_link_rx *sdr_link_rx_attach_plan(uint16_t port, uint16_t queue,
+					    const struct sdr_link_plan *plan,
+					    struct rte_mempool *dup_pool);
 
 /**
  * Detach (if attached), free every held mbuf, and free @p rx. NULL is a no-op.
@@ -108,13 +130,22 @@ uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 /** Earliest departure time among held frames, UINT64_MAX if none. */
 uint64_t sdr_link_rx_next_departure(const struct sdr_link_rx *rx);
 
-/** Copy every counter (core + glue) into @p stats. */
+/** Copy every counter (core + glue), summed over the lanes
+ *  (sdr_link_stats_add()), into @p stats. */
 void sdr_link_rx_stats(const struct sdr_link_rx *rx, struct sdr_link_stats *stats);
+
+/** Lanes of the instance (profiles + the default lane, which is last). */
+unsigned sdr_link_rx_nlanes(const struct sdr_link_rx *rx);
+/** The plan the instance runs (lane names, addresses, descriptions). */
+const struct sdr_link_plan *sdr_link_rx_plan(const struct sdr_link_rx *rx);
+/** Counters of lane @p lane alone (zero if out of range). */
+void sdr_link_rx_lane_stats(const struct sdr_link_rx *rx, unsigned lane,
+			    struct sdr_link_stats *stats);
 
 /** Install (or with NULL remove) a per-release trace hook. */
 void sdr_link_rx_set_trace(struct sdr_link_rx *rx, sdr_link_trace_fn fn, void *arg);
 
-/** The configuration the instance runs with. */
+/** The configuration of the instance's default lane. */
 const struct sdr_link_cfg *sdr_link_rx_cfg(const struct sdr_link_rx *rx);
 
 /** Flip the bits of @p v in a (possibly multi-segment) mbuf chain. */

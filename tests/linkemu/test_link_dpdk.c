@@ -5,6 +5,11 @@
  *     add up, nothing leaves before its departure time, corruption spares the
  *     headers, duplicates are copies, the limit and a small dup pool are
  *     handled, and every mbuf goes back to its pool;
+ *  C. per-peer lanes (sdr_link_rx_create_plan()) with real mbufs on a
+ *     simulated clock: each source takes its profile's delay, two sources
+ *     share one bottleneck, unlisted sources take the default lane, release
+ *     is in departure order across the lanes, counters per lane add up to
+ *     the totals, and every mbuf goes back to its pool;
  *  B. the RX callback on a net_ring loopback port with the real TSC clock:
  *     frames sent through the port all come out (or are counted as dropped),
  *     also after the sender went idle, and never before their departure time
@@ -126,6 +131,43 @@ consume(struct rte_mbuf **pkts, uint16_t n, unsigned *head_bad, unsigned *corrup
 	}
 }
 
+struct consume_arg {
+	unsigned *head_bad, *corrupt_frames;
+};
+
+static void
+consume_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct consume_arg *c = arg;
+
+	consume(pkts, n, c->head_bad, c->corrupt_frames);
+}
+
+static void
+free_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	(void)arg;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/* Release everything still held, moving the clock to each next departure;
+ * take() gets every batch. Returns the clock at the end. */
+static uint64_t
+drain(struct sdr_link_rx *rx, uint64_t now, void (*take)(struct rte_mbuf **, uint16_t, void *),
+      void *arg)
+{
+	struct rte_mbuf *pkts[64];
+
+	for (;;) {
+		uint64_t t = sdr_link_rx_next_departure(rx);
+
+		if (t == UINT64_MAX)
+			return now;
+		now = t > now ? t : now;
+		take(pkts, sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), now), arg);
+	}
+}
+
 static void
 test_sim_clock(void)
 {
@@ -165,16 +207,10 @@ test_sim_clock(void)
 		}
 		now += step;
 	}
-	/* drain: jump to each next departure */
-	for (;;) {
-		uint64_t t = sdr_link_rx_next_departure(rx);
-		uint16_t out;
+	{
+		struct consume_arg ca = {&head_bad, &corrupt_frames};
 
-		if (t == UINT64_MAX)
-			break;
-		now = t > now ? t : now;
-		out = sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), now);
-		consume(pkts, out, &head_bad, &corrupt_frames);
+		now = drain(rx, now, consume_cb, &ca);
 	}
 	sdr_link_rx_stats(rx, &s);
 	check_identities(&s, "sim");
@@ -293,6 +329,170 @@ test_multiseg_corrupt(void)
 	rte_pktmbuf_free(a);
 }
 
+/* ------------------------------------ C: per-peer lanes, simulated clock -- */
+
+#define PEER_SEQ_OFF 50u /* in the payload, behind Ethernet + IPv4 + UDP */
+#define PEER_SRCS 4
+
+struct peer_trace {
+	uint64_t releases, early, too_fast, out_of_order, last_depart;
+	uint64_t min_delay[PEER_SRCS]; /* per source: its lane's delay (+ serialisation) */
+	uint64_t per_src[PEER_SRCS];
+	uint64_t max_depart[PEER_SRCS];
+};
+
+static const uint32_t peer_src[PEER_SRCS] = {
+	0x0a000001, /* 10.0.0.1: "near" */
+	0x0a000002, /* 10.0.0.2: "far", shared with .3 */
+	0x0a000003,
+	0x0a000009, /* unlisted: the default lane */
+};
+
+static struct rte_mbuf *
+mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	memset(p, 0, len);
+	p[12] = 0x08; /* IPv4 */
+	p[14] = 0x45;
+	p[26] = (uint8_t)(peer_src[src] >> 24);
+	p[27] = (uint8_t)(peer_src[src] >> 16);
+	p[28] = (uint8_t)(peer_src[src] >> 8);
+	p[29] = (uint8_t)peer_src[src];
+	p[PEER_SEQ_OFF] = (uint8_t)src;
+	memcpy(p + PEER_SEQ_OFF + 1, &seq, sizeof(seq));
+	return m;
+}
+
+static void
+peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart, uint64_t release,
+	      void *arg)
+{
+	struct peer_trace *t = arg;
+	unsigned src = *rte_pktmbuf_mtod_offset(m, const uint8_t *, PEER_SEQ_OFF);
+
+	t->releases++;
+	t->early += release < depart;
+	t->out_of_order += depart < t->last_depart;
+	t->last_depart = depart;
+	if (src < PEER_SRCS) {
+		t->too_fast += depart < arrival + t->min_delay[src];
+		t->per_src[src]++;
+		if (depart > t->max_depart[src])
+			t->max_depart[src] = depart;
+	}
+}
+
+static void
+test_peers(void)
+{
+	const unsigned rounds = 400;
+	const uint64_t step = 100000; /* a burst every 100 us */
+	const uint32_t len = 1250;    /* 10 us at 1 Gbit/s */
+	struct sdr_link_plan plan;
+	struct sdr_link_cfg dflt;
+	struct sdr_link_rx *rx;
+	struct sdr_link_stats tot, lane[3], sum;
+	struct peer_trace tr = {.min_delay = {2000000, 10000000 + 10000, 10000000 + 10000, 1000000}};
+	struct rte_mbuf *pkts[64];
+	char err[512];
+	uint64_t now = 1000000000ull, seq = 0, offered[PEER_SRCS] = {0};
+
+	CHECK(sdr_link_parse("delay=1ms", &dflt, err, sizeof(err)) == 0, "%s", err);
+	sdr_link_plan_init(&plan, &dflt);
+	CHECK(sdr_link_plan_add(&plan, "near:10.0.0.1:delay=2ms", err, sizeof(err)) == 0, "%s", err);
+	CHECK(sdr_link_plan_add(&plan, "far:10.0.0.2+10.0.0.3:delay=10ms,rate=1gbit,buffer=1MB,"
+				"reorder=0.05:3ms,seed=3", err, sizeof(err)) == 0, "%s", err);
+	rx = sdr_link_rx_create_plan(&plan, SOCKET_ID_ANY, NULL);
+	CHECK(rx != NULL, "create: %s", rte_strerror(rte_errno));
+	if (rx == NULL)
+		return;
+	CHECK(sdr_link_rx_nlanes(rx) == 3);
+	sdr_link_rx_set_trace(rx, peer_trace_cb, &tr);
+
+	/* each round: 8 frames from .2 and 8 from .3 (together 160 us of the
+	 * far bottleneck per 100 us: it queues), 4 from .1 and 4 unlisted */
+	for (unsigned r = 0; r < rounds; r++) {
+		uint16_t nb = 0, out;
+
+		for (unsigned k = 0; k < 24; k++) {
+			unsigned src = k < 16 ? 1 + (k & 1) : (k < 20 ? 0 : 3);
+
+			pkts[nb++] = mk_peer_frame(src, seq++, len);
+			offered[src]++;
+		}
+		out = sdr_link_rx_process(rx, pkts, nb, RTE_DIM(pkts), now);
+		rte_pktmbuf_free_bulk(pkts, out);
+		for (int k = 1; k <= 4; k++) {
+			while ((out = sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), now + k * step / 5)) > 0)
+				rte_pktmbuf_free_bulk(pkts, out);
+		}
+		now += step;
+	}
+	now = drain(rx, now, free_cb, NULL);
+	sdr_link_rx_stats(rx, &tot);
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned i = 0; i < 3; i++) {
+		sdr_link_rx_lane_stats(rx, i, &lane[i]);
+		check_identities(&lane[i], sdr_link_rx_plan(rx)->lane[i].name);
+		sdr_link_stats_add(&sum, &lane[i]);
+	}
+	check_identities(&tot, "every lane");
+	CHECK(memcmp(&sum, &tot, sizeof(sum)) == 0, "the totals are the lanes' sum");
+	CHECK(lane[0].pkts_in == offered[0], "near: in %" PRIu64 " offered %" PRIu64, lane[0].pkts_in,
+	      offered[0]);
+	CHECK(lane[1].pkts_in == offered[1] + offered[2], "far: in %" PRIu64, lane[1].pkts_in);
+	CHECK(lane[2].pkts_in == offered[3], "default: in %" PRIu64, lane[2].pkts_in);
+	CHECK(lane[0].dropped_buffer == 0 && lane[2].dropped_buffer == 0 && lane[0].delivered == offered[0],
+	      "the lanes without a bottleneck lose nothing");
+	/* the shared bottleneck: 1.6x overload fills 1 MB, then drops */
+	CHECK(lane[1].dropped_buffer > 0 && lane[1].max_backlog_bytes > 900000,
+	      "far: dropped %" PRIu64 " max backlog %" PRIu64, lane[1].dropped_buffer,
+	      lane[1].max_backlog_bytes);
+	CHECK(lane[1].reordered > 0 && lane[0].reordered == 0);
+	CHECK(tot.held == 0 && tot.released == tr.releases);
+	CHECK(tr.early == 0, "%" PRIu64 " released before departure", tr.early);
+	CHECK(tr.too_fast == 0, "%" PRIu64 " departed before their lane's delay", tr.too_fast);
+	CHECK(tr.out_of_order == 0, "%" PRIu64 " released out of departure order", tr.out_of_order);
+	CHECK(tr.per_src[0] == offered[0] && tr.per_src[3] == offered[3]);
+	CHECK(tr.per_src[1] + tr.per_src[2] == lane[1].delivered);
+	/* both far sources got through, each about half (they alternate) */
+	CHECK(tr.per_src[1] > lane[1].delivered / 3 && tr.per_src[2] > lane[1].delivered / 3,
+	      "far: .2 got %" PRIu64 ", .3 got %" PRIu64, tr.per_src[1], tr.per_src[2]);
+	/* the shared FIFO served both at 1 Gbit/s together: the last far frame
+	 * left no earlier than all delivered far bytes take at that rate after
+	 * the first arrival (+ the delay) */
+	CHECK(tr.max_depart[1] >= 1000000000ull + lane[1].bytes_delivered * 8 + 10000000 ||
+	      tr.max_depart[2] >= 1000000000ull + lane[1].bytes_delivered * 8 + 10000000,
+	      "far lane drained faster than its rate");
+	sdr_link_rx_detach(rx);
+	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak: %u of %u",
+	      rte_mempool_avail_count(pool), pool->size);
+
+	/* a plan without a default --link: unlisted frames are not held back */
+	sdr_link_plan_init(&plan, NULL);
+	CHECK(sdr_link_plan_add(&plan, "near:10.0.0.1:delay=2ms", err, sizeof(err)) == 0, "%s", err);
+	rx = sdr_link_rx_create_plan(&plan, SOCKET_ID_ANY, NULL);
+	CHECK(rx != NULL);
+	if (rx == NULL)
+		return;
+	pkts[0] = mk_peer_frame(3, 1, 200);
+	pkts[1] = mk_peer_frame(0, 2, 200);
+	CHECK(sdr_link_rx_process(rx, pkts, 2, RTE_DIM(pkts), 5000) == 1, "the unlisted frame passes");
+	CHECK(*rte_pktmbuf_mtod_offset(pkts[0], uint8_t *, PEER_SEQ_OFF) == 3);
+	rte_pktmbuf_free(pkts[0]);
+	CHECK(sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), 5000 + 1999999) == 0);
+	CHECK(sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), 5000 + 2000000) == 1);
+	rte_pktmbuf_free(pkts[0]);
+	sdr_link_rx_detach(rx);
+	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak");
+}
+
 /* -------------------------------------------- B: a real ring port -- */
 
 static void
@@ -398,6 +598,7 @@ main(int argc, char **argv)
 	test_sim_clock();
 	test_limits();
 	test_multiseg_corrupt();
+	test_peers();
 	test_ring_port();
 	rte_eal_cleanup();
 	return lt_finish("test_link_dpdk");

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Long-haul link emulator: per-peer profiles (pure C, no DPDK).
+ *
+ * One receiving port can emulate several links at once: a *profile* is a
+ * link description (everything sdr_link_parse() takes) plus the source IPv4
+ * addresses whose frames take it. Frames from every address of one profile
+ * share one emulated link instance - one bottleneck FIFO at one rate, one
+ * buffer, one loss process - so a profile naming several peers is a shared
+ * bottleneck. Frames from any other source (and frames that are not IPv4:
+ * ARP, IPv6) take the default lane: the --link description, or a perfect
+ * link when there is none.
+ *
+ * A profile is written
+ *
+ *     [NAME:]IP[+IP...]:SPEC        e.g.  into2:10.100.0.2+10.100.1.2:delay=12.5ms,rate=2gbit
+ *
+ * NAME (optional; letters, digits, '_', '-', '.', starting with a letter, at
+ * most SDR_LINK_PROFILE_NAME_MAX - 1 characters; default "peerN") labels the
+ * profile's counters. SPEC may be empty: those peers cross a perfect link
+ * even when a default --link is set. An address may appear in one profile
+ * only. docs/link-emulator.md "Per-peer links".
+ *
+ * The lanes of a plan are its profiles in the order they were added, then
+ * the default lane (always last). sdr_link_set runs one struct sdr_link per
+ * lane and picks the lane of each frame by its source address; the DPDK
+ * glue (sdr_link_dpdk.h) holds each lane's frames in a FIFO of its own.
+ */
+#ifndef SDR_LINK_PEERS_H
+#define SDR_LINK_PEERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdr_link.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most per-peer profiles of one port (the default lane comes on top). */
+#define SDR_LINK_PROFILES_MAX 16u
+/** Lanes of a plan: the profiles and the default lane. */
+#define SDR_LINK_LANES_MAX (SDR_LINK_PROFILES_MAX + 1u)
+/** Most source addresses over all profiles of a plan. */
+#define SDR_LINK_PEER_ADDRS_MAX 64u
+/** Room for a profile name, NUL included. */
+#define SDR_LINK_PROFILE_NAME_MAX 24u
+/** Name of the default lane in counters. */
+#define SDR_LINK_DEFAULT_LANE_NAME "default"
+/** limit= of the default lane when it is a perfect link (no --link): it
+ *  holds frames only until the end of the burst that brought them. */
+#define SDR_LINK_PERFECT_LIMIT 4096u
+
+/** One lane: a profile (naddr > 0) or the default lane (naddr == 0). */
+struct sdr_link_profile {
+	char name[SDR_LINK_PROFILE_NAME_MAX];
+	struct sdr_link_cfg cfg;
+	bool emulated;       /**< false: the default lane without --link */
+	unsigned naddr;      /**< source addresses (0 for the default lane) */
+	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX]; /**< IPv4, host byte order */
+};
+
+/** Profiles and the default lane of one receiving port. */
+struct sdr_link_plan {
+	unsigned nlanes;     /**< profiles + 1; lane nlanes - 1 is the default */
+	struct sdr_link_profile lane[SDR_LINK_LANES_MAX];
+	unsigned naddr;      /**< every listed address, for the lookup */
+	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX];
+	uint8_t lane_of[SDR_LINK_PEER_ADDRS_MAX];
+};
+
+/**
+ * Start a plan with only the default lane: @p dflt (the --link
+ * description), or a perfect link (delay 0, no bottleneck, limit
+ * SDR_LINK_PERFECT_LIMIT, emulated = false) when @p dflt is NULL.
+ */
+void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt);
+
+/**
+ * Add a profile "[NAME:]IP[+IP...]:SPEC" (untrusted text) in front of the
+ * default lane. The plan is unchanged on error.
+ * @return 0, or -EINVAL (bad name, bad or repeated address, an address
+ *  already in another profile, a name already used or "default", bad SPEC:
+ *  the message of sdr_link_parse()), -ENOSPC (more than
+ *  SDR_LINK_PROFILES_MAX profiles or SDR_LINK_PEER_ADDRS_MAX addresses);
+ *  a one-line message in @p err.
+ */
+int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen);
+
+/** Lane of a frame from source @p ip (host byte order): its profile, or the
+ *  default lane (p->nlanes - 1). */
+unsigned sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip);
+
+/** The plan has a profile, or its default lane emulates something: the
+ *  emulator is worth attaching. */
+bool sdr_link_plan_active(const struct sdr_link_plan *p);
+
+/**
+ * The source IPv4 address (host byte order) of an Ethernet frame, untagged
+ * or with one 802.1Q tag. @return 0, or -1 (too short, not IPv4).
+ */
+int sdr_link_frame_src_ipv4(const uint8_t *frame, uint32_t len, uint32_t *ip);
+
+/**
+ * Canonical text of lane @p i: "NAME:IP+IP:SPEC" for a profile,
+ * "default:SPEC" for the default lane ("default:" when it is a perfect
+ * link). sdr_link_plan_add() of a profile's text gives back the same
+ * profile. @return what snprintf() would have written.
+ */
+int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len);
+
+/** Mbufs every lane may hold together (the sum of sdr_link_mbufs_needed()
+ *  over the lanes: each lane holds its own span and buffer). */
+unsigned sdr_link_plan_mbufs_needed(const struct sdr_link_plan *p, unsigned frame_bytes,
+				    double line_rate_bps);
+
+/**
+ * Lower lanes' limits so that the lanes together hold at most @p frames
+ * frames, max-min fair: what a lane can hold at most is
+ * min(sdr_link_mbufs_needed(), its limit); a lane that needs no more than an
+ * equal share of what the others leave keeps its limit, the others get equal
+ * shares of the rest (at least 1 frame). A lane's limit is never raised.
+ */
+void sdr_link_plan_cap(struct sdr_link_plan *p, unsigned frames, unsigned frame_bytes,
+		       double line_rate_bps);
+
+/** Sum of per-lane (or per-queue) counters: counts add, the max_ fields
+ *  take the larger value. */
+void sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats *s);
+
+/** One emulated link per lane of a plan, and the lane of each frame. */
+struct sdr_link_set {
+	struct sdr_link_plan plan;
+	struct sdr_link link[SDR_LINK_LANES_MAX];
+	uint32_t last_ip;    /**< one-entry cache of the lookup */
+	unsigned last_lane;
+	bool last_valid;
+};
+
+/** Initialise every lane from @p plan (copied). @return 0 or -EINVAL. */
+int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan);
+
+/** Lane of a frame (its source address; non-IPv4: the default lane). */
+unsigned sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len);
+
+/**
+ * sdr_link_decide() on the lane of @p frame (its first @p head_len bytes
+ * are readable; @p frame_len is the whole frame's length).
+ * @param lane out: the lane that decided.
+ */
+enum sdr_link_action sdr_link_set_decide(struct sdr_link_set *s, uint64_t now_ns,
+					 const uint8_t *frame, uint32_t head_len,
+					 uint32_t frame_len, unsigned *lane,
+					 struct sdr_link_verdict *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SDR_LINK_PEERS_H */

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fuzz harness for the link emulator's per-peer profiles
+ * (firmware/linkemu/sdr_link_peers.c): the lane of a received frame, read
+ * from its Ethernet/IPv4 header, and the profile text of --link-peer.
+ *
+ * Byte 0 picks the mode:
+ *   even  the rest is a frame: its lane under a fixed plan of three profiles
+ *         and the default lane, with every prefix length of the header
+ *         (the glue reads only the first segment). Invariants: the lane is
+ *         in range; when the source address parses, the lane is the one the
+ *         plan lists for it (the default lane otherwise); a frame too short
+ *         for an IPv4 header never yields an address; the decision of the
+ *         lane's link leaves the counters' identity intact.
+ *   odd   the rest is a --link-peer text (NUL-terminated here): added to a
+ *         plan that has one profile already. Invariants: a refusal leaves
+ *         the plan unchanged and says why; an accepted profile's canonical
+ *         text, added to a fresh plan, gives the same profile.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdr_fuzz.h"
+#include "sdr_link_peers.h"
+
+#define FUZZ_ASSERT(cond)                                                                   \
+	do {                                                                                \
+		if (!(cond)) {                                                              \
+			fprintf(stderr, "fuzz_linkpeer: invariant failed at %s:%d: %s\n",   \
+				__FILE__, __LINE__, #cond);                                 \
+			abort();                                                            \
+		}                                                                           \
+	} while (0)
+
+static struct sdr_link_plan plan, base;
+static struct sdr_link_set set;
+static int ready;
+
+static void setup(void)
+{
+	static const char *const prof[] = {
+		"a:10.100.1.2:delay=5ms",
+		"shared:10.100.0.2+10.100.3.2:delay=25ms,rate=1gbit,buffer=64KB,loss=1e-2",
+		"10.100.4.2:",
+	};
+	struct sdr_link_cfg d;
+
+	if (ready)
+		return;
+	if (sdr_link_parse("delay=1ms", &d, NULL, 0))
+		abort();
+	sdr_link_plan_init(&plan, &d);
+	for (unsigned i = 0; i < 3; i++)
+		if (sdr_link_plan_add(&plan, prof[i], NULL, 0))
+			abort();
+	if (sdr_link_set_init(&set, &plan))
+		abort();
+	sdr_link_plan_init(&base, NULL);
+	if (sdr_link_plan_add(&base, "x:10.9.9.9:delay=1ms", NULL, 0))
+		abort();
+	ready = 1;
+}
+
+static void frame(const uint8_t *f, size_t n)
+{
+	uint32_t len = n > 65535 ? 65535 : (uint32_t)n;
+	uint64_t now = 0;
+
+	for (uint32_t head = 0; head <= len && head <= 64; head++) {
+		struct sdr_link_verdict v;
+		unsigned lane;
+		uint32_t ip;
+		int have = sdr_link_frame_src_ipv4(f, head, &ip) == 0;
+		const struct sdr_link_stats *s;
+
+		FUZZ_ASSERT(!have || head >= 34);
+		sdr_link_set_decide(&set, now += 1000, f, head, len, &lane, &v);
+		FUZZ_ASSERT(lane < plan.nlanes);
+		FUZZ_ASSERT(lane == (have ? sdr_link_plan_lane(&plan, ip) : plan.nlanes - 1));
+		s = &set.link[lane].stats;
+		FUZZ_ASSERT(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss +
+						  s->dropped_ge);
+	}
+}
+
+static void text(const uint8_t *d, size_t n)
+{
+	char spec[512], err[600], canon[2048];
+	struct sdr_link_plan p = base, q;
+
+	if (n >= sizeof(spec))
+		n = sizeof(spec) - 1;
+	memcpy(spec, d, n);
+	spec[n] = '\0';
+	if (sdr_link_plan_add(&p, spec, err, sizeof(err)) != 0) {
+		FUZZ_ASSERT(memcmp(&p, &base, sizeof(p)) == 0);
+		FUZZ_ASSERT(err[0] != '\0');
+		return;
+	}
+	FUZZ_ASSERT(p.nlanes == base.nlanes + 1 && p.lane[1].naddr > 0);
+	FUZZ_ASSERT(sdr_link_plan_format(&p, 1, canon, sizeof(canon)) < (int)sizeof(canon));
+	sdr_link_plan_init(&q, NULL);
+	FUZZ_ASSERT(sdr_link_plan_add(&q, canon, err, sizeof(err)) == 0);
+	FUZZ_ASSERT(strcmp(q.lane[0].name, p.lane[1].name) == 0 && q.lane[0].naddr == p.lane[1].naddr &&
+		    memcmp(q.lane[0].addr, p.lane[1].addr, sizeof(q.lane[0].addr)) == 0);
+	{
+		char a[600], b[600];
+
+		/* (the structs' padding differs; the canonical text covers every field) */
+		sdr_link_cfg_format(&q.lane[0].cfg, a, sizeof(a));
+		sdr_link_cfg_format(&p.lane[1].cfg, b, sizeof(b));
+		FUZZ_ASSERT(strcmp(a, b) == 0 && q.lane[0].cfg.limit == p.lane[1].cfg.limit &&
+			    q.lane[0].cfg.seed == p.lane[1].cfg.seed);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	setup();
+	if (size == 0)
+		return 0;
+	if (data[0] & 1)
+		text(data + 1, size - 1);
+	else
+		frame(data + 1, size - 1);
+	return 0;
+}
+
+void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
+{
+	static const char *const texts[] = {
+		"y:10.1.1.1:delay=12.5ms,rate=2gbit,buffer=4MB",
+		"10.1.1.1+10.1.1.2:loss=1e-3,ge=0.01:0.5",
+		"z:10.1.1.3:",
+		"bad name:10.1.1.1:",
+		"w:10.9.9.9:delay=1ms",
+		"v:10.1.1.4:reorder=0.1:2ms,dup=0.01,corrupt=0.01:3,seed=9,limit=100",
+	};
+	uint8_t buf[80];
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n = strlen(texts[i]);
+
+		buf[0] = 1;
+		memcpy(buf + 1, texts[i], n);
+		emit(buf, n + 1, arg);
+	}
+	/* frames from a listed, a shared and an unlisted source, and one tagged */
+	for (unsigned k = 0; k < 4; k++) {
+		static const uint8_t src[4][4] = {{10, 100, 1, 2}, {10, 100, 3, 2}, {10, 7, 7, 7},
+						  {10, 100, 0, 2}};
+		unsigned l3 = k == 3 ? 18 : 14;
+
+		memset(buf, 0, sizeof(buf));
+		buf[0] = 0;
+		if (k == 3) {
+			buf[1 + 12] = 0x81;
+			buf[1 + 16] = 0x08;
+		} else {
+			buf[1 + 12] = 0x08;
+		}
+		buf[1 + l3] = 0x45;
+		memcpy(buf + 1 + l3 + 12, src[k], 4);
+		emit(buf, 1 + 64, arg);
+	}
+}

@@ -392,10 +392,12 @@ int main(int argc, char **argv)
 			c.have_rtt ? "" : " --rtt", c.have_loss ? "" : " --loss");
 		return 2;
 	}
-	/* the pacers count frame bytes; the model injects chunks of payload */
+	/* the pacers count frame bytes; the model injects chunks of payload
+	 * (in frames of a message with an immediate: 4 B more per packet than
+	 * without, 0.1 % at 4 KiB) */
 	if (c.paced_bps > 0)
 		c.p.rate_bps = c.paced_bps * (double)c.mtu /
-			       (double)sdr_wire_data_frame_bytes((uint32_t)c.mtu);
+			       (double)sdr_wire_data_frame_bytes((uint32_t)c.mtu, 1);
 	struct sdr_model_params p = c.p;
 	struct sdr_scheme *sch = c.sch;
 	size_t nsch = c.nsch;
@@ -451,7 +453,7 @@ int main(int argc, char **argv)
 		printf("],\"pick\":\"%s\"", names[best]);
 		if (c.paced_bps > 0)
 			printf(",\"paced_bps\":%.17g,\"frame_bytes\":%u", c.paced_bps,
-			       sdr_wire_data_frame_bytes((uint32_t)mtu));
+			       sdr_wire_data_frame_bytes((uint32_t)mtu, 1));
 		printf("}\n");
 		return 0;
 	}

@@ -20,7 +20,17 @@
 
 #define PIPE_MAX_STAGES 64
 #define PIPE_MAX_MICRO 256
-#define PIPE_MAX_DC 2
+/** Most datacenters of one pipeline (the placement and the network
+ *  description, pipe_net.h). */
+#define PIPE_MAX_DC 6
+/** Cross-DC sending QPs of one pipeline at most: one per channel. */
+#define PIPE_MAX_FLOWS (2 * (PIPE_MAX_STAGES - 1))
+
+struct pipe_net;
+
+/** cfg.delta_n: the extra warm-up forwards are cfg.delta_stage[] (still
+ *  capped by the budget and M, and non-increasing downstream). */
+#define PIPE_DELTA_STAGE (UINT32_MAX - 1)
 
 enum pipe_sched {
 	PIPE_SCHED_GPIPE = 0,
@@ -40,19 +50,39 @@ enum pipe_comm {
 /** Everything both processes (and the DES) must agree on. */
 struct pipe_cfg {
 	uint32_t stages, micro;            /**< S, M */
-	uint8_t dc_of[PIPE_MAX_STAGES];    /**< DC of each stage (0 or 1) */
+	uint8_t dc_of[PIPE_MAX_STAGES];    /**< DC of each stage, < PIPE_MAX_DC; every DC
+	                                        0..dcs-1 hosts a stage */
+	uint32_t dcs;                      /**< D, resolved by pipe_cfg_finish() */
 	double tf, tb;                     /**< forward / backward seconds per micro-batch */
 	uint64_t act_bytes, grad_bytes;    /**< activation (s -> s+1), gradient (s+1 -> s) */
-	double rtt;                        /**< cross-DC round trip (s) */
-	uint64_t rate_bps;                 /**< cross-DC bottleneck rate (bit/s of frame bytes) */
+	double rtt;                        /**< cross-DC round trip (s), without a net */
+	uint64_t rate_bps;                 /**< cross-DC bottleneck rate (bit/s of frame bytes)
+	                                        without a net; with one, the rate of unpaced
+	                                        QPs between DCs that no link (or a link
+	                                        without a rate) carries */
+	double loss;                       /**< per-packet loss of every link of the default
+	                                        network (without a net; DES only) */
+	const struct pipe_net *net;        /**< network description (pipe_net.h), not owned;
+	                                        NULL = one link per ordered DC pair, delay
+	                                        rtt/2, rate rate_bps (pipe_net_default()) */
 	uint32_t mtu, frame_overhead;      /**< for wire bytes: per packet header bytes */
 	enum pipe_sched sched;
 	enum pipe_comm comm;               /**< resolved by pipe_cfg_finish(): never DEFAULT */
 	uint32_t delta_n;                  /**< GeoPipe extra warm-up forwards (UINT32_MAX =
-	                                        the auto rule, pipe_stage_delta()) */
+	                                        the auto rule, pipe_stage_delta();
+	                                        PIPE_DELTA_STAGE = delta_stage[]) */
+	uint32_t delta_stage[PIPE_MAX_STAGES]; /**< per stage, when delta_n is
+	                                        PIPE_DELTA_STAGE (pipe_delta_search()) */
 	uint32_t mem_budget;               /**< max in-flight activations per stage (0 = default:
 	                                        S for greedy, M otherwise) */
 	struct sdr_scheme rel;             /**< reliability of the cross-DC QPs (--rel) */
+	uint64_t loss_seed;                /**< 0: a lossy link adds the model's mean loss
+	                                        recovery; else one drawn per message from
+	                                        the model's distribution, seeded (DES only,
+	                                        not in the digest) */
+	uint32_t chunk_bytes;              /**< SDR chunk for the completion-time model of a
+	                                        lossy link (the daemons' --chunk-pkts x mtu;
+	                                        DES only, not in the digest) */
 	double tf_stage[PIPE_MAX_STAGES];  /**< forward time of stage s (0 = tf); --tf-stage */
 	double tb_stage[PIPE_MAX_STAGES];  /**< backward time of stage s (0 = tb); --tb-stage */
 };
@@ -71,18 +101,41 @@ static inline double pipe_tb(const struct pipe_cfg *c, uint32_t s)
 
 /** Fill defaults. */
 void pipe_cfg_init(struct pipe_cfg *c);
-/** Resolve defaults (comm mode, budget) and validate.
+/** Resolve defaults (comm mode, budget, D) and validate.
  *  @return 0, -EINVAL (S < 2 or > PIPE_MAX_STAGES, M < 1 or > PIPE_MAX_MICRO,
- *  dc_of not 0/1, non-positive or non-finite times (per-stage times: negative
+ *  a DC >= PIPE_MAX_DC, a DC below the highest one that hosts no stage,
+ *  a net with fewer DCs than the placement, non-positive or non-finite times (per-stage times: negative
  *  or non-finite; 0 means the common one), zero sizes, sizes below
  *  the payload header, zero rate, blocking comm with geopipe or greedy). */
 int pipe_cfg_finish(struct pipe_cfg *c);
-/** 64-bit digest of every field both processes must agree on. */
+/** 64-bit digest of every field both processes must agree on (the
+ *  placement, and the network description when there is one). */
 uint64_t pipe_cfg_digest(const struct pipe_cfg *c);
 /** In-flight activation bound of stage @p s (mem_budget resolved). */
 uint32_t pipe_stage_budget(const struct pipe_cfg *c, uint32_t s);
 /** Extra warm-up forwards stage @p s gets under GeoPipe (bounded by budget). */
 uint32_t pipe_stage_delta(const struct pipe_cfg *c, uint32_t s);
+/** The most extra warm-up forwards stage @p s may have: 0 downstream of the
+ *  last crossing, else what its budget and M leave over 1F1B's own peak. */
+uint32_t pipe_stage_delta_max(const struct pipe_cfg *c, uint32_t s);
+
+/** Iteration time of @p c's schedule in the DES (order, programs,
+ *  pipe_des_run()). @return 0 or an error of those. */
+int pipe_des_time(const struct pipe_cfg *c, double *t);
+
+/**
+ * GeoPipe's dN chosen by searching the DES (pipe_des_run()) instead of the
+ * closed form: the per-stage values (non-increasing downstream, within
+ * pipe_stage_delta_max()) with the shortest predicted iteration and, among
+ * those within 1 us of it, the fewest extra activations in total (memory).
+ * Search: every uniform value 0..max, then single-stage steps of +-1 from the
+ * best until none improves (time first, then memory).
+ * @param delta  out: S values (0 for stages that get none)
+ * @param t_best out (may be NULL): its iteration time
+ * @param runs   out (may be NULL): DES runs it took
+ * @return 0, -EINVAL (not a finished geopipe configuration), or a DES error.
+ */
+int pipe_delta_search(const struct pipe_cfg *c, uint32_t *delta, double *t_best, uint32_t *runs);
 
 const char *pipe_sched_name(enum pipe_sched s);
 /** @return 0 or -EINVAL (unknown name). */
@@ -94,9 +147,16 @@ int pipe_sched_parse(const char *s, enum pipe_sched *out);
 int pipe_rel_parse(const char *s, struct sdr_scheme *r);
 /** --rel's text form of @p r ("ec:rs:32:8" for EC) into @p buf. */
 const char *pipe_rel_format(const struct sdr_scheme *r, char *buf, size_t len);
-/** Stage list "4,4" (stages per DC, contiguous) or "0,0,1,1" (DC of each
- *  stage, length S). @return 0 or -EINVAL. */
+/** --place: "4,4" (exactly two numbers: stages in DC 0 and DC 1,
+ *  contiguous) or "0,0,1,2,..." (the DC of each stage, length S >= 3, DCs
+ *  < PIPE_MAX_DC, every DC up to the highest one used). Sets stages and
+ *  dc_of. @return 0 or -EINVAL. */
 int pipe_place_parse(const char *s, struct pipe_cfg *c);
+/** A placement's DCs: each < PIPE_MAX_DC, every DC up to the highest one
+ *  used hosts a stage (D = 1: no cross-DC traffic). @p dcs (may be NULL)
+ *  gets D.
+ *  @return 0 or -EINVAL. */
+int pipe_place_check(const uint8_t *dc_of, uint32_t stages, uint32_t *dcs);
 
 /* ---------------- operations and schedules ---------------- */
 
@@ -146,6 +206,11 @@ enum pipe_ins_kind {
 #define PIPE_NCHAN(S) (2 * ((S) - 1))
 static inline uint32_t pipe_ch_src(uint32_t ch) { return ch & 1 ? ch / 2 + 1 : ch / 2; }
 static inline uint32_t pipe_ch_dst(uint32_t ch) { return ch & 1 ? ch / 2 : ch / 2 + 1; }
+/** Payload bytes of one message of channel @p ch. */
+static inline uint64_t pipe_ch_bytes(const struct pipe_cfg *c, uint32_t ch)
+{
+	return ch & 1 ? c->grad_bytes : c->act_bytes;
+}
 
 struct pipe_ins {
 	uint8_t kind;  /**< enum pipe_ins_kind */
@@ -192,10 +257,14 @@ struct pipe_events {
 int pipe_events_add(struct pipe_events *e, const struct pipe_event *x);
 void pipe_events_free(struct pipe_events *e);
 
-/** Predicted link transmission (for the chart). */
+/** Predicted transmission of one cross-DC message (for the chart). */
 struct pipe_tx {
 	uint16_t chan, m;
-	double t_start, t_end, t_arrive;
+	int16_t link;      /**< pipe_net link it crossed, -1 = not emulated */
+	uint8_t scheme;    /**< enum sdr_rel it was sent with (AUTO: the pick) */
+	double t_start, t_end, t_arrive; /**< first bit sent, last bit sent, arrived
+	                                      (loss recovery included) */
+	double loss_extra; /**< of t_arrive: the model's mean loss recovery (s) */
 };
 
 struct pipe_des_out {
@@ -204,18 +273,81 @@ struct pipe_des_out {
 	size_t ntx;
 };
 
+struct pipe_alloc;
+
 /**
- * Simulate one iteration of @p p: compute takes tf/tb; a message of channel
- * ch, number m starts when the send is posted and the receive was posted
- * (cross-DC: plus rtt/2 for the clear-to-send), queues FIFO on its link
- * direction (cross-DC: size with frame overhead / rate), arrives rtt/2
- * later; intra-DC transfers take no time. A cross-DC send completes when
- * its last byte left (rel none) or when acknowledged (sr/ec/auto: arrival +
- * rtt/2).
- * @return 0, -EDEADLK (a program waits forever), -ENOMEM.
+ * Simulate one iteration of @p p over the network of @p c (c->net, or one
+ * link per DC pair at rtt/2 and rate_bps):
+ *  - compute takes the stage's tf/tb; intra-DC messages take no time;
+ *  - a cross-DC message from DC a to DC b is ready when its send is posted
+ *    and its receive was posted one delay(b -> a) earlier (the
+ *    clear-to-send);
+ *  - each link is one FIFO server at its rate, shared by every sender it
+ *    carries; a message is served in FIFO order at up to its QP's rate
+ *    (@p rates from a policy, pipe_cba.h; unpaced: the link's rate), the
+ *    head messages of a link take the capacity first, one message per QP at
+ *    a time (the alpha-beta model with queuing; unpaced QPs on one link are
+ *    served one message after another). A pair without a link, or a link
+ *    without a rate, shares nothing: each QP at its rate, or rate_bps;
+ *  - it arrives delay(a -> b) after its last bit, plus, on a link with
+ *    loss and rel sr/ec/auto, the mean loss recovery of the completion-time
+ *    model (common/sdr_model.h) for its scheme (EC: parity bytes are sent
+ *    too; AUTO: the scheme sdr_model_pick() chooses among AUTO's candidates)
+ *    at the link's round trip, loss and the rate the message got (with
+ *    c->loss_seed: a recovery drawn from the model's distribution instead);
+ *  - a send completes when its last byte left (rel none) or when
+ *    acknowledged (arrival + delay(b -> a)).
+ * @param rates  one rate per cross-DC flow (pipe_flows_get() order), or NULL:
+ *               unpaced
+ * @return 0, -EDEADLK (a program waits forever), -EPIPE (rel none over a
+ *         lossy link: a message would never complete), -EINVAL (@p rates
+ *         for another flow count), -ERANGE (loss too high for the model),
+ *         -ENOMEM.
  */
+int pipe_des_run_rates(const struct pipe_cfg *c, const struct pipe_prog *p,
+		       const struct pipe_alloc *rates, struct pipe_des_out *out);
+/** pipe_des_run_rates() with every QP unpaced. */
 int pipe_des_run(const struct pipe_cfg *c, const struct pipe_prog *p, struct pipe_des_out *out);
 void pipe_des_free(struct pipe_des_out *out);
+
+/* ---- the DES engine, for transports other than the links above ---- */
+
+/** The engine of one simulated iteration (opaque). */
+struct pipe_des;
+
+/** How cross-DC messages travel. The engine runs the programs; the
+ *  transport decides when each cross-DC message arrives and completes. */
+struct pipe_xport {
+	void *ctx;
+	/** Both ends of message (@p ch, @p m) have posted: the send at @p t_send,
+	 *  the receive at @p t_recv (absolute times; now is the later). The
+	 *  transport calls pipe_des_deliver() for it, now or from a timer.
+	 *  @return 0 or -errno (ends the run). */
+	int (*post)(void *ctx, struct pipe_des *d, uint32_t ch, uint32_t m, double t_send,
+		    double t_recv);
+	/** A timer set with pipe_des_timer() fired (pipe_des_now() is its time). */
+	int (*timer)(void *ctx, struct pipe_des *d, uint64_t tag);
+};
+
+/** Current simulated time (absolute: @p t0 of pipe_des_exec() + offset). */
+double pipe_des_now(const struct pipe_des *d);
+/** Call the transport's timer with @p tag at time @p t (>= now).
+ *  @return 0, -EINVAL (t in the past), -ENOMEM. */
+int pipe_des_timer(struct pipe_des *d, double t, uint64_t tag);
+/** Message (@p ch, @p m) was sent from @p t_start to @p t_end over @p link,
+ *  arrives at @p t_arrive and its send completes at @p t_complete (absolute,
+ *  >= now; @p extra: the part of t_arrive that is loss recovery).
+ *  @return 0, -EINVAL (times before now or out of order, not a posted
+ *  message, delivered twice), -ENOMEM. */
+int pipe_des_deliver(struct pipe_des *d, uint32_t ch, uint32_t m, int link, uint8_t scheme,
+		     double t_start, double t_end, double t_arrive, double t_complete, double extra);
+/**
+ * Run one iteration of @p p starting at absolute time @p t0 with transport
+ * @p x. Events in @p out are relative to @p t0; so are its tx records.
+ * @return 0, -EDEADLK, -ENOMEM, or a transport's error.
+ */
+int pipe_des_exec(const struct pipe_cfg *c, const struct pipe_prog *p, double t0,
+		  const struct pipe_xport *x, struct pipe_des_out *out);
 
 /** Bytes a cross-DC message of @p payload bytes puts on the wire. */
 uint64_t pipe_wire_bytes(const struct pipe_cfg *c, uint64_t payload);
@@ -271,5 +403,8 @@ int pipe_payload_check(const void *buf, uint64_t len, uint32_t iter, uint32_t ch
 		       uint64_t *csum);
 
 double pipe_now(void);
+
+/** snprintf() into a caller's reason buffer @p why (NULL or 0 length: no-op). */
+void pipe_why(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif /* SDR_PIPE_H */

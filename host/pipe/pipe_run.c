@@ -6,9 +6,11 @@
  * happen inside that window). A boundary between two local stages is a
  * shared-memory mailbox per channel; a boundary between DCs is one libsdr QP
  * (activations one way, gradients the other; message n of a direction is
- * micro-batch n % M of iteration n / M). DC 0 is the TCP server of the
- * bootstrap: configuration digest, QP infos, per-iteration start times and,
- * at the end, DC 1's event log.
+ * micro-batch n % M of iteration n / M). DC 0 is the coordinator: every
+ * other DC connects to it (TCP); it checks their configuration digests,
+ * measures their clock offsets, relays the QP infos, and every iteration
+ * sends each DC the start time and its QPs' rates (the controller,
+ * pipe_cba.h) and gets its events back (pipe_proto.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,11 +24,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pipe_net.h"
+#include "pipe_proto.h"
 #include "pipe_run.h"
 #include "sdr.h"
 #include "sdr_app.h"
 
-#define HELLO_MAGIC 0x50495045u /* "PIPE" */
+/* DC 0 announces an iteration's start this long ahead (its own clock) */
+#define START_AHEAD_S 0.02
 
 struct chan {
 	uint32_t ch, src, dst;
@@ -54,10 +59,20 @@ struct rt {
 	struct chan ch[2 * PIPE_MAX_STAGES];
 	struct sdr_qp *qp_of[PIPE_MAX_STAGES]; /* per boundary b (b | b+1) */
 	pthread_barrier_t bar;
-	double t_start;
+	double t_start;       /* this iteration's start, CLOCK_MONOTONIC of this process */
 	uint32_t iter;
 	struct pipe_events ev[PIPE_MAX_STAGES];
+	size_t ev_mark[PIPE_MAX_STAGES];    /* where the current iteration's events start */
 	uint64_t csum_out[PIPE_MAX_STAGES]; /* checksum of the last fill, per stage */
+	uint64_t qp_rate[PIPE_MAX_STAGES];  /* rate set on the local QP of boundary b */
+	/* the protocol (main thread only) */
+	int fd[PIPE_MAX_DC];  /* DC 0: the connection of DC k; other DCs: fd[0] */
+	uint8_t *in, *out;    /* message buffers */
+	size_t in_cap, out_cap;
+	double offset;        /* other DCs: this clock minus DC 0's, as DC 0 measured it */
+	struct pipe_net net_tmp;
+	const struct pipe_net *net;
+	struct pipe_flows fl;
 };
 
 static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -100,18 +115,6 @@ static int wr_full(int fd, const void *b, size_t n)
 static int rd_full(int fd, void *b, size_t n)
 {
 	return app_read_full(fd, b, n) ? -EIO : 0;
-}
-
-/* DC 0 accepts the bootstrap connection, DC 1 connects (HOST:PORT). */
-static int tcp_bootstrap(const struct pipe_rt_opts *o)
-{
-	char why[300];
-	int s = o->dc == 0 ? app_tcp_accept_one(o->bind, o->port, o->timeout + 1, why, sizeof(why))
-			   : app_tcp_connect(o->connect, 0, o->timeout, why, sizeof(why));
-
-	if (s < 0)
-		fprintf(stderr, "sdr-pipe: bootstrap: %s\n", why);
-	return s;
 }
 
 /* ---------------- reliability ---------------- */
@@ -205,10 +208,13 @@ static void do_post_send(struct rt *r, struct chan *k, uint32_t m)
 	sdr_post_retry(r, k, m, NULL, &wr);
 }
 
-/* wait: recv (is_recv) or send completion of message m of channel k */
-static void do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
+/* wait: recv (is_recv) or send completion of message m of channel k.
+ * Returns 0 when the first look found it complete (it did not wait: the
+ * event is logged with t1 = t0, as the DES has it), else 1. */
+static int do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 {
 	double t_end = pipe_now() + r->o->timeout;
+	int waited = 0;
 
 	if (!k->cross) {
 		uint32_t *g = is_recv ? k->full : k->posted;
@@ -217,12 +223,14 @@ static void do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += (time_t)r->o->timeout + 1;
 		pthread_mutex_lock(&k->mu);
-		while (g[m] != r->iter + 1)
+		while (g[m] != r->iter + 1) {
+			waited = 1;
 			if (pthread_cond_timedwait(&k->cv, &k->mu, &ts) == ETIMEDOUT)
 				fatal("timeout: %s ch %u m %u iteration %u", is_recv ? "recv" : "send",
 				      k->ch, m, r->iter);
+		}
 		pthread_mutex_unlock(&k->mu);
-		return;
+		return waited;
 	}
 	for (;;) {
 		int rc;
@@ -231,7 +239,7 @@ static void do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 		rc = is_recv ? sdr_recv_poll(k->rh[m]) : sdr_send_poll(k->sh[m]);
 		pthread_mutex_unlock(&r->sdr_mu);
 		if (is_recv ? rc == SDR_POLL_DONE : rc == 1)
-			return;
+			return waited;
 		if (rc != 0)
 			fatal("%s ch %u m %u iteration %u failed: %s", is_recv ? "receive" : "send", k->ch,
 			      m, r->iter,
@@ -240,6 +248,7 @@ static void do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 			fatal("timeout: %s ch %u m %u iteration %u (rel none on a lossy link?)",
 			      is_recv ? "recv" : "send", k->ch, m, r->iter);
 		nap(r->o->poll_us);
+		waited = 1;
 	}
 }
 
@@ -297,12 +306,10 @@ static void run_stage_iter(struct rt *r, uint32_t s)
 			record(r, s, in, t0, t0, r->csum_out[s]);
 			break;
 		case PIPE_I_WAIT_SEND:
-			do_wait(r, k, in->m, 0);
-			record(r, s, in, t0, pipe_now(), 0);
+			record(r, s, in, t0, do_wait(r, k, in->m, 0) ? pipe_now() : t0, 0);
 			break;
 		case PIPE_I_WAIT_RECV:
-			do_wait(r, k, in->m, 1);
-			record(r, s, in, t0, pipe_now(), 0);
+			record(r, s, in, t0, do_wait(r, k, in->m, 1) ? pipe_now() : t0, 0);
 			verify_ev = r->ev[s].n - 1; /* checked at the start of the compute */
 			break;
 		}
@@ -328,39 +335,260 @@ static void *stage_main(void *arg)
 	return NULL;
 }
 
-/* ---------------- setup ---------------- */
+/* ---------------- the protocol's messages ---------------- */
 
-static void put32(uint8_t *p, uint32_t v)
+/* This process' clock as the protocol sees it (--clock-shift for tests). */
+static double clk(const struct rt *r)
 {
-	memcpy(p, &v, 4);
+	return pipe_now() + r->o->clock_shift;
 }
 
-static int hello(int fd, const struct pipe_cfg *c, const struct pipe_rt_opts *o)
+static int room(uint8_t **b, size_t *cap, size_t need)
 {
-	uint8_t me[24], peer[24];
-	uint64_t d = pipe_cfg_digest(c);
+	uint8_t *x;
 
-	put32(me, HELLO_MAGIC);
-	put32(me + 4, o->dc);
-	memcpy(me + 8, &d, 8);
-	put32(me + 16, o->iters);
-	put32(me + 20, (uint32_t)o->seed);
-	if (wr_full(fd, me, sizeof(me)) || rd_full(fd, peer, sizeof(peer)))
+	if (need <= *cap)
+		return 0;
+	x = realloc(*b, need);
+	if (!x)
+		return -ENOMEM;
+	*b = x;
+	*cap = need;
+	return 0;
+}
+
+/* Send r->out[0..len) as one message of @p type. */
+static int msg_send(struct rt *r, int fd, enum pipe_msg_type type, size_t len)
+{
+	uint8_t h[PIPE_PROTO_HDR];
+
+	pipe_msg_hdr_put(h, type, (uint32_t)len);
+	return wr_full(fd, h, sizeof(h)) || (len && wr_full(fd, r->out, len)) ? -EIO : 0;
+}
+
+/* Receive one message into r->in: of type @p want (0: any, type in *got).
+ * -EIO (connection lost or timed out), -EPROTO (bad header or another type). */
+static int msg_recv(struct rt *r, int fd, enum pipe_msg_type want, enum pipe_msg_type *got,
+		    uint32_t *len)
+{
+	uint8_t h[PIPE_PROTO_HDR];
+	enum pipe_msg_type t;
+
+	if (rd_full(fd, h, sizeof(h)))
 		return -EIO;
-	if (memcmp(peer, me, 4) || memcmp(peer + 8, me + 8, 16)) {
-		fprintf(stderr, "sdr-pipe: the peer runs another configuration (pass both the same "
-				"--stages/--micro/--place/--tf/--tb/--act/--grad/--rtt/--rate/--sched/"
-				"--comm/--delta-n/--mem-budget/--rel/--iters/--seed)\n");
+	if (pipe_msg_hdr_get(h, &t, len) || (want && t != want))
+		return -EPROTO;
+	if (room(&r->in, &r->in_cap, *len ? *len : 1))
+		return -ENOMEM;
+	if (*len && rd_full(fd, r->in, *len))
+		return -EIO;
+	if (got)
+		*got = t;
+	return 0;
+}
+
+static void proto_error(const char *what, uint32_t dc, int rc)
+{
+	fprintf(stderr, "sdr-pipe: %s (DC %u): %s\n", what, dc,
+		rc == -EPROTO ? "protocol violated (another sdr-pipe version?)"
+		: rc == -EIO  ? "connection lost or timed out"
+			      : strerror(-rc));
+}
+
+/* A bootstrap connection must not wait for ever on a peer that stopped
+ * without closing it: its longest silence is a whole iteration. */
+static void sock_timeout(int fd, double s)
+{
+	struct timeval tv = {.tv_sec = (time_t)s, .tv_usec = 0};
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* ---------------- bootstrap ---------------- */
+
+static void hello_mine(const struct rt *r, struct pipe_hello *h)
+{
+	*h = (struct pipe_hello){.version = PIPE_PROTO_VERSION, .dc = r->o->dc, .dcs = r->c->dcs,
+				 .digest = pipe_cfg_digest(r->c), .iters = r->o->iters,
+				 .seed = r->o->seed};
+}
+
+/* Compare a peer's HELLO with ours (each side does, so each prints why). */
+static int hello_check(const struct pipe_hello *me, const struct pipe_hello *peer)
+{
+	if (peer->version != me->version) {
+		fprintf(stderr, "sdr-pipe: DC %u runs protocol version %u, this one %u (another "
+				"sdr-pipe build)\n", peer->dc, peer->version, me->version);
 		return -EPROTO;
 	}
-	uint32_t pdc;
-
-	memcpy(&pdc, peer + 4, 4);
-	if (pdc != 1 - o->dc) {
-		fprintf(stderr, "sdr-pipe: both processes claim DC %u\n", pdc);
+	if (peer->dcs != me->dcs || peer->digest != me->digest || peer->iters != me->iters ||
+	    peer->seed != me->seed) {
+		fprintf(stderr, "sdr-pipe: DC %u runs another configuration (pass every DC the same "
+				"--stages/--micro/--place/--tf/--tb/--act/--grad/--rtt/--rate/--net/"
+				"--sched/--comm/--delta-n/--mem-budget/--rel/--iters/--seed)\n", peer->dc);
+		return -EPROTO;
+	}
+	if (peer->dc == me->dc) {
+		fprintf(stderr, "sdr-pipe: two processes claim DC %u\n", peer->dc);
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/* DC 0: accept the other D - 1 DCs, each says HELLO first; answer with ours. */
+static int boot_coordinator(struct rt *r)
+{
+	uint32_t D = r->c->dcs;
+	int fds[PIPE_MAX_DC], rc;
+	struct pipe_hello me, peer;
+	char why[300];
+	uint32_t len;
+
+	hello_mine(r, &me);
+	rc = app_tcp_accept_n(r->o->bind, r->o->port, (int)D - 1, r->o->timeout + 1, fds, why,
+			      sizeof(why));
+	if (rc) {
+		fprintf(stderr, "sdr-pipe: bootstrap: %s\n", why);
+		return rc;
+	}
+	for (uint32_t i = 0; i + 1 < D; i++) {
+		sock_timeout(fds[i], r->o->timeout + 30);
+		if ((rc = msg_recv(r, fds[i], PIPE_MSG_HELLO, NULL, &len)) ||
+		    (rc = pipe_hello_get(r->in, len, &peer))) {
+			proto_error("bootstrap: HELLO", 0, rc);
+			goto fail;
+		}
+		if (room(&r->out, &r->out_cap, PIPE_HELLO_BYTES) ||
+		    (rc = msg_send(r, fds[i], PIPE_MSG_HELLO, pipe_hello_put(r->out, &me)))) {
+			proto_error("bootstrap: HELLO", peer.dc, rc ? rc : -ENOMEM);
+			rc = rc ? rc : -ENOMEM;
+			goto fail;
+		}
+		if ((rc = hello_check(&me, &peer)))
+			goto fail;
+		if (r->fd[peer.dc] >= 0) {
+			fprintf(stderr, "sdr-pipe: two processes claim DC %u\n", peer.dc);
+			rc = -EPROTO;
+			goto fail;
+		}
+		r->fd[peer.dc] = fds[i];
+		fds[i] = -1;
+	}
+	return 0;
+fail:
+	for (uint32_t i = 0; i + 1 < D; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
+/* Other DCs: connect to DC 0, HELLO both ways. */
+static int boot_peer(struct rt *r)
+{
+	struct pipe_hello me, peer;
+	char why[300];
+	uint32_t len;
+	int rc, s = app_tcp_connect(r->o->connect, 0, r->o->timeout, why, sizeof(why));
+
+	if (s < 0) {
+		fprintf(stderr, "sdr-pipe: bootstrap: %s\n", why);
+		return s;
+	}
+	r->fd[0] = s;
+	sock_timeout(s, r->o->timeout + 30);
+	hello_mine(r, &me);
+	if (room(&r->out, &r->out_cap, PIPE_HELLO_BYTES))
+		return -ENOMEM;
+	if ((rc = msg_send(r, s, PIPE_MSG_HELLO, pipe_hello_put(r->out, &me))) ||
+	    (rc = msg_recv(r, s, PIPE_MSG_HELLO, NULL, &len)) ||
+	    (rc = pipe_hello_get(r->in, len, &peer))) {
+		proto_error("bootstrap: HELLO", 0, rc);
+		return rc;
+	}
+	if (peer.dc != 0) {
+		fprintf(stderr, "sdr-pipe: %s is DC %u, not DC 0\n", r->o->connect, peer.dc);
+		return -EPROTO;
+	}
+	return hello_check(&me, &peer);
+}
+
+/* DC 0: measure DC k's clock offset (PIPE_CLOCK_ROUNDS ping-pongs, the
+ * sample of the smallest round trip) and tell it. */
+static int clock_coordinator(struct rt *r, uint32_t k, struct pipe_run_out *out)
+{
+	struct pipe_clock_sample smp[PIPE_CLOCK_ROUNDS];
+	struct pipe_offset off;
+	uint32_t len;
+	int rc;
+
+	if (room(&r->out, &r->out_cap, PIPE_PING_BYTES))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < PIPE_CLOCK_ROUNDS; i++) {
+		struct pipe_ping pg = {.seq = i, .t0 = clk(r)};
+
+		if ((rc = msg_send(r, r->fd[k], PIPE_MSG_PING, pipe_ping_put(r->out, &pg))) ||
+		    (rc = msg_recv(r, r->fd[k], PIPE_MSG_PONG, NULL, &len)) ||
+		    (rc = pipe_ping_get(r->in, len, &pg)))
+			return rc;
+		smp[i].t2 = clk(r);
+		if (pg.seq != i)
+			return -EPROTO;
+		smp[i].t0 = pg.t0;
+		smp[i].t1 = pg.peer_t;
+	}
+	if (pipe_clock_offset(smp, PIPE_CLOCK_ROUNDS, &off.offset, &off.rtt))
+		return -EPROTO;
+	if (out) {
+		out->clock_offset[k] = off.offset;
+		out->clock_rtt[k] = off.rtt;
+	}
+	if (r->o->verbose)
+		fprintf(stderr, "dc0: DC %u's clock is %+.6f ms from ours (round trip %.3f ms)\n", k,
+			off.offset * 1e3, off.rtt * 1e3);
+	return msg_send(r, r->fd[k], PIPE_MSG_OFFSET, pipe_offset_put(r->out, &off));
+}
+
+/* Other DCs: answer DC 0's pings until it sends the offset. */
+static int clock_peer(struct rt *r)
+{
+	enum pipe_msg_type t;
+	uint32_t len;
+	int rc;
+
+	if (room(&r->out, &r->out_cap, PIPE_PING_BYTES))
+		return -ENOMEM;
+	for (uint32_t i = 0; i <= PIPE_CLOCK_ROUNDS; i++) {
+		struct pipe_ping pg;
+		struct pipe_offset off;
+
+		if ((rc = msg_recv(r, r->fd[0], 0, &t, &len)))
+			return rc;
+		if (t == PIPE_MSG_OFFSET) {
+			if ((rc = pipe_offset_get(r->in, len, &off)))
+				return rc;
+			r->offset = off.offset;
+			if (r->o->verbose)
+				fprintf(stderr, "dc%u: our clock is %+.6f ms from DC 0's (round trip %.3f"
+						" ms)\n", r->o->dc, off.offset * 1e3, off.rtt * 1e3);
+			return 0;
+		}
+		if (t != PIPE_MSG_PING || (rc = pipe_ping_get(r->in, len, &pg)))
+			return -EPROTO;
+		pg.peer_t = clk(r);
+		if ((rc = msg_send(r, r->fd[0], PIPE_MSG_PONG, pipe_ping_put(r->out, &pg))))
+			return rc;
+	}
+	return -EPROTO;
+}
+
+/* ---------------- QPs and channels ---------------- */
+
+/* The boundary b | b+1 crosses DCs and this process is one end. */
+static int my_boundary(const struct rt *r, uint32_t b)
+{
+	const uint8_t *d = r->c->dc_of;
+
+	return d[b] != d[b + 1] && (d[b] == r->o->dc || d[b + 1] == r->o->dc);
 }
 
 static int setup_chans(struct rt *r)
@@ -375,7 +603,7 @@ static int setup_chans(struct rt *r)
 		k->ch = ch;
 		k->src = pipe_ch_src(ch);
 		k->dst = pipe_ch_dst(ch);
-		k->size = ch & 1 ? c->grad_bytes : c->act_bytes;
+		k->size = pipe_ch_bytes(c, ch);
 		k->cross = c->dc_of[k->src] != c->dc_of[k->dst];
 		if (!k->cross) {
 			if (c->dc_of[k->src] != me)
@@ -420,16 +648,15 @@ static int setup_chans(struct rt *r)
 	return 0;
 }
 
-static int setup_qps(struct rt *r, int fd)
+/* One QP per cross-DC boundary this DC is an end of. */
+static int create_qps(struct rt *r)
 {
 	const struct pipe_cfg *c = r->c;
 	uint64_t mx = c->act_bytes > c->grad_bytes ? c->act_bytes : c->grad_bytes;
-	uint32_t nb = 0, bs[PIPE_MAX_STAGES];
-	int rc;
+	uint32_t nb = 0;
 
 	for (uint32_t b = 0; b + 1 < c->stages; b++)
-		if (c->dc_of[b] != c->dc_of[b + 1])
-			bs[nb++] = b;
+		nb += my_boundary(r, b);
 	if (nb == 0)
 		return 0;
 	r->ctx = sdr_ctx_open(r->o->dpu, NULL);
@@ -437,32 +664,69 @@ static int setup_qps(struct rt *r, int fd)
 		fprintf(stderr, "sdr-pipe: cannot attach to %s: %s\n", r->o->dpu, strerror(errno));
 		return -errno;
 	}
-	for (uint32_t i = 0; i < nb; i++) {
+	for (uint32_t b = 0; b + 1 < c->stages; b++) {
 		struct sdr_qp_attr a = {0};
-		struct sdr_qp_info mine, peer;
-		uint8_t w[SDR_QP_INFO_WIRE];
 
+		if (!my_boundary(r, b))
+			continue;
 		a.max_msg = (uint32_t)((mx + 65535) & ~(uint64_t)65535);
-		rc = rel_apply(&a, &c->rel);
-		if (rc) {
+		if (rel_apply(&a, &c->rel)) {
 			fprintf(stderr, "sdr-pipe: --rel: not a scheme a QP runs\n");
-			return rc;
+			return -EINVAL;
 		}
-		r->qp_of[bs[i]] = sdr_qp_create(r->ctx, &a);
-		if (!r->qp_of[bs[i]]) {
+		r->qp_of[b] = sdr_qp_create(r->ctx, &a);
+		if (!r->qp_of[b]) {
 			fprintf(stderr, "sdr-pipe: sdr_qp_create: %s (%s)\n", strerror(errno),
 				sdr_last_error(r->ctx));
 			return -errno;
 		}
-		sdr_qp_info_get(r->qp_of[bs[i]], &mine);
-		sdr_qp_info_encode(&mine, w);
-		if (wr_full(fd, w, sizeof(w)) || rd_full(fd, w, sizeof(w)))
-			return -EIO;
-		if (sdr_qp_info_decode(w, &peer)) {
-			fprintf(stderr, "sdr-pipe: malformed QP info from the peer\n");
+	}
+	return 0;
+}
+
+/* This DC's QP infos (one per boundary it is an end of) into @p q. */
+static uint32_t my_qpinfos(const struct rt *r, struct pipe_qpinfo *q)
+{
+	uint32_t n = 0;
+
+	for (uint32_t b = 0; b + 1 < r->c->stages; b++) {
+		struct sdr_qp_info i;
+
+		if (!my_boundary(r, b))
+			continue;
+		sdr_qp_info_get(r->qp_of[b], &i);
+		q[n].boundary = (uint16_t)b;
+		q[n].dc = (uint8_t)r->o->dc;
+		sdr_qp_info_encode(&i, q[n].info);
+		n++;
+	}
+	return n;
+}
+
+/* Connect the local QP of every boundary to the other end's info, found in
+ * @p q (exactly one entry per boundary of this DC, from the right DC). */
+static int connect_qps(struct rt *r, const struct pipe_qpinfo *q, uint32_t n)
+{
+	const uint8_t *d = r->c->dc_of;
+
+	for (uint32_t b = 0; b + 1 < r->c->stages; b++) {
+		uint32_t other = d[b] == r->o->dc ? d[b + 1] : d[b], found = 0, at = 0;
+		struct sdr_qp_info peer;
+		int rc;
+
+		if (!my_boundary(r, b))
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (q[i].boundary == b && q[i].dc == other) {
+				found++;
+				at = i;
+			}
+		if (found != 1 || sdr_qp_info_decode(q[at].info, &peer)) {
+			fprintf(stderr, "sdr-pipe: no valid QP info of DC %u for boundary %u|%u\n", other,
+				b, b + 1);
 			return -EPROTO;
 		}
-		rc = sdr_qp_connect(r->qp_of[bs[i]], &peer);
+		rc = sdr_qp_connect(r->qp_of[b], &peer);
 		if (rc) {
 			fprintf(stderr, "sdr-pipe: sdr_qp_connect: %s (%s)\n", sdr_strerror(rc),
 				sdr_last_error(r->ctx));
@@ -472,153 +736,411 @@ static int setup_qps(struct rt *r, int fd)
 	return 0;
 }
 
-/* events over TCP: count, then 48-byte records (host byte order: both
- * processes run on the same kind of machine) */
-static int send_events(int fd, const struct pipe_events *e)
+/* DC 0: collect every DC's QP infos, send each DC those of the other ends
+ * of its boundaries, connect our own. Other DCs: send ours, get theirs. */
+static int exchange_qps(struct rt *r)
 {
-	uint64_t n = e->n;
+	static struct pipe_qpinfo all[2 * PIPE_MAX_STAGES], sel[PIPE_MAX_STAGES];
+	const uint8_t *d = r->c->dc_of;
+	uint32_t n, k, len, got;
+	int rc;
 
-	if (wr_full(fd, &n, 8))
-		return -EIO;
-	for (size_t i = 0; i < e->n; i++) {
-		uint8_t b[48] = {0};
-		const struct pipe_event *x = &e->ev[i];
+	n = my_qpinfos(r, all);
+	if (room(&r->out, &r->out_cap, 4 + (size_t)2 * PIPE_MAX_STAGES * PIPE_QPINFO_BYTES))
+		return -ENOMEM;
+	if (r->o->dc != 0) {
+		if ((rc = msg_send(r, r->fd[0], PIPE_MSG_QPINFO, pipe_qpinfo_put(r->out, all, n))) ||
+		    (rc = msg_recv(r, r->fd[0], PIPE_MSG_QPINFO, NULL, &len)) ||
+		    (rc = pipe_qpinfo_get(r->in, len, sel, PIPE_MAX_STAGES, &got))) {
+			proto_error("QP infos", 0, rc);
+			return rc;
+		}
+		return connect_qps(r, sel, got);
+	}
+	for (k = 1; k < r->c->dcs; k++) {
+		uint32_t want = 0;
 
-		memcpy(b, &x->iter, 4);
-		memcpy(b + 4, &x->stage, 2);
-		memcpy(b + 6, &x->m, 2);
-		b[8] = x->kind;
-		b[9] = x->op;
-		memcpy(b + 10, &x->chan, 2);
-		memcpy(b + 16, &x->t0, 8);
-		memcpy(b + 24, &x->t1, 8);
-		memcpy(b + 32, &x->csum, 8);
-		if (wr_full(fd, b, sizeof(b)))
-			return -EIO;
+		for (uint32_t b = 0; b + 1 < r->c->stages; b++)
+			want += d[b] != d[b + 1] && (d[b] == k || d[b + 1] == k);
+		if ((rc = msg_recv(r, r->fd[k], PIPE_MSG_QPINFO, NULL, &len)) ||
+		    (rc = pipe_qpinfo_get(r->in, len, all + n, 2 * PIPE_MAX_STAGES - n, &got))) {
+			proto_error("QP infos", k, rc);
+			return rc;
+		}
+		for (uint32_t i = 0; i < got; i++) {
+			uint32_t b = all[n + i].boundary;
+
+			if (all[n + i].dc != k || b + 1 >= r->c->stages || d[b] == d[b + 1] ||
+			    (d[b] != k && d[b + 1] != k)) {
+				fprintf(stderr, "sdr-pipe: DC %u sent a QP info for boundary %u it is "
+						"not an end of\n", k, b);
+				return -EPROTO;
+			}
+		}
+		if (got != want) {
+			fprintf(stderr, "sdr-pipe: DC %u sent %u QP infos, its boundaries are %u\n", k,
+				got, want);
+			return -EPROTO;
+		}
+		n += got;
+	}
+	for (k = 1; k < r->c->dcs; k++) {
+		uint32_t m = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t b = all[i].boundary, other = d[b] == all[i].dc ? d[b + 1] : d[b];
+
+			if (other == k && all[i].dc != k)
+				sel[m++] = all[i];
+		}
+		if ((rc = msg_send(r, r->fd[k], PIPE_MSG_QPINFO, pipe_qpinfo_put(r->out, sel, m)))) {
+			proto_error("QP infos", k, rc);
+			return rc;
+		}
+	}
+	return connect_qps(r, all, n);
+}
+
+/* ---------------- rates ---------------- */
+
+/* Apply the rate of the flow of channel @p ch (this DC sends it) to its QP. */
+static int apply_rate(struct rt *r, uint32_t ch, uint64_t rate)
+{
+	uint32_t b = ch / 2;
+	int rc;
+
+	if (rate && rate < SDR_QP_RATE_MIN)
+		rate = SDR_QP_RATE_MIN;
+	if (rate > SDR_QP_RATE_MAX)
+		rate = SDR_QP_RATE_MAX;
+	if (r->qp_rate[b] == rate)
+		return 0;
+	pthread_mutex_lock(&r->sdr_mu);
+	rc = sdr_qp_rate_set(r->qp_of[b], rate);
+	pthread_mutex_unlock(&r->sdr_mu);
+	if (rc) {
+		fprintf(stderr, "sdr-pipe: sdr_qp_rate_set(channel %u, %llu bit/s): %s (%s)\n", ch,
+			(unsigned long long)rate, sdr_strerror(rc), sdr_last_error(r->ctx));
+		return rc;
+	}
+	r->qp_rate[b] = rate;
+	return 0;
+}
+
+/* The START message of iteration @p it for DC @p k: its flows' rates. */
+static void start_for(const struct rt *r, uint32_t it, double t, const struct pipe_alloc *a,
+		      uint32_t k, struct pipe_start *s)
+{
+	s->iter = it;
+	s->t_start = t;
+	s->n = 0;
+	for (uint32_t f = 0; f < r->fl.n; f++)
+		if (r->fl.f[f].src_dc == k) {
+			s->chan[s->n] = r->fl.f[f].chan;
+			s->rate[s->n++] = a->rate[f];
+		}
+}
+
+/* Apply a START's rates: each must be a channel this DC sends across DCs. */
+static int apply_start(struct rt *r, const struct pipe_start *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t ch = s->chan[i];
+		int f = ch < PIPE_NCHAN(r->c->stages) ? r->fl.of_chan[ch] : -1;
+		int rc;
+
+		if (f < 0 || r->fl.f[f].src_dc != r->o->dc) {
+			fprintf(stderr, "sdr-pipe: a rate for channel %u, which DC %u does not send\n", ch,
+				r->o->dc);
+			return -EPROTO;
+		}
+		if ((rc = apply_rate(r, ch, s->rate[i])))
+			return rc;
 	}
 	return 0;
 }
 
-static int recv_events(int fd, struct pipe_events *e, uint64_t max)
+/* ---------------- the controller's log ---------------- */
+
+static void ctl_log_line(const struct rt *r, uint32_t it, const struct pipe_pred_iter *pi,
+			 const struct pipe_cba_label *lab)
 {
-	uint64_t n;
+	FILE *f = r->o->ctl_log;
+	const struct pipe_cfg *c = r->c;
+	uint8_t cb[PIPE_MAX_FLOWS];
+	double wait[PIPE_MAX_FLOWS], slack;
+	int first = 1;
 
-	if (rd_full(fd, &n, 8) || n > max)
-		return -EPROTO;
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t b[48];
-		struct pipe_event x = {0};
+	if (!f)
+		return;
+	pipe_cba_flow_labels(c, &r->fl, lab, cb, wait);
+	fprintf(f, "{\"iter\":%u,\"policy\":\"%s\",\"iter_ms\":%.3f,\"bubble\":%.4f,\"cb\":%u,"
+		   "\"refused\":%u,\"undone\":%u,\"flows\":[",
+		it, pipe_policy_name(r->o->policy ? r->o->policy->policy : PIPE_POLICY_NONE),
+		pi->iter_time * 1e3, pi->bubble, pi->ncb, pi->alloc.nblocked, pi->alloc.undone);
+	for (uint32_t i = 0; i < r->fl.n; i++) {
+		const struct pipe_flow *x = &r->fl.f[i];
 
-		if (rd_full(fd, b, sizeof(b)))
-			return -EIO;
-		memcpy(&x.iter, b, 4);
-		memcpy(&x.stage, b + 4, 2);
-		memcpy(&x.m, b + 6, 2);
-		x.kind = b[8];
-		x.op = b[9];
-		memcpy(&x.chan, b + 10, 2);
-		memcpy(&x.t0, b + 16, 8);
-		memcpy(&x.t1, b + 24, 8);
-		memcpy(&x.csum, b + 32, 8);
-		if (!isfinite(x.t0) || !isfinite(x.t1))
+		fprintf(f, "%s{\"ch\":%u,\"src\":%u,\"dst\":%u,\"link\":", i ? "," : "", x->chan,
+			x->src_dc, x->dst_dc);
+		if (x->link >= 0)
+			fprintf(f, "\"%s\"", r->net->link[x->link].name);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"rate_bps\":%" PRIu64 ",\"req_bps\":%" PRIu64 ",\"refused\":%u,"
+			   "\"gave_bps\":%" PRIu64 ",\"cb\":%u,\"wait_ms\":%.3f",
+			pi->alloc.rate[i], pi->alloc.req[i], pi->alloc.blocked[i], pi->alloc.gave[i],
+			cb[i], wait[i] * 1e3);
+		slack = pipe_cba_slack(c, r->net, &r->fl, lab, i, pi->alloc.rate[i], 0, NULL);
+		if (isfinite(slack))
+			fprintf(f, ",\"slack_ms\":%.3f", slack * 1e3);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\"transfers\":[");
+	for (uint32_t ch = 0; ch < PIPE_NCHAN(c->stages); ch++)
+		for (uint32_t m = 0; m < c->micro; m++) {
+			const struct pipe_cba_label *l = &lab[(size_t)ch * c->micro + m];
+
+			if (!l->cross || !l->known)
+				continue;
+			fprintf(f, "%s{\"ch\":%u,\"m\":%u,\"cb\":%u,\"wait_ms\":%.3f", first ? "" : ",", ch,
+				m, l->cb, l->wait * 1e3);
+			if (isfinite(l->late))
+				fprintf(f, ",\"late_ms\":%.3f", l->late * 1e3);
+			fprintf(f, "}");
+			first = 0;
+		}
+	fprintf(f, "]}\n");
+	fflush(f);
+}
+
+/* ---------------- iterations ---------------- */
+
+/* Append this DC's events of the current iteration to @p out. */
+static int iter_events(struct rt *r, const uint32_t *mine, uint32_t nloc, struct pipe_events *out)
+{
+	for (uint32_t i = 0; i < nloc; i++) {
+		const struct pipe_events *e = &r->ev[mine[i]];
+
+		for (size_t k = r->ev_mark[mine[i]]; k < e->n; k++)
+			if (pipe_events_add(out, &e->ev[k]))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Run iteration r->iter (start r->t_start) on the local stages. */
+static void run_iter(struct rt *r, const uint32_t *mine, uint32_t nloc)
+{
+	for (uint32_t i = 0; i < nloc; i++)
+		r->ev_mark[mine[i]] = r->ev[mine[i]].n;
+	pthread_barrier_wait(&r->bar);
+	pthread_barrier_wait(&r->bar);
+	if (r->o->verbose)
+		fprintf(stderr, "dc%u: iteration %u done\n", r->o->dc, r->iter);
+}
+
+/* DC 0's iteration loop: decide, announce, run, collect, label. */
+static int iterate_coordinator(struct rt *r, const uint32_t *mine, uint32_t nloc,
+			       struct pipe_events *all, struct pipe_run_out *out)
+{
+	const struct pipe_cfg *c = r->c;
+	struct pipe_policy_cfg none;
+	const struct pipe_policy_cfg *pol = r->o->policy;
+	struct pipe_alloc cur, next;
+	struct pipe_start st;
+	struct pipe_cba_label *lab = calloc((size_t)PIPE_NCHAN(c->stages) * c->micro, sizeof(*lab));
+	char why[300];
+	int rc = 0;
+
+	if (!lab)
+		return -ENOMEM;
+	if (!pol) {
+		pipe_policy_cfg_init(&none);
+		pol = &none;
+	}
+	if ((rc = pipe_policy_alloc(c, r->net, &r->fl, pol, NULL, NULL, &cur, why, sizeof(why)))) {
+		fprintf(stderr, "sdr-pipe: --policy %s: %s\n", pipe_policy_name(pol->policy), why);
+		goto out;
+	}
+	if (room(&r->out, &r->out_cap, PIPE_START_BYTES(PIPE_MAX_FLOWS))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t it = 0; it < r->o->iters; it++) {
+		double t = clk(r) + START_AHEAD_S;
+		struct pipe_pred_iter pi;
+		struct pipe_metrics m;
+		uint32_t len;
+		int n;
+
+		for (uint32_t k = 1; k < c->dcs; k++) {
+			start_for(r, it, t, &cur, k, &st);
+			if ((rc = msg_send(r, r->fd[k], PIPE_MSG_START, pipe_start_put(r->out, &st)))) {
+				proto_error("START", k, rc);
+				goto out;
+			}
+		}
+		start_for(r, it, t, &cur, 0, &st);
+		if ((rc = apply_start(r, &st)))
+			goto out;
+		r->iter = it;
+		r->t_start = t - r->o->clock_shift;
+		run_iter(r, mine, nloc);
+		if ((rc = iter_events(r, mine, nloc, all)))
+			goto out;
+		for (uint32_t k = 1; k < c->dcs; k++) {
+			if ((rc = msg_recv(r, r->fd[k], PIPE_MSG_EVENTS, NULL, &len)) ||
+			    (n = pipe_events_get(r->in, len, c, k, it, all)) < 0) {
+				rc = rc ? rc : n;
+				proto_error("events", k, rc);
+				goto out;
+			}
+		}
+		/* the merged log of this iteration: metrics, labels, the next rates */
+		pipe_metrics_get(c, all, it, &m);
+		n = pipe_cba_label(c, all, it, pol->intra_lat, lab);
+		if (n < 0) {
+			fprintf(stderr, "sdr-pipe: labels of iteration %u: %s\n", it, strerror(-n));
+			rc = n;
+			goto out;
+		}
+		cur.iter_time = m.iter_time; /* what these rates gave: the next decision's input */
+		pi = (struct pipe_pred_iter){.iter_time = m.iter_time, .bubble = m.bubble_all,
+					     .ncb = (uint32_t)n, .alloc = cur};
+		if (out && out->it)
+			out->it[it] = pi;
+		ctl_log_line(r, it, &pi, lab);
+		if (it + 1 < r->o->iters) {
+			if ((rc = pipe_policy_alloc(c, r->net, &r->fl, pol, &cur, lab, &next, why,
+						    sizeof(why)))) {
+				fprintf(stderr, "sdr-pipe: --policy %s: %s\n",
+					pipe_policy_name(pol->policy), why);
+				goto out;
+			}
+			cur = next;
+		}
+	}
+	for (uint32_t k = 1; k < c->dcs && !rc; k++)
+		rc = msg_send(r, r->fd[k], PIPE_MSG_BYE, 0);
+out:
+	free(lab);
+	return rc;
+}
+
+/* Other DCs: START, apply the rates, run, send the events; BYE at the end. */
+static int iterate_peer(struct rt *r, const uint32_t *mine, uint32_t nloc, struct pipe_events *local)
+{
+	static struct pipe_start st;
+	uint32_t len;
+	int rc;
+
+	for (uint32_t it = 0; it < r->o->iters; it++) {
+		size_t from = local->n;
+
+		if ((rc = msg_recv(r, r->fd[0], PIPE_MSG_START, NULL, &len)) ||
+		    (rc = pipe_start_get(r->in, len, &st))) {
+			proto_error("START", 0, rc);
+			return rc;
+		}
+		if (st.iter != it) {
+			fprintf(stderr, "sdr-pipe: DC 0 started iteration %u, we expected %u\n", st.iter, it);
 			return -EPROTO;
-		if (pipe_events_add(e, &x))
+		}
+		if ((rc = apply_start(r, &st)))
+			return rc;
+		r->iter = it;
+		/* DC 0's clock -> ours (offset), -> CLOCK_MONOTONIC (shift) */
+		r->t_start = st.t_start + r->offset - r->o->clock_shift;
+		run_iter(r, mine, nloc);
+		if ((rc = iter_events(r, mine, nloc, local)))
+			return rc;
+		len = (uint32_t)(local->n - from);
+		if (room(&r->out, &r->out_cap, PIPE_EVENTS_BYTES((size_t)len)))
 			return -ENOMEM;
+		if ((rc = msg_send(r, r->fd[0], PIPE_MSG_EVENTS,
+				   pipe_events_put(r->out, it, local->ev + from, len)))) {
+			proto_error("events", 0, rc);
+			return rc;
+		}
+	}
+	/* keep the QPs until DC 0 has everything */
+	if ((rc = msg_recv(r, r->fd[0], PIPE_MSG_BYE, NULL, &len))) {
+		proto_error("BYE", 0, rc);
+		return rc;
 	}
 	return 0;
 }
 
 int pipe_run(const struct pipe_cfg *c, const struct pipe_prog *p, const struct pipe_rt_opts *o,
-	     struct pipe_events *local, struct pipe_events *all)
+	     struct pipe_events *local, struct pipe_events *all, struct pipe_run_out *out)
 {
 	static struct rt r; /* large; one run per process */
 	struct targ ta[PIPE_MAX_STAGES];
 	pthread_t th[PIPE_MAX_STAGES];
 	uint32_t nloc = 0, mine[PIPE_MAX_STAGES];
-	int fd, rc;
+	int rc, threads = 0;
 
-	if (o->dc > 1 || o->iters == 0 || (o->dc == 0 && o->connect) || (o->dc == 1 && !o->connect))
+	if (c->dcs < 2 || o->dc >= c->dcs || o->iters == 0 || (o->dc == 0 && o->connect) ||
+	    (o->dc != 0 && !o->connect) || !isfinite(o->clock_shift))
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.c = c;
 	r.p = p;
 	r.o = o;
+	for (uint32_t k = 0; k < PIPE_MAX_DC; k++)
+		r.fd[k] = -1;
 	pthread_mutex_init(&r.sdr_mu, NULL);
+	r.net = pipe_net_of(c, &r.net_tmp);
+	pipe_flows_get(c, r.net, &r.fl);
+	if (out)
+		memset(out->clock_offset, 0, sizeof(out->clock_offset)),
+			memset(out->clock_rtt, 0, sizeof(out->clock_rtt));
 	for (uint32_t s = 0; s < c->stages; s++)
 		if (c->dc_of[s] == o->dc)
 			mine[nloc++] = s;
 	if (nloc == 0)
 		return -EINVAL;
-	fd = tcp_bootstrap(o);
-	if (fd < 0)
-		return fd;
-	if ((rc = hello(fd, c, o)) || (rc = setup_qps(&r, fd)) || (rc = setup_chans(&r)))
+	rc = o->dc == 0 ? boot_coordinator(&r) : boot_peer(&r);
+	if (rc)
+		goto out;
+	if (o->dc == 0) {
+		for (uint32_t k = 1; k < c->dcs && !rc; k++)
+			if ((rc = clock_coordinator(&r, k, out)))
+				proto_error("clock offset", k, rc);
+	} else if ((rc = clock_peer(&r))) {
+		proto_error("clock offset", 0, rc);
+	}
+	if (rc || (rc = create_qps(&r)) || (rc = exchange_qps(&r)) || (rc = setup_chans(&r)))
 		goto out;
 	pthread_barrier_init(&r.bar, NULL, nloc + 1);
 	for (uint32_t i = 0; i < nloc; i++) {
 		ta[i] = (struct targ){&r, mine[i]};
 		if (pthread_create(&th[i], NULL, stage_main, &ta[i]))
 			fatal("pthread_create failed");
+		threads++;
 	}
-	for (uint32_t it = 0; it < o->iters; it++) {
-		double t;
-		uint8_t tok[8];
-
-		/* DC 1 says ready, DC 0 answers with the start time (CLOCK_MONOTONIC:
-		 * both processes share the machine's clock) */
-		if (o->dc == 1) {
-			memcpy(tok, &it, 4);
-			if (wr_full(fd, tok, 4) || rd_full(fd, &t, 8))
-				fatal("bootstrap connection lost before iteration %u", it);
-		} else {
-			uint32_t pit;
-
-			if (rd_full(fd, &pit, 4) || pit != it)
-				fatal("peer lost or out of step before iteration %u", it);
-			t = pipe_now() + 0.02;
-			if (wr_full(fd, &t, 8))
-				fatal("bootstrap connection lost");
-		}
-		r.iter = it;
-		r.t_start = t;
-		pthread_barrier_wait(&r.bar);
-		pthread_barrier_wait(&r.bar);
-		if (o->verbose)
-			fprintf(stderr, "dc%u: iteration %u done\n", o->dc, it);
-	}
-	for (uint32_t i = 0; i < nloc; i++)
-		pthread_join(th[i], NULL);
-	for (uint32_t i = 0; i < nloc; i++)
-		for (size_t k = 0; k < r.ev[mine[i]].n; k++)
-			if ((rc = pipe_events_add(local, &r.ev[mine[i]].ev[k])))
-				goto out;
-	if (o->dc == 1) {
-		uint8_t bye;
-
-		rc = send_events(fd, local);
-		/* keep the QPs until DC 0 has everything */
-		if (!rc && rd_full(fd, &bye, 1))
-			rc = -EIO;
+	if (o->dc == 0) {
+		/* our own events go to all as each iteration ends, and to local */
+		rc = iterate_coordinator(&r, mine, nloc, all, out);
+		for (size_t k = 0; k < all->n && !rc; k++)
+			if (c->dc_of[all->ev[k].stage] == 0)
+				rc = pipe_events_add(local, &all->ev[k]);
 	} else {
-		uint64_t max = 0;
-
-		for (uint32_t s = 0; s < c->stages; s++)
-			max += p->n[s];
-		max *= o->iters;
-		for (size_t k = 0; k < local->n && !rc; k++)
-			rc = pipe_events_add(all, &local->ev[k]);
-		if (!rc)
-			rc = recv_events(fd, all, max);
-		if (!rc) {
-			uint8_t bye = 1;
-
-			rc = wr_full(fd, &bye, 1);
-		}
+		rc = iterate_peer(&r, mine, nloc, local);
 	}
+	if (rc)
+		fatal("run failed: %s", strerror(-rc)); /* the stage threads wait at a barrier */
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
 out:
-	close(fd);
+	for (uint32_t k = 0; k < PIPE_MAX_DC; k++)
+		if (r.fd[k] >= 0)
+			close(r.fd[k]);
 	for (uint32_t s = 0; s < PIPE_MAX_STAGES; s++)
 		pipe_events_free(&r.ev[s]);
+	free(r.in);
+	free(r.out);
 	if (r.ctx)
 		sdr_ctx_close(r.ctx);
 	return rc;

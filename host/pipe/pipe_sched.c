@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "pipe.h"
+#include "pipe_net.h"
 #include "sdr_wire.h"
 
 static const char *const sched_names[PIPE_SCHED_COUNT] = {"gpipe", "1f1b", "geopipe", "greedy"};
@@ -38,6 +40,17 @@ double pipe_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void pipe_why(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+}
+
 void pipe_cfg_init(struct pipe_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -51,7 +64,8 @@ void pipe_cfg_init(struct pipe_cfg *c)
 	c->rtt = 0.025;
 	c->rate_bps = 900000000ull;
 	c->mtu = 4096;
-	c->frame_overhead = sdr_wire_data_frame_bytes(0); /* headers + ICRC: 78 */
+	c->chunk_bytes = 16 * 4096; /* sdr-dpu's default --chunk-pkts 16 */
+	c->frame_overhead = sdr_wire_data_frame_bytes(0, 1); /* headers + ICRC: 78 */
 	c->sched = PIPE_SCHED_1F1B;
 	c->comm = PIPE_COMM_DEFAULT;
 	c->delta_n = UINT32_MAX;
@@ -63,17 +77,23 @@ int pipe_cfg_finish(struct pipe_cfg *c)
 	if (c->stages < 2 || c->stages > PIPE_MAX_STAGES || c->micro < 1 ||
 	    c->micro > PIPE_MAX_MICRO)
 		return -EINVAL;
+	if (pipe_place_check(c->dc_of, c->stages, &c->dcs))
+		return -EINVAL;
+	if (c->net && c->net->dcs < c->dcs)
+		return -EINVAL;
 	for (uint32_t s = 0; s < c->stages; s++)
-		if (c->dc_of[s] >= PIPE_MAX_DC || !isfinite(c->tf_stage[s]) ||
+		if (!isfinite(c->tf_stage[s]) ||
 		    !isfinite(c->tb_stage[s]) || c->tf_stage[s] < 0 || c->tb_stage[s] < 0 ||
 		    c->tf_stage[s] > 60 || c->tb_stage[s] > 60)
 			return -EINVAL;
 	if (!isfinite(c->tf) || !isfinite(c->tb) || c->tf <= 0 || c->tb <= 0 || c->tf > 60 ||
-	    c->tb > 60 || !isfinite(c->rtt) || c->rtt < 0 || c->rtt > 10)
+	    c->tb > 60 || !isfinite(c->rtt) || c->rtt < 0 || c->rtt > 10 || !(c->loss >= 0) ||
+	    !(c->loss < 1))
 		return -EINVAL;
 	if (c->act_bytes < PIPE_HDR_BYTES || c->grad_bytes < PIPE_HDR_BYTES ||
 	    c->act_bytes > (1u << 30) || c->grad_bytes > (1u << 30) || c->rate_bps == 0 ||
-	    c->mtu < 256 || c->mtu > 9000 || c->frame_overhead > 1024)
+	    c->mtu < 256 || c->mtu > 9000 || c->frame_overhead > 1024 || c->chunk_bytes < 1 ||
+	    c->chunk_bytes > (1u << 30))
 		return -EINVAL;
 	if ((unsigned)c->sched >= PIPE_SCHED_COUNT)
 		return -EINVAL;
@@ -119,6 +139,9 @@ uint64_t pipe_cfg_digest(const struct pipe_cfg *c)
 	h = mix(h, c->sched);
 	h = mix(h, c->comm);
 	h = mix(h, c->delta_n);
+	if (c->delta_n == PIPE_DELTA_STAGE)
+		for (uint32_t s = 0; s < c->stages; s++)
+			h = mix(h, c->delta_stage[s]);
 	h = mix(h, c->mem_budget);
 	h = mix(h, c->rel.rel);
 	h = mix(h, c->rel.code);
@@ -128,6 +151,11 @@ uint64_t pipe_cfg_digest(const struct pipe_cfg *c)
 		if (c->tf_stage[s] > 0 || c->tb_stage[s] > 0)
 			h = mix(mix(h, (uint64_t)llround(pipe_tf(c, s) * 1e9)),
 				(uint64_t)llround(pipe_tb(c, s) * 1e9));
+	/* absent before: two-DC digests without a net or loss are unchanged */
+	if (c->net)
+		h = mix(h, pipe_net_digest(c->net));
+	else if (c->loss > 0)
+		h = mix(h, (uint64_t)llround(c->loss * 1e15));
 	return h;
 }
 
@@ -149,43 +177,89 @@ static uint32_t peak_1f1b(const struct pipe_cfg *c, uint32_t s)
 	return w < c->micro ? w : c->micro;
 }
 
-/* extra forwards stage s wants and may have, before the monotone clamp */
-static uint32_t delta_cap(const struct pipe_cfg *c, uint32_t s)
+/* seconds a message of @p bytes takes on the link from DC a to DC b */
+static double xfer_time(const struct pipe_cfg *c, const struct pipe_net *net, uint32_t a,
+			uint32_t b, uint64_t bytes)
 {
-	uint32_t b = pipe_stage_budget(c, s), p = peak_1f1b(c, s), k = 0, d;
+	uint64_t r = pipe_net_rate(net, pipe_net_lookup(net, a, b));
+
+	return (double)pipe_wire_bytes(c, bytes) * 8 / (double)(r ? r : c->rate_bps);
+}
+
+/* the loop delay crossing x | x+1 adds to a 1F1B cycle: the round trip and
+ * both transfers (activation there, gradient back) */
+static double crossing_delay(const struct pipe_cfg *c, const struct pipe_net *net, uint32_t x)
+{
+	uint32_t a = c->dc_of[x], b = c->dc_of[x + 1];
+
+	return pipe_net_delay(net, a, b) + pipe_net_delay(net, b, a) +
+	       xfer_time(c, net, a, b, c->act_bytes) + xfer_time(c, net, b, a, c->grad_bytes);
+}
+
+/* extra forwards the budget and M leave stage s over 1F1B's own peak, if
+ * any crossing is downstream (k of them, loop delay extra) */
+static uint32_t delta_room(const struct pipe_cfg *c, const struct pipe_net *net, uint32_t s,
+			   uint32_t *k, double *extra)
+{
+	uint32_t b = pipe_stage_budget(c, s), p = peak_1f1b(c, s), d;
 
 	/* extra forwards only help a stage whose gradients come back over a
 	 * cross-DC link: k = cross-DC boundaries downstream of s */
+	*k = 0;
+	*extra = 0;
 	for (uint32_t x = s; x + 1 < c->stages; x++)
-		k += c->dc_of[x] != c->dc_of[x + 1];
+		if (c->dc_of[x] != c->dc_of[x + 1]) {
+			(*k)++;
+			if (net)
+				*extra += crossing_delay(c, net, x);
+		}
+	if (*k == 0)
+		return 0;
+	d = b > p ? b - p : 0;
+	if (p + d > c->micro) /* cannot warm up more than M */
+		d = c->micro - p;
+	return d;
+}
+
+uint32_t pipe_stage_delta_max(const struct pipe_cfg *c, uint32_t s)
+{
+	uint32_t k;
+	double extra;
+
+	return delta_room(c, NULL, s, &k, &extra);
+}
+
+/* extra forwards stage s wants and may have, before the monotone clamp */
+static uint32_t delta_cap(const struct pipe_cfg *c, const struct pipe_net *net, uint32_t s)
+{
+	uint32_t k, d;
+	double extra;
+	uint32_t room = delta_room(c, net, s, &k, &extra);
+
 	if (k == 0)
 		return 0;
 	if (c->delta_n == UINT32_MAX) {
 		/* auto: cover the extra loop delay (rtt plus both transfers per
 		 * crossing) with whole 1F1B cycles of tf + tb */
-		double extra = k * (c->rtt + (double)(pipe_wire_bytes(c, c->act_bytes) +
-						      pipe_wire_bytes(c, c->grad_bytes)) *
-						     8 / (double)c->rate_bps);
-
 		d = (uint32_t)ceil(extra / (pipe_tf(c, s) + pipe_tb(c, s)) - 0.05);
+	} else if (c->delta_n == PIPE_DELTA_STAGE) {
+		d = c->delta_stage[s];
 	} else {
 		d = c->delta_n;
 	}
-	if (d > (b > p ? b - p : 0))
-		d = b > p ? b - p : 0;
-	if (p + d > c->micro) /* cannot warm up more than M */
-		d = c->micro - p;
-	return d;
+	return d < room ? d : room;
 }
 
 uint32_t pipe_stage_delta(const struct pipe_cfg *c, uint32_t s)
 {
 	/* stage s can only run F(m + w_s) before B(m) if stage s-1 ran it
 	 * before needing B(m): dN must not grow downstream */
-	uint32_t d = delta_cap(c, 0);
+	struct pipe_net tmp;
+	const struct pipe_net *net = pipe_net_of(c, &tmp);
+	uint32_t d = delta_cap(c, net, 0);
 
 	for (uint32_t x = 1; x <= s; x++) {
-		uint32_t e = delta_cap(c, x);
+		uint32_t e = delta_cap(c, net, x);
 
 		if (e < d)
 			d = e;
@@ -207,20 +281,44 @@ const char *pipe_rel_format(const struct sdr_scheme *r, char *buf, size_t len)
 	return buf;
 }
 
+int pipe_place_check(const uint8_t *dc_of, uint32_t stages, uint32_t *dcs)
+{
+	uint32_t used = 0, d = 0;
+
+	for (uint32_t s = 0; s < stages; s++) {
+		if (dc_of[s] >= PIPE_MAX_DC)
+			return -EINVAL;
+		used |= 1u << dc_of[s];
+		if (dc_of[s] + 1u > d)
+			d = dc_of[s] + 1u;
+	}
+	/* DCs are numbered densely: no DC without a stage below the highest
+	 * (one DC: a pipeline without cross-DC traffic) */
+	if (d < 1 || used != (1u << d) - 1)
+		return -EINVAL;
+	if (dcs)
+		*dcs = d;
+	return 0;
+}
+
 int pipe_place_parse(const char *s, struct pipe_cfg *c)
 {
 	unsigned v[PIPE_MAX_STAGES];
+	uint8_t dc[PIPE_MAX_STAGES];
 	uint32_t n = 0;
 	const char *p = s;
 
 	while (*p) {
 		char *end;
-		unsigned long x = strtoul(p, &end, 10);
+		unsigned long x;
 
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		x = strtoul(p, &end, 10);
 		if (end == p || n >= PIPE_MAX_STAGES || x > PIPE_MAX_STAGES)
 			return -EINVAL;
 		v[n++] = (unsigned)x;
-		if (*end == ',')
+		if (*end == ',' && end[1])
 			end++;
 		else if (*end)
 			return -EINVAL;
@@ -228,10 +326,10 @@ int pipe_place_parse(const char *s, struct pipe_cfg *c)
 	}
 	if (n == 0)
 		return -EINVAL;
-	if (n == PIPE_MAX_DC) { /* stages per DC */
+	if (n == 2) { /* stages per DC: "A,B" */
 		uint32_t s0 = v[0], s1 = v[1];
 
-		if (s0 == 0 || s1 == 0 || s0 + s1 > PIPE_MAX_STAGES || s0 + s1 < 2)
+		if (s0 == 0 || s1 == 0 || s0 + s1 > PIPE_MAX_STAGES)
 			return -EINVAL;
 		/* "1,1" is ambiguous only for S = 2 where both readings agree */
 		c->stages = s0 + s1;
@@ -239,12 +337,15 @@ int pipe_place_parse(const char *s, struct pipe_cfg *c)
 			c->dc_of[i] = i >= s0;
 		return 0;
 	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		if (v[i] >= PIPE_MAX_DC)
 			return -EINVAL;
+		dc[i] = (uint8_t)v[i];
+	}
+	if (pipe_place_check(dc, n, NULL))
+		return -EINVAL;
 	c->stages = n;
-	for (uint32_t i = 0; i < n; i++)
-		c->dc_of[i] = (uint8_t)v[i];
+	memcpy(c->dc_of, dc, n);
 	return 0;
 }
 
@@ -354,7 +455,9 @@ static int order_greedy(const struct pipe_cfg *c, struct pipe_order *o)
 	double free_t[PIPE_MAX_STAGES] = {0};
 	uint32_t nf[PIPE_MAX_STAGES] = {0}, nb[PIPE_MAX_STAGES] = {0};
 	int last[PIPE_MAX_STAGES];
-	struct occ link[PIPE_MAX_DC] = {{0}};
+	struct occ link[PIPE_NET_MAX_LINKS] = {{0}};
+	struct pipe_net tmp;
+	const struct pipe_net *net = pipe_net_of(c, &tmp);
 	int rc = 0;
 
 	if (!act || !grad) {
@@ -425,12 +528,14 @@ static int order_greedy(const struct pipe_cfg *c, struct pipe_order *o)
 			double arr = end;
 
 			if (c->dc_of[src] != c->dc_of[dst]) {
-				double dur = (double)pipe_wire_bytes(c, bytes) * 8 / (double)c->rate_bps, st;
+				uint32_t a = c->dc_of[src], b = c->dc_of[dst];
+				int l = pipe_net_lookup(net, a, b);
+				double dur = xfer_time(c, net, a, b, bytes), st = end;
 
-				rc = occ_reserve(&link[c->dc_of[src]], end, dur, &st);
-				if (rc)
+				/* a pair no link carries has no shared occupancy */
+				if (l >= 0 && (rc = occ_reserve(&link[l], end, dur, &st)))
 					goto out;
-				arr = st + dur + c->rtt / 2;
+				arr = st + dur + pipe_net_delay(net, a, b);
 			}
 			if (pickB)
 				grad[dst * M + m] = arr;
@@ -439,7 +544,7 @@ static int order_greedy(const struct pipe_cfg *c, struct pipe_order *o)
 		}
 	}
 out:
-	for (int i = 0; i < PIPE_MAX_DC; i++) {
+	for (int i = 0; i < (int)PIPE_NET_MAX_LINKS; i++) {
 		free(link[i].a);
 		free(link[i].b);
 	}

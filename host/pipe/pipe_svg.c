@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "pipe_net.h"
 
 #define W_PX 1100.0
 #define X0 70.0
@@ -30,11 +31,29 @@ static double span_of(const struct pipe_events *e, uint32_t iter, const struct p
 	return t > 0 ? t : 1;
 }
 
+/* One chart row per link the prediction used (in link order; the pairs no
+ * link carries share the last one): row_of[link + 1], -1 = unused. */
+static uint32_t link_rows(const struct pipe_des_out *pred, int *row_of)
+{
+	uint8_t used[PIPE_NET_MAX_LINKS + 1] = {0};
+	uint32_t n = 0;
+
+	for (size_t i = 0; pred && i < pred->ntx; i++)
+		used[pred->tx[i].link + 1] = 1;
+	for (uint32_t l = 1; l <= PIPE_NET_MAX_LINKS; l++)
+		row_of[l] = used[l] ? (int)n++ : -1;
+	row_of[0] = used[0] ? (int)n++ : -1;
+	return n;
+}
+
 static void panel(FILE *f, const struct pipe_cfg *c, const struct pipe_events *e, uint32_t iter,
 		  const struct pipe_des_out *pred, double y0, double span, const char *label)
 {
 	double sx = (W_PX - X0 - 10) / span;
-	uint32_t rows = c->stages + (pred ? 2 : 0);
+	int row_of[PIPE_NET_MAX_LINKS + 1];
+	uint32_t nlr = link_rows(pred, row_of), rows = c->stages + nlr;
+	struct pipe_net tmp;
+	const struct pipe_net *net = pipe_net_of(c, &tmp);
 	double step = pow(10, floor(log10(span / 5)));
 	struct pipe_metrics m;
 
@@ -55,12 +74,11 @@ static void panel(FILE *f, const struct pipe_cfg *c, const struct pipe_events *e
 	for (uint32_t s = 0; s < c->stages; s++)
 		fprintf(f, "<text x='4' y='%.1f' font-size='11'>s%u dc%u</text>\n", y0 + s * ROW + 15, s,
 			c->dc_of[s]);
-	if (pred) {
-		fprintf(f, "<text x='4' y='%.1f' font-size='11'>link a&#8594;b</text>\n",
-			y0 + c->stages * ROW + 15);
-		fprintf(f, "<text x='4' y='%.1f' font-size='11'>link b&#8594;a</text>\n",
-			y0 + (c->stages + 1) * ROW + 15);
-	}
+	for (int l = -1; l < (int)PIPE_NET_MAX_LINKS; l++)
+		if (row_of[l + 1] >= 0)
+			fprintf(f, "<text x='4' y='%.1f' font-size='11'>%s</text>\n",
+				y0 + (c->stages + (uint32_t)row_of[l + 1]) * ROW + 15,
+				l >= 0 && (uint32_t)l < net->nlinks ? net->link[l].name : "no link");
 	for (size_t i = 0; i < e->n; i++) {
 		const struct pipe_event *x = &e->ev[i];
 		double y = y0 + x->stage * ROW, w = (x->t1 - x->t0) * sx;
@@ -86,8 +104,7 @@ static void panel(FILE *f, const struct pipe_cfg *c, const struct pipe_events *e
 	if (pred)
 		for (size_t i = 0; i < pred->ntx; i++) {
 			const struct pipe_tx *t = &pred->tx[i];
-			uint32_t dir = c->dc_of[pipe_ch_src(t->chan)];
-			double y = y0 + (c->stages + dir) * ROW;
+			double y = y0 + (c->stages + (uint32_t)row_of[t->link + 1]) * ROW;
 
 			fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s' "
 				   "opacity='0.9'><title>ch%u m%u</title></rect>\n",
@@ -106,7 +123,8 @@ int pipe_svg_write(const char *path, const struct pipe_cfg *c, const struct pipe
 	FILE *f = fopen(path, "w");
 	double span = span_of(meas, meas_iter, pred);
 	double ph_m = meas ? 22 + c->stages * ROW + 24 : 0;
-	double ph_p = pred ? 22 + (c->stages + 2) * ROW + 24 : 0;
+	int row_of[PIPE_NET_MAX_LINKS + 1];
+	double ph_p = pred ? 22 + (c->stages + link_rows(pred, row_of)) * ROW + 24 : 0;
 	double h = 30 + ph_m + ph_p + 20;
 
 	if (!f)

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "pipe_cba.h"
 #include "pipe_json.h"
+#include "pipe_net.h"
 #include "pipe_run.h"
 #include "sdr_opts.h"
 #include "sdr_units.h"
@@ -88,11 +90,11 @@ static void json_cfg(const struct pipe_cfg *c)
 {
 	char rel[32];
 
-	printf("\"sched\":\"%s\",\"comm\":\"%s\",\"stages\":%u,\"micro\":%u,\"place\":\"", pipe_sched_name(c->sched),
+	printf("\"sched\":\"%s\",\"comm\":\"%s\",\"stages\":%u,\"micro\":%u,\"place\":[", pipe_sched_name(c->sched),
 	       c->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", c->stages, c->micro);
 	for (uint32_t s = 0; s < c->stages; s++)
-		printf("%u", c->dc_of[s]);
-	printf("\",\"tf_ms\":%.3f,\"tb_ms\":%.3f,\"act_bytes\":%" PRIu64 ",\"grad_bytes\":%" PRIu64
+		printf("%s%u", s ? "," : "", c->dc_of[s]);
+	printf("],\"tf_ms\":%.3f,\"tb_ms\":%.3f,\"act_bytes\":%" PRIu64 ",\"grad_bytes\":%" PRIu64
 	       ",\"rtt_ms\":%.3f,\"rate_bps\":%" PRIu64 ",\"delta_n\":[",
 	       c->tf * 1e3, c->tb * 1e3, c->act_bytes, c->grad_bytes, c->rtt * 1e3, c->rate_bps);
 	for (uint32_t s = 0; s < c->stages; s++)
@@ -100,8 +102,13 @@ static void json_cfg(const struct pipe_cfg *c)
 	printf("],\"mem_budget\":%u,\"rel\":\"%s\"", pipe_stage_budget(c, 0), pipe_rel_format(&c->rel, rel, sizeof(rel)));
 }
 
-/* DES of one configuration; fills prog and pred. */
-static int predict(const struct pipe_cfg *c, struct pipe_prog *prog, struct pipe_des_out *pred)
+/* Most iterations --pred-iters predicts. */
+#define PRED_ITERS_MAX 1000
+
+/* DES of one configuration: @p iters iterations under policy @p pol (it[],
+ * the last one's events in pred); fills prog and pred. */
+static int predict(const struct pipe_cfg *c, const struct pipe_policy_cfg *pol, uint32_t iters,
+		   struct pipe_prog *prog, struct pipe_des_out *pred, struct pipe_pred_iter *it)
 {
 	static struct pipe_order ord;
 	char why[256];
@@ -118,19 +125,51 @@ static int predict(const struct pipe_cfg *c, struct pipe_prog *prog, struct pipe
 	}
 	if ((rc = pipe_prog_build(c, &ord, prog)))
 		return rc;
-	rc = pipe_des_run(c, prog, pred);
+	why[0] = '\0';
+	rc = pipe_predict(c, prog, pol, iters, it, pred, why, sizeof(why));
 	if (rc)
-		fprintf(stderr, "sdr-pipe: DES: %s\n", strerror(-rc));
+		fprintf(stderr, "sdr-pipe: %s: %s\n", pipe_policy_name(pol->policy),
+			why[0] ? why : strerror(-rc));
 	return rc;
 }
 
+/* ,"KEY":[{"iter_ms","bubble","cb","refused","undone","rates_bps"},...]: per iteration,
+ * measured (the runtime's merged log) or predicted (the DES) */
+static void json_iters(const char *key, const struct pipe_pred_iter *it, uint32_t n)
+{
+	printf(",\"%s\":[", key);
+	for (uint32_t i = 0; i < n; i++) {
+		printf("%s{\"iter_ms\":%.3f,\"bubble\":%.4f,\"cb\":%u,\"refused\":%u,\"undone\":%u,"
+		       "\"rates_bps\":[",
+		       i ? "," : "", it[i].iter_time * 1e3, it[i].bubble, it[i].ncb,
+		       it[i].alloc.nblocked, it[i].alloc.undone);
+		for (uint32_t f = 0; f < it[i].alloc.n; f++)
+			printf("%s%" PRIu64, f ? "," : "", it[i].alloc.rate[f]);
+		printf("]}");
+	}
+	printf("]");
+}
+
+/* ,"policy":...,"pred_iters":[...] */
+static void json_pred_iters(const struct pipe_policy_cfg *pol, const struct pipe_pred_iter *it,
+			    uint32_t n)
+{
+	printf(",\"policy\":\"%s\"", pipe_policy_name(pol->policy));
+	json_iters("pred_iters", it, n);
+}
+
 /* What main() builds; freed at exit whichever way main() returns. */
+static struct pipe_net net;
+static struct pipe_pred_iter *meas_it; /* per measured iteration (DC 0) */
+static struct pipe_run_out run_out;
 static struct pipe_prog prog;
+static struct pipe_pred_iter pred_it[PRED_ITERS_MAX];
 static struct pipe_des_out pred;
 static struct pipe_events local, all, checked;
 
 static void free_at_exit(void)
 {
+	free(meas_it);
 	pipe_prog_free(&prog);
 	pipe_des_free(&pred);
 	pipe_events_free(&local);
@@ -145,13 +184,51 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --print-link-args DC --dc-addrs A0,A1,... */
+static int print_link_args(const struct pipe_net *n, uint32_t dc, const char *addrs)
+{
+	char list[PIPE_MAX_DC * 16 + 8], *addr[PIPE_MAX_DC] = {0}, *save = NULL, *tok;
+	static char out[PIPE_NET_MAX_LINKS * (PIPE_NET_SPEC_MAX + PIPE_NET_NAME_MAX + PIPE_MAX_DC * 16)];
+	uint32_t k = 0;
+	int rc;
+
+	if (!addrs || strlen(addrs) >= sizeof(list)) {
+		fprintf(stderr, "sdr-pipe: --print-link-args needs --dc-addrs A0,A1,... (one IPv4 "
+				"address per DC)\n");
+		return 2;
+	}
+	strcpy(list, addrs);
+	for (tok = strtok_r(list, ",", &save); tok && k < PIPE_MAX_DC; tok = strtok_r(NULL, ",", &save))
+		addr[k++] = tok;
+	if (tok || k < n->dcs) {
+		fprintf(stderr, "sdr-pipe: --dc-addrs: want %u addresses (one per DC of the network)\n",
+			n->dcs);
+		return 2;
+	}
+	if (dc >= n->dcs) {
+		fprintf(stderr, "sdr-pipe: --print-link-args %u: the network has DCs 0..%u\n", dc,
+			n->dcs - 1);
+		return 2;
+	}
+	rc = pipe_net_link_args(n, dc, (const char *const *)addr, out, sizeof(out));
+	if (rc < 0) {
+		fprintf(stderr, "sdr-pipe: --dc-addrs: %s\n",
+			rc == -EINVAL ? "not an IPv4 address (dotted quad)" : strerror(-rc));
+		return 2;
+	}
+	fputs(out, stdout);
+	return 0;
+}
+
 /* ---------------- options ---------------- */
 
 enum {
 	O_STAGES = 1, O_PLACE, O_MICRO, O_TF, O_TB, O_ACT, O_GRAD, O_SCHED, O_COMM, O_DN, O_MEM,
 	O_RTT, O_RATE, O_MTU, O_FOH, O_SIM, O_DC, O_DPU, O_SERVER, O_PORT, O_CONNECT, O_REL,
 	O_ITERS, O_TIMEOUT, O_SEED, O_POLL, O_JSON, O_SVG, O_EVENTS, O_CHECK, O_QUIET, O_VERBOSE,
-	O_TF_STAGE, O_TB_STAGE, O_PRINT_SCHED,
+	O_TF_STAGE, O_TB_STAGE, O_PRINT_SCHED, O_NET, O_NET_TEXT, O_PRINT_NET, O_LINK_ARGS,
+	O_DC_ADDRS, O_LOSS, O_CHUNK, O_POLICY, O_STATIC_RATES, O_CBA_STEP, O_CBA_MIN, O_CBA_MAX,
+	O_INTRA_LAT, O_PRED_ITERS, O_LOSS_DRAWS, O_CLOCK_SHIFT, O_CTL_LOG, O_SHIFT_MARGIN,
 };
 
 struct cli {
@@ -162,7 +239,91 @@ struct cli {
 	const char *tf_stage, *tb_stage; /* per-stage times, parsed once S is known */
 	int print_sched;
 	uint32_t stages;
+	const char *net_file, *net_text; /* --net / --net-text */
+	int print_net;
+	int link_args_dc;                /* --print-link-args DC, -1 = not asked */
+	const char *dc_addrs;            /* --dc-addrs A0,A1,... */
+	struct pipe_policy_cfg pol;      /* --policy and its parameters */
+	const char *static_rates;        /* parsed once the flows are known */
+	uint32_t pred_iters;             /* --pred-iters */
+	int dn_search;                   /* --delta-n search */
+	uint32_t loss_draws;             /* --loss-draws */
+	const char *ctl_log;             /* --ctl-log FILE */
 };
+
+/* GeoPipe's dN both ways: the closed form's and the search's, with the
+ * iteration time each gives (--delta-n search) */
+struct dn_report {
+	int have;
+	uint32_t rule[PIPE_MAX_STAGES], found[PIPE_MAX_STAGES], runs;
+	double t_rule, t_found;
+};
+
+/* --delta-n search: search the DES for geopipe's dN and make @p c use it. */
+static int resolve_delta(struct pipe_cfg *c, int search, struct dn_report *r)
+{
+	struct pipe_cfg a = *c;
+	int rc;
+
+	r->have = 0;
+	if (!search || c->sched != PIPE_SCHED_GEOPIPE)
+		return 0;
+	a.delta_n = UINT32_MAX; /* the closed form */
+	for (uint32_t s = 0; s < c->stages; s++)
+		r->rule[s] = pipe_stage_delta(&a, s);
+	if ((rc = pipe_des_time(&a, &r->t_rule)) ||
+	    (rc = pipe_delta_search(c, r->found, &r->t_found, &r->runs))) {
+		fprintf(stderr, "sdr-pipe: dN search: %s\n", strerror(-rc));
+		return rc;
+	}
+	c->delta_n = PIPE_DELTA_STAGE;
+	memcpy(c->delta_stage, r->found, sizeof(c->delta_stage));
+	r->have = 1;
+	return 0;
+}
+
+static void print_list(const char *pre, const uint32_t *v, uint32_t n)
+{
+	printf("%s", pre);
+	for (uint32_t s = 0; s < n; s++)
+		printf("%s%u", s ? "," : "", v[s]);
+	printf("]");
+}
+
+static void dn_report_print(const struct dn_report *r, uint32_t S, int json)
+{
+	if (!r->have)
+		return;
+	if (json) {
+		print_list(",\"delta_n_rule\":[", r->rule, S);
+		printf(",\"delta_n_rule_ms\":%.3f", r->t_rule * 1e3);
+		print_list(",\"delta_n_search\":[", r->found, S);
+		printf(",\"delta_n_search_ms\":%.3f,\"delta_n_search_runs\":%u", r->t_found * 1e3,
+		       r->runs);
+		return;
+	}
+	print_list("  geopipe dN: closed form [", r->rule, S);
+	printf(" %.2f ms; by search [", r->t_rule * 1e3);
+	for (uint32_t s = 0; s < S; s++)
+		printf("%s%u", s ? "," : "", r->found[s]);
+	printf("] %.2f ms (%u DES runs)\n", r->t_found * 1e3, r->runs);
+}
+
+/* "R0,R1,..." rates, one per cross-DC flow, into @p pc. */
+static int parse_static_rates(const char *s, uint32_t n, struct pipe_policy_cfg *pc)
+{
+	char buf[4096], *save = NULL, *tok;
+
+	pc->nstatic = 0;
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (pc->nstatic == n || pc->nstatic == PIPE_MAX_FLOWS ||
+		    sdr_parse_rate(tok, &pc->static_bps[pc->nstatic++]))
+			return -1;
+	return pc->nstatic == n ? 0 : -1;
+}
 
 /* "T0,T1,..." with exactly @p n times into @p out. */
 static int parse_stage_times(const char *s, uint32_t n, double *out)
@@ -235,9 +396,15 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 			return -1;
 		break;
 	case O_DN:
-		if (sdr_parse_u64(arg, &v, 0) || v > PIPE_MAX_MICRO)
+		c->dn_search = 0;
+		if (strcmp(arg, "auto") == 0)
+			c->cfg.delta_n = UINT32_MAX;
+		else if (strcmp(arg, "search") == 0)
+			c->dn_search = 1;
+		else if (sdr_parse_u64(arg, &v, 0) || v > PIPE_MAX_MICRO)
 			return -1;
-		c->cfg.delta_n = (uint32_t)v;
+		else
+			c->cfg.delta_n = (uint32_t)v;
 		break;
 	case O_MEM:
 		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
@@ -264,10 +431,20 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		break;
 	case O_SIM: c->sim = 1; break;
 	case O_DC:
-		if (strcmp(arg, "0") && strcmp(arg, "1"))
+		if (sdr_parse_u64(arg, &v, 0) || v >= PIPE_MAX_DC)
 			return -1;
-		c->ro.dc = (uint32_t)(arg[0] - '0');
+		c->ro.dc = (uint32_t)v;
 		break;
+	case O_CLOCK_SHIFT: {
+		double sh;
+		int neg = arg[0] == '-';
+
+		if (parse_time(arg + neg, &sh) || sh > 3600)
+			return -1;
+		c->ro.clock_shift = neg ? -sh : sh;
+		break;
+	}
+	case O_CTL_LOG: c->ctl_log = arg; break;
 	case O_DPU: c->ro.dpu = arg; break;
 	case O_SERVER: c->ro.bind = arg; break;
 	case O_PORT:
@@ -307,19 +484,80 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	case O_TF_STAGE: c->tf_stage = arg; break;
 	case O_TB_STAGE: c->tb_stage = arg; break;
 	case O_PRINT_SCHED: c->print_sched = 1; break;
+	case O_NET:
+	case O_NET_TEXT:
+		if (c->net_file || c->net_text)
+			return -1; /* one description */
+		*(o->id == O_NET ? &c->net_file : &c->net_text) = arg;
+		break;
+	case O_PRINT_NET: c->print_net = 1; break;
+	case O_LINK_ARGS:
+		if (sdr_parse_u64(arg, &v, 0) || v >= PIPE_MAX_DC)
+			return -1;
+		c->link_args_dc = (int)v;
+		break;
+	case O_DC_ADDRS: c->dc_addrs = arg; break;
+	case O_LOSS: {
+		char *e;
+
+		c->cfg.loss = strtod(arg, &e);
+		if (e == arg || *e || !(c->cfg.loss >= 0 && c->cfg.loss < 1))
+			return -1;
+		break;
+	}
+	case O_CHUNK:
+		if (sdr_parse_u64(arg, &v, 1) || v < 1 || v > (1u << 30))
+			return -1;
+		c->cfg.chunk_bytes = (uint32_t)v;
+		break;
+	case O_POLICY:
+		if (pipe_policy_parse(arg, &c->pol.policy))
+			return -1;
+		break;
+	case O_STATIC_RATES: c->static_rates = arg; break;
+	case O_CBA_STEP:
+	case O_CBA_MIN:
+	case O_CBA_MAX:
+		if (sdr_parse_rate(arg, &v) || v == 0)
+			return -1;
+		*(o->id == O_CBA_STEP ? &c->pol.step_bps
+				      : o->id == O_CBA_MIN ? &c->pol.min_bps : &c->pol.max_bps) = v;
+		break;
+	case O_INTRA_LAT:
+		if (parse_time(arg, &c->pol.intra_lat) || c->pol.intra_lat > 10)
+			return -1;
+		break;
+	case O_SHIFT_MARGIN:
+		if (parse_time(arg, &c->pol.shift_margin) || c->pol.shift_margin > 10)
+			return -1;
+		break;
+	case O_LOSS_DRAWS:
+		if (sdr_parse_u64(arg, &v, 0) || v > 10000)
+			return -1;
+		c->loss_draws = (uint32_t)v;
+		break;
+	case O_PRED_ITERS:
+		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PRED_ITERS_MAX)
+			return -1;
+		c->pred_iters = (uint32_t)v;
+		break;
 	}
 	return 0;
 }
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+#define PIPE_MAX_DC_LAST 5 /* PIPE_MAX_DC - 1, for the help text */
+_Static_assert(PIPE_MAX_DC_LAST == PIPE_MAX_DC - 1, "help text");
 
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("pipeline:"),
 	{.name = "stages", .arg = "S", .fn = on_opt, .id = O_STAGES,
 	 .help = "pipeline stages (default 4), placed half/half unless --place"},
 	{.name = "place", .arg = "LIST", .fn = on_opt, .id = O_PLACE,
-	 .help = "'A,B' stages per DC (contiguous) or 'd0,d1,...' DC of each stage"},
+	 .help = "'A,B' stages in DC 0 and DC 1 (contiguous), or 'd0,d1,...'\n"
+		 "the DC of each stage (DCs 0.." STR(PIPE_MAX_DC_LAST) ", every DC up to the\n"
+		 "highest used hosts a stage)"},
 	{.name = "micro", .arg = "M", .fn = on_opt, .id = O_MICRO,
 	 .help = "micro-batches per iteration (default 8, max " STR(PIPE_MAX_MICRO) ")"},
 	{.name = "tf", .arg = "T", .fn = on_opt, .id = O_TF, .dflt = "12.5ms",
@@ -339,38 +577,109 @@ static const struct sdr_opt opts[] = {
 	 .help = "gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')"},
 	{.name = "comm", .arg = "MODE", .fn = on_opt, .id = O_COMM,
 	 .help = "blocking | nonblocking (default: gpipe/1f1b blocking)"},
-	{.name = "delta-n", .arg = "N", .fn = on_opt, .id = O_DN,
-	 .help = "GeoPipe extra warm-up forwards (default: per stage, enough\n"
-		 "1F1B cycles to cover the link: ceil(k*(rtt + act/rate +\n"
-		 "grad/rate)/(tf+tb) - 0.05), k = crossings downstream;\n"
-		 "capped by --mem-budget and M, non-increasing downstream)"},
+	{.name = "delta-n", .arg = "N", .fn = on_opt, .id = O_DN, .dflt = "auto",
+	 .help = "GeoPipe extra warm-up forwards: N for every stage, or\n"
+		 "auto: per stage, enough 1F1B cycles to cover the link:\n"
+		 "ceil(k*(rtt + act/rate + grad/rate)/(tf+tb) - 0.05), k =\n"
+		 "crossings downstream; or search: per stage, the shortest\n"
+		 "DES iteration with the fewest extra forwards (prints both\n"
+		 "and the iteration time each gives); always capped by\n"
+		 "--mem-budget and M, non-increasing downstream"},
 	{.name = "mem-budget", .arg = "K", .fn = on_opt, .id = O_MEM,
 	 .help = "in-flight activations per stage for geopipe/greedy\n"
 		 "(default: greedy S, geopipe M)"},
 	SDR_OPT_SECTION("link model (DES; match the daemons' --link / --port-rate):"),
 	{.name = "rtt", .arg = "T", .fn = on_opt, .id = O_RTT, .dflt = "25ms",
-	 .help = "cross-DC round trip"},
+	 .help = "cross-DC round trip (without --net: every DC pair)"},
 	{.name = "rate", .arg = "R", .fn = on_opt, .id = O_RATE, .dflt = "900m",
-	 .help = "cross-DC bottleneck, bit/s of frames"},
+	 .help = "cross-DC bottleneck, bit/s of frames (without --net);\n"
+		 "with --net the rate of the unpaced QPs between DCs that\n"
+		 "no link, or a link without rate=, carries"},
+	{.name = "net", .arg = "FILE", .fn = on_opt, .id = O_NET,
+	 .help = "network description: directed links between DCs\n"
+		 "('link NAME to=D from=A[,B..] delay=.. rate=.. buffer=..\n"
+		 "loss=..', docs/pipeline.md \"Multi-DC model\"); replaces\n"
+		 "--rtt/--rate for the pairs it names"},
+	{.name = "net-text", .arg = "TEXT", .fn = on_opt, .id = O_NET_TEXT,
+	 .help = "the same description inline, items separated by ';'"},
+	{.name = "loss", .arg = "P", .fn = on_opt, .id = O_LOSS, .dflt = "0",
+	 .help = "per-packet loss of every cross-DC link (without --net;\n"
+		 "with it, each link's loss=): the DES adds the completion-time\n"
+		 "model's mean loss recovery of --rel's scheme"},
+	{.name = "chunk", .arg = "SIZE", .fn = on_opt, .id = O_CHUNK, .dflt = "64K",
+	 .help = "SDR chunk for that model (the daemons' --chunk-pkts x mtu)"},
+	{.name = "loss-draws", .arg = "N", .fn = on_opt, .id = O_LOSS_DRAWS, .dflt = "0",
+	 .help = "--simulate, --policy none: also N DES runs with each message's\n"
+		 "loss recovery drawn from the model's distribution instead of\n"
+		 "its mean (seeds 1..N); prints their mean, min and max"},
 	{.name = "mtu", .arg = "N", .fn = on_opt, .id = O_MTU, .dflt = "4096",
 	 .help = "payload bytes per packet, for wire bytes"},
 	{.name = "frame-overhead", .arg = "N", .fn = on_opt, .id = O_FOH,
 	 .dflt = "78, sdr-dpu's data packets",
 	 .help = "bytes of headers and ICRC per packet, for wire bytes"},
+	SDR_OPT_SECTION("rates of the cross-DC QPs: the DES and, in a run, DC 0's controller, which\nsets them every iteration (docs/pipeline.md \"Multi-DC model\", \"Multi-DC rig and\nruntime\"):"),
+	{.name = "policy", .arg = "NAME", .fn = on_opt, .id = O_POLICY, .dflt = "none",
+	 .help = "none (unpaced) | equal (each link's rate shared by the QPs\n"
+		 "crossing it) | static (--static-rates) | cba (CB QPs up,\n"
+		 "refused ones down, from the previous iteration's events) |\n"
+		 "cba-shift (CB QPs up, funded by the QPs on the same link\n"
+		 "that lose less than they gain, at most one step each;\n"
+		 "refused ones keep their rate; moves after which the\n"
+		 "iteration got slower are undone)"},
+	{.name = "static-rates", .arg = "LIST", .fn = on_opt, .id = O_STATIC_RATES,
+	 .help = "static: 'R0,R1,...' one rate per cross-DC channel, in\n"
+		 "channel order (activations of boundary b = 2b, gradients\n"
+		 "2b+1)"},
+	{.name = "cba-step", .arg = "R", .fn = on_opt, .id = O_CBA_STEP,
+	 .help = "cba, cba-shift: step of the rule (default: a quarter of\n"
+		 "the QP's equal share)"},
+	{.name = "cba-min", .arg = "R", .fn = on_opt, .id = O_CBA_MIN,
+	 .help = "cba, cba-shift: lowest rate (default: a quarter of the\n"
+		 "equal share)"},
+	{.name = "cba-max", .arg = "R", .fn = on_opt, .id = O_CBA_MAX,
+	 .help = "cba, cba-shift: highest rate (default: the QP's link rate)"},
+	{.name = "shift-margin", .arg = "T", .fn = on_opt, .id = O_SHIFT_MARGIN, .dflt = "0",
+	 .help = "cba-shift: slack a donor QP keeps: it gives rate only while\n"
+		 "its transfers, as the network description times them at the\n"
+		 "lower rate, still arrive T before their consumers need them"},
+	{.name = "intra-lat", .arg = "T", .fn = on_opt, .id = O_INTRA_LAT, .dflt = "0",
+	 .help = "cba labels: intra-DC latency; a transfer is CB when its\n"
+		 "consumer waited and started later than producer end + T"},
+	{.name = "pred-iters", .arg = "N", .fn = on_opt, .id = O_PRED_ITERS, .dflt = "1",
+	 .help = "--simulate: iterations to predict, each with the rates the\n"
+		 "policy decided from the previous one (max " STR(PRED_ITERS_MAX) ")"},
 	SDR_OPT_SECTION("run:"),
 	{.name = "simulate", .fn = on_opt, .id = O_SIM, .help = "DES only, no daemons"},
 	{.name = "print-schedule", .fn = on_opt, .id = O_PRINT_SCHED,
 	 .help = "print the per-stage programs, channels and the DES\n"
 		 "prediction as one JSON line, then exit (no daemons)"},
-	{.name = "dc", .arg = "0|1", .fn = on_opt, .id = O_DC,
-	 .help = "this process' DC; 0 is the TCP server (--server, --port),\n"
-		 "1 connects (--connect)"},
+	{.name = "print-net", .fn = on_opt, .id = O_PRINT_NET,
+	 .help = "print the network description in canonical form (the\n"
+		 "default network without --net), then exit"},
+	{.name = "print-link-args", .arg = "DC", .fn = on_opt, .id = O_LINK_ARGS,
+	 .help = "print the per-peer link profiles of DC's receiving\n"
+		 "daemon, one 'NAME:IP[+IP..]:SPEC' per line (the values of\n"
+		 "sdr-dpu --link-peer), then exit; needs --dc-addrs"},
+	{.name = "dc-addrs", .arg = "LIST", .fn = on_opt, .id = O_DC_ADDRS,
+	 .help = "IPv4 address of each DC's daemon, 'A0,A1,...'"},
+	{.name = "dc", .arg = "K", .fn = on_opt, .id = O_DC, .dflt = "0",
+	 .help = "this process' DC, 0.." STR(PIPE_MAX_DC_LAST) " (one process per DC of the\n"
+		 "placement); 0 is the coordinator (--server, --port), the\n"
+		 "others connect to it (--connect)"},
 	{.name = "server", .arg = "ADDR", .fn = on_opt, .id = O_SERVER,
-	 .help = "--dc 0: the address to accept DC 1's connection on"},
+	 .help = "--dc 0: the address to accept the other DCs' connections on"},
 	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .dflt = "18600",
 	 .help = "--dc 0: its TCP port"},
 	{.name = "connect", .arg = "HOST:PORT", .fn = on_opt, .id = O_CONNECT,
-	 .help = "--dc 1: DC 0's address"},
+	 .help = "--dc 1.." STR(PIPE_MAX_DC_LAST) ": DC 0's address"},
+	{.name = "ctl-log", .arg = "FILE", .fn = on_opt, .id = O_CTL_LOG,
+	 .help = "--dc 0: the controller's log, one JSON line per iteration\n"
+		 "(its rates, refused requests, labels and waits per\n"
+		 "cross-DC transfer, iteration time, bubble)"},
+	{.name = "clock-shift", .arg = "T", .fn = on_opt, .id = O_CLOCK_SHIFT, .dflt = "0",
+	 .help = "add T (may be negative) to this process' clock as the\n"
+		 "bootstrap sees it: DC 0 must measure it as the clock offset\n"
+		 "(tests)"},
 	{.name = "dpu", .arg = "SOCK", .fn = on_opt, .id = O_DPU, .dflt = "/tmp/sdr-dpu.sock",
 	 .help = "daemon socket"},
 	{.name = "rel", .arg = "SCHEME", .fn = on_opt, .id = O_REL,
@@ -390,7 +699,7 @@ static const struct sdr_opt opts[] = {
 	{.name = "svg", .arg = "FILE", .fn = on_opt, .id = O_SVG,
 	 .help = "Gantt chart (measured and predicted)"},
 	{.name = "events", .arg = "FILE", .fn = on_opt, .id = O_EVENTS,
-	 .help = "executed events (DC 0: both DCs), one per line"},
+	 .help = "executed events (DC 0: every DC's), one per line"},
 	{.name = "check-events", .arg = "FILE", .fn = on_opt, .id = O_CHECK,
 	 .help = "verify a log written by --events (needs the same options)"},
 	{.name = "quiet", .fn = on_opt, .id = O_QUIET,
@@ -425,6 +734,9 @@ int main(int argc, char **argv)
 	memset(&cl, 0, sizeof(cl));
 	pipe_cfg_init(&cl.cfg);
 	cl.ro = ro;
+	cl.link_args_dc = -1;
+	pipe_policy_cfg_init(&cl.pol);
+	cl.pred_iters = 1;
 	nopt = sdr_opts_parse(&opt_set, argc, argv, &cl);
 	if (nopt == SDR_OPTS_HELP)
 		return 0;
@@ -461,13 +773,84 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (cl.net_file || cl.net_text) {
+		char why[300];
+
+		rc = cl.net_file ? pipe_net_load(cl.net_file, &net, why, sizeof(why))
+				 : pipe_net_parse(cl.net_text, &net, why, sizeof(why));
+		if (rc) {
+			fprintf(stderr, "sdr-pipe: --%s: %s\n", cl.net_file ? "net" : "net-text",
+				rc == -ENOMEM ? strerror(ENOMEM) : why);
+			return 2;
+		}
+		cfg.net = &net;
+	}
+	if (cl.print_net || cl.link_args_dc >= 0 || cfg.net) {
+		struct pipe_net tmp;
+		const struct pipe_net *n;
+		struct pipe_cfg c = cfg;
+		uint64_t um = 0;
+		char why[300];
+
+		if (pipe_cfg_finish(&c)) {
+			fprintf(stderr, "sdr-pipe: invalid configuration%s\n",
+				cfg.net && pipe_place_check(c.dc_of, c.stages, &c.dcs) == 0 &&
+						cfg.net->dcs < c.dcs
+					? ": the placement has more DCs than the network"
+					: "");
+			return 2;
+		}
+		n = pipe_net_of(&c, &tmp);
+		if (pipe_net_check(n, &c, &um, why, sizeof(why))) {
+			fprintf(stderr, "sdr-pipe: --net: %s\n", why);
+			return 2;
+		}
+		for (uint32_t k = 0; k < PIPE_MAX_DC * PIPE_MAX_DC && !quiet; k++)
+			if (um >> k & 1)
+				fprintf(stderr, "sdr-pipe: note: no link carries DC %u -> DC %u: not "
+						"emulated (no delay, rate --rate)\n", k / PIPE_MAX_DC,
+					k % PIPE_MAX_DC);
+		if (cl.print_net)
+			return pipe_net_write(stdout, n) ? 1 : 0;
+		if (cl.link_args_dc >= 0)
+			return print_link_args(n, (uint32_t)cl.link_args_dc, cl.dc_addrs);
+	}
+	if (cl.pol.policy == PIPE_POLICY_STATIC || cl.static_rates) {
+		struct pipe_net tmp;
+		struct pipe_flows fl;
+		struct pipe_cfg c = cfg;
+
+		if (pipe_cfg_finish(&c)) {
+			fprintf(stderr, "sdr-pipe: invalid configuration\n");
+			return 2;
+		}
+		pipe_flows_get(&c, pipe_net_of(&c, &tmp), &fl);
+		if (cl.pol.policy != PIPE_POLICY_STATIC || !cl.static_rates ||
+		    parse_static_rates(cl.static_rates, fl.n, &cl.pol)) {
+			fprintf(stderr, "sdr-pipe: --policy static takes --static-rates R0,R1,...: one "
+					"rate per cross-DC channel, %u here\n", fl.n);
+			return 2;
+		}
+	}
+	if (cl.loss_draws && (!sim || cl.pol.policy != PIPE_POLICY_NONE)) {
+		fprintf(stderr, "sdr-pipe: --loss-draws needs --simulate and --policy none\n");
+		return 2;
+	}
+	if (cl.pred_iters > 1 && !sim) {
+		fprintf(stderr, "sdr-pipe: --pred-iters needs --simulate\n");
+		return 2;
+	}
 	if (cl.print_sched) {
+		struct dn_report dr;
+
 		if (pipe_cfg_finish(&cfg)) {
 			fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
 					"non-blocking only)\n");
 			return 2;
 		}
-		if (predict(&cfg, &prog, &pred))
+		if (resolve_delta(&cfg, cl.dn_search, &dr))
+			return 1;
+		if (predict(&cfg, &cl.pol, 1, &prog, &pred, pred_it))
 			return 1;
 		return pipe_schedule_json(stdout, &cfg, &prog, &pred) ? 1 : 0;
 	}
@@ -480,6 +863,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < PIPE_SCHED_COUNT; k++) {
 			struct pipe_cfg c = cfg;
 			struct pipe_metrics m;
+			struct dn_report dr;
 
 			if (all_sched)
 				c.sched = (enum pipe_sched)k;
@@ -489,25 +873,68 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are non-blocking only)\n");
 				return 2;
 			}
-			if (predict(&c, &prog, &pred))
+			if (resolve_delta(&c, cl.dn_search, &dr))
+				return 1;
+			if (predict(&c, &cl.pol, cl.pred_iters, &prog, &pred, pred_it))
 				return 1;
 			pipe_metrics_get(&c, &pred.ev, 0, &m);
+			double dmean = 0, dmin = INFINITY, dmax = 0;
+
+			for (uint32_t k = 1; k <= cl.loss_draws; k++) {
+				struct pipe_cfg e = c;
+				double t;
+
+				e.loss_seed = k;
+				if ((rc = pipe_des_time(&e, &t))) {
+					fprintf(stderr, "sdr-pipe: DES: %s\n", strerror(-rc));
+					return 1;
+				}
+				dmean += t / cl.loss_draws;
+				dmin = fmin(dmin, t);
+				dmax = fmax(dmax, t);
+			}
 			if (json) {
 				printf("{\"mode\":\"simulate\",");
 				json_cfg(&c);
 				printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", m.iter_time * 1e3,
 				       m.bubble_all);
 				json_stages("pred_bubble_stage", m.bubble, c.stages);
-				printf(",\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64 "}\n",
-				       m.bytes_cross, m.bytes_local);
-			} else if (!quiet) {
+				printf(",\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64, m.bytes_cross,
+				       m.bytes_local);
+				json_pred_iters(&cl.pol, pred_it, cl.pred_iters);
+				dn_report_print(&dr, c.stages, 1);
+				if (cl.loss_draws)
+					printf(",\"pred_iter_ms_drawn\":{\"n\":%u,\"mean\":%.3f,\"min\":%.3f,"
+					       "\"max\":%.3f}", cl.loss_draws, dmean * 1e3, dmin * 1e3, dmax * 1e3);
+				printf("}\n");
+			} else if (!quiet && cl.pol.policy == PIPE_POLICY_NONE && cl.pred_iters == 1) {
 				printf("%-8s %-11s S=%u M=%u  iteration %8.2f ms  bubble %5.1f %%  "
 				       "cross-DC %" PRIu64 " B  local %" PRIu64 " B\n",
 				       pipe_sched_name(c.sched),
 				       c.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", c.stages,
 				       c.micro, m.iter_time * 1e3, m.bubble_all * 100, m.bytes_cross,
 				       m.bytes_local);
+			} else if (!quiet) {
+				for (uint32_t i = 0; i < cl.pred_iters; i++) {
+					const struct pipe_alloc *a = &pred_it[i].alloc;
+
+					printf("%-8s %-11s S=%u M=%u  policy %s iter %u  %8.2f ms  bubble "
+					       "%5.1f %%  CB %u  refused %u  rates",
+					       pipe_sched_name(c.sched),
+					       c.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking",
+					       c.stages, c.micro, pipe_policy_name(cl.pol.policy), i,
+					       pred_it[i].iter_time * 1e3, pred_it[i].bubble * 100,
+					       pred_it[i].ncb, a->nblocked);
+					for (uint32_t f = 0; f < a->n; f++)
+						printf("%s%.4g", f ? "," : " ", (double)a->rate[f] / 1e6);
+					printf(" Mbit/s%s\n", a->undone ? "  (undoes the last moves)" : "");
+				}
 			}
+			if (!json && !quiet)
+				dn_report_print(&dr, c.stages, 0);
+			if (!json && !quiet && cl.loss_draws)
+				printf("  loss recovery drawn from the model, %u runs: mean %.2f ms, min "
+				       "%.2f, max %.2f\n", cl.loss_draws, dmean * 1e3, dmin * 1e3, dmax * 1e3);
 			if (svg && !all_sched && (rc = pipe_svg_write(svg, &c, NULL, 0, &pred, pipe_sched_name(c.sched)))) {
 				fprintf(stderr, "sdr-pipe: %s: %s\n", svg, strerror(-rc));
 				return 1;
@@ -520,13 +947,20 @@ int main(int argc, char **argv)
 
 	struct pipe_metrics pm, mm;
 	struct pipe_events *ev;
+	struct dn_report dr;
 	char why[512];
 
 	if (pipe_cfg_finish(&cfg)) {
 		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are non-blocking only)\n");
 		return 2;
 	}
-	if (predict(&cfg, &prog, &pred))
+	/* every DC searches alike: the result is part of the digest */
+	if (resolve_delta(&cfg, cl.dn_search, &dr))
+		return 1;
+	/* the DES next to the run: as many iterations, the same policy */
+	uint32_t npred = check ? 1 : ro.iters < PRED_ITERS_MAX ? ro.iters : PRED_ITERS_MAX;
+
+	if (predict(&cfg, &cl.pol, npred, &prog, &pred, pred_it))
 		return 1;
 	pipe_metrics_get(&cfg, &pred.ev, 0, &pm);
 	if (check) {
@@ -558,7 +992,25 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	rc = pipe_run(&cfg, &prog, &ro, &local, &all);
+	if (!sim && ro.dc >= cfg.dcs) {
+		fprintf(stderr, "sdr-pipe: --dc %u: the placement has DCs 0..%u\n", ro.dc, cfg.dcs - 1);
+		return 2;
+	}
+	if (cl.ctl_log && ro.dc != 0) {
+		fprintf(stderr, "sdr-pipe: --ctl-log is DC 0's (the controller)\n");
+		return 2;
+	}
+	if (cl.ctl_log && !(ro.ctl_log = fopen(cl.ctl_log, "w"))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", cl.ctl_log, strerror(errno));
+		return 1;
+	}
+	ro.policy = &cl.pol;
+	run_out.it = meas_it = calloc(ro.iters, sizeof(*meas_it));
+	if (!meas_it)
+		return 1;
+	rc = pipe_run(&cfg, &prog, &ro, &local, &all, &run_out);
+	if (ro.ctl_log)
+		fclose(ro.ctl_log);
 	if (rc) {
 		fprintf(stderr, "sdr-pipe: run failed: %s\n", strerror(-rc));
 		return 1;
@@ -575,8 +1027,8 @@ int main(int argc, char **argv)
 	}
 	if (ro.dc != 0) {
 		if (!quiet)
-			printf("dc1: %u iterations, %zu events, every payload verified, dependency check ok "
-			       "(local stages)\n", ro.iters, local.n);
+			printf("dc%u: %u iterations, %zu events, every payload verified, dependency check "
+			       "ok (local stages)\n", ro.dc, ro.iters, local.n);
 		return 0;
 	}
 	/* stats over iterations 1.. (iteration 0 warms up), or 0 alone */
@@ -599,18 +1051,45 @@ int main(int argc, char **argv)
 			med_it = first + i;
 	}
 	pipe_metrics_get(&cfg, ev, med_it, &mm);
+	/* the DES's median over the same iterations (they differ under cba) */
+	if (npred > first) {
+		double *pt = malloc((npred - first) * sizeof(double));
+
+		if (!pt)
+			return 1;
+		for (uint32_t i = first; i < npred; i++)
+			pt[i - first] = pred_it[i].iter_time;
+		qsort(pt, npred - first, sizeof(double), cmp_d);
+		pm.iter_time = pt[(npred - first - 1) / 2];
+		for (uint32_t i = first; i < npred; i++)
+			if (pred_it[i].iter_time == pm.iter_time)
+				pm.bubble_all = pred_it[i].bubble;
+		free(pt);
+	}
 	if (json) {
 		printf("{\"mode\":\"run\",");
 		json_cfg(&cfg);
-		printf(",\"iters\":%u,\"meas_iter_ms\":%.3f,\"meas_iter_min_ms\":%.3f,"
+		printf(",\"dcs\":%u,\"iters\":%u,\"meas_iter_ms\":%.3f,\"meas_iter_min_ms\":%.3f,"
 		       "\"meas_bubble\":%.4f",
-		       ro.iters, med * 1e3, tmin * 1e3, mm.bubble_all);
+		       cfg.dcs, ro.iters, med * 1e3, tmin * 1e3, mm.bubble_all);
 		json_stages("meas_bubble_stage", mm.bubble, cfg.stages);
 		printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", pm.iter_time * 1e3, pm.bubble_all);
 		json_stages("pred_bubble_stage", pm.bubble, cfg.stages);
-		printf(",\"meas_over_pred\":%.4f,\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64
-		       ",\"payloads_verified\":true,\"deps_ok\":true}\n",
+		printf(",\"meas_over_pred\":%.4f,\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64,
 		       med / pm.iter_time, mm.bytes_cross, mm.bytes_local);
+		{
+			double off_ms[PIPE_MAX_DC], rtt_ms[PIPE_MAX_DC];
+
+			for (uint32_t k = 0; k < cfg.dcs; k++) {
+				off_ms[k] = run_out.clock_offset[k] * 1e3;
+				rtt_ms[k] = run_out.clock_rtt[k] * 1e3;
+			}
+			json_stages("clock_offset_ms", off_ms, cfg.dcs);
+			json_stages("clock_rtt_ms", rtt_ms, cfg.dcs);
+		}
+		json_iters("meas_iters", meas_it, ro.iters);
+		json_pred_iters(&cl.pol, pred_it, npred);
+		printf(",\"payloads_verified\":true,\"deps_ok\":true}\n");
 	} else if (!quiet) {
 		char rel[32];
 

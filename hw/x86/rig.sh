@@ -129,27 +129,38 @@ rig_ring_pair() {
 	return 1
 }
 
-# rig_ns_dpu SIDE SOCK LOG [options]: the DPU of dc-SIDE (a or b) in its
-# namespace on net_af_packet over its veth end, with that side's --ip, --mac
-# and --peer-mac (rig_netns_up first). Sets RIG_PID; 1 (daemon killed, its
-# log on stderr) when it did not come up.
-rig_ns_dpu() {
-	local side=$1 sock=$2 log=$3 ns ifc ip mac pmac
-	shift 3
-	case $side in
-	a) ns=$NS_A ifc=$VETH_A ip=$DIP_A mac=$DMAC_A pmac=$DMAC_B ;;
-	b) ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B pmac=$DMAC_A ;;
-	*) echo "rig_ns_dpu: side a or b, not '$side'" >&2; return 1 ;;
-	esac
+# rig_dpu NS IFACE SOCK LOG IP MAC PEER_MAC [options]: one sdr-dpu in network
+# namespace NS on net_af_packet over IFACE (RIG_MEM_MB of EAL memory, default
+# 512). Sets RIG_PID and RIG_PREFIX (its EAL file prefix: dpdk-telemetry.py
+# -f RIG_PREFIX); 1 (daemon killed, its log on stderr) when it did not come up.
+rig_dpu() {
+	local ns=$1 ifc=$2 sock=$3 log=$4 ip=$5 mac=$6 pmac=$7
+	shift 7
 	rm -f "$sock"
+	RIG_PREFIX=sdr-$ns-$ifc-$RANDOM
 	# shellcheck disable=SC2046
-	ip netns exec "$ns" "$SDR_DPU" $(rig_eal "sdr-$ns-$side-$RANDOM" 512) $(rig_vdev "$ifc") -- \
-		--name "$sock" --ip "$ip" --mac "$mac" --peer-mac "$pmac" "$@" >"$log" 2>&1 &
+	ip netns exec "$ns" "$SDR_DPU" $(rig_eal "$RIG_PREFIX" "${RIG_MEM_MB:-512}") \
+		$(rig_vdev "$ifc") -- --name "$sock" --ip "$ip" --mac "$mac" --peer-mac "$pmac" "$@" \
+		>"$log" 2>&1 &
 	RIG_PID=$!
 	rig_wait_sock "$sock" "$RIG_PID" && return 0
 	kill -KILL "$RIG_PID" 2>/dev/null
 	cat "$log" >&2
 	return 1
+}
+
+# rig_ns_dpu SIDE SOCK LOG [options]: the DPU of dc-SIDE (a or b) in its
+# namespace on net_af_packet over its veth end, with that side's --ip, --mac
+# and --peer-mac (rig_netns_up first). Sets RIG_PID; 1 (daemon killed, its
+# log on stderr) when it did not come up.
+rig_ns_dpu() {
+	local side=$1 sock=$2 log=$3
+	shift 3
+	case $side in
+	a) rig_dpu "$NS_A" "$VETH_A" "$sock" "$log" "$DIP_A" "$DMAC_A" "$DMAC_B" "$@" ;;
+	b) rig_dpu "$NS_B" "$VETH_B" "$sock" "$log" "$DIP_B" "$DMAC_B" "$DMAC_A" "$@" ;;
+	*) echo "rig_ns_dpu: side a or b, not '$side'" >&2; return 1 ;;
+	esac
 }
 
 # rig_ns_pair SOCK_A SOCK_B LOG_A LOG_B [options for both]: rig_ns_dpu for

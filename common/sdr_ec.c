@@ -4,6 +4,7 @@
  * dispatch to a backend (sdr_ec_isal.c, sdr_ec_xor.c or a hardware engine).
  */
 #include "sdr_ec.h"
+#include "sdr_ec_gfni.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ const struct sdr_ec_ops *sdr_ec_default_ops(enum sdr_ec_code code)
 {
 	switch (code) {
 	case SDR_EC_RS:
-		return &sdr_ec_isal_rs_ops;
+		return sdr_ec_gfni_usable() ? &sdr_ec_gfni_rs_ops : &sdr_ec_isal_rs_ops;
 	case SDR_EC_XOR:
 		return &sdr_ec_xor_ops;
 	}
@@ -123,6 +124,27 @@ int sdr_ec_encode(const struct sdr_ec *ec, const uint8_t *const *data, uint8_t *
 		if (parity[i] == NULL)
 			return -EINVAL;
 	return ec->ops->encode(ec->priv, data, parity, len);
+}
+
+int sdr_ec_encode_update(const struct sdr_ec *ec, unsigned int i, const uint8_t *data,
+			 uint8_t *const *parity, size_t len)
+{
+	unsigned int j;
+
+	if (ec == NULL || data == NULL || parity == NULL || len == 0 || len > ec->ops->max_len ||
+	    i >= ec->k)
+		return -EINVAL;
+	if (ec->ops->encode_update == NULL)
+		return -ENOTSUP;
+	for (j = 0; j < ec->m; j++)
+		if (parity[j] == NULL)
+			return -EINVAL;
+	return ec->ops->encode_update(ec->priv, i, data, parity, len);
+}
+
+int sdr_ec_has_update(const struct sdr_ec *ec)
+{
+	return ec != NULL && ec->ops->encode_update != NULL;
 }
 
 /* Number of missing data chunks, or -EIO. Decided here, not in the backends,

@@ -78,14 +78,23 @@ struct sdr_ec_ops {
 	/** Recover missing data chunks in place. 0 or -errno (hardware). Must
 	 *  not use SDR_EC_ENOTRECOVERABLE for other failures. */
 	int (*decode)(void *priv, uint8_t *const *chunks, const uint8_t *present, size_t len);
+	/** Optional (NULL: sdr_ec_encode_update() says -ENOTSUP): add data
+	 *  chunk @p i (< k) to the parity, parity[j] ^= its term of parity row
+	 *  j, for every j < m. 0 or -errno (hardware). */
+	int (*encode_update)(void *priv, unsigned int i, const uint8_t *data, uint8_t *const *parity,
+			     size_t len);
 };
 
-/** Software backends, usable with sdr_ec_create_with(). */
+/** Software backends, usable with sdr_ec_create_with(). isal_rs: ISA-L;
+ *  gfni_rs: the same code with its dot products on x86 GFNI (AVX-512BW),
+ *  whose init says -ENOTSUP on a CPU without them. */
 extern const struct sdr_ec_ops sdr_ec_isal_rs_ops;
+extern const struct sdr_ec_ops sdr_ec_gfni_rs_ops;
 extern const struct sdr_ec_ops sdr_ec_xor_ops;
 
 /**
- * Default (software) backend of a code.
+ * Default (software) backend of a code: for RS the GFNI one when the CPU
+ * has AVX-512BW and GFNI, else ISA-L's.
  * @return the ops table, or NULL if @p code is unknown.
  */
 const struct sdr_ec_ops *sdr_ec_default_ops(enum sdr_ec_code code);
@@ -129,6 +138,24 @@ const char *sdr_ec_backend_name(const struct sdr_ec *ec);
  */
 int sdr_ec_encode(const struct sdr_ec *ec, const uint8_t *const *data, uint8_t *const *parity,
 		  size_t len);
+
+/**
+ * Incremental encode: add data chunk @p i (0 <= i < k) of @p len bytes to
+ * the m parity chunks (parity[j] ^= the term of data chunk i in parity row
+ * j, for every j < m; XOR touches only parity[i % m]). Starting from zeroed
+ * parity, adding each data chunk once, in any order and in any pieces (the
+ * same byte range of every parity chunk as of the data chunk), gives what
+ * sdr_ec_encode() gives; a zero chunk adds nothing, so a chunk shorter than
+ * the others is added with its own length. The encoder's use: add each
+ * chunk as it passes through the cache anyway (it was just copied).
+ * @return 0, -EINVAL (as sdr_ec_encode(), or i >= k), -ENOTSUP (the backend
+ *   has no incremental encode: use sdr_ec_encode()), or a backend's -errno.
+ */
+int sdr_ec_encode_update(const struct sdr_ec *ec, unsigned int i, const uint8_t *data,
+			 uint8_t *const *parity, size_t len);
+
+/** Does the handle's backend encode incrementally (sdr_ec_encode_update())? */
+int sdr_ec_has_update(const struct sdr_ec *ec);
 
 /**
  * Can the data be recovered from the chunks flagged in @p present?

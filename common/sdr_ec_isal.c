@@ -19,6 +19,12 @@
  * matrix work uses per-handle log/exp tables (same field as ISA-L:
  * polynomial 0x11D, generator 2) rather than ISA-L's out-of-line gf_mul(),
  * which made the table rebuild about twice as slow at (32, 8), e = 8.
+ *
+ * Two backends share this file: "isal-rs" (ISA-L's kernels throughout) and
+ * "isal-rs-gfni" (the same generator, decode matrices and cache, but the
+ * dot products of encode, incremental encode and decode run on the GFNI
+ * kernels of sdr_ec_gfni.c: one instruction per 64 bytes and coefficient;
+ * sdr_ec_default_ops() takes it when the CPU has AVX-512BW and GFNI).
  */
 #include "sdr_ec.h"
 
@@ -29,6 +35,8 @@
 
 #include <isa-l/erasure_code.h>
 
+#include "sdr_ec_gfni.h"
+
 struct ec_isal {
 	unsigned int k, m;
 	uint8_t gexp[512]; /* gexp[i] = 2^i, doubled to skip a modulo */
@@ -36,6 +44,8 @@ struct ec_isal {
 	uint8_t *gen;      /* (k + m) x k generator; parity part at gen + k*k */
 	uint8_t *plog;     /* m x k: glog of the parity part (all nonzero) */
 	uint8_t *enc_tbls; /* 32 * k * m */
+	uint64_t *genc;    /* GFNI backend: m x k bit matrices of the parity part */
+	uint64_t *gdec;    /* GFNI backend: m x k, of the cached decode matrix */
 	/* decode scratch (sdr_ec_decode is single-threaded per handle) */
 	uint8_t *b;        /* e x e, destroyed by gf_invert() */
 	uint8_t *binv;     /* e x e */
@@ -60,6 +70,8 @@ static void isal_fini(void *priv)
 	free(s->gen);
 	free(s->plog);
 	free(s->enc_tbls);
+	free(s->genc);
+	free(s->gdec);
 	free(s->b);
 	free(s->binv);
 	free(s->dec_mat);
@@ -135,7 +147,7 @@ static int gf_invert(const struct ec_isal *s, uint8_t *a, uint8_t *out, unsigned
 	return 0;
 }
 
-static int isal_init(void **priv, unsigned int k, unsigned int m)
+static int init_common(void **priv, unsigned int k, unsigned int m, int gfni)
 {
 	struct ec_isal *s = calloc(1, sizeof(*s));
 	size_t i;
@@ -175,8 +187,30 @@ static int isal_init(void **priv, unsigned int k, unsigned int m)
 		s->plog[i] = s->glog[a];
 	}
 	ec_init_tables((int)k, (int)m, s->gen + (size_t)k * k, s->enc_tbls);
+	if (gfni) {
+		s->genc = malloc((size_t)m * k * sizeof(*s->genc));
+		s->gdec = malloc((size_t)m * k * sizeof(*s->gdec));
+		if (s->genc == NULL || s->gdec == NULL) {
+			isal_fini(s);
+			return -ENOMEM;
+		}
+		for (i = 0; i < (size_t)m * k; i++)
+			s->genc[i] = sdr_ec_gfni_matrix(s->gen[(size_t)k * k + i]);
+	}
 	*priv = s;
 	return 0;
+}
+
+static int isal_init(void **priv, unsigned int k, unsigned int m)
+{
+	return init_common(priv, k, m, 0);
+}
+
+static int gfni_init(void **priv, unsigned int k, unsigned int m)
+{
+	if (!sdr_ec_gfni_usable())
+		return -ENOTSUP;
+	return init_common(priv, k, m, 1);
 }
 
 static int isal_encode(void *priv, const uint8_t *const *data, uint8_t *const *parity, size_t len)
@@ -186,6 +220,17 @@ static int isal_encode(void *priv, const uint8_t *const *data, uint8_t *const *p
 	/* ISA-L's prototypes lack const; it only reads data and the tables. */
 	ec_encode_data((int)len, (int)s->k, (int)s->m, s->enc_tbls,
 		       (unsigned char **)(uintptr_t)data, (unsigned char **)(uintptr_t)parity);
+	return 0;
+}
+
+static int isal_encode_update(void *priv, unsigned int i, const uint8_t *data,
+			      uint8_t *const *parity, size_t len)
+{
+	const struct ec_isal *s = priv;
+
+	/* (ISA-L's prototype lacks const: it only reads data and the tables) */
+	ec_encode_data_update((int)len, (int)s->k, (int)s->m, (int)i, s->enc_tbls,
+			      (unsigned char *)(uintptr_t)data, (unsigned char **)(uintptr_t)parity);
 	return 0;
 }
 
@@ -231,7 +276,11 @@ static int isal_build_tables(struct ec_isal *s, unsigned int e)
 		for (a = 0; a < e; a++)
 			row[col++] = s->binv[b * e + a];
 	}
-	ec_init_tables((int)k, (int)e, s->dec_mat, s->dec_tbls);
+	if (s->gdec != NULL)
+		for (size_t i = 0; i < (size_t)e * k; i++)
+			s->gdec[i] = sdr_ec_gfni_matrix(s->dec_mat[i]);
+	else
+		ec_init_tables((int)k, (int)e, s->dec_mat, s->dec_tbls);
 	memcpy(s->cached_d, s->d_idx, e);
 	memcpy(s->cached_p, s->p_idx, e);
 	s->cached_e = e;
@@ -270,7 +319,27 @@ static int isal_decode(void *priv, uint8_t *const *chunks, const uint8_t *presen
 		if (rc != 0)
 			return rc;
 	}
-	ec_encode_data((int)len, (int)k, (int)e, s->dec_tbls, s->src, s->out);
+	if (s->gdec != NULL)
+		sdr_ec_gfni_dot(len, k, e, s->gdec, (const uint8_t *const *)s->src, s->out);
+	else
+		ec_encode_data((int)len, (int)k, (int)e, s->dec_tbls, s->src, s->out);
+	return 0;
+}
+
+static int gfni_encode(void *priv, const uint8_t *const *data, uint8_t *const *parity, size_t len)
+{
+	const struct ec_isal *s = priv;
+
+	sdr_ec_gfni_dot(len, s->k, s->m, s->genc, data, parity);
+	return 0;
+}
+
+static int gfni_encode_update(void *priv, unsigned int i, const uint8_t *data,
+			      uint8_t *const *parity, size_t len)
+{
+	const struct ec_isal *s = priv;
+
+	sdr_ec_gfni_mad(len, s->k, s->m, i, s->genc, data, parity);
 	return 0;
 }
 
@@ -282,4 +351,16 @@ const struct sdr_ec_ops sdr_ec_isal_rs_ops = {
 	.fini = isal_fini,
 	.encode = isal_encode,
 	.decode = isal_decode,
+	.encode_update = isal_encode_update,
+};
+
+const struct sdr_ec_ops sdr_ec_gfni_rs_ops = {
+	.name = "isal-rs-gfni",
+	.code = SDR_EC_RS,
+	.max_len = INT_MAX,
+	.init = gfni_init,
+	.fini = isal_fini,
+	.encode = gfni_encode,
+	.decode = isal_decode,
+	.encode_update = gfni_encode_update,
 };

@@ -72,6 +72,23 @@ static void xor_n(uint8_t *dst, const uint8_t *const *src, unsigned int n, size_
 	}
 }
 
+/* dst ^= src, len bytes (dst and src do not overlap). */
+static void xor_into(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t off = 0;
+
+	for (; off + 32 <= len; off += 32) {
+		st64(dst + off, ld64(dst + off) ^ ld64(src + off));
+		st64(dst + off + 8, ld64(dst + off + 8) ^ ld64(src + off + 8));
+		st64(dst + off + 16, ld64(dst + off + 16) ^ ld64(src + off + 16));
+		st64(dst + off + 24, ld64(dst + off + 24) ^ ld64(src + off + 24));
+	}
+	for (; off + 8 <= len; off += 8)
+		st64(dst + off, ld64(dst + off) ^ ld64(src + off));
+	for (; off < len; off++)
+		dst[off] ^= src[off];
+}
+
 static int xor_init(void **priv, unsigned int k, unsigned int m)
 {
 	struct ec_xor *s = malloc(sizeof(*s));
@@ -101,6 +118,15 @@ static int xor_encode(void *priv, const uint8_t *const *data, uint8_t *const *pa
 			src[n++] = data[j];
 		xor_n(parity[g], src, n, len);
 	}
+	return 0;
+}
+
+static int xor_encode_update(void *priv, unsigned int i, const uint8_t *data,
+			     uint8_t *const *parity, size_t len)
+{
+	const struct ec_xor *s = priv;
+
+	xor_into(parity[i % s->m], data, len);
 	return 0;
 }
 
@@ -146,4 +172,5 @@ const struct sdr_ec_ops sdr_ec_xor_ops = {
 	.fini = xor_fini,
 	.encode = xor_encode,
 	.decode = xor_decode,
+	.encode_update = xor_encode_update,
 };

@@ -180,7 +180,7 @@ static int place(struct rqenv *e, uint32_t pkt, uint32_t msg_len, uint32_t imm)
 	p.dma_len = p.payload_len = plen;
 	p.payload = pay;
 	p.se = pkt + 1 == npk;
-	p.imm = sdr_imm_pack(0, pkt, sdr_user_imm_nibble(imm, pkt));
+	sdr_parsed_set_imm(&p, sdr_imm_pack(0, pkt, sdr_user_imm_nibble(imm, pkt)));
 	return sdr_rq_place(&e->rq, 0, &p, 1, &drop, &slot);
 }
 
@@ -249,7 +249,7 @@ static void test_rq_ec(void)
 		x.dma_len = x.payload_len = MTU;
 		x.payload = pay;
 		x.se = p == 2;
-		x.imm = sdr_imm_pack(1, p, 0x5);
+		sdr_parsed_set_imm(&x, sdr_imm_pack(1, p, 0x5));
 		CHECK(sdr_rq_place(&e->rq, 0, &x, 1, &drop, &slot) >= 0);
 	}
 	CHECK_EQ(e->rq.slot[1].state, SDR_RS_POSTED); /* immediate incomplete */

@@ -21,6 +21,7 @@
 #include "sdr_test.h"
 #include "ec_ref.h"
 #include "sdr_ec.h"
+#include "sdr_ec_gfni.h"
 
 #define GUARD 16 /* bytes checked on both sides of every chunk */
 #define MAXC SDR_EC_MAX_CHUNKS
@@ -230,10 +231,11 @@ static void xor_one_per_group(uint8_t *present, unsigned int k, unsigned int m)
 	}
 }
 
-static void run_case(enum sdr_ec_code code, unsigned int k, unsigned int m, size_t len,
+static void run_case(const struct sdr_ec_ops *ops, unsigned int k, unsigned int m, size_t len,
 		     unsigned int n_random, int exhaustive)
 {
-	struct sdr_ec *ec = sdr_ec_create(code, k, m);
+	enum sdr_ec_code code = ops->code;
+	struct sdr_ec *ec = sdr_ec_create_with(ops, k, m);
 	struct stripe s;
 	uint8_t present[MAXC];
 	unsigned int t, n = k + m;
@@ -351,18 +353,25 @@ static void test_params(void)
 	ec = sdr_ec_create(SDR_EC_RS, 200, 55);
 	CHECK(ec != NULL);
 	if (ec) {
-		CHECK(strcmp(sdr_ec_backend_name(ec), "isal-rs") == 0);
+		/* GFNI where the CPU has it, ISA-L's kernels elsewhere */
+		CHECK(strcmp(sdr_ec_backend_name(ec),
+			     sdr_ec_gfni_usable() ? "isal-rs-gfni" : "isal-rs") == 0);
 		CHECK_EQ(sdr_ec_code_of(ec), SDR_EC_RS);
 	}
 	sdr_ec_free(ec);
 	sdr_ec_free(NULL);
+	if (!sdr_ec_gfni_usable()) {
+		errno = 0;
+		CHECK(sdr_ec_create_with(&sdr_ec_gfni_rs_ops, 4, 2) == NULL && errno == ENOTSUP);
+	}
 
 	CHECK(sdr_ec_code_parse("rs", &c) == 0 && c == SDR_EC_RS);
 	CHECK(sdr_ec_code_parse("xor", &c) == 0 && c == SDR_EC_XOR);
 	CHECK_EQ(sdr_ec_code_parse("RS ", &c), -EINVAL);
 	CHECK_EQ(sdr_ec_code_parse(NULL, &c), -EINVAL);
 	CHECK(strcmp(sdr_ec_code_name(SDR_EC_XOR), "xor") == 0);
-	CHECK(sdr_ec_default_ops(SDR_EC_RS) == &sdr_ec_isal_rs_ops);
+	CHECK(sdr_ec_default_ops(SDR_EC_RS) ==
+	      (sdr_ec_gfni_usable() ? &sdr_ec_gfni_rs_ops : &sdr_ec_isal_rs_ops));
 	CHECK(sdr_ec_default_ops(SDR_EC_XOR) == &sdr_ec_xor_ops);
 	CHECK(sdr_ec_default_ops((enum sdr_ec_code)0) == NULL);
 }
@@ -534,6 +543,9 @@ static void test_plugin_backend(void)
 	}
 	CHECK(strcmp(sdr_ec_backend_name(ec), "mock-ref") == 0);
 	stripe_init(&s, SDR_EC_RS, 32, 8, 77);
+	/* no incremental encode in this backend: the caller is told so */
+	CHECK(!sdr_ec_has_update(ec) && sdr_ec_has_update(isal));
+	CHECK_EQ(sdr_ec_encode_update(ec, 0, s.chunk[0], s.chunk + 32, 77), -ENOTSUP);
 	check_encode(ec, &s);
 	check_encode(isal, &s);
 	CHECK_EQ(sdr_ec_encode(ec, (const uint8_t *const *)s.chunk, s.chunk + 32, (1 << 20) + 1),
@@ -551,6 +563,136 @@ static void test_plugin_backend(void)
 	sdr_ec_free(isal);
 }
 
+/*
+ * Incremental encode (sdr_ec_encode_update()) against the reference encoder:
+ * the parity of k random data chunks of @p len bytes, some of them zero
+ * chunks (never added) and some with a zero tail (added with their real
+ * length only: the firmware's padded last chunk), each added in one to
+ * three pieces, the chunks in a random order, into zeroed parity. Guard
+ * bytes around every parity chunk stay untouched; the data too.
+ */
+static void check_update(struct sdr_ec *ec, enum sdr_ec_code code, unsigned int k, unsigned int m,
+			 size_t len)
+{
+	uint8_t *data[SDR_EC_K_MAX], *par[SDR_EC_M_MAX], *ref[SDR_EC_M_MAX], *pbase[SDR_EC_M_MAX];
+	uint8_t *dcopy[SDR_EC_K_MAX];
+	size_t real[SDR_EC_K_MAX];
+	unsigned int order[SDR_EC_K_MAX], i, j;
+	uint8_t *gen = xmalloc((size_t)(k + m) * k);
+
+	ref_generator(code, k, m, gen);
+	for (i = 0; i < k; i++) {
+		unsigned int kind = t_below(8); /* 0: zero chunk, 1: zero tail, else whole */
+
+		data[i] = xmalloc(len);
+		dcopy[i] = xmalloc(len);
+		real[i] = kind == 0 ? 0 : kind == 1 ? t_below((uint32_t)len) + 1 : len;
+		if (i == 0 && real[i] == 0)
+			real[i] = len; /* (a submessage's first chunk is real) */
+		memset(data[i], 0, len);
+		fill_random(data[i], real[i]);
+		memcpy(dcopy[i], data[i], len);
+		order[i] = i;
+	}
+	for (j = 0; j < m; j++) {
+		pbase[j] = xmalloc(len + 2 * GUARD);
+		memset(pbase[j], 0xEE, len + 2 * GUARD);
+		par[j] = pbase[j] + GUARD;
+		memset(par[j], 0, len);
+		ref[j] = xmalloc(len);
+	}
+	ref_encode(k, m, gen, data, ref, len);
+	for (i = k; i > 1; i--) { /* shuffle */
+		unsigned int r = t_below(i), t = order[i - 1];
+
+		order[i - 1] = order[r];
+		order[r] = t;
+	}
+	for (i = 0; i < k; i++) {
+		unsigned int c = order[i];
+		size_t off = 0, n = real[c];
+
+		while (off < n) {
+			size_t piece = t_below(3) ? n - off : t_below((uint32_t)(n - off)) + 1;
+			uint8_t *p[SDR_EC_M_MAX];
+
+			for (j = 0; j < m; j++)
+				p[j] = par[j] + off;
+			CHECK_EQ(sdr_ec_encode_update(ec, c, data[c] + off, p, piece), 0);
+			off += piece;
+		}
+	}
+	n_encoded++;
+	for (j = 0; j < m; j++) {
+		if (memcmp(par[j], ref[j], len) != 0) {
+			fprintf(stderr, "update %s k=%u m=%u len=%zu: parity %u differs from reference\n",
+				sdr_ec_code_name(code), k, m, len, j);
+			t_failures++;
+		}
+		for (size_t b = 0; b < GUARD; b++)
+			CHECK_OR_BREAK(pbase[j][b] == 0xEE && pbase[j][GUARD + len + b] == 0xEE);
+		free(pbase[j]);
+		free(ref[j]);
+	}
+	for (i = 0; i < k; i++) {
+		CHECK(memcmp(data[i], dcopy[i], len) == 0);
+		free(data[i]);
+		free(dcopy[i]);
+	}
+	free(gen);
+}
+
+/* Every (k, m) the firmware accepts (k <= SDR_EC_K_MAX, m <= SDR_EC_M_MAX),
+ * both codes, short random lengths; then chunk-sized ones. And the errors. */
+static void test_update(const struct sdr_ec_ops *const *backends, unsigned int nb)
+{
+	static const unsigned int big[][2] = { { 32, 8 }, { 4, 2 }, { 64, 32 }, { 16, 4 } };
+	static const size_t big_len[] = { 4096, 4097, 1000 };
+	unsigned long before = n_encoded;
+	uint8_t buf[3][64], *p[3] = { buf[0], buf[1], buf[2] };
+	struct sdr_ec *ec;
+
+	for (unsigned int c = 0; c < nb; c++) {
+		enum sdr_ec_code code = backends[c]->code;
+
+		for (unsigned int k = 1; k <= SDR_EC_K_MAX; k++)
+			for (unsigned int m = 1; m <= SDR_EC_M_MAX; m++) {
+				if (sdr_ec_check_params(code, k, m) != 0 ||
+				    (quick && (k + m) % 5 != 0))
+					continue;
+				ec = sdr_ec_create_with(backends[c], k, m);
+				CHECK(ec != NULL && sdr_ec_has_update(ec));
+				if (ec == NULL)
+					continue;
+				check_update(ec, code, k, m, 1 + t_below(40));
+				sdr_ec_free(ec);
+			}
+		for (unsigned int i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+			ec = sdr_ec_create_with(backends[c], big[i][0], big[i][1]);
+			CHECK(ec != NULL);
+			if (ec == NULL)
+				continue;
+			for (unsigned int l = 0; l < sizeof(big_len) / sizeof(big_len[0]); l++)
+				check_update(ec, code, big[i][0], big[i][1], big_len[l]);
+			sdr_ec_free(ec);
+		}
+	}
+	printf("test_ec: incremental encode checked on %lu stripes\n", n_encoded - before);
+
+	ec = sdr_ec_create(SDR_EC_RS, 2, 3);
+	CHECK(ec != NULL);
+	memset(buf, 0, sizeof(buf));
+	CHECK_EQ(sdr_ec_encode_update(ec, 2, buf[0], p, 8), -EINVAL); /* i >= k */
+	CHECK_EQ(sdr_ec_encode_update(ec, 0, buf[0], p, 0), -EINVAL);
+	CHECK_EQ(sdr_ec_encode_update(ec, 0, NULL, p, 8), -EINVAL);
+	CHECK_EQ(sdr_ec_encode_update(ec, 0, buf[0], NULL, 8), -EINVAL);
+	CHECK_EQ(sdr_ec_encode_update(NULL, 0, buf[0], p, 8), -EINVAL);
+	p[2] = NULL;
+	CHECK_EQ(sdr_ec_encode_update(ec, 0, buf[0], p, 8), -EINVAL);
+	CHECK(!sdr_ec_has_update(NULL));
+	sdr_ec_free(ec);
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int km[][2] = {
@@ -561,8 +703,10 @@ int main(int argc, char **argv)
 	static const size_t lens[] = { 1,  2,  3,  7,   8,   15,   16,   17,   31,   32,  33,
 				       63, 64, 65, 100, 255, 256, 1000, 4095, 4096, 4097 };
 	static const unsigned int exh[][2] = { { 2, 1 }, { 4, 2 }, { 5, 2 }, { 6, 3 }, { 8, 4 } };
-	const enum sdr_ec_code codes[2] = { SDR_EC_RS, SDR_EC_XOR };
-	unsigned int c, i, j;
+	/* every software backend this CPU runs: ISA-L's RS, its GFNI variant, XOR */
+	const struct sdr_ec_ops *backends[3] = { &sdr_ec_isal_rs_ops, &sdr_ec_xor_ops,
+						 &sdr_ec_gfni_rs_ops };
+	unsigned int nb = sdr_ec_gfni_usable() ? 3 : 2, c, i, j;
 
 	quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
 	t_seed("test_ec", 0x5EC0DE);
@@ -574,28 +718,32 @@ int main(int argc, char **argv)
 	test_bad_args(SDR_EC_XOR);
 	test_rs_cache();
 	test_plugin_backend();
+	test_update(backends, nb);
 
-	for (c = 0; c < 2; c++) {
+	for (c = 0; c < nb; c++) {
+		const struct sdr_ec_ops *ops = backends[c];
+
+		printf("test_ec: backend %s\n", ops->name);
 		/* every erasure pattern of small codes */
 		for (i = 0; i < sizeof(exh) / sizeof(exh[0]); i++) {
-			run_case(codes[c], exh[i][0], exh[i][1], 1, 0, 1);
-			run_case(codes[c], exh[i][0], exh[i][1], 17 + t_below(64), 0, 1);
+			run_case(ops, exh[i][0], exh[i][1], 1, 0, 1);
+			run_case(ops, exh[i][0], exh[i][1], 17 + t_below(64), 0, 1);
 		}
 		/* random patterns, every length, random alignment */
 		for (i = 0; i < sizeof(km) / sizeof(km[0]); i++) {
 			unsigned int k = km[i][0], m = km[i][1];
 
-			if (sdr_ec_check_params(codes[c], k, m) != 0)
+			if (sdr_ec_check_params(ops->code, k, m) != 0)
 				continue;
 			for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++)
-				run_case(codes[c], k, m, lens[j], quick ? 4 : 12, 0);
+				run_case(ops, k, m, lens[j], quick ? 4 : 12, 0);
 		}
 		/* large codes, few lengths */
-		run_case(codes[c], 128, 64, 33, quick ? 4 : 8, 0);
-		run_case(codes[c], 200, 55, 5, quick ? 4 : 8, 0);
-		if (codes[c] == SDR_EC_RS)
-			run_case(codes[c], 1, 254, 19, quick ? 4 : 8, 0);
-		run_case(codes[c], 32, 8, 65536 + 13, 4, 0);
+		run_case(ops, 128, 64, 33, quick ? 4 : 8, 0);
+		run_case(ops, 200, 55, 5, quick ? 4 : 8, 0);
+		if (ops->code == SDR_EC_RS)
+			run_case(ops, 1, 254, 19, quick ? 4 : 8, 0);
+		run_case(ops, 32, 8, 65536 + 13, 4, 0);
 	}
 	printf("test_ec: %lu encodes checked; decode patterns: %lu recovered, %lu refused, "
 	       "%lu with no data lost; %lu also decoded by the reference\n",

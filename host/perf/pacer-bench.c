@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sdr-pacer-bench: token bucket (common/sdr_pacer.h, what sdr-dpu uses)
- * against a timing wheel (common/sdr_wheel.h), side by side in one run: which of
- * the two is cheaper and which more precise (docs/benchmarks.md §4.6).
+ * sdr-pacer-bench: the pacer of sdr-dpu (common/sdr_wheel.h's transmit
+ * scheduler, the code the firmware's workers run) driven the way a worker
+ * drives it, side by side with the same loop without a pacer: what pacing
+ * costs per poll and per frame, and how precise it is (docs/benchmarks.md
+ * §4.6, §8).
  *
- * Both pace the same work: N always-backlogged flows (QPs) of frames of B
- * bytes, each at share/N of the port rate, under the port rate, served by a
- * worker loop that polls every --poll-ns of virtual time and may emit at
- * most --budget frames per poll (a TX burst). Virtual time: a TSC of
- * --hz cycles/s that the loop advances itself, so the emitted schedule is
+ * The work: N flows (QPs) of frames of B bytes, each at share/N of the port
+ * rate, under the port rate, always backlogged or fed messages (--msg),
+ * served by a worker loop that polls every --poll-ns of virtual time and may
+ * emit at most --budget frames per poll (a TX burst). As in the firmware, a
+ * poll visits the flows the scheduler hands out (due, port due), and a flow
+ * that gets a message is visited at once (a touched QP). Virtual time: a TSC
+ * of --hz cycles/s that the loop advances itself, so the emitted schedule is
  * exact and repeatable; the CPU cost is the wall time of the loop.
  *
  * "null" is the same loop without a pacer (every poll emits --budget
@@ -16,9 +20,9 @@
  *
  * Precision figures (virtual time): per flow and 1 ms window, the
  * largest deviation of the bytes sent from rate x window (after the first
- * window); the largest burst above the rate line, max over frames of
- * (bytes sent so far - rate x t), which is the bucket depth for a token
- * bucket; the aggregate rate over the run against the sum of the rates.
+ * window); the largest bytes of one flow in a window of 10 of its frame
+ * times over what its rate allows there; the aggregate rate over the run
+ * against the sum of the rates (or the bytes offered).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +33,6 @@
 #include <time.h>
 
 #include "sdr_units.h"
-#include "sdr_pacer.h"
 #include "sdr_wheel.h"
 #include "sdr_opts.h"
 #include "sdr_wire.h"
@@ -43,7 +46,7 @@ struct opts {
 	uint64_t sim_ms;
 	uint64_t hz;
 	unsigned budget;
-	uint64_t burst;     /* token bucket depth; 0 = firmware default */
+	uint64_t burst;     /* catch-up bound (sdr-dpu --pace-burst); 0 = its default */
 	unsigned shift;     /* wheel: 2^shift cycles per slot */
 	unsigned reps;
 	uint64_t msg;       /* 0 = always backlogged; else message bytes */
@@ -59,7 +62,7 @@ static struct opts o = {
 	.sim_ms = 100,
 	.hz = 2000000000ull,
 	.budget = 32,
-	.shift = 11,
+	.shift = 12,
 	.reps = 3,
 	.load = 0.5,
 };
@@ -170,7 +173,7 @@ static double now_s(void)
 
 struct result {
 	double wall_s;
-	uint64_t frames, polls, checks;
+	uint64_t frames, polls, checks, visits;
 };
 
 static void run_null(uint64_t b, uint64_t end, uint64_t step, struct result *r)
@@ -189,104 +192,62 @@ static void run_null(uint64_t b, uint64_t end, uint64_t step, struct result *r)
 	}
 }
 
-/* As firmware/tx.c: every poll visits every QP; a QP sends while its own
- * bucket and the port's have tokens. */
-static void run_tb(uint64_t b, uint64_t end, uint64_t step, uint64_t qp_rate,
-		   struct sdr_pacer *qp, struct result *r)
+/* sdr-dpu's default catch-up bound (firmware/txq.h sdr_pace_burst()):
+ * 200 us of the rate, at least 64 KiB; or --burst */
+static uint64_t slack_of(uint64_t rate)
 {
-	struct sdr_pacer port = {0};
-	uint64_t port_rate = o.port_bps / 8;
-	uint64_t burst = o.burst;
-	uint32_t rr = 0;
+	if (o.burst)
+		return o.burst;
+	return rate / 5000 > 64 * 1024 ? rate / 5000 : 64 * 1024;
+}
 
-	if (!burst) { /* firmware default: 200 us of the rate, at least 64 KiB */
-		burst = port_rate / 5000;
-		if (burst < SDR_PACER_DEFAULT_BURST)
-			burst = SDR_PACER_DEFAULT_BURST;
+/* One visit of flow @p i at @p t, as the worker's (firmware/worker.c):
+ * frames while it has some, the budget lasts and the pacer says yes; then
+ * it is filed again (backlogged) or idle. */
+static void visit(struct sdr_sched *s, uint32_t i, uint64_t t, uint64_t b, unsigned *budget,
+		  struct result *r)
+{
+	s->stall = 0;
+	r->visits++;
+	while (has_work(i) && *budget) {
+		r->checks++;
+		if (!sdr_sched_ready(s, i, t))
+			break;
+		sdr_sched_charge(s, i, (uint32_t)b, t);
+		record(i, t, b);
+		took(i);
+		r->frames++;
+		(*budget)--;
 	}
-	sdr_pacer_set(&port, port_rate, burst, o.hz, 0);
-	port.tokens = 0;
-	for (uint32_t i = 0; i < nf; i++) {
-		uint64_t qb = qp_rate / 5000 > SDR_PACER_DEFAULT_BURST ? qp_rate / 5000
-								      : SDR_PACER_DEFAULT_BURST;
-		qp[i] = (struct sdr_pacer){0};
-		sdr_pacer_set(&qp[i], qp_rate, o.burst ? o.burst : qb, o.hz, 0);
-		qp[i].tokens = 0; /* start empty, like the wheel (no initial burst) */
-	}
-	arrivals_reset();
-	for (uint64_t t = 0; t < end; t += step) {
-		unsigned budget = o.budget;
-		while (arrival(t) != UINT32_MAX)
-			;
-		for (uint32_t k = 0; k < nf && budget; k++) {
-			uint32_t i = rr + k < nf ? rr + k : rr + k - nf;
-			while (has_work(i)) {
-				r->checks++;
-				if (!sdr_pacer_take(&qp[i], b, t))
-					break;
-				if (!sdr_pacer_take(&port, b, t)) {
-					sdr_pacer_refund(&qp[i], b);
-					goto next_poll;
-				}
-				record(i, t, b);
-				took(i);
-				r->frames++;
-				if (!--budget)
-					break;
-			}
-		}
-next_poll:
-		rr = rr + 1 == nf ? 0 : rr + 1;
-		r->polls++;
-	}
+	sdr_sched_done(s, i, has_work(i));
 }
 
 static void run_wheel(uint64_t b, uint64_t end, uint64_t step, uint64_t qp_rate,
-		      struct sdr_wheel *w, struct sdr_wheel_flow *f, uint32_t *stash,
+		      struct sdr_sched *s, struct sdr_wheel_flow *f, uint32_t *touched,
 		      struct result *r)
 {
-	struct sdr_wheel_flow port = {0};
-	uint64_t slack = 1ull << o.shift;
+	uint64_t port_rate = o.port_bps / 8;
 
-	sdr_wheel_init(w, f, nf, o.hz, o.shift, 0);
-	port.cpb_fp = sdr_wheel_cpb(o.hz, o.port_bps / 8);
+	sdr_sched_init(s, f, nf, 1, o.hz, o.shift, 0);
+	sdr_sched_port_rate(s, 0, port_rate, slack_of(port_rate));
 	for (uint32_t i = 0; i < nf; i++) {
-		sdr_wheel_set_rate(w, i, qp_rate);
+		sdr_sched_flow_rate(s, i, qp_rate, slack_of(qp_rate));
 		if (!o.msg)
-			sdr_wheel_schedule(w, i, 0);
+			sdr_sched_done(s, i, 1); /* backlogged from the start */
 	}
 	arrivals_reset();
 	for (uint64_t t = 0; t < end; t += step) {
-		unsigned budget = o.budget, ns = 0;
-		uint32_t a;
-		while ((a = arrival(t)) != UINT32_MAX)
-			sdr_wheel_schedule(w, a, t); /* no-op when already queued */
-		sdr_wheel_advance(w, t);
-		sdr_wheel_clamp(&port, t, slack);
-		while (budget) {
-			uint32_t i = sdr_wheel_pop(w);
-			if (i == SDR_WHEEL_NIL)
-				break;
-			r->checks++;
-			if (!sdr_wheel_due(w, i, t)) {
-				stash[ns++] = i;
-				continue;
-			}
-			if (port.t_next > t) {
-				stash[ns++] = i;
-				break;
-			}
-			record(i, t, b);
-			took(i);
-			r->frames++;
-			sdr_wheel_sent(w, i, b);
-			sdr_wheel_flow_advance(&port, b);
-			budget--;
-			if (has_work(i))
-				sdr_wheel_requeue(w, i);
-		}
-		for (unsigned k = 0; k < ns; k++)
-			sdr_wheel_requeue(w, stash[k]);
+		unsigned budget = o.budget, nt = 0;
+		uint32_t i;
+
+		while ((i = arrival(t)) != UINT32_MAX)
+			touched[nt++] = i;
+		sdr_sched_begin(s, t);
+		while (budget && (i = sdr_sched_next(s, t)) != SDR_WHEEL_NIL)
+			visit(s, i, t, b, &budget, r);
+		for (unsigned k = 0; k < nt && budget; k++) /* messages: visited at once */
+			if (!f[touched[k]].queued)
+				visit(s, touched[k], t, b, &budget, r);
 		r->polls++;
 	}
 }
@@ -294,7 +255,7 @@ static void run_wheel(uint64_t b, uint64_t end, uint64_t step, uint64_t qp_rate,
 /* ---------------- driver --------------------------------------------- */
 
 struct summary {
-	double ns_per_frame, ns_per_poll, agg_ratio, max_dev, max_peak;
+	double ns_per_frame, ns_per_poll, agg_ratio, max_dev, max_peak, visits_per_frame;
 	uint64_t frames, checks;
 };
 
@@ -316,6 +277,7 @@ static void summarise(const struct result *r, uint64_t end, uint64_t qp_rate, st
 	s->checks = r->checks;
 	s->ns_per_frame = r->frames ? r->wall_s * 1e9 / (double)r->frames : 0;
 	s->ns_per_poll = r->polls ? r->wall_s * 1e9 / (double)r->polls : 0;
+	s->visits_per_frame = r->frames ? (double)r->visits / (double)r->frames : 0;
 	/* backlogged: against the sum of the rates; --msg: against the bytes
 	 * offered (messages that arrived) */
 	offered = o.msg ? (double)arr_k * (double)msg_frames * (double)fs_frame
@@ -335,13 +297,12 @@ static int run_one(uint32_t flows, uint64_t b)
 {
 	uint64_t step = o.poll_ns * o.hz / 1000000000ull, end = o.sim_ms * o.hz / 1000;
 	uint64_t qp_rate = (uint64_t)((double)o.port_bps / 8 * o.share / flows);
-	struct sdr_pacer *qp = calloc(flows, sizeof(*qp));
-	struct sdr_wheel *w = calloc(1, sizeof(*w));
+	struct sdr_sched *s = calloc(1, sizeof(*s));
 	struct sdr_wheel_flow *wf = calloc(flows, sizeof(*wf));
-	uint32_t *stash = calloc(flows, sizeof(*stash));
-	struct summary sm[3];
-	double wall[3][16];
-	static const char *const name[3] = {"null", "token_bucket", "timing_wheel"};
+	uint32_t *touched = calloc(flows, sizeof(*touched));
+	struct summary sm[2];
+	double wall[2][16];
+	static const char *const name[2] = {"null", "timing_wheel"};
 
 	nf = flows;
 	fs = calloc(flows, sizeof(*fs));
@@ -353,27 +314,25 @@ static int run_one(uint32_t flows, uint64_t b)
 		win_cyc = o.hz / 1000;
 	pwin_cyc = (uint64_t)((double)b * 10 * (double)o.hz / (double)qp_rate);
 	/* payload: the frame less the headers and ICRC of a data packet */
-	uint64_t pay = b - sdr_wire_data_frame_bytes(0);
+	uint64_t pay = b - sdr_wire_data_frame_bytes(0, 1);
 	msg_frames = o.msg ? (o.msg + pay - 1) / pay : 0;
 	arr_period = o.msg ? (uint64_t)((double)msg_frames * (double)b * (double)o.hz /
 					((double)qp_rate * o.load)) : 0;
-	if (!qp || !w || !wf || !stash || !fs || !step) {
+	if (!s || !wf || !touched || !fs || !step) {
 		fprintf(stderr, "sdr-pacer-bench: out of memory or --poll-ns too small\n");
 		return -1;
 	}
 	/* Interleave the variants, o.reps times each; report the median. */
 	for (unsigned rep = 0; rep < o.reps; rep++) {
-		for (int v = 0; v < 3; v++) {
+		for (int v = 0; v < 2; v++) {
 			struct result r = {0};
 			double t0;
 			reset_stats(qp_rate);
 			t0 = now_s();
 			if (v == 0)
 				run_null(b, end, step, &r);
-			else if (v == 1)
-				run_tb(b, end, step, qp_rate, qp, &r);
 			else
-				run_wheel(b, end, step, qp_rate, w, wf, stash, &r);
+				run_wheel(b, end, step, qp_rate, s, wf, touched, &r);
 			r.wall_s = now_s() - t0;
 			wall[v][rep] = r.wall_s;
 			if (rep + 1 == o.reps) {
@@ -390,40 +349,36 @@ static int run_one(uint32_t flows, uint64_t b)
 		if (o.msg)
 			printf("  offered: a %" PRIu64 " B message per flow every %.1f us (load %.2f)\n",
 			       o.msg, (double)arr_period * 1e6 / (double)o.hz, o.load);
-		printf("  %-13s %10s %9s %9s %10s %12s %12s\n", "pacer", "frames", "ns/frame",
-		       "ns/poll", "rate", "max dev", "max peak");
-		printf("  %-13s %10" PRIu64 " %9.2f %9.1f %10s %12s %12s\n", name[0],
-		       sm[0].frames, sm[0].ns_per_frame, sm[0].ns_per_poll, "-", "-", "-");
-		for (int v = 1; v < 3; v++)
-			if (o.msg) /* on/off traffic: window deviation means nothing */
-				printf("  %-13s %10" PRIu64 " %9.2f %9.1f %10.5f %12s %11.2fx\n",
-				       name[v], sm[v].frames, sm[v].ns_per_frame, sm[v].ns_per_poll,
-				       sm[v].agg_ratio, "-", sm[v].max_peak);
-			else
-				printf("  %-13s %10" PRIu64 " %9.2f %9.1f %10.5f %11.3f%% %11.2fx\n",
-				       name[v], sm[v].frames, sm[v].ns_per_frame, sm[v].ns_per_poll,
-				       sm[v].agg_ratio, sm[v].max_dev * 100, sm[v].max_peak);
-		printf("  cost ratio token_bucket / timing_wheel: %.2f per frame\n",
-		       sm[1].ns_per_frame / sm[2].ns_per_frame);
+		printf("  %-13s %10s %9s %9s %8s %10s %12s %12s\n", "pacer", "frames", "ns/frame",
+		       "ns/poll", "visits/f", "rate", "max dev", "max peak");
+		printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8s %10s %12s %12s\n", name[0],
+		       sm[0].frames, sm[0].ns_per_frame, sm[0].ns_per_poll, "-", "-", "-", "-");
+		if (o.msg) /* on/off traffic: window deviation means nothing */
+			printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8.3f %10.5f %12s %11.2fx\n", name[1],
+			       sm[1].frames, sm[1].ns_per_frame, sm[1].ns_per_poll,
+			       sm[1].visits_per_frame, sm[1].agg_ratio, "-", sm[1].max_peak);
+		else
+			printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8.3f %10.5f %11.3f%% %11.2fx\n",
+			       name[1], sm[1].frames, sm[1].ns_per_frame, sm[1].ns_per_poll,
+			       sm[1].visits_per_frame, sm[1].agg_ratio, sm[1].max_dev * 100,
+			       sm[1].max_peak);
 	}
-	for (int v = 1; v < 3; v++) {
-		printf("{\"mode\":\"pacer\",\"pacer\":\"%s\",\"flows\":%u,\"frame_bytes\":%" PRIu64
-		       ",\"port_bps\":%" PRIu64 ",\"flow_bps\":%" PRIu64 ",\"poll_ns\":%" PRIu64
-		       ",\"sim_ms\":%" PRIu64 ",\"frames\":%" PRIu64 ",\"checks\":%" PRIu64
-		       ",\"ns_per_frame\":%.3f,\"ns_per_poll\":%.3f,\"null_ns_per_frame\":%.3f"
-		       ",\"rate_ratio\":%.6f,\"max_window_dev\":%.6f,\"max_peak\":%.4f"
-		       ",\"msg_bytes\":%" PRIu64 ",\"load\":%.3f"
-		       ",\"wheel_slot_cycles\":%u,\"hz\":%" PRIu64 "}\n",
-		       name[v], flows, b, o.port_bps, qp_rate * 8, o.poll_ns, o.sim_ms, sm[v].frames,
-		       sm[v].checks, sm[v].ns_per_frame, sm[v].ns_per_poll, sm[0].ns_per_frame,
-		       sm[v].agg_ratio, sm[v].max_dev, sm[v].max_peak, o.msg, o.msg ? o.load : 1.0,
-		       1u << o.shift, o.hz);
-	}
+	printf("{\"mode\":\"pacer\",\"pacer\":\"%s\",\"flows\":%u,\"frame_bytes\":%" PRIu64
+	       ",\"port_bps\":%" PRIu64 ",\"flow_bps\":%" PRIu64 ",\"poll_ns\":%" PRIu64
+	       ",\"sim_ms\":%" PRIu64 ",\"frames\":%" PRIu64 ",\"checks\":%" PRIu64
+	       ",\"visits_per_frame\":%.4f,\"ns_per_frame\":%.3f,\"ns_per_poll\":%.3f"
+	       ",\"null_ns_per_frame\":%.3f,\"null_ns_per_poll\":%.3f"
+	       ",\"rate_ratio\":%.6f,\"max_window_dev\":%.6f,\"max_peak\":%.4f"
+	       ",\"msg_bytes\":%" PRIu64 ",\"load\":%.3f"
+	       ",\"wheel_slot_cycles\":%u,\"hz\":%" PRIu64 "}\n",
+	       name[1], flows, b, o.port_bps, qp_rate * 8, o.poll_ns, o.sim_ms, sm[1].frames,
+	       sm[1].checks, sm[1].visits_per_frame, sm[1].ns_per_frame, sm[1].ns_per_poll,
+	       sm[0].ns_per_frame, sm[0].ns_per_poll, sm[1].agg_ratio, sm[1].max_dev,
+	       sm[1].max_peak, o.msg, o.msg ? o.load : 1.0, 1u << o.shift, o.hz);
 	fflush(stdout);
-	free(qp);
-	free(w);
+	free(s);
 	free(wf);
-	free(stash);
+	free(touched);
 	free(fs);
 	return 0;
 }
@@ -534,10 +489,11 @@ static const struct sdr_opt opts[] = {
 	{.name = "hz", .arg = "N", .fn = on_opt, .id = O_HZ, .dflt = "2000000000",
 	 .help = "virtual TSC frequency"},
 	{.name = "burst", .arg = "BYTES", .fn = on_opt, .id = O_BURST,
-	 .help = "token-bucket depth (default as sdr-dpu: 200 us of the rate,\n"
-		 "at least 64 KiB)"},
+	 .help = "catch-up bound of a late flow or port (sdr-dpu --pace-burst;\n"
+		 "default as sdr-dpu: 200 us of the rate, at least 64 KiB)"},
 	{.name = "slot-shift", .arg = "N", .fn = on_opt, .id = O_SHIFT,
-	 .help = "timing wheel: 2^N cycles per slot (default 11; 1024 slots)"},
+	 .help = "timing wheel: 2^N cycles per slot (default 12, as sdr-dpu;\n"
+		 "4096 slots)"},
 	{.name = "reps", .arg = "N", .fn = on_opt, .id = O_REPS,
 	 .help = "runs of each variant, interleaved; median wall time (default 3)"},
 	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "JSON lines only"},
@@ -555,16 +511,19 @@ static const struct sdr_opt opts[] = {
 static const struct sdr_opts opt_set = {
 	.prog = "sdr-pacer-bench",
 	.usage = "usage: sdr-pacer-bench [options]\n"
-		 "Token bucket (common/sdr_pacer.h, used by sdr-dpu) vs timing wheel\n"
-		 "(common/sdr_wheel.h), side by side: CPU cost (wall time of the loop) and\n"
-		 "precision (virtual time) of pacing N backlogged flows under a port rate.\n",
-	.footer = "Output: a block per configuration and one JSON line per pacer. ns/frame and\n"
-		  "ns/poll are wall time (the null row is the loop and bookkeeping alone: every\n"
-		  "poll emits --budget frames, no pacer); rate = bytes sent / (sum of rates x\n"
-		  "time), or / bytes offered with --msg; max dev = the largest deviation of one\n"
-		  "flow's bytes in a window of max(1 ms, 100 frames) from its rate; max peak =\n"
-		  "the largest bytes of one flow in a window of 10 of its frame times, over\n"
-		  "what its rate allows there (1.0x = never faster than the rate).\n",
+		 "sdr-dpu's pacer (the timing wheel's transmit scheduler, common/sdr_wheel.h)\n"
+		 "driven as a worker drives it, beside the same loop without a pacer: CPU\n"
+		 "cost (wall time of the loop) and precision (virtual time) of pacing N flows\n"
+		 "under a port rate.\n",
+	.footer = "Output: a block per configuration and one JSON line. ns/frame and ns/poll\n"
+		  "are wall time (the null row is the loop and bookkeeping alone: every poll\n"
+		  "emits --budget frames, no pacer); visits/f = QP visits the scheduler handed\n"
+		  "out per frame (1.0: only due QPs are visited); rate = bytes sent / (sum of\n"
+		  "rates x time), or / bytes offered with --msg; max dev = the largest\n"
+		  "deviation of one flow's bytes in a window of max(1 ms, 100 frames) from its\n"
+		  "rate; max peak = the largest bytes of one flow in a window of 10 of its\n"
+		  "frame times, over what its rate allows there (1.0x = never faster than the\n"
+		  "rate).\n",
 	.opt = opts,
 	.col = 20,
 };
@@ -573,9 +532,10 @@ int main(int argc, char **argv)
 {
 	int first;
 
-	/* 4 KiB and 64 B of payload: the frames the firmware sends for them */
-	snprintf(o.frames, sizeof(o.frames), "%u,%u", sdr_wire_data_frame_bytes(4096),
-		 sdr_wire_data_frame_bytes(64));
+	/* 4 KiB and 64 B of payload: the frames the firmware sends for them
+	 * (with an immediate, opcode 0x2B; 4 B less without) */
+	snprintf(o.frames, sizeof(o.frames), "%u,%u", sdr_wire_data_frame_bytes(4096, 1),
+		 sdr_wire_data_frame_bytes(64, 1));
 	first = sdr_opts_parse(&opt_set, argc, argv, NULL);
 	if (first == SDR_OPTS_HELP)
 		return 0;

@@ -78,19 +78,40 @@ log "--json-only: exactly one line, the JSON; packet accounting = the daemon's c
 check "$tmp/lat.out" 1 '
 r = rs[0]
 assert r["mode"] == "lat" and r["window"] == 1 and r["status"] == "ok", r
-assert r["msgs_ok"] == 20 and r["bytes"] == 2000 and r["pkts"] == 20 * 8, r  # padded to 8 packets
+assert r["imm"] == 0, r                    # the default: no immediate
+assert r["msgs_ok"] == 20 and r["bytes"] == 2000 and r["pkts"] == 20 * 1, r  # one packet each
 assert r["lat_p50_us"] > 0, r
 ' || fail "lat JSON"
-# the sending instance transmitted exactly (iters + warmup) messages of 8
-# frames: one of 78 + 100 bytes and seven immediate-only ones of 78 bytes,
-# which is what sdr-perf charges as pkts and wire bytes
+# the sending instance transmitted exactly (iters + warmup) messages of one
+# frame (opcode 0x2A, 74 + 100 bytes), which is what sdr-perf charges as pkts
+# and wire bytes
 "$SDR_PYTHON" - "$tmp/stats.json" <<'EOF2' || fail "sdr-perf packet accounting differs from the daemon's"
+import json, sys
+a = json.load(open(sys.argv[1]))["instances"][0]
+assert a["tx_pkts"] == 22 * 1, a
+assert a["tx_bytes"] == 22 * (74 + 100), a
+print("ok: daemon sent", a["tx_pkts"], "frames,", a["tx_bytes"], "bytes")
+EOF2
+
+log "--imm: messages with an immediate are padded to 8 packets"
+"$SDR_PERF" lat --size 100 --iters 20 --warmup 2 --json-only --imm 0x12345678 \
+	--dpu-arg="--stats-json=$tmp/stats-imm.json" >"$tmp/lat-imm.out" 2>"$tmp/lat.err" ||
+	{ cat "$tmp/lat.err"; fail "sdr-perf lat --imm failed"; }
+check "$tmp/lat-imm.out" 1 '
+r = rs[0]
+assert r["status"] == "ok" and r["imm"] == 0x12345678, r
+assert r["msgs_ok"] == 20 and r["bytes"] == 2000 and r["pkts"] == 20 * 8, r  # padded to 8 packets
+' || fail "lat --imm JSON"
+# (iters + warmup) messages of 8 frames: one of 78 + 100 bytes and seven
+# immediate-only ones of 78 bytes
+"$SDR_PYTHON" - "$tmp/stats-imm.json" <<'EOF2' || fail "sdr-perf --imm packet accounting differs from the daemon's"
 import json, sys
 a = json.load(open(sys.argv[1]))["instances"][0]
 assert a["tx_pkts"] == 22 * 8, a
 assert a["tx_bytes"] == 22 * (78 + 100 + 7 * 78), a
 print("ok: daemon sent", a["tx_pkts"], "frames,", a["tx_bytes"], "bytes")
 EOF2
+"$SDR_PERF" bw --imm 0x1ffffffff >/dev/null 2>&1; [ $? = 2 ] || fail "--imm above 32 bits should exit 2"
 
 log "codec: RS and XOR"
 for code in rs xor; do

@@ -38,6 +38,10 @@ struct sdr_ring {
 	uint32_t mask;
 	uint32_t esize;
 	uint32_t local; /**< our own index (prod for a producer, cons for a consumer) */
+	uint32_t peer;  /**< producer: the consumer's index as last read. Entries up
+	                     to peer + size are free without reading the shared
+	                     line, which the consumer writes on every poll: the
+	                     producer reads it only when that is not enough */
 };
 
 static inline int sdr_is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
@@ -67,6 +71,7 @@ static inline int sdr_ring_attach(struct sdr_ring *r, struct sdr_ring_idx *idx, 
 	r->esize = esize;
 	r->local = as_producer ? atomic_load_explicit(&idx->prod, memory_order_relaxed)
 			       : atomic_load_explicit(&idx->cons, memory_order_relaxed);
+	r->peer = atomic_load_explicit(&idx->cons, memory_order_acquire);
 	return 0;
 }
 
@@ -86,10 +91,19 @@ static inline uint32_t sdr_ring_free(const struct sdr_ring *r)
 	return used > r->size ? 0 : r->size - used;
 }
 
-/** Copy up to @p n entries in; returns the number enqueued (0 when full). */
+/** Copy up to @p n entries in; returns the number enqueued (0 when full).
+ *  The consumer's index is read only when its last known value leaves too
+ *  little room (a stale value only ever shows less room). */
 static inline uint32_t sdr_ring_enqueue_burst(struct sdr_ring *r, const void *objs, uint32_t n)
 {
-	uint32_t fr = sdr_ring_free(r);
+	uint32_t used = r->local - r->peer;
+	uint32_t fr = used > r->size ? 0 : r->size - used;
+
+	if (n > fr) {
+		r->peer = atomic_load_explicit(&r->idx->cons, memory_order_acquire);
+		used = r->local - r->peer;
+		fr = used > r->size ? 0 : r->size - used;
+	}
 	if (n > fr)
 		n = fr;
 	for (uint32_t i = 0; i < n; i++)

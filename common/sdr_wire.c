@@ -12,6 +12,10 @@
 
 #include <isa-l/crc.h>
 
+#ifdef SDR_HAVE_ISAL_CRC_BY8
+uint32_t crc32_gzip_refl_by8(uint32_t crc, const unsigned char *buf, uint64_t len);
+#endif
+
 /* Offsets inside the headers we touch (RFC 791, RFC 768, IBTA vol.1 9.2-9.5). */
 #define IP_OFF_VER_IHL 0
 #define IP_OFF_TOS 1
@@ -122,9 +126,9 @@ static inline size_t frame_len(size_t bth_payload)
 	       pad_of(bth_payload) + SDR_ICRC_LEN;
 }
 
-uint32_t sdr_wire_data_frame_bytes(uint32_t payload)
+uint32_t sdr_wire_data_frame_bytes(uint32_t payload, int with_imm)
 {
-	return (uint32_t)frame_len(SDR_RETH_LEN + SDR_IMM_LEN + (size_t)payload);
+	return (uint32_t)frame_len(SDR_RETH_LEN + (with_imm ? SDR_IMM_LEN : 0) + (size_t)payload);
 }
 
 uint32_t sdr_wire_ctrl_frame_bytes(uint32_t msg_len)
@@ -132,24 +136,64 @@ uint32_t sdr_wire_ctrl_frame_bytes(uint32_t msg_len)
 	return (uint32_t)frame_len(msg_len);
 }
 
-uint64_t sdr_wire_msg_pkts(uint64_t len, uint32_t mtu)
+uint64_t sdr_wire_msg_pkts(uint64_t len, uint32_t mtu, int with_imm)
 {
 	uint64_t n;
 
 	if (mtu == 0)
 		return 0;
 	n = len / mtu + (len % mtu ? 1 : 0);
-	return n < SDR_IMM_NIBBLES ? SDR_IMM_NIBBLES : n;
+	if (n == 0)
+		n = 1;
+	return n + sdr_wire_imm_only_pkts(n, with_imm);
 }
 
 /* ---- build ---- */
 
+void sdr_hdr_tmpl_init(struct sdr_hdr_tmpl *t, const struct sdr_l2l3 *a)
+{
+	uint8_t *buf = t->b, *ip = buf + SDR_ETH_HLEN;
+	uint8_t *udp = ip + SDR_IPV4_HLEN;
+	uint8_t *bth = udp + SDR_UDP_HLEN;
+	uint32_t sum = 0;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(buf, a->dst_mac, 6);
+	memcpy(buf + 6, a->src_mac, 6);
+	wr16(buf + 12, SDR_ETHERTYPE_IPV4);
+
+	ip[IP_OFF_VER_IHL] = 0x45;
+	ip[IP_OFF_TOS] = (uint8_t)(a->dscp << 2); /* ECN bits 0: not ECN-capable */
+	/* total length: per frame */
+	wr16(ip + IP_OFF_ID, 0); /* DF set, never fragmented: id carries nothing */
+	wr16(ip + IP_OFF_FRAG, IP_FLAG_DF);
+	ip[IP_OFF_TTL] = a->ttl ? a->ttl : IP_DEFAULT_TTL;
+	ip[IP_OFF_PROTO] = IP_PROTO_UDP;
+	/* checksum: per frame, from the sum of the rest */
+	wr32(ip + IP_OFF_SRC, a->src_ip);
+	wr32(ip + IP_OFF_DST, a->dst_ip);
+	for (size_t i = 0; i < SDR_IPV4_HLEN; i += 2)
+		sum += rd16(ip + i);
+	t->ip_sum = sum;
+
+	wr16(udp + UDP_OFF_SPORT, a->udp_sport);
+	wr16(udp + UDP_OFF_DPORT, SDR_ROCE_UDP_PORT);
+	/* length: per frame */
+	wr16(udp + UDP_OFF_CSUM, 0); /* RoCEv2 allows 0; the ICRC covers the data */
+
+	/* opcode, SE and PadCnt, DestQP, PSN: per frame */
+	wr16(bth + BTH_OFF_PKEY, SDR_PKEY_DEFAULT);
+	bth[BTH_OFF_RESV8] = 0;
+	bth[BTH_OFF_ACKREQ] = 0; /* UC: nobody acknowledges at the transport level */
+}
+
 /*
  * Eth + IPv4 + UDP + BTH of a packet whose BTH payload (everything after the
- * BTH up to, not including, the pad) is @p bth_payload bytes.
- * Returns the frame length including pad and ICRC.
+ * BTH up to, not including, the pad) is @p bth_payload bytes: the template
+ * and the fields of this frame. Returns the frame length including pad and
+ * ICRC.
  */
-static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_l2l3 *a, uint8_t opcode,
+static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint8_t opcode,
 			      uint8_t se, uint32_t dest_qpn, uint32_t psn, size_t bth_payload)
 {
 	uint32_t pad = pad_of(bth_payload);
@@ -158,56 +202,57 @@ static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_l2l3 *a, uint8_t op
 	uint8_t *ip = buf + SDR_ETH_HLEN;
 	uint8_t *udp = ip + SDR_IPV4_HLEN;
 	uint8_t *bth = udp + SDR_UDP_HLEN;
+	uint32_t sum = t->ip_sum + (uint32_t)ip_len;
 
-	memcpy(buf, a->dst_mac, 6);
-	memcpy(buf + 6, a->src_mac, 6);
-	wr16(buf + 12, SDR_ETHERTYPE_IPV4);
-
-	ip[IP_OFF_VER_IHL] = 0x45;
-	ip[IP_OFF_TOS] = (uint8_t)(a->dscp << 2); /* ECN bits 0: not ECN-capable */
+	memcpy(buf, t->b, SDR_CTRL_HDR_LEN);
 	wr16(ip + IP_OFF_TOTLEN, (uint16_t)ip_len);
-	wr16(ip + IP_OFF_ID, 0); /* DF set, never fragmented: id carries nothing */
-	wr16(ip + IP_OFF_FRAG, IP_FLAG_DF);
-	ip[IP_OFF_TTL] = a->ttl ? a->ttl : IP_DEFAULT_TTL;
-	ip[IP_OFF_PROTO] = IP_PROTO_UDP;
-	wr16(ip + IP_OFF_CSUM, 0);
-	wr32(ip + IP_OFF_SRC, a->src_ip);
-	wr32(ip + IP_OFF_DST, a->dst_ip);
-	wr16(ip + IP_OFF_CSUM, ip_csum(ip, SDR_IPV4_HLEN));
-
-	wr16(udp + UDP_OFF_SPORT, a->udp_sport);
-	wr16(udp + UDP_OFF_DPORT, SDR_ROCE_UDP_PORT);
+	while (sum >> 16) /* the header's checksum: the template's sum and this length */
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	wr16(ip + IP_OFF_CSUM, (uint16_t)~sum);
 	wr16(udp + UDP_OFF_LEN, (uint16_t)udp_len);
-	wr16(udp + UDP_OFF_CSUM, 0); /* RoCEv2 allows 0; the ICRC covers the data */
-
 	bth[BTH_OFF_OPCODE] = opcode;
 	bth[BTH_OFF_FLAGS] = (uint8_t)((se ? SDR_BTH_SE : 0) | pad << SDR_BTH_PAD_SHIFT);
-	wr16(bth + BTH_OFF_PKEY, SDR_PKEY_DEFAULT);
-	bth[BTH_OFF_RESV8] = 0;
 	wr24(bth + BTH_OFF_DQPN, dest_qpn & SDR_QPN_MASK);
-	bth[BTH_OFF_ACKREQ] = 0; /* UC: nobody acknowledges at the transport level */
 	wr24(bth + BTH_OFF_PSN, psn & SDR_PSN_MASK);
-
 	return frame_len(bth_payload); /* = SDR_ETH_HLEN + ip_len */
 }
 
-size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h)
+size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, const struct sdr_data_hdr *h)
 {
-	size_t flen = build_l2_to_bth(buf, a, SDR_OP_UC_WRITE_ONLY_IMM, h->se, h->dest_qpn,
-				      h->psn, SDR_RETH_LEN + SDR_IMM_LEN + (size_t)h->dma_len);
-	uint8_t *reth = buf + SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN;
+	size_t flen = build_l2_to_bth(buf, t, h->no_imm ? SDR_OP_UC_WRITE_ONLY : SDR_OP_UC_WRITE_ONLY_IMM,
+				      h->se, h->dest_qpn, h->psn,
+				      sdr_data_hdr_len(h) - SDR_CTRL_HDR_LEN + (size_t)h->dma_len);
+	uint8_t *reth = buf + SDR_CTRL_HDR_LEN;
 
 	wr64(reth + RETH_OFF_VA, h->va);
 	wr32(reth + RETH_OFF_RKEY, h->rkey);
 	wr32(reth + RETH_OFF_DMALEN, h->dma_len);
-	wr32(reth + SDR_RETH_LEN, h->imm);
+	if (!h->no_imm)
+		wr32(reth + SDR_RETH_LEN, h->imm);
 	return flen;
+}
+
+size_t sdr_build_ctrl_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint32_t dest_qpn,
+			    uint32_t psn, size_t msg_len)
+{
+	return build_l2_to_bth(buf, t, SDR_OP_UC_SEND_ONLY, 0, dest_qpn, psn, msg_len);
+}
+
+size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h)
+{
+	struct sdr_hdr_tmpl t;
+
+	sdr_hdr_tmpl_init(&t, a);
+	return sdr_build_data_hdr_t(buf, &t, h);
 }
 
 size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn,
 			  uint32_t psn, size_t msg_len)
 {
-	return build_l2_to_bth(buf, a, SDR_OP_UC_SEND_ONLY, 0, dest_qpn, psn, msg_len);
+	struct sdr_hdr_tmpl t;
+
+	sdr_hdr_tmpl_init(&t, a);
+	return sdr_build_ctrl_hdr_t(buf, &t, dest_qpn, psn, msg_len);
 }
 
 void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc)
@@ -217,28 +262,65 @@ void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc)
 	uint8_t *icrc_p = buf + frame_len - SDR_ICRC_LEN;
 
 	memset(icrc_p - pad, 0, pad);
-	wr32le(icrc_p, icrc ? sdr_icrc_compute(buf, frame_len - SDR_ICRC_LEN) : 0);
+	wr32le(icrc_p, icrc ? sdr_icrc_inplace(buf, frame_len - SDR_ICRC_LEN) : 0);
 }
 
 /* ---- ICRC ---- */
+
+/* The CRC-32 of the ICRC. On x86-64 with PCLMULQDQ, ISA-L's 128-bit
+ * variant rather than the one its dispatcher picks on an AVX-512 core: a
+ * worker that sleeps when idle runs its first 512-bit instructions after
+ * each sleep at a fraction of their speed (the vector unit powers up
+ * again), and a worker waking thousands of times a second paid that on
+ * every burst. Same CRC; measured in docs/benchmarks.md §8 (64 B messages
+ * 2.3x, 4 KiB packets 1.1x per worker CPU-second, although it is the slower
+ * of the two once warm). */
+typedef uint32_t (*crc_fn)(uint32_t, const unsigned char *, uint64_t);
+static crc_fn icrc_fn;
+
+uint32_t sdr_icrc_crc32(uint32_t crc, const uint8_t *buf, size_t len)
+{
+	crc_fn f = __atomic_load_n(&icrc_fn, __ATOMIC_RELAXED);
+
+	if (!f) { /* (every thread finds the same: a benign race) */
+		f = crc32_gzip_refl;
+#ifdef SDR_HAVE_ISAL_CRC_BY8
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
+			f = crc32_gzip_refl_by8;
+#endif
+		__atomic_store_n(&icrc_fn, f, __ATOMIC_RELAXED);
+	}
+	return f(crc, buf, len);
+}
 
 /* 8 B of ones stand in for the InfiniBand LRH that RoCEv2 replaced. */
 #define ICRC_PSEUDO_LRH 8
 #define ICRC_MASKED_MAX (ICRC_PSEUDO_LRH + IP_MAX_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
 
+/* IPv4 header length of a frame the ICRC can cover (Ethernet, IPv4, UDP
+ * and BTH within @p len), else 0. Defensive: callers pass frames
+ * sdr_parse() or the builders vetted. */
+static size_t icrc_ihl(const uint8_t *frame, size_t len)
+{
+	size_t ihl;
+
+	if (len < SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
+		return 0;
+	ihl = (size_t)(frame[SDR_ETH_HLEN + IP_OFF_VER_IHL] & 0x0F) * 4;
+	if (ihl < SDR_IPV4_HLEN || len < SDR_ETH_HLEN + ihl + SDR_UDP_HLEN + SDR_BTH_LEN)
+		return 0;
+	return ihl;
+}
+
 uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc)
 {
 	uint8_t hdr[ICRC_MASKED_MAX];
 	const uint8_t *ip = frame + SDR_ETH_HLEN;
-	size_t ihl, masked, covered;
+	size_t ihl = icrc_ihl(frame, len_without_icrc), masked, covered;
 	uint32_t crc;
 
-	/* Defensive: callers pass frames sdr_parse() or the builders vetted. */
-	if (len_without_icrc < SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
-		return 0;
-	ihl = (size_t)(ip[IP_OFF_VER_IHL] & 0x0F) * 4;
-	if (ihl < SDR_IPV4_HLEN ||
-	    len_without_icrc < SDR_ETH_HLEN + ihl + SDR_UDP_HLEN + SDR_BTH_LEN)
+	if (!ihl)
 		return 0;
 
 	/* The fields routers may rewrite (TOS, TTL, checksums) and the BTH
@@ -265,6 +347,46 @@ uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc)
 			       len_without_icrc - SDR_ETH_HLEN - covered);
 }
 
+uint32_t sdr_icrc_inplace(uint8_t *frame, size_t len_without_icrc)
+{
+	uint8_t *ip = frame + SDR_ETH_HLEN, *lrh = ip - ICRC_PSEUDO_LRH, *udp, *bth;
+	uint8_t save_lrh[ICRC_PSEUDO_LRH], tos, ttl, csum0, csum1, ucsum0, ucsum1, resv;
+	size_t ihl = icrc_ihl(frame, len_without_icrc);
+	uint32_t crc;
+
+	if (!ihl)
+		return 0;
+	udp = ip + ihl;
+	bth = udp + SDR_UDP_HLEN;
+
+	/* the LRH stand-in over the end of the Ethernet header, the masked
+	 * fields as ones: the CRC input of sdr_icrc_compute(), contiguous */
+	memcpy(save_lrh, lrh, ICRC_PSEUDO_LRH);
+	tos = ip[IP_OFF_TOS];
+	ttl = ip[IP_OFF_TTL];
+	csum0 = ip[IP_OFF_CSUM];
+	csum1 = ip[IP_OFF_CSUM + 1];
+	ucsum0 = udp[UDP_OFF_CSUM];
+	ucsum1 = udp[UDP_OFF_CSUM + 1];
+	resv = bth[BTH_OFF_RESV8];
+	memset(lrh, 0xFF, ICRC_PSEUDO_LRH);
+	ip[IP_OFF_TOS] = ip[IP_OFF_TTL] = ip[IP_OFF_CSUM] = ip[IP_OFF_CSUM + 1] = 0xFF;
+	udp[UDP_OFF_CSUM] = udp[UDP_OFF_CSUM + 1] = 0xFF;
+	bth[BTH_OFF_RESV8] = 0xFF;
+
+	crc = sdr_icrc_crc32(0, lrh, len_without_icrc - (size_t)(lrh - frame));
+
+	memcpy(lrh, save_lrh, ICRC_PSEUDO_LRH);
+	ip[IP_OFF_TOS] = tos;
+	ip[IP_OFF_TTL] = ttl;
+	ip[IP_OFF_CSUM] = csum0;
+	ip[IP_OFF_CSUM + 1] = csum1;
+	udp[UDP_OFF_CSUM] = ucsum0;
+	udp[UDP_OFF_CSUM + 1] = ucsum1;
+	bth[BTH_OFF_RESV8] = resv;
+	return crc;
+}
+
 /* ---- parse ---- */
 
 static const char *const parse_names[SDR_PARSE__MAX] = {
@@ -283,8 +405,7 @@ const char *sdr_parse_result_name(enum sdr_parse_result r)
 	return parse_names[r];
 }
 
-enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icrc,
-				struct sdr_parsed *out)
+enum sdr_parse_result sdr_parse_hdr(const uint8_t *frame, size_t len, struct sdr_parsed *out)
 {
 	const uint8_t *ip, *udp, *bth, *end, *body;
 	size_t ihl, ip_len, udp_len, body_len, hdrs;
@@ -355,6 +476,8 @@ enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icr
 	out->opcode = bth[BTH_OFF_OPCODE];
 	if (out->opcode == SDR_OP_UC_WRITE_ONLY_IMM)
 		hdrs = SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN;
+	else if (out->opcode == SDR_OP_UC_WRITE_ONLY)
+		hdrs = SDR_BTH_LEN + SDR_RETH_LEN;
 	else if (out->opcode == SDR_OP_UC_SEND_ONLY)
 		hdrs = SDR_BTH_LEN;
 	else
@@ -370,28 +493,63 @@ enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icr
 	if (pad > body_len)
 		return SDR_PARSE_BAD_BTH;
 
-	/* Check the CRC before believing any field the sender's RETH claims. */
-	if (verify_icrc &&
-	    sdr_icrc_compute(frame, (size_t)(end - SDR_ICRC_LEN - frame)) !=
-		    rd32le(end - SDR_ICRC_LEN))
-		return SDR_PARSE_BAD_ICRC;
-
+	out->icrc_off = (uint32_t)(end - SDR_ICRC_LEN - frame);
 	out->payload = body;
 	out->payload_len = (uint32_t)(body_len - pad);
-	if (out->opcode == SDR_OP_UC_SEND_ONLY)
-		return SDR_PARSE_OK_CTRL;
+	return out->opcode == SDR_OP_UC_SEND_ONLY ? SDR_PARSE_OK_CTRL : SDR_PARSE_OK_DATA;
+}
 
-	{
-		const uint8_t *reth = bth + SDR_BTH_LEN;
+int sdr_parse_icrc_ok(uint8_t *frame, const struct sdr_parsed *p)
+{
+	return sdr_icrc_inplace(frame, p->icrc_off) == rd32le(frame + p->icrc_off);
+}
 
-		out->va = rd64(reth + RETH_OFF_VA);
-		out->rkey = rd32(reth + RETH_OFF_RKEY);
-		out->dma_len = rd32(reth + RETH_OFF_DMALEN);
-		out->imm = rd32(reth + SDR_RETH_LEN);
+enum sdr_parse_result sdr_parse_reth(struct sdr_parsed *p)
+{
+	const uint8_t *reth = p->payload - SDR_RETH_LEN;
+
+	if (p->opcode == SDR_OP_UC_WRITE_ONLY_IMM) {
+		reth -= SDR_IMM_LEN;
+		sdr_parsed_set_imm(p, rd32(reth + SDR_RETH_LEN));
+	} else {
+		p->imm = 0;
+		p->imm_zero = 1; /* placed by sdr_data_locate() */
 	}
-	if (out->dma_len != out->payload_len)
+	p->va = rd64(reth + RETH_OFF_VA);
+	p->rkey = rd32(reth + RETH_OFF_RKEY);
+	p->dma_len = rd32(reth + RETH_OFF_DMALEN);
+	if (p->dma_len != p->payload_len)
 		return SDR_PARSE_BAD_LEN;
 	return SDR_PARSE_OK_DATA;
+}
+
+int sdr_data_locate(struct sdr_parsed *p, uint32_t mtu, uint32_t max_msg)
+{
+	uint64_t msg;
+
+	if (p->opcode != SDR_OP_UC_WRITE_ONLY)
+		return 0;
+	if (!mtu || !max_msg || p->va % mtu || (p->va % max_msg) % mtu)
+		return -1;
+	msg = p->va / max_msg;
+	if (msg >= SDR_MAX_MSGS || (p->va % max_msg) / mtu >= SDR_MAX_PKTS)
+		return -1;
+	p->msg_id = (uint32_t)msg;
+	p->pkt_off = (uint32_t)((p->va % max_msg) / mtu);
+	return 0;
+}
+
+enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icrc,
+				struct sdr_parsed *out)
+{
+	enum sdr_parse_result r = sdr_parse_hdr(frame, len, out);
+
+	if (r != SDR_PARSE_OK_DATA && r != SDR_PARSE_OK_CTRL)
+		return r;
+	/* Check the CRC before believing any field the sender's RETH claims. */
+	if (verify_icrc && sdr_icrc_compute(frame, out->icrc_off) != rd32le(frame + out->icrc_off))
+		return SDR_PARSE_BAD_ICRC;
+	return r == SDR_PARSE_OK_CTRL ? r : sdr_parse_reth(out);
 }
 
 /* ---- control messages ---- */

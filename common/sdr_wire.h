@@ -8,6 +8,9 @@
  *
  *  data:    Eth | IPv4 | UDP | BTH(op 0x2B UC RDMA WRITE Only w/ Imm) | RETH | ImmDt
  *           | payload | pad to 4 B (BTH.PadCnt) | ICRC
+ *           or, for a message whose user immediate is 0:
+ *           Eth | IPv4 | UDP | BTH(op 0x2A UC RDMA WRITE Only) | RETH
+ *           | payload | pad | ICRC
  *  control: Eth | IPv4 | UDP | BTH(op 0x24 UC SEND Only) | SDR control message
  *           | pad | ICRC
  *
@@ -39,14 +42,19 @@ extern "C" {
 #define SDR_ETHERTYPE_IPV4 0x0800
 #define SDR_ETHERTYPE_ARP 0x0806
 
-/** Offset of the payload in a data packet we build (no IP options). */
+/** Offset of the payload in a data packet we build (no IP options) that
+ *  carries an immediate (opcode 0x2B). */
 #define SDR_DATA_HDR_LEN (SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN)
+/** Offset of the payload in a data packet of a message without immediate
+ *  (opcode 0x2A: no ImmDt). */
+#define SDR_WRITE_HDR_LEN (SDR_DATA_HDR_LEN - SDR_IMM_LEN)
 /** Offset of the control message in a control packet we build. */
 #define SDR_CTRL_HDR_LEN (SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN)
 
 /* BTH opcodes (IBTA: UC class = 0x20) */
 #define SDR_OP_UC_SEND_ONLY 0x24
-#define SDR_OP_UC_WRITE_ONLY_IMM 0x2B
+#define SDR_OP_UC_WRITE_ONLY 0x2A     /**< data of a message whose user immediate is 0 */
+#define SDR_OP_UC_WRITE_ONLY_IMM 0x2B /**< data of a message with a user immediate */
 
 /* BTH byte 1 flags */
 #define SDR_BTH_SE 0x80     /**< set on the last data packet of a message */
@@ -68,7 +76,10 @@ extern "C" {
 #define SDR_MAX_PKTS (1u << SDR_IMM_OFF_BITS)     /**< packets per message */
 /** The user's 32-bit immediate travels as 8 nibbles; packet p carries
  *  nibble (p % 8), least significant nibble first. Messages of fewer than 8
- *  packets add zero-length "immediate-only" packets for offsets npkts..7. */
+ *  packets add zero-length "immediate-only" packets for offsets npkts..7.
+ *  A user immediate of 0 is the absent immediate: such a message travels as
+ *  opcode 0x2A packets (no ImmDt, position from the VA), each of which says
+ *  "the immediate is 0", and has no immediate-only packets. */
 #define SDR_IMM_NIBBLES 8
 
 static inline uint32_t sdr_imm_pack(uint32_t msg_id, uint32_t pkt_off, uint32_t frag)
@@ -100,10 +111,11 @@ static inline uint32_t sdr_seq_gen(uint32_t seq, uint32_t generations)
  * message number, so a late packet can never be placed into a later use
  * of the same slot and generation (docs/wire-format.md §4). */
 static inline uint32_t sdr_seq_psn(uint32_t seq) { return seq >> SDR_IMM_MSG_BITS; }
-/** The message number a data packet names (its PSN and immediate). */
-static inline uint32_t sdr_pkt_seq(uint32_t psn, uint32_t imm)
+/** The message number a data packet names: its PSN and its msg_id (from
+ *  the ImmDt of a 0x2B packet, from the VA of a 0x2A one). */
+static inline uint32_t sdr_psn_seq(uint32_t psn, uint32_t msg_id)
 {
-	return (psn << SDR_IMM_MSG_BITS) | sdr_imm_msg_id(imm);
+	return (psn << SDR_IMM_MSG_BITS) | (msg_id & (SDR_MAX_MSGS - 1));
 }
 
 /* ---- addresses of one endpoint ---- */
@@ -124,34 +136,64 @@ struct sdr_data_hdr {
 	uint64_t va;       /**< msg_id * M + pkt_off * MTU */
 	uint32_t rkey;
 	uint32_t dma_len;  /**< payload bytes in this packet (0 for imm-only) */
-	uint32_t imm;      /**< host order; sent big-endian */
+	uint32_t imm;      /**< host order; sent big-endian (0x2B only) */
 	uint8_t se;        /**< last data packet of the message */
+	uint8_t no_imm;    /**< 1: a packet of a message whose user immediate is 0:
+	                        opcode 0x2A, no ImmDt (imm is not sent) */
 };
 
 /* ---- frame and message sizes (one definition: the firmware's pacers and
  * buffers, the benchmarks and the models all count with these) ---- */
 /** Bytes of a data packet carrying @p payload bytes, Ethernet header to ICRC
- *  (no preamble, FCS or gap): headers (SDR_DATA_HDR_LEN), payload, its pad
- *  to 4 bytes, ICRC. What sdr_build_data_hdr() returns and what the pacers
- *  take tokens for. */
-uint32_t sdr_wire_data_frame_bytes(uint32_t payload);
+ *  (no preamble, FCS or gap): headers (SDR_DATA_HDR_LEN with @p with_imm,
+ *  opcode 0x2B; SDR_WRITE_HDR_LEN without, 0x2A), payload, its pad to 4
+ *  bytes, ICRC. What sdr_build_data_hdr() returns and what the pacers take
+ *  tokens for; with @p with_imm, the largest data frame of a payload size. */
+uint32_t sdr_wire_data_frame_bytes(uint32_t payload, int with_imm);
 /** Bytes of a control packet carrying a control message of @p msg_len bytes
  *  (SDR_CTRL_HDR_LEN, message, pad to 4, ICRC): what sdr_build_ctrl_hdr()
  *  returns. */
 uint32_t sdr_wire_ctrl_frame_bytes(uint32_t msg_len);
-/** Data packets of a message of @p len bytes at @p mtu: ceil(len / mtu), and
- *  at least SDR_IMM_NIBBLES (a shorter message is padded with
- *  immediate-only packets, one nibble of the 32-bit immediate each).
- *  @p mtu 0 gives 0. */
-uint64_t sdr_wire_msg_pkts(uint64_t len, uint32_t mtu);
+/** Data packets of a message of @p len bytes at @p mtu: ceil(len / mtu) and
+ *  at least 1; with a user immediate (@p with_imm: it is not 0) at least
+ *  SDR_IMM_NIBBLES (a shorter message is padded with immediate-only
+ *  packets, one nibble of the 32-bit immediate each). @p mtu 0 gives 0. */
+uint64_t sdr_wire_msg_pkts(uint64_t len, uint32_t mtu, int with_imm);
+/** Immediate-only packets of a message of @p npkts data packets: the
+ *  offsets npkts .. 7 when it carries a user immediate, else none. */
+static inline uint32_t sdr_wire_imm_only_pkts(uint64_t npkts, int with_imm)
+{
+	return with_imm && npkts < SDR_IMM_NIBBLES ? SDR_IMM_NIBBLES - (uint32_t)npkts : 0;
+}
+
+/** The headers of one sender's frames to one peer that never change
+ *  (Ethernet, IPv4 but its total length and checksum, UDP but its length,
+ *  the BTH's P_Key and reserved bytes), built once (sdr_hdr_tmpl_init()):
+ *  a frame's headers are a copy of it and the frame's own fields
+ *  (sdr_build_*_hdr_t(), the same bytes as sdr_build_*_hdr()). */
+struct sdr_hdr_tmpl {
+	uint8_t b[SDR_CTRL_HDR_LEN];
+	uint32_t ip_sum; /**< 16-bit sum of the IPv4 header with total length and
+	                      checksum 0 (the checksum follows the length) */
+};
+void sdr_hdr_tmpl_init(struct sdr_hdr_tmpl *t, const struct sdr_l2l3 *a);
+
+/** Offset of the payload in a data packet built from @p h. */
+static inline size_t sdr_data_hdr_len(const struct sdr_data_hdr *h)
+{
+	return h->no_imm ? SDR_WRITE_HDR_LEN : SDR_DATA_HDR_LEN;
+}
 
 /**
  * Write the headers of a data packet into @p buf (room for
- * SDR_DATA_HDR_LEN bytes). The payload then goes at buf + SDR_DATA_HDR_LEN,
- * followed by the pad and the ICRC that sdr_pkt_finish() writes.
+ * SDR_DATA_HDR_LEN bytes): opcode 0x2B, or 0x2A with @c h->no_imm. The
+ * payload then goes at buf + sdr_data_hdr_len(h), followed by the pad and
+ * the ICRC that sdr_pkt_finish() writes.
  * @return total frame length (headers + payload + pad + ICRC).
  */
 size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h);
+/** The same from a template of @p a (sdr_hdr_tmpl_init()). */
+size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, const struct sdr_data_hdr *h);
 
 /**
  * Write headers of a control packet (UC SEND Only) for a control message of
@@ -160,12 +202,16 @@ size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct s
  */
 size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn,
 			  uint32_t psn, size_t msg_len);
+/** The same from a template (sdr_hdr_tmpl_init()). */
+size_t sdr_build_ctrl_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint32_t dest_qpn,
+			    uint32_t psn, size_t msg_len);
 
 /**
  * Zero the pad bytes and write the ICRC of a frame built by the functions
- * above (frame length @p frame_len as they returned). With @p icrc == 0 the
- * ICRC field is written as zero (benchmarks only; receivers configured to
- * verify will drop such packets).
+ * above (frame length @p frame_len as they returned), in one CRC pass
+ * (sdr_icrc_inplace()). With @p icrc == 0 the ICRC field is written as
+ * zero (benchmarks only; receivers configured to verify will drop such
+ * packets).
  */
 void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc);
 
@@ -178,6 +224,22 @@ void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc);
  * Returns the CRC as a number; on the wire it is stored LSB first.
  */
 uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc);
+
+/**
+ * The same ICRC as sdr_icrc_compute(), in ONE CRC pass over the frame
+ * itself: the 8 bytes before the IPv4 header (the end of the Ethernet
+ * header) stand in for the LRH and the masked fields are set to ones for
+ * the duration of the call; every byte is restored before it returns, so
+ * the frame is unchanged (it must be writable and not read by anyone else
+ * meanwhile). sdr_icrc_compute() is the reference it is tested against.
+ */
+uint32_t sdr_icrc_inplace(uint8_t *frame, size_t len_without_icrc);
+
+/** The CRC-32 (reflected 0xEDB88320, as crc32_gzip_refl) that
+ *  sdr_icrc_inplace() runs over a frame: ISA-L's 128-bit PCLMUL variant on
+ *  x86-64 where the CPU has it, else crc32_gzip_refl (see sdr_wire.c for
+ *  why). sdr-perf's bound runs the same function. */
+uint32_t sdr_icrc_crc32(uint32_t crc, const uint8_t *buf, size_t len);
 
 /* ---- parse ---- */
 
@@ -206,20 +268,72 @@ struct sdr_parsed {
 	uint8_t opcode;
 	uint8_t se;
 	uint32_t dest_qpn, psn;
-	/* data packets */
+	uint32_t icrc_off;       /**< offset of the ICRC in the frame */
+	/* data packets (sdr_parse_reth()) */
 	uint64_t va;
-	uint32_t rkey, dma_len, imm;
+	uint32_t rkey, dma_len;
+	uint32_t imm;            /**< ImmDt (0x2B); 0 for 0x2A */
+	/* the packet's place in its receiver's window: from the ImmDt (0x2B,
+	 * sdr_parse_reth()) or from the VA (0x2A, sdr_data_locate()) */
+	uint32_t msg_id, pkt_off;
+	uint8_t imm_nib;         /**< 0x2B: nibble pkt_off % 8 of the user immediate */
+	uint8_t imm_zero;        /**< 0x2A: the user immediate is 0 (all nibbles) */
 	/* payload (data) or control message (ctrl), pad stripped */
 	const uint8_t *payload;
 	uint32_t payload_len;
 };
 
+/** The ImmDt of a 0x2B packet and what it names: msg_id, pkt_off, imm_nib
+ *  (sdr_parse_reth(); tests that make packets by hand use it too). */
+static inline void sdr_parsed_set_imm(struct sdr_parsed *p, uint32_t imm)
+{
+	p->opcode = SDR_OP_UC_WRITE_ONLY_IMM;
+	p->imm = imm;
+	p->msg_id = sdr_imm_msg_id(imm);
+	p->pkt_off = sdr_imm_pkt_off(imm);
+	p->imm_nib = (uint8_t)sdr_imm_frag(imm);
+	p->imm_zero = 0;
+}
+
 /**
  * Parse and validate a frame of @p len bytes. @p verify_icrc selects
  * whether the ICRC is checked. Never reads outside [frame, frame+len).
+ * The three steps below in one call, with the reference ICRC
+ * (sdr_icrc_compute(): the frame stays const).
  */
 enum sdr_parse_result sdr_parse(const uint8_t *frame, size_t len, int verify_icrc,
 				struct sdr_parsed *out);
+
+/**
+ * Step 1: Ethernet, IPv4, UDP and BTH checked, the payload or control
+ * message located (and the pad stripped); nothing is verified by the ICRC
+ * yet and no RETH field is read. @return SDR_PARSE_OK_DATA /
+ * SDR_PARSE_OK_CTRL (step 2 next), SDR_PARSE_ARP or a rejection. A receiver
+ * may look at the headers here (and drop the frame: dropping is all an
+ * unverified header can make it do) before it pays for the ICRC.
+ */
+enum sdr_parse_result sdr_parse_hdr(const uint8_t *frame, size_t len, struct sdr_parsed *out);
+/**
+ * Step 2: is the ICRC of a frame step 1 accepted right? One CRC pass over
+ * the frame in place (sdr_icrc_inplace(); the frame is restored).
+ * @return 1 when it matches.
+ */
+int sdr_parse_icrc_ok(uint8_t *frame, const struct sdr_parsed *p);
+/**
+ * Step 3 (data packets, after step 2): read the RETH (and the ImmDt of a
+ * 0x2B packet: msg_id, pkt_off, imm_nib) and check the DMA length against
+ * the payload. @return SDR_PARSE_OK_DATA or SDR_PARSE_BAD_LEN.
+ */
+enum sdr_parse_result sdr_parse_reth(struct sdr_parsed *p);
+
+/**
+ * Place a data packet in its receiver's window of slots of @p max_msg (M)
+ * bytes at @p mtu: for a 0x2A packet, msg_id = VA / M and pkt_off =
+ * (VA mod M) / MTU. @return 0, or -1 when the VA is not of that form
+ * (not a multiple of the MTU, or past slot 1023): bad_va. A 0x2B packet is
+ * placed by its ImmDt already (its VA is checked against it on placement).
+ */
+int sdr_data_locate(struct sdr_parsed *p, uint32_t mtu, uint32_t max_msg);
 
 /** Static name of a parse result ("truncated", "bad_icrc", ...). */
 const char *sdr_parse_result_name(enum sdr_parse_result r);
@@ -356,7 +470,8 @@ int sdr_ctrl_parity_decode(const uint8_t *msg, size_t len, struct sdr_parity_hdr
  *  (of @c k data chunks) cannot be decoded; bit i of @c missing (least
  *  significant first) = data chunk sub * k + i is missing.
  *  SDR_NACK_F_IMM: the immediate-only packets (messages of fewer than 8
- *  packets) are missing too. */
+ *  packets and a non-zero immediate) are missing too; a sender whose
+ *  message has none ignores the flag. */
 struct sdr_nack_entry {
 	uint32_t seq;
 	uint16_t sub;

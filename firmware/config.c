@@ -14,22 +14,23 @@ enum {
 	OPT_NAME = 256, OPT_PORT, OPT_IP, OPT_MAC, OPT_PEER_MAC, OPT_LINK, OPT_INSTANCE,
 	OPT_RING_PAIR, OPT_MTU, OPT_CHUNK, OPT_MAXMSG, OPT_GENS, OPT_WORKERS, OPT_IDLE_US,
 	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
-	OPT_PORT_RATE, OPT_PACE_BURST, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA, OPT_SR_MIN_RTO,
+	OPT_PORT_RATE, OPT_PACE_BURST, OPT_PACE_TRACE, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA,
+	OPT_SR_MIN_RTO,
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
 	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
 	OPT_QUOTA_KEY, OPT_QUOTA_CONNS, OPT_QUOTA_CTXS, OPT_QUOTA_QPS, OPT_QUOTA_MR,
-	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE,
+	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE, OPT_LINK_PEER,
 };
 
 #define SDR_STR_(x) #x
 #define SDR_STR(x) SDR_STR_(x)
 #define AUTO_SCHEMES_DEFAULT "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8"
 /* Per-client quotas (docs/host-api.md "Limits and quotas"): a quarter of
- * the instance's context (64) and QP (256) tables, so that one client never
+ * the instance's context (64) and QP (1024) tables, so that one client never
  * fills them; connections: its contexts and as many idle ones. */
 #define QUOTA_CONNS_DEFAULT 32
 #define QUOTA_CTXS_DEFAULT 16
-#define QUOTA_QPS_DEFAULT 64
+#define QUOTA_QPS_DEFAULT 256
 #define QUOTA_MR_GB_DEFAULT 16
 #define CTL_REPLY_TO_DEFAULT 1000
 #define CTL_HELLO_TO_DEFAULT 3000
@@ -97,6 +98,14 @@ static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		break;
 	case OPT_LINK:
 		ic->link = arg;
+		break;
+	case OPT_LINK_PEER:
+		if (ic->n_link_peer == SDR_MAX_LINK_PEERS) {
+			fprintf(stderr, "sdr-dpu: --link-peer: at most %u profiles per instance\n",
+				SDR_MAX_LINK_PEERS);
+			return -2;
+		}
+		ic->link_peer[ic->n_link_peer++] = arg;
 		break;
 	case OPT_INSTANCE:
 		if (cfg->ninst == SDR_MAX_INST) {
@@ -180,6 +189,10 @@ static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		break;
 	case OPT_PACE_BURST:
 		if (opt_u32("--pace-burst", arg, 2048, 1u << 30, &cfg->pace_burst, 1))
+			return -2;
+		break;
+	case OPT_PACE_TRACE:
+		if (opt_u32("--pace-trace", arg, 0, 1u << 24, &cfg->pace_trace, 1))
 			return -2;
 		break;
 	case OPT_NO_ICRC:
@@ -323,7 +336,8 @@ static const struct sdr_opt cfg_opts[] = {
 	{.name = "ip", .arg = "A.B.C.D", .help = "this DPU's IPv4 address (required)", .fn = cfg_opt, .id = OPT_IP},
 	{.name = "mac", .arg = "MAC", .help = "this DPU's MAC (default: the port's MAC; net_tap, whose\nport MAC is its kernel interface's: 02:53:44:52 + the\nport MAC's last two bytes; a port without a MAC, e.g.\nnet_ring: 02:53:44:52:PORT:INSTANCE+1)", .fn = cfg_opt, .id = OPT_MAC},
 	{.name = "peer-mac", .arg = "MAC", .help = "static next-hop MAC for every peer (required, except with\n--ring-pair where it defaults to the other instance's MAC)", .fn = cfg_opt, .id = OPT_PEER_MAC},
-	{.name = "link", .arg = "SPEC", .help = "long-haul link emulator on this port's receive side\n(e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\nsee docs/link-emulator.md)", .fn = cfg_opt, .id = OPT_LINK},
+	{.name = "link", .arg = "SPEC", .help = "long-haul link emulator on this port's receive side\n(e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\nsee docs/link-emulator.md); with --link-peer: the link of\nframes from sources no profile lists", .fn = cfg_opt, .id = OPT_LINK},
+	{.name = "link-peer", .arg = "[NAME:]IP[+IP...]:SPEC", .help = "a per-peer link on the receive side (repeatable, at most\n16): frames whose source IPv4 address is one of IPs take\nthe link SPEC (--link's syntax; empty = perfect link);\nthe peers of one profile share one emulated link (one\nbottleneck FIFO). NAME labels its counters (default\npeerN). E.g. into2:10.100.0.2+10.100.1.2:delay=12.5ms,\nrate=2gbit,buffer=4MB", .fn = cfg_opt, .id = OPT_LINK_PEER},
 	{.name = "port-rate", .arg = "RATE", .help = "pace everything this instance sends to RATE (bits/s:\n10g, 2.5gbit, 800m, 1e9; default 0 = unpaced). QPs may\nhave their own, lower rate (libsdr qp attr rate_bps)", .fn = cfg_opt, .id = OPT_PORT_RATE},
 	{.name = "instance", .help = "start describing another DPU instance in this process", .fn = cfg_opt, .id = OPT_INSTANCE},
 	SDR_OPT_SECTION("\nGlobal options:"),
@@ -338,9 +352,10 @@ static const struct sdr_opt cfg_opts[] = {
 	{.name = "idle-spins", .arg = "N", .help = "empty polls before an idle worker sleeps (default 256)", .fn = cfg_opt, .id = OPT_IDLE_SPINS},
 	{.name = "cts-resend-ms", .arg = "MS", .help = "re-send clear-to-send for posted receives that saw no data\n(default 20; 0 = never)", .fn = cfg_opt, .id = OPT_CTS_MS},
 	{.name = "mbufs", .arg = "N", .help = "packet buffers per instance (default 8191)", .fn = cfg_opt, .id = OPT_MBUFS},
-	{.name = "pace-burst", .arg = "BYTES", .help = "token-bucket depth of every pacer (default: 200 us of the\npacer's rate, at least 64K)", .fn = cfg_opt, .id = OPT_PACE_BURST},
+	{.name = "pace-burst", .arg = "BYTES", .help = "how far a paced QP (or port) whose worker was late catches\nup, at line rate (default: 200 us of its rate, at least\n64K); an idle QP earns nothing", .fn = cfg_opt, .id = OPT_PACE_BURST},
+	{.name = "pace-trace", .arg = "N", .help = "keep the departure times of the last N paced frames per\nworker (rounded up to a power of two; default 0 = off):\ntelemetry /sdr/pace_peak measures a QP's peak rate", .fn = cfg_opt, .id = OPT_PACE_TRACE},
 	{.name = "no-icrc", .help = "neither generate nor verify the ICRC (benchmarks only)", .fn = cfg_opt, .id = OPT_NO_ICRC},
-	{.name = "qpn-epoch", .arg = "N|random", .help = "QPN range of this boot: QPN blocks start at\n0x100 + N*0x1000, N in 0..4094 (default random 1..4094, so\npackets for an earlier incarnation count as stale_epoch)", .fn = cfg_opt, .id = OPT_QPN_EPOCH},
+	{.name = "qpn-epoch", .arg = "N|random", .help = "QPN range of this boot: QPN blocks start at\n0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\npackets for an earlier incarnation count as stale_epoch)", .fn = cfg_opt, .id = OPT_QPN_EPOCH},
 	{.name = "stats-interval", .arg = "S", .help = "print the stats block every S seconds (default 0 = only at exit)", .fn = cfg_opt, .id = OPT_STATS_INT},
 	{.name = "stats-json", .arg = "FILE", .help = "write all counters as JSON to FILE at exit", .fn = cfg_opt, .id = OPT_STATS_JSON},
 	{.name = "help", .help = "this text"},
@@ -376,15 +391,17 @@ static const struct sdr_opts cfg_set = {
 "Usage: sdr-dpu [EAL options] -- [options]\n"
 "\n"
 "sdr-dpu: software-defined reliability firmware. Moves host messages as RoCEv2\n"
-"UC RDMA WRITE-with-immediate packets, one per MTU, and keeps SDR receive\n"
-"bitmaps. Hosts attach through a unix socket (libsdr).\n"
+"UC RDMA WRITE (with immediate, or without for immediate 0) packets, one per\n"
+"MTU, and keeps SDR receive bitmaps. Hosts attach through a unix socket\n"
+"(libsdr).\n"
 "\n"
 "EAL options come first (e.g. --no-huge --no-shconf --no-pci -m 512\n"
 "--file-prefix=dpu-a --vdev=net_af_packet0,iface=veth-a,framesz=9216,blocksz=36864).\n"
 "Every DPDK port works: net_af_packet, net_tap, net_ring, net_pcap, net_null, mlx5.\n",
 	.footer = "\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
-"(/sdr/stats, /sdr/qps; read them with dpdk-telemetry.py -f <file-prefix>).\n",
+"(/sdr/stats, /sdr/qps, /sdr/workers, /sdr/pace_peak; read them with\n"
+"dpdk-telemetry.py -f <file-prefix>).\n",
 	.opt = cfg_opts,
 };
 

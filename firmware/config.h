@@ -11,6 +11,9 @@
 #include "sdr_model.h"
 
 #define SDR_MAX_INST 4
+/* --link-peer profiles per instance: as many as the link emulator takes
+ * (SDR_LINK_PROFILES_MAX, checked in linkemu_glue.c) */
+#define SDR_MAX_LINK_PEERS 16
 
 struct sdr_inst_cfg {
 	const char *name;      /* unix socket path */
@@ -19,6 +22,8 @@ struct sdr_inst_cfg {
 	uint8_t mac[6], peer_mac[6];
 	int has_ip, has_mac, has_peer_mac;
 	const char *link;      /* link emulator spec (RX of this port), NULL = none */
+	const char *link_peer[SDR_MAX_LINK_PEERS]; /* --link-peer profiles */
+	unsigned n_link_peer;
 	uint64_t port_rate;    /* bits/s, 0 = unpaced */
 };
 
@@ -34,7 +39,8 @@ struct sdr_cfg {
 	const char *stats_json;
 	unsigned cts_resend_ms;
 	unsigned mbufs;
-	uint32_t pace_burst;   /* token-bucket depth, bytes; 0 = by rate */
+	uint32_t pace_burst;   /* pacer catch-up bound, bytes; 0 = by rate */
+	uint32_t pace_trace;   /* paced frames recorded per worker; 0 = none */
 	int icrc;
 	int ring_pair;
 	/* Selective Repeat (docs/reliability.md) */

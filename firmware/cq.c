@@ -17,19 +17,42 @@ void sdr_cq_drain(struct sdr_hctx *c)
 	}
 }
 
-void sdr_cq_post(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_cqe *e)
+/* The host is slow to poll: keep the completion, in order, and never lose
+ * it. The bound is the number of operations a context can have outstanding
+ * (the SQ is not read while this FIFO is non-empty). */
+static void ovf_push(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_cqe *e)
 {
-	if (!c->ovf_n && cq_push(c, e))
-		return;
-	/* The host is slow to poll: keep the completion, in order, and never
-	 * lose it. The bound is the number of operations a context can have
-	 * outstanding (the SQ is not read while this FIFO is non-empty). */
 	if (!c->ovf || c->ovf_n == c->ovf_cap) {
 		w->ctr[SDR_CTR_cq_lost]++;
 		return;
 	}
 	c->ovf[(c->ovf_head + c->ovf_n) % c->ovf_cap] = *e;
 	c->ovf_n++;
+}
+
+void sdr_cq_flush(struct sdr_worker *w, struct sdr_hctx *c)
+{
+	unsigned n = c->ncqb, k = 0;
+
+	if (!n)
+		return;
+	/* (the FIFO holds older completions: they go first, sdr_cq_drain()) */
+	if (!c->ovf_n)
+		k = sdr_ring_enqueue_burst(&c->cq, c->cqb, n);
+	for (; k < n; k++)
+		ovf_push(w, c, &c->cqb[k]);
+	c->ncqb = 0;
+}
+
+void sdr_cq_post(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_cqe *e)
+{
+	if (c->ovf_n) { /* after the older ones that wait (then nothing is staged) */
+		ovf_push(w, c, e);
+		return;
+	}
+	c->cqb[c->ncqb++] = *e;
+	if (c->ncqb == SDR_BURST)
+		sdr_cq_flush(w, c);
 }
 
 void sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)

@@ -34,6 +34,7 @@
 
 #include "cq.h"
 #include "sdr_fdpass.h"
+#include "sdr_rss.h"
 #include "ctrl.h"
 #include "mrpop.h"
 #include "rel.h"
@@ -71,7 +72,7 @@ struct client {
 
 static struct client clients[MAX_CLIENTS];
 static unsigned nclients;
-static unsigned next_worker;
+static unsigned next_worker[SDR_MAX_INST];
 static struct quota quotas[MAX_CLIENTS];
 
 static uint64_t now_ms(void)
@@ -247,12 +248,12 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	 * can have outstanding (the worker never allocates; pages are only
 	 * touched when the host falls that far behind) */
 	if (c)
-		c->ovf = calloc(SDR_CQ_OVF_CAP, sizeof(*c->ovf));
+		c->ovf = calloc(SDR_CQ_OVF_FOR(1), sizeof(*c->ovf));
 	if (!c || !c->ovf) {
 		free(c);
 		return fail(r, ENOMEM, "out of memory");
 	}
-	c->ovf_cap = SDR_CQ_OVF_CAP;
+	c->ovf_cap = SDR_CQ_OVF_FOR(1);
 	off = RTE_ALIGN_CEIL(sizeof(struct sdr_seg_hdr), SDR_CACHE_LINE);
 	size_t sq_idx = off;
 	off += RTE_ALIGN_CEIL(sizeof(struct sdr_ring_idx), SDR_CACHE_LINE);
@@ -295,7 +296,11 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	c->id = slot;
 	c->sock = cl->fd;
 	c->inst = in;
-	c->worker = next_worker++ % sdr_g.nworkers;
+	/* round robin per instance: the k-th context of every instance is on
+	 * worker k mod N, so two QPs that talk through a ring pair (whose queue
+	 * q leads to the other instance's queue q) share their worker and need
+	 * no hand-off (docs/architecture.md "multiple workers") */
+	c->worker = next_worker[in->idx]++ % sdr_g.nworkers;
 	c->pid = cl->pid;
 	in->ctxs[slot] = c;
 	cl->ctx = c;
@@ -519,6 +524,23 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 	return 0;
 }
 
+/* A QP's memory (about 600 KiB, most of it tables of 1024 message slots of
+ * which a QP uses a few) comes straight from mmap: zero pages that become
+ * resident as they are touched, whatever malloc's heap looks like (calloc
+ * may clear a reused block, making all of it resident). */
+static struct sdr_qp *qp_alloc(void)
+{
+	void *p = mmap(NULL, sizeof(struct sdr_qp), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void qp_release(struct sdr_qp *qp)
+{
+	munmap(qp, sizeof(*qp));
+}
+
 static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
 			int *pass)
 {
@@ -560,21 +582,50 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 		if (atomic_load(&in->qps[id]))
 			return fail(r, EADDRINUSE, "QPN 0x%x (block %u) is in use", a->want_qpn, id);
 	} else {
-		for (id = 0; id < SDR_MAX_QPS && atomic_load(&in->qps[id]); id++)
-			;
+		/* where the port steers by QPN (port.c), the first free one whose
+		 * packets land on the context's worker; else the first free one
+		 * (the hand-off ring brings the others) */
+		uint32_t any = SDR_MAX_QPS;
+
+		for (id = 0; id < SDR_MAX_QPS; id++) {
+			if (atomic_load(&in->qps[id]))
+				continue;
+			if (any == SDR_MAX_QPS)
+				any = id;
+			if (!in->rss_steer || sdr_rss_steers(in->qpn_first + id * gens, c->worker,
+							     in->rss_reta, sdr_g.nworkers))
+				break;
+		}
+		if (id == SDR_MAX_QPS)
+			id = any;
 		if (id == SDR_MAX_QPS)
 			return fail(r, ENOSPC, "no free QP (%d)", SDR_MAX_QPS);
 	}
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
+	if (SDR_CQ_OVF_FOR(c->nqps + 1) > c->ovf_cap) {
+		/* room for this QP's completions too: doubled, handed to the
+		 * worker with the QP (it moves what waits) */
+		uint32_t n = c->nqps ? 2 * c->nqps : 1;
+
+		if (n > SDR_MAX_QPS_PER_CTX)
+			n = SDR_MAX_QPS_PER_CTX;
+		cmd.arg = SDR_CQ_OVF_FOR(n);
+		cmd.aux = calloc(cmd.arg, sizeof(struct sdr_cqe));
+		if (!cmd.aux)
+			return fail(r, ENOMEM, "out of memory");
+	}
+	qp = qp_alloc();
+	if (!qp) {
+		free(cmd.aux);
 		return fail(r, ENOMEM, "out of memory");
+	}
 	chunk_words = sdr_words_for((max_msg / mtu + ppc - 1) / ppc);
 	slot_off = RTE_ALIGN_CEIL(sizeof(*qh), SDR_CACHE_LINE);
 	bm_off = RTE_ALIGN_CEIL(slot_off + SDR_MAX_MSGS * sizeof(struct sdr_qseg_slot), SDR_CACHE_LINE);
 	size = RTE_ALIGN_CEIL(bm_off + (size_t)SDR_MAX_MSGS * chunk_words * 8, 4096);
 	qp->qseg = memfd_segment("sdr-qp", size, &qp->qseg_fd);
 	if (!qp->qseg) {
-		free(qp);
+		qp_release(qp);
+		free(cmd.aux);
 		return fail(r, ENOMEM, "cannot create the QP segment: %s", strerror(errno));
 	}
 	qp->qseg_size = size;
@@ -608,7 +659,8 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 			(struct sdr_qseg_slot *)((uint8_t *)qp->qseg + slot_off))) {
 		munmap(qp->qseg, size);
 		close(qp->qseg_fd);
-		free(qp);
+		qp_release(qp);
+		free(cmd.aux);
 		return fail(r, ENOMEM, "out of memory for packet bitmaps");
 	}
 	{
@@ -619,15 +671,17 @@ static int do_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct s
 			sdr_rq_fini(&qp->rq);
 			munmap(qp->qseg, size);
 			close(qp->qseg_fd);
-			free(qp);
+			qp_release(qp);
+			free(cmd.aux);
 			return fail(r, -err, "%s", why);
 		}
 	}
-	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_pace_burst(a->rate_bps / 8), sdr_g.tsc_hz, 0);
 	c->qps[c->nqps++] = qp;
 	cl->q->qps++;
 	cmd.obj = qp;
-	sdr_worker_call(qp->worker, &cmd);
+	/* (the worker sets up its pacing at the QP's rate_bps) */
+	if (sdr_worker_call(qp->worker, &cmd) == 0)
+		free(cmd.aux); /* the old FIFO, or NULL */
 	atomic_store_explicit(&in->qps[id], qp, memory_order_release);
 
 	r->id = id;
@@ -758,7 +812,7 @@ static void qp_free(struct sdr_qp *qp)
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);
 	close(qp->qseg_fd);
-	free(qp);
+	qp_release(qp);
 }
 
 static void qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)

@@ -42,11 +42,24 @@ struct sdr_ec_recv {
 
 struct sdr_ec_rmsg;
 
+/** Codes of one QP at most: an EC QP's one, or AUTO's candidates. */
+#define SDR_EC_QP_CODES 8
+
+/** A codec handle of the QP (created at QP creation, used by its worker
+ *  only: decode has scratch space in the handle). */
+struct sdr_ec_qpcodec {
+	uint8_t code, k, m;
+	struct sdr_ec *cd;
+};
+
 struct sdr_ecq {
 	uint8_t code, k, m;  /* the QP's code (per message: the candidate with the
 	                        most parity, which sizes the buffers) */
 	uint8_t per_message; /* the sender picks the code per message (AUTO):
-	                        receivers accept any valid code, learnt from parity */
+	                        receivers accept any of the QP's codes, learnt from
+	                        parity */
+	struct sdr_ec_qpcodec cd[SDR_EC_QP_CODES]; /* the codes the QP sends and accepts */
+	unsigned ncd;
 	uint8_t *txpar;      /* sender: m parity chunks being sent */
 	uint8_t *zero;       /* a zero chunk (padding of the last submessage) */
 	uint8_t *shortc;     /* a padded copy of a short last chunk */
@@ -65,15 +78,17 @@ struct sdr_ecq {
 };
 
 /* ---- set-up (main lcore) ---- */
-/** @p k_min: with @p per_message, the smallest k the receiver accepts (its
- *  receive state is sized for it); else @p k. */
-int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m,
-		unsigned k_min, int per_message);
+/** The QP's codes are the EC ones among @p codes (at most SDR_EC_QP_CODES;
+ *  the others are ignored): it sends with them and accepts parity of no
+ *  other code. Everything is reserved here (codec handles, parity buffers,
+ *  receive state sized for the smallest k and the largest m): the worker
+ *  never allocates. @p per_message: the code is picked per message (AUTO).
+ *  @return 0 or -ENOMEM. */
+int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, const struct sdr_scheme *codes,
+		unsigned ncodes, int per_message);
 void sdr_ec_fini(struct sdr_ecq *ec);
 /** Forget every live receive state (the QP's receives were completed). */
 void sdr_ec_reset(struct sdr_ecq *ec);
-/** The lcore's codec handles (worker shutdown). */
-void sdr_ec_worker_fini(struct sdr_worker *w);
 
 /* ---- sender ---- */
 /** Send @p sm uses code (@p code, @p k, @p m); k == 0: no parity. Sets the
@@ -83,8 +98,10 @@ void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *s
 /** Data packet @p pkt of @p sm left: encode a submessage it completed. */
 void sdr_ec_data_sent(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 		      const struct sdr_smsg *sm, uint32_t pkt);
-/** Send pending parity of @p sm. @return 1 when none is pending (any
- *  more), 0 when the pacer or the mbuf pool stalled it. */
+/** Send pending parity of @p sm, at most *@p budget packets (each taken
+ *  off it). @return 1 when none is pending (any more) and budget is left
+ *  for data; 0 when the pacer or the mbuf pool stalled it, or it used the
+ *  last of the budget (the caller must not send more now). */
 int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 		     const struct sdr_smsg *sm, uint64_t now, unsigned *budget);
 void sdr_ec_rx_nack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
@@ -98,11 +115,19 @@ void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 		    uint32_t slot, uint32_t pkt_off, int rc, uint64_t now);
 void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 		      struct sdr_sr *sr, const uint8_t *msg, size_t len, uint64_t now);
+/** A parity packet before its ICRC is checked (from the QP's peer, with its
+ *  key): @return 1 when it is dropped now (ec_parity_early) because its
+ *  receive or submessage is complete; 0: take the full path. Reads only. */
+int sdr_ec_rx_parity_early(struct sdr_worker *w, const struct sdr_qp *qp, const struct sdr_ecq *ec,
+			   const uint8_t *msg, size_t len);
 /** Receive @p slot completed (in the receive table) with @p status:
  *  release its EC state, queue its final ACK entry, post its completion. */
 void sdr_ec_recv_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 		      struct sdr_sr *sr, uint32_t slot, int32_t status, uint64_t now);
 /** Fallback timeouts. */
+/** The earliest TSC at which sdr_ec_poll() has work (fallback timeouts
+ *  armed); UINT64_MAX if none. */
+uint64_t sdr_ec_next_due(const struct sdr_ecq *ec);
 void sdr_ec_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,
 		 uint64_t now);
 

@@ -11,56 +11,63 @@
 
 /* ---------------- parameters and clocks ---------------- */
 
-struct sdr_ec *sdr_ec_codec(struct sdr_worker *w, unsigned code, unsigned k, unsigned m)
+struct sdr_ec *sdr_ec_codec(const struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m)
 {
-	struct sdr_ec *cd;
-	unsigned n = RTE_DIM(w->ec_cache);
-
-	for (unsigned i = 0; i < n; i++) {
-		cd = w->ec_cache[i];
-		if (cd && (unsigned)sdr_ec_code_of(cd) == code && sdr_ec_k(cd) == k && sdr_ec_m(cd) == m)
-			return cd;
-	}
-	cd = sdr_ec_create((enum sdr_ec_code)code, k, m);
-	if (!cd)
-		return NULL;
-	n = w->ec_cache_next++ % n;
-	sdr_ec_free(w->ec_cache[n]);
-	w->ec_cache[n] = cd;
-	return cd;
+	for (unsigned i = 0; i < ec->ncd; i++)
+		if (ec->cd[i].code == code && ec->cd[i].k == k && ec->cd[i].m == m)
+			return ec->cd[i].cd;
+	return NULL;
 }
 
-void sdr_ec_worker_fini(struct sdr_worker *w)
-{
-	for (unsigned i = 0; i < RTE_DIM(w->ec_cache); i++) {
-		sdr_ec_free(w->ec_cache[i]);
-		w->ec_cache[i] = NULL;
-	}
-}
-
-/* The rate packets of this QP leave at (bytes/s): its own pacer, else the
+/* The rate packets of this QP leave at (bytes/s): its own, else the
  * port's (--port-rate); 0 = unpaced. */
 static uint64_t qp_rate(const struct sdr_qp *qp)
 {
-	if (qp->pacer.rate)
-		return qp->pacer.rate;
+	if (qp->rate_bps)
+		return qp->rate_bps / 8;
 	return qp->inst->cfg.port_rate / 8;
 }
 
 uint64_t sdr_ec_chunk_t_inj(const struct sdr_qp *qp)
 {
-	return sdr_ec_t_inj((uint64_t)qp->ppc * sdr_wire_data_frame_bytes(qp->mtu), qp_rate(qp),
+	return sdr_ec_t_inj((uint64_t)qp->ppc * sdr_wire_data_frame_bytes(qp->mtu, 1), qp_rate(qp),
 			    sdr_g.tsc_hz);
 }
 
 /* ---------------- QP ---------------- */
 
-int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m,
-		unsigned k_min, int per_message)
+int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, const struct sdr_scheme *codes,
+		unsigned ncodes, int per_message)
 {
 	uint32_t c = qp->mtu * qp->ppc;
 	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+	unsigned code = SDR_EC_RS, k = 1, m = 1, k_min = SDR_EC_K_MAX;
 
+	/* the codec handles; the buffers are sized for the code with the most
+	 * parity, the receive state for the smallest k */
+	for (unsigned i = 0; i < ncodes && ec->ncd < SDR_EC_QP_CODES; i++) {
+		const struct sdr_scheme *s = &codes[i];
+		struct sdr_ec_qpcodec *q = &ec->cd[ec->ncd];
+
+		if (s->rel != SDR_REL_EC || sdr_ec_codec(ec, s->code, s->k, s->m))
+			continue;
+		q->cd = sdr_ec_create((enum sdr_ec_code)s->code, s->k, s->m);
+		if (!q->cd)
+			return -ENOMEM;
+		q->code = s->code;
+		q->k = (uint8_t)s->k;
+		q->m = (uint8_t)s->m;
+		ec->ncd++;
+		if (s->k < k_min)
+			k_min = s->k;
+		if (s->m >= m) {
+			code = s->code;
+			k = s->k;
+			m = s->m;
+		}
+	}
+	if (k_min > k)
+		k_min = k;
 	ec->code = (uint8_t)code;
 	ec->k = (uint8_t)k;
 	ec->m = (uint8_t)m;
@@ -72,8 +79,8 @@ int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, unsigned code, unsigned k
 		return -ENOMEM;
 	memset(ec->zero, 0, c);
 	/* receive state of every slot, for the largest message and code the
-	 * QP accepts: k as given, or (code per message) any k down to 1 */
-	ec->k_min = (uint8_t)(per_message ? k_min : k);
+	 * QP accepts */
+	ec->k_min = (uint8_t)k_min;
 	ec->nsub_max = (qp->max_msg / c + ec->k_min - 1) / ec->k_min;
 	ec->rmsg_stride = (sdr_ec_rmsg_bytes(ec->nsub_max, m) + 63) & ~(size_t)63;
 	/* (calloc: a large region is mapped, not touched, until slots use it) */

@@ -13,6 +13,7 @@ struct sdr_ec_rmsg {
 	uint32_t par_pkts;      /* parity packets accepted */
 	struct sdr_ec_geom g;
 	uint8_t *sub_done;      /* [nsub] complete or decoded */
+	uint8_t *sub_par;       /* [nsub] parity buffers the submessage holds */
 	struct sdr_ecbuf **par; /* [nsub * m] parity chunks being received */
 };
 
@@ -20,11 +21,12 @@ struct sdr_ec_rmsg {
  *  @p m parity chunks each. */
 static inline size_t sdr_ec_rmsg_bytes(uint32_t nsub, uint32_t m)
 {
-	return sizeof(struct sdr_ec_rmsg) + (size_t)nsub * m * sizeof(struct sdr_ecbuf *) + nsub + 8;
+	return sizeof(struct sdr_ec_rmsg) + (size_t)nsub * m * sizeof(struct sdr_ecbuf *) +
+	       2 * (size_t)nsub + 8;
 }
 
-/** The lcore's codec for (code, k, m), or NULL (no memory). */
-struct sdr_ec *sdr_ec_codec(struct sdr_worker *w, unsigned code, unsigned k, unsigned m);
+/** The QP's codec for (code, k, m), or NULL: not one of its codes. */
+struct sdr_ec *sdr_ec_codec(const struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m);
 /** Time one chunk (its frames) takes to inject at the QP's rate (cycles). */
 uint64_t sdr_ec_chunk_t_inj(const struct sdr_qp *qp);
 

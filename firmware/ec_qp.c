@@ -7,10 +7,10 @@
 #include "recv.h"
 #include "send.h"
 
-int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, unsigned code, unsigned k, unsigned m,
-		  unsigned k_min, int per_message)
+int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, const struct sdr_scheme *codes,
+		  unsigned ncodes, int per_message)
 {
-	if (sdr_sr_init(&e->sr, qp) || sdr_ec_init(qp, &e->ec, code, k, m, k_min, per_message))
+	if (sdr_sr_init(&e->sr, qp) || sdr_ec_init(qp, &e->ec, codes, ncodes, per_message))
 		return -ENOMEM;
 	/* a completed receive's FULL is sent twice, one ACK period apart */
 	e->sr.full_copies = 2;
@@ -113,12 +113,11 @@ void sdr_ecqp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *
 		return;
 	}
 	if ((rc & SDR_PLACE_CHUNK) && !(rc & SDR_PLACE_COMPLETE))
-		sdr_sr_rx_note(w, qp, &e->sr, sdr_imm_msg_id(p->imm), now);
+		sdr_sr_rx_note(w, qp, &e->sr, p->msg_id, now);
 	if (rc & SDR_PLACE_COMPLETE)
 		sdr_ec_recv_done(w, qp, &e->ec, &e->sr, slot, 0, now);
 	else
-		sdr_ec_rx_data(w, qp, &e->ec, &e->sr, sdr_imm_msg_id(p->imm),
-			       sdr_imm_pkt_off(p->imm), rc, now);
+		sdr_ec_rx_data(w, qp, &e->ec, &e->sr, p->msg_id, p->pkt_off, rc, now);
 }
 
 void sdr_ecqp_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e,
@@ -134,10 +133,23 @@ void sdr_ecqp_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *
 		w->ctr[SDR_CTR_ctrl_unknown]++;
 }
 
+int sdr_ecqp_rx_ctrl_early(struct sdr_worker *w, const struct sdr_qp *qp, const struct sdr_ecqp *e,
+			   const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len)
+{
+	return h->type == SDR_CTRL_PARITY && sdr_ec_rx_parity_early(w, qp, &e->ec, msg, len);
+}
+
 void sdr_ecqp_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e, uint64_t now)
 {
 	sdr_ec_poll(w, qp, &e->ec, &e->sr, now);
 	sdr_sr_poll(w, qp, &e->sr, now);
+}
+
+uint64_t sdr_ecqp_next_due(const struct sdr_qp *qp, const struct sdr_ecqp *e, uint64_t now)
+{
+	uint64_t a = sdr_ec_next_due(&e->ec), b = sdr_sr_next_due(qp, &e->sr, now);
+
+	return a < b ? a : b;
 }
 
 void sdr_ecqp_periodic(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e, uint64_t now)

@@ -16,8 +16,9 @@ struct sdr_ecqp {
 	struct sdr_ecq ec;
 };
 
-int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, unsigned code, unsigned k, unsigned m,
-		  unsigned k_min, int per_message);
+/** @p codes: as sdr_ec_init(). */
+int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, const struct sdr_scheme *codes,
+		  unsigned ncodes, int per_message);
 void sdr_ecqp_fini(struct sdr_ecqp *e);
 void sdr_ecqp_view(const struct sdr_ecqp *e, struct sdr_rel_view *v);
 /** Send @p sm with code (@p code, @p k, @p m), k == 0: without parity. */
@@ -29,9 +30,12 @@ void sdr_ecqp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *
 		      const struct sdr_parsed *p, uint32_t gen, uint64_t now);
 void sdr_ecqp_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e,
 		      const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len, uint64_t now);
+int sdr_ecqp_rx_ctrl_early(struct sdr_worker *w, const struct sdr_qp *qp, const struct sdr_ecqp *e,
+			   const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len);
 void sdr_ecqp_recv_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e,
 			uint32_t slot, int32_t status, uint64_t now);
 void sdr_ecqp_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e, uint64_t now);
+uint64_t sdr_ecqp_next_due(const struct sdr_qp *qp, const struct sdr_ecqp *e, uint64_t now);
 void sdr_ecqp_periodic(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecqp *e, uint64_t now);
 void sdr_ecqp_reset(struct sdr_ecqp *e);
 

@@ -54,6 +54,9 @@ void sdr_ec_fini(struct sdr_ecq *ec)
 	free(ec->zero);
 	free(ec->shortc);
 	ec->txpar = ec->zero = ec->shortc = NULL;
+	for (unsigned i = 0; i < ec->ncd; i++)
+		sdr_ec_free(ec->cd[i].cd);
+	ec->ncd = 0;
 }
 
 void sdr_ec_reset(struct sdr_ecq *ec)
@@ -79,6 +82,7 @@ void sdr_ec_recv_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 static void release_sub(struct sdr_ecq *ec, struct sdr_ec_rmsg *r, uint32_t s)
 {
 	r->sub_done[s] = 1;
+	r->sub_par[s] = 0;
 	for (uint32_t j = 0; j < r->g.m; j++) {
 		sdr_ec_pool_put(&ec->pool, r->par[s * r->g.m + j]);
 		r->par[s * r->g.m + j] = NULL;
@@ -163,8 +167,8 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, 
 			chunks[i] = rs->dst + (size_t)c * g->cbytes;
 		}
 	}
-	cd = sdr_ec_codec(w, r->code, g->k, g->m);
-	if (!cd) {
+	cd = sdr_ec_codec(ec, r->code, g->k, g->m);
+	if (!cd) { /* cannot happen: the parity's code was one of the QP's */
 		w->ctr[SDR_CTR_ec_nomem]++;
 		return 0;
 	}
@@ -241,13 +245,65 @@ void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 	arm_fto(qp, ec, sr, slot, now);
 	if (!r || !(rc & SDR_PLACE_CHUNK) || r->seq != s->seq)
 		return;
-	/* the packet's chunk, and the last chunk (an SE packet may complete it) */
-	if (pkt_off < s->posted_pkts)
+	/* the packet's chunk, and the last chunk (an SE packet may complete it);
+	 * a submessage without parity cannot be decoded (its state needs no
+	 * update either: the bitmap says when it is complete) */
+	if (pkt_off < s->posted_pkts && r->sub_par[pkt_off / qp->ppc / r->k])
 		flags |= try_sub(w, qp, ec, sr, slot, r, pkt_off / qp->ppc / r->k, now);
-	if (s->state == SDR_RS_POSTED && r->g.nsub)
+	if (s->state == SDR_RS_POSTED && r->g.nsub && r->sub_par[r->g.nsub - 1])
 		flags |= try_sub(w, qp, ec, sr, slot, r, r->g.nsub - 1, now);
 	if (flags & SDR_PLACE_COMPLETE)
 		sdr_ec_recv_done(w, qp, ec, sr, slot, 0, now);
+}
+
+/* The parity header's code is one the QP accepts: one of its codes (EC:
+ * the QP's code; AUTO: a candidate, chosen per message by the sender; the
+ * message's first parity packet fixes it, later ones that disagree are
+ * dropped). */
+static int code_ok(const struct sdr_ecq *ec, const struct sdr_parity_hdr *h)
+{
+	return sdr_ec_codec(ec, h->code, h->k, h->m) != NULL;
+}
+
+/*
+ * The early drop (before the frame's ICRC is checked; rx.c checked the QP,
+ * its owner, state, peer and key): exactly the parity packets that the full
+ * path below would drop as ec_parity_late (their receive is complete) or,
+ * once the message's EC state exists, as ec_parity_unused (their
+ * submessage is complete), with no other effect there than a counter. Only
+ * reads; a packet that fails any check here takes the full path, which
+ * checks everything again after the ICRC.
+ */
+int sdr_ec_rx_parity_early(struct sdr_worker *w, const struct sdr_qp *qp, const struct sdr_ecq *ec,
+			   const uint8_t *msg, size_t len)
+{
+	struct sdr_parity_hdr h;
+	const uint8_t *data;
+	uint32_t dlen, slot;
+	const struct sdr_rslot *s;
+	const struct sdr_ec_rmsg *r;
+
+	if (sdr_ctrl_parity_decode(msg, len, &h, &data, &dlen) || !code_ok(ec, &h))
+		return 0;
+	slot = sdr_seq_msg_id(h.seq);
+	s = &qp->rq.slot[slot];
+	if (s->seq != h.seq || s->state == SDR_RS_FREE)
+		return 0;
+	if (s->state == SDR_RS_POSTED) {
+		/* the message's first parity packet (length, immediate, FTO)
+		 * takes the full path: it creates the state checked here */
+		r = ec->r[slot];
+		if (!r || r->seq != h.seq || r->code != h.code || r->k != h.k || r->m != h.m ||
+		    r->imm != h.imm || r->msg_len != h.msg_len || h.sub >= r->g.nsub ||
+		    h.npkt != sdr_ec_par_npkt(&r->g, h.sub) || h.clen != sdr_ec_sub_clen(&r->g, h.sub) ||
+		    dlen != sdr_ec_par_pkt_len(&r->g, h.sub, h.pkt))
+			return 0;
+		if (!r->sub_done[h.sub] &&
+		    sub_missing(qp, slot, h.sub * r->g.k, sdr_ec_sub_nreal(&r->g, h.sub)))
+			return 0;
+	}
+	w->ctr[SDR_CTR_ec_parity_early]++;
+	return 1;
 }
 
 void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
@@ -267,12 +323,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 		w->ctr[SDR_CTR_ec_parity_bad]++;
 		return;
 	}
-	/* EC: the QP's scheme only. AUTO: any valid scheme, chosen per message
-	 * by the sender; the message's first parity packet fixes it (later
-	 * ones that disagree are dropped below) */
-	if (ec->per_message ? sdr_ec_param_check(h.code, h.k, h.m) != 0 || h.m > ec->m ||
-				      h.k < ec->k_min
-		   : (h.code != ec->code || h.k != ec->k || h.m != ec->m)) {
+	if (!code_ok(ec, &h)) {
 		w->ctr[SDR_CTR_ec_param_mismatch]++;
 		return;
 	}
@@ -338,6 +389,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 		r->g = g;
 		r->par = (struct sdr_ecbuf **)(r + 1);
 		r->sub_done = (uint8_t *)(r->par + (size_t)g.nsub * g.m);
+		r->sub_par = r->sub_done + g.nsub;
 		ec->r[slot] = r;
 		note_flags(w, qp, sr, slot, f & ~SDR_PLACE_COMPLETE, now);
 		if (f & SDR_PLACE_COMPLETE) {
@@ -364,6 +416,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 			return;
 		}
 		(*bp)->npkt = h.npkt;
+		r->sub_par[h.sub]++;
 	}
 	b = *bp;
 	if (sdr_sr_bit(b->bm, h.pkt)) {
@@ -488,18 +541,36 @@ static int still_arriving(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_rslo
 	uint64_t got = s->pkts_got + (r && r->seq == s->seq ? r->par_pkts : 0);
 	uint64_t npk = s->last_known ? s->npkts : s->posted_pkts;
 	uint64_t expect = npk + ((uint64_t)nch * m + k - 1) / k * qp->ppc, ipt;
+	uint64_t scan = (uint64_t)EC_SCAN_US * sdr_g.tsc_hz / 1000000;
 
 	/* (the pace is known from data packets only: first_tsc is the first
 	 * one's; a receive that got only parity or immediate-only packets has
 	 * no pace to wait for) */
-	if (got < 2 || got >= expect || !s->first_tsc || s->last_tsc <= s->first_tsc ||
-	    now < s->last_tsc)
+	if (got < 2 || got >= expect || !s->first_tsc)
 		return 0;
+	/* The worker reads the clock for its timers once per loop and again
+	 * for each RX burst: a packet of this very loop is newer than now, and
+	 * the receive is as arriving as can be. */
+	if (now < s->last_tsc)
+		now = s->last_tsc;
+	if (s->last_tsc <= s->first_tsc) {
+		/* every packet so far came in one burst (one clock read): no
+		 * pace yet; give it a scan period to show one */
+		if (now - s->last_tsc >= scan)
+			return 0;
+		ec->rcv[sdr_seq_msg_id(s->seq)].fto_due = now + scan;
+		return 1;
+	}
 	ipt = (s->last_tsc - s->first_tsc) / (got - 1);
-	if (now - s->last_tsc >= 4 * ipt + (uint64_t)EC_SCAN_US * sdr_g.tsc_hz / 1000000)
+	if (now - s->last_tsc >= 4 * ipt + scan)
 		return 0;
 	ec->rcv[sdr_seq_msg_id(s->seq)].fto_due = now + (expect - got) * ipt;
 	return 1;
+}
+
+uint64_t sdr_ec_next_due(const struct sdr_ecq *ec)
+{
+	return ec->n_armed ? ec->next_scan : UINT64_MAX;
 }
 
 void sdr_ec_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,

@@ -38,13 +38,13 @@ void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *s
 }
 
 /* Encode submessage @p s of a one-shot send into ec->txpar. */
-static int encode_sub(struct sdr_worker *w, struct sdr_ecq *ec, const struct sdr_smsg *sm,
+static int encode_sub(struct sdr_ecq *ec, const struct sdr_smsg *sm,
 		      const struct sdr_ec_send *es, const struct sdr_ec_geom *g, uint32_t s)
 {
 	const uint8_t *data[SDR_EC_K_MAX];
 	uint8_t *par[SDR_EC_M_MAX];
 	uint32_t clen = sdr_ec_sub_clen(g, s), nreal = sdr_ec_sub_nreal(g, s);
-	struct sdr_ec *cd = sdr_ec_codec(w, es->code, es->k, es->m);
+	struct sdr_ec *cd = sdr_ec_codec(ec, es->code, es->k, es->m);
 
 	if (!cd || sm->nranges != 1 || sm->r[0].msg_off != 0)
 		return -1;
@@ -80,7 +80,7 @@ void sdr_ec_data_sent(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	end = (s + 1) * spk < sm->npkts ? (s + 1) * spk : sm->npkts;
 	if (pkt + 1 != end)
 		return;
-	if (encode_sub(w, ec, sm, es, &g, s)) {
+	if (encode_sub(ec, sm, es, &g, s)) {
 		w->ctr[SDR_CTR_ec_encode_failed]++;
 		return;
 	}
@@ -135,7 +135,10 @@ int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec
 	if (es->par_pkt < total)
 		return 0;
 	es->par_pkt = UINT32_MAX;
-	return 1;
+	/* (with the budget used up the caller sends nothing more in this
+	 * call: a "go on" here let it send data past its budget, thousands of
+	 * packets in one call, which overflowed the TX ring: tx_full) */
+	return *budget != 0;
 }
 
 void sdr_ec_rx_nack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,

@@ -66,7 +66,9 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 	sm->len = d->length;
 	sm->imm = d->imm;
 	sm->npkts = (d->length + qp->mtu - 1) / qp->mtu;
-	sm->imm_next = sm->npkts < SDR_IMM_NIBBLES ? sm->npkts : SDR_IMM_NIBBLES;
+	/* immediate-only packets at offsets imm_next..7: none for a message
+	 * without immediate (0x2A packets say "immediate 0" themselves) */
+	sm->imm_next = SDR_IMM_NIBBLES - sdr_wire_imm_only_pkts(sm->npkts, sm->imm != 0);
 	if (d->opcode != SDR_SQ_SEND)
 		sm->stream = 1;
 	sm->keep_refs = qp->ops->keeps_ranges;
@@ -169,6 +171,8 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		lim.connected = qp->state == SDR_QPS_CONNECTED;
 	}
 	rc = sdr_sqe_check(d, qp ? &lim : NULL, c->mrs, SDR_MAX_MRS, &mr, &ctr);
+	if (qp)
+		sdr_qp_touch(w, qp); /* the worker visits it in this loop (worker.c) */
 	if (rc) {
 		if (d->opcode == SDR_SQ_RECV_COMPLETE || d->opcode == SDR_SQ_STREAM_DATA ||
 		    d->opcode == SDR_SQ_STREAM_END)

@@ -19,6 +19,7 @@
 #include "bridge.h"
 #include "ctrl.h"
 #include "port.h"
+#include "linkemu_glue.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -81,7 +82,18 @@ static int setup_workers(void)
 		return -1;
 	}
 	sdr_g.nworkers = n;
+	for (unsigned i = 0; i < n; i++)
+		if (sdr_worker_init(&sdr_g.workers[i], rte_get_tsc_cycles())) {
+			fprintf(stderr, "sdr-dpu: out of memory for the workers' pacers\n");
+			return -1;
+		}
 	return 0;
+}
+
+static void workers_fini(void)
+{
+	for (unsigned i = 0; i < sdr_g.nworkers; i++)
+		sdr_worker_fini(&sdr_g.workers[i]);
 }
 
 int main(int argc, char **argv)
@@ -139,7 +151,7 @@ int main(int argc, char **argv)
 		printf("sdr-dpu[%s]: ready on port %u, ip %s mac %s peer-mac %s, mtu %u, QPNs from 0x%x,"
 		       " %u worker(s)%s\n",
 		       in->cfg.name, in->port, ip, mac, pmac, sdr_g.cfg.mtu, in->qpn_first, sdr_g.nworkers,
-		       in->cfg.link ? ", link emulator on RX" : "");
+		       sdr_linkemu_on(in) ? ", link emulator on RX" : "");
 	}
 
 	next_stats = rte_get_tsc_cycles() + sdr_g.cfg.stats_interval * sdr_g.tsc_hz;
@@ -159,6 +171,7 @@ int main(int argc, char **argv)
 	/* workers are stopped: tear down hosts without worker calls */
 	sdr_ctrl_fini();
 	sdr_ports_fini();
+	workers_fini();
 	rte_eal_cleanup();
 	return 0;
 fail:
@@ -166,6 +179,7 @@ fail:
 	rte_eal_mp_wait_lcore();
 	sdr_g.workers_stopped = 1;
 	sdr_ctrl_fini();
+	workers_fini();
 	rte_eal_cleanup();
 	return 1;
 }

@@ -9,6 +9,7 @@
 #include <rte_malloc.h>
 
 #include "port.h"
+#include "sdr_rss.h"
 #include "sdr_types.h"
 #include "linkemu_glue.h"
 
@@ -126,13 +127,28 @@ static struct rte_mempool *pool_create_fit(struct sdr_inst *in, const char *name
 	return mp;
 }
 
+/* Redirection table entry i -> queue i mod nq (what sdr_rss_queue()
+ * assumes). */
+static int rss_reta_set(uint16_t port, uint16_t size, unsigned nq)
+{
+	struct rte_eth_rss_reta_entry64 reta[size / RTE_ETH_RETA_GROUP_SIZE + 1];
+
+	memset(reta, 0, sizeof(reta));
+	for (unsigned i = 0; i < size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			(uint16_t)(i % nq);
+	}
+	return rte_eth_dev_rss_reta_update(port, reta, size);
+}
+
 static int setup_port(struct sdr_inst *in)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	unsigned nq = sdr_g.nworkers;
 	uint16_t port = in->port, nrxd = SDR_NB_RXD, ntxd = SDR_NB_TXD;
-	uint32_t need_l3 = sdr_wire_data_frame_bytes(sdr_g.cfg.mtu) - SDR_ETH_HLEN;
+	uint32_t need_l3 = sdr_wire_data_frame_bytes(sdr_g.cfg.mtu, 1) - SDR_ETH_HLEN;
 	char pname[RTE_MEMPOOL_NAMESIZE];
 	struct rte_ether_addr ea;
 	int rc;
@@ -166,10 +182,23 @@ static int setup_port(struct sdr_inst *in)
 		       " frames (%s)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
 		       need_l3 + SDR_ETH_HLEN, frame_hint(info.driver_name, port, need_l3));
 	}
+	in->rss_steer = 0;
 	if (nq > 1 && (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
 		/* RSS on the UDP source port (= per-QP flow entropy) */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
+		/* on the source port alone, with our key: then a QP's QPN decides
+		 * its queue (common/sdr_rss.h), and ctrl.c picks one that lands on
+		 * the QP's worker */
+		if ((info.flow_type_rss_offloads & RTE_ETH_RSS_L4_SRC_ONLY) &&
+		    info.hash_key_size == SDR_RSS_KEY_LEN && info.reta_size &&
+		    !(info.reta_size & (info.reta_size - 1))) {
+			conf.rx_adv_conf.rss_conf.rss_hf |= RTE_ETH_RSS_L4_SRC_ONLY;
+			conf.rx_adv_conf.rss_conf.rss_key = (uint8_t *)(uintptr_t)sdr_rss_key;
+			conf.rx_adv_conf.rss_conf.rss_key_len = SDR_RSS_KEY_LEN;
+			in->rss_steer = 1;
+			in->rss_reta = info.reta_size;
+		}
 	}
 	rc = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (rc) {
@@ -218,6 +247,18 @@ static int setup_port(struct sdr_inst *in)
 		fprintf(stderr, "sdr-dpu: port %u start failed: %s\n", port, rte_strerror(-rc));
 		return -1;
 	}
+	if (in->rss_steer && rss_reta_set(port, in->rss_reta, nq)) {
+		printf("sdr-dpu: note: port %u (%s): cannot set the RSS redirection table; packets"
+		       " of another worker's QP are handed off\n", port, info.driver_name);
+		in->rss_steer = 0;
+	}
+	if (nq > 1)
+		printf("sdr-dpu: port %u (%s): %s\n", port, info.driver_name,
+		       in->rss_steer ? "RSS on the UDP source port steers each QP to its worker"
+		       : conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS
+				 ? "RSS, but not on the UDP source port alone (packets that arrive on"
+				   " another worker's queue are handed off)"
+				 : "no RSS (packets that arrive on another worker's queue are handed off)");
 	/* We answer to our own MAC, which need not be the port's. */
 	rte_eth_promiscuous_enable(port);
 	if (!in->cfg.has_mac) {

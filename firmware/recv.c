@@ -76,10 +76,12 @@ void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
 	struct sdr_cts_entry e[SDR_CTS_MAX_ENTRIES];
 	unsigned n = 0;
 
+	uint32_t span = sdr_rq_posted_span(&qp->rq);
+
 	/* Oldest receive first: the sender uses them in order, so when mbufs
 	 * run short the ones it needs next must not be the ones left out. */
-	for (uint32_t k = 0; k < SDR_MAX_MSGS; k++) {
-		const struct sdr_rslot *s = &qp->rq.slot[(qp->rq.next_seq + k) % SDR_MAX_MSGS];
+	for (uint32_t k = 0; k < span; k++) {
+		const struct sdr_rslot *s = &qp->rq.slot[(qp->rq.next_seq - span + k) % SDR_MAX_MSGS];
 		if (s->state != SDR_RS_POSTED || s->pkts_got || s->imm_mask)
 			continue;
 		e[n].seq = s->seq;

@@ -59,15 +59,30 @@ struct sdr_rel_ops {
 	 *  (ACK, NACK, PARITY), key and peer checked. */
 	void (*rx_ctrl)(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ctrl_hdr *h,
 			const uint8_t *msg, size_t len, uint64_t now);
+	/** Optional. A control message whose ICRC is not checked yet, from the
+	 *  QP's peer with its key (rx.c checked them): @return 1 when the scheme
+	 *  drops it on its header alone (counted) because it cannot matter,
+	 *  0 to take the normal path (ICRC, then rx_ctrl). Must change nothing
+	 *  but a drop counter (docs/security.md "Unneeded parity is dropped
+	 *  before its ICRC"). */
+	int (*rx_ctrl_early)(struct sdr_worker *w, const struct sdr_qp *qp,
+			     const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len);
 	/** Receive @p slot was completed in the receive table (by the host, an
 	 *  ABORT, a timeout or teardown) with @p status: report it. */
 	void (*recv_done)(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
 			  uint64_t now);
-	/** Every loop: timers that need the loop's pace. May set qp->state to
-	 *  SDR_QPS_ERROR (the worker then aborts the QP). */
+	/** At every visit of the QP (next_due says when at the latest): timers.
+	 *  May set qp->state to SDR_QPS_ERROR (the worker then aborts the QP). */
 	void (*poll)(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
-	/** Every --cts-resend-ms. */
+	/** Every --cts-resend-ms (while receives are posted). */
 	void (*periodic)(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
+	/** The earliest TSC at which tx() or poll() has timer work on this QP
+	 *  (an early answer costs a visit, a late one delays the timer): the
+	 *  worker visits it then. Packets, descriptors and commands bring
+	 *  visits of their own, and so does the pacer for frames still to
+	 *  send. UINT64_MAX: none; NULL: the scheme has no timers. Worker lcore,
+	 *  after each visit. */
+	uint64_t (*next_due)(struct sdr_qp *qp, uint64_t now);
 	/** Teardown/error: every send and receive was completed; forget all
 	 *  live state. */
 	void (*reset)(struct sdr_qp *qp);

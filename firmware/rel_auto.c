@@ -76,24 +76,10 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 {
 	struct auto_qp *a = calloc(1, sizeof(*a));
 	struct sdr_auto_cfg ac;
-	unsigned code = SDR_EC_RS, k = 1, m = 1, k_min = SDR_EC_K_MAX;
 
-	if (!a)
-		goto nomem;
-	/* the EC buffers are sized for the candidate with the most parity */
-	for (uint32_t i = 0; i < sdr_g.cfg.auto_ncands; i++) {
-		const struct sdr_scheme *c = &sdr_g.cfg.auto_cands[i];
-		if (c->rel == SDR_REL_EC && c->k < k_min)
-			k_min = c->k;
-		if (c->rel == SDR_REL_EC && c->m >= m) {
-			code = c->code;
-			k = c->k;
-			m = c->m;
-		}
-	}
-	if (k_min > k)
-		k_min = k;
-	if (sdr_ecqp_init(qp, &a->e, code, k, m, k_min, 1))
+	/* the EC engine takes the EC candidates (codec handles, buffers sized
+	 * for the one with the most parity) */
+	if (!a || sdr_ecqp_init(qp, &a->e, sdr_g.cfg.auto_cands, sdr_g.cfg.auto_ncands, 1))
 		goto nomem;
 	a->e.sr.hooks = (struct sdr_sr_hooks){.ctx = a, .rtt = auto_rtt, .full = auto_full};
 	a->base_bps = auto_base_rate(qp->inst);
@@ -199,6 +185,12 @@ static void auto_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct s
 	sdr_ecqp_rx_ctrl(w, qp, &auto_of(qp)->e, h, msg, len, now);
 }
 
+static int auto_rx_ctrl_early(struct sdr_worker *w, const struct sdr_qp *qp,
+			    const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len)
+{
+	return sdr_ecqp_rx_ctrl_early(w, qp, &auto_of(qp)->e, h, msg, len);
+}
+
 static void auto_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
 			   uint64_t now)
 {
@@ -213,6 +205,11 @@ static void auto_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 static void auto_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	sdr_ecqp_periodic(w, qp, &auto_of(qp)->e, now);
+}
+
+static uint64_t auto_next_due(struct sdr_qp *qp, uint64_t now)
+{
+	return sdr_ecqp_next_due(qp, &auto_of(qp)->e, now);
 }
 
 static void auto_reset(struct sdr_qp *qp)
@@ -233,8 +230,10 @@ const struct sdr_rel_ops sdr_rel_auto = {
 	.recv_posted = auto_recv_posted,
 	.rx_data = auto_rx_data,
 	.rx_ctrl = auto_rx_ctrl,
+	.rx_ctrl_early = auto_rx_ctrl_early,
 	.recv_done = auto_recv_done,
 	.poll = auto_poll,
 	.periodic = auto_periodic,
+	.next_due = auto_next_due,
 	.reset = auto_reset,
 };

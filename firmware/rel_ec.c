@@ -19,8 +19,10 @@ static struct sdr_ecqp *ecqp_of(const struct sdr_qp *qp)
 static int ec_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why, size_t len)
 {
 	struct sdr_ecqp *e = calloc(1, sizeof(*e));
+	const struct sdr_scheme code = {.rel = SDR_REL_EC, .code = a->ec_code, .k = a->ec_k,
+					.m = a->ec_m};
 
-	if (!e || sdr_ecqp_init(qp, e, a->ec_code, a->ec_k, a->ec_m, a->ec_k, 0)) {
+	if (!e || sdr_ecqp_init(qp, e, &code, 1, 0)) {
 		if (e)
 			sdr_ecqp_fini(e);
 		free(e);
@@ -77,6 +79,12 @@ static void ec_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 	sdr_ecqp_rx_ctrl(w, qp, ecqp_of(qp), h, msg, len, now);
 }
 
+static int ec_rx_ctrl_early(struct sdr_worker *w, const struct sdr_qp *qp,
+			    const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len)
+{
+	return sdr_ecqp_rx_ctrl_early(w, qp, ecqp_of(qp), h, msg, len);
+}
+
 static void ec_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
 			 uint64_t now)
 {
@@ -91,6 +99,11 @@ static void ec_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 static void ec_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	sdr_ecqp_periodic(w, qp, ecqp_of(qp), now);
+}
+
+static uint64_t ec_next_due(struct sdr_qp *qp, uint64_t now)
+{
+	return sdr_ecqp_next_due(qp, ecqp_of(qp), now);
 }
 
 static void ec_reset(struct sdr_qp *qp)
@@ -110,8 +123,10 @@ const struct sdr_rel_ops sdr_rel_ec = {
 	.recv_posted = ec_recv_posted,
 	.rx_data = ec_rx_data,
 	.rx_ctrl = ec_rx_ctrl,
+	.rx_ctrl_early = ec_rx_ctrl_early,
 	.recv_done = ec_recv_done,
 	.poll = ec_poll,
 	.periodic = ec_periodic,
+	.next_due = ec_next_due,
 	.reset = ec_reset,
 };

@@ -111,7 +111,7 @@ static void sr_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 		return;
 	}
 	if ((rc & SDR_PLACE_CHUNK) && !(rc & SDR_PLACE_COMPLETE))
-		sdr_sr_rx_note(w, qp, sr, sdr_imm_msg_id(p->imm), now);
+		sdr_sr_rx_note(w, qp, sr, p->msg_id, now);
 	if (rc & SDR_PLACE_COMPLETE)
 		sr_recv_done(w, qp, slot, 0, now);
 }
@@ -129,6 +129,11 @@ static void sr_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 static void sr_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	sdr_sr_poll(w, qp, sr_of(qp), now);
+}
+
+static uint64_t sr_next_due(struct sdr_qp *qp, uint64_t now)
+{
+	return sdr_sr_next_due(qp, sr_of(qp), now);
 }
 
 static void sr_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
@@ -160,5 +165,6 @@ const struct sdr_rel_ops sdr_rel_sr = {
 	.recv_done = sr_recv_done,
 	.poll = sr_poll,
 	.periodic = sr_periodic,
+	.next_due = sr_next_due,
 	.reset = sr_reset,
 };

@@ -93,20 +93,69 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		qp->ops->rx_ctrl(w, qp, &h, p->payload, p->payload_len, now);
 }
 
+/* Before its ICRC is checked: may the scheme drop this control frame on its
+ * header (parity nobody needs)? Only a frame for a connected QP this worker
+ * owns, from its peer, with its key; it changes nothing but a drop counter
+ * (docs/security.md). Otherwise the frame takes the normal path. */
+static int rx_ctrl_early(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_parsed *p)
+{
+	struct sdr_ctrl_hdr h;
+	const struct sdr_qp *qp;
+	uint32_t gen;
+
+	if (p->dst_ip != in->ip || memcmp(p->dst_mac, in->mac, 6))
+		return 0;
+	qp = sdr_qp_lookup(in, p->dest_qpn, sdr_g.cfg.generations, &gen);
+	if (!qp || qp->worker != w->idx || qp->state != SDR_QPS_CONNECTED ||
+	    !qp->ops->rx_ctrl_early || p->src_ip != qp->remote.ip ||
+	    sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h) || h.key != qp->ctrl_key ||
+	    h.src_qpn != qp->remote.qpn)
+		return 0;
+	return qp->ops->rx_ctrl_early(w, qp, &h, p->payload, p->payload_len);
+}
+
+/* Parse a frame in three steps (common/sdr_wire.h): headers, the ICRC in
+ * one pass over the frame in place (the mbuf is ours; every byte is
+ * restored), then the RETH, which nothing believes before the ICRC. Between
+ * the first two the frame's headers are known and nothing of it is
+ * verified: a control frame its scheme can drop on its header (unneeded
+ * parity, rx_ctrl_early()) is dropped there, before the ICRC is paid for;
+ * *early says so. */
+static enum sdr_parse_result rx_parse(struct sdr_worker *w, struct sdr_inst *in, uint8_t *f,
+				      size_t len, struct sdr_parsed *p, int *early)
+{
+	enum sdr_parse_result r = sdr_parse_hdr(f, len, p);
+
+	*early = 0;
+	if (r != SDR_PARSE_OK_DATA && r != SDR_PARSE_OK_CTRL)
+		return r;
+	if (r == SDR_PARSE_OK_CTRL && rx_ctrl_early(w, in, p)) {
+		*early = 1;
+		return r;
+	}
+	if (sdr_g.cfg.icrc && !sdr_parse_icrc_ok(f, p))
+		return SDR_PARSE_BAD_ICRC;
+	return r == SDR_PARSE_OK_CTRL ? r : sdr_parse_reth(p);
+}
+
 int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, uint64_t now)
 {
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct sdr_parsed p;
 	enum sdr_parse_result r;
 	struct sdr_qp *qp;
 	uint32_t gen;
+	int early;
 
 	if (m->nb_segs != 1) {
 		w->ctr[SDR_CTR_multiseg]++;
 		goto out;
 	}
-	r = sdr_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, sdr_g.cfg.icrc, &p);
+	r = rx_parse(w, in, f, m->data_len, &p, &early);
+	if (early)
+		goto out;
 	if (r == SDR_PARSE_ARP) {
-		rx_arp(w, in, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+		rx_arp(w, in, f, m->data_len);
 		goto out;
 	}
 	if (r != SDR_PARSE_OK_DATA && r != SDR_PARSE_OK_CTRL) {
@@ -144,8 +193,14 @@ int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, ui
 		w->ctr[SDR_CTR_wrong_peer]++;
 		goto out;
 	}
+	sdr_qp_touch(w, qp); /* the worker visits it in this loop (worker.c) */
 	if (r == SDR_PARSE_OK_CTRL) {
 		rx_ctrl(w, qp, &p, now);
+		goto out;
+	}
+	/* a 0x2A packet's slot and offset come from its VA and the QP's M */
+	if (sdr_data_locate(&p, qp->rq.mtu, qp->rq.max_msg)) {
+		w->ctr[SDR_CTR_bad_va]++;
 		goto out;
 	}
 	qp->ops->rx_data(w, qp, &p, gen, now);

@@ -55,6 +55,7 @@
 	X(ec_parity_len, "parity lengths disagree (message, coded chunk, packet, received data)") \
 	X(ec_parity_dup, "duplicate parity packet")                                          \
 	X(ec_parity_unused, "parity for a submessage already complete (harmless)")           \
+	X(ec_parity_early, "parity dropped on its header, ICRC unchecked: its receive or submessage was complete (harmless)") \
 	X(ec_pool_exhausted, "no parity buffer free (packet dropped; the fallback recovers)") \
 	X(nack_bad, "NACK entry with k out of range, unknown flags or bits past k")          \
 	X(nack_stale, "NACK entry for no outstanding send (old or unknown)")                 \

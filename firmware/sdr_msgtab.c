@@ -67,6 +67,7 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 	s->posted_pkts = pkts;
 	s->mr_id = mr_id;
 	s->state = SDR_RS_POSTED;
+	rq->nposted++;
 	memset(pkt_bm_of(rq, idx), 0, sdr_words_for(pkts) * sizeof(uint64_t));
 	memset(rq->chunk_priv + (size_t)idx * rq->chunk_words, 0, rq->chunk_words * sizeof(uint64_t));
 	/* The host cleared these too; clear again so a careless host cannot
@@ -126,12 +127,27 @@ static int note_imm(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint32
 	return 0;
 }
 
+/* A 0x2A packet: the user immediate is 0, every nibble of it. */
+static int note_imm_zero(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, enum sdr_ctr *drop)
+{
+	if (s->imm) { /* a non-zero nibble arrived before */
+		*drop = SDR_CTR_imm_mismatch;
+		return -1;
+	}
+	if (s->imm_mask == 0xFF)
+		return 0;
+	s->imm_mask = 0xFF;
+	atomic_store_explicit(&rq->shared[idx].imm, 0, memory_order_relaxed);
+	atomic_store_explicit(&rq->shared[idx].imm_mask, s->imm_mask, memory_order_release);
+	return 0;
+}
+
 int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, uint64_t now_tsc,
 		 enum sdr_ctr *drop, uint32_t *slot_out)
 {
-	uint32_t idx = sdr_imm_msg_id(p->imm);
-	uint32_t off = sdr_imm_pkt_off(p->imm);
-	uint32_t nib = sdr_imm_frag(p->imm);
+	uint32_t idx = p->msg_id & (SDR_MAX_MSGS - 1);
+	uint32_t off = p->pkt_off & (SDR_MAX_PKTS - 1);
+	uint32_t nib = p->imm_nib & 0xF;
 	struct sdr_rslot *s = &rq->slot[idx];
 	uint64_t *pbm = pkt_bm_of(rq, idx);
 	uint32_t len = p->dma_len;
@@ -146,11 +162,11 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		*drop = SDR_CTR_stale_gen;
 		return -1;
 	}
-	if (sdr_pkt_seq(p->psn, p->imm) != s->seq) {
+	if (sdr_psn_seq(p->psn, idx) != s->seq) {
 		/* same slot and generation, another message: 4096 (1024 slots x
 		 * G generations) or more messages apart */
-		*drop = (int32_t)(sdr_pkt_seq(p->psn, p->imm) - s->seq) < 0 ? SDR_CTR_stale_seq
-									    : SDR_CTR_early_seq;
+		*drop = (int32_t)(sdr_psn_seq(p->psn, idx) - s->seq) < 0 ? SDR_CTR_stale_seq
+									  : SDR_CTR_early_seq;
 		return -1;
 	}
 	if (s->state == SDR_RS_DONE) {
@@ -161,6 +177,8 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		*drop = SDR_CTR_bad_rkey;
 		return -1;
 	}
+	/* (a 0x2A packet was placed by its VA: this holds when
+	 * sdr_data_locate() placed it) */
 	if (p->va != (uint64_t)idx * rq->max_msg + start) {
 		*drop = SDR_CTR_bad_va;
 		return -1;
@@ -171,8 +189,9 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 	}
 
 	if (len == 0) {
-		/* Immediate-only packet: carries nibble off % 8, never data. */
-		if (off >= SDR_IMM_NIBBLES || p->se) {
+		/* Immediate-only packet: carries nibble off % 8, never data; a
+		 * 0x2A packet (no immediate) always carries data. */
+		if (off >= SDR_IMM_NIBBLES || p->se || p->imm_zero) {
 			*drop = SDR_CTR_bad_len;
 			return -1;
 		}
@@ -208,7 +227,7 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		*drop = SDR_CTR_dup_pkt;
 		return -1;
 	}
-	if (note_imm(rq, idx, s, off, nib, drop) < 0)
+	if ((p->imm_zero ? note_imm_zero(rq, idx, s, drop) : note_imm(rq, idx, s, off, nib, drop)) < 0)
 		return -1;
 
 	memcpy(s->dst + start, p->payload, len);
@@ -233,6 +252,7 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 check_complete:
 	if (sdr_rslot_full(s)) {
 		s->state = SDR_RS_DONE;
+		rq->nposted--;
 		*slot_out = idx;
 		flags |= SDR_PLACE_COMPLETE;
 	}
@@ -275,6 +295,7 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 	}
 	if (sdr_rslot_full(s)) {
 		s->state = SDR_RS_DONE;
+		rq->nposted--;
 		flags |= SDR_PLACE_COMPLETE;
 	}
 	return flags;
@@ -313,6 +334,7 @@ int sdr_rq_fill_chunk(struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint64_t 
 	flags = try_chunk(rq, idx, s, chunk);
 	if (sdr_rslot_full(s)) {
 		s->state = SDR_RS_DONE;
+		rq->nposted--;
 		flags |= SDR_PLACE_COMPLETE;
 	}
 	return flags;
@@ -326,6 +348,7 @@ int sdr_rq_complete(struct sdr_rq *rq, uint32_t seq)
 	if (s->state != SDR_RS_POSTED || s->seq != seq)
 		return -ENOENT;
 	s->state = SDR_RS_DONE;
+	rq->nposted--;
 	return (int)idx;
 }
 
@@ -336,6 +359,7 @@ void sdr_rq_abort_all(struct sdr_rq *rq, void (*cb)(void *arg, struct sdr_rslot 
 		if (s->state != SDR_RS_POSTED)
 			continue;
 		s->state = SDR_RS_DONE;
+		rq->nposted--;
 		if (cb)
 			cb(arg, s);
 	}

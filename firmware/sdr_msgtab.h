@@ -64,6 +64,7 @@ struct sdr_rq {
 	uint32_t pkt_words;   /**< 64-bit words of one slot's packet bitmap */
 	uint32_t chunk_words; /**< 64-bit words of one slot's chunk bitmap */
 	uint32_t next_seq;    /**< number the next posted receive gets */
+	uint32_t nposted;     /**< receives posted and not completed */
 	uint64_t *pkt_bm;     /**< [SDR_MAX_MSGS][pkt_words], private */
 	uint64_t *chunk_bm;   /**< [SDR_MAX_MSGS][chunk_words], host-shared */
 	uint64_t *chunk_priv; /**< [SDR_MAX_MSGS][chunk_words], private copy (ACKs trust
@@ -72,6 +73,21 @@ struct sdr_rq {
 	struct sdr_rslot slot[SDR_MAX_MSGS];
 	struct sdr_rdone done[SDR_MAX_MSGS]; /**< written by the reliability layer */
 };
+
+/** How many of the most recent receive numbers (next_seq - span ..
+ *  next_seq - 1) hold every posted receive: walks back from the newest until
+ *  all nposted are seen, so a scan of the posted receives costs their
+ *  spread, not the 1024 slots. */
+static inline uint32_t sdr_rq_posted_span(const struct sdr_rq *rq)
+{
+	uint32_t left = rq->nposted, span = 0;
+
+	while (left && span < SDR_MAX_MSGS) {
+		span++;
+		left -= rq->slot[(rq->next_seq - span) % SDR_MAX_MSGS].state == SDR_RS_POSTED;
+	}
+	return span;
+}
 
 /** Words a slot needs for @p bits bits. */
 static inline uint32_t sdr_words_for(uint32_t bits) { return (bits + 63) / 64; }
@@ -103,10 +119,13 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 #define SDR_PLACE_IMM 0x8      /**< an immediate-only packet was accepted */
 
 /**
- * Validate a parsed data packet (opcode 0x2B) that arrived on generation
- * @p gen of this QP and place it. The packet must name the slot's receive
- * number (PSN and msg_id, sdr_pkt_seq()): a packet of another use of the
- * slot is dropped as stale_gen / stale_seq / early_seq, never placed.
+ * Validate a parsed data packet (opcode 0x2B, or 0x2A placed by
+ * sdr_data_locate()) that arrived on generation @p gen of this QP and place
+ * it. The packet must name the slot's receive number (PSN and msg_id,
+ * sdr_psn_seq()): a packet of another use of the slot is dropped as
+ * stale_gen / stale_seq / early_seq, never placed. A 0x2A packet tells the
+ * receive that its user immediate is 0 (imm_mismatch when a non-zero
+ * nibble arrived).
  * @return flags >= 0, or -1 with *drop set to the counter of the reason.
  * On SDR_PLACE_COMPLETE, *slot_out is the completed slot (now DONE).
  */

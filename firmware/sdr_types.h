@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -30,16 +31,25 @@
 #include "sdr_ec.h"
 #include "sdr_hostdesc.h"
 #include "sdr_msgtab.h"
-#include "sdr_pacer.h"
+#include "sdr_wheel.h"
 #include "sdr_wire.h"
 
 #define SDR_MAX_WORKERS 16
-#define SDR_MAX_QPS 256        /* per instance; qp_id = QPN block index */
+#define SDR_MAX_QPS 1024       /* per instance; qp_id = QPN block index */
 #define SDR_MAX_CTX 64         /* host contexts per instance */
-#define SDR_MAX_QPS_PER_CTX 64
+#define SDR_MAX_QPS_PER_CTX SDR_MAX_QPS /* one context may hold all of them */
 #define SDR_QPN_FIRST 0x100    /* first QPN block base of epoch 0 */
-#define SDR_QPN_EPOCH_SPAN 0x1000 /* QPNs per epoch (>= SDR_MAX_QPS * 16 generations) */
-#define SDR_QPN_EPOCHS 4095    /* epochs 0..4094 fit 24-bit QPNs */
+#define SDR_QPN_EPOCH_SPAN 0x4000 /* QPNs per epoch (>= SDR_MAX_QPS * 16 generations) */
+#define SDR_QPN_EPOCHS 1023    /* epochs 0..1022 fit 24-bit QPNs */
+/* Transmit scheduling (worker.c, docs/architecture.md "Pacing"): flows are
+ * per instance and QP (sdr_qp_flow()); pacing wheel slots of 2^12 cycles
+ * (about 2 us at 2 GHz: 4096 of them reach 8 ms, the frame time of a 4 KiB
+ * frame at 4 Mbit/s; slower QPs park at the horizon and are re-filed once
+ * a lap), timer wheel slots of 2^15 cycles (16 us, 64 ms ahead). */
+#define SDR_FLOWS (SDR_MAX_INST * SDR_MAX_QPS)
+#define SDR_PACE_SHIFT 12
+#define SDR_TIMER_SHIFT 15
+#define SDR_PACE_BURST_MIN (64u * 1024) /* default --pace-burst floor (txq.h) */
 #define SDR_BURST 32
 #define SDR_STREAM_RANGES 16   /* STREAM_DATA descriptors queued per stream */
 #define SDR_MBUF_DATA 9216     /* room for a 9000-byte MTU frame */
@@ -55,6 +65,12 @@ struct sdr_srange {
 	uint32_t msg_off;  /* MTU aligned */
 	uint32_t len;
 	uint16_t mr_id;
+};
+
+/** The receiver's clear-to-send for a send slot (one cache line holds it). */
+struct sdr_cts_slot {
+	uint32_t seq, len; /* the receive number it offers, its posted length */
+	uint8_t ok;        /* received */
 };
 
 /** One send (one-shot or stream) in the QP's send window. */
@@ -117,38 +133,38 @@ struct sdr_qp {
 	struct sdr_qp_info remote;
 	uint64_t ctrl_key;    /* ours: control packets to this QP must carry it */
 	struct sdr_l2l3 l2;
+	struct sdr_hdr_tmpl tmpl; /* headers of l2's frames (sdr_hdr_tmpl_init at connect) */
 	uint32_t psn;         /* control packets sent (their PSN) */
-	struct sdr_pacer pacer; /* this QP's rate */
-	uint64_t rate_bps;    /* the rate it was given (0 = unpaced) */
-
-	/* receive side */
-	struct sdr_rq rq;
-	struct sdr_cts_entry cts_out[SDR_CTS_MAX_ENTRIES];
-	unsigned ncts_out;
+	uint64_t rate_bps;    /* its rate (0 = unpaced): the worker's pacer (w->sched) */
+	uint64_t touch_loop;  /* worker loop + 1 in which it was last touched / visited */
+	uint64_t visit_loop;
+	/* (what a visit reads of every QP comes first, in the first page or two;
+	 * the per-message tables follow) */
+	unsigned ncts_out;    /* receive side: CTS entries waiting */
+	unsigned nabort_out;
 	uint64_t next_rects_tsc;
-	uint64_t era_tsc[16]; /* receive numbers: when each 2^28 block was entered */
-
-	/* send side */
 	uint32_t send_next;  /* number of the next posted send */
 	uint32_t tx_cursor;  /* send being transmitted (all older are on the wire) */
 	uint32_t ack_cursor; /* oldest send not yet completed */
 	uint64_t progress_tsc; /* last progress of the sends (global timeout) */
-	uint32_t cts_seq[SDR_MAX_MSGS];
-	uint32_t cts_len[SDR_MAX_MSGS];
-	uint8_t cts_ok[SDR_MAX_MSGS];
-	struct sdr_smsg smsg[SDR_MAX_MSGS];
-	/* sends that ended before their data went out, whose ABORT the
-	 * receiver may not have seen yet */
-	struct sdr_abort_entry abort_out[SDR_ABORT_MAX_ENTRIES];
-	unsigned nabort_out;
-
+	struct sdr_qp_stats st;
+	struct sdr_qp *next_on_worker;
 	/* shared segment (chunk bitmaps) */
 	void *qseg;
 	size_t qseg_size;
 	int qseg_fd;
+	uint64_t era_tsc[16]; /* receive numbers: when each 2^28 block was entered */
+	struct sdr_cts_entry cts_out[SDR_CTS_MAX_ENTRIES];
+	/* sends that ended before their data went out, whose ABORT the
+	 * receiver may not have seen yet */
+	struct sdr_abort_entry abort_out[SDR_ABORT_MAX_ENTRIES];
 
-	struct sdr_qp_stats st;
-	struct sdr_qp *next_on_worker;
+	/* receive side: the receive table */
+	struct sdr_rq rq;
+
+	/* send side: clear-to-send per message slot, the sends */
+	struct sdr_cts_slot cts[SDR_MAX_MSGS];
+	struct sdr_smsg smsg[SDR_MAX_MSGS];
 };
 
 /** A host attached over the unix socket. */
@@ -169,6 +185,10 @@ struct sdr_hctx {
 	/* completions waiting for room in the CQ (worker only; cq.c) */
 	struct sdr_cqe *ovf;
 	uint32_t ovf_head, ovf_n, ovf_cap;
+	/* completions of this loop pass, written to the CQ ring together at
+	 * its end (one producer-index store per pass; cq.c) */
+	struct sdr_cqe cqb[SDR_BURST];
+	unsigned ncqb;
 	int broken;               /* SQ corrupt: stop serving it */
 	int32_t sq_credit;        /* fair SQ service (host_sq.c; worker only) */
 	struct sdr_hctx *next_on_worker;
@@ -191,6 +211,10 @@ struct sdr_inst {
 	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
 	struct sdr_qp_stats closed; /* folded in from destroyed QPs (main lcore) */
 	uint32_t qpn_first;         /* QPN of block 0 in this boot (epoch) */
+	/* the port steers each QP's packets to its worker's queue (RSS on the
+	 * UDP source port alone, common/sdr_rss.h): QPNs are chosen for it */
+	uint8_t rss_steer;
+	uint16_t rss_reta;          /* its redirection table's size */
 	/* the last SDR_AUTO_CLOSED AUTO QPs destroyed (main lcore; --stats-json) */
 	struct sdr_auto_closed *auto_closed;
 	unsigned n_auto_closed;     /* destroyed so far (ring index) */
@@ -203,6 +227,24 @@ struct sdr_auto_closed {
 	struct sdr_auto au;
 };
 
+/* Why a worker visited a QP (struct sdr_worker::visits) */
+enum { SDR_VISIT_PACED = 0, SDR_VISIT_TOUCHED, SDR_VISIT_TIMER };
+
+/** A paced frame as --pace-trace records it (stats.c: /sdr/pace_peak). */
+struct sdr_pace_rec {
+	uint64_t tsc;   /* departure (reservation) */
+	uint32_t flow;  /* sdr_qp_flow() */
+	uint32_t bytes; /* frame bytes; bit 31: the first after the QP was idle */
+};
+#define SDR_PACE_REC_FIRST 0x80000000u
+/** A send whose packets are queued for transmission: it completes once the
+ *  loop pass has handed them to the PMD (send.c). */
+struct sdr_txdone {
+	struct sdr_qp *qp;
+	uint32_t seq;
+};
+#define SDR_TXDONE_MAX 128
+
 struct sdr_worker {
 	unsigned idx;
 	unsigned lcore;
@@ -213,12 +255,35 @@ struct sdr_worker {
 	uint64_t ctr[SDR_CTR__MAX];
 	struct sdr_port_stats port[SDR_MAX_INST];
 	uint64_t loops, idle_sleeps;
+	uint64_t work_loops;     /* loops that did something */
+	struct sdr_txdone txdone[SDR_TXDONE_MAX];
+	unsigned ntxdone;
 	struct rte_mbuf *txb[SDR_MAX_INST][SDR_BURST];
 	unsigned ntxb[SDR_MAX_INST];
-	struct sdr_pacer port_pacer[SDR_MAX_INST]; /* this worker's share of the port rate */
+	/* transmit scheduling (worker.c): the pacer (QPs with frames to send by
+	 * departure time, the port gates of this worker's share of each port
+	 * rate), QPs by timer deadline, QPs touched in this loop (a packet, a
+	 * descriptor, a command); all sized at start-up for SDR_FLOWS */
+	struct sdr_sched sched;
+	struct sdr_wheel timers;
+	struct sdr_wheel_flow *flows, *tflows; /* [SDR_FLOWS] */
+	struct sdr_qp **flow_qp;               /* [SDR_FLOWS]: this worker's QPs */
+	struct sdr_qp **touched;               /* [SDR_FLOWS] */
+	unsigned ntouched;
 	uint64_t pace_stalls;
-	struct sdr_ec *ec_cache[8]; /* codec handles of this lcore (decode is per lcore) */
-	unsigned ec_cache_next;
+	uint64_t visits[3];      /* QP visits: SDR_VISIT_PACED, _TOUCHED, _TIMER */
+	uint64_t rects_period;   /* --cts-resend-ms in cycles */
+	uint64_t pace_cycles;    /* TSC cycles in the pacer in sampled loops ... */
+	uint64_t pace_polls;     /* ... and how many loops were sampled */
+	uint64_t pace_frames;    /* frames reserved through the pacer */
+	unsigned pace_tsc_cost;  /* cycles of one pair of TSC reads (subtracted) */
+	uint64_t pace_sample_max; /* a longer interval was not the pacer's (20 us) */
+	uint64_t pace_outliers;  /* intervals left out for that */
+	uint8_t pace_sample;     /* this loop is sampled */
+	uint64_t handoff_rx;     /* packets other workers handed to this one */
+	struct sdr_pace_rec *trace; /* --pace-trace: the last trace_cap paced frames */
+	uint64_t ntrace;
+	uint32_t trace_cap;      /* a power of two */
 	_Atomic int exited; /* the loop returned (shutdown): commands run inline */
 } __rte_cache_aligned;
 
@@ -253,6 +318,42 @@ static inline struct sdr_qp *sdr_qp_lookup(struct sdr_inst *in, uint32_t qpn, ui
 	qp = atomic_load_explicit(&in->qps[rel / gens], memory_order_acquire);
 	*gen = rel % gens;
 	return qp;
+}
+
+/** A QP's flow in its worker's pacer and timer wheel. */
+static inline uint32_t sdr_qp_flow(const struct sdr_qp *qp)
+{
+	return qp->inst->idx * SDR_MAX_QPS + qp->id;
+}
+
+/** Something happened to @p qp (a packet, a descriptor, a command): the
+ *  worker visits it in this loop (worker.c). Worker lcore. */
+static inline void sdr_qp_touch(struct sdr_worker *w, struct sdr_qp *qp)
+{
+	if (qp->touch_loop != w->loops + 1) {
+		qp->touch_loop = w->loops + 1;
+		w->touched[w->ntouched++] = qp;
+	}
+}
+
+/** Time a part of the pacer in a sampled loop: sdr_pace_t1(w, sdr_pace_t0(w))
+ *  adds the cycles between them (less the cost of reading the TSC twice) to
+ *  w->pace_cycles; an interval longer than w->pace_sample_max (the worker
+ *  was descheduled in it) is counted in w->pace_outliers instead. */
+static inline uint64_t sdr_pace_t0(const struct sdr_worker *w)
+{
+	return w->pace_sample ? rte_get_tsc_cycles() : 0;
+}
+
+static inline void sdr_pace_t1(struct sdr_worker *w, uint64_t t0)
+{
+	if (t0) {
+		uint64_t d = rte_get_tsc_cycles() - t0;
+		if (d > w->pace_sample_max)
+			w->pace_outliers++;
+		else
+			w->pace_cycles += d > w->pace_tsc_cost ? d - w->pace_tsc_cost : 0;
+	}
 }
 
 /** Microseconds, milliseconds of the TSC. */

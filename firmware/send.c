@@ -11,12 +11,32 @@
 #include "send.h"
 #include "txq.h"
 
-/* "A send completes locally when every packet is on the wire." */
+/* "A send completes locally when every packet is on the wire": handed to
+ * the PMD by the TX flush at the end of the loop pass, so it completes
+ * right after that (sdr_send_flushed()), with the other sends of the pass,
+ * in order. */
 static void send_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
 {
-	sdr_txq_flush(w, qp->inst->idx);
-	sdr_cq_send(w, qp, sm);
+	if (w->ntxdone == SDR_TXDONE_MAX)
+		sdr_send_flushed(w);
+	w->txdone[w->ntxdone++] = (struct sdr_txdone){.qp = qp, .seq = sm->seq};
 	qp->tx_cursor++;
+}
+
+void sdr_send_flushed(struct sdr_worker *w)
+{
+	for (unsigned i = 0; i < sdr_g.ninst; i++)
+		if (w->ntxb[i])
+			sdr_txq_flush(w, i);
+	for (unsigned i = 0; i < w->ntxdone; i++) {
+		struct sdr_qp *qp = w->txdone[i].qp;
+		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(w->txdone[i].seq)];
+
+		/* (unless an abort completed it meanwhile) */
+		if (sm->state == SDR_SM_QUEUED && sm->seq == w->txdone[i].seq)
+			sdr_cq_send(w, qp, sm);
+	}
+	w->ntxdone = 0;
 }
 
 unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned budget,
@@ -29,9 +49,9 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 		struct sdr_smsg *sm = &qp->smsg[slot];
 		struct rte_mbuf *m;
 
-		if (!qp->cts_ok[slot] || qp->cts_seq[slot] != seq)
+		if (!qp->cts[slot].ok || qp->cts[slot].seq != seq)
 			break; /* wait for the receiver's clear-to-send */
-		if (!sm->status && sm->len > qp->cts_len[slot])
+		if (!sm->status && sm->len > qp->cts[slot].len)
 			sm->status = -EMSGSIZE; /* longer than the posted receive */
 		if (sm->status) {
 			/* the receive matched with it would wait for data that
@@ -45,7 +65,10 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 			unsigned before = budget;
 			int done = h->before(h->ctx, w, qp, sm, now, &budget);
 			sent += before - budget;
-			if (!done)
+			/* (what went before may have used the last of the budget:
+			 * budget-- below would wrap and send the whole window in
+			 * one pass, past what the TX queue holds) */
+			if (!done || !budget)
 				break;
 		}
 		if (sm->cur < sm->nranges) {
@@ -54,7 +77,7 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 			uint32_t plen = r->len - at < qp->mtu ? r->len - at : qp->mtu;
 			uint32_t moff = r->msg_off + at;
 
-			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen), now);
+			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
 			if (!m)
 				break;
 			sdr_txq_data(w, qp, m, sm, moff / qp->mtu, r->src + at, plen,
@@ -75,10 +98,11 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 		}
 		if (sm->stream && !sm->ended)
 			break; /* more STREAM_DATA may come */
-		/* Messages of fewer than 8 packets carry the rest of the user
-		 * immediate in zero-length packets. */
+		/* Messages of fewer than 8 packets carry the rest of a non-zero
+		 * user immediate in zero-length packets (imm_next is 8 for the
+		 * others). */
 		if (sm->imm_next < SDR_IMM_NIBBLES) {
-			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(0), now);
+			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(0, 1), now);
 			if (!m)
 				break;
 			sdr_txq_data(w, qp, m, sm, sm->imm_next, NULL, 0, 0);
@@ -167,10 +191,8 @@ void sdr_send_rx_cts(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 		}
 		uint32_t slot = sdr_seq_msg_id(e.seq);
 		/* news for the send at the head: progress (global timeout) */
-		if (e.seq == qp->tx_cursor && (!qp->cts_ok[slot] || qp->cts_seq[slot] != e.seq))
+		if (e.seq == qp->tx_cursor && (!qp->cts[slot].ok || qp->cts[slot].seq != e.seq))
 			qp->progress_tsc = now;
-		qp->cts_seq[slot] = e.seq;
-		qp->cts_len[slot] = e.length;
-		qp->cts_ok[slot] = 1;
+		qp->cts[slot] = (struct sdr_cts_slot){.seq = e.seq, .len = e.length, .ok = 1};
 	}
 }

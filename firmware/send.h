@@ -37,6 +37,10 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 /** Move qp->ack_cursor past sends that are over. */
 void sdr_send_window_advance(struct sdr_qp *qp);
 
+/** Hand every queued frame of the worker to the PMD, then complete the
+ *  sends that were waiting for it (reliability none; end of a loop pass). */
+void sdr_send_flushed(struct sdr_worker *w);
+
 /** The send @p seq is outstanding (posted, not completed)? */
 static inline struct sdr_smsg *sdr_send_outstanding(struct sdr_qp *qp, uint32_t seq)
 {

@@ -121,6 +121,10 @@ static inline struct sdr_sr_send *sdr_sr_send_of(struct sdr_sr *sr, uint32_t seq
 /** Packet @p pkt_off of @p sm left on its first pass. */
 void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_smsg *sm,
 		      uint32_t pkt_off, uint64_t now);
+/** The earliest TSC at which sdr_sr_tx() or sdr_sr_poll() has timer work
+ *  (retransmission timers, ACKs due, the global timeout); UINT64_MAX if
+ *  none. */
+uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now);
 /** Expired timers and retransmissions. @return packets sent. */
 unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
 /** Queue unit @p unit of send @p sm for retransmission now (a NACK).

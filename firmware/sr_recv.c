@@ -178,7 +178,7 @@ void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *s
 void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
 		       const struct sdr_parsed *p, enum sdr_ctr drop, uint64_t now)
 {
-	uint32_t slot = sdr_imm_msg_id(p->imm), seq = sdr_pkt_seq(p->psn, p->imm);
+	uint32_t slot = p->msg_id, seq = sdr_psn_seq(p->psn, p->msg_id);
 	struct sdr_rdone *d = &sr->done[slot];
 
 	/* A repeat of what we have means the sender missed an ACK: of the open
@@ -214,11 +214,13 @@ void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uin
 
 unsigned sdr_sr_recv_expired(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now, uint32_t *slots)
 {
+	uint32_t span = sdr_rq_posted_span(&qp->rq);
 	unsigned n = 0;
 
 	if (!sr->global_timeout)
 		return 0;
-	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++) {
+	for (uint32_t k = 0; k < span; k++) { /* (the posted receives only) */
+		uint32_t i = (qp->rq.next_seq - span + k) % SDR_MAX_MSGS;
 		struct sdr_rslot *s = &qp->rq.slot[i];
 		if (s->state != SDR_RS_POSTED || (!s->pkts_got && !s->imm_mask) ||
 		    now <= s->last_tsc || now - s->last_tsc <= sr->global_timeout)

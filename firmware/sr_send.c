@@ -72,7 +72,7 @@ int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *s
 	struct sdr_sr_send *ss = sdr_sr_send_of(sr, sm->seq);
 
 	ss->nchunks = (sm->npkts + qp->ppc - 1) / qp->ppc;
-	ss->nunits = ss->nchunks + (sm->npkts < SDR_IMM_NIBBLES ? 1 : 0);
+	ss->nunits = ss->nchunks + (sm->imm_next < SDR_IMM_NIBBLES ? 1 : 0);
 	if (ss->nunits > sr->units_max) /* cannot happen: len <= max_msg */
 		return -ENOMEM;
 	memset(ss->u, 0, (size_t)ss->nunits * sizeof(*ss->u));
@@ -134,13 +134,40 @@ static const uint8_t *pkt_src(const struct sdr_qp *qp, const struct sdr_smsg *sm
 }
 
 /* Extra wait of the timers of send @p seq (EC: parity and NACKs first). */
-static uint64_t hold_of(struct sdr_qp *qp, struct sdr_sr *sr, uint32_t seq)
+static uint64_t hold_of(const struct sdr_qp *qp, const struct sdr_sr *sr, uint32_t seq)
 {
 	const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
 
 	if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
 		return 0;
-	return sdr_sr_send_of(sr, seq)->hold;
+	return sr->snd[sdr_seq_msg_id(seq)].hold;
+}
+
+uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now)
+{
+	const struct sdr_tq_ent *e = sdr_tq_peek(&sr->timers);
+	uint64_t d = UINT64_MAX, t;
+
+	/* receiver: ACKs (sdr_sr_poll) */
+	if (sr->ack_now)
+		return now;
+	if (sr->nack_dirty)
+		d = sr->ack_due;
+	if (sr->fin_next && sr->fin_next < d)
+		d = sr->fin_next;
+	/* sender: the oldest timer (sdr_sr_tx step 1 looks at the head) */
+	if (e) {
+		t = e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq);
+		if (t < d)
+			d = t;
+	}
+	/* the global timeout (sdr_sr_poll) */
+	if (sr->global_timeout && qp->ack_cursor != qp->send_next) {
+		t = qp->progress_tsc + sr->global_timeout + 1;
+		if (t < d)
+			d = t;
+	}
+	return d;
 }
 
 unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
@@ -243,7 +270,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			}
 		}
-		m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen), now);
+		m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
 		if (!m)
 			break;
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);

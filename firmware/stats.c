@@ -36,6 +36,24 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 
 #define QP_STATS SDR_QP_STATS /* (sdr_types.h) */
 
+/* What each worker counts of its loop and its pacer (read slightly stale,
+ * like the counters): the stats block, --stats-json "workers", telemetry
+ * /sdr/workers. pace_cycles / pace_polls is the pacer's cost per loop
+ * (docs/architecture.md "Pacing"). */
+#define WORKER_STATS(X)                                                                      \
+	X(loops, w->loops) X(work_loops, w->work_loops) X(idle_sleeps, w->idle_sleeps)         \
+	X(pace_polls, w->pace_polls)                                                             \
+	X(pace_cycles, w->pace_cycles) X(pace_frames, w->pace_frames)                            \
+	X(pace_stalls, w->pace_stalls) X(visits_paced, w->visits[SDR_VISIT_PACED])               \
+	X(visits_touched, w->visits[SDR_VISIT_TOUCHED])                                          \
+	X(visits_timer, w->visits[SDR_VISIT_TIMER]) X(handoff_rx, w->handoff_rx)             \
+	X(pace_outliers, w->pace_outliers)
+
+static uint64_t rd(const uint64_t *p)
+{
+	return *(const volatile uint64_t *)p;
+}
+
 /* RTT estimator of an SR QP, in microseconds */
 static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0; }
 
@@ -177,6 +195,18 @@ void sdr_stats_print(FILE *f)
 			in->closed.msgs_partial, in->closed.send_errors);
 		sdr_linkemu_print(f, in);
 	}
+	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
+		const struct sdr_worker *w = &sdr_g.workers[i];
+		uint64_t polls = rd(&w->pace_polls);
+
+		fprintf(f, "  worker %u: loops %" PRIu64 " idle-sleeps %" PRIu64 " | QP visits paced %"
+			   PRIu64 " touched %" PRIu64 " timer %" PRIu64 " | pacer frames %" PRIu64
+			   " stalls %" PRIu64 " %.0f cycles/loop | hand-off in %" PRIu64 "\n", i,
+			rd(&w->loops), rd(&w->idle_sleeps), rd(&w->visits[SDR_VISIT_PACED]),
+			rd(&w->visits[SDR_VISIT_TOUCHED]), rd(&w->visits[SDR_VISIT_TIMER]),
+			rd(&w->pace_frames), rd(&w->pace_stalls),
+			polls ? (double)rd(&w->pace_cycles) / (double)polls : 0.0, rd(&w->handoff_rx));
+	}
 	fprintf(f, "  ---- drops and errors (all ports, non-zero) ----\n");
 	int any = 0;
 	for (unsigned c = 0; c < SDR_CTR__MAX; c++) {
@@ -208,15 +238,42 @@ int sdr_stats_json(const char *path)
 	fprintf(f, "{\"version\":\"%s\",\"drops\":{", SDR_VERSION);
 	for (unsigned c = 0; c < SDR_CTR__MAX; c++)
 		fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "", sdr_ctr_names[c], ctr_sum(c));
-	fprintf(f, "},\"instances\":[");
+	fprintf(f, "},\"tsc_hz\":%" PRIu64 ",\"workers\":[", sdr_g.tsc_hz);
+	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
+		const struct sdr_worker *w = &sdr_g.workers[i];
+		const char *sep = "";
+
+		fprintf(f, "%s{", i ? "," : "");
+#define J(n, v)                                                                              \
+	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, rd(&(v)));                                     \
+	sep = ",";
+		WORKER_STATS(J)
+#undef J
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\"instances\":[");
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
 		struct sdr_inst *in = &sdr_g.inst[i];
 		port_sum(i, &p);
 		fprintf(f, "%s{\"name\":\"%s\",\"port\":%u,\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
 			   ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"link\":{\"on\":%d",
 			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts, p.tx_bytes,
-			in->cfg.link != NULL);
-		sdr_linkemu_foreach(in, json_link_cb, f);
+			sdr_linkemu_on(in));
+		sdr_linkemu_foreach(in, -1, json_link_cb, f);
+		/* per lane: the per-peer profiles, then the default lane */
+		fprintf(f, ",\"lanes\":[");
+		for (unsigned l = 0; l < sdr_linkemu_lanes(in); l++) {
+			char desc[1024];
+
+			sdr_linkemu_lane_desc(in, l, desc, sizeof(desc));
+			fprintf(f, "%s{\"lane\":\"", l ? "," : "");
+			/* NAME:IP+IP:SPEC - no quotes or backslashes can be in it */
+			fputs(desc, f);
+			fprintf(f, "\"");
+			sdr_linkemu_foreach(in, (int)l, json_link_cb, f);
+			fprintf(f, "}");
+		}
+		fprintf(f, "]");
 		struct sdr_qp_stats tot = in->closed;
 		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
 			struct sdr_qp *qp = atomic_load(&in->qps[q]);
@@ -243,7 +300,8 @@ int sdr_stats_json(const char *path)
 #define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, qp->st.n);
 			QP_STATS(J)
 #undef J
-			fprintf(f, ",\"reliability\":%u,\"state\":%d", qp->reliability, qp->state);
+			fprintf(f, ",\"reliability\":%u,\"state\":%d,\"rate_bps\":%" PRIu64, qp->reliability,
+				qp->state, qp->rate_bps);
 			struct sdr_rel_view rv = {0};
 			if (qp->ops->view)
 				qp->ops->view(qp, &rv);
@@ -307,6 +365,119 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	return 0;
 }
 
+/* Per worker and summed: "loops", "w0_loops", ... */
+static int tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char k[48];
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "workers", sdr_g.nworkers);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", sdr_g.tsc_hz);
+#define T(n, v)                                                                              \
+	{                                                                                    \
+		uint64_t sum = 0;                                                            \
+		for (unsigned i = 0; i < sdr_g.nworkers; i++) {                              \
+			const struct sdr_worker *w = &sdr_g.workers[i];                      \
+			snprintf(k, sizeof(k), "w%u_" #n, i);                                \
+			rte_tel_data_add_dict_u64(d, k, rd(&(v)));                           \
+			sum += rd(&(v));                                                     \
+		}                                                                            \
+		rte_tel_data_add_dict_u64(d, #n, sum);                                       \
+	}
+	WORKER_STATS(T)
+#undef T
+	return 0;
+}
+
+/* The records of flow @p flow in worker @p w's --pace-trace ring: frames,
+ * first and last departure, and the most bytes in any window of @p win
+ * cycles (all windows, and those that begin with a frame sent after the
+ * flow was idle). Two pointers over the ring: O(records). */
+struct peak {
+	uint64_t frames, starts, peak, peak_idle, first, last, recorded;
+};
+
+static void pace_peak(const struct sdr_worker *w, uint32_t flow, uint64_t win, struct peak *pk)
+{
+	uint64_t n = rd(&w->ntrace), from, sum = 0;
+	uint32_t mask = w->trace_cap - 1;
+
+	from = n > w->trace_cap ? n - w->trace_cap : 0;
+	pk->recorded += n - from;
+	for (uint64_t i = from, j = from; i < n; i++) {
+		const struct sdr_pace_rec *a = &w->trace[i & mask];
+		if (a->flow != flow)
+			continue;
+		if (!pk->frames++ || a->tsc < pk->first)
+			pk->first = a->tsc;
+		if (a->tsc > pk->last)
+			pk->last = a->tsc;
+		if (j < i) /* (sum holds the flow's bytes in [i, j)) */
+			j = i;
+		while (j < n && w->trace[j & mask].tsc < a->tsc + win) {
+			if (w->trace[j & mask].flow == flow)
+				sum += w->trace[j & mask].bytes & ~SDR_PACE_REC_FIRST;
+			j++;
+		}
+		if (sum > pk->peak)
+			pk->peak = sum;
+		if (a->bytes & SDR_PACE_REC_FIRST) {
+			pk->starts++;
+			if (sum > pk->peak_idle)
+				pk->peak_idle = sum;
+		}
+		sum -= a->bytes & ~SDR_PACE_REC_FIRST;
+	}
+}
+
+/*
+ * /sdr/pace_peak,INST,QP,WINDOW_NS: from the departure times --pace-trace
+ * kept of QP id QP of instance INST (also after the QP was destroyed, until
+ * the records are overwritten), the most frame bytes it sent in any window
+ * of WINDOW_NS (peak_bytes), and in the windows that begin with a frame sent
+ * after the QP was idle (peak_bytes_after_idle). A benchmark (sdr-perf
+ * --gap-us) divides them by what the QP's rate allows in the window. Read it
+ * once the QP's traffic has stopped (the workers write their record rings
+ * without waiting for us).
+ */
+static int tel_pace_peak(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned inst, qid;
+	unsigned long long win_ns;
+	const struct sdr_qp *qp;
+	struct peak pk = {0};
+	uint64_t win;
+	int traced = 0;
+
+	(void)cmd;
+	if (!params || sscanf(params, "%u,%u,%llu", &inst, &qid, &win_ns) != 3 ||
+	    inst >= sdr_g.ninst || qid >= SDR_MAX_QPS || !win_ns)
+		return -EINVAL;
+	win = (uint64_t)((unsigned __int128)win_ns * sdr_g.tsc_hz / 1000000000u);
+	for (unsigned i = 0; i < sdr_g.nworkers; i++)
+		if (sdr_g.workers[i].trace) {
+			pace_peak(&sdr_g.workers[i], inst * SDR_MAX_QPS + qid, win, &pk);
+			traced = 1;
+		}
+	if (!traced)
+		return -ENOTSUP;
+	qp = atomic_load(&sdr_g.inst[inst].qps[qid]);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "frames", pk.frames);
+	rte_tel_data_add_dict_u64(d, "idle_starts", pk.starts);
+	rte_tel_data_add_dict_u64(d, "window_ns", win_ns);
+	rte_tel_data_add_dict_u64(d, "peak_bytes", pk.peak);
+	rte_tel_data_add_dict_u64(d, "peak_bytes_after_idle", pk.peak_idle);
+	rte_tel_data_add_dict_u64(d, "span_ns",
+				  (uint64_t)((unsigned __int128)(pk.last - pk.first) * 1000000000u /
+					     sdr_g.tsc_hz));
+	rte_tel_data_add_dict_u64(d, "rate_bps", qp ? qp->rate_bps : 0); /* (0: gone) */
+	rte_tel_data_add_dict_u64(d, "recorded", pk.recorded);
+	return 0;
+}
+
 static void tel_link_cb(void *arg, const char *name, uint64_t v)
 {
 	rte_tel_data_add_dict_u64(arg, name, v);
@@ -332,6 +503,8 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 #define T(n) rte_tel_data_add_dict_u64(x, #n, qp->st.n);
 		QP_STATS(T)
 #undef T
+		/* the QP's pacing rate (QP_CREATE / QP_SET_RATE; 0 = unpaced) */
+		rte_tel_data_add_dict_u64(x, "rate_bps", qp->rate_bps);
 		struct sdr_rel_view rv = {0};
 		if (qp->ops->view)
 			qp->ops->view(qp, &rv);
@@ -373,14 +546,30 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* "/sdr/link,INST" - every lane together; "/sdr/link,INST,LANE" - lane
+ * LANE alone (0.. the per-peer profiles in the order given, then the
+ * default lane), with its description under "lane". */
 static int tel_link(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	unsigned inst = params && *params ? (unsigned)atoi(params) : 0;
+	unsigned inst = 0;
+	int lane = -1;
+	char desc[1024];
 	(void)cmd;
+	if (params && *params) {
+		const char *comma = strchr(params, ',');
+		inst = (unsigned)atoi(params);
+		if (comma)
+			lane = atoi(comma + 1);
+	}
 	if (inst >= sdr_g.ninst)
 		return -EINVAL;
+	if (lane >= 0 && (unsigned)lane >= sdr_linkemu_lanes(&sdr_g.inst[inst]))
+		return -EINVAL;
 	rte_tel_data_start_dict(d);
-	sdr_linkemu_foreach(&sdr_g.inst[inst], tel_link_cb, d);
+	rte_tel_data_add_dict_u64(d, "lanes", sdr_linkemu_lanes(&sdr_g.inst[inst]));
+	if (lane >= 0 && sdr_linkemu_lane_desc(&sdr_g.inst[inst], (unsigned)lane, desc, sizeof(desc)))
+		rte_tel_data_add_dict_string(d, "lane", desc);
+	sdr_linkemu_foreach(&sdr_g.inst[inst], lane, tel_link_cb, d);
 	return 0;
 }
 
@@ -390,6 +579,13 @@ void sdr_telemetry_register(void)
 				   "sdr-dpu drop/error counters and per-instance packet counts");
 	rte_telemetry_register_cmd("/sdr/qps", tel_qps,
 				   "Per-QP counters of an instance. Parameters: instance index");
+	rte_telemetry_register_cmd("/sdr/workers", tel_workers,
+				   "Per-worker loop, QP-visit, pacer and hand-off counters (w<N>_...) and"
+				   " their sums");
+	rte_telemetry_register_cmd("/sdr/pace_peak", tel_pace_peak,
+				   "Peak frame bytes of a QP in a window (--pace-trace). Parameters:"
+				   " instance,qp_id,window_ns");
 	rte_telemetry_register_cmd("/sdr/link", tel_link,
-				   "Link-emulator counters of an instance. Parameters: instance index");
+				   "Link-emulator counters of an instance, every lane together or one lane."
+				   " Parameters: instance index[,lane index]");
 }

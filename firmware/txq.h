@@ -1,34 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Transmit primitive: packet buffers, the two pacers (the QP's rate and the
- * worker's share of the port rate), frame building and the per-port TX
- * burst of a worker. A paced frame is reserved as one step: the mbuf and
- * the tokens of both buckets, all rolled back when any of them is missing.
+ * Transmit primitive: packet buffers, the pacer (the worker's timing wheel,
+ * common/sdr_wheel.h: the QP's departure time and the worker's share of the
+ * port rate), frame building and the per-port TX burst of a worker. A paced
+ * frame is reserved as one step: both departure times must have come and an
+ * mbuf must be free; only then are both advanced.
  */
 #ifndef SDR_TXQ_H
 #define SDR_TXQ_H
 
 #include "sdr_types.h"
 
-/** Bucket depth for a pacer of @p rate_bytes per second: --pace-burst, or by
- *  default 200 us worth of the rate (at least 64 KiB), so that a worker that
- *  is off the CPU for a scheduler tick does not lose the tokens it missed. */
+/** How far a paced QP or port may catch up after its worker was late (off
+ *  the CPU), in bytes at @p rate_bytes per second: --pace-burst, or by
+ *  default 200 us of the rate (at least 64 KiB), so that a worker that is
+ *  descheduled for a scheduler tick does not lose the time it missed. An
+ *  idle QP earns nothing (common/sdr_wheel.h). */
 static inline uint64_t sdr_pace_burst(uint64_t rate_bytes)
 {
 	uint64_t b = rate_bytes / 5000;
 	if (sdr_g.cfg.pace_burst)
 		return sdr_g.cfg.pace_burst;
-	return b > SDR_PACER_DEFAULT_BURST ? b : SDR_PACER_DEFAULT_BURST;
+	return b > SDR_PACE_BURST_MIN ? b : SDR_PACE_BURST_MIN;
 }
 
 /** An mbuf for an unpaced frame (control packets, ARP), or NULL (counted
  *  tx_nombuf). */
 struct rte_mbuf *sdr_txq_alloc(struct sdr_worker *w, struct sdr_inst *in);
 
-/** Reserve a paced frame of @p bytes for @p qp: tokens of the QP's and the
- *  port's pacer and an mbuf. @return the mbuf, or NULL when a pacer stalls
- *  (counted pace_stalls) or no mbuf is free (tx_nombuf); nothing is taken
- *  then. */
+/** Reserve a paced frame of @p bytes for @p qp: its departure time and its
+ *  port's have come, and an mbuf. @return the mbuf (both departure times
+ *  advanced), or NULL when the pacer says not yet (counted pace_stalls) or
+ *  no mbuf is free (tx_nombuf); nothing is taken then, and the worker files
+ *  the QP in its pacer for later (w->sched.stall). */
 struct rte_mbuf *sdr_txq_reserve(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes,
 				 uint64_t now);
 

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Worker lcore: run to completion over its ports' RX queue, the hand-off
- * ring, its host contexts' SQ rings and its QPs' transmit engines; back off
- * (pause, then sleep) when idle so several daemons share a small machine.
+ * ring, its host contexts' SQ rings and the QPs that have something to do;
+ * back off (pause, then sleep) when idle so several daemons share a small
+ * machine.
+ *
+ * Which QPs a loop visits (docs/architecture.md "Pacing"): those the pacer
+ * hands out (frames to send, their departure time and their port's come:
+ * common/sdr_wheel.h), those touched in this loop (a packet, a descriptor,
+ * a command: sdr_qp_touch()) and those whose timer deadline has come (the
+ * scheme's next_due, the periodic CTS re-send), each at most once. A QP with
+ * nothing to do costs nothing, however many there are.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,7 +24,7 @@
 #include <rte_pause.h>
 
 #include "cq.h"
-#include "ec.h"
+#include "sdr_rss.h"
 #include "host_sq.h"
 #include "recv.h"
 #include "rel.h"
@@ -112,16 +120,7 @@ void sdr_worker_quiesce_all(void)
 	}
 }
 
-static void list_del_qp(struct sdr_worker *w, struct sdr_qp *qp)
-{
-	for (struct sdr_qp **pp = &w->qps; *pp; pp = &(*pp)->next_on_worker)
-		if (*pp == qp) {
-			*pp = qp->next_on_worker;
-			return;
-		}
-}
-
-static void list_del_ctx(struct sdr_worker *w, struct sdr_hctx *c)
+static void list_del_ctx(struct sdr_hctx *c, struct sdr_worker *w)
 {
 	for (struct sdr_hctx **pp = &w->ctxs; *pp; pp = &(*pp)->next_on_worker)
 		if (*pp == c) {
@@ -130,7 +129,48 @@ static void list_del_ctx(struct sdr_worker *w, struct sdr_hctx *c)
 		}
 }
 
-static void connect_qp(struct sdr_qp *qp, const struct sdr_qp_info *r)
+/* ---- the QPs of a worker ---- */
+
+void sdr_worker_qp_add(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	uint32_t flow = sdr_qp_flow(qp);
+	uint64_t rate = qp->rate_bps / 8;
+
+	qp->next_on_worker = w->qps;
+	w->qps = qp;
+	w->flow_qp[flow] = qp;
+	sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
+	sdr_sched_flow_rate(&w->sched, flow, rate, sdr_pace_burst(rate));
+	sdr_wheel_unlink(&w->timers, flow);
+}
+
+static void qp_del(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
+{
+	uint32_t flow = sdr_qp_flow(qp);
+
+	for (struct sdr_qp **pp = &w->qps; *pp; pp = &(*pp)->next_on_worker)
+		if (*pp == qp) {
+			*pp = qp->next_on_worker;
+			break;
+		}
+	sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
+	sdr_wheel_unlink(&w->timers, flow);
+	w->flow_qp[flow] = NULL;
+}
+
+void sdr_worker_qp_rate(struct sdr_worker *w, struct sdr_qp *qp, uint64_t rate_bps)
+{
+	uint64_t rate = rate_bps / 8;
+
+	/* at once: the pacer moves the QP's next departure */
+	qp->rate_bps = rate_bps;
+	sdr_sched_flow_rate(&w->sched, sdr_qp_flow(qp), rate, sdr_pace_burst(rate));
+	if (qp->ops->set_rate)
+		qp->ops->set_rate(qp, rate_bps);
+	sdr_qp_touch(w, qp);
+}
+
+void sdr_worker_qp_connect(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_qp_info *r)
 {
 	struct sdr_inst *in = qp->inst;
 
@@ -140,15 +180,35 @@ static void connect_qp(struct sdr_qp *qp, const struct sdr_qp_info *r)
 	memcpy(qp->l2.dst_mac, in->peer_mac, 6);
 	qp->l2.src_ip = in->ip;
 	qp->l2.dst_ip = r->ip;
-	qp->l2.udp_sport = (uint16_t)(SDR_UDP_SPORT_BASE | (qp->qpn_base & 0x3FFF));
+	/* the receiver's QPN picks the source port: where its port steers by
+	 * it, the packets land on the queue of the QP's worker (sdr_rss.h) */
+	qp->l2.udp_sport = sdr_rss_sport(r->qpn);
 	qp->l2.ttl = 64;
+	sdr_hdr_tmpl_init(&qp->tmpl, &qp->l2);
 	qp->state = SDR_QPS_CONNECTED;
 	/* Receives posted before connect get their CTS now. */
 	qp->next_rects_tsc = 0;
+	sdr_qp_touch(w, qp);
+}
+
+/* The context's completion FIFO grew (ctrl.c allocated the room for one
+ * more QP's completions): move what waits into it, in order. The old
+ * buffer goes back to the main lcore in cmd->aux. */
+static void ovf_swap(struct sdr_hctx *c, struct sdr_cmd *cmd)
+{
+	struct sdr_cqe *nb = cmd->aux;
+
+	for (uint32_t k = 0; k < c->ovf_n; k++)
+		nb[k] = c->ovf[(c->ovf_head + k) % c->ovf_cap];
+	cmd->aux = c->ovf;
+	c->ovf = nb;
+	c->ovf_head = 0;
+	c->ovf_cap = (uint32_t)cmd->arg;
 }
 
 static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 {
+	uint64_t now = rte_get_tsc_cycles();
 	struct sdr_hctx *c;
 	struct sdr_qp *qp;
 
@@ -162,29 +222,27 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		w->ctxs = c;
 		break;
 	case SDR_CMD_DEL_CTX:
-		list_del_ctx(w, cmd->obj);
+		sdr_cq_flush(w, cmd->obj);
+		list_del_ctx(cmd->obj, w);
 		break;
 	case SDR_CMD_ADD_QP:
 		qp = cmd->obj;
-		qp->next_on_worker = w->qps;
-		w->qps = qp;
+		if (cmd->aux)
+			ovf_swap(qp->ctx, cmd);
+		sdr_worker_qp_add(w, qp, now);
 		break;
 	case SDR_CMD_CONNECT_QP:
-		connect_qp(cmd->obj, cmd->remote);
+		sdr_worker_qp_connect(w, cmd->obj, cmd->remote);
 		break;
 	case SDR_CMD_DEL_QP:
 		qp = cmd->obj;
 		sdr_qp_abort(w, qp, -ECANCELED);
+		sdr_cq_flush(w, qp->ctx);
 		qp->state = SDR_QPS_DEAD;
-		list_del_qp(w, qp);
+		qp_del(w, qp, now);
 		break;
 	case SDR_CMD_SET_RATE:
-		qp = cmd->obj;
-		sdr_pacer_set(&qp->pacer, cmd->arg / 8, sdr_pace_burst(cmd->arg / 8), sdr_g.tsc_hz,
-			      rte_get_tsc_cycles());
-		qp->rate_bps = cmd->arg;
-		if (qp->ops->set_rate)
-			qp->ops->set_rate(qp, cmd->arg);
+		sdr_worker_qp_rate(w, cmd->obj, cmd->arg);
 		break;
 	case SDR_CMD_MR_DEREG: {
 		struct sdr_mr_ent *mr = cmd->obj;
@@ -198,121 +256,262 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 	atomic_store_explicit(&cmd->done, 1, memory_order_release);
 }
 
+/* ---- start-up ---- */
+
+int sdr_worker_init(struct sdr_worker *w, uint64_t now)
+{
+	uint64_t best = UINT64_MAX;
+
+	w->flows = calloc(SDR_FLOWS, sizeof(*w->flows));
+	w->tflows = calloc(SDR_FLOWS, sizeof(*w->tflows));
+	w->flow_qp = calloc(SDR_FLOWS, sizeof(*w->flow_qp));
+	w->touched = calloc(SDR_FLOWS, sizeof(*w->touched));
+	if (sdr_g.cfg.pace_trace) {
+		w->trace_cap = 1;
+		while (w->trace_cap < sdr_g.cfg.pace_trace)
+			w->trace_cap <<= 1;
+		w->trace = calloc(w->trace_cap, sizeof(*w->trace));
+	}
+	if (!w->flows || !w->tflows || !w->flow_qp || !w->touched ||
+	    (sdr_g.cfg.pace_trace && !w->trace)) {
+		sdr_worker_fini(w);
+		return -ENOMEM;
+	}
+	/* (ports: the instances; the engine rig sets sdr_g.ninst itself) */
+	sdr_sched_init(&w->sched, w->flows, SDR_FLOWS,
+		       sdr_g.cfg.ninst > sdr_g.ninst ? sdr_g.cfg.ninst : sdr_g.ninst, sdr_g.tsc_hz,
+		       SDR_PACE_SHIFT, now);
+	sdr_wheel_init(&w->timers, w->tflows, SDR_FLOWS, sdr_g.tsc_hz, SDR_TIMER_SHIFT, now);
+	/* each worker paces its own TX queue at its share of the port rate */
+	for (unsigned i = 0; i < sdr_g.cfg.ninst; i++) {
+		uint64_t rate = sdr_g.cfg.inst[i].port_rate / 8 / (sdr_g.nworkers ? sdr_g.nworkers : 1);
+		sdr_sched_port_rate(&w->sched, i, rate, sdr_pace_burst(rate));
+	}
+	/* what two TSC reads cost (taken off the pacer's sampled cycles) */
+	for (int k = 0; k < 64; k++) {
+		uint64_t a = rte_get_tsc_cycles(), b = rte_get_tsc_cycles();
+		if (b - a < best)
+			best = b - a;
+	}
+	w->pace_tsc_cost = (unsigned)best;
+	w->pace_sample_max = sdr_us_cycles(20);
+	w->rects_period = (uint64_t)sdr_g.cfg.cts_resend_ms * sdr_g.tsc_hz / 1000;
+	return 0;
+}
+
+void sdr_worker_fini(struct sdr_worker *w)
+{
+	free(w->flows);
+	free(w->tflows);
+	free(w->flow_qp);
+	free(w->touched);
+	free(w->trace);
+	w->flows = w->tflows = NULL;
+	w->flow_qp = w->touched = NULL;
+	w->trace = NULL;
+}
+
 /* ---- the loop ---- */
 
-/* One clock read and one bulk free per burst. */
-static unsigned poll_rx(struct sdr_worker *w)
+/* Frames of a burst: the next frame's headers are fetched while this one
+ * is handled (its mbuf two ahead); one bulk free. */
+static void rx_burst(struct sdr_worker *w, struct rte_mbuf **pkts, unsigned n, int from_ring,
+		     struct sdr_inst *in, uint64_t now)
 {
-	struct rte_mbuf *pkts[SDR_BURST], *done[SDR_BURST];
-	unsigned work = 0, nd;
-	uint64_t now;
+	struct rte_mbuf *done[SDR_BURST];
+	unsigned nd = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct rte_mbuf *m = pkts[k];
+		struct sdr_inst *at = in;
+
+		if (k + 2 < n)
+			rte_prefetch0(pkts[k + 2]);
+		if (k + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
+		if (from_ring) /* the instance index travels in the mbuf's hash field */
+			at = &sdr_g.inst[m->hash.usr % sdr_g.ninst];
+		else {
+			w->port[in->idx].rx_pkts++;
+			w->port[in->idx].rx_bytes += m->pkt_len;
+		}
+		if (!sdr_rx_one(w, at, m, now))
+			done[nd++] = m;
+	}
+	rte_pktmbuf_free_bulk(done, nd);
+}
+
+static unsigned poll_rx(struct sdr_worker *w, uint64_t now)
+{
+	struct rte_mbuf *pkts[SDR_BURST];
+	unsigned work = 0, n;
 
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
-		struct sdr_inst *in = &sdr_g.inst[i];
-		uint16_t n = rte_eth_rx_burst(in->port, (uint16_t)w->idx, pkts, SDR_BURST);
-
-		if (!n)
-			continue;
-		now = rte_get_tsc_cycles();
-		nd = 0;
-		for (uint16_t k = 0; k < n; k++) {
-			if (k + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
-			w->port[i].rx_pkts++;
-			w->port[i].rx_bytes += pkts[k]->pkt_len;
-			if (!sdr_rx_one(w, in, pkts[k], now))
-				done[nd++] = pkts[k];
-		}
-		rte_pktmbuf_free_bulk(done, nd);
+		n = rte_eth_rx_burst(sdr_g.inst[i].port, (uint16_t)w->idx, pkts, SDR_BURST);
+		if (n)
+			rx_burst(w, pkts, n, 0, &sdr_g.inst[i], now);
 		work += n;
 	}
 	/* packets other workers received for our QPs */
-	void *objs[SDR_BURST];
-	unsigned n = rte_ring_dequeue_burst(w->handoff, objs, SDR_BURST, NULL);
+	n = rte_ring_dequeue_burst(w->handoff, (void **)pkts, SDR_BURST, NULL);
 	if (n) {
-		now = rte_get_tsc_cycles();
-		nd = 0;
-		for (unsigned k = 0; k < n; k++) {
-			struct rte_mbuf *m = objs[k];
-			/* the instance index travels in the mbuf's hash field */
-			if (!sdr_rx_one(w, &sdr_g.inst[m->hash.usr % sdr_g.ninst], m, now))
-				done[nd++] = m;
-		}
-		rte_pktmbuf_free_bulk(done, nd);
+		w->handoff_rx += n;
+		rx_burst(w, pkts, n, 1, NULL, now);
 	}
 	return work + n;
+}
+
+/* Everything a QP may have to do in a loop: transmit (through the pacer),
+ * clear-to-send and ABORT messages, the send window, the scheme's timers,
+ * the periodic CTS re-send. Then it is filed again: in the pacer while it
+ * has frames left, in the timer wheel at its next deadline. */
+static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, unsigned via)
+{
+	uint32_t flow = sdr_qp_flow(qp);
+	uint64_t due, t;
+	unsigned sent;
+
+	qp->visit_loop = w->loops + 1;
+	if (qp->state != SDR_QPS_CONNECTED)
+		return 0;
+	w->visits[via]++;
+	w->sched.stall = 0;
+	sent = qp->ops->tx(w, qp, now);
+	t = sdr_pace_t0(w);
+	sdr_sched_done(&w->sched, flow, w->sched.stall || sent >= SDR_BURST);
+	sdr_pace_t1(w, t);
+	if (qp->ncts_out)
+		sdr_recv_cts_flush(w, qp);
+	if (qp->nabort_out)
+		sdr_send_abort_flush(w, qp);
+	sdr_send_window_advance(qp);
+	if (qp->ops->poll) {
+		qp->ops->poll(w, qp, now);
+		if (qp->state == SDR_QPS_ERROR) { /* the peer stopped answering */
+			sdr_qp_abort(w, qp, -ETIMEDOUT);
+			sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
+			sdr_wheel_unlink(&w->timers, flow);
+			return sent;
+		}
+	}
+	if (now >= qp->next_rects_tsc) {
+		if (w->rects_period)
+			sdr_recv_cts_resend(w, qp);
+		if (qp->ops->periodic)
+			qp->ops->periodic(w, qp, now);
+		qp->next_rects_tsc = now + (w->rects_period ? w->rects_period : sdr_g.tsc_hz / 50);
+	}
+	/* the next visit that no event brings: the scheme's timers, and the
+	 * periodic re-send while receives are posted */
+	due = qp->ops->next_due ? qp->ops->next_due(qp, now) : UINT64_MAX;
+	if (qp->rq.nposted && qp->next_rects_tsc < due)
+		due = qp->next_rects_tsc;
+	if (due == UINT64_MAX)
+		sdr_wheel_unlink(&w->timers, flow);
+	else
+		sdr_wheel_arm(&w->timers, flow, due);
+	return sent;
+}
+
+unsigned sdr_worker_qps(struct sdr_worker *w, uint64_t now)
+{
+	unsigned work = 0;
+	uint64_t t;
+	uint32_t i;
+
+	/* the pacer's own cycles are counted in one loop of 8 */
+	w->pace_sample = (w->loops & 7) == 0;
+	w->pace_polls += w->pace_sample;
+	t = sdr_pace_t0(w);
+	sdr_sched_begin(&w->sched, now);
+	sdr_pace_t1(w, t);
+	for (;;) { /* due QPs of due ports */
+		t = sdr_pace_t0(w);
+		i = sdr_sched_next(&w->sched, now);
+		sdr_pace_t1(w, t);
+		if (i == SDR_WHEEL_NIL)
+			break;
+		if (w->flow_qp[i])
+			work += visit(w, w->flow_qp[i], now, SDR_VISIT_PACED);
+	}
+	for (unsigned k = 0; k < w->ntouched; k++) { /* events */
+		struct sdr_qp *qp = w->touched[k];
+		if (qp->visit_loop != w->loops + 1)
+			work += visit(w, qp, now, SDR_VISIT_TOUCHED);
+	}
+	w->ntouched = 0;
+	sdr_wheel_advance(&w->timers, now);
+	for (uint32_t n = w->timers.nready; n; n--) { /* deadlines */
+		struct sdr_qp *qp;
+
+		i = sdr_wheel_pop(&w->timers);
+		qp = w->flow_qp[i];
+		if (!qp)
+			continue;
+		if (w->tflows[i].t_next > now || qp->visit_loop == w->loops + 1) {
+			sdr_wheel_requeue(&w->timers, i); /* not yet, or seen: next loop */
+			continue;
+		}
+		work += visit(w, qp, now, SDR_VISIT_TIMER);
+	}
+	w->pace_sample = 0;
+	return work;
+}
+
+unsigned sdr_worker_qp_pass(struct sdr_worker *w, uint64_t now)
+{
+	unsigned work = sdr_worker_qps(w, now);
+
+	for (unsigned i = 0; i < sdr_g.ninst; i++)
+		work += w->ntxb[i] != 0;
+	/* the TX flush, then the sends it put on the wire complete */
+	sdr_send_flushed(w);
+	for (struct sdr_hctx *c = w->ctxs; c; c = c->next_on_worker)
+		sdr_cq_flush(w, c);
+	return work;
 }
 
 int sdr_worker_main(void *arg)
 {
 	struct sdr_worker *w = arg;
 	unsigned idle = 0;
-	uint64_t hz = sdr_g.tsc_hz;
-	uint64_t rects_period = (uint64_t)sdr_g.cfg.cts_resend_ms * hz / 1000;
-
-	/* each worker paces its own TX queue at its share of the port rate */
-	for (unsigned i = 0; i < sdr_g.ninst; i++)
-		sdr_pacer_set(&w->port_pacer[i], sdr_g.inst[i].cfg.port_rate / 8 / sdr_g.nworkers,
-			      sdr_pace_burst(sdr_g.inst[i].cfg.port_rate / 8 / sdr_g.nworkers), hz,
-			      rte_get_tsc_cycles());
+	uint64_t idle_cyc = sdr_us_cycles(sdr_g.cfg.idle_us);
 
 	while (sdr_g.running) {
 		unsigned work = 0;
 		void *cmd;
-		uint64_t now = rte_get_tsc_cycles();
+		uint64_t now = rte_get_tsc_cycles(); /* the one clock read of the pass */
 
 		while (rte_ring_dequeue(w->cmd, &cmd) == 0) {
 			run_cmd(w, cmd);
 			work++;
 		}
-		work += poll_rx(w);
+		work += poll_rx(w, now);
 		for (struct sdr_hctx *c = w->ctxs; c; c = c->next_on_worker) {
 			if (c->ovf_n)
 				sdr_cq_drain(c);
 			work += sdr_host_poll(w, c, now);
+			/* (one writer: a plain store, no locked add) */
 			if (c->hdr)
-				atomic_fetch_add_explicit(&c->hdr->heartbeat, 1, memory_order_relaxed);
+				atomic_store_explicit(&c->hdr->heartbeat,
+						      atomic_load_explicit(&c->hdr->heartbeat,
+									   memory_order_relaxed) + 1,
+						      memory_order_relaxed);
 		}
-		for (struct sdr_qp *qp = w->qps; qp; qp = qp->next_on_worker) {
-			if (qp->state != SDR_QPS_CONNECTED)
-				continue;
-			work += qp->ops->tx(w, qp, rte_get_tsc_cycles());
-			if (qp->ncts_out)
-				sdr_recv_cts_flush(w, qp);
-			if (qp->nabort_out)
-				sdr_send_abort_flush(w, qp);
-			sdr_send_window_advance(qp);
-			if (qp->ops->poll) {
-				qp->ops->poll(w, qp, now);
-				if (qp->state == SDR_QPS_ERROR) { /* the peer stopped answering */
-					sdr_qp_abort(w, qp, -ETIMEDOUT);
-					continue;
-				}
-			}
-			if (now >= qp->next_rects_tsc) {
-				if (rects_period)
-					sdr_recv_cts_resend(w, qp);
-				if (qp->ops->periodic)
-					qp->ops->periodic(w, qp, now);
-				qp->next_rects_tsc = now + (rects_period ? rects_period : hz / 50);
-			}
-		}
-		for (unsigned i = 0; i < sdr_g.ninst; i++)
-			if (w->ntxb[i]) {
-				sdr_txq_flush(w, i);
-				work++;
-			}
+		work += sdr_worker_qp_pass(w, now);
 		w->loops++;
 		if (work) {
+			w->work_loops++;
 			idle = 0;
-		} else if (++idle >= sdr_g.cfg.idle_spins && sdr_g.cfg.idle_us) {
+		} else if (++idle >= sdr_g.cfg.idle_spins && sdr_g.cfg.idle_us &&
+			   !sdr_sched_pending(&w->sched, now, idle_cyc)) {
+			/* (not while a paced QP is due before the sleep would end) */
 			w->idle_sleeps++;
 			rte_delay_us_sleep(sdr_g.cfg.idle_us);
 		} else {
 			rte_pause();
 		}
 	}
-	sdr_ec_worker_fini(w);
 	atomic_store_explicit(&w->exited, 1, memory_order_release);
 	return 0;
 }

@@ -227,8 +227,8 @@ int sdr_qp_destroy(struct sdr_qp *qp);
 
 /**
  * Change the QP's send rate at run time (bit/s of frame bytes; 0 = unpaced).
- * Takes effect for the next packet; tokens already in the bucket stay
- * (capped at the new bucket depth).
+ * Takes effect at once: the DPU's pacer (a timing wheel) moves the QP's next
+ * departure to the last frame's departure plus its bytes at the new rate.
  * @return 0, -EINVAL (NULL, or not 0 or SDR_QP_RATE_MIN .. SDR_QP_RATE_MAX:
  *  1 Mbit/s .. 10 Tbit/s, the range of sdr_qp_create()), -EPIPE, -ETIMEDOUT,
  *  -EPROTO, or the daemon's status (reason in sdr_last_error()).
@@ -258,7 +258,8 @@ struct sdr_send_wr {
 	const void *addr;   /**< start inside mr, or NULL to use @c offset */
 	uint64_t offset;    /**< byte offset in mr when addr is NULL */
 	uint32_t length;    /**< bytes, 1..max_msg */
-	uint32_t imm;       /**< user immediate, delivered with the message */
+	uint32_t imm;       /**< user immediate, delivered with the message; 0 = none
+	                         (the message costs no packets for it: docs/host-api.md) */
 	uint64_t wr_id;     /**< returned in the completion */
 };
 

@@ -78,13 +78,17 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-int app_tcp_accept_one(const char *bind_addr, uint16_t port, double timeout_s, char *why,
-		       size_t whylen)
+int app_tcp_accept_n(const char *bind_addr, uint16_t port, int n, double timeout_s, int *fds,
+		     char *why, size_t whylen)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
 	double deadline = app_now() + timeout_s;
-	int one = 1, ls, s, e;
+	int one = 1, ls, s, e, got = 0;
 
+	if (n < 1) {
+		say(why, whylen, "accept: %d connections", n);
+		return -EINVAL;
+	}
 	if (bind_addr && inet_pton(AF_INET, bind_addr, &sa.sin_addr) != 1) {
 		say(why, whylen, "bad bind address '%s'", bind_addr);
 		return -EINVAL;
@@ -96,13 +100,13 @@ int app_tcp_accept_one(const char *bind_addr, uint16_t port, double timeout_s, c
 		return -e;
 	}
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1)) {
+	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, n)) {
 		e = errno;
 		say(why, whylen, "listen on port %u: %s", port, strerror(e));
 		close(ls);
 		return -e;
 	}
-	for (;;) {
+	while (got < n) {
 		struct pollfd p = {.fd = ls, .events = POLLIN};
 		int ms = -1, rc;
 
@@ -110,10 +114,10 @@ int app_tcp_accept_one(const char *bind_addr, uint16_t port, double timeout_s, c
 			double left = deadline - app_now();
 
 			if (left <= 0) {
-				say(why, whylen, "nobody connected to port %u within %.3g s", port,
-				    timeout_s);
-				close(ls);
-				return -ETIMEDOUT;
+				say(why, whylen, "%d of %d connected to port %u within %.3g s", got, n,
+				    port, timeout_s);
+				e = ETIMEDOUT;
+				goto fail;
 			}
 			ms = (int)(left * 1e3) + 1;
 		}
@@ -121,21 +125,34 @@ int app_tcp_accept_one(const char *bind_addr, uint16_t port, double timeout_s, c
 		if (rc < 0 && errno != EINTR) {
 			e = errno;
 			say(why, whylen, "poll: %s", strerror(e));
-			close(ls);
-			return -e;
+			goto fail;
 		}
-		if (rc > 0)
-			break;
+		if (rc <= 0)
+			continue;
+		s = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0) {
+			e = errno;
+			say(why, whylen, "accept on port %u: %s", port, strerror(e));
+			goto fail;
+		}
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		fds[got++] = s;
 	}
-	s = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
-	e = errno;
 	close(ls);
-	if (s < 0) {
-		say(why, whylen, "accept on port %u: %s", port, strerror(e));
-		return -e;
-	}
-	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return s;
+	return 0;
+fail:
+	close(ls);
+	while (got > 0)
+		close(fds[--got]);
+	return -e;
+}
+
+int app_tcp_accept_one(const char *bind_addr, uint16_t port, double timeout_s, char *why,
+		       size_t whylen)
+{
+	int s, rc = app_tcp_accept_n(bind_addr, port, 1, timeout_s, &s, why, whylen);
+
+	return rc ? rc : s;
 }
 
 int app_tcp_connect(const char *host_port, uint16_t default_port, double timeout_s, char *why,

@@ -28,7 +28,10 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,7 +44,10 @@
 #include "sdr_wire.h"
 
 #define MAX_LIST 32
-#define TS_RING 1024u          /* >= messages outstanding per QP and direction */
+#define TS_RING 1024u          /* >= messages outstanding (all QPs, each direction) */
+#define MAX_QPS 1024           /* --qps: QP pairs (a daemon instance holds 1024) */
+#define MAX_CTXS 16            /* contexts per side (one per worker, at most) */
+#define PACE_TRACE 1048576     /* --pace-trace of the daemons when pacing is measured */
 #define MAX_LAT_SAMPLES (4u << 20)
 #define MAX_WINDOWS 64
 
@@ -68,7 +74,10 @@ struct opts {
 	uint32_t chunk_pkts, mtu, workers;
 	const char *port_rate;    /* passed through */
 	uint64_t port_rate_bps;
-	uint64_t rate_bps;        /* --rate: the sending QP's rate_bps */
+	uint64_t rate_bps;        /* --rate: each sending QP's rate_bps */
+	uint32_t qps;             /* --qps: QP pairs */
+	double gap_us;            /* --gap-us: on/off traffic, idle time of a QP */
+	uint32_t imm;             /* --imm: every send's user immediate */
 	const char *link;
 	int no_icrc;
 	int busy_poll;
@@ -188,7 +197,7 @@ enum {
 	O_RIG = 1, O_DPU_A, O_DPU_B, O_DPU_BIN, O_SIZE, O_ITERS, O_WARMUP, O_WINDOW, O_DURATION,
 	O_REL, O_EC, O_CHUNK_PKTS, O_MTU, O_WORKERS, O_PORT_RATE, O_RATE, O_LINK, O_NO_ICRC, O_BUSY,
 	O_EAL, O_JSON_ONLY, O_TIMEOUT, O_RTIMEOUT, O_CODE, O_K, O_M, O_CHUNK, O_SIZES, O_LOSS,
-	O_SCHEMES, O_SWEEP_MODE, O_KEEP_LOGS, O_DPU_ARG,
+	O_SCHEMES, O_SWEEP_MODE, O_KEEP_LOGS, O_DPU_ARG, O_QPS, O_GAP, O_IMM,
 };
 
 static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
@@ -266,6 +275,23 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 		if (sdr_parse_rate(arg, &o.rate_bps))
 			return bad_opt("--rate", arg);
 		break;
+	case O_QPS:
+		if (parse_u32(arg, 1, MAX_QPS, &o.qps))
+			return bad_opt("--qps (1..1024)", arg);
+		break;
+	case O_GAP:
+		errno = 0;
+		o.gap_us = strtod(arg, &end);
+		if (errno || *end || end == arg || !(o.gap_us >= 0 && o.gap_us <= 10e6))
+			return bad_opt("--gap-us (0 .. 10 s)", arg);
+		break;
+	case O_IMM: {
+		uint64_t v;
+		if (sdr_parse_u64(arg, &v, 0) || v > UINT32_MAX)
+			return bad_opt("--imm (0 .. 0xffffffff)", arg);
+		o.imm = (uint32_t)v;
+		break;
+	}
 	case O_LINK:
 		if (strlen(arg) > 400 || strpbrk(arg, " \t\n"))
 			return bad_opt("--link", arg);
@@ -394,8 +420,21 @@ static const struct sdr_opt opts[] = {
 	{.name = "ec", .arg = "rs:K:M|xor:K:M", .fn = on_opt, .id = O_EC,
 	 .dflt = SDR_SCHEME_EC_DEFAULT_SPEC, .help = "code of --rel ec and of the scheme 'ec'"},
 	{.name = "rate", .arg = "RATE", .fn = on_opt, .id = O_RATE,
-	 .help = "pace the sending QP at RATE (bit/s of frames: 500m, 2g;\n"
+	 .help = "pace each sending QP at RATE (bit/s of frames: 500m, 2g;\n"
 		 "libsdr rate_bps; default unpaced)"},
+	{.name = "qps", .arg = "N", .fn = on_opt, .id = O_QPS, .dflt = "1",
+	 .help = "QP pairs, 1..1024: message n goes on pair n mod N\n"
+		 "(--window counts the messages of all pairs); pair k is\n"
+		 "on context k mod C of each side, C = min(N, --workers)"},
+	{.name = "gap-us", .arg = "US", .fn = on_opt, .id = O_GAP,
+	 .help = "on/off traffic: a QP posts its next send US after its\n"
+		 "last one completed and has one in flight at most; the\n"
+		 "peak rate of each paced QP over 10 of its frame times is\n"
+		 "reported (default 0: sends back to back)"},
+	{.name = "imm", .arg = "VALUE", .fn = on_opt, .id = O_IMM, .dflt = "0",
+	 .help = "user immediate of every send (0 = none: a message of\n"
+		 "n packets is n packets; else messages of fewer than 8\n"
+		 "packets add immediate-only packets up to 8)"},
 	{.name = "recv-timeout-ms", .arg = "MS", .fn = on_opt, .id = O_RTIMEOUT,
 	 .help = "rel none: a receive whose send completed MS ago is\n"
 		 "completed partially (default 200; 0 = wait for ever)"},
@@ -452,6 +491,7 @@ static int parse_opts(int argc, char **argv)
 	int first;
 
 	o.rig = RIG_RING;
+	o.qps = 1;
 	o.size = 64 << 10;
 	o.mtu = 4096;
 	o.chunk_pkts = 16;
@@ -603,6 +643,7 @@ struct rig {
 	char ns_tag[16];  /* rig.sh veth-up TAG; "" = no namespaces */
 	char vars[RV__N][128]; /* what rig.sh veth-up printed */
 	char link[512];  /* effective --link spec ("" = none) */
+	char prefix[MAX_DAEMONS][64]; /* EAL file prefixes (telemetry sockets) */
 };
 
 static struct rig *g_rig; /* for cleanup at exit */
@@ -985,8 +1026,19 @@ static void av_lcores(struct argv_b *a, unsigned workers, unsigned first_cpu)
 	avf(a, "--lcores=%s", buf);
 }
 
+/* Is pacing measured (a rate on the QPs or the port, or on/off traffic)?
+ * Then the daemons keep their paced frames' departure times. */
+static int pacing_measured(void)
+{
+	return o.rate_bps || o.port_rate_bps || o.gap_us > 0;
+}
+
 static void av_fw_global(struct argv_b *a, uint64_t max_msg)
 {
+	/* the daemons are ours: no per-client QP quota (--qps up to 1024) */
+	av(a, "--quota-qps=0");
+	if (pacing_measured())
+		avf(a, "--pace-trace=%u", PACE_TRACE);
 	avf(a, "--mtu=%u", o.mtu);
 	avf(a, "--chunk-pkts=%u", o.chunk_pkts);
 	avf(a, "--max-msg=%" PRIu64, max_msg);
@@ -1040,6 +1092,7 @@ static int rig_start(struct rig *r, const char *link, uint64_t max_size)
 		struct argv_b a = {0};
 		av(&a, bin);
 		av_common_eal(&a, r->tmpdir + 5, 512);
+		snprintf(r->prefix[0], sizeof(r->prefix[0]), "%s", r->tmpdir + 5);
 		av_lcores(&a, workers, 0);
 		av(&a, "--");
 		av(&a, "--ring-pair");
@@ -1079,6 +1132,8 @@ static int rig_start(struct rig *r, const char *link, uint64_t max_size)
 		av(&a, "--no-pci");
 		av(&a, "-m512");
 		avf(&a, "--file-prefix=%s-%c", r->tmpdir + 5, side ? 'b' : 'a');
+		snprintf(r->prefix[side], sizeof(r->prefix[side]), "%s-%c", r->tmpdir + 5,
+			 side ? 'b' : 'a');
 		av(&a, "--log-level=lib.eal:warning");
 		for (int i = 0; i < o.n_eal_extra; i++)
 			av(&a, o.eal_extra[i]);
@@ -1095,6 +1150,104 @@ static int rig_start(struct rig *r, const char *link, uint64_t max_size)
 			return -1;
 	}
 	return wait_socks(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* the daemons' own figures: telemetry, memory                         */
+
+/* One DPDK telemetry request to the daemon with EAL file prefix @p prefix
+ * (its socket is in the EAL runtime directory, as rte_eal_init() makes
+ * it). @return bytes of the JSON answer in @p out, or -1. */
+static int tel_query(const char *prefix, const char *cmd, char *out, size_t len)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct timeval tv = {.tv_sec = 2};
+	char hello[1024];
+	ssize_t n;
+	int fd;
+
+	if (!prefix[0] || len < 2)
+		return -1;
+	if (geteuid() == 0)
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "/var/run/dpdk/%s/dpdk_telemetry.v2",
+			 prefix);
+	else
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dpdk/%s/dpdk_telemetry.v2",
+			 xdg && *xdg ? xdg : "/tmp", prefix);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    read(fd, hello, sizeof(hello)) <= 0 || write(fd, cmd, strlen(cmd)) < 0 ||
+	    (n = read(fd, out, len - 1)) <= 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	out[n] = 0;
+	return (int)n;
+}
+
+/* The number after "key": in a telemetry answer (NAN if absent). */
+static double tel_num(const char *json, const char *key)
+{
+	char k[80];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(json, k);
+	return p ? strtod(p + strlen(k), NULL) : NAN;
+}
+
+/* The workers' counters (telemetry /sdr/workers), summed over the daemons
+ * of the rig; NANs when a daemon does not answer (--rig attach). */
+enum { WK_LOOPS, WK_WORK, WK_POLLS, WK_CYCLES, WK_FRAMES, WK_STALLS, WK_VPACED, WK_VTOUCHED,
+       WK_VTIMER, WK_HANDOFF, WK__N };
+static const char *const wk_keys[WK__N] = {"loops", "work_loops", "pace_polls", "pace_cycles",
+					   "pace_frames", "pace_stalls", "visits_paced",
+					   "visits_touched", "visits_timer", "handoff_rx"};
+
+static void workers_read(const struct rig *r, double *v)
+{
+	char buf[16384];
+
+	for (int k = 0; k < WK__N; k++)
+		v[k] = r->ndaemons ? 0 : NAN;
+	for (int i = 0; i < r->ndaemons; i++) {
+		if (tel_query(r->prefix[i], "/sdr/workers", buf, sizeof(buf)) < 0) {
+			for (int k = 0; k < WK__N; k++)
+				v[k] = NAN;
+			return;
+		}
+		for (int k = 0; k < WK__N; k++)
+			v[k] += tel_num(buf, wk_keys[k]);
+	}
+}
+
+/* Resident and virtual memory of the daemons we started (KiB, summed). */
+static void daemons_mem(const struct rig *r, double *rss, double *vsz)
+{
+	*rss = *vsz = r->ndaemons ? 0 : NAN;
+	for (int i = 0; i < r->ndaemons; i++) {
+		char path[64], line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)r->pid[i]);
+		if (!(f = fopen(path, "r"))) {
+			*rss = *vsz = NAN;
+			return;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long kb;
+			if (sscanf(line, "VmRSS: %lu", &kb) == 1)
+				*rss += (double)kb;
+			else if (sscanf(line, "VmSize: %lu", &kb) == 1)
+				*vsz += (double)kb;
+		}
+		fclose(f);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1123,9 +1276,16 @@ struct run_result {
 	double win[MAX_WINDOWS]; /* wire Gbit/s per whole 1 s window */
 	int nwin;
 	double memcpy_gbps;
+	double bound_gbps;    /* 2 copies + 2 CRC passes per CPU-second (bound_baseline) */
 	double cpu_s;         /* worker CPU seconds during the measurement */
 	double gbps_per_cpu;  /* goodput per worker CPU-second */
 	double mpps_per_cpu;  /* packets per worker CPU-second */
+	unsigned qps, ctxs;
+	double setup_s;       /* creating and connecting every QP (both sides) */
+	double rss_kib_qp, rss_kib_qp_end, vsz_kib_qp; /* daemons' memory per QP */
+	double wk[WK__N];     /* workers' counters during the measurement */
+	double peak_win_us, peak, peak_idle; /* --gap-us / paced: peak over 10 frame times */
+	int npeak;            /* QPs whose departures were read */
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -1158,21 +1318,23 @@ static void lat_stats(float *v, uint64_t n, double *out, int with_min)
 #undef PCT
 }
 
-/* Data packets of a message (immediate-only ones included) and their frame
- * bytes, what the pacers charge: common/sdr_wire.h's one definition. */
+/* Data packets of a message (immediate-only ones included: only with a
+ * non-zero --imm) and their frame bytes, what the pacers charge:
+ * common/sdr_wire.h's one definition. */
 static uint64_t pkts_per_msg(uint64_t size)
 {
-	return sdr_wire_msg_pkts(size, o.mtu);
+	return sdr_wire_msg_pkts(size, o.mtu, o.imm != 0);
 }
 
 static double msg_wire_bytes(uint64_t size)
 {
 	uint64_t full = size / o.mtu, rem = size % o.mtu;
-	uint64_t imm_only = pkts_per_msg(size) - full - (rem ? 1 : 0);
+	int imm = o.imm != 0;
 
-	return (double)full * sdr_wire_data_frame_bytes(o.mtu) +
-	       (rem ? (double)sdr_wire_data_frame_bytes((uint32_t)rem) : 0.0) +
-	       (double)imm_only * sdr_wire_data_frame_bytes(0);
+	return (double)full * sdr_wire_data_frame_bytes(o.mtu, imm) +
+	       (rem ? (double)sdr_wire_data_frame_bytes((uint32_t)rem, imm) : 0.0) +
+	       (double)sdr_wire_imm_only_pkts(full + (rem ? 1 : 0), imm) *
+		       sdr_wire_data_frame_bytes(0, 1);
 }
 
 static void fail(struct run_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1213,30 +1375,151 @@ static double memcpy_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t
 	return (double)bytes * 8 / (now_s() - t0) / 1e9;
 }
 
+/* The rate a sending QP is paced at (bits/s): its own, else its worker's
+ * share of the port; 0 = unpaced. */
+static uint64_t qp_pace_bps(void)
+{
+	if (o.rate_bps)
+		return o.rate_bps;
+	return o.port_rate_bps / (o.workers ? o.workers : 1);
+}
+
+/* Peak rate of the sending QPs over 10 of their frame times, from the
+ * departures the sending daemon recorded (telemetry /sdr/pace_peak; the QP
+ * ids of a fresh instance are 0..N-1 in creation order): the largest bytes
+ * in such a window over what the rate allows there, over all windows and
+ * over those that begin with a frame sent after the QP was idle. */
+static void read_peaks(const struct rig *rig, const struct run_params *p, struct run_result *res)
+{
+	uint64_t bps = qp_pace_bps(), pkts = pkts_per_msg(p->size);
+	double frame = msg_wire_bytes(p->size) / (double)pkts, win_ns, allow;
+	char cmd[96], buf[4096];
+
+	res->peak = res->peak_idle = res->peak_win_us = NAN;
+	if (!bps || !rig->ndaemons || !pacing_measured())
+		return;
+	win_ns = 10 * frame * 8 / (double)bps * 1e9;
+	allow = (double)bps / 8 * win_ns / 1e9;
+	res->peak_win_us = win_ns / 1e3;
+	res->peak = res->peak_idle = 0;
+	for (unsigned k = 0; k < res->qps && k < 64; k++) {
+		snprintf(cmd, sizeof(cmd), "/sdr/pace_peak,0,%u,%llu", k, (unsigned long long)win_ns);
+		if (tel_query(rig->prefix[0], cmd, buf, sizeof(buf)) < 0 ||
+		    !(tel_num(buf, "frames") > 0))
+			continue;
+		res->npeak++;
+		res->peak = fmax(res->peak, tel_num(buf, "peak_bytes") / allow);
+		res->peak_idle = fmax(res->peak_idle, tel_num(buf, "peak_bytes_after_idle") / allow);
+	}
+	if (!res->npeak)
+		res->peak = res->peak_idle = NAN;
+}
+
+struct ends {
+	struct sdr_ctx *ctx[MAX_CTXS];
+	struct sdr_mr *mr[MAX_CTXS];
+	uint8_t *buf[MAX_CTXS];
+	size_t len[MAX_CTXS];
+	uint64_t nbuf; /* message buffers per context */
+	struct sdr_qp **qp;
+};
+
+static int ends_buffers(struct ends *e, unsigned nctx, uint64_t size, uint64_t want, int fill,
+			struct run_result *res)
+{
+	uint64_t n = o.buf_budget / nctx / size;
+
+	e->nbuf = n < 1 ? 1 : n > want ? want : n;
+	for (unsigned c = 0; c < nctx; c++) {
+		e->len[c] = (size_t)(e->nbuf * size);
+		e->buf[c] = sdr_buf_alloc(e->ctx[c], e->len[c]);
+		if (!e->buf[c]) {
+			fail(res, "sdr_buf_alloc(%zu): %s", e->len[c], strerror(errno));
+			return -1;
+		}
+		for (size_t i = 0; i < e->len[c]; i++) /* touch every page before timing */
+			e->buf[c][i] = fill ? (uint8_t)(i * 131 + 7) : 0;
+		e->mr[c] = sdr_mr_reg(e->ctx[c], e->buf[c], e->len[c], 0);
+		if (!e->mr[c]) {
+			fail(res, "sdr_mr_reg: %s (%s)", strerror(errno), sdr_last_error(e->ctx[c]));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The bound of the data path on this core, in the same process right after
+ * the run: each MTU piece of the measured payload is copied from the send
+ * buffers into one of 32 frame buffers (an mbuf of a burst), CRC'd twice with
+ * the function the ICRC uses (sdr_icrc_crc32(): once as TX computes it, once
+ * as RX verifies it) and copied into the receive buffers. That is the work
+ * no data path can skip; everything else it does (headers, parse, rings,
+ * placement, bitmaps, completions) comes on top. Per CPU-second of this
+ * thread (CLOCK_THREAD_CPUTIME_ID), like the worker's figures; the payload
+ * is capped at 2 GiB. */
+#define BOUND_BUFS 32
+static volatile uint32_t bound_sink; /* the CRCs are used: not optimised away */
+static double bound_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+			     uint64_t bytes)
+{
+	static uint8_t frame[BOUND_BUFS][4096 + 128];
+	uint64_t done = 0;
+	size_t so = 0, d_o = 0;
+	struct timespec t0, t1;
+	unsigned b = 0;
+
+	if (bytes > (2ull << 30))
+		bytes = 2ull << 30;
+	if (!bytes || src_len < o.mtu || dst_len < o.mtu || o.mtu > 4096)
+		return NAN;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	while (done < bytes) {
+		size_t piece = bytes - done < o.mtu ? (size_t)(bytes - done) : o.mtu;
+		uint8_t *f = frame[b++ % BOUND_BUFS];
+
+		if (so + piece > src_len)
+			so = 0;
+		if (d_o + piece > dst_len)
+			d_o = 0;
+		memcpy(f, src + so, piece);
+		bound_sink ^= sdr_icrc_crc32(0, f, piece);
+		bound_sink ^= sdr_icrc_crc32(0, f, piece);
+		memcpy(dst + d_o, f, piece);
+		__asm__ volatile("" ::: "memory");
+		so += piece;
+		d_o += piece;
+		done += piece;
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	return (double)done * 8 /
+	       ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9) / 1e9;
+}
+
 static void run_engine(const struct rig *rig, const struct run_params *p, struct run_result *res)
 {
-	struct sdr_ctx *ca = NULL, *cb = NULL;
-	struct sdr_qp *qa = NULL, *qb = NULL;
-	struct sdr_mr *smr = NULL, *rmr = NULL;
-	uint8_t *sbuf = NULL, *rbuf = NULL;
-	struct sdr_qp_info ia, ib;
+	struct ends ea = {0}, eb = {0};
 	struct sdr_qp_attr attr = {0};
 	uint64_t total = p->duration > 0 ? UINT64_MAX : p->warmup + p->iters;
 	uint64_t sposted = 0, sdone = 0, rposted = 0, rdone = 0, rlow = 0;
-	uint64_t ns, nr, mpm = pkts_per_msg(p->size);
-	uint32_t ahead;
-	size_t slen, rlen;
+	uint64_t mpm = pkts_per_msg(p->size);
+	uint32_t ahead, nq = o.qps, nc = o.qps < (o.workers ? o.workers : 1) ? o.qps : (o.workers ? o.workers : 1);
 	double t_post[TS_RING], t_sdone[TS_RING], t_meas = 0, t_last = 0, t_progress, t_dur_end = 0;
+	double *q_free = NULL; /* --gap-us: when each QP may post its next send */
 	uint8_t st[TS_RING]; /* bit0 send done, bit1 recv done, bit2 partial requested */
 	struct sdr_recv_handle *rh[TS_RING];
 	float *lat = NULL, *slat = NULL;
 	uint64_t nlat = 0, nslat = 0, lat_cap;
 	double wbytes[MAX_WINDOWS + 1] = {0};
 	uint64_t spin = 0;
-	double cpu0 = NAN;
+	double cpu0 = NAN, wk0[WK__N], rss0, vsz0, rss1, vsz1, t0;
+	int rc;
 
 	memset(res, 0, sizeof(*res));
 	res->ok = 1;
+	res->qps = nq;
+	res->ctxs = nc;
+	for (int k = 0; k < WK__N; k++)
+		wk0[k] = res->wk[k] = NAN;
 	ahead = p->window * 2 > 64 ? p->window * 2 : 64;
 	if (ahead > TS_RING)
 		ahead = TS_RING;
@@ -1245,20 +1528,25 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	lat_cap = p->duration > 0 ? MAX_LAT_SAMPLES : (p->iters < MAX_LAT_SAMPLES ? p->iters : MAX_LAT_SAMPLES);
 	lat = malloc((lat_cap ? lat_cap : 1) * sizeof(*lat));
 	slat = malloc((lat_cap ? lat_cap : 1) * sizeof(*slat));
-	if (!lat || !slat) {
+	ea.qp = calloc(nq, sizeof(*ea.qp));
+	eb.qp = calloc(nq, sizeof(*eb.qp));
+	q_free = calloc(nq, sizeof(*q_free));
+	if (!lat || !slat || !ea.qp || !eb.qp || !q_free) {
 		fail(res, "out of memory");
 		goto out;
 	}
-
-	ca = sdr_ctx_open(rig->sock_a, NULL);
-	if (!ca) {
-		fail(res, "sdr_ctx_open(%s): %s", rig->sock_a, strerror(errno));
-		goto out;
-	}
-	cb = sdr_ctx_open(rig->sock_b, NULL);
-	if (!cb) {
-		fail(res, "sdr_ctx_open(%s): %s", rig->sock_b, strerror(errno));
-		goto out;
+	/* contexts: the k-th of each side goes to worker k mod workers (the
+	 * daemons assign them round robin per instance), so a QP pair shares
+	 * its worker */
+	for (unsigned c = 0; c < nc; c++) {
+		if (!(ea.ctx[c] = sdr_ctx_open(rig->sock_a, NULL))) {
+			fail(res, "sdr_ctx_open(%s): %s", rig->sock_a, strerror(errno));
+			goto out;
+		}
+		if (!(eb.ctx[c] = sdr_ctx_open(rig->sock_b, NULL))) {
+			fail(res, "sdr_ctx_open(%s): %s", rig->sock_b, strerror(errno));
+			goto out;
+		}
 	}
 	attr.max_msg = (uint32_t)max_msg_for(p->size);
 	attr.chunk_pkts = o.chunk_pkts;
@@ -1270,60 +1558,47 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 		attr.ec_k = (uint8_t)sch.k;
 		attr.ec_m = (uint8_t)sch.m;
 	}
-	attr.rate_bps = o.rate_bps; /* the sending QP only */
-	qa = sdr_qp_create(ca, &attr);
-	attr.rate_bps = 0;
-	if (!qa) {
-		int e = errno;
-		snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s): %s (%s)",
-			 sdr_rel_name((unsigned)p->rel), strerror(e), sdr_last_error(ca));
-		res->ok = (e == EOPNOTSUPP || e == ENOTSUP) && p->rel != SDR_REL_NONE ? -1 : 0;
-		goto out;
+	/* QP pair k on context k mod nc; the time and daemon memory it takes */
+	daemons_mem(rig, &rss0, &vsz0);
+	t0 = now_s();
+	for (unsigned k = 0; k < nq; k++) {
+		struct sdr_qp_info ia, ib;
+
+		attr.rate_bps = o.rate_bps; /* the sending QPs only */
+		ea.qp[k] = sdr_qp_create(ea.ctx[k % nc], &attr);
+		attr.rate_bps = 0;
+		eb.qp[k] = ea.qp[k] ? sdr_qp_create(eb.ctx[k % nc], &attr) : NULL;
+		if (!ea.qp[k] || !eb.qp[k]) {
+			int e = errno;
+			snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s, QP %u): %s (%s)",
+				 sdr_rel_name((unsigned)p->rel), k, strerror(e),
+				 sdr_last_error(ea.qp[k] ? eb.ctx[k % nc] : ea.ctx[k % nc]));
+			res->ok = (e == EOPNOTSUPP || e == ENOTSUP) && p->rel != SDR_REL_NONE ? -1 : 0;
+			goto out;
+		}
+		if ((rc = sdr_qp_info_get(ea.qp[k], &ia)) || (rc = sdr_qp_info_get(eb.qp[k], &ib)) ||
+		    (rc = sdr_qp_connect(ea.qp[k], &ib)) || (rc = sdr_qp_connect(eb.qp[k], &ia))) {
+			fail(res, "connect (QP %u): %s (%s / %s)", k, sdr_strerror(rc),
+			     sdr_last_error(ea.ctx[k % nc]), sdr_last_error(eb.ctx[k % nc]));
+			goto out;
+		}
 	}
-	qb = sdr_qp_create(cb, &attr);
-	if (!qb) {
-		int e = errno;
-		snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s): %s (%s)",
-			 sdr_rel_name((unsigned)p->rel), strerror(e), sdr_last_error(cb));
-		res->ok = (e == EOPNOTSUPP || e == ENOTSUP) && p->rel != SDR_REL_NONE ? -1 : 0;
-		goto out;
-	}
-	int rc;
-	if ((rc = sdr_qp_info_get(qa, &ia)) || (rc = sdr_qp_info_get(qb, &ib)) ||
-	    (rc = sdr_qp_connect(qa, &ib)) || (rc = sdr_qp_connect(qb, &ia))) {
-		fail(res, "connect: %s (%s / %s)", sdr_strerror(rc), sdr_last_error(ca),
-		     sdr_last_error(cb));
-		goto out;
-	}
+	res->setup_s = now_s() - t0;
+	daemons_mem(rig, &rss1, &vsz1);
+	res->rss_kib_qp = (rss1 - rss0) / (2.0 * nq);
+	res->vsz_kib_qp = (vsz1 - vsz0) / (2.0 * nq);
 
 	/* Buffers: distinct per in-flight message up to the budget, then
 	 * reused round-robin (a benchmark does not verify payload). */
-	ns = o.buf_budget / p->size;
-	ns = ns < 1 ? 1 : ns > p->window ? p->window : ns;
-	nr = o.buf_budget / p->size;
-	nr = nr < 1 ? 1 : nr > ahead ? ahead : nr;
-	slen = (size_t)(ns * p->size);
-	rlen = (size_t)(nr * p->size);
-	sbuf = sdr_buf_alloc(ca, slen);
-	rbuf = sdr_buf_alloc(cb, rlen);
-	if (!sbuf || !rbuf) {
-		fail(res, "sdr_buf_alloc(%zu / %zu): %s", slen, rlen, strerror(errno));
+	if (ends_buffers(&ea, nc, p->size, p->window, 1, res) ||
+	    ends_buffers(&eb, nc, p->size, ahead, 0, res))
 		goto out;
-	}
-	for (size_t i = 0; i < slen; i++) /* touch every page before timing */
-		sbuf[i] = (uint8_t)(i * 131 + 7);
-	memset(rbuf, 0, rlen);
-	smr = sdr_mr_reg(ca, sbuf, slen, 0);
-	rmr = sdr_mr_reg(cb, rbuf, rlen, 0);
-	if (!smr || !rmr) {
-		fail(res, "sdr_mr_reg: %s (%s / %s)", strerror(errno), sdr_last_error(ca),
-		     sdr_last_error(cb));
-		goto out;
-	}
 
 	t_progress = now_s();
-	if (p->warmup == 0)
+	if (p->warmup == 0) {
 		cpu0 = workers_cpu_s(rig);
+		workers_read(rig, wk0);
+	}
 	if (p->duration > 0 && p->warmup == 0)
 		t_dur_end = t_progress + p->duration;
 	while (!g_stop && (rdone < total || sdone < total)) {
@@ -1333,10 +1608,12 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 
 		/* receives ahead (CTS leaves long before the send is posted) */
 		while (rposted < total && rposted - rdone < ahead) {
-			struct sdr_recv_wr wr = {.mr = rmr, .addr = rbuf + (rposted % nr) * p->size,
+			unsigned k = (unsigned)(rposted % nq), c = k % nc;
+			struct sdr_recv_wr wr = {.mr = eb.mr[c],
+						 .addr = eb.buf[c] + (rposted % eb.nbuf) * p->size,
 						 .length = (uint32_t)p->size, .wr_id = rposted};
 			struct sdr_recv_handle *h;
-			rc = sdr_recv_post(qb, &wr, &h);
+			rc = sdr_recv_post(eb.qp[k], &wr, &h);
 			if (rc == -EAGAIN)
 				break;
 			if (rc) {
@@ -1348,93 +1625,106 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 			rposted++;
 			progress = 1;
 		}
-		/* sends: --window in flight */
+		/* sends: --window in flight; with --gap-us one per QP, after its gap */
+		t = now_s();
 		while (sposted < rposted && sposted < total && sposted - sdone < p->window) {
-			struct sdr_send_wr wr = {.mr = smr, .addr = sbuf + (sposted % ns) * p->size,
+			unsigned k = (unsigned)(sposted % nq), c = k % nc;
+			struct sdr_send_wr wr = {.mr = ea.mr[c],
+						 .addr = ea.buf[c] + (sposted % ea.nbuf) * p->size,
 						 .length = (uint32_t)p->size,
-						 .imm = (uint32_t)sposted, .wr_id = sposted};
+						 .imm = o.imm, .wr_id = sposted};
+			/* q_free: 0 never sent, < 0 in flight, else free from then */
+			if (o.gap_us > 0 && q_free[k] != 0 && !(q_free[k] > 0 && t >= q_free[k]))
+				break; /* in flight, or idling */
 			t_post[sposted % TS_RING] = now_s();
-			rc = sdr_send_post(qa, &wr, NULL);
+			rc = sdr_send_post(ea.qp[k], &wr, NULL);
 			if (rc == -EAGAIN)
 				break;
 			if (rc) {
 				fail(res, "sdr_send_post(%" PRIu64 "): %s", sposted, sdr_strerror(rc));
 				goto out;
 			}
+			q_free[k] = -1; /* in flight */
 			sposted++;
 			progress = 1;
 		}
-		n = sdr_cq_poll(ca, wc, 32);
-		if (n < 0) {
-			fail(res, "sdr_cq_poll(a): %s", sdr_strerror(n));
-			goto out;
+		for (unsigned c = 0; c < nc; c++) {
+			n = sdr_cq_poll(ea.ctx[c], wc, 32);
+			if (n < 0) {
+				fail(res, "sdr_cq_poll(a): %s", sdr_strerror(n));
+				goto out;
+			}
+			t = now_s();
+			for (int i = 0; i < n; i++) {
+				uint64_t id = wc[i].wr_id;
+				if (wc[i].opcode != SDR_SQ_SEND || id >= sposted)
+					continue;
+				t_sdone[id % TS_RING] = t;
+				st[id % TS_RING] |= 1;
+				q_free[id % nq] = t + o.gap_us * 1e-6;
+				if (wc[i].status)
+					res->send_err++;
+				if (id >= p->warmup && nslat < lat_cap)
+					slat[nslat++] = (float)((t - t_post[id % TS_RING]) * 1e6);
+				sdone++;
+				progress = 1;
+			}
 		}
-		t = now_s();
-		for (int i = 0; i < n; i++) {
-			uint64_t id = wc[i].wr_id;
-			if (wc[i].opcode != SDR_SQ_SEND || id >= sposted)
-				continue;
-			t_sdone[id % TS_RING] = t;
-			st[id % TS_RING] |= 1;
-			if (wc[i].status)
-				res->send_err++;
-			if (id >= p->warmup && nslat < lat_cap)
-				slat[nslat++] = (float)((t - t_post[id % TS_RING]) * 1e6);
-			sdone++;
-			progress = 1;
-		}
-		n = sdr_cq_poll(cb, wc, 32);
-		if (n < 0) {
-			fail(res, "sdr_cq_poll(b): %s", sdr_strerror(n));
-			goto out;
-		}
-		t = now_s();
-		for (int i = 0; i < n; i++) {
-			uint64_t id = wc[i].wr_id, bytes = 0;
-			/* data or immediate missing: the message did not arrive whole */
-			int partial = !!(wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL));
-			if (wc[i].opcode != SDR_SQ_RECV || id >= rposted)
-				continue;
-			st[id % TS_RING] |= 2;
-			rdone++;
-			progress = 1;
-			if (wc[i].status == 0 && partial && wc[i].handle) {
-				int c = sdr_recv_chunks_done(wc[i].handle);
-				uint64_t cbytes = sdr_recv_chunk_bytes(wc[i].handle);
-				bytes = c > 0 ? (uint64_t)c * cbytes : 0;
-				if (bytes > p->size)
+		for (unsigned c = 0; c < nc; c++) {
+			n = sdr_cq_poll(eb.ctx[c], wc, 32);
+			if (n < 0) {
+				fail(res, "sdr_cq_poll(b): %s", sdr_strerror(n));
+				goto out;
+			}
+			t = now_s();
+			for (int i = 0; i < n; i++) {
+				uint64_t id = wc[i].wr_id, bytes = 0;
+				/* data or immediate missing: the message did not arrive whole */
+				int partial = !!(wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL));
+				if (wc[i].opcode != SDR_SQ_RECV || id >= rposted)
+					continue;
+				st[id % TS_RING] |= 2;
+				rdone++;
+				progress = 1;
+				if (wc[i].status == 0 && partial && wc[i].handle) {
+					int cd = sdr_recv_chunks_done(wc[i].handle);
+					uint64_t cbytes = sdr_recv_chunk_bytes(wc[i].handle);
+					bytes = cd > 0 ? (uint64_t)cd * cbytes : 0;
+					if (bytes > p->size)
+						bytes = p->size;
+				} else if (wc[i].status == 0) {
 					bytes = p->size;
-			} else if (wc[i].status == 0) {
-				bytes = p->size;
-			}
-			if (id + 1 == p->warmup) {
-				t_meas = t;
-				cpu0 = workers_cpu_s(rig);
-				if (p->duration > 0)
-					t_dur_end = t + p->duration;
-			}
-			if (id < p->warmup)
-				continue;
-			if (p->warmup == 0 && t_meas == 0)
-				t_meas = t_post[0 % TS_RING];
-			res->measured++;
-			if (wc[i].status)
-				res->msgs_err++;
-			else if (partial)
-				res->msgs_partial++;
-			else
-				res->msgs_ok++;
-			res->bytes += bytes;
-			res->pkts += mpm;
-			res->wire_bytes += msg_wire_bytes(bytes);
-			if (t > t_last)
-				t_last = t;
-			if (!wc[i].status && !partial && nlat < lat_cap)
-				lat[nlat++] = (float)((t - t_post[id % TS_RING]) * 1e6);
-			if (t_meas > 0) {
-				double w = floor(t - t_meas);
-				if (w >= 0 && w < MAX_WINDOWS)
-					wbytes[(int)w] += msg_wire_bytes(bytes);
+				}
+				if (id + 1 == p->warmup) {
+					t_meas = t;
+					cpu0 = workers_cpu_s(rig);
+					workers_read(rig, wk0);
+					if (p->duration > 0)
+						t_dur_end = t + p->duration;
+				}
+				if (id < p->warmup)
+					continue;
+				if (p->warmup == 0 && t_meas == 0)
+					t_meas = t_post[0 % TS_RING];
+				res->measured++;
+				if (wc[i].status)
+					res->msgs_err++;
+				else if (partial)
+					res->msgs_partial++;
+				else
+					res->msgs_ok++;
+				res->bytes += bytes;
+				res->pkts += mpm;
+				res->wire_bytes += msg_wire_bytes(bytes);
+				if (t > t_last)
+					t_last = t;
+				if (!wc[i].status && !partial && nlat < lat_cap)
+					lat[nlat++] = (float)((t - t_post[id % TS_RING]) * 1e6);
+				if (t_meas > 0) {
+					double w = floor(t - t_meas);
+					if (w >= 0 && w < MAX_WINDOWS)
+						wbytes[(int)w] += msg_wire_bytes(bytes);
+				}
 			}
 		}
 		t = now_s();
@@ -1477,6 +1767,12 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	}
 	res->elapsed = t_last - t_meas;
 	res->cpu_s = workers_cpu_s(rig) - cpu0;
+	workers_read(rig, res->wk);
+	for (int k = 0; k < WK__N; k++)
+		res->wk[k] -= wk0[k];
+	daemons_mem(rig, &rss1, &vsz1);
+	res->rss_kib_qp_end = (rss1 - rss0) / (2.0 * nq);
+	read_peaks(rig, p, res);
 	res->gbps_per_cpu = res->cpu_s > 0 ? (double)res->bytes * 8 / res->cpu_s / 1e9 : NAN;
 	res->mpps_per_cpu = res->cpu_s > 0 ? (double)res->pkts / res->cpu_s / 1e6 : NAN;
 	if (res->elapsed > 0) {
@@ -1493,18 +1789,27 @@ static void run_engine(const struct rig *rig, const struct run_params *p, struct
 	res->nlat = nlat;
 	lat_stats(lat, nlat, res->lat, 1);
 	lat_stats(slat, nslat, res->slat, 0);
-	if (!strcmp(p->mode, "bw"))
-		res->memcpy_gbps = memcpy_baseline(sbuf, slen, rbuf, rlen, res->bytes);
-	else
-		res->memcpy_gbps = NAN;
+	if (!strcmp(p->mode, "bw")) {
+		res->memcpy_gbps = memcpy_baseline(ea.buf[0], ea.len[0], eb.buf[0], eb.len[0],
+						   res->bytes);
+		res->bound_gbps = bound_baseline(ea.buf[0], ea.len[0], eb.buf[0], eb.len[0],
+						 res->bytes);
+	} else {
+		res->memcpy_gbps = res->bound_gbps = NAN;
+	}
 out:
 	if (res->ok == 1 && res->measured == 0)
 		fail(res, "nothing measured");
 	free(lat);
 	free(slat);
+	free(ea.qp);
+	free(eb.qp);
+	free(q_free);
 	/* sdr_ctx_close() destroys the QPs, MRs and buffers */
-	sdr_ctx_close(ca);
-	sdr_ctx_close(cb);
+	for (unsigned c = 0; c < nc; c++) {
+		sdr_ctx_close(ea.ctx[c]);
+		sdr_ctx_close(eb.ctx[c]);
+	}
 }
 
 static void print_run(const struct rig *rig, const struct run_params *p, const struct run_result *r)
@@ -1519,8 +1824,9 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 		printf("  ---------------- sdr-perf %s: rig %s (%s) ----------------\n", p->mode,
 		       rig_names[rig->kind], pmd);
 		printf("  size %" PRIu64 " B  window %u  mtu %u  chunk %u pkts  workers %u  rel %s"
-		       "  icrc %s\n", p->size, p->window, o.mtu, o.chunk_pkts, workers,
-		       scheme, o.no_icrc ? "off" : "on");
+		       "  icrc %s  imm 0x%x  QP pairs %u%s\n", p->size, p->window, o.mtu, o.chunk_pkts,
+		       workers, scheme, o.no_icrc ? "off" : "on", o.imm, o.qps,
+		       o.gap_us > 0 ? "  on/off" : "");
 		if (rig->link[0] || o.port_rate)
 			printf("  link %s  port-rate %s\n", rig->link[0] ? rig->link : "-",
 			       o.port_rate ? o.port_rate : "-");
@@ -1550,6 +1856,30 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 			if (isfinite(r->memcpy_gbps))
 				printf("  memcpy     : same bytes in MTU pieces, one copy: %.3f Gbit/s\n",
 				       r->memcpy_gbps);
+			if (isfinite(r->bound_gbps))
+				printf("  bound      : same bytes, 2 copies + 2 CRC passes in MTU pieces: %.3f"
+				       " Gbit/s per CPU-second; goodput per worker CPU-second / bound"
+				       " %.3f\n", r->bound_gbps, r->gbps_per_cpu / r->bound_gbps);
+			printf("  QPs        : %u pairs on %u contexts per side, set up in %.3f s"
+			       " (%.1f us per QP); daemon memory per QP %.1f KiB resident"
+			       " (%.1f KiB after the run), %.1f KiB virtual\n", r->qps, r->ctxs,
+			       r->setup_s, r->setup_s * 1e6 / (2.0 * r->qps), r->rss_kib_qp,
+			       r->rss_kib_qp_end, r->vsz_kib_qp);
+			if (isfinite(r->wk[WK_LOOPS]) && r->wk[WK_LOOPS] > 0)
+				printf("  workers    : %.0f loops, QP visits %.2f per loop (paced %.0f,"
+				       " touched %.0f, timer %.0f); pacer %.0f cycles per loop (%.0f"
+				       " sampled), %.0f frames, %.0f stalls; hand-off %.0f packets\n",
+				       r->wk[WK_LOOPS],
+				       (r->wk[WK_VPACED] + r->wk[WK_VTOUCHED] + r->wk[WK_VTIMER]) /
+					       r->wk[WK_LOOPS], r->wk[WK_VPACED], r->wk[WK_VTOUCHED],
+				       r->wk[WK_VTIMER],
+				       r->wk[WK_POLLS] > 0 ? r->wk[WK_CYCLES] / r->wk[WK_POLLS] : NAN,
+				       r->wk[WK_POLLS], r->wk[WK_FRAMES], r->wk[WK_STALLS],
+				       r->wk[WK_HANDOFF]);
+			if (isfinite(r->peak))
+				printf("  pacing     : peak over 10 frame times (%.1f us) %.3fx the rate,"
+				       " %.3fx in windows that begin after idle (%d QPs)\n",
+				       r->peak_win_us, r->peak, r->peak_idle, r->npeak);
 			if (r->nwin) {
 				printf("  1 s windows (wire Gbit/s):");
 				for (int i = 0; i < r->nwin; i++)
@@ -1576,6 +1906,9 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 	sb_jstr(&j, rig->link);
 	sb_add(&j, ",\"port_rate_bps\":%" PRIu64, o.port_rate_bps);
 	sb_add(&j, ",\"qp_rate_bps\":%" PRIu64, o.rate_bps);
+	sb_add(&j, ",\"qps\":%u", o.qps);
+	sb_jnum(&j, "gap_us", o.gap_us);
+	sb_add(&j, ",\"imm\":%" PRIu32, o.imm);
 	if (r->ok != 1) {
 		sb_add(&j, ",\"status\":\"%s\",\"error\":", r->ok < 0 ? "skipped" : "failed");
 		sb_jstr(&j, r->error);
@@ -1602,9 +1935,33 @@ static void print_run(const struct rig *rig, const struct run_params *p, const s
 		sb_jnum(&j, "send_lat_p999_us", r->slat[3]);
 		sb_jnum(&j, "send_lat_max_us", r->slat[4]);
 		sb_jnum(&j, "memcpy_gbps", r->memcpy_gbps);
+		sb_jnum(&j, "bound_gbps", r->bound_gbps);
 		sb_jnum(&j, "worker_cpu_s", r->cpu_s);
 		sb_jnum(&j, "goodput_gbps_per_cpu", r->gbps_per_cpu);
 		sb_jnum(&j, "mpps_per_cpu", r->mpps_per_cpu);
+		sb_add(&j, ",\"ctxs\":%u", r->ctxs);
+		sb_jnum(&j, "qp_setup_s", r->setup_s);
+		sb_jnum(&j, "qp_setup_us_per_qp", r->setup_s * 1e6 / (2.0 * r->qps));
+		sb_jnum(&j, "dpu_rss_kib_per_qp", r->rss_kib_qp);
+		sb_jnum(&j, "dpu_rss_kib_per_qp_end", r->rss_kib_qp_end);
+		sb_jnum(&j, "dpu_vsz_kib_per_qp", r->vsz_kib_qp);
+		sb_jnum(&j, "worker_loops", r->wk[WK_LOOPS]);
+		sb_jnum(&j, "worker_work_loops", r->wk[WK_WORK]);
+		sb_jnum(&j, "qp_visits_per_loop",
+			r->wk[WK_LOOPS] > 0 ? (r->wk[WK_VPACED] + r->wk[WK_VTOUCHED] +
+					       r->wk[WK_VTIMER]) / r->wk[WK_LOOPS] : NAN);
+		sb_jnum(&j, "visits_paced", r->wk[WK_VPACED]);
+		sb_jnum(&j, "visits_touched", r->wk[WK_VTOUCHED]);
+		sb_jnum(&j, "visits_timer", r->wk[WK_VTIMER]);
+		sb_jnum(&j, "pace_cycles_per_poll",
+			r->wk[WK_POLLS] > 0 ? r->wk[WK_CYCLES] / r->wk[WK_POLLS] : NAN);
+		sb_jnum(&j, "pace_polls", r->wk[WK_POLLS]);
+		sb_jnum(&j, "pace_frames", r->wk[WK_FRAMES]);
+		sb_jnum(&j, "pace_stalls", r->wk[WK_STALLS]);
+		sb_jnum(&j, "handoff_pkts", r->wk[WK_HANDOFF]);
+		sb_jnum(&j, "peak_window_us", r->peak_win_us);
+		sb_jnum(&j, "peak_rate", r->peak);
+		sb_jnum(&j, "peak_rate_after_idle", r->peak_idle);
 		sb_add(&j, ",\"win_wire_gbps\":[");
 		for (int i = 0; i < r->nwin; i++)
 			sb_add(&j, "%s%.6g", i ? "," : "", r->win[i]);

@@ -124,9 +124,9 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			} else if (!(wc[i].flags & SDR_CQE_F_IMM)) {
 				/* a full receive has every nibble of the immediate */
 				snprintf(why, sizeof(why), "no immediate");
-			} else if (wc[i].imm != (uint32_t)idx) {
+			} else if (wc[i].imm != tool_plan_imm(plan, idx)) {
 				snprintf(why, sizeof(why), "immediate 0x%x, expected 0x%x", wc[i].imm,
-					 (uint32_t)idx);
+					 tool_plan_imm(plan, idx));
 			} else if (out_fd >= 0) {
 				const uint8_t *p = buf + (idx % w) * maxsz;
 

@@ -62,7 +62,7 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 			uint8_t *p = buf + (next % w) * maxsz;
 			uint64_t sz = tool_plan_size(plan, next);
 			struct sdr_send_wr wr = {.mr = mr, .addr = p, .length = (uint32_t)sz,
-						 .imm = (uint32_t)next, .wr_id = next};
+						 .imm = tool_plan_imm(plan, next), .wr_id = next};
 			int rc;
 
 			if (file_fd >= 0) {

@@ -48,7 +48,7 @@ enum { SEND = 1, RECV = 2 }; /* the variants of the table */
 
 enum {
 	O_DPU = 1, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
-	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_FILE,
+	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_NOIMM, O_FILE,
 	O_OUT, O_FSIZE, O_REL, O_RATE, O_EC
 };
 
@@ -115,6 +115,7 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 	}
 	case O_JSON: o->json = 1; break;
 	case O_QUIET: o->quiet = 1; break;
+	case O_NOIMM: o->no_imm = 1; break;
 	case O_FILE: o->file = arg; break;
 	case O_OUT: o->out = arg; break;
 	case O_FSIZE:
@@ -191,6 +192,11 @@ static const struct sdr_opt opts[] = {
 	 .help = "repeat the size list N times"},
 	{.name = "seed", .arg = "S", .fn = on_opt, .id = O_SEED, .dflt = "1",
 	 .help = "pattern seed"},
+	{.name = "no-imm", .fn = on_opt, .id = O_NOIMM,
+	 .help = "messages without immediate (immediate 0; by default\n"
+		 "message n carries n): one packet per MTU, no\n"
+		 "immediate-only packets; the receiver expects 0 (with\n"
+		 "--server it learns it from the sender)"},
 	{.name = "max-msg", .arg = "BYTES", .fn = on_opt, .id = O_MAXMSG,
 	 .help = "QP max message (default: largest size rounded up to\n"
 		 "1 MiB; in file mode the daemon default)"},
@@ -333,6 +339,7 @@ int tool_plan_from_opts(const struct tool_opts *o, struct tool_plan *p, uint64_t
 	p->chunk_pkts = o->chunk_pkts;
 	p->rel = o->rel;
 	p->ec = o->rel == SDR_REL_EC ? o->ec : 0;
+	p->no_imm = o->no_imm != 0;
 	if (file_size) {
 		p->file_mode = 1;
 		p->file_size = file_size;
@@ -434,9 +441,11 @@ static uint32_t get_u32(const uint8_t *p)
 }
 static uint64_t get_u64(const uint8_t *p) { return (uint64_t)get_u32(p) << 32 | get_u32(p + 4); }
 
-/* plan: "SDRP" ver count nsizes seed(8) max_msg chunk_pkts file_mode
+/* plan: "SDRP" ver count nsizes seed(8) max_msg chunk_pkts flags
  *       file_size(8) sizes[64](8 each) rel; big-endian (version 2 added rel;
- *       its upper 16 bits carry the EC parameters, sdr_ec_param_pack) */
+ *       its upper 16 bits carry the EC parameters, sdr_ec_param_pack).
+ *       flags: bit 0 file mode, bit 1 no immediate (--no-imm; a receiver
+ *       that knows only bit 0 refuses the plan) */
 #define PLAN_MAGIC 0x53445250u
 #define PLAN_VERSION 2
 #define PLAN_LEN (48 + 8 * TOOL_MAX_SIZES)
@@ -453,7 +462,7 @@ int tool_send_plan(int fd, const struct tool_plan *p)
 	put_u64(b + 16, p->seed);
 	put_u32(b + 24, p->max_msg);
 	put_u32(b + 28, p->chunk_pkts);
-	put_u32(b + 32, p->file_mode);
+	put_u32(b + 32, p->file_mode | p->no_imm << 1);
 	put_u64(b + 36, p->file_size);
 	for (int i = 0; i < TOOL_MAX_SIZES; i++)
 		put_u64(b + 44 + 8 * i, p->sizes[i]);
@@ -481,10 +490,12 @@ int tool_recv_plan(int fd, struct tool_plan *p)
 	p->max_msg = get_u32(b + 24);
 	p->chunk_pkts = get_u32(b + 28);
 	p->file_mode = get_u32(b + 32);
+	p->no_imm = (p->file_mode >> 1) & 1;
 	p->file_size = get_u64(b + 36);
 	if (p->nsizes == 0 || p->nsizes > TOOL_MAX_SIZES || p->count == 0 || p->max_msg == 0 ||
-	    p->file_mode > 1 || (p->file_mode && (p->file_size == 0 || p->nsizes != 1)))
+	    p->file_mode > 3 || ((p->file_mode & 1) && (p->file_size == 0 || p->nsizes != 1)))
 		return -1;
+	p->file_mode &= 1;
 	for (uint32_t i = 0; i < p->nsizes; i++) {
 		p->sizes[i] = get_u64(b + 44 + 8 * i);
 		if (p->sizes[i] == 0 || p->sizes[i] > p->max_msg)

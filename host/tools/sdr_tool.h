@@ -44,6 +44,7 @@ struct tool_opts {
 	uint16_t ec;         /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
 	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
 	int rel_set, ec_set, ec_in_rel;
+	int no_imm;          /* --no-imm: every message with immediate 0 (none) */
 };
 
 /** What both sides agree on (sent by the sender over TCP). */
@@ -56,7 +57,15 @@ struct tool_plan {
 	uint64_t sizes[TOOL_MAX_SIZES];
 	uint32_t rel;        /* enum sdr_reliability of both QPs */
 	uint16_t ec;         /* their EC parameters (sdr_ec_param_pack), 0 unless EC */
+	uint32_t no_imm;     /* 1: message n carries immediate 0 (none), not n */
 };
+
+/** The user immediate of message @p n of plan @p p: n, or 0 (no immediate)
+ *  with --no-imm. */
+static inline uint32_t tool_plan_imm(const struct tool_plan *p, uint64_t n)
+{
+	return p->no_imm ? 0 : (uint32_t)n;
+}
 
 struct tool_result {
 	uint64_t ok, failed, bytes, elapsed_ns;

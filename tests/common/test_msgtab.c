@@ -14,10 +14,13 @@
  *    after every packet, completion exactly when the last packet and the
  *    last immediate nibble are in, msg_len/imm right; a repeated data packet
  *    counts dup_pkt, a repeated immediate-only packet dup_imm;
+ *    Messages with user immediate 0 travel as opcode 0x2A packets (no
+ *    ImmDt, placed by their VA, no immediate-only packets);
  *  - every drop reason, with the table state and the buffer unchanged by a
- *    drop and the per-reason counts checked;
+ *    drop and the per-reason counts checked, for 0x2B and 0x2A packets;
  *  - sdr_rq_post -EBUSY, sdr_rq_complete (early/partial, -ENOENT),
- *    sdr_rq_abort_all, generations with G = 1, 2, 4, 16 across wrap-around.
+ *    sdr_rq_abort_all, generations with G = 1, 2, 4, 16 across wrap-around;
+ *    the count of posted receives (nposted) through all of them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -135,21 +138,22 @@ static uint8_t data_byte(uint32_t seq, uint32_t pos)
 static uint8_t *build_frame(const struct sdr_data_hdr *h, const uint8_t *payload, size_t *len)
 {
 	uint8_t hdr[SDR_DATA_HDR_LEN];
-	size_t n = sdr_build_data_hdr(hdr, &addr, h);
+	size_t n = sdr_build_data_hdr(hdr, &addr, h), hl = sdr_data_hdr_len(h);
 	uint8_t *f = malloc(n);
 
 	if (f == NULL)
 		abort();
-	CHECK(n >= SDR_DATA_HDR_LEN + h->dma_len + SDR_ICRC_LEN);
-	memcpy(f, hdr, SDR_DATA_HDR_LEN);
+	CHECK(n >= hl + h->dma_len + SDR_ICRC_LEN);
+	memcpy(f, hdr, hl);
 	if (h->dma_len)
-		memcpy(f + SDR_DATA_HDR_LEN, payload, h->dma_len);
+		memcpy(f + hl, payload, h->dma_len);
 	sdr_pkt_finish(f, n, 1);
 	*len = n;
 	return f;
 }
 
-/* Parse (ICRC verified) and place; counts the drop reason. */
+/* Parse (ICRC verified), place a 0x2A packet by its VA as rx.c does
+ * (bad_va when it cannot), and place; counts the drop reason. */
 static int place_frame(struct fx *f, const uint8_t *frame, size_t len, enum sdr_ctr *drop,
 		       uint32_t *slot)
 {
@@ -165,7 +169,12 @@ static int place_frame(struct fx *f, const uint8_t *frame, size_t len, enum sdr_
 	CHECK(gen < 16);
 	*drop = SDR_CTR__MAX;
 	*slot = UINT32_MAX;
-	rc = sdr_rq_place(&f->rq, gen, &p, ++f->tsc, drop, slot);
+	if (sdr_data_locate(&p, f->rq.mtu, f->rq.max_msg)) {
+		*drop = SDR_CTR_bad_va;
+		rc = -1;
+	} else {
+		rc = sdr_rq_place(&f->rq, gen, &p, ++f->tsc, drop, slot);
+	}
 	if (rc < 0) {
 		CHECK_EQ(rc, -1);
 		CHECK((unsigned)*drop < SDR_CTR__MAX);
@@ -189,6 +198,17 @@ static struct sdr_data_hdr hdr_for(const struct fx *f, uint32_t seq, uint32_t of
 		.imm = sdr_imm_pack(idx, off, nib),
 		.se = (uint8_t)se,
 	};
+}
+
+/* The same packet of a message without immediate: opcode 0x2A, placed by
+ * its VA (the imm field is only the test's note of slot and offset). */
+static struct sdr_data_hdr hdr_w(const struct fx *f, uint32_t seq, uint32_t off,
+				 uint32_t dma_len, int se)
+{
+	struct sdr_data_hdr h = hdr_for(f, seq, off, dma_len, 0, se);
+
+	h.no_imm = 1;
+	return h;
 }
 
 /* ---- drop / accept helpers (targeted tests) ---- */
@@ -531,6 +551,118 @@ static void test_drops(void)
 	fx_free(f); /* compares the per-reason drop counts */
 }
 
+/* Opcode 0x2A: a message without immediate. Every rule of the 0x2B packets
+ * holds, with its counter; the slot and offset come from the VA; each
+ * packet says "the immediate is 0" (all nibbles), so a one-packet message
+ * completes on its one packet, and a message mixing 0x2A with a non-zero
+ * nibble is imm_mismatch. */
+static void test_write_only(void)
+{
+	const uint32_t mtu = 1024, max_msg = 16384, G = 2;
+	struct fx *f = fx_new(mtu, max_msg, 4, G);
+	uint8_t pay[1024], bad[1024];
+	struct gbuf b0 = gbuf_new(3000), b1 = gbuf_new(64), b2 = gbuf_new(5000),
+		    b3 = gbuf_new(100);
+	struct sdr_data_hdr h;
+	uint8_t one;
+
+	memset(pay, 0x77, sizeof(pay));
+	memset(bad, 0xEE, sizeof(bad));
+
+	EXPECT_DROP(f, hdr_w(f, 0, 0, 64, 1), pay, NULL, SDR_CTR_no_recv);
+	CHECK(sdr_rq_post(&f->rq, b0.dst, 3000, 100, 1) == 0);
+	CHECK(sdr_rq_post(&f->rq, b1.dst, 64, 101, 2) == 1);
+	CHECK(sdr_rq_post(&f->rq, b2.dst, 5000, 102, 3) == 2);
+
+	/* a 64-byte message: its one packet completes it, immediate 0 */
+	EXPECT_OK(f, hdr_w(f, 1, 0, 64, 1), pay_of(1, 0, mtu), D | C | X);
+	CHECK(f->rq.slot[1].state == SDR_RS_DONE && sdr_rslot_full(&f->rq.slot[1]));
+	CHECK(f->rq.slot[1].imm == 0 && f->rq.slot[1].imm_mask == 0xFF);
+	CHECK(f->rq.slot[1].msg_len == 64 && f->rq.slot[1].npkts == 1);
+	CHECK(atomic_load(&f->shared[1].imm_mask) == 0xFF && atomic_load(&f->shared[1].imm) == 0);
+	CHECK(atomic_load(&f->shared[1].chunks_set) == 1 && slot_chunks(f, 1)[0] == 1);
+	CHECK(buf_holds(&b1, 1, 0, 64) && gbuf_guards_ok(&b1));
+	EXPECT_DROP(f, hdr_w(f, 1, 0, 64, 1), bad, &b1, SDR_CTR_late_pkt);
+
+	/* slot 0: every drop reason first, nothing written */
+	h = hdr_w(f, 0, 0, 1024, 0);
+	h.dest_qpn = QPN_BASE + 1;
+	EXPECT_DROP(f, h, pay, &b0, SDR_CTR_stale_gen);
+	/* message 0 + 1024 * G: same slot, same generation, later message */
+	EXPECT_DROP(f, hdr_w(f, SDR_MAX_MSGS * G, 0, 1024, 0), pay, &b0, SDR_CTR_early_seq);
+	h = hdr_w(f, 0, 0, 1024, 0);
+	h.rkey ^= 1;
+	EXPECT_DROP(f, h, pay, &b0, SDR_CTR_bad_rkey);
+	/* the VA is the position: not a multiple of the MTU, or past slot 1023 */
+	h = hdr_w(f, 0, 1, 1024, 0);
+	h.va += 1;
+	EXPECT_DROP(f, h, pay, &b0, SDR_CTR_bad_va);
+	h.va = (uint64_t)1 * max_msg - 512;
+	EXPECT_DROP(f, h, pay, &b0, SDR_CTR_bad_va);
+	h.va = (uint64_t)SDR_MAX_MSGS * max_msg;
+	EXPECT_DROP(f, h, pay, &b0, SDR_CTR_bad_va);
+	h.va = UINT64_MAX - 1023;
+	EXPECT_DROP(f, h, pay, &b0, SDR_CTR_bad_va);
+	/* ... and a VA in slot 1's window names message 1 (PSN 0): completed */
+	h.va = (uint64_t)1 * max_msg;
+	EXPECT_DROP(f, h, bad, &b1, SDR_CTR_late_pkt);
+	/* lengths: a 0x2A packet always carries data; full MTU unless SE;
+	 * inside the 3000 posted bytes */
+	EXPECT_DROP(f, hdr_w(f, 0, 0, 0, 0), pay, &b0, SDR_CTR_bad_len);
+	EXPECT_DROP(f, hdr_w(f, 0, 0, 0, 1), pay, &b0, SDR_CTR_bad_len);
+	EXPECT_DROP(f, hdr_w(f, 0, 5, 0, 0), pay, &b0, SDR_CTR_bad_len);
+	EXPECT_DROP(f, hdr_w(f, 0, 0, 1000, 0), pay, &b0, SDR_CTR_bad_len);
+	EXPECT_DROP(f, hdr_w(f, 0, 2, 1024, 0), pay, &b0, SDR_CTR_bad_len);
+	EXPECT_DROP(f, hdr_w(f, 0, 2, 953, 1), pay, &b0, SDR_CTR_bad_len);
+	EXPECT_DROP(f, hdr_w(f, 0, 3, 10, 1), pay, &b0, SDR_CTR_bad_len);
+	CHECK(buf_fresh(&b0, 0, 3000) && gbuf_guards_ok(&b0));
+	CHECK(f->rq.slot[0].imm_mask == 0); /* a dropped 0x2A packet tells nothing */
+
+	/* a 2500-byte message: SE packet first */
+	EXPECT_OK(f, hdr_w(f, 0, 2, 452, 1), pay_of(0, 2, mtu), D);
+	CHECK(f->rq.slot[0].imm_mask == 0xFF && f->rq.slot[0].imm == 0);
+	CHECK(atomic_load(&f->shared[0].imm_mask) == 0xFF);
+	EXPECT_DROP(f, hdr_w(f, 0, 1, 1000, 1), pay, &b0, SDR_CTR_bad_len); /* other SE */
+	EXPECT_DROP(f, hdr_w(f, 0, 2, 452, 1), bad, &b0, SDR_CTR_dup_pkt);
+	/* 0x2B packets of the message: a non-zero nibble contradicts it ... */
+	EXPECT_DROP(f, hdr_for(f, 0, 3, 0, 5, 0), pay, &b0, SDR_CTR_imm_mismatch);
+	EXPECT_DROP(f, hdr_for(f, 0, 1, 1024, 1, 0), pay, &b0, SDR_CTR_imm_mismatch);
+	/* ... a zero nibble agrees (an immediate-only one adds nothing) */
+	EXPECT_DROP(f, hdr_for(f, 0, 3, 0, 0, 0), pay, &b0, SDR_CTR_dup_imm);
+	EXPECT_OK(f, hdr_for(f, 0, 1, 1024, 0, 0), pay_of(0, 1, mtu), D);
+	EXPECT_DROP(f, hdr_w(f, 0, 1, 1024, 0), bad, &b0, SDR_CTR_dup_pkt);
+	CHECK(f->rq.slot[0].state == SDR_RS_POSTED);
+	EXPECT_OK(f, hdr_w(f, 0, 0, 1024, 0), pay_of(0, 0, mtu), D | C | X);
+	CHECK(f->rq.slot[0].state == SDR_RS_DONE && f->rq.slot[0].msg_len == 2500);
+	CHECK(f->rq.slot[0].imm == 0 && f->rq.slot[0].imm_mask == 0xFF);
+	CHECK(buf_holds(&b0, 0, 0, 2500) && buf_fresh(&b0, 2500, 3000) && gbuf_guards_ok(&b0));
+
+	/* slot 2: a non-zero nibble first, then a 0x2A packet: mismatch */
+	EXPECT_OK(f, hdr_for(f, 2, 0, 1024, 0x9, 0), pay_of(2, 0, mtu), D);
+	EXPECT_DROP(f, hdr_w(f, 2, 1, 1024, 0), pay, &b2, SDR_CTR_imm_mismatch);
+	EXPECT_DROP(f, hdr_w(f, 2, 4, 904, 1), pay, &b2, SDR_CTR_imm_mismatch);
+	CHECK(buf_fresh(&b2, 1024, 5000) && f->rq.slot[2].imm_mask == 0x01);
+	CHECK(sdr_rq_complete(&f->rq, 2) == 2);
+
+	/* stale_seq: slot 0, generation 0 again (message 2 * 1024), and a
+	 * packet of message 0 */
+	while (f->rq.next_seq < SDR_MAX_MSGS * G) {
+		int64_t sq = sdr_rq_post(&f->rq, &one, 1, 0, 0);
+		CHECK_OR_BREAK(sq >= 0 && sdr_rq_complete(&f->rq, (uint32_t)sq) >= 0);
+	}
+	CHECK(sdr_rq_post(&f->rq, b3.dst, 100, 103, 4) == SDR_MAX_MSGS * G);
+	EXPECT_DROP(f, hdr_w(f, 0, 0, 100, 1), bad, &b3, SDR_CTR_stale_seq);
+	EXPECT_OK(f, hdr_w(f, SDR_MAX_MSGS * G, 0, 100, 1), pay_of(SDR_MAX_MSGS * G, 0, mtu),
+		  D | C | X);
+	CHECK(buf_holds(&b3, SDR_MAX_MSGS * G, 0, 100) && gbuf_guards_ok(&b3));
+
+	free(b0.base);
+	free(b1.base);
+	free(b2.base);
+	free(b3.base);
+	fx_free(f); /* compares the per-reason drop counts */
+}
+
 /* ---- post/complete/abort bookkeeping ---- */
 
 static int abort_calls;
@@ -555,6 +687,8 @@ static void test_post_busy(void)
 		CHECK_OR_BREAK(r == i);
 		CHECK_OR_BREAK(atomic_load(&f->shared[i].seq) == i);
 	}
+	CHECK_EQ(f->rq.nposted, SDR_MAX_MSGS);
+	CHECK_EQ(sdr_rq_posted_span(&f->rq), SDR_MAX_MSGS);
 	/* seq 1024 would take slot 0, which still holds seq 0 */
 	{
 		struct snap s;
@@ -565,7 +699,10 @@ static void test_post_busy(void)
 	CHECK(sdr_rq_complete(&f->rq, 5) == 5);
 	CHECK(sdr_rq_post(&f->rq, b.dst, 5, 77, 7) == -EBUSY); /* still slot 0's turn */
 	CHECK(sdr_rq_complete(&f->rq, 0) == 0);
+	CHECK_EQ(f->rq.nposted, SDR_MAX_MSGS - 2);
 	CHECK(sdr_rq_post(&f->rq, b.dst, 5, 77, 7) == SDR_MAX_MSGS);
+	CHECK_EQ(f->rq.nposted, SDR_MAX_MSGS - 1);
+	CHECK_EQ(sdr_rq_posted_span(&f->rq), SDR_MAX_MSGS); /* 1..1023 and 1024 */
 	CHECK(f->rq.slot[0].seq == SDR_MAX_MSGS && f->rq.slot[0].wr_id == 77);
 	CHECK(atomic_load(&f->shared[0].seq) == SDR_MAX_MSGS);
 	CHECK(sdr_rq_complete(&f->rq, 0) == -ENOENT); /* old number of the slot */
@@ -578,6 +715,8 @@ static void test_post_busy(void)
 	memset(abort_seen, 0, sizeof(abort_seen));
 	sdr_rq_abort_all(&f->rq, on_abort, &abort_calls);
 	CHECK_EQ(abort_calls, SDR_MAX_MSGS - 1); /* all but seq 5 */
+	CHECK_EQ(f->rq.nposted, 0);
+	CHECK_EQ(sdr_rq_posted_span(&f->rq), 0);
 	CHECK(abort_seen[5] == 0 && abort_seen[0] == 1 && abort_seen[1023] == 1);
 	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++)
 		CHECK_OR_BREAK(f->rq.slot[i].state == SDR_RS_DONE);
@@ -593,6 +732,8 @@ static void test_post_busy(void)
 	atomic_store(&f->shared[1].imm, 0x12345678);
 	slot_chunks(f, 1)[0] = ~UINT64_C(0);
 	CHECK(sdr_rq_post(&f->rq, b.dst, 100, 1, 1) == SDR_MAX_MSGS + 1);
+	CHECK_EQ(f->rq.nposted, 1);
+	CHECK_EQ(sdr_rq_posted_span(&f->rq), 1);
 	CHECK(atomic_load(&f->shared[1].chunks_set) == 0);
 	CHECK(atomic_load(&f->shared[1].imm_mask) == 0 && atomic_load(&f->shared[1].imm) == 0);
 	CHECK(slot_chunks(f, 1)[0] == 0);
@@ -682,6 +823,7 @@ struct msg {
 	uint32_t chunks_done, pkts_left, check_at;
 	uint8_t imm_seen;     /* mask of nibbles seen */
 	int complete;
+	int no_imm;           /* user immediate 0: 0x2A packets */
 };
 
 struct frame {
@@ -715,13 +857,14 @@ static void add_frames(const struct fx *f, struct msg *m, struct frame *fr, size
 {
 	uint32_t mtu = f->rq.mtu;
 
-	for (uint32_t p = 0; p < m->npkts || p < SDR_IMM_NIBBLES; p++) {
+	for (uint32_t p = 0; p < m->npkts || (p < SDR_IMM_NIBBLES && !m->no_imm); p++) {
 		uint32_t len = 0;
 		struct sdr_data_hdr h;
 
 		if (p < m->npkts)
 			len = m->msg_len - p * mtu < mtu ? m->msg_len - p * mtu : mtu;
 		h = hdr_for(f, m->seq, p, len, NIB(m->user_imm, p), p + 1 == m->npkts);
+		h.no_imm = (uint8_t)m->no_imm;
 		fr[*nfr].f = build_frame(&h, pay_of(m->seq, p, mtu), &fr[*nfr].len);
 		fr[*nfr].m = m;
 		fr[*nfr].off = p;
@@ -753,6 +896,7 @@ static uint32_t rand_msg_len(uint32_t max)
 /* One round: post k receives, feed all their packets shuffled and partly
  * duplicated; check everything after every packet. */
 static uint64_t imm_dups; /* repeated immediate-only packets seen by random_round */
+static uint64_t write_msgs, imm_msgs; /* completed messages of each format */
 
 static void random_round(struct fx *f, int k, uint64_t *dup_count)
 {
@@ -775,7 +919,8 @@ static void random_round(struct fx *f, int k, uint64_t *dup_count)
 		m->nchunks = (m->npkts + ppc - 1) / ppc;
 		m->pkts_left = m->npkts;
 		m->check_at = (uint32_t)t_below(m->npkts);
-		m->user_imm = (uint32_t)t_rnd();
+		m->no_imm = !t_below(3);
+		m->user_imm = m->no_imm ? 0 : (uint32_t)t_rnd();
 		m->wr_id = t_rnd();
 		m->b = gbuf_new(m->posted_len);
 		m->got = calloc(m->npkts, 1);
@@ -852,7 +997,8 @@ static void random_round(struct fx *f, int k, uint64_t *dup_count)
 			}
 			CHECK(buf_holds(&m->b, m->seq, st, e));
 		}
-		m->imm_seen |= (uint8_t)(1u << (p % SDR_IMM_NIBBLES));
+		/* a 0x2A packet says "immediate 0": every nibble */
+		m->imm_seen |= m->no_imm ? 0xFF : (uint8_t)(1u << (p % SDR_IMM_NIBBLES));
 		/* chunk bitmap == model, after every packet */
 		memset(model, 0, f->chunk_words * sizeof(uint64_t));
 		for (uint32_t c = 0; c < m->nchunks; c++)
@@ -886,6 +1032,10 @@ static void random_round(struct fx *f, int k, uint64_t *dup_count)
 			CHECK_EQ(sdr_bitmap_count(slot_chunks(f, m->idx), f->chunk_words * 64),
 				 m->nchunks);
 			m->complete = 1;
+			if (m->no_imm)
+				write_msgs++;
+			else
+				imm_msgs++;
 			check_buffer_full(f, m);
 		} else {
 			CHECK_OR_BREAK(!(rc & SDR_PLACE_COMPLETE));
@@ -941,6 +1091,7 @@ static void test_random(void)
 	}
 	CHECK(dups > 0); /* the duplicate paths really ran */
 	CHECK(imm_dups > 0);
+	CHECK(write_msgs > 0 && imm_msgs > 0); /* both formats ran */
 }
 
 static void test_counter_names(void)
@@ -962,6 +1113,7 @@ int main(void)
 	t_seed("test_msgtab", 0x4D534754);
 	test_counter_names();
 	test_drops();
+	test_write_only();
 	test_post_busy();
 	test_generations();
 	test_random();

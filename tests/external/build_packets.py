@@ -7,11 +7,14 @@ ctrl_message(), ctrl_frame(), the *_entry() builders and parse_ctrl()).
 No sdr-dpu code is used: this is the "independent sender" that proves the
 documented format is enough to talk to a receiver. Each message of
 --msg-len bytes (at least 1) becomes packets p = 0 .. npkts-1
-(npkts = ceil(len / MTU)) of MTU bytes except the last, which has SE set, plus
-zero-length immediate-only packets at offsets npkts..7 when npkts < 8.
-Packet p carries nibble p % 8 of --user-imm in its immediate; every packet of
-message seq has PSN seq >> 10 (with msg_id = seq % 1024 in the immediate, it
-names the whole 32-bit message number).
+(npkts = ceil(len / MTU)) of MTU bytes except the last, which has SE set.
+With a non-zero --user-imm they are UC RDMA WRITE Only with Immediate
+(0x2B): packet p carries nibble p % 8 of the immediate, and zero-length
+immediate-only packets at offsets npkts..7 follow when npkts < 8. With
+--user-imm 0 (the absent immediate) they are UC RDMA WRITE Only (0x2A): no
+ImmDt, the VA alone places them, no immediate-only packets. Every packet of
+message seq has PSN seq >> 10 (with msg_id = seq % 1024 from the immediate
+or the VA, it names the whole 32-bit message number).
 
 Payload byte i of the message with sequence number seq is
     (pattern_seed + seq * 131 + i * 7 + (i >> 8)) & 0xFF
@@ -21,7 +24,7 @@ so a receiver can check what it got without a copy of the data.
                    --dest-qpn BASE --rkey K --mtu MTU --max-msg M
                    [--generations G] [--msg-seq N] [--messages K]
                    [--msg-len L] [--user-imm X] [--pattern-seed S]
-                   [--src-qpn Q | --sport PORT] [--corrupt N] [--seed R]
+                   [--src-qpn Q] [--sport PORT] [--corrupt N] [--seed R]
                    [--cts N [--psn P] [--key K]]
                    (--pcap FILE | --iface IF)
 
@@ -46,6 +49,7 @@ except ImportError as e:
     print(f"build_packets: scapy not available ({e}): skipping", file=sys.stderr)
     sys.exit(77)
 
+OP_WRITE_ONLY = 0x2A
 OP_WRITE_ONLY_IMM = 0x2B
 MAX_MSGS = 1024
 MAX_PKTS = 1 << 18
@@ -88,17 +92,22 @@ def message_packets(a, seq, psn=0):
     user_imm = seq & 0xFFFFFFFF if a.imm_is_seq else a.user_imm
     npkts = -(-a.msg_len // a.mtu)
     out = []
-    for off in range(max(npkts, IMM_NIBBLES)):
+    # immediate 0 = no immediate: 0x2A packets, no immediate-only packets
+    for off in range(max(npkts, IMM_NIBBLES) if user_imm else npkts):
         chunk = data[off * a.mtu:(off + 1) * a.mtu] if off < npkts else b''
         pad = (-len(chunk)) % 4
-        imm = imm_pack(msg_id, off, (user_imm >> (4 * (off % IMM_NIBBLES))) & 0xF)
         reth = struct.pack('!QII', msg_id * a.max_msg + off * a.mtu, a.rkey, len(chunk))
+        if user_imm:
+            imm = imm_pack(msg_id, off, (user_imm >> (4 * (off % IMM_NIBBLES))) & 0xF)
+            op, hdrs = OP_WRITE_ONLY_IMM, reth + struct.pack('!I', imm)
+        else:
+            op, hdrs = OP_WRITE_ONLY, reth
         pkt = (Ether(src=a.src_mac, dst=a.dst_mac) /
                IP(src=a.src_ip, dst=a.dst_ip, id=0, flags='DF', ttl=64, tos=0) /
                UDP(sport=a.sport, dport=4791, chksum=0) /
-               BTH(opcode=OP_WRITE_ONLY_IMM, solicited=int(off == npkts - 1),
+               BTH(opcode=op, solicited=int(off == npkts - 1),
                    padcount=pad, pkey=0xFFFF, dqpn=dqpn, psn=(seq >> 10) & 0xFFFFFF) /
-               Raw(reth + struct.pack('!I', imm) + chunk + b'\0' * pad))
+               Raw(hdrs + chunk + b'\0' * pad))
         out.append((off, len(chunk), bytearray(raw(pkt))))
     return out, psn
 
@@ -179,12 +188,13 @@ def ctrl_message(typ, entries, src_qpn, key=0, version=2, count=None):
 
 def ctrl_frame(msg, *, src_mac, dst_mac, src_ip, dst_ip, dest_qpn, src_qpn, psn=0):
     """The frame of one control message: UC SEND Only to the block base
-    dest_qpn, UDP source port from src_qpn; scapy computes lengths,
-    checksum and ICRC."""
+    dest_qpn, UDP source port from dest_qpn (src_qpn is the message's own
+    field); scapy computes lengths, checksum and ICRC."""
+    del src_qpn  # (in msg already)
     pad = (-len(msg)) % 4
     return (Ether(src=src_mac, dst=dst_mac) /
             IP(src=src_ip, dst=dst_ip, id=0, flags='DF', ttl=64, tos=0) /
-            UDP(sport=0xC000 | (src_qpn & 0x3FFF), dport=4791, chksum=0) /
+            UDP(sport=0xC000 | (dest_qpn & 0x3FFF), dport=4791, chksum=0) /
             BTH(opcode=OP_SEND_ONLY, solicited=0, padcount=pad, pkey=0xFFFF,
                 dqpn=dest_qpn & 0xFFFFFF, psn=psn & 0xFFFFFF) /
             Raw(msg + b'\0' * pad))
@@ -223,9 +233,9 @@ def main():
     ap.add_argument('--user-imm', type=lambda s: int(s, 0), default=0)
     ap.add_argument('--pattern-seed', type=lambda s: int(s, 0), default=0)
     ap.add_argument('--src-qpn', type=lambda s: int(s, 0), default=0,
-                    help="sender's QP block base (only feeds the UDP source port)")
+                    help="sender's QP block base (control packets' src_qpn)")
     ap.add_argument('--sport', type=lambda s: int(s, 0), default=None,
-                    help='UDP source port (default 0xC000 | (src-qpn & 0x3FFF))')
+                    help='UDP source port (default 0xC000 | (dest-qpn & 0x3FFF))')
     ap.add_argument('--pattern', choices=('simple', 'splitmix'), default='simple',
                     help='payload pattern: simple (see above) or splitmix (sdr-recv --verify)')
     ap.add_argument('--imm-is-seq', action='store_true',
@@ -252,7 +262,7 @@ def main():
     if -(-a.msg_len // a.mtu) > MAX_PKTS:
         ap.error('message has more packets than pkt_offset can name')
     if a.sport is None:
-        a.sport = 0xC000 | (a.src_qpn & 0x3FFF)
+        a.sport = 0xC000 | (a.dest_qpn & 0x3FFF)
     if not 0xC000 <= a.sport <= 0xFFFF:
         ap.error('--sport must be in 49152..65535')
     a.user_imm &= 0xFFFFFFFF
@@ -273,8 +283,9 @@ def main():
         if a.corrupt_extra:
             f = bytearray(f)
             extra.append((seq, off, n, f))
-        # payload starts after Eth 14 + IP 20 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4
-        f[74 + r.randrange(n)] ^= 1 << r.randrange(8)
+        # payload starts after Eth 14 + IP 20 + UDP 8 + BTH 12 + RETH 16
+        # (+ ImmDt 4 with opcode 0x2B)
+        f[(74 if f[42] == OP_WRITE_ONLY_IMM else 70) + r.randrange(n)] ^= 1 << r.randrange(8)
         print(f"corrupt {seq} {off}")
 
     pkts = [Ether(bytes(f)) for _, _, _, f in extra + frames]

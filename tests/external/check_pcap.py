@@ -3,13 +3,16 @@
 """Check every RoCEv2 packet of a pcap against docs/wire-format.md.
 
 The ICRC is recomputed by scapy (scapy.contrib.roce.BTH.compute_icrc), not by
-sdr-dpu code. Data packets (opcode 0x2B) are checked field by field:
-BTH (TVer 0, P_Key 0xFFFF, PadCnt), RETH DMA length = payload length,
-immediate layout, and with --mtu and --max-msg also
-VA = msg_id * M + pkt_offset * MTU and the packet-size rules. Control
-packets (opcode 0x24) must carry a well-formed SDR control message.
-Messages are reassembled per (DestQP, msg_id): the SE packet gives the
-length, and the user immediate nibbles must agree.
+sdr-dpu code. Data packets (opcode 0x2B, with immediate, and 0x2A, a message
+without immediate) are checked field by field: BTH (TVer 0, P_Key 0xFFFF,
+PadCnt), RETH DMA length = payload length, immediate layout, and with --mtu
+and --max-msg also VA = msg_id * M + pkt_offset * MTU (for 0x2A: VA a
+multiple of the MTU, msg_id = VA / M < 1024) and the packet-size rules.
+Control packets (opcode 0x24) must carry a well-formed SDR control message.
+Messages are reassembled per (DestQP, PSN, msg_id): the SE packet gives the
+length, and the user immediate nibbles must agree (a 0x2A packet says all
+eight are 0; its message has no immediate-only packets). 0x2A packets are
+reassembled only with --mtu and --max-msg (their msg_id is in the VA).
 
 Exit status: 0 all good, 1 a mismatch (each printed as "FAIL: ..."),
 2 usage error, 77 scapy missing.
@@ -35,6 +38,7 @@ except ImportError as e:
 
 ROCE_PORT = 4791
 OP_SEND_ONLY = 0x24
+OP_WRITE_ONLY = 0x2A
 OP_WRITE_ONLY_IMM = 0x2B
 CTRL_MAGIC = 0x53445243
 CTRL_HDR = 20  # magic, version 2, type, count, src_qpn, key
@@ -106,12 +110,12 @@ class Checker:
             return
         unpadded = body[:len(body) - bth.padcount]
 
-        if bth.opcode == OP_WRITE_ONLY_IMM:
+        if bth.opcode in (OP_WRITE_ONLY_IMM, OP_WRITE_ONLY):
             self.data(no, bth, unpadded, wire_icrc, icrc_ok)
         elif bth.opcode == OP_SEND_ONLY:
             self.ctrl(no, bth, unpadded, wire_icrc)
         else:
-            self.err(no, f"opcode {bth.opcode:#x} is neither 0x2B nor 0x24")
+            self.err(no, f"opcode {bth.opcode:#x} is none of 0x2B, 0x2A, 0x24")
 
     def fields(self, no, op, bth, va='', rkey='', dmalen='', imm='', wire_icrc=b''):
         if self.a.fields:
@@ -121,13 +125,17 @@ class Checker:
 
     def data(self, no, bth, unpadded, wire_icrc, icrc_ok):
         self.n['data'] += 1
-        if len(unpadded) < 20:
-            self.err(no, f"data packet with {len(unpadded)} B after the BTH: no RETH+ImmDt")
+        write = bth.opcode == OP_WRITE_ONLY  # no ImmDt: the immediate is 0
+        hlen = 16 if write else 20
+        if len(unpadded) < hlen:
+            self.err(no, f"data packet with {len(unpadded)} B after the BTH: no RETH"
+                         f"{'' if write else '+ImmDt'}")
             return
-        va, rkey, dmalen, imm = struct.unpack('!QIII', unpadded[:20])
-        payload = unpadded[20:]
-        self.fields(no, OP_WRITE_ONLY_IMM, bth, f"0x{va:016x}", f"0x{rkey:08x}", dmalen,
-                    f"{imm:08x}", wire_icrc)
+        va, rkey, dmalen = struct.unpack('!QII', unpadded[:16])
+        imm = None if write else struct.unpack('!I', unpadded[16:20])[0]
+        payload = unpadded[hlen:]
+        self.fields(no, bth.opcode, bth, f"0x{va:016x}", f"0x{rkey:08x}", dmalen,
+                    '' if write else f"{imm:08x}", wire_icrc)
         if not icrc_ok:
             return  # fields of a corrupted packet prove nothing
         self.n['payload_bytes'] += len(payload)
@@ -135,8 +143,20 @@ class Checker:
             self.err(no, f"RETH DMA length {dmalen} != payload {len(payload)} B")
         if bth.padcount != (-len(payload)) % 4:
             self.err(no, f"PadCnt {bth.padcount} for a {len(payload)} B payload")
-        msg_id, off, frag = imm_fields(imm)
         mtu, M = self.a.mtu, self.a.max_msg
+        if write:
+            if dmalen == 0:
+                self.err(no, "UC RDMA WRITE Only (0x2A) without payload: such a "
+                             "message has no immediate-only packets")
+            if not (mtu and M):
+                return  # its place is in the VA: cannot be reassembled without M
+            if va % mtu or va // M >= 1024:
+                self.err(no, f"0x2A VA {va:#x}: not a multiple of MTU {mtu} inside "
+                             f"1024 slots of {M} B")
+                return
+            msg_id, off, frag = va // M, (va % M) // mtu, 0
+        else:
+            msg_id, off, frag = imm_fields(imm)
         if mtu and M:
             if va != msg_id * M + off * mtu:
                 self.err(no, f"VA {va:#x} != msg_id {msg_id} * {M} + pkt_offset {off} * {mtu}")
@@ -151,12 +171,16 @@ class Checker:
                          f"{' with SE' if bth.solicited else ''}: want SE 0, offset 1..7")
         # (DestQP, PSN, msg_id) names one message: its PSN is seq >> 10
         m = self.msgs.setdefault((bth.dqpn, bth.psn, msg_id), {'nib': {}, 'offs': set(), 'se': None,
-                                                      'rkey': rkey, 'first': no})
+                                                      'rkey': rkey, 'first': no,
+                                                      'write': False})
         if rkey != m['rkey']:
             self.err(no, f"R_Key {rkey:#x} differs within message {msg_id} ({m['rkey']:#x})")
-        if m['nib'].setdefault(off % IMM_NIBBLES, frag) != frag:
-            self.err(no, f"user-immediate nibble {off % IMM_NIBBLES} of message {msg_id} "
-                         f"is {frag:#x} here, {m['nib'][off % IMM_NIBBLES]:#x} before")
+        # a 0x2A packet gives every nibble (all 0), a 0x2B packet one
+        for n in (range(IMM_NIBBLES) if write else (off % IMM_NIBBLES,)):
+            if m['nib'].setdefault(n, frag) != frag:
+                self.err(no, f"user-immediate nibble {n} of message {msg_id} "
+                             f"is {frag:#x} here, {m['nib'][n]:#x} before")
+        m['write'] |= write
         m['offs'].add((off, dmalen, bool(bth.solicited)))
         if bth.solicited:
             if m['se'] is not None and m['se'] != (off, dmalen):
@@ -191,7 +215,8 @@ class Checker:
                 continue
             last_off, _ = m['se']
             npkts = last_off + 1
-            want = set(range(max(npkts, IMM_NIBBLES)))
+            # a message without immediate (0x2A) has no immediate-only packets
+            want = set(range(npkts if m['write'] else max(npkts, IMM_NIBBLES)))
             offs = {o for o, _, _ in m['offs']}
             for o, ln, se in m['offs']:
                 if o >= npkts and ln:

@@ -3,8 +3,9 @@
  * gen_pcap: write a pcap of packets built by OUR builder (sdr_build_data_hdr,
  * sdr_build_ctrl_hdr, sdr_pkt_finish) so that scapy (check_pcap.py) and
  * tshark (tshark_check.sh) can judge it. The messages follow the same rules
- * and payload pattern as build_packets.py, so with the same arguments (and
- * no --cts) the two tools must write identical packets.
+ * and payload pattern as build_packets.py (--user-imm 0: opcode 0x2A, no
+ * immediate-only packets), so with the same arguments the two tools must
+ * write identical packets.
  *
  *   gen_pcap OUT.pcap [--src-mac M] [--dst-mac M] [--src-ip A] [--dst-ip A]
  *            [--src-qpn Q] [--dest-qpn Q] [--generations G] [--rkey K]
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sdr_rss.h"
 #include "sdr_wire.h"
 
 #define PCAP_MAGIC 0xA1B2C3D4u
@@ -63,7 +65,7 @@ static int write_message(const struct gen_cfg *c, uint32_t seq)
 {
 	static uint8_t buf[SDR_DATA_HDR_LEN + 4096 + 8];
 	uint32_t npkts = (c->msg_len + c->mtu - 1) / c->mtu; /* msg_len >= 1 */
-	uint32_t total = npkts > SDR_IMM_NIBBLES ? npkts : SDR_IMM_NIBBLES;
+	uint32_t total = (uint32_t)sdr_wire_msg_pkts(c->msg_len, c->mtu, c->user_imm != 0);
 	uint32_t msg_id = sdr_seq_msg_id(seq);
 
 	for (uint32_t off = 0; off < total; off++) {
@@ -80,9 +82,10 @@ static int write_message(const struct gen_cfg *c, uint32_t seq)
 		h.dma_len = len;
 		h.imm = sdr_imm_pack(msg_id, off, sdr_user_imm_nibble(c->user_imm, off));
 		h.se = off == npkts - 1;
+		h.no_imm = c->user_imm == 0; /* 0x2A: the immediate is absent */
 		flen = sdr_build_data_hdr(buf, &c->l2, &h);
 		for (uint32_t i = 0; i < len; i++)
-			buf[SDR_DATA_HDR_LEN + i] = pattern_byte(c, seq, done + i);
+			buf[sdr_data_hdr_len(&h) + i] = pattern_byte(c, seq, done + i);
 		sdr_pkt_finish(buf, flen, 1);
 		if (pcap_record(buf, flen) != 0)
 			return -1;
@@ -197,7 +200,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_pcap: inconsistent arguments\n");
 		return 2;
 	}
-	c.l2.udp_sport = (uint16_t)(SDR_UDP_SPORT_BASE | (c.src_qpn & 0x3FFF));
+	c.l2.udp_sport = sdr_rss_sport(c.dest_qpn); /* as the firmware: the receiver's block */
 
 	out = fopen(argv[optind], "wb");
 	if (out == NULL) {

@@ -6,7 +6,8 @@
 # Wireshark's own dissector must agree with docs/wire-format.md:
 #  1. every UDP/4791 packet is dissected as InfiniBand (RRoCE),
 #  2. every opcode 43 packet is named "Unreliable Connection (UC) - RDMA
-#     WRITE Only with Immediate" and every opcode 36 one "... SEND Only",
+#     WRITE Only with Immediate", every opcode 42 one "... RDMA WRITE Only"
+#     (a message without immediate) and every opcode 36 one "... SEND Only",
 #  3. DestQP, PSN, VA, R_Key, DMA length, immediate and ICRC as tshark
 #     reads them equal what check_pcap.py (scapy) reads, packet by packet.
 # Exit 0 ok, 1 mismatch, 77 when tshark or scapy is missing.
@@ -62,6 +63,7 @@ ts -Y 'udp.dstport == 4791' -T fields -E separator=/t -E occurrence=f \
 n_udp=$(wc -l <"$tmp/tshark.txt")
 n_ib=$(awk -F'\t' '$2 != ""' "$tmp/tshark.txt" | wc -l)
 n43=$(awk -F'\t' '$2 == "43"' "$tmp/tshark.txt" | wc -l)
+n42=$(awk -F'\t' '$2 == "42"' "$tmp/tshark.txt" | wc -l)
 n36=$(awk -F'\t' '$2 == "36"' "$tmp/tshark.txt" | wc -l)
 if [ "$n_udp" -eq 0 ]; then
 	echo "FAIL: no RoCEv2 packets in $pcap" >&2
@@ -71,8 +73,8 @@ if [ "$n_udp" -ne "$n_ib" ]; then
 	echo "FAIL: $n_udp UDP/4791 packets but tshark dissects only $n_ib as InfiniBand" >&2
 	fail=1
 fi
-if [ $((n43 + n36)) -ne "$n_ib" ]; then
-	echo "FAIL: $((n_ib - n43 - n36)) RoCEv2 packets with another opcode" >&2
+if [ $((n43 + n42 + n36)) -ne "$n_ib" ]; then
+	echo "FAIL: $((n_ib - n43 - n42 - n36)) RoCEv2 packets with another opcode" >&2
 	fail=1
 fi
 
@@ -86,6 +88,7 @@ check_name() { # opcode count expected-name
 	fi
 }
 check_name 43 "$n43" "RDMA WRITE Only with Immediate"
+check_name 42 "$n42" "RDMA WRITE Only"
 check_name 36 "$n36" "SEND Only"
 
 set +e
@@ -110,4 +113,4 @@ if [ $fail -ne 0 ]; then
 	exit 1
 fi
 echo "tshark_check: $n_ib RoCEv2 packets ($n43 UC RDMA WRITE Only with Immediate," \
-	"$n36 UC SEND Only): names and fields agree with scapy"
+	"$n42 UC RDMA WRITE Only, $n36 UC SEND Only): names and fields agree with scapy"

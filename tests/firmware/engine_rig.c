@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cq.h"
-#include "ec.h"
 #include "engine_rig.h"
 #include "host_sq.h"
 #include "recv.h"
@@ -66,8 +65,8 @@ struct rig_priv {
 	size_t nheld, held_cap;
 	struct mbuf_pool pool[2];
 	struct host host[2];
-	uint64_t rects_period;
 	uint64_t last_serial[2]; /* latest frame delivered, per sending side */
+	uint32_t npairs;         /* rig_add_pair() */
 };
 
 static void die(const char *what)
@@ -289,10 +288,14 @@ static void wire_tx(struct rig *r, int from, const uint8_t *f, size_t len)
 	double loss;
 
 	fi.p = &p;
+	/* (a 0x2A packet is placed by its VA in the receiver's window) */
+	if (pr == SDR_PARSE_OK_DATA &&
+	    sdr_data_locate(&p, r->s[to].qp->rq.mtu, r->s[to].qp->rq.max_msg))
+		pr = SDR_PARSE__MAX;
 	if (pr == SDR_PARSE_OK_DATA) {
 		fi.kind = RIG_K_DATA;
-		fi.seq = sdr_pkt_seq(p.psn, p.imm);
-		fi.pkt_off = sdr_imm_pkt_off(p.imm);
+		fi.seq = sdr_psn_seq(p.psn, p.msg_id);
+		fi.pkt_off = p.pkt_off;
 		fi.dma_len = p.dma_len;
 		ws->data_bytes += p.dma_len;
 	} else if (pr == SDR_PARSE_OK_CTRL) {
@@ -468,6 +471,11 @@ void sdr_cq_drain(struct sdr_hctx *c)
 	(void)c; /* nothing waits: the recorded CQ has no bound */
 }
 
+void sdr_cq_flush(struct sdr_worker *w, struct sdr_hctx *c)
+{
+	(void)w, (void)c; /* recorded as posted: the host sees them at once */
+}
+
 static void mr_unref(struct sdr_hctx *c, uint16_t mr_id)
 {
 	if (!c->mrs[mr_id].refcnt)
@@ -537,7 +545,7 @@ static void rx_frame(struct rig *r, int side, uint8_t *f, size_t len)
 	m.port = in->port;
 	w->port[in->idx].rx_pkts++;
 	w->port[in->idx].rx_bytes += m.pkt_len;
-	if (sdr_rx_one(w, in, &m, r->now))
+	if (sdr_rx_one(w, in, &m, r->now + r->rx_lag_ns))
 		die("sdr_rx_one handed a frame to another worker"); /* (one per DPU) */
 }
 
@@ -579,24 +587,36 @@ size_t rig_sq_pending(const struct rig *r, int side)
 	return h->n + (h->prod.local - atomic_load(&h->idx->cons));
 }
 
-void rig_send(struct rig *r, int side, uint64_t off, uint32_t len, uint32_t imm, uint64_t wr_id)
+void rig_send_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t len, uint32_t imm,
+		 uint64_t wr_id)
 {
 	struct sdr_sqe d = {
-		.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)r->s[side].qp->id, .mr_id = 0,
+		.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qp_id, .mr_id = 0,
 		.wr_id = wr_id, .offset = off, .length = len, .imm = imm,
 	};
 	host_push(r, side, &d);
 	r->s[side].sends_posted++;
 }
 
-void rig_recv(struct rig *r, int side, uint64_t off, uint32_t len, uint64_t wr_id)
+void rig_recv_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t len,
+		 uint64_t wr_id)
 {
 	struct sdr_sqe d = {
-		.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)r->s[side].qp->id, .mr_id = 0,
+		.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qp_id, .mr_id = 0,
 		.wr_id = wr_id, .offset = off, .length = len,
 	};
 	host_push(r, side, &d);
 	r->s[side].recvs_posted++;
+}
+
+void rig_send(struct rig *r, int side, uint64_t off, uint32_t len, uint32_t imm, uint64_t wr_id)
+{
+	rig_send_on(r, side, r->s[side].qp->id, off, len, imm, wr_id);
+}
+
+void rig_recv(struct rig *r, int side, uint64_t off, uint32_t len, uint64_t wr_id)
+{
+	rig_recv_on(r, side, r->s[side].qp->id, off, len, wr_id);
 }
 
 void rig_recv_complete(struct rig *r, int side, uint32_t seq)
@@ -614,7 +634,7 @@ static unsigned worker_iter(struct rig *r, int side)
 	struct rig_priv *pv = r->priv;
 	struct sdr_worker *w = r->s[side].w;
 	struct frame_heap *q = &pv->q[side];
-	uint64_t now = r->now, hz = sdr_g.tsc_hz;
+	uint64_t now = r->now;
 	unsigned work = 0, n = 0;
 
 	/* RX burst */
@@ -643,36 +663,21 @@ static unsigned worker_iter(struct rig *r, int side)
 		host_feed(r, side);
 		work += sdr_host_poll(w, c, now);
 	}
-	/* each QP's transmit, CTS, ABORT, timers */
-	for (struct sdr_qp *qp = w->qps; qp; qp = qp->next_on_worker) {
-		if (qp->state != SDR_QPS_CONNECTED)
-			continue;
-		work += qp->ops->tx(w, qp, now);
-		if (qp->ncts_out)
-			sdr_recv_cts_flush(w, qp);
-		if (qp->nabort_out)
-			sdr_send_abort_flush(w, qp);
-		sdr_send_window_advance(qp);
-		if (qp->ops->poll) {
-			qp->ops->poll(w, qp, now);
-			if (qp->state == SDR_QPS_ERROR) {
-				sdr_qp_abort(w, qp, -ETIMEDOUT);
-				continue;
-			}
-		}
-		if (now >= qp->next_rects_tsc) {
-			if (pv->rects_period)
-				sdr_recv_cts_resend(w, qp);
-			if (qp->ops->periodic)
-				qp->ops->periodic(w, qp, now);
-			qp->next_rects_tsc = now + (pv->rects_period ? pv->rects_period : hz / 50);
-		}
+	/* the QPs with something to do (worker.c visits each at most once per
+	 * loop), the TX flush, send completions, CQ writes; no transmit call may
+	 * send more than SDR_BURST data and parity packets (tx_over_budget) */
+	{
+		struct rig_side *rs = &r->s[side];
+		uint64_t before[SDR_MAX_QPS_PER_CTX];
+
+		for (unsigned k = 0; k < rs->c->nqps; k++)
+			before[k] = rs->c->qps[k]->st.tx_pkts + rs->c->qps[k]->st.ec_par_pkts_tx;
+		work += sdr_worker_qp_pass(w, now);
+		for (unsigned k = 0; k < rs->c->nqps; k++)
+			if (rs->c->qps[k]->st.tx_pkts + rs->c->qps[k]->st.ec_par_pkts_tx - before[k] >
+			    SDR_BURST)
+				r->bug.tx_over_budget++;
 	}
-	for (unsigned i = 0; i < sdr_g.ninst; i++)
-		if (w->ntxb[i]) {
-			sdr_txq_flush(w, i);
-			work++;
-		}
 	w->loops++;
 	for (unsigned i = 0; i < sdr_g.ninst; i++)
 		pool_check(r, &pv->pool[i]);
@@ -754,7 +759,8 @@ static void parse_cfg(const char *args)
 	free(copy);
 }
 
-static void make_qp(struct rig *r, int side, uint32_t id, const struct sdr_qp_attr_abi *a)
+static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id,
+			      const struct sdr_qp_attr_abi *a)
 {
 	struct rig_side *s = &r->s[side];
 	struct sdr_inst *in = s->in;
@@ -811,12 +817,10 @@ static void make_qp(struct rig *r, int side, uint32_t id, const struct sdr_qp_at
 		fprintf(stderr, "engine_rig: qp_init: %s\n", why);
 		exit(2);
 	}
-	sdr_pacer_set(&qp->pacer, a->rate_bps / 8, sdr_pace_burst(a->rate_bps / 8), sdr_g.tsc_hz, 0);
 	s->c->qps[s->c->nqps++] = qp;
-	qp->next_on_worker = s->w->qps;
-	s->w->qps = qp;
+	sdr_worker_qp_add(s->w, qp, r->now);
 	atomic_store(&in->qps[id], qp);
-	s->qp = qp;
+	return qp;
 }
 
 static struct sdr_qp_info qp_info(const struct sdr_qp *qp)
@@ -828,22 +832,6 @@ static struct sdr_qp_info qp_info(const struct sdr_qp *qp)
 	};
 	memcpy(x.mac, qp->inst->mac, 6);
 	return x;
-}
-
-static void connect_qp(struct sdr_qp *qp, const struct sdr_qp_info *rm)
-{
-	struct sdr_inst *in = qp->inst;
-
-	qp->remote = *rm;
-	memset(&qp->l2, 0, sizeof(qp->l2));
-	memcpy(qp->l2.src_mac, in->mac, 6);
-	memcpy(qp->l2.dst_mac, in->peer_mac, 6);
-	qp->l2.src_ip = in->ip;
-	qp->l2.dst_ip = rm->ip;
-	qp->l2.udp_sport = (uint16_t)(SDR_UDP_SPORT_BASE | (qp->qpn_base & 0x3FFF));
-	qp->l2.ttl = 64;
-	qp->state = SDR_QPS_CONNECTED;
-	qp->next_rects_tsc = 0;
 }
 
 struct rig *rig_new(const struct rig_opts *o)
@@ -860,6 +848,7 @@ struct rig *rig_new(const struct rig_opts *o)
 	pv->rng = o->seed ? o->seed : 1;
 	r->busy_ns = o->busy_ns ? o->busy_ns : 1000;
 	r->idle_ns = o->idle_ns ? o->idle_ns : 50000;
+	r->rx_lag_ns = o->rx_lag_ns < r->busy_ns ? o->rx_lag_ns : r->busy_ns - 1;
 	r->now = 1000000000ull; /* 1 s: no timestamp of the firmware is 0 */
 	if (getenv("SDR_RIG_TRACE"))
 		r->trace = stderr;
@@ -868,7 +857,6 @@ struct rig *rig_new(const struct rig_opts *o)
 	sdr_g.ninst = 2;
 	sdr_g.nworkers = 2;
 	sdr_g.running = 1;
-	pv->rects_period = (uint64_t)sdr_g.cfg.cts_resend_ms * RIG_HZ / 1000;
 
 	for (int i = 0; i < 2; i++) {
 		struct rig_side *s = &r->s[i];
@@ -890,7 +878,10 @@ struct rig *rig_new(const struct rig_opts *o)
 		in->listen_fd = -1;
 		w->idx = (unsigned)i;
 		w->lcore = (unsigned)i;
-		sdr_pacer_set(&w->port_pacer[i], rate, sdr_pace_burst(rate), RIG_HZ, r->now);
+		if (sdr_worker_init(w, r->now))
+			die("out of memory");
+		/* one worker per daemon: the whole port rate (and its instance only) */
+		sdr_sched_port_rate(&w->sched, (unsigned)i, rate, sdr_pace_burst(rate));
 
 		p->n = nmb;
 		p->m = xcalloc(nmb, sizeof(*p->m));
@@ -935,14 +926,33 @@ struct rig *rig_new(const struct rig_opts *o)
 		s->w = w;
 		s->c = c;
 	}
-	make_qp(r, RIG_A, 3, &o->attr);
-	make_qp(r, RIG_B, 5, &o->attr);
+	r->s[RIG_A].qp = make_qp(r, RIG_A, 3, &o->attr);
+	r->s[RIG_B].qp = make_qp(r, RIG_B, 5, &o->attr);
 	{
 		struct sdr_qp_info a = qp_info(r->s[RIG_A].qp), b = qp_info(r->s[RIG_B].qp);
-		connect_qp(r->s[RIG_A].qp, &b);
-		connect_qp(r->s[RIG_B].qp, &a);
+		sdr_worker_qp_connect(r->s[RIG_A].w, r->s[RIG_A].qp, &b);
+		sdr_worker_qp_connect(r->s[RIG_B].w, r->s[RIG_B].qp, &a);
 	}
 	return r;
+}
+
+uint32_t rig_add_pair(struct rig *r, const struct sdr_qp_attr_abi *a)
+{
+	struct rig_priv *pv = r->priv;
+	uint32_t id = 16 + pv->npairs; /* (ids 3 and 5 are the first pair's) */
+	struct sdr_qp *qa, *qb;
+	struct sdr_qp_info ia, ib;
+
+	if (id >= SDR_MAX_QPS || r->s[RIG_A].c->nqps == SDR_MAX_QPS_PER_CTX)
+		die("rig_add_pair: no room");
+	qa = make_qp(r, RIG_A, id, a);
+	qb = make_qp(r, RIG_B, id, a);
+	ia = qp_info(qa);
+	ib = qp_info(qb);
+	sdr_worker_qp_connect(r->s[RIG_A].w, qa, &ib);
+	sdr_worker_qp_connect(r->s[RIG_B].w, qb, &ia);
+	pv->npairs++;
+	return id;
 }
 
 void rig_free(struct rig *r)
@@ -951,14 +961,16 @@ void rig_free(struct rig *r)
 
 	for (int i = 0; i < 2; i++) {
 		struct rig_side *s = &r->s[i];
-		struct sdr_qp *qp = s->qp;
 		struct mbuf_pool *p = &pv->pool[i];
 
-		qp->ops->qp_fini(qp);
-		sdr_rq_fini(&qp->rq);
-		free(qp->qseg);
-		free(qp);
-		sdr_ec_worker_fini(s->w);
+		for (unsigned k = 0; k < s->c->nqps; k++) {
+			struct sdr_qp *qp = s->c->qps[k];
+			qp->ops->qp_fini(qp);
+			sdr_rq_fini(&qp->rq);
+			free(qp->qseg);
+			free(qp);
+		}
+		sdr_worker_fini(s->w);
 		free(s->c);
 		free(s->mem);
 		free(s->cqe);
@@ -1002,7 +1014,7 @@ unsigned rig_check_invariants(const struct rig *r)
 		n++;                                                                         \
 	}
 	BUG(malformed_tx) BUG(mbuf_leak) BUG(mr_ref_underflow) BUG(send_not_queued)
-	BUG(recv_not_done)
+	BUG(recv_not_done) BUG(tx_over_budget)
 #undef BUG
 	return n;
 }
@@ -1020,7 +1032,7 @@ void rig_dump(const struct rig *r, FILE *f)
 		fprintf(f, "side %c: qp state %d, cqes %zu; sends: next %u tx_cursor %u ack_cursor %u"
 			" (head: cts %s), progress %.3f ms ago; receives: next %u\n ", "AB"[i],
 			qp->state, r->s[i].ncqe, qp->send_next, qp->tx_cursor, qp->ack_cursor,
-			qp->cts_ok[hs] && qp->cts_seq[hs] == qp->tx_cursor ? "yes" : "no",
+			qp->cts[hs].ok && qp->cts[hs].seq == qp->tx_cursor ? "yes" : "no",
 			(double)(r->now - qp->progress_tsc) / 1e6, qp->rq.next_seq);
 #define P(n)                                                                                 \
 	if (qp->st.n)                                                                        \

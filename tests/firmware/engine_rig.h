@@ -1,27 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engine rig: two DPUs ("A" and "B"), one QP each, connected back to back,
+ * Engine rig: two DPUs ("A" and "B"), one QP each (more pairs with
+ * rig_add_pair()), connected back to back,
  * running the firmware's real worker stages, reliability schemes and
  * engines (rx.c, host_sq.c, rel_*.c, sr_*.c, ec_*.c, send.c, recv.c, the
- * receive table, worker.c's QP abort) on a virtual clock, without the EAL,
+ * receive table, txframe.c, worker.c's QP visits and abort) on a virtual
+ * clock, without the EAL,
  * hugepages or root.
  *
  * What is fake (engine_rig.c):
- *  - the transmit primitive (txq.h): the same contract as txq.c (pacers
- *    reserved with the mbuf and rolled back together, frames built with
- *    sdr_build_data_hdr / sdr_build_ctrl_hdr and finished with their ICRC),
- *    over a fixed pool of struct rte_mbuf in the rig's own memory; a flush
- *    puts the frames on a simulated wire instead of a PMD;
+ *  - the transmit queue (txq.c's sdr_txq_alloc, _enqueue, _flush; the
+ *    pacer's reservation and the frames are txframe.c's own): a fixed
+ *    pool of struct rte_mbuf in the rig's own memory; a flush puts the
+ *    frames on a simulated wire instead of a PMD;
  *  - the completion primitive (cq.h): the same bookkeeping as cq.c (MR
  *    references, per-QP counters, the CQE's fields), recording every CQE
  *    instead of writing a ring;
  *  - the wire: per direction a one-way delay, random jitter (reordering),
  *    loss of data (data and parity) and of control frames, duplication, a
  *    cut, and a filter the test may use to drop or hold single frames;
- *  - the worker loop (worker.c's, with the clock passed in; frames arrive
- *    through rx.c's own sdr_rx_one(), on an mbuf that points at them);
- *  - the control plane: the QPs are created and connected the way ctrl.c
- *    and worker.c do it (receive table, ops->qp_init, pacer, QP info).
+ *  - the worker loop: frames arrive through rx.c's own sdr_rx_one(), on
+ *    an mbuf that points at them, the host SQ is served, then worker.c's
+ *    own sdr_worker_qps() visits the QPs (pacer, touched, timers) at the
+ *    rig's clock;
+ *  - the control plane: the QPs are created the way ctrl.c does it
+ *    (receive table, ops->qp_init, QP info) and handed to worker.c's
+ *    sdr_worker_qp_add() and sdr_worker_qp_connect().
  *
  * The host side is real: the test posts descriptors into each context's SQ
  * ring (an unbounded backlog in front of it) and the real sdr_host_poll()
@@ -34,7 +38,8 @@
  * ahead (the real worker's idle sleep). Nothing reads the real clock except
  * recv.c's receive-number guard (once per 2^28 receives) and
  * sdr_qp_abort()'s timestamp, which none of the schemes keeps after an
- * abort.
+ * abort, and the pacer's own cost counters (w->pace_cycles), which count
+ * real cycles and change nothing.
  *
  * One rig at a time (the firmware state is the global sdr_g).
  */
@@ -51,7 +56,7 @@
 
 /** What a frame on the wire is. */
 enum rig_kind {
-	RIG_K_DATA,   /* UC RDMA WRITE with immediate */
+	RIG_K_DATA,   /* UC RDMA WRITE Only, with immediate (0x2B) or without (0x2A) */
 	RIG_K_CTS,
 	RIG_K_ACK,
 	RIG_K_NACK,
@@ -109,6 +114,9 @@ struct rig_opts {
 	unsigned mbufs;              /* mbuf pool per side; 0 = 256 */
 	uint64_t seed;               /* keys, wire randomness */
 	uint64_t busy_ns, idle_ns;   /* 0 = 1000, 50000 */
+	uint64_t rx_lag_ns;          /* frames are received this long after the loop
+	                                iteration's clock read (worker.c reads the clock
+	                                again for each RX burst); < busy_ns */
 };
 
 /** A completion as the host saw it. */
@@ -146,11 +154,13 @@ struct rig_bugs {
 	uint64_t mr_ref_underflow; /* an MR reference dropped below zero */
 	uint64_t send_not_queued;  /* sdr_cq_send() of a send that is not outstanding */
 	uint64_t recv_not_done;    /* sdr_cq_recv() of a slot the table did not complete */
+	uint64_t tx_over_budget;   /* one ops->tx() call sent more than SDR_BURST data and
+	                              parity packets (what one RX burst takes in) */
 };
 
 struct rig {
 	uint64_t now;
-	uint64_t busy_ns, idle_ns;
+	uint64_t busy_ns, idle_ns, rx_lag_ns;
 	struct rig_side s[2];
 	struct rig_link link[2];        /* [from] */
 	struct rig_wire_stats ws[2];    /* [from] */
@@ -170,6 +180,14 @@ struct rig *rig_new(const struct rig_opts *o);
 void rig_free(struct rig *r);
 
 /* ---- host ---- */
+/** Another pair of connected QPs (A's and B's, the same id, @p a their
+ *  attributes), beside the first: @return their QP id. */
+uint32_t rig_add_pair(struct rig *r, const struct sdr_qp_attr_abi *a);
+/** rig_send() / rig_recv() on the side's QP @p qp_id. */
+void rig_send_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t len, uint32_t imm,
+		 uint64_t wr_id);
+void rig_recv_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t len,
+		 uint64_t wr_id);
 /** Post a one-shot send of [off, off + len) of the side's memory. */
 void rig_send(struct rig *r, int side, uint64_t off, uint32_t len, uint32_t imm, uint64_t wr_id);
 /** Post a receive into [off, off + len). */

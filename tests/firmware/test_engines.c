@@ -8,7 +8,9 @@
  * Geometry of every test: MTU 1024, chunks of 4 packets (4 KiB), max_msg
  * 64 KiB (16 chunks), 10 Gbit/s port pacing, one-way delay 50 us. EC codes:
  * RS and XOR with k = 4, m = 2 (a submessage is 16 KiB); AUTO with the
- * daemon's default candidates.
+ * daemon's default candidates. Every third message of a flow has user
+ * immediate 0 (no immediate: opcode 0x2A packets, no immediate-only
+ * packets), the others a non-zero one.
  *
  * Every test checks, besides its own assertions:
  *  - every completion exactly once, with the status, length, immediate and
@@ -53,6 +55,7 @@ static const struct scheme schemes[] = {
 
 static const struct scheme *sc; /* the scheme under test */
 static unsigned mk_mbufs;       /* mbufs per side of the next rig (0: the rig's default) */
+static uint64_t mk_rx_lag;      /* rx_lag_ns of the next rig */
 
 static int is_ec(void) { return sc->rel == SDR_REL_EC; }
 static int has_sr(void) { return sc->rel != SDR_REL_NONE; }
@@ -65,6 +68,7 @@ static struct rig *mk(const char *extra, size_t mem)
 
 	snprintf(args, sizeof(args), "%s %s", BASE_ARGS, extra ? extra : "");
 	o.mbufs = mk_mbufs;
+	o.rx_lag_ns = mk_rx_lag;
 	o.attr.reliability = sc->rel;
 	o.attr.ec_code = sc->code;
 	o.attr.ec_k = sc->k;
@@ -85,11 +89,14 @@ static void finish_rig(struct rig *r)
 
 static uint32_t npkts_of(uint32_t len) { return (len + MTU - 1) / MTU; }
 static uint32_t nchunks_of(uint32_t len) { return (len + CHUNK - 1) / CHUNK; }
-/* data frames of a message: its packets, and immediate-only ones up to 8 */
-static uint32_t frames_of(uint32_t len)
+/* data frames of a message: its packets, and with an immediate (@p imm not
+ * 0) immediate-only ones up to 8 */
+static uint32_t frames_of(uint32_t len, uint32_t imm)
 {
-	return npkts_of(len) < 8 ? 8 : npkts_of(len);
+	return imm && npkts_of(len) < 8 ? 8 : npkts_of(len);
 }
+/* the message has immediate-only packets */
+static int has_imm_only(uint32_t len, uint32_t imm) { return imm && npkts_of(len) < 8; }
 /* parity frames of a message under code (k, m) */
 static uint32_t parity_frames_of(uint32_t len, uint32_t k, uint32_t m)
 {
@@ -130,9 +137,12 @@ struct flow {
 };
 
 static uint64_t tag_of(int from, uint32_t n) { return ((uint64_t)(from + 1) << 32) | n; }
+/* every third message without immediate (0), the others with one */
 static uint32_t imm_of(int from, uint32_t n)
 {
-	return (uint32_t)(tag_of(from, n) * 2654435761u) ^ 0xC0FFEE11u;
+	if (n % 3 == 0)
+		return 0;
+	return ((uint32_t)(tag_of(from, n) * 2654435761u) ^ 0xC0FFEE11u) | 1u;
 }
 
 static void dir_init(struct dir *d, uint32_t total, uint32_t window, uint32_t stride,
@@ -293,6 +303,7 @@ static const enum sdr_ctr parity_drops[] = {
 	SDR_CTR_ec_parity_bad, SDR_CTR_ec_parity_not_ec, SDR_CTR_ec_param_mismatch,
 	SDR_CTR_ec_parity_unknown, SDR_CTR_ec_parity_late, SDR_CTR_ec_parity_sub,
 	SDR_CTR_ec_parity_len, SDR_CTR_ec_parity_dup, SDR_CTR_ec_parity_unused,
+	SDR_CTR_ec_parity_early,
 	SDR_CTR_ec_pool_exhausted, SDR_CTR_ec_nomem,
 };
 
@@ -400,11 +411,11 @@ static void t_clean(void)
 		uint64_t frames = 0, bytes = 0, chunks = 0, units = 0, parity = 0, small = 0;
 
 		for (uint32_t n = 0; n < d->total; n++) {
-			small += npkts_of(d->len[n]) < 8;
-			frames += frames_of(d->len[n]);
+			small += has_imm_only(d->len[n], imm_of(from, n));
+			frames += frames_of(d->len[n], imm_of(from, n));
 			bytes += d->len[n];
 			chunks += nchunks_of(d->len[n]);
-			units += nchunks_of(d->len[n]) + (npkts_of(d->len[n]) < 8);
+			units += nchunks_of(d->len[n]) + has_imm_only(d->len[n], imm_of(from, n));
 			if (is_ec())
 				parity += parity_frames_of(d->len[n], sc->k, sc->m);
 		}
@@ -436,27 +447,30 @@ static void t_clean(void)
 		}
 		if (is_ec()) {
 			/* A submessage's parity follows its data: it finds the
-			 * submessage complete (unused), or the receive complete
-			 * (late). A message of fewer than 8 packets is completed by
-			 * its first parity packet (length and immediate), before its
-			 * immediate-only packets, which then arrive late. */
-			uint64_t rx_pkts = 0, late = 0, unused = 0, plate = 0, prx = 0, subs = 0;
+			 * submessage or the receive complete. The message's first
+			 * parity packet takes the full path (ICRC, length and
+			 * immediate, EC state) and is unused; every later one is
+			 * dropped on its header (early), and so is the parity of a
+			 * message of one submessage, which all arrives after its
+			 * receive completed. A message of fewer than 8 packets with
+			 * an immediate is completed by its first parity packet
+			 * (length and immediate), before its immediate-only
+			 * packets, which then arrive late; one without immediate by
+			 * its data. */
+			uint64_t rx_pkts = 0, late = 0, unused = 0, early = 0, prx = 0, subs = 0;
 			for (uint32_t n = 0; n < d->total; n++) {
 				uint32_t len = d->len[n], np = npkts_of(len);
 				uint32_t nsub = (nchunks_of(len) + sc->k - 1) / sc->k;
+				uint32_t par = parity_frames_of(len, sc->k, sc->m);
 				subs += nsub;
-				uint32_t last = parity_frames_of(len, sc->k, sc->m) -
-						(nsub > 1 ? parity_frames_of((nsub - 1) * sc->k * CHUNK,
-									     sc->k, sc->m)
-							  : 0);
 				rx_pkts += np;
-				if (np < 8) {
+				if (has_imm_only(len, imm_of(from, n))) {
 					late += 8 - np;
 					prx += 1;
-					plate += last - 1;
+					early += par - 1;
 				} else {
-					unused += parity_frames_of(len, sc->k, sc->m) - last;
-					plate += last;
+					unused += nsub > 1;
+					early += par - (nsub > 1);
 				}
 			}
 			CHECK_EQ(tx->st.ec_par_pkts_tx, parity);
@@ -465,7 +479,8 @@ static void t_clean(void)
 			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_late_pkt), late);
 			CHECK_EQ(rx->st.ec_par_pkts_rx, prx);
 			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_unused), unused);
-			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_late), plate);
+			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_early), early);
+			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_late), 0);
 			/* The immediate-only packets of a message of fewer than 8
 			 * packets come after its completion (late_pkt above), and
 			 * the receiver answers the first of them as if the sender
@@ -875,7 +890,7 @@ static void t_msgsize(void)
 	      e->imm == 0x1234567u + 1 && e->flags == SDR_CQE_F_IMM);
 	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem + 65536, slen[1], 501), 0);
 	CHECK_EQ(mf.seq_data[0], 0);
-	CHECK_EQ(mf.seq_data[1], frames_of(slen[1]));
+	CHECK_EQ(mf.seq_data[1], frames_of(slen[1], 0x1234567u + 1));
 	CHECK_EQ(r->ws[RIG_A].sent[RIG_K_ABORT], 1);
 	CHECK_EQ(r->s[RIG_A].ncqe, 2);
 	CHECK_EQ(r->s[RIG_B].ncqe, 2);
@@ -1057,7 +1072,8 @@ static void t_badkey(void)
 	r->filter_arg = NULL;
 	rig_run_for(r, 5 * MS);
 	held = rig_held_count(r);
-	CHECK_EQ(held, frames_of(4096) + (is_ec() ? parity_frames_of(4096, sc->k, sc->m) : 0));
+	CHECK_EQ(held, frames_of(4096, 0xABCDEF01u) +
+			       (is_ec() ? parity_frames_of(4096, sc->k, sc->m) : 0));
 	CHECK_EQ(r->s[RIG_B].ncqe, 0);
 	CHECK_EQ(r->s[RIG_A].ncqe, sc->rel == SDR_REL_NONE ? 1u : 0u);
 	ncqe[0] = r->s[RIG_A].ncqe;
@@ -1359,6 +1375,276 @@ static void t_bug_fto_parity(void)
 	finish_rig(r);
 }
 
+/* ---------------- early drop of parity nobody needs ---------------- */
+
+#define EARLY_MSGS 8u
+
+/* Drops the first transmission of data chunk 1 (message n even) or 9 (n
+ * odd) of every message A sends: index 1 of submessage 0 or 2. */
+static enum rig_verdict early_filter(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	uint8_t *dropped = arg; /* [EARLY_MSGS][PPC] */
+	uint32_t c = fi->seq % 2 ? 9 : 1;
+
+	(void)r;
+	if (fi->from != RIG_A || fi->kind != RIG_K_DATA || fi->seq >= EARLY_MSGS ||
+	    fi->pkt_off / PPC != c || dropped[fi->seq * PPC + fi->pkt_off % PPC]++)
+		return RIG_PASS;
+	return RIG_DROP;
+}
+
+/* A parity packet of message @p seq (submessage 0, chunk 0, packet 0) as A
+ * would send it, with @p key, its ICRC flipped when @p bad_icrc. */
+static size_t early_parity(const struct rig *r, uint8_t *buf, uint32_t seq, uint64_t key,
+			   int bad_icrc)
+{
+	const struct sdr_qp *qa = r->s[RIG_A].qp;
+	struct sdr_parity_hdr h = {.seq = seq, .msg_len = MAXMSG, .imm = imm_of(RIG_A, seq),
+				   .code = sc->code, .k = sc->k, .m = sc->m, .npkt = PPC,
+				   .clen = CHUNK};
+	size_t n = sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &h), flen;
+
+	memset(buf + SDR_CTRL_HDR_LEN + n, 0x77, MTU);
+	flen = forge(r, RIG_A, buf, n + MTU, key);
+	if (bad_icrc)
+		buf[flen - 1] ^= 0x40;
+	return flen;
+}
+
+/*
+ * Parity of a submessage or receive that is complete is dropped on its
+ * header, before its ICRC (ec_parity_early); parity that is needed is not.
+ * Eight 64 KiB messages (4 submessages of k = 4 chunks, 8 parity packets
+ * each) lose data chunk 1 of submessage 0 or 2 on the first pass: exact
+ * counts per message. Then frames injected at B: for a completed receive,
+ * with the key, the ICRC right or wrong: early; without the key: refused
+ * (ctrl_bad_key, or bad_icrc when the ICRC is wrong too), never early; for
+ * a posted receive that has nothing yet, with the key and a wrong ICRC:
+ * bad_icrc, and the receive learnt nothing from it.
+ */
+static void t_early(void)
+{
+	struct rig *r = mk(NULL, 2 * EARLY_MSGS * MAXMSG + MAXMSG);
+	const struct sdr_qp *qa = r->s[RIG_A].qp, *qb = r->s[RIG_B].qp;
+	uint64_t key = qa->remote.ctrl_key, early = 0, acc = 0, unused = 0;
+	uint8_t dropped[EARLY_MSGS * PPC] = {0}, buf[2048];
+	const uint32_t ppar = sc->m * PPC; /* parity packets of a submessage */
+	const uint64_t off8 = 2 * EARLY_MSGS * MAXMSG;
+	const struct sdr_rslot *s8 = &qb->rq.slot[EARLY_MSGS];
+	struct count_cqes cc;
+	struct flow f;
+
+	r->filter = early_filter;
+	r->filter_arg = dropped;
+	dir_init(&f.d[RIG_A], EARLY_MSGS, EARLY_MSGS, MAXMSG, 0);
+	dir_init(&f.d[RIG_B], 0, 1, MAXMSG, 0);
+	for (uint32_t n = 0; n < EARLY_MSGS; n++)
+		f.d[RIG_A].len[n] = MAXMSG;
+	flow_start(r, &f);
+	CHECK_EQ(rig_run_until(r, flow_done, &f, 1000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	check_dir(&f.d[RIG_A], RIG_A);
+	for (uint32_t n = 0; n < EARLY_MSGS; n++) {
+		/* the lost chunk's submessage keeps the parity that repairs it:
+		 * RS one chunk (then the rest is early), XOR the lost chunk's
+		 * group's chunk, the second of two (both kept) */
+		uint32_t need = sc->code == SDR_EC_RS ? PPC : 2 * PPC;
+		/* the message's first parity packet takes the full path: it is
+		 * unused when submessage 0 is whole (n odd) */
+		unused += n % 2;
+		acc += need;
+		early += 4 * ppar - need - n % 2;
+	}
+	printf("early: accepted %llu, unused %llu, early %llu parity packets\n",
+	       (unsigned long long)qb->st.ec_par_pkts_rx,
+	       (unsigned long long)rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused),
+	       (unsigned long long)rig_ctr(r, RIG_B, SDR_CTR_ec_parity_early));
+	CHECK_EQ(qa->st.ec_par_pkts_tx, EARLY_MSGS * 4 * ppar);
+	CHECK_EQ(r->ws[RIG_A].lost[RIG_K_DATA], EARLY_MSGS * PPC);
+	CHECK_EQ(qb->st.ec_par_pkts_rx, acc);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused), unused);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_early), early);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_late), 0);
+	CHECK_EQ(qb->st.ec_decodes, EARLY_MSGS);
+	CHECK_EQ(qb->st.ec_chunks_recovered, EARLY_MSGS);
+	CHECK_EQ(qa->st.sr_retx_pkts + qb->st.ec_nacks_tx, 0);
+	check_conservation(r, RIG_B);
+
+	/* injected: receive 0 is complete */
+	rig_inject(r, RIG_B, buf, early_parity(r, buf, 0, key, 0));
+	rig_inject(r, RIG_B, buf, early_parity(r, buf, 0, key, 1));
+	rig_inject(r, RIG_B, buf, early_parity(r, buf, 0, key ^ 1, 0));
+	rig_inject(r, RIG_B, buf, early_parity(r, buf, 0, key ^ 1, 1));
+	/* receive 8 is posted and has nothing yet: a parity packet would give
+	 * it its length and immediate, but not with a wrong ICRC */
+	memset(r->s[RIG_B].mem + off8, 0xA5, MAXMSG);
+	rig_recv(r, RIG_B, off8, MAXMSG, WR_RECV | EARLY_MSGS);
+	rig_run_for(r, 1 * MS);
+	rig_inject(r, RIG_B, buf, early_parity(r, buf, EARLY_MSGS, key, 1));
+	rig_run_for(r, 1 * MS);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_early), early + 2);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ctrl_bad_key), 1);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_bad_icrc), 2);
+	CHECK_EQ(qb->st.ec_par_pkts_rx, acc);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused) + rig_ctr(r, RIG_B, SDR_CTR_ec_parity_late),
+		 unused);
+	CHECK(s8->seq == EARLY_MSGS && s8->state == SDR_RS_POSTED && !s8->last_known &&
+	      !s8->imm_mask && !s8->pkts_got && !s8->fto_due);
+	CHECK_EQ(r->s[RIG_B].ncqe, EARLY_MSGS);
+	/* and message 8 arrives whole */
+	rig_pattern(r->s[RIG_A].mem, MAXMSG, 4343);
+	rig_send(r, RIG_A, 0, MAXMSG, 0x5EED5EEDu, WR_SEND | EARLY_MSGS);
+	cc.side = RIG_B;
+	cc.want = EARLY_MSGS + 1;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 100 * MS), 0);
+	CHECK(r->s[RIG_B].cqe[EARLY_MSGS].e.status == 0 &&
+	      r->s[RIG_B].cqe[EARLY_MSGS].e.imm == 0x5EED5EEDu);
+	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem + off8, MAXMSG, 4343), 0);
+	cc.side = RIG_A;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 100 * MS), 0);
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/*
+ * Regression: on a loss-free link the EC receiver NACKed chunks that were
+ * still arriving (on the ring rig, unpaced, thousands of needless
+ * retransmissions a second). worker.c reads the clock once per loop for
+ * the timers and again for each RX burst, so a receive that got a packet
+ * in this very loop has last_tsc > the timers' now; still_arriving()
+ * (ec_recv.c) took that for "not arriving", and a receive whose packets
+ * so far came in one burst (last_tsc == first_tsc) had no pace to wait
+ * for: both went to the NACK. Here: unpaced, an FTO RTT of 1 us (the FTO
+ * expires while messages are arriving), 1000 messages of 64 KiB, frames
+ * received 100 ns after the loop's clock read; nothing may be NACKed or
+ * retransmitted.
+ */
+static void t_bug_fto_now(void)
+{
+	struct rig *r;
+	struct flow f;
+
+	mk_rx_lag = 100;
+	r = mk("--port-rate 0 --ec-beta 0", 2 * 64 * MAXMSG);
+	/* (a 10 us RTT and 64 messages in flight: the stream has no gap, and
+	 * the FTO scans, every 200 us, find receives half-way) */
+	r->link[RIG_A].delay_ns = r->link[RIG_B].delay_ns = 5 * US;
+	dir_init(&f.d[RIG_A], 1000, 64, MAXMSG, 0);
+	dir_init(&f.d[RIG_B], 0, 1, MAXMSG, 0);
+	for (uint32_t n = 0; n < 1000; n++)
+		f.d[RIG_A].len[n] = MAXMSG;
+	flow_start(r, &f);
+	CHECK_EQ(rig_run_until(r, flow_done, &f, 1000 * MS), 0);
+	rig_run_for(r, 2 * MS);
+	check_dir(&f.d[RIG_A], RIG_A);
+	printf("fto_now: %llu FTO expiries, %llu postponed, %llu NACKs, %llu packets retransmitted\n",
+	       (unsigned long long)r->s[RIG_B].qp->st.ec_fto_expiries,
+	       (unsigned long long)r->s[RIG_B].qp->st.ec_fto_postponed,
+	       (unsigned long long)r->s[RIG_B].qp->st.ec_nacks_tx,
+	       (unsigned long long)r->s[RIG_A].qp->st.sr_retx_pkts);
+	CHECK(r->s[RIG_B].qp->st.ec_fto_postponed > 0); /* the FTO did expire while arriving */
+	CHECK_EQ(r->s[RIG_B].qp->st.ec_nacks_tx, 0);
+	CHECK_EQ(r->s[RIG_A].qp->st.sr_retx_pkts, 0);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_dup_pkt) + rig_ctr(r, RIG_B, SDR_CTR_late_pkt), 0);
+	check_conservation(r, RIG_B);
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/*
+ * Regression: a send's first pass could put far more than its budget of
+ * SDR_BURST frames on the wire in one loop pass. When what goes before a
+ * send's next packet (EC parity) used the last of the budget and reported
+ * itself done, the next packet went out anyway and the budget, decremented
+ * below 0, wrapped around: the rest of the window left at once, past what
+ * a TX queue holds (the integration test rel_window lost thousands of
+ * frames as tx_full behind a 4096-frame net_ring and then recovered them at
+ * one probe per RTO, for minutes). It takes a message whose parity ends
+ * exactly at the end of the budget with packets still to send after it
+ * (immediate-only packets, or the next submessage's data). Here 600 1-byte
+ * messages each way, all posted at once, every third without immediate
+ * (3 frames: data, 2 parity) and the others with (10: data, 2 parity, 7
+ * immediate-only), which moves the parity's end across the budget's: no
+ * loop pass may send more than SDR_BURST data and parity frames of a QP.
+ */
+static void t_bug_budget(void)
+{
+	const uint32_t total = 600;
+	struct rig *r = mk(NULL, 2 * (size_t)total * MTU);
+	uint64_t most = 0, prev[2] = {0, 0};
+	struct flow f;
+
+	for (int s = 0; s < 2; s++) {
+		dir_init(&f.d[s], total, total, MTU, 0);
+		for (uint32_t n = 0; n < total; n++)
+			f.d[s].len[n] = 1;
+	}
+	flow_start(r, &f);
+	while (!flow_done(r, &f) && r->now < 10000 * MS) {
+		rig_iter(r);
+		for (int s = 0; s < 2; s++) {
+			uint64_t sent = r->ws[s].sent[RIG_K_DATA] + r->ws[s].sent[RIG_K_PARITY];
+			if (sent - prev[s] > most)
+				most = sent - prev[s];
+			prev[s] = sent;
+		}
+	}
+	rig_run_for(r, 5 * MS);
+	printf("budget: at most %llu data and parity frames of a QP in one loop pass\n",
+	       (unsigned long long)most);
+	CHECK(most <= SDR_BURST);
+	for (int s = 0; s < 2; s++) {
+		check_dir(&f.d[s], s);
+		CHECK_EQ(r->ws[s].lost[RIG_K_DATA] + r->ws[s].lost[RIG_K_PARITY], 0);
+		CHECK_EQ(r->s[s].qp->st.sr_retx_pkts, 0);
+		check_conservation(r, s);
+	}
+	flow_fini(&f);
+	finish_rig(r);
+}
+
+/* ---------------- the codes an AUTO receiver accepts ---------------- */
+
+/* Parity of receive 0 in code (code, k, m), with the key, as A would send it. */
+static size_t code_parity(const struct rig *r, uint8_t *buf, uint8_t code, uint8_t k, uint8_t m)
+{
+	const struct sdr_qp *qa = r->s[RIG_A].qp;
+	struct sdr_parity_hdr h = {.seq = 0, .msg_len = MAXMSG, .imm = 5, .code = code, .k = k,
+				   .m = m, .npkt = PPC, .clen = CHUNK};
+	size_t n = sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &h);
+
+	memset(buf + SDR_CTRL_HDR_LEN + n, 0x5C, MTU);
+	return forge(r, RIG_A, buf, n + MTU, qa->remote.ctrl_key);
+}
+
+/* An AUTO receiver accepts parity of its own candidates only (the codec
+ * handles are made for them when the QP is created; nothing is made on
+ * the worker): RS(20, 5) and XOR(16, 4) fit its buffers (k at least the
+ * smallest k, m at most the largest m of the default candidates) but are
+ * none of them; RS(16, 4) is one. */
+static void t_codes(void)
+{
+	struct rig *r = mk(NULL, 1u << 20);
+	const struct sdr_qp *qb = r->s[RIG_B].qp;
+	uint8_t buf[2048];
+	struct count_cqes cc = {.side = RIG_B, .want = 1};
+
+	rig_recv(r, RIG_B, 0, MAXMSG, WR_RECV | 0);
+	rig_run_for(r, 1 * MS);
+	rig_inject(r, RIG_B, buf, code_parity(r, buf, SDR_EC_RS, 20, 5));
+	rig_inject(r, RIG_B, buf, code_parity(r, buf, SDR_EC_XOR, 16, 4));
+	rig_run_for(r, 1 * MS);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_param_mismatch), 2);
+	CHECK_EQ(qb->st.ec_par_pkts_rx, 0);
+	rig_inject(r, RIG_B, buf, code_parity(r, buf, SDR_EC_RS, 16, 4));
+	rig_run_for(r, 1 * MS);
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_param_mismatch), 2);
+	CHECK_EQ(qb->st.ec_par_pkts_rx, 1);
+	rig_recv_complete(r, RIG_B, 0);
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 10 * MS), 0);
+	finish_rig(r);
+}
+
 /* ---------------- main ---------------- */
 
 struct scenario {
@@ -1384,9 +1670,13 @@ static const struct scenario scenarios[] = {
 	{"badkey", t_badkey, ALL},
 	{"closed", t_closed, ALL},
 	{"deadsender", t_deadsender, RELIABLE},
+	{"early", t_early, 0x0Cu},
 	/* regressions of firmware bugs these tests found */
 	{"bug_cts_nombuf", t_bug_cts_nombuf, RELIABLE},
 	{"bug_fto_parity", t_bug_fto_parity, 0x0Cu},
+	{"bug_fto_now", t_bug_fto_now, 0x0Cu},
+	{"codes", t_codes, 0x10u},
+	{"bug_budget", t_bug_budget, 0x0Cu},
 };
 
 /* Default seed of a test: its name's FNV-1a hash. */

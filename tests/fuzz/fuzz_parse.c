@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz harness for the untrusted-frame entry points of common/sdr_wire.c:
- * sdr_parse(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() /
+ * sdr_parse(), the firmware's three steps (sdr_parse_hdr(),
+ * sdr_parse_icrc_ok() in place, sdr_parse_reth(): the same verdict, the
+ * frame restored), sdr_data_locate(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() /
  * sdr_ctrl_ack_entry_decode() / sdr_ctrl_nack_entry_decode() /
  * sdr_ctrl_parity_decode() and sdr_arp_reply().
  *
@@ -117,16 +119,58 @@ static void check_parsed(const uint8_t *f, size_t len, enum sdr_parse_result r,
 	FUZZ_ASSERT(p->payload_len <= (size_t)(f + len - p->payload));
 	FUZZ_ASSERT(p->dest_qpn <= SDR_QPN_MASK && p->psn <= SDR_PSN_MASK);
 	if (r == SDR_PARSE_OK_DATA) {
-		FUZZ_ASSERT(p->opcode == SDR_OP_UC_WRITE_ONLY_IMM);
 		FUZZ_ASSERT(p->dma_len == p->payload_len);
+		if (p->opcode == SDR_OP_UC_WRITE_ONLY) {
+			static const uint32_t geo[][2] = {{4096, 65536}, {1024, 1u << 28}, {2048, 6144}};
+			FUZZ_ASSERT(p->imm_zero && p->imm == 0);
+			for (int g = 0; g < 3; g++) {
+				struct sdr_parsed q = *p;
+				/* what locate accepts is exactly the window's layout */
+				if (sdr_data_locate(&q, geo[g][0], geo[g][1]) == 0)
+					FUZZ_ASSERT(q.msg_id < SDR_MAX_MSGS &&
+						    q.va == (uint64_t)q.msg_id * geo[g][1] +
+								    (uint64_t)q.pkt_off * geo[g][0]);
+				else
+					FUZZ_ASSERT(q.va % geo[g][0] ||
+						    q.va / geo[g][1] >= SDR_MAX_MSGS);
+			}
+		} else {
+			FUZZ_ASSERT(p->opcode == SDR_OP_UC_WRITE_ONLY_IMM && !p->imm_zero);
+			FUZZ_ASSERT(p->msg_id == sdr_imm_msg_id(p->imm) &&
+				    p->pkt_off == sdr_imm_pkt_off(p->imm) &&
+				    p->imm_nib == sdr_imm_frag(p->imm));
+		}
 	} else {
 		FUZZ_ASSERT(p->opcode == SDR_OP_UC_SEND_ONLY);
 		check_ctrl(p->payload, p->payload_len);
 	}
 }
 
+/* The firmware's way (rx.c): headers, ICRC in place, RETH. It must give
+ * sdr_parse()'s verdict and leave the frame as it was. */
+static void parse_steps(uint8_t *f, size_t len, enum sdr_parse_result want,
+			const struct sdr_parsed *pw)
+{
+	static uint8_t before[65536];
+	struct sdr_parsed p;
+	enum sdr_parse_result r;
+
+	memcpy(before, f, len);
+	r = sdr_parse_hdr(f, len, &p);
+	if (is_ok(r)) {
+		if (!sdr_parse_icrc_ok(f, &p))
+			r = SDR_PARSE_BAD_ICRC;
+		else if (r == SDR_PARSE_OK_DATA)
+			r = sdr_parse_reth(&p);
+	}
+	FUZZ_ASSERT(memcmp(before, f, len) == 0);
+	FUZZ_ASSERT(r == want);
+	if (is_ok(r))
+		FUZZ_ASSERT(memcmp(&p, pw, sizeof(p)) == 0);
+}
+
 /* Both parses of one frame must agree except where only the ICRC differs. */
-static enum sdr_parse_result parse_both(const uint8_t *f, size_t len)
+static enum sdr_parse_result parse_both(uint8_t *f, size_t len)
 {
 	struct sdr_parsed p0, p1;
 	enum sdr_parse_result r0 = sdr_parse(f, len, 0, &p0);
@@ -138,6 +182,7 @@ static enum sdr_parse_result parse_both(const uint8_t *f, size_t len)
 		FUZZ_ASSERT(is_ok(r0) || r0 == SDR_PARSE_BAD_LEN);
 	else
 		FUZZ_ASSERT(r0 == r1);
+	parse_steps(f, len, r1, &p1);
 	return r1;
 }
 
@@ -230,7 +275,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ---- seeds: our own well-formed frames and a few near misses ---- */
 
-static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, int se)
+static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, int se,
+		      int no_imm)
 {
 	static uint8_t buf[SDR_DATA_HDR_LEN + 4096 + 8];
 	struct sdr_l2l3 a = {
@@ -248,11 +294,12 @@ static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, 
 		.dma_len = len,
 		.imm = sdr_imm_pack(5, 1, 0xA),
 		.se = (uint8_t)se,
+		.no_imm = (uint8_t)no_imm, /* opcode 0x2A */
 	};
 	size_t n = sdr_build_data_hdr(buf, &a, &h);
 
 	for (uint32_t i = 0; i < len; i++)
-		buf[SDR_DATA_HDR_LEN + i] = (uint8_t)(i * 7 + 3);
+		buf[sdr_data_hdr_len(&h) + i] = (uint8_t)(i * 7 + 3);
 	sdr_pkt_finish(buf, n, icrc);
 	emit(buf, n, arg);
 }
@@ -275,9 +322,12 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		.udp_sport = 0xC200,
 	};
 
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		seed_data(emit, arg, sizes[i], 1, (int)(i & 1));
-	seed_data(emit, arg, 100, 0, 1); /* no ICRC */
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		seed_data(emit, arg, sizes[i], 1, (int)(i & 1), 0);
+		seed_data(emit, arg, sizes[i], 1, (int)(i & 1), 1);
+	}
+	seed_data(emit, arg, 100, 0, 1, 0); /* no ICRC */
+	seed_data(emit, arg, 100, 0, 1, 1);
 	for (uint16_t n = 0; n <= 4; n += 2) {
 		size_t mlen = sdr_ctrl_cts_encode(buf + SDR_CTRL_HDR_LEN, 0x200, e, n);
 		size_t flen = sdr_build_ctrl_hdr(buf, &a, 0x100, n, mlen);

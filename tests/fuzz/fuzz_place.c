@@ -9,7 +9,8 @@
  * each op is one byte followed by its arguments:
  *   op % 8 in 0..2  synthesised data packet: 5 argument bytes choose the
  *                   target receive, offset, length, SE, generation,
- *                   R_Key/VA/immediate corruption. Built with
+ *                   R_Key/VA/immediate corruption; with op bit 3 set it is
+ *                   an opcode 0x2A packet (no immediate). Built with
  *                   sdr_build_data_hdr() + sdr_pkt_finish(), so it passes the
  *                   parser and exercises the table's own checks.
  *   3               raw frame: 2-byte big-endian length + bytes, parsed with
@@ -222,17 +223,27 @@ static int is_rx_drop(enum sdr_ctr c)
 	}
 }
 
-static void place(struct fstate *s, const struct sdr_parsed *p)
+static void place(struct fstate *s, const struct sdr_parsed *parsed)
 {
-	uint32_t gen = p->dest_qpn - F_QPN_BASE, idx = sdr_imm_msg_id(p->imm), slot = UINT32_MAX;
-	uint32_t off = sdr_imm_pkt_off(p->imm);
+	struct sdr_parsed q = *parsed, *p = &q;
+	uint32_t gen = p->dest_qpn - F_QPN_BASE, idx, slot = UINT32_MAX, off;
 	enum sdr_ctr drop = SDR_CTR__MAX;
 	struct snap before, after;
-	int bi = s->m[idx].buf, rc;
+	int bi, rc;
 	static uint8_t copy[F_MAX_MSG];
 
 	if (gen >= s->rq.gens)
 		return; /* the firmware counts this as unknown_qp before the table */
+	/* rx.c places a 0x2A packet by its VA first (bad_va when it cannot) */
+	if (sdr_data_locate(p, F_MTU, F_MAX_MSG)) {
+		FUZZ_ASSERT(p->opcode == SDR_OP_UC_WRITE_ONLY &&
+			    (p->va % F_MTU || p->va / F_MAX_MSG >= SDR_MAX_MSGS));
+		return;
+	}
+	idx = p->msg_id;
+	off = p->pkt_off;
+	FUZZ_ASSERT(idx < SDR_MAX_MSGS && off < SDR_MAX_PKTS);
+	bi = s->m[idx].buf;
 	snap(s, idx, &before);
 	if (bi >= 0)
 		memcpy(copy, dst_of(&s->buf[bi]), F_MAX_MSG);
@@ -247,8 +258,11 @@ static void place(struct fstate *s, const struct sdr_parsed *p)
 			FUZZ_ASSERT(drop == SDR_CTR_no_recv);
 		/* a repeated nibble is dropped only when the slot already held it */
 		if (drop == SDR_CTR_dup_imm)
-			FUZZ_ASSERT(p->dma_len == 0 &&
+			FUZZ_ASSERT(p->dma_len == 0 && !p->imm_zero &&
 				    (before.sl.imm_mask & (1u << (off % SDR_IMM_NIBBLES))));
+		/* a 0x2A packet never carries an immediate-only nibble */
+		if (p->imm_zero && p->dma_len == 0)
+			FUZZ_ASSERT(drop != SDR_CTR__MAX);
 		check_slot(s, idx);
 		return;
 	}
@@ -275,6 +289,11 @@ static void place(struct fstate *s, const struct sdr_parsed *p)
 			FUZZ_ASSERT(memcmp(d + start + p->dma_len, copy + start + p->dma_len,
 					   F_MAX_MSG - start - p->dma_len) == 0);
 		}
+		/* a 0x2A packet: the immediate is 0, all of it (accepted only
+		 * when no non-zero nibble came before) */
+		if (p->imm_zero)
+			FUZZ_ASSERT(before.sl.imm == 0 && s->rq.slot[idx].imm == 0 &&
+				    s->rq.slot[idx].imm_mask == 0xFF);
 	} else {
 		FUZZ_ASSERT(p->dma_len == 0 && off < SDR_IMM_NIBBLES && !(rc & SDR_PLACE_CHUNK));
 		/* accepted only when it brings a nibble the slot did not hold */
@@ -300,7 +319,7 @@ static void place(struct fstate *s, const struct sdr_parsed *p)
 	check_slot(s, idx);
 }
 
-static void op_synth(struct fstate *s)
+static void op_synth(struct fstate *s, int no_imm)
 {
 	uint8_t a = get8(s), b = get8(s), c = get8(s), d = get8(s), e = get8(s);
 	static uint8_t frame[SDR_DATA_HDR_LEN + F_MTU + 64];
@@ -349,14 +368,16 @@ static void op_synth(struct fstate *s)
 		h.imm = sdr_imm_pack(idx, off, nib);
 	}
 	h.se = (d & 1) != 0;
+	h.no_imm = (uint8_t)no_imm;
 	n = sdr_build_data_hdr(frame, &f_addr, &h);
 	FUZZ_ASSERT(n <= sizeof(frame));
 	for (uint32_t i = 0; i < len; i++)
-		frame[SDR_DATA_HDR_LEN + i] = (uint8_t)(seq * 7 + off * 131 + i);
+		frame[sdr_data_hdr_len(&h) + i] = (uint8_t)(seq * 7 + off * 131 + i);
 	sdr_pkt_finish(frame, n, s->verify);
 	/* our own builder's frames always parse, ICRC verified or not */
 	FUZZ_ASSERT(sdr_parse(frame, n, s->verify, &p) == SDR_PARSE_OK_DATA);
-	FUZZ_ASSERT(p.dma_len == len && p.payload_len == len && p.imm == h.imm);
+	FUZZ_ASSERT(p.dma_len == len && p.payload_len == len &&
+		    p.imm == (no_imm ? 0 : h.imm) && p.imm_zero == no_imm);
 	s->verify ^= 1;
 	place(s, &p);
 }
@@ -636,7 +657,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0:
 		case 1:
 		case 2:
-			op_synth(s);
+			op_synth(s, (op >> 3) & 1);
 			break;
 		case 3:
 			op_raw(s);
@@ -657,6 +678,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < F_NBUF; i++)
 			FUZZ_ASSERT(guards_ok(&s->buf[i]));
 		FUZZ_ASSERT(s->sink[0] == F_FRESH);
+		{ /* the table's count of posted receives (the worker's timers use it)
+		   * and the span of numbers that holds them (its scans) */
+			uint32_t posted = 0, span = sdr_rq_posted_span(&s->rq);
+			for (uint32_t i = 0; i < SDR_MAX_MSGS; i++)
+				if (s->rq.slot[i].state == SDR_RS_POSTED) {
+					posted++;
+					FUZZ_ASSERT(s->rq.next_seq - s->rq.slot[i].seq <= span);
+				}
+			FUZZ_ASSERT(s->rq.nposted == posted);
+			FUZZ_ASSERT(!span || s->rq.slot[(s->rq.next_seq - span) % SDR_MAX_MSGS].state ==
+					     SDR_RS_POSTED);
+		}
 	}
 	/* the end: every buffer still posted only holds writes inside its length */
 	for (int i = 0; i < F_NBUF; i++)
@@ -672,20 +705,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 static void put(uint8_t *b, size_t *n, uint8_t v) { b[(*n)++] = v; }
 
-/* post a receive of @p len, then its packets in order (data + imm-only) */
-static void seed_msg(uint8_t *b, size_t *n, uint32_t len)
+/* post a receive of @p len, then its packets in order (data + imm-only;
+ * with @p no_imm, 0x2A data packets only) */
+static void seed_msg(uint8_t *b, size_t *n, uint32_t len, int no_imm)
 {
 	uint32_t v = len - 1, npkts = (len + F_MTU - 1) / F_MTU;
 
 	put(b, n, 4);
 	put(b, n, (uint8_t)(v >> 8));
 	put(b, n, (uint8_t)v);
-	for (uint32_t p = 0; p < npkts || p < SDR_IMM_NIBBLES; p++) {
+	for (uint32_t p = 0; p < npkts || (p < SDR_IMM_NIBBLES && !no_imm); p++) {
 		uint32_t plen = p < npkts ? (len - p * F_MTU < F_MTU ? len - p * F_MTU : F_MTU) : 0;
 		int last = p + 1 == npkts;
 		uint32_t x = plen - 1; /* case 2 length: 1 + ((c >> 2) | (e << 6)) */
 
-		put(b, n, 0);                 /* synth */
+		put(b, n, no_imm ? 8 : 0);    /* synth (0x2A with bit 3) */
 		put(b, n, 0);                 /* a: most recent post */
 		put(b, n, (uint8_t)p);        /* b: offset */
 		if (plen == 0)
@@ -708,8 +742,9 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		n = 0;
 		put(b, &n, (uint8_t)(i * 9)); /* vary ppc / generations */
-		seed_msg(b, &n, lens[i]);
-		seed_msg(b, &n, lens[(i + 3) % 7]);
+		seed_msg(b, &n, lens[i], 0);
+		seed_msg(b, &n, lens[(i + 3) % 7], 1);
+		seed_msg(b, &n, lens[(i + 5) % 7], (int)(i & 1));
 		put(b, &n, 5); /* complete the most recent (already done: -ENOENT) */
 		put(b, &n, 0);
 		emit(b, n, arg);
@@ -746,7 +781,7 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		put(b, &n, 6);
 		put(b, &n, 255);
 	}
-	seed_msg(b, &n, 3000);
+	seed_msg(b, &n, 3000, 1);
 	emit(b, n, arg);
 	/* a raw, valid frame for the most recent post */
 	{

@@ -32,7 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sr_check import msg_pkts, rx_drop_names, size  # noqa: E402
+from sr_check import plan_pkts, rx_drop_names  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
 ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
@@ -80,10 +80,11 @@ def main():
     ap.add_argument("--min-nacks", type=int, default=0)
     a = ap.parse_args()
     rx_drops = set(rx_drop_names())
-    sizes = [size(s) for s in a.sizes.split(",")] * a.count
-    if a.extra:
-        sizes += [size(s) for s in a.extra.split(",")] * a.extra_count
-    first = sum(msg_pkts(s, a.mtu) for s in sizes)
+    first = plan_pkts(a.sizes, a.count, a.mtu)
+    if a.extra:  # a second sdr-send run: its messages count from 0 again
+        first += plan_pkts(a.extra, a.extra_count, a.mtu)
+    nmsgs = len(a.sizes.split(",")) * a.count + (len(a.extra.split(",")) * a.extra_count
+                                                   if a.extra else 0)
     bad = []
     if a.ring:
         d = json.load(open(a.ring))
@@ -139,14 +140,14 @@ def main():
         for k in MUST_BE_ZERO:
             if drops.get(k):
                 bad.append("%s: counter %s = %d" % (name, k, drops[k]))
-    if rt["msgs_recv"] != len(sizes) or st["msgs_sent"] != len(sizes):
+    if rt["msgs_recv"] != nmsgs or st["msgs_sent"] != nmsgs:
         bad.append("messages: sent %d, received %d, planned %d"
-                   % (st["msgs_sent"], rt["msgs_recv"], len(sizes)))
+                   % (st["msgs_sent"], rt["msgs_recv"], nmsgs))
     if st["sr_send_timeouts"] or rt["sr_recv_timeouts"]:
         bad.append("global timeouts on a working link")
     if rt["ec_decode_failures"]:
         bad.append("%d decode failures" % rt["ec_decode_failures"])
-    ec_msgs = auto_check(snd, st, bad) if a.auto else len(sizes)
+    ec_msgs = auto_check(snd, st, bad) if a.auto else nmsgs
     if ec_msgs and (not st["ec_subs_encoded"] or not st["ec_par_pkts_tx"] or
                     not rt["ec_par_pkts_rx"]):
         bad.append("EC was not on: no parity encoded, sent or accepted")

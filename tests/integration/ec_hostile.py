@@ -34,13 +34,22 @@ def ctrl_frame(a, msg, psn):
 
 
 def parity_msg(a, data, *, seq=0, msg_len=None, imm=None, code=XOR, k=None, m=None,
-               flags=0, sub=0, pidx=0, resv=0, pkt=0, npkt=1, clen=None, src_qpn=None):
+               flags=0, sub=0, pidx=0, resv=0, pkt=0, npkt=1, clen=None, src_qpn=None,
+               key=None):
     hdr = bp.parity_header(seq, a.msg_len if msg_len is None else msg_len,
                            a.imm if imm is None else imm, code, a.k if k is None else k,
                            a.m if m is None else m, sub=sub, pidx=pidx, pkt=pkt, npkt=npkt,
                            clen=a.mtu if clen is None else clen, flags=flags, resv=resv)
     return bp.ctrl_message(bp.CTRL_PARITY, [hdr + data],
-                           a.src_qpn if src_qpn is None else src_qpn, a.key)
+                           a.src_qpn if src_qpn is None else src_qpn,
+                           a.key if key is None else key)
+
+
+def bad_icrc(frame):
+    """The frame with one bit of its ICRC (its last 4 bytes) flipped."""
+    b = bytearray(bytes(frame))
+    b[-1] ^= 0x40
+    return Ether(bytes(b))
 
 
 def nack_msg(a, entries):
@@ -65,7 +74,7 @@ def main():
     a = ap.parse_args()
     a.mtu = 4096
     a.generations = 4
-    a.sport = 0xC000 | (a.src_qpn & 0x3FFF)
+    a.sport = 0xC000 | (a.dest_qpn & 0x3FFF)
     a.pattern, a.pattern_seed, a.imm_is_seq, a.user_imm = 'splitmix', a.seed, True, 0
     a.imm = 0  # sdr-send's immediate of message 0 is its index
     lose = {int(x) for x in a.lose.split(',')}
@@ -96,8 +105,10 @@ def main():
 
     expect = {}
 
-    def bad(name, msg):
+    def bad(name, msg, icrc=True):
         c(msg)
+        if not icrc:
+            frames[-1] = bad_icrc(frames[-1])
         expect[name] = expect.get(name, 0) + 1
 
     p0 = par[min(groups)]
@@ -114,9 +125,17 @@ def main():
     bad('ec_parity_sub', parity_msg(a, p0, pidx=g0, sub=1))
     bad('ec_parity_sub', parity_msg(a, p0, pidx=g0, npkt=2))
     bad('wrong_peer', parity_msg(a, p0, pidx=g0, src_qpn=a.src_qpn + 4))
+    # the valid parity chunk with a corrupted ICRC: the message has no EC
+    # state yet, so it takes the full path and the ICRC refuses it
+    bad('bad_icrc', parity_msg(a, p0, pidx=g0), icrc=False)
     # the first valid parity chunk, then a duplicate and a contradicting one
     c(parity_msg(a, p0, pidx=g0))
     bad('ec_parity_dup', parity_msg(a, p0, pidx=g0))
+    # a needed parity chunk (the submessage still lacks data) with a
+    # corrupted ICRC: not dropped early, refused by the ICRC
+    g1 = max(groups)
+    if g1 != g0:
+        bad('bad_icrc', parity_msg(a, par[g1], pidx=g1), icrc=False)
     bad('ec_param_mismatch', parity_msg(a, p0, pidx=g0, imm=0x1234))
     bad('ec_parity_len', parity_msg(a, p0, pidx=g0, msg_len=a.msg_len - 1))
     # a parity chunk of a group that lost nothing is stored but not needed
@@ -128,8 +147,12 @@ def main():
     for g in sorted(groups - {g0}):
         c(parity_msg(a, par[g], pidx=g))
     # after completion (the receiver's tool waits for message 1, below, so
-    # the QP is still there)
-    bad('ec_parity_late', parity_msg(a, p0, pidx=g0))
+    # the QP is still there): dropped on the header, before the ICRC, which
+    # is not even looked at; without the key it is refused as before
+    bad('ec_parity_early', parity_msg(a, p0, pidx=g0))
+    bad('ec_parity_early', parity_msg(a, p0, pidx=g0), icrc=False)
+    bad('ctrl_bad_key', parity_msg(a, p0, pidx=g0, key=a.key ^ 1))
+    bad('bad_icrc', parity_msg(a, p0, pidx=g0, key=a.key ^ 1), icrc=False)
     # message 1, complete and without parity: the QP still works
     pk, psn = bp.message_packets(a, 1, psn)
     frames += [Ether(bytes(f)) for _, _, f in pk]

@@ -7,8 +7,9 @@
  *   host_errs, tx_errs  the other two counter lists
  *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/sdr_types.h),
  *                   in the order of the stats JSON's qp_totals
- *   min_pkts        data packets of a message at least (SDR_IMM_NIBBLES;
- *                   common/sdr_wire.c sdr_wire_msg_pkts())
+ *   imm_nibbles     data packets at least of a message that carries a user
+ *                   immediate (SDR_IMM_NIBBLES; common/sdr_wire.c
+ *                   sdr_wire_msg_pkts()); one without has ceil(size / MTU)
  * Usage: gen_consts OUT.json (meson runs it at build time; DPDK headers for
  * sdr_types.h, nothing of DPDK linked).
  */
@@ -46,6 +47,6 @@ int main(int argc, char **argv)
 	list(f, "host_errs", host, sizeof(host) / sizeof(host[0]), 0);
 	list(f, "tx_errs", tx, sizeof(tx) / sizeof(tx[0]), 0);
 	list(f, "qp_stats", qp, sizeof(qp) / sizeof(qp[0]), 0);
-	fprintf(f, "  \"min_pkts\": %d\n}\n", SDR_IMM_NIBBLES);
+	fprintf(f, "  \"imm_nibbles\": %d\n}\n", SDR_IMM_NIBBLES);
 	return fclose(f) ? 1 : 0;
 }

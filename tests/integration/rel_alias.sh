@@ -98,7 +98,8 @@ while [ $j -lt $K ]; do
 		grep -m5 "error (" "$RECV_LOG" | sed 's/^/    /'
 	fi
 	/usr/bin/python3 "$here/rel_check.py" --ring "$STATS" --messages "$msgs" \
-		--first-pass $((msgs * 8)) --nonzero reordered | sed 's/^/  /'
+		--first-pass "$(/usr/bin/python3 "$here/sr_check.py" --print-first-pass --sizes 1,100 \
+			--count $((msgs / 2)))" --nonzero reordered | sed 's/^/  /'
 	[ "${PIPESTATUS[0]}" = 0 ] || ok=0
 	late=$(/usr/bin/python3 -c '
 import json, sys

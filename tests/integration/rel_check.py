@@ -4,8 +4,8 @@ daemons' --stats-json files (a ring pair: one file, instance 0 sends and
 instance 1 receives; or two daemons: --sender A.json --receiver B.json).
 
  1. sender data packets = first-pass packets of the plan + retransmitted
-    packets (first pass of a message: max(ceil(size / MTU), 8); parity
-    packets are counted apart, ec_par_pkts_tx);
+    packets (--first-pass: sr_check.py --print-first-pass computes it for
+    an sdr-send run; parity packets are counted apart, ec_par_pkts_tx);
  2. every port received exactly the frames its link emulator released; on
     the ring pair each emulator saw exactly the frames the other port sent;
  3. every received frame is counted exactly once: placed data packets +

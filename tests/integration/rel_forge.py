@@ -13,6 +13,11 @@ with scapy (tests/external/build_packets.py, from docs/wire-format.md):
   parity      to the receiver: RS(1,1) parity (parity = data) of every
               message, carrying attacker bytes, the message's length and
               its immediate (sdr-send's immediate of message n is n)
+  parity-done the same parity, naming only receives the receiver has
+              completed (sdr-recv's log, --recv-log; at most 64, once an
+              eighth of the messages arrived): parity the receiving
+              firmware drops on its header, before its ICRC, when the frame
+              carries the key (ec_parity_early)
   abort       to the receiver: ABORT entries (-EMSGSIZE) for every message
 
 Each round sends every entry twice: in wire format version 2 frames with a
@@ -20,8 +25,12 @@ random key (never the QP's) and in version 1 frames (no key), all with the
 right source address, source QPN and a valid ICRC. --use-key is the control
 experiment: the version 2 frames carry the QP's real key (an attacker who
 read the QP info), which shows that the frames are otherwise well formed
-and effective. Prints, one per line,
-"v2 N" and "v1 N": the frames of each version sent to the target.
+and effective. --bad-icrc flips a bit of every frame's ICRC. Prints, one
+per line, "v2 N" and "v1 N": the frames of each version sent to the
+target; for parity-done and --bad-icrc also "want:COUNTER N" for each of
+ctrl_bad_key, ctrl_bad, bad_icrc and ec_parity_early: what the target must
+count (its honest peer sends no parity that the early drop takes: one
+parity packet per message, RS(1,1)).
 """
 import argparse
 import os
@@ -39,7 +48,24 @@ except ImportError as e:
 
 EMSGSIZE = 90
 TO_SENDER = ('ack-full', 'ack-closed', 'cts', 'nack')
-TO_RECEIVER = ('parity', 'abort')
+TO_RECEIVER = ('parity', 'parity-done', 'abort')
+
+
+def completed(log, want, timeout=20.0):
+    """Message numbers whose receives sdr-recv reported completed ("msg N
+    size S ..." lines of its log): waits until there are at least @p want."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            done = {int(l.split()[1]) for l in open(log)
+                    if l.startswith('msg ') and l.split()[2:3] == ['size']}
+        except FileNotFoundError:
+            done = set()
+        if len(done) >= want:
+            return sorted(done)
+        if time.monotonic() > deadline:
+            sys.exit(f"rel_forge: only {len(done)} completed receives in {log}")
+        time.sleep(0.02)
 
 
 def qp_info(arg, timeout=20.0):
@@ -83,6 +109,8 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--use-key', action='store_true',
                     help="control experiment: version 2 frames carry the QP's real key")
+    ap.add_argument('--bad-icrc', action='store_true', help="flip a bit of every frame's ICRC")
+    ap.add_argument('--recv-log', help="parity-done: sdr-recv's log (its per-message lines)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     snd, rcv = qp_info(a.sender), qp_info(a.receiver)
@@ -111,6 +139,10 @@ def main():
     else:
         evil = bytes([0xA5]) * a.size
         typ, per = bp.CTRL_PARITY, 1
+        if a.attack == 'parity-done':
+            # (at most 64 receives: few frames, so that the attack is over
+            # long before the transfer even where scapy is slow)
+            seqs = completed(a.recv_log, max(1, a.messages // 8))[:64]
         ents = [bp.parity_header(s, a.size, s, bp.EC_RS, 1, 1, sub=0, pidx=0, pkt=0, npkt=1,
                                  clen=a.size) + evil for s in seqs]
     addr = dict(src_mac=src['mac'], dst_mac=dst['mac'], src_ip=src['ip'], dst_ip=dst['ip'],
@@ -127,7 +159,10 @@ def main():
             if a.use_key:
                 fake = int(key, 0)
             msg = bp.ctrl_message(typ, group, src['qpn'], fake, ver)
-            frames.append((ver, bytes(bp.ctrl_frame(msg, psn=rnd.getrandbits(24), **addr))))
+            f = bytearray(bytes(bp.ctrl_frame(msg, psn=rnd.getrandbits(24), **addr)))
+            if a.bad_icrc:
+                f[-1] ^= 0x40
+            frames.append((ver, bytes(f)))
     time.sleep(max(0.0, ready + a.delay - time.monotonic()))
     t0 = time.monotonic()
     for r in range(a.rounds):
@@ -140,6 +175,20 @@ def main():
           f"{dst['qpn']:#x} in {time.monotonic() - t0:.2f} s", file=sys.stderr)
     print("v2", n[2])
     print("v1", n[1])
+    if a.attack == 'parity-done' or a.bad_icrc:
+        # version 1 frames fail the header check (no key) and version 2
+        # frames the key check, except with --use-key: then, naming
+        # completed receives, they are dropped on their header before their
+        # ICRC is looked at; anything that is not dropped early has its
+        # ICRC checked first
+        keyed_early = a.use_key and a.attack == 'parity-done'
+        v2_icrc = a.bad_icrc and not keyed_early
+        want = {'ec_parity_early': n[2] if keyed_early else 0,
+                'ctrl_bad_key': 0 if keyed_early or a.bad_icrc else n[2],
+                'ctrl_bad': 0 if a.bad_icrc else n[1],
+                'bad_icrc': (n[1] if a.bad_icrc else 0) + (n[2] if v2_icrc else 0)}
+        for k, v in want.items():
+            print(f"want:{k}", v)
     return 0
 
 

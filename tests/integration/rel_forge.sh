@@ -29,8 +29,21 @@
 # with the QP's real key must do harm (receives completed with the
 # attacker's bytes, sends completed -EIO), and the key must not be refused:
 # the forged frames are well formed, and only the key stops them.
+# The early drop (parity dropped on its header before its ICRC when its
+# receive or submessage is complete, docs/security.md) opens no hole:
+# parity-done forges RS(1,1) parity naming receives already completed,
+# parity-done-icrc the same with a corrupted ICRC; without the key both are
+# refused exactly as before (ctrl_bad_key / ctrl_bad, or bad_icrc), never
+# dropped early. withkey-parity-done (the key, a valid
+# ICRC) and withkey-parity-done-icrc (the key, a corrupted ICRC) are dropped
+# early, each frame exactly once in ec_parity_early, and do no harm (every
+# message delivered and verified). In these four the daemons' AUTO
+# candidates are sr and rs:1:1, so that honest parity is never dropped
+# early (one packet per message, the first: it completes the receive), and
+# the counts are exact.
 #   env: SDR_FORGE_CASES ("ack-full ack-closed cts nack parity abort
-#        keyed-parity keyed-ack-closed"),
+#        keyed-parity keyed-ack-closed parity-done parity-done-icrc
+#        withkey-parity-done withkey-parity-done-icrc"),
 #        SDR_FORGE_MSGS (400), SDR_FORGE_RATE (1m: sdr-send --rate)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -39,7 +52,7 @@ PY=/usr/bin/python3
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"
 sr_netns_setup
 
-cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack parity abort keyed-parity keyed-ack-closed"}
+cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack parity abort keyed-parity keyed-ack-closed parity-done parity-done-icrc withkey-parity-done withkey-parity-done-icrc"}
 N=${SDR_FORGE_MSGS:-400}
 SIZE=1000
 RATE=${SDR_FORGE_RATE:-1m}
@@ -84,10 +97,15 @@ for c in $cases; do
 	# to the sender: 2 % loss on the data direction, so that a send
 	# completed by a forged ACK misses its retransmissions; to the
 	# receiver: no loss on its side, which drops forged frames too
-	keyed=() attack=$c
+	keyed=() attack=$c opts=() allow=ctrl_bad,ctrl_bad_key
 	case $c in
 	keyed-*) keyed=(--use-key) attack=${c#keyed-} ;;
+	withkey-*) opts=(--use-key) attack=${c#withkey-} ;;
 	esac
+	case $attack in
+	*-icrc) opts+=(--bad-icrc) attack=${attack%-icrc} allow=bad_icrc ;;
+	esac
+	[ "$attack" = parity-done ] && opts+=(--recv-log "$SDR_TMP/$c-recv.log")
 	# extra: the parity attacks forge RS(1,1) parity; an AUTO receiver
 	# refuses a k below the smallest k of its candidates (ec_param_mismatch),
 	# so the daemons list rs:1:1 among their candidates: the key is then
@@ -97,6 +115,8 @@ for c in $cases; do
 	# (about 1.5 s of attack; the paced transfer takes some 4.5 s: the QPs
 	# must outlive the attack)
 	parity) rounds=3 interval=0.3 target=b lossb="" extra=(--auto-schemes "sr,rs:1:1,rs:8:2") ;;
+	# (one RS(1,1) parity packet per honest EC message: none is early)
+	parity-done) rounds=3 interval=0.3 target=b lossb="" extra=(--auto-schemes "sr,rs:1:1") ;;
 	abort) rounds=10 interval=0.1 target=b lossb="" ;;
 	*) rounds=30 interval=0.05 target=a lossb=",loss=2%" ;;
 	esac
@@ -116,7 +136,7 @@ for c in $cases; do
 	# the attacker first (scapy takes a while to load): it waits for the
 	# QPINFO lines of both tools, then for both QPs to connect
 	if [ $target = a ]; then ns=$NS_B ifc=$VETH_B; else ns=$NS_A ifc=$VETH_A; fi
-	ip netns exec "$ns" $PY "$here/rel_forge.py" --attack "$attack" "${keyed[@]}" --sender "@$slog" \
+	ip netns exec "$ns" $PY "$here/rel_forge.py" --attack "$attack" "${keyed[@]}" "${opts[@]}" --sender "@$slog" \
 		--receiver "@$rlog" --iface "$ifc" --messages "$N" --size $SIZE --rounds $rounds \
 		--interval $interval --seed $n >"$SDR_TMP/$c-forged" &
 	fpid=$!
@@ -171,12 +191,17 @@ forged = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[3]))
 target = sys.argv[4]
 T, O = (A, B) if target == "a" else (B, A)
 bad = []
-for k, want in (("ctrl_bad_key", forged["v2"]), ("ctrl_bad", forged["v1"])):
+want = {k[5:]: v for k, v in forged.items() if k.startswith("want:")} or \
+    {"ctrl_bad_key": forged["v2"], "ctrl_bad": forged["v1"]}
+for k, w in want.items():
     got = T["drops"].get(k)
-    print("%s at the %s: %s (forged %d)" % (k, "sender" if target == "a" else "receiver", got, want))
-    if got != want:
-        bad.append("%s = %s, expected %d" % (k, got, want))
-for k in ("ctrl_bad_key", "ctrl_bad", "ctrl_unknown"):
+    print("%s at the %s: %s (expected %d; forged v2 %d, v1 %d)"
+          % (k, "sender" if target == "a" else "receiver", got, w, forged["v2"], forged["v1"]))
+    if got != w:
+        bad.append("%s = %s, expected %d" % (k, got, w))
+# (the attacked side's veth also shows the injected frames to the other
+# daemon: ICRC before address, so corrupted ones count bad_icrc there)
+for k in ("ctrl_bad_key", "ctrl_bad", "ctrl_unknown", "ec_parity_early"):
     if O["drops"].get(k):
         bad.append("%s = %d at the daemon that was not attacked" % (k, O["drops"][k]))
 a, b = A["instances"][0]["qp_totals"], B["instances"][0]["qp_totals"]
@@ -204,7 +229,8 @@ sys.exit(1 if bad else 0)
 EOF
 	[ "${PIPESTATUS[0]}" = 0 ] || ok=0
 	$PY "$here/rel_check.py" --sender "$A_JSON" --receiver "$B_JSON" --messages "$N" \
-		--first-pass $((N * 8)) --allow ctrl_bad,ctrl_bad_key | sed 's/^/  /'
+		--first-pass "$($PY "$here/sr_check.py" --print-first-pass --sizes $SIZE --count "$N")" \
+		--allow $allow | sed 's/^/  /'
 	[ "${PIPESTATUS[0]}" = 0 ] || ok=0
 	if [ $ok = 1 ]; then
 		sdr_log "case $n: forged $c: ok"

@@ -78,7 +78,8 @@ for rel in $rels; do
 			expect=()
 			[ "$loss" != 0 ] && expect=(--min-repair 1 --nonzero dropped_loss)
 			/usr/bin/python3 "$here/rel_check.py" --ring "$STATS" --messages "$msgs" \
-				--first-pass $((msgs * 8)) "${expect[@]}" | sed 's/^/  /'
+				--first-pass "$(/usr/bin/python3 "$here/sr_check.py" --print-first-pass --sizes 1,100 \
+					--count $((msgs / 2)))" "${expect[@]}" | sed 's/^/  /'
 			[ "${PIPESTATUS[0]}" = 0 ] || ok=0
 			if [ $ok = 1 ]; then
 				sdr_log "case $n: $tag: ok"

@@ -48,15 +48,9 @@ for path, sender in ((sys.argv[1], True), (sys.argv[2], False)):
             assert 0 < c <= t + 0.001, l
 print("per-message output: headers, time since first post, completion <= time")
 PY
-# every packet placed once: rx_pkts = the messages' packets, max(ceil(size/MTU), 8) each
-want=$(/usr/bin/python3 -c '
-import sys
-u = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-n = 0
-for s in sys.argv[1].split(","):
-    b = int(s[:-1]) * u[s[-1]] if s[-1] in u else int(s)
-    n += max(-(-b // 4096), 8)
-print(2 * n)' "$sizes")
+# every packet placed once: rx_pkts = the messages' packets (ceil(size/MTU),
+# at least 8 with a user immediate; sdr-send's message 0 has none)
+want=$(/usr/bin/python3 "$(dirname "$0")/sr_check.py" --print-first-pass --sizes "$sizes" --count 2)
 got=$(sdr_json_qp_sum rx_pkts)
 [ "$got" = "$want" ] || sdr_fail "QPs placed $got packets, the messages have $want"
 echo "ring pair: $nmsg messages bit-exact"

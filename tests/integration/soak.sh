@@ -85,16 +85,10 @@ done
 sdr_log "$round rounds, $nmsg messages in $(($(date +%s) - t0)) s"
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 
-first=$(/usr/bin/python3 -c '
-import sys
-n = 0
-for s in sys.argv[1].split(","):
-    m = {"K": 1 << 10, "M": 1 << 20}
-    b = int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s)
-    n += max(-(-b // 4096), 8)
-print(n)' "$sizes")
+# one sdr-send run per round
+first=$(/usr/bin/python3 "$here/sr_check.py" --print-first-pass --sizes "$sizes" --count "$count")
 /usr/bin/python3 "$here/rel_check.py" --ring "$STATS" --messages $nmsg \
-	--first-pass $((first * count * round)) --min-repair 1 --nonzero dropped_loss,dropped_ge,reordered,duplicated ||
+	--first-pass $((first * round)) --min-repair 1 --nonzero dropped_loss,dropped_ge,reordered,duplicated ||
 	{ grep -A40 "drops and errors" "$DPU_LOG"; sdr_fail "counter identities of the soak"; }
 /usr/bin/python3 - "$samples" <<'EOF' || sdr_fail "the daemon grew"
 import sys

@@ -5,8 +5,9 @@ Reads the daemons' --stats-json files and checks that every packet is
 accounted for:
 
  1. sender data packets = first-pass packets of the plan + retransmitted
-    packets (first pass of a message: max(ceil(size / MTU), 8), the
-    immediate-only packets included);
+    packets (first pass of a message: ceil(size / MTU), and at least 8, the
+    immediate-only packets included, when it carries a user immediate:
+    sdr-send's message i carries immediate i, so message 0 has none);
  2. receiving port: frames the link emulator released = frames the port
     received;
  3. every received frame is counted exactly once: placed data packets +
@@ -15,6 +16,8 @@ accounted for:
 
 Usage: sr_check.py --sizes 4K,1M --count N [--mtu 4096] --ring STATS
        sr_check.py ... --sender A.json --receiver B.json
+       sr_check.py --sizes 1,100 --count N [--mtu 4096] [--no-imm] --print-first-pass
+                   (the first-pass data packets of that sdr-send run)
 """
 import argparse
 import json
@@ -59,9 +62,19 @@ def rx_drop_names():
     return consts()["rx_drops"]
 
 
-def msg_pkts(size, mtu):
-    """Data packets of a message: ceil(size / MTU), at least min_pkts."""
-    return max(-(-size // mtu), consts()["min_pkts"])
+def msg_pkts(size, mtu, imm):
+    """Data packets of a message: ceil(size / MTU), at least 1; with a user
+    immediate (imm != 0; 0 is none, opcode 0x2A) at least imm_nibbles."""
+    n = max(-(-size // mtu), 1)
+    return n if imm == 0 else max(n, consts()["imm_nibbles"])
+
+
+def plan_pkts(sizes, count, mtu, no_imm=False):
+    """First-pass data packets of one sdr-send run of --sizes SIZES --count
+    COUNT: message i has size sizes[i % len(sizes)] and user immediate i
+    (docs/host-api.md), so message 0 carries none; with --no-imm none does."""
+    msgs = [size(s) for s in sizes.split(",")] * count
+    return sum(msg_pkts(b, mtu, 0 if no_imm else i) for i, b in enumerate(msgs))
 
 
 def main():
@@ -78,12 +91,19 @@ def main():
     ap.add_argument("--link-nonzero", default="",
                     help="comma list of receiver link-emulator counters that must be > 0"
                          " (shows the case really exercised it)")
+    ap.add_argument("--print-first-pass", action="store_true",
+                    help="print the first-pass data packets of the run and exit")
+    ap.add_argument("--no-imm", action="store_true", help="the run was sdr-send --no-imm")
     a = ap.parse_args()
+    first = plan_pkts(a.sizes, a.count, a.mtu, a.no_imm)
+    if a.extra:  # a second sdr-send run: its messages count from 0 again
+        first += plan_pkts(a.extra, a.extra_count, a.mtu, a.no_imm)
+    nmsgs = len(a.sizes.split(",")) * a.count + (len(a.extra.split(",")) * a.extra_count
+                                                   if a.extra else 0)
+    if a.print_first_pass:
+        print(first)
+        return 0
     RX_DROPS.update(rx_drop_names())
-    sizes = [size(s) for s in a.sizes.split(",")] * a.count
-    if a.extra:
-        sizes += [size(s) for s in a.extra.split(",")] * a.extra_count
-    first = sum(msg_pkts(s, a.mtu) for s in sizes)
     bad = []
 
     if a.ring:
@@ -120,9 +140,9 @@ def main():
         if tot != rx:
             bad.append("frames received %d != placed %d + control %d + drops %d"
                        % (rx, placed, ctrl, dropped))
-    if rt["msgs_recv"] != len(sizes) or st["msgs_sent"] != len(sizes):
+    if rt["msgs_recv"] != nmsgs or st["msgs_sent"] != nmsgs:
         bad.append("messages: sent %d, received %d, planned %d"
-                   % (st["msgs_sent"], rt["msgs_recv"], len(sizes)))
+                   % (st["msgs_sent"], rt["msgs_recv"], nmsgs))
     if retx < a.min_retx:
         bad.append("only %d retransmitted packets (expected >= %d)" % (retx, a.min_retx))
     for k in filter(None, a.link_nonzero.split(",")):

@@ -4,13 +4,15 @@
 
 Every frame, ICRC included, is built by scapy (scapy.contrib.roce.BTH computes
 the ICRC); RETH and ImmDt are packed by hand from docs/wire-format.md because
-scapy has no layer for them. test_wire rebuilds the 'data' and 'ctrl' frames
-with sdr_build_*_hdr()/sdr_pkt_finish() and must get the same bytes, and
-checks sdr_icrc_compute()/sdr_parse() on every frame.
+scapy has no layer for them. test_wire rebuilds the 'data', 'write' and 'ctrl'
+frames with sdr_build_*_hdr()/sdr_pkt_finish() and must get the same bytes, and
+checks sdr_icrc_compute()/sdr_icrc_inplace()/sdr_parse() on every frame.
 
 Output, one vector per line (numbers hex, payload '-' when empty):
-  data DST SRC SIP DIP SPORT TTL DSCP DQPN PSN SE VA RKEY DMALEN IMM PAYLOAD FRAME
-  ctrl DST SRC SIP DIP SPORT TTL DSCP DQPN PSN MSG FRAME
+  data  DST SRC SIP DIP SPORT TTL DSCP DQPN PSN SE VA RKEY DMALEN IMM PAYLOAD FRAME
+  write DST SRC SIP DIP SPORT TTL DSCP DQPN PSN SE VA RKEY DMALEN PAYLOAD FRAME
+        (opcode 0x2A, UC RDMA WRITE Only: a message without immediate)
+  ctrl  DST SRC SIP DIP SPORT TTL DSCP DQPN PSN MSG FRAME
   raw  FRAME        (shapes our builder never emits: IP options, FECN/BECN,
                      ECN bits; they must still parse and verify)
 Usage: gen_icrc_vectors.py OUTFILE [--seed N]
@@ -29,6 +31,7 @@ except ImportError as e:  # the test treats a missing vector file as skip
     sys.exit(77)
 
 OP_SEND_ONLY = 0x24
+OP_WRITE_ONLY = 0x2A
 OP_WRITE_ONLY_IMM = 0x2B
 
 
@@ -79,6 +82,12 @@ def main():
         f = frame(dst, src, sip, dip, sport, ttl, dscp, OP_WRITE_ONLY_IMM, se, dqpn, psn, body)
         lines.append(' '.join(['data', dst, src, sip, dip] +
                               [hex(x) for x in (sport, ttl, dscp, dqpn, psn, se, va, rkey, n, imm)] +
+                              [payload.hex() or '-', f.hex()]))
+        # the same packet of a message without immediate: no ImmDt
+        body = struct.pack('!QII', va, rkey, n) + payload
+        f = frame(dst, src, sip, dip, sport, ttl, dscp, OP_WRITE_ONLY, se, dqpn, psn, body)
+        lines.append(' '.join(['write', dst, src, sip, dip] +
+                              [hex(x) for x in (sport, ttl, dscp, dqpn, psn, se, va, rkey, n)] +
                               [payload.hex() or '-', f.hex()]))
 
     for n in (1, 2, 3):  # control: a CTS with n entries, plus odd lengths

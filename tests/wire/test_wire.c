@@ -106,12 +106,12 @@ static void rand_l2l3(struct sdr_l2l3 *a)
 /* Build a finished data packet with a random payload; returns frame length. */
 static size_t make_data(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h)
 {
-	size_t n = sdr_build_data_hdr(buf, a, h);
+	size_t n = sdr_build_data_hdr(buf, a, h), hl = sdr_data_hdr_len(h);
 
 	for (uint32_t i = 0; i < h->dma_len; i++)
-		buf[SDR_DATA_HDR_LEN + i] = (uint8_t)rnd();
+		buf[hl + i] = (uint8_t)rnd();
 	/* garbage where the pad goes: sdr_pkt_finish must zero it */
-	memset(buf + SDR_DATA_HDR_LEN + h->dma_len, 0xA5, n - SDR_DATA_HDR_LEN - h->dma_len);
+	memset(buf + hl + h->dma_len, 0xA5, n - hl - h->dma_len);
 	sdr_pkt_finish(buf, n, 1);
 	return n;
 }
@@ -198,12 +198,13 @@ static void test_generation(void)
 static void check_data_roundtrip(const struct sdr_l2l3 *a, const struct sdr_data_hdr *h)
 {
 	static uint8_t buf[BUF_MAX];
-	size_t n = make_data(buf, a, h);
+	size_t n = make_data(buf, a, h), hl = h->no_imm ? 70 : 74;
 	uint32_t pad = (4 - h->dma_len % 4) % 4;
 	struct sdr_parsed p;
 	enum sdr_parse_result r;
 
-	CHECK(n == SDR_DATA_HDR_LEN + h->dma_len + pad + SDR_ICRC_LEN);
+	CHECK(sdr_data_hdr_len(h) == hl);
+	CHECK(n == hl + h->dma_len + pad + SDR_ICRC_LEN);
 	/* fixed offsets a foreign tool relies on */
 	CHECK(get16(buf + 12) == 0x0800);
 	CHECK(buf[14] == 0x45);
@@ -216,7 +217,7 @@ static void check_data_roundtrip(const struct sdr_l2l3 *a, const struct sdr_data
 	CHECK(get16(buf + 36) == 4791);
 	CHECK(get16(buf + 38) == n - 34);
 	CHECK(get16(buf + 40) == 0);
-	CHECK(buf[42] == 0x2B);
+	CHECK(buf[42] == (h->no_imm ? 0x2A : 0x2B));
 	CHECK(buf[43] == ((h->se ? 0x80 : 0) | pad << 4));
 	CHECK(get16(buf + 44) == 0xFFFF);
 	CHECK(buf[46] == 0 && buf[50] == 0);
@@ -225,9 +226,10 @@ static void check_data_roundtrip(const struct sdr_l2l3 *a, const struct sdr_data
 	CHECK(((uint64_t)get32(buf + 54) << 32 | get32(buf + 58)) == h->va);
 	CHECK(get32(buf + 62) == h->rkey);
 	CHECK(get32(buf + 66) == h->dma_len);
-	CHECK(get32(buf + 70) == h->imm);
+	if (!h->no_imm)
+		CHECK(get32(buf + 70) == h->imm);
 	for (uint32_t i = 0; i < pad; i++)
-		CHECK(buf[SDR_DATA_HDR_LEN + h->dma_len + i] == 0);
+		CHECK(buf[hl + h->dma_len + i] == 0);
 
 	r = sdr_parse(buf, n, 1, &p);
 	CHECK(r == SDR_PARSE_OK_DATA);
@@ -236,12 +238,16 @@ static void check_data_roundtrip(const struct sdr_l2l3 *a, const struct sdr_data
 	CHECK(memcmp(p.src_mac, a->src_mac, 6) == 0 && memcmp(p.dst_mac, a->dst_mac, 6) == 0);
 	CHECK(p.src_ip == a->src_ip && p.dst_ip == a->dst_ip);
 	CHECK(p.udp_sport == a->udp_sport);
-	CHECK(p.opcode == SDR_OP_UC_WRITE_ONLY_IMM);
+	CHECK(p.opcode == (h->no_imm ? SDR_OP_UC_WRITE_ONLY : SDR_OP_UC_WRITE_ONLY_IMM));
 	CHECK(p.se == !!h->se);
 	CHECK(p.dest_qpn == (h->dest_qpn & SDR_QPN_MASK) && p.psn == (h->psn & SDR_PSN_MASK));
-	CHECK(p.va == h->va && p.rkey == h->rkey && p.imm == h->imm);
+	CHECK(p.va == h->va && p.rkey == h->rkey && p.imm == (h->no_imm ? 0 : h->imm));
+	CHECK(p.imm_zero == !!h->no_imm);
+	if (!h->no_imm)
+		CHECK(p.msg_id == sdr_imm_msg_id(h->imm) && p.pkt_off == sdr_imm_pkt_off(h->imm) &&
+		      p.imm_nib == sdr_imm_frag(h->imm));
 	CHECK(p.dma_len == h->dma_len && p.payload_len == h->dma_len);
-	CHECK(p.payload == buf + SDR_DATA_HDR_LEN);
+	CHECK(p.payload == buf + hl);
 }
 
 static void test_data_roundtrip(void)
@@ -261,35 +267,86 @@ static void test_data_roundtrip(void)
 		h.dma_len = len;
 		h.imm = (uint32_t)rnd();
 		h.se = (uint8_t)rnd_below(2);
+		h.no_imm = 0;
+		check_data_roundtrip(&a, &h);
+		h.no_imm = 1; /* opcode 0x2A: the same packet without ImmDt */
 		check_data_roundtrip(&a, &h);
 	}
 }
 
 /* The one frame-size definition agrees with what the builders write, and
  * with the numbers the benchmarks used to hard-code (78 bytes of headers
- * and ICRC around a 4-byte-aligned payload, at least 8 packets). */
+ * and ICRC around a 4-byte-aligned payload with an immediate, 74 without;
+ * at least 8 packets with an immediate, ceil(len / MTU) without). */
 static void test_frame_sizes(void)
 {
 	static uint8_t buf[9216];
 	struct sdr_l2l3 a = {.src_ip = 1, .dst_ip = 2};
 
-	CHECK(sdr_wire_data_frame_bytes(4096) == 4096 + 78);
-	CHECK(sdr_wire_data_frame_bytes(0) == SDR_DATA_HDR_LEN + SDR_ICRC_LEN);
-	CHECK(sdr_wire_data_frame_bytes(1) == SDR_DATA_HDR_LEN + 4 + SDR_ICRC_LEN);
+	CHECK(sdr_wire_data_frame_bytes(4096, 1) == 4096 + 78);
+	CHECK(sdr_wire_data_frame_bytes(4096, 0) == 4096 + 74);
+	CHECK(sdr_wire_data_frame_bytes(0, 1) == SDR_DATA_HDR_LEN + SDR_ICRC_LEN);
+	CHECK(sdr_wire_data_frame_bytes(1, 1) == SDR_DATA_HDR_LEN + 4 + SDR_ICRC_LEN);
+	CHECK(sdr_wire_data_frame_bytes(64, 0) == SDR_WRITE_HDR_LEN + 64 + SDR_ICRC_LEN &&
+	      SDR_WRITE_HDR_LEN == 70);
+	CHECK(sdr_wire_data_frame_bytes(1, 0) == SDR_WRITE_HDR_LEN + 4 + SDR_ICRC_LEN);
 	CHECK(sdr_wire_ctrl_frame_bytes(5) == SDR_CTRL_HDR_LEN + 8 + SDR_ICRC_LEN);
 	for (int i = 0; i < 2000; i++) {
-		struct sdr_data_hdr h = {.dest_qpn = 0x100, .dma_len = rnd_below(4097)};
+		struct sdr_data_hdr h = {.dest_qpn = 0x100, .dma_len = rnd_below(4097),
+					 .no_imm = (uint8_t)(i & 1)};
 		uint32_t m = rnd_below(4097);
 
-		CHECK_OR_BREAK(sdr_build_data_hdr(buf, &a, &h) == sdr_wire_data_frame_bytes(h.dma_len));
+		CHECK_OR_BREAK(sdr_build_data_hdr(buf, &a, &h) ==
+			       sdr_wire_data_frame_bytes(h.dma_len, !h.no_imm));
 		CHECK_OR_BREAK(sdr_build_ctrl_hdr(buf, &a, 0x100, 0, m) == sdr_wire_ctrl_frame_bytes(m));
 	}
-	CHECK(sdr_wire_msg_pkts(1, 4096) == SDR_IMM_NIBBLES && SDR_IMM_NIBBLES == 8);
-	CHECK(sdr_wire_msg_pkts(8 * 4096, 4096) == 8);
-	CHECK(sdr_wire_msg_pkts(8 * 4096 + 1, 4096) == 9);
-	CHECK(sdr_wire_msg_pkts(64ull << 20, 1024) == 65536);
-	CHECK(sdr_wire_msg_pkts(0, 4096) == 8);
-	CHECK(sdr_wire_msg_pkts(100, 0) == 0);
+	CHECK(sdr_wire_msg_pkts(1, 4096, 1) == SDR_IMM_NIBBLES && SDR_IMM_NIBBLES == 8);
+	CHECK(sdr_wire_msg_pkts(8 * 4096, 4096, 1) == 8);
+	CHECK(sdr_wire_msg_pkts(8 * 4096 + 1, 4096, 1) == 9);
+	CHECK(sdr_wire_msg_pkts(64ull << 20, 1024, 1) == 65536);
+	CHECK(sdr_wire_msg_pkts(0, 4096, 1) == 8);
+	CHECK(sdr_wire_msg_pkts(100, 0, 1) == 0);
+	/* without an immediate: ceil(len / MTU), at least one */
+	CHECK(sdr_wire_msg_pkts(1, 4096, 0) == 1);
+	CHECK(sdr_wire_msg_pkts(64, 4096, 0) == 1);
+	CHECK(sdr_wire_msg_pkts(4096, 4096, 0) == 1);
+	CHECK(sdr_wire_msg_pkts(4097, 4096, 0) == 2);
+	CHECK(sdr_wire_msg_pkts(7 * 1024, 1024, 0) == 7);
+	CHECK(sdr_wire_msg_pkts(0, 4096, 0) == 1);
+	CHECK(sdr_wire_msg_pkts(100, 0, 0) == 0);
+	for (uint32_t np = 0; np < 20; np++) {
+		CHECK_OR_BREAK(sdr_wire_imm_only_pkts(np, 0) == 0);
+		CHECK_OR_BREAK(sdr_wire_imm_only_pkts(np, 1) == (np < 8 ? 8 - np : 0));
+	}
+}
+
+/* One template, many frames: the same bytes as building each from scratch
+ * (the template is not changed by use; its checksum sum covers every
+ * length). */
+static void test_template(void)
+{
+	static uint8_t x[BUF_MAX], y[BUF_MAX];
+
+	for (int k = 0; k < 200; k++) {
+		struct sdr_l2l3 a;
+		struct sdr_hdr_tmpl t;
+
+		rand_l2l3(&a);
+		sdr_hdr_tmpl_init(&t, &a);
+		for (int i = 0; i < 50; i++) {
+			struct sdr_data_hdr h = {.dest_qpn = (uint32_t)rnd(), .psn = (uint32_t)rnd(),
+						 .va = rnd(), .rkey = (uint32_t)rnd(),
+						 .dma_len = rnd_below(4097), .imm = (uint32_t)rnd(),
+						 .se = (uint8_t)rnd_below(2), .no_imm = (uint8_t)rnd_below(2)};
+			uint32_t m = rnd_below(4097), q = (uint32_t)rnd(), ps = (uint32_t)rnd();
+			size_t n1 = sdr_build_data_hdr(x, &a, &h), n2 = sdr_build_data_hdr_t(y, &t, &h);
+
+			CHECK_OR_BREAK(n1 == n2 && memcmp(x, y, sdr_data_hdr_len(&h)) == 0);
+			n1 = sdr_build_ctrl_hdr(x, &a, q, ps, m);
+			n2 = sdr_build_ctrl_hdr_t(y, &t, q, ps, m);
+			CHECK_OR_BREAK(n1 == n2 && memcmp(x, y, SDR_CTRL_HDR_LEN) == 0);
+		}
+	}
 }
 
 static void test_ctrl_roundtrip(void)
@@ -341,6 +398,39 @@ static void test_ctrl_roundtrip(void)
 		CHECK_OR_BREAK(p.payload_len == mlen);
 		for (size_t i = mlen; i < flen - SDR_CTRL_HDR_LEN - 4; i++)
 			CHECK_OR_BREAK(buf[SDR_CTRL_HDR_LEN + i] == 0);
+	}
+}
+
+/* A receiver may look at a control frame's headers before it pays for its
+ * ICRC (the firmware's early drop of unneeded parity): sdr_parse_hdr()
+ * accepts the frame whatever its ICRC, sdr_parse_icrc_ok() then tells.
+ * Ethernet padding after the IP packet is not covered. */
+static void test_icrc_deferred(void)
+{
+	static uint8_t buf[BUF_MAX];
+	struct sdr_l2l3 a;
+	struct sdr_parsed p;
+	size_t flen;
+
+	for (size_t mlen = 20; mlen < 30; mlen++) {
+		rand_l2l3(&a);
+		flen = sdr_build_ctrl_hdr(buf, &a, 7, 8, mlen);
+		memset(buf + SDR_CTRL_HDR_LEN, 0x5A, mlen);
+		sdr_pkt_finish(buf, flen, 1);
+		CHECK_OR_BREAK(sdr_parse_hdr(buf, flen, &p) == SDR_PARSE_OK_CTRL);
+		CHECK_OR_BREAK(sdr_parse_icrc_ok(buf, &p) == 1);
+		memset(buf + flen, 0xEE, 9);
+		CHECK_OR_BREAK(sdr_parse_hdr(buf, flen + 9, &p) == SDR_PARSE_OK_CTRL);
+		CHECK_OR_BREAK(sdr_parse_icrc_ok(buf, &p) == 1);
+		buf[flen - 1 - (mlen % 4)] ^= 0x10; /* one ICRC byte */
+		CHECK_OR_BREAK(sdr_parse_hdr(buf, flen, &p) == SDR_PARSE_OK_CTRL);
+		CHECK_OR_BREAK(p.payload == buf + SDR_CTRL_HDR_LEN && p.payload_len == mlen);
+		CHECK_OR_BREAK(sdr_parse_icrc_ok(buf, &p) == 0);
+		CHECK_OR_BREAK(sdr_parse(buf, flen, 1, &p) == SDR_PARSE_BAD_ICRC);
+		buf[flen - 1 - (mlen % 4)] ^= 0x10;
+		buf[SDR_CTRL_HDR_LEN + 3] ^= 1; /* a covered byte */
+		CHECK_OR_BREAK(sdr_parse_hdr(buf, flen, &p) == SDR_PARSE_OK_CTRL);
+		CHECK_OR_BREAK(sdr_parse_icrc_ok(buf, &p) == 0);
 	}
 }
 
@@ -648,10 +738,23 @@ static void test_pkt_seq(void)
 		uint32_t psn = sdr_seq_psn(seq);
 
 		CHECK_OR_BREAK(psn <= SDR_PSN_MASK);
-		CHECK_OR_BREAK(sdr_pkt_seq(psn, sdr_imm_pack(sdr_seq_msg_id(seq), k & 0x3FFFF, k & 15)) ==
-			       seq);
+		CHECK_OR_BREAK(sdr_psn_seq(psn, sdr_seq_msg_id(seq)) == seq);
 		/* n and n + 4096 (same slot, same generation of 4): told apart */
 		CHECK_OR_BREAK(sdr_seq_psn(seq + 4096) != psn);
+	}
+}
+
+/* Every truncation of frame @p f is "truncated"; ASan catches any read
+ * past the length (each copy is a heap block of exactly that size). */
+static void check_truncations(const uint8_t *f, size_t n)
+{
+	for (size_t l = 0; l < n; l++) {
+		uint8_t *copy = malloc(l ? l : 1);
+
+		memcpy(copy, f, l);
+		CHECK_PARSE(copy, l, 1, SDR_PARSE_TRUNCATED);
+		CHECK_PARSE(copy, l, 0, SDR_PARSE_TRUNCATED);
+		free(copy);
 	}
 }
 
@@ -666,16 +769,7 @@ static void test_parse_errors(void)
 	default_pkt(&a, &h, 37);
 	n = make_data(buf, &a, &h);
 	CHECK_PARSE(buf, n, 1, SDR_PARSE_OK_DATA);
-
-	/* every truncation is "truncated"; ASan catches any read past len */
-	for (size_t l = 0; l < n; l++) {
-		uint8_t *copy = malloc(l ? l : 1);
-
-		memcpy(copy, buf, l);
-		CHECK_PARSE(copy, l, 1, SDR_PARSE_TRUNCATED);
-		CHECK_PARSE(copy, l, 0, SDR_PARSE_TRUNCATED);
-		free(copy);
-	}
+	check_truncations(buf, n);
 
 	/* the same for a control packet */
 	{
@@ -687,13 +781,7 @@ static void test_parse_errors(void)
 		memcpy(f + SDR_CTRL_HDR_LEN, msg, mlen);
 		sdr_pkt_finish(f, cn, 1);
 		CHECK_PARSE(f, cn, 1, SDR_PARSE_OK_CTRL);
-		for (size_t l = 0; l < cn; l++) {
-			uint8_t *copy = malloc(l ? l : 1);
-
-			memcpy(copy, f, l);
-			CHECK_PARSE(copy, l, 1, SDR_PARSE_TRUNCATED);
-			free(copy);
-		}
+		check_truncations(f, cn);
 	}
 
 	/* Ethernet minimum-frame padding / trailing bytes: still the same packet */
@@ -787,8 +875,12 @@ static void test_parse_errors(void)
 	memcpy(f, buf, n);
 	f[42] = 0x0A; /* RC RDMA WRITE Only */
 	CHECK_PARSE(f, n, 0, SDR_PARSE_BAD_BTH);
-	f[42] = 0x2A; /* UC RDMA WRITE Only (no immediate) */
+	f[42] = 0x29; /* UC RDMA WRITE Last with Immediate */
 	CHECK_PARSE(f, n, 0, SDR_PARSE_BAD_BTH);
+	f[42] = 0x28; /* UC RDMA WRITE Last */
+	CHECK_PARSE(f, n, 0, SDR_PARSE_BAD_BTH);
+	f[42] = 0x2A; /* UC RDMA WRITE Only: the ImmDt is payload now, 4 B more than the DMA length */
+	CHECK_PARSE(f, n, 0, SDR_PARSE_BAD_LEN);
 	/* PadCnt bigger than the payload: zero-length imm-only packet, pad 3 */
 	default_pkt(&a, &h, 0);
 	n = make_data(f, &a, &h);
@@ -879,6 +971,242 @@ static void test_parse_errors(void)
 			copy[14] = (uint8_t)(0x40 | rnd_below(16));
 		(void)sdr_parse(copy, l, (int)rnd_below(2), &p);
 		free(copy);
+	}
+}
+
+/* Opcode 0x2A (a message without immediate): parse rules of its own. */
+static void test_write_parse(void)
+{
+	static uint8_t buf[BUF_MAX], f[BUF_MAX];
+	struct sdr_l2l3 a;
+	struct sdr_data_hdr h;
+	struct sdr_parsed p;
+	size_t n;
+
+	default_pkt(&a, &h, 37);
+	h.no_imm = 1;
+	n = make_data(buf, &a, &h);
+	CHECK(n == 70 + 37 + 3 + 4);
+	CHECK(sdr_parse(buf, n, 1, &p) == SDR_PARSE_OK_DATA);
+	CHECK(p.opcode == SDR_OP_UC_WRITE_ONLY && p.imm_zero && p.imm == 0);
+	CHECK(p.payload == buf + 70 && p.payload_len == 37 && p.dma_len == 37);
+	/* not placed yet: the VA places it (sdr_data_locate) */
+	CHECK(p.msg_id == 0 && p.pkt_off == 0);
+
+	/* every truncation is "truncated" (BTH + RETH + ICRC at least) */
+	check_truncations(buf, n);
+	/* the smallest 0x2A packet: no payload at all (the receiver's bad_len) */
+	default_pkt(&a, &h, 0);
+	h.no_imm = 1;
+	n = make_data(f, &a, &h);
+	CHECK(n == 74);
+	CHECK(sdr_parse(f, n, 1, &p) == SDR_PARSE_OK_DATA && p.payload_len == 0);
+	for (uint16_t tl = 20; tl < 20 + 8 + 32; tl++) {
+		memcpy(f, buf, 74);
+		put16(f + 16, tl);
+		fix_ip_csum(f);
+		put16(f + 38, (uint16_t)(tl >= 28 ? tl - 20 : 0));
+		CHECK_PARSE(f, 74, 0, SDR_PARSE_TRUNCATED);
+	}
+
+	/* DMA length against the payload */
+	default_pkt(&a, &h, 37);
+	h.no_imm = 1;
+	n = make_data(buf, &a, &h);
+	memcpy(f, buf, n);
+	put32(f + 66, 41); /* what a 0x2B reading would have taken */
+	fix_icrc(f);
+	CHECK_PARSE(f, n, 1, SDR_PARSE_BAD_LEN);
+	put32(f + 66, 36);
+	fix_icrc(f);
+	CHECK_PARSE(f, n, 1, SDR_PARSE_BAD_LEN);
+	/* a 0x2A packet relabelled 0x2B: 4 payload bytes become the ImmDt */
+	memcpy(f, buf, n);
+	f[42] = 0x2B;
+	fix_icrc(f);
+	CHECK_PARSE(f, n, 1, SDR_PARSE_BAD_LEN);
+	/* the opcode is covered by the ICRC */
+	memcpy(f, buf, n);
+	f[42] = 0x2B;
+	CHECK_PARSE(f, n, 1, SDR_PARSE_BAD_ICRC);
+	/* every bit of the payload and RETH is covered */
+	for (size_t i = 54; i < n; i++) {
+		memcpy(f, buf, n);
+		f[i] ^= (uint8_t)(1u << (i % 8));
+		CHECK_PARSE(f, n, 1, SDR_PARSE_BAD_ICRC);
+	}
+}
+
+/* A 0x2A packet's slot and offset come from its VA: msg_id = VA / M,
+ * pkt_off = (VA mod M) / MTU, VA mod MTU = 0, msg_id < 1024. */
+static void test_locate(void)
+{
+	static const uint32_t mtus[] = {1024, 2048, 4096};
+	struct sdr_parsed p;
+
+	for (size_t i = 0; i < 3; i++) {
+		uint32_t mtu = mtus[i];
+
+		for (int k = 0; k < 20000; k++) {
+			uint32_t M = mtu * 16 * (1 + rnd_below(64)); /* a multiple of a chunk */
+			uint32_t id = rnd_below(SDR_MAX_MSGS), off = rnd_below(M / mtu);
+
+			memset(&p, 0, sizeof(p));
+			p.opcode = SDR_OP_UC_WRITE_ONLY;
+			p.va = (uint64_t)id * M + (uint64_t)off * mtu;
+			CHECK_OR_BREAK(sdr_data_locate(&p, mtu, M) == 0);
+			CHECK_OR_BREAK(p.msg_id == id && p.pkt_off == off);
+			/* not a multiple of the MTU */
+			p.va += 1 + rnd_below(mtu - 1);
+			CHECK_OR_BREAK(sdr_data_locate(&p, mtu, M) == -1);
+			/* past slot 1023 */
+			p.va = (uint64_t)SDR_MAX_MSGS * M + (uint64_t)off * mtu +
+			       (uint64_t)rnd_below(1000) * M;
+			CHECK_OR_BREAK(sdr_data_locate(&p, mtu, M) == -1);
+			p.va = UINT64_MAX - (UINT64_MAX % mtu);
+			CHECK_OR_BREAK(sdr_data_locate(&p, mtu, M) == -1);
+		}
+	}
+	/* the edges */
+	memset(&p, 0, sizeof(p));
+	p.opcode = SDR_OP_UC_WRITE_ONLY;
+	p.va = 0;
+	CHECK(sdr_data_locate(&p, 4096, 65536) == 0 && p.msg_id == 0 && p.pkt_off == 0);
+	p.va = 1023ull * 65536 + 15 * 4096;
+	CHECK(sdr_data_locate(&p, 4096, 65536) == 0 && p.msg_id == 1023 && p.pkt_off == 15);
+	p.va = 1024ull * 65536;
+	CHECK(sdr_data_locate(&p, 4096, 65536) == -1);
+	p.va = 4096;
+	CHECK(sdr_data_locate(&p, 0, 65536) == -1 && sdr_data_locate(&p, 4096, 0) == -1);
+	/* M = 2^18 packets: the largest offset */
+	p.va = 5ull * (SDR_MAX_PKTS * 1024ull) + (SDR_MAX_PKTS - 1) * 1024ull;
+	CHECK(sdr_data_locate(&p, 1024, SDR_MAX_PKTS * 1024u) == 0 && p.msg_id == 5 &&
+	      p.pkt_off == SDR_MAX_PKTS - 1);
+	/* a 0x2B packet is placed by its ImmDt: untouched */
+	memset(&p, 0, sizeof(p));
+	p.opcode = SDR_OP_UC_WRITE_ONLY_IMM;
+	p.va = 12345;
+	p.msg_id = 7;
+	p.pkt_off = 9;
+	CHECK(sdr_data_locate(&p, 4096, 65536) == 0 && p.msg_id == 7 && p.pkt_off == 9);
+}
+
+/* CRC-32 (reflected 0xEDB88320, init and final XOR all ones), bit by bit:
+ * independent of ISA-L. */
+static uint32_t ref_crc32(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xFFFFFFFFu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+	}
+	return ~c;
+}
+
+/* The one-pass ICRC equals the reference on random frames of every
+ * length, IP options included, and leaves the frame as it found it. */
+static void test_icrc_onepass(void)
+{
+	static uint8_t f[14 + 60 + 8 + 12 + 4200], copy[sizeof(f)];
+	size_t min = SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN;
+
+	for (size_t len = 0; len < sizeof(f); len++) {
+		int reps = len < 300 || len % 61 == 0 ? 4 : 0;
+
+		for (int k = 0; k < reps; k++) {
+			for (size_t i = 0; i < len; i++)
+				f[i] = (uint8_t)rnd();
+			if (k & 1 && len > SDR_ETH_HLEN)
+				f[SDR_ETH_HLEN] = (uint8_t)(0x40 | (5 + rnd_below(11))); /* IHL 5..15 */
+			memcpy(copy, f, len);
+			CHECK_OR_BREAK(sdr_icrc_inplace(f, len) == sdr_icrc_compute(f, len));
+			CHECK_OR_BREAK(memcmp(f, copy, len) == 0);
+			if (len < min)
+				CHECK_OR_BREAK(sdr_icrc_inplace(f, len) == 0);
+		}
+	}
+	/* the CRC function the ICRC runs equals the reference CRC-32 (zlib's:
+	 * 0xCBF43926 for "123456789") at every length and alignment */
+	CHECK(sdr_icrc_crc32(0, (const uint8_t *)"123456789", 9) == 0xCBF43926u);
+	for (size_t len = 0; len < 4200; len += 1 + (len > 300) * rnd_below(40)) {
+		size_t at = rnd_below(64);
+
+		for (size_t i = 0; i < len; i++)
+			f[at + i] = (uint8_t)rnd();
+		CHECK_OR_BREAK(sdr_icrc_crc32(0, f + at, len) == ref_crc32(f + at, len));
+	}
+	/* and on real frames: what the builder finishes verifies both ways */
+	for (uint32_t l = 0; l <= 4096; l += 1 + rnd_below(50)) {
+		static uint8_t buf[BUF_MAX];
+		struct sdr_l2l3 a;
+		struct sdr_data_hdr h = {.dma_len = l, .no_imm = (uint8_t)(l & 1), .imm = (uint32_t)rnd()};
+		size_t n;
+
+		rand_l2l3(&a);
+		n = make_data(buf, &a, &h);
+		CHECK_OR_BREAK(sdr_icrc_compute(buf, n - 4) ==
+			       ((uint32_t)buf[n - 4] | (uint32_t)buf[n - 3] << 8 |
+				(uint32_t)buf[n - 2] << 16 | (uint32_t)buf[n - 1] << 24));
+	}
+}
+
+/* The firmware's three parse steps (the ICRC in place) give sdr_parse()'s
+ * result on valid, corrupted and truncated frames, and restore the frame. */
+static void test_parse_steps(void)
+{
+	static uint8_t buf[BUF_MAX], f[BUF_MAX + 8], copy[BUF_MAX + 8];
+
+	for (int k = 0; k < 30000; k++) {
+		struct sdr_l2l3 a;
+		struct sdr_data_hdr h = {.dest_qpn = (uint32_t)rnd(), .psn = (uint32_t)rnd(),
+					 .va = rnd(), .rkey = (uint32_t)rnd(),
+					 .dma_len = rnd_below(k % 10 ? 200 : 4097),
+					 .imm = (uint32_t)rnd(), .se = (uint8_t)rnd_below(2),
+					 .no_imm = (uint8_t)rnd_below(2)};
+		struct sdr_parsed p1, p2;
+		enum sdr_parse_result r1, r2;
+		size_t n, l;
+
+		rand_l2l3(&a);
+		if (k % 7 == 0) {
+			n = sdr_build_ctrl_hdr(buf, &a, h.dest_qpn, h.psn, h.dma_len);
+			memset(buf + SDR_CTRL_HDR_LEN, 0x5A, h.dma_len);
+			sdr_pkt_finish(buf, n, 1);
+		} else {
+			n = make_data(buf, &a, &h);
+		}
+		l = n;
+		memcpy(f, buf, n);
+		switch (k % 4) {
+		case 1: /* a few flipped bytes */
+			for (int j = (int)rnd_below(3); j >= 0; j--)
+				f[rnd_below((uint32_t)n)] ^= (uint8_t)(1 + rnd_below(255));
+			break;
+		case 2: /* truncated or padded */
+			l = rnd_below((uint32_t)n + 8);
+			if (l > n)
+				memset(f + n, 0, l - n);
+			break;
+		case 3: /* a flip in the headers, IP checksum repaired */
+			f[SDR_ETH_HLEN + rnd_below(40)] ^= (uint8_t)(1u << rnd_below(8));
+			fix_ip_csum(f);
+			break;
+		}
+		memcpy(copy, f, l);
+		r1 = sdr_parse(f, l, 1, &p1);
+		r2 = sdr_parse_hdr(f, l, &p2);
+		if (r2 == SDR_PARSE_OK_DATA || r2 == SDR_PARSE_OK_CTRL) {
+			if (!sdr_parse_icrc_ok(f, &p2))
+				r2 = SDR_PARSE_BAD_ICRC;
+			else if (r2 == SDR_PARSE_OK_DATA)
+				r2 = sdr_parse_reth(&p2);
+		}
+		CHECK_OR_BREAK(r1 == r2);
+		CHECK_OR_BREAK(memcmp(f, copy, l) == 0);
+		if (r1 == SDR_PARSE_OK_DATA || r1 == SDR_PARSE_OK_CTRL)
+			CHECK_OR_BREAK(memcmp(&p1, &p2, sizeof(p1)) == 0);
 	}
 }
 
@@ -1029,7 +1357,7 @@ static int test_vectors(const char *path)
 	FILE *fp = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
-	int count = 0, nd = 0, nc = 0, nr = 0;
+	int count = 0, nd = 0, nw = 0, nc = 0, nr = 0;
 
 	if (fp == NULL) {
 		fprintf(stderr, "no vector file %s (%s): skipping\n", path, strerror(errno));
@@ -1054,10 +1382,11 @@ static int test_vectors(const char *path)
 		CHECK_OR_BREAK(wl != (size_t)-1 && wl > SDR_CTRL_HDR_LEN + SDR_ICRC_LEN);
 		count++;
 
-		/* the ICRC scapy computed, stored LSB first */
+		/* the ICRC scapy computed, stored LSB first; one pass and two */
 		CHECK(sdr_icrc_compute(want, wl - 4) ==
 		      ((uint32_t)want[wl - 1] << 24 | (uint32_t)want[wl - 2] << 16 |
 		       (uint32_t)want[wl - 3] << 8 | want[wl - 4]));
+		CHECK(sdr_icrc_inplace(want, wl - 4) == sdr_icrc_compute(want, wl - 4));
 		r = sdr_parse(want, wl, 1, &p);
 		CHECK(r == SDR_PARSE_OK_DATA || r == SDR_PARSE_OK_CTRL);
 		if (strcmp(tok[0], "raw") == 0) {
@@ -1065,6 +1394,7 @@ static int test_vectors(const char *path)
 			continue;
 		}
 		CHECK_OR_BREAK((strcmp(tok[0], "data") == 0 && nt == 17) ||
+			       (strcmp(tok[0], "write") == 0 && nt == 16) ||
 			       (strcmp(tok[0], "ctrl") == 0 && nt == 12));
 		memset(&a, 0, sizeof(a));
 		CHECK_OR_BREAK(sdr_parse_mac(tok[1], a.dst_mac) == 0);
@@ -1077,7 +1407,7 @@ static int test_vectors(const char *path)
 		bl = unhex(tok[nt - 2], body, sizeof(body));
 		CHECK_OR_BREAK(bl != (size_t)-1);
 		memset(got, 0xA5, sizeof(got));
-		if (tok[0][0] == 'd') {
+		if (tok[0][0] == 'd' || tok[0][0] == 'w') {
 			struct sdr_data_hdr h = {
 				.dest_qpn = (uint32_t)strtoul(tok[8], NULL, 0),
 				.psn = (uint32_t)strtoul(tok[9], NULL, 0),
@@ -1085,15 +1415,19 @@ static int test_vectors(const char *path)
 				.va = strtoull(tok[11], NULL, 0),
 				.rkey = (uint32_t)strtoul(tok[12], NULL, 0),
 				.dma_len = (uint32_t)strtoul(tok[13], NULL, 0),
-				.imm = (uint32_t)strtoul(tok[14], NULL, 0),
+				.imm = tok[0][0] == 'd' ? (uint32_t)strtoul(tok[14], NULL, 0) : 0,
+				.no_imm = tok[0][0] == 'w',
 			};
-			nd++;
+			if (h.no_imm)
+				nw++;
+			else
+				nd++;
 			CHECK_OR_BREAK(bl == h.dma_len);
 			gl = sdr_build_data_hdr(got, &a, &h);
-			memcpy(got + SDR_DATA_HDR_LEN, body, bl);
+			memcpy(got + sdr_data_hdr_len(&h), body, bl);
 			CHECK(r == SDR_PARSE_OK_DATA && p.va == h.va && p.rkey == h.rkey &&
-			      p.imm == h.imm && p.dest_qpn == h.dest_qpn && p.psn == h.psn &&
-			      p.se == h.se && p.payload_len == bl &&
+			      p.imm == h.imm && p.imm_zero == h.no_imm && p.dest_qpn == h.dest_qpn &&
+			      p.psn == h.psn && p.se == h.se && p.payload_len == bl &&
 			      memcmp(p.payload, body, bl) == 0);
 		} else {
 			nc++;
@@ -1118,13 +1452,13 @@ static int test_vectors(const char *path)
 	}
 	free(line);
 	fclose(fp);
-	printf("scapy vectors: %d (data %d, ctrl %d, raw %d)\n", count, nd, nc, nr);
+	printf("scapy vectors: %d (data %d, write %d, ctrl %d, raw %d)\n", count, nd, nw, nc, nr);
 	if (count == 0) {
 		fprintf(stderr, "vector file %s is empty: skipping\n", path);
 		return 77;
 	}
-	/* the generator emits all three kinds; missing ones mean a broken file */
-	CHECK(nd > 0 && nc > 0 && nr > 0);
+	/* the generator emits all four kinds; missing ones mean a broken file */
+	CHECK(nd > 0 && nw > 0 && nc > 0 && nr > 0);
 	return t_failures ? 1 : 0;
 }
 
@@ -1144,7 +1478,9 @@ int main(int argc, char **argv)
 	test_imm();
 	test_generation();
 	test_data_roundtrip();
+	test_template();
 	test_ctrl_roundtrip();
+	test_icrc_deferred();
 	test_frame_sizes();
 	test_cts_decode_errors();
 	test_ack();
@@ -1153,6 +1489,10 @@ int main(int argc, char **argv)
 	test_abort();
 	test_pkt_seq();
 	test_parse_errors();
+	test_write_parse();
+	test_locate();
+	test_icrc_onepass();
+	test_parse_steps();
 	test_result_names();
 	test_arp();
 	test_text_helpers();

@@ -38,6 +38,15 @@ int app_tcp_accept_one(const char *bind, uint16_t port, double timeout_s, char *
 		       size_t whylen);
 
 /**
+ * The same for @p n connections (listen backlog @p n): on success @p fds
+ * holds the @p n connected sockets in the order they were accepted.
+ * @return 0, or -errno as app_tcp_accept_one() (-EINVAL: n < 1 too); on
+ *         failure no socket is left open.
+ */
+int app_tcp_accept_n(const char *bind, uint16_t port, int n, double timeout_s, int *fds,
+		     char *why, size_t whylen);
+
+/**
  * Connect to "HOST[:PORT]" (TCP_NODELAY set), retrying every 100 ms until
  * @p timeout_s has passed: the listening side may not be up yet.
  * @param default_port used without ":PORT"; 0 = ":PORT" is required

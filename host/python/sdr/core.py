@@ -492,8 +492,10 @@ class QP:
 
     def post_send(self, mr, offset=0, length=None, imm=0, wr_id=0):
         """Post a one-shot send of ``length`` bytes at ``offset`` of ``mr``
-        (an :class:`MR` or a registered :class:`Buffer`). Returns a
-        :class:`SendHandle`; raises SdrError (EAGAIN when a ring is full)."""
+        (an :class:`MR` or a registered :class:`Buffer`) with the 32-bit
+        immediate ``imm`` (0, the default, is no immediate: the message
+        costs no packets for it). Returns a :class:`SendHandle`; raises
+        SdrError (EAGAIN when a ring is full)."""
         if isinstance(mr, Buffer):
             mr = mr.mr
         off, length = self._place(mr, offset, length)

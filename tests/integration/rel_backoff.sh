@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # RTO backoff toward a dead peer (RFC 6298 5.4, 5.5; docs/reliability.md
-# "Probing"): the receiving daemon is killed (-9) mid-transfer and not
-# restarted. The sender must stop retransmitting at the paced rate, back off
+# "Probing"): the receiving daemon is stopped (SIGSTOP, the moment it dies
+# for the sender) and killed (-9) mid-transfer, and not restarted. The sender must stop retransmitting at the paced rate, back off
 # exponentially (capped), and still end the outstanding sends with
 # -ETIMEDOUT from its global timeout G.
 #
@@ -89,10 +89,16 @@ one_case() {
 	s1=$!
 	for _ in $(seq 200); do [ "$(grep -c "^msg .* sent" "$slog")" -ge "$min_done" ] && break; sleep 0.1; done
 	[ "$(grep -c "^msg .* sent" "$slog")" -ge "$min_done" ] || { cat "$slog"; sdr_fail "$c: the transfer did not get going"; }
-	retx0=$(qp_stat "$prefix" sr_retx_pkts) && rto0=$(qp_stat "$prefix" rto_us) ||
-		sdr_fail "cannot read daemon A's counters through telemetry"
-	kill -KILL "$PB"
+	# The peer dies when it is stopped (SIGSTOP: no ACK leaves it from then
+	# on); A's retransmission counter is read after that, so nothing A
+	# retransmitted while the telemetry client started (seconds under ASan
+	# on a loaded machine) is counted as "after the kill". The RTO is read
+	# before: ACKs still arrive then, and the bound allows it to halve.
+	rto0=$(qp_stat "$prefix" rto_us) || sdr_fail "cannot read daemon A's RTO through telemetry"
+	kill -STOP "$PB"
 	tk=$(date +%s.%N)
+	retx0=$(qp_stat "$prefix" sr_retx_pkts) || sdr_fail "cannot read daemon A's counters through telemetry"
+	kill -KILL "$PB"
 	ndone=$(grep -c "^msg .* sent" "$slog")
 	sdr_log "$c: killed the receiving daemon: $ndone sends of $S had completed; sender RTO $rto0 us, $retx0 packets retransmitted so far"
 	wait $s1

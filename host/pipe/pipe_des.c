@@ -13,6 +13,7 @@
 
 #include "pipe.h"
 #include "pipe_cba.h"
+#include "pipe_le.h"
 #include "pipe_net.h"
 #include "sdr_auto.h"
 #include "sdr_model.h"
@@ -968,28 +969,6 @@ void pipe_metrics_get(const struct pipe_cfg *c, const struct pipe_events *e, uin
 
 /* ---------------- payloads ---------------- */
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 static uint64_t body_sum(const uint8_t *p, uint64_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull, w;
@@ -1022,13 +1001,13 @@ uint64_t pipe_payload_fill(void *buf, uint64_t len, uint64_t seed, uint32_t iter
 	for (; i < n; i++)
 		b[i] = (uint8_t)(x >> (i & 7));
 	cs = body_sum(b, n);
-	put32(p, PIPE_MAGIC);
-	put32(p + 4, iter);
-	put32(p + 8, ch);
-	put32(p + 12, m);
-	put64(p + 16, len);
-	put64(p + 24, cs);
-	put64(p + 32, seed);
+	pipe_put32(p, PIPE_MAGIC);
+	pipe_put32(p + 4, iter);
+	pipe_put32(p + 8, ch);
+	pipe_put32(p + 12, m);
+	pipe_put64(p + 16, len);
+	pipe_put64(p + 24, cs);
+	pipe_put64(p + 32, seed);
 	return cs;
 }
 
@@ -1038,12 +1017,12 @@ int pipe_payload_check(const void *buf, uint64_t len, uint32_t iter, uint32_t ch
 	const uint8_t *p = buf;
 	uint64_t cs;
 
-	if (len < PIPE_HDR_BYTES || get32(p) != PIPE_MAGIC || get64(p + 16) != len)
+	if (len < PIPE_HDR_BYTES || pipe_get32(p) != PIPE_MAGIC || pipe_get64(p + 16) != len)
 		return -EBADMSG;
 	cs = body_sum(p + PIPE_HDR_BYTES, len - PIPE_HDR_BYTES);
-	if (cs != get64(p + 24))
+	if (cs != pipe_get64(p + 24))
 		return -EBADMSG;
-	if (get32(p + 4) != iter || get32(p + 8) != ch || get32(p + 12) != m)
+	if (pipe_get32(p + 4) != iter || pipe_get32(p + 8) != ch || pipe_get32(p + 12) != m)
 		return -EPROTO;
 	*csum = cs;
 	return 0;

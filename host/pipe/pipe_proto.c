@@ -8,52 +8,20 @@
 #include <math.h>
 #include <string.h>
 
+#include "pipe_le.h"
 #include "pipe_proto.h"
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void putd(uint8_t *p, double d)
 {
 	uint64_t v;
 
 	memcpy(&v, &d, 8);
-	put64(p, v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+	pipe_put64(p, v);
 }
 
 static double getd(const uint8_t *p)
 {
-	uint64_t v = get64(p);
+	uint64_t v = pipe_get64(p);
 	double d;
 
 	memcpy(&d, &v, 8);
@@ -62,32 +30,32 @@ static double getd(const uint8_t *p)
 
 void pipe_msg_hdr_put(uint8_t hdr[PIPE_PROTO_HDR], enum pipe_msg_type type, uint32_t len)
 {
-	put32(hdr, PIPE_PROTO_MAGIC);
-	put16(hdr + 4, (uint16_t)type);
-	put16(hdr + 6, 0);
-	put32(hdr + 8, len);
+	pipe_put32(hdr, PIPE_PROTO_MAGIC);
+	pipe_put16(hdr + 4, (uint16_t)type);
+	pipe_put16(hdr + 6, 0);
+	pipe_put32(hdr + 8, len);
 }
 
 int pipe_msg_hdr_get(const uint8_t hdr[PIPE_PROTO_HDR], enum pipe_msg_type *type, uint32_t *len)
 {
-	uint16_t t = get16(hdr + 4);
+	uint16_t t = pipe_get16(hdr + 4);
 
-	if (get32(hdr) != PIPE_PROTO_MAGIC || t < PIPE_MSG_HELLO || t >= PIPE_MSG_TYPES ||
-	    get16(hdr + 6) != 0 || get32(hdr + 8) > PIPE_PROTO_MAX_PAYLOAD)
+	if (pipe_get32(hdr) != PIPE_PROTO_MAGIC || t < PIPE_MSG_HELLO || t >= PIPE_MSG_TYPES ||
+	    pipe_get16(hdr + 6) != 0 || pipe_get32(hdr + 8) > PIPE_PROTO_MAX_PAYLOAD)
 		return -EPROTO;
 	*type = (enum pipe_msg_type)t;
-	*len = get32(hdr + 8);
+	*len = pipe_get32(hdr + 8);
 	return 0;
 }
 
 size_t pipe_hello_put(uint8_t *b, const struct pipe_hello *h)
 {
-	put32(b, h->version);
-	put32(b + 4, h->dc);
-	put32(b + 8, h->dcs);
-	put32(b + 12, h->iters);
-	put64(b + 16, h->digest);
-	put64(b + 24, h->seed);
+	pipe_put32(b, h->version);
+	pipe_put32(b + 4, h->dc);
+	pipe_put32(b + 8, h->dcs);
+	pipe_put32(b + 12, h->iters);
+	pipe_put64(b + 16, h->digest);
+	pipe_put64(b + 24, h->seed);
 	return PIPE_HELLO_BYTES;
 }
 
@@ -95,12 +63,12 @@ int pipe_hello_get(const uint8_t *b, size_t len, struct pipe_hello *h)
 {
 	if (len != PIPE_HELLO_BYTES)
 		return -EPROTO;
-	h->version = get32(b);
-	h->dc = get32(b + 4);
-	h->dcs = get32(b + 8);
-	h->iters = get32(b + 12);
-	h->digest = get64(b + 16);
-	h->seed = get64(b + 24);
+	h->version = pipe_get32(b);
+	h->dc = pipe_get32(b + 4);
+	h->dcs = pipe_get32(b + 8);
+	h->iters = pipe_get32(b + 12);
+	h->digest = pipe_get64(b + 16);
+	h->seed = pipe_get64(b + 24);
 	if (h->dcs < 2 || h->dcs > PIPE_MAX_DC || h->dc >= h->dcs)
 		return -EPROTO;
 	return 0;
@@ -108,8 +76,8 @@ int pipe_hello_get(const uint8_t *b, size_t len, struct pipe_hello *h)
 
 size_t pipe_ping_put(uint8_t *b, const struct pipe_ping *p)
 {
-	put32(b, p->seq);
-	put32(b + 4, 0);
+	pipe_put32(b, p->seq);
+	pipe_put32(b + 4, 0);
 	putd(b + 8, p->t0);
 	putd(b + 16, p->peer_t);
 	return PIPE_PING_BYTES;
@@ -117,9 +85,9 @@ size_t pipe_ping_put(uint8_t *b, const struct pipe_ping *p)
 
 int pipe_ping_get(const uint8_t *b, size_t len, struct pipe_ping *p)
 {
-	if (len != PIPE_PING_BYTES || get32(b + 4) != 0)
+	if (len != PIPE_PING_BYTES || pipe_get32(b + 4) != 0)
 		return -EPROTO;
-	p->seq = get32(b);
+	p->seq = pipe_get32(b);
 	p->t0 = getd(b + 8);
 	p->peer_t = getd(b + 16);
 	return isfinite(p->t0) && isfinite(p->peer_t) ? 0 : -EPROTO;
@@ -143,11 +111,11 @@ int pipe_offset_get(const uint8_t *b, size_t len, struct pipe_offset *o)
 
 size_t pipe_qpinfo_put(uint8_t *b, const struct pipe_qpinfo *q, uint32_t n)
 {
-	put32(b, n);
+	pipe_put32(b, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t *e = b + 4 + (size_t)i * PIPE_QPINFO_BYTES;
 
-		put16(e, q[i].boundary);
+		pipe_put16(e, q[i].boundary);
 		e[2] = q[i].dc;
 		e[3] = 0;
 		memcpy(e + 4, q[i].info, SDR_QP_INFO_WIRE);
@@ -162,13 +130,13 @@ int pipe_qpinfo_get(const uint8_t *b, size_t len, struct pipe_qpinfo *q, uint32_
 
 	if (len < 4)
 		return -EPROTO;
-	k = get32(b);
+	k = pipe_get32(b);
 	if (k > max || len != 4 + (size_t)k * PIPE_QPINFO_BYTES)
 		return -EPROTO;
 	for (uint32_t i = 0; i < k; i++) {
 		const uint8_t *e = b + 4 + (size_t)i * PIPE_QPINFO_BYTES;
 
-		q[i].boundary = get16(e);
+		q[i].boundary = pipe_get16(e);
 		q[i].dc = e[2];
 		if (q[i].boundary >= PIPE_MAX_STAGES - 1 || q[i].dc >= PIPE_MAX_DC || e[3] != 0)
 			return -EPROTO;
@@ -180,16 +148,16 @@ int pipe_qpinfo_get(const uint8_t *b, size_t len, struct pipe_qpinfo *q, uint32_
 
 size_t pipe_start_put(uint8_t *b, const struct pipe_start *s)
 {
-	put32(b, s->iter);
-	put32(b + 4, s->n);
+	pipe_put32(b, s->iter);
+	pipe_put32(b + 4, s->n);
 	putd(b + 8, s->t_start);
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint8_t *e = b + 16 + 16 * (size_t)i;
 
-		put16(e, s->chan[i]);
-		put16(e + 2, 0);
-		put32(e + 4, 0);
-		put64(e + 8, s->rate[i]);
+		pipe_put16(e, s->chan[i]);
+		pipe_put16(e + 2, 0);
+		pipe_put32(e + 4, 0);
+		pipe_put64(e + 8, s->rate[i]);
 	}
 	return PIPE_START_BYTES(s->n);
 }
@@ -198,17 +166,17 @@ int pipe_start_get(const uint8_t *b, size_t len, struct pipe_start *s)
 {
 	if (len < 16)
 		return -EPROTO;
-	s->iter = get32(b);
-	s->n = get32(b + 4);
+	s->iter = pipe_get32(b);
+	s->n = pipe_get32(b + 4);
 	s->t_start = getd(b + 8);
 	if (s->n > PIPE_MAX_FLOWS || len != PIPE_START_BYTES(s->n) || !isfinite(s->t_start))
 		return -EPROTO;
 	for (uint32_t i = 0; i < s->n; i++) {
 		const uint8_t *e = b + 16 + 16 * (size_t)i;
 
-		s->chan[i] = get16(e);
-		s->rate[i] = get64(e + 8);
-		if (s->chan[i] >= 2 * PIPE_MAX_STAGES || get16(e + 2) || get32(e + 4))
+		s->chan[i] = pipe_get16(e);
+		s->rate[i] = pipe_get64(e + 8);
+		if (s->chan[i] >= 2 * PIPE_MAX_STAGES || pipe_get16(e + 2) || pipe_get32(e + 4))
 			return -EPROTO;
 	}
 	return 0;
@@ -216,22 +184,22 @@ int pipe_start_get(const uint8_t *b, size_t len, struct pipe_start *s)
 
 size_t pipe_events_put(uint8_t *b, uint32_t iter, const struct pipe_event *ev, uint32_t n)
 {
-	put32(b, iter);
-	put32(b + 4, n);
+	pipe_put32(b, iter);
+	pipe_put32(b + 4, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t *e = b + 8 + (size_t)i * PIPE_PROTO_EVENT_BYTES;
 		const struct pipe_event *x = &ev[i];
 
 		memset(e, 0, PIPE_PROTO_EVENT_BYTES);
-		put32(e, x->iter);
-		put16(e + 4, x->stage);
-		put16(e + 6, x->m);
+		pipe_put32(e, x->iter);
+		pipe_put16(e + 4, x->stage);
+		pipe_put16(e + 6, x->m);
 		e[8] = x->kind;
 		e[9] = x->op;
-		put16(e + 10, x->chan);
+		pipe_put16(e + 10, x->chan);
 		putd(e + 16, x->t0);
 		putd(e + 24, x->t1);
-		put64(e + 32, x->csum);
+		pipe_put64(e + 32, x->csum);
 	}
 	return PIPE_EVENTS_BYTES(n);
 }
@@ -241,29 +209,29 @@ int pipe_events_get(const uint8_t *b, size_t len, const struct pipe_cfg *c, uint
 {
 	uint32_t n;
 
-	if (len < 8 || get32(b) != iter)
+	if (len < 8 || pipe_get32(b) != iter)
 		return -EPROTO;
-	n = get32(b + 4);
+	n = pipe_get32(b + 4);
 	if (len != PIPE_EVENTS_BYTES((size_t)n))
 		return -EPROTO;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *e = b + 8 + (size_t)i * PIPE_PROTO_EVENT_BYTES;
 		struct pipe_event x = {0};
 
-		x.iter = get32(e);
-		x.stage = get16(e + 4);
-		x.m = get16(e + 6);
+		x.iter = pipe_get32(e);
+		x.stage = pipe_get16(e + 4);
+		x.m = pipe_get16(e + 6);
 		x.kind = e[8];
 		x.op = e[9];
-		x.chan = get16(e + 10);
+		x.chan = pipe_get16(e + 10);
 		x.t0 = getd(e + 16);
 		x.t1 = getd(e + 24);
-		x.csum = get64(e + 32);
+		x.csum = pipe_get64(e + 32);
 		if (x.iter != iter || x.stage >= c->stages || c->dc_of[x.stage] != dc ||
 		    x.kind > PIPE_I_WAIT_SEND || x.op > PIPE_B || x.m >= c->micro ||
 		    (x.kind != PIPE_I_COMPUTE && x.chan >= PIPE_NCHAN(c->stages)) ||
-		    !isfinite(x.t0) || !isfinite(x.t1) || x.t1 < x.t0 || get32(e + 12) ||
-		    get64(e + 40))
+		    !isfinite(x.t0) || !isfinite(x.t1) || x.t1 < x.t0 || pipe_get32(e + 12) ||
+		    pipe_get64(e + 40))
 			return -EPROTO;
 		if (pipe_events_add(out, &x))
 			return -ENOMEM;

@@ -7,6 +7,7 @@
 #include "sdr_wire.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -267,28 +268,85 @@ void sdr_pkt_finish(uint8_t *buf, size_t frame_len, int icrc)
 
 /* ---- ICRC ---- */
 
-/* The CRC-32 of the ICRC. On x86-64 with PCLMULQDQ, ISA-L's 128-bit
- * variant rather than the one its dispatcher picks on an AVX-512 core: a
- * worker that sleeps when idle runs its first 512-bit instructions after
- * each sleep at a fraction of their speed (the vector unit powers up
- * again), and a worker waking thousands of times a second paid that on
- * every burst. Same CRC; measured in docs/benchmarks.md §8 (64 B messages
- * 2.3x, 4 KiB packets 1.1x per worker CPU-second, although it is the slower
- * of the two once warm). */
+/* The CRC-32 of the ICRC. Two implementations of the same CRC on x86-64
+ * (sdr_icrc_select(), sdr-dpu --icrc-crc):
+ *  - "isal" (and "auto", the default): crc32_gzip_refl, ISA-L's
+ *    dispatcher, its AVX-512 variant on a core that has it, followed by
+ *    VZEROUPPER (below);
+ *  - "by8": ISA-L's 128-bit PCLMUL variant, 2.4x slower per byte.
+ * Measured side by side in docs/benchmarks.md section 8: with the
+ * VZEROUPPER, isal did 1.27x the 4 KiB messages and 1.30x the 4 KiB
+ * packets of by8 per worker CPU-second, and the same 64 B messages.
+ * Without it, the stalls after each call had cost what the faster CRC
+ * saves (and had been taken for a wake-up penalty of the vector unit). */
 typedef uint32_t (*crc_fn)(uint32_t, const unsigned char *, uint64_t);
 static crc_fn icrc_fn;
+
+#if defined(__x86_64__)
+/* ISA-L 2.30's AVX-512 CRC (crc32_gzip_refl_by16_10) returns without
+ * VZEROUPPER: the upper halves of the vector registers stay dirty, and the
+ * first legacy-SSE instructions of the caller (this code is built for
+ * baseline x86-64) then stall on them; a profile put 9 % of the worker's
+ * samples on the first SSE instruction after each call. Clear them. */
+static uint32_t crc_isal_clean(uint32_t crc, const unsigned char *buf, uint64_t len)
+{
+	crc = crc32_gzip_refl(crc, buf, len);
+	__asm__ volatile("vzeroupper" ::: "memory");
+	return crc;
+}
+
+static crc_fn icrc_isal(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx") ? crc_isal_clean : crc32_gzip_refl;
+}
+#else
+static crc_fn icrc_isal(void)
+{
+	return crc32_gzip_refl;
+}
+#endif
+
+static crc_fn icrc_by8(void)
+{
+#ifdef SDR_HAVE_ISAL_CRC_BY8
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
+		return crc32_gzip_refl_by8;
+#endif
+	return NULL;
+}
+
+int sdr_icrc_select(const char *name)
+{
+	crc_fn f;
+
+	if (!strcmp(name, "auto") || !strcmp(name, "isal"))
+		f = icrc_isal();
+	else if (!strcmp(name, "by8")) {
+		if (!(f = icrc_by8()))
+			return -ENOTSUP;
+	} else
+		return -EINVAL;
+	__atomic_store_n(&icrc_fn, f, __ATOMIC_RELAXED);
+	return 0;
+}
+
+const char *sdr_icrc_selected(void)
+{
+	crc_fn f = __atomic_load_n(&icrc_fn, __ATOMIC_RELAXED);
+
+	if (!f)
+		f = icrc_isal();
+	return f == icrc_isal() ? "isal" : "by8";
+}
 
 uint32_t sdr_icrc_crc32(uint32_t crc, const uint8_t *buf, size_t len)
 {
 	crc_fn f = __atomic_load_n(&icrc_fn, __ATOMIC_RELAXED);
 
 	if (!f) { /* (every thread finds the same: a benign race) */
-		f = crc32_gzip_refl;
-#ifdef SDR_HAVE_ISAL_CRC_BY8
-		__builtin_cpu_init();
-		if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
-			f = crc32_gzip_refl_by8;
-#endif
+		f = icrc_isal();
 		__atomic_store_n(&icrc_fn, f, __ATOMIC_RELAXED);
 	}
 	return f(crc, buf, len);

@@ -236,10 +236,20 @@ uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc);
 uint32_t sdr_icrc_inplace(uint8_t *frame, size_t len_without_icrc);
 
 /** The CRC-32 (reflected 0xEDB88320, as crc32_gzip_refl) that
- *  sdr_icrc_inplace() runs over a frame: ISA-L's 128-bit PCLMUL variant on
- *  x86-64 where the CPU has it, else crc32_gzip_refl (see sdr_wire.c for
- *  why). sdr-perf's bound runs the same function. */
+ *  sdr_icrc_inplace() runs over a frame: the implementation
+ *  sdr_icrc_select() chose, by default ISA-L's dispatched crc32_gzip_refl
+ *  (see sdr_wire.c). sdr-perf's bound runs the same function. */
 uint32_t sdr_icrc_crc32(uint32_t crc, const uint8_t *buf, size_t len);
+
+/** Choose the implementation of sdr_icrc_crc32() for the whole process,
+ *  before any thread computes an ICRC: "isal" or "auto" (ISA-L's
+ *  dispatcher: AVX-512 where the CPU has it), "by8" (ISA-L's 128-bit
+ *  PCLMUL CRC; x86-64 with PCLMULQDQ only). Same CRC, other speed. @return 0, -EINVAL (unknown name) or -ENOTSUP (by8
+ *  not available on this CPU or build). */
+int sdr_icrc_select(const char *name);
+
+/** The name ("by8" or "isal") of the implementation in use. */
+const char *sdr_icrc_selected(void);
 
 /* ---- parse ---- */
 

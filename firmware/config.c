@@ -19,7 +19,7 @@ enum {
 	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
 	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
 	OPT_QUOTA_KEY, OPT_QUOTA_CONNS, OPT_QUOTA_CTXS, OPT_QUOTA_QPS, OPT_QUOTA_MR,
-	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE, OPT_LINK_PEER,
+	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE, OPT_LINK_PEER, OPT_ICRC_CRC,
 };
 
 #define SDR_STR_(x) #x
@@ -198,6 +198,13 @@ static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	case OPT_NO_ICRC:
 		cfg->icrc = 0;
 		break;
+	case OPT_ICRC_CRC:
+		if (strcmp(arg, "auto") && strcmp(arg, "by8") && strcmp(arg, "isal")) {
+			fprintf(stderr, "sdr-dpu: --icrc-crc: '%s' is not auto, by8 or isal\n", arg);
+			return -2;
+		}
+		cfg->icrc_crc = arg;
+		break;
 	case OPT_SR_ALPHA: {
 		char *end;
 		double a;
@@ -355,6 +362,7 @@ static const struct sdr_opt cfg_opts[] = {
 	{.name = "pace-burst", .arg = "BYTES", .help = "how far a paced QP (or port) whose worker was late catches\nup, at line rate (default: 200 us of its rate, at least\n64K); an idle QP earns nothing", .fn = cfg_opt, .id = OPT_PACE_BURST},
 	{.name = "pace-trace", .arg = "N", .help = "keep the departure times of the last N paced frames per\nworker (rounded up to a power of two; default 0 = off):\ntelemetry /sdr/pace_peak measures a QP's peak rate", .fn = cfg_opt, .id = OPT_PACE_TRACE},
 	{.name = "no-icrc", .help = "neither generate nor verify the ICRC (benchmarks only)", .fn = cfg_opt, .id = OPT_NO_ICRC},
+	{.name = "icrc-crc", .arg = "auto|by8|isal", .help = "the CRC-32 code of the ICRC (same CRC): isal = ISA-L's\ndispatcher (AVX-512 where present; auto, the default);\nby8 = its 128-bit PCLMUL variant (x86-64), for comparison", .fn = cfg_opt, .id = OPT_ICRC_CRC},
 	{.name = "qpn-epoch", .arg = "N|random", .help = "QPN range of this boot: QPN blocks start at\n0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\npackets for an earlier incarnation count as stale_epoch)", .fn = cfg_opt, .id = OPT_QPN_EPOCH},
 	{.name = "stats-interval", .arg = "S", .help = "print the stats block every S seconds (default 0 = only at exit)", .fn = cfg_opt, .id = OPT_STATS_INT},
 	{.name = "stats-json", .arg = "FILE", .help = "write all counters as JSON to FILE at exit", .fn = cfg_opt, .id = OPT_STATS_JSON},
@@ -462,6 +470,19 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			return -1;
 		}
 		ic = x.ic;
+	}
+
+	/* the ICRC's CRC code, for the whole process, before any worker runs */
+	{
+		const char *crc = cfg->icrc_crc ? cfg->icrc_crc : "auto";
+		int rc = sdr_icrc_select(crc);
+
+		if (rc) {
+			fprintf(stderr, "sdr-dpu: --icrc-crc %s: %s\n", crc,
+				rc == -ENOTSUP ? "not available on this CPU or build (PCLMULQDQ, x86-64)"
+					       : "unknown");
+			return -1;
+		}
 	}
 
 	/* cross-checks */

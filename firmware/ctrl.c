@@ -206,7 +206,8 @@ static void *memfd_segment(const char *name, size_t size, int *fd_out)
 		close(fd);
 		return NULL;
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* populated now, not at the worker's first touch (see qp_alloc()) */
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (p == MAP_FAILED) {
 		close(fd);
 		return NULL;
@@ -524,14 +525,16 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 	return 0;
 }
 
-/* A QP's memory (about 600 KiB, most of it tables of 1024 message slots of
- * which a QP uses a few) comes straight from mmap: zero pages that become
- * resident as they are touched, whatever malloc's heap looks like (calloc
- * may clear a reused block, making all of it resident). */
+/* A QP's memory (about 600 KiB, most of it tables of 1024 message slots)
+ * comes straight from mmap, populated here on the control thread: the
+ * worker takes no page fault when a message first uses a slot (with 1024
+ * QPs taking turns, first touches of slots had been 10 % of the worker's
+ * time, the kernel clearing pages: docs/benchmarks.md section 8.7). The
+ * price is that all of it is resident from creation on. */
 static struct sdr_qp *qp_alloc(void)
 {
 	void *p = mmap(NULL, sizeof(struct sdr_qp), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }

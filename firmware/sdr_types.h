@@ -51,6 +51,12 @@
 #define SDR_TIMER_SHIFT 15
 #define SDR_PACE_BURST_MIN (64u * 1024) /* default --pace-burst floor (txq.h) */
 #define SDR_BURST 32
+/* Per worker loop: RX bursts per port at most, while they come full; data
+ * frames reserved at most (then the QPs wait for the next loop: what is sent
+ * in a loop is received, checked and placed while it is still in the
+ * cache, docs/architecture.md "The worker loop") */
+#define SDR_RX_BURSTS 8
+#define SDR_LOOP_TX (2 * SDR_BURST)
 #define SDR_STREAM_RANGES 16   /* STREAM_DATA descriptors queued per stream */
 #define SDR_MBUF_DATA 9216     /* room for a 9000-byte MTU frame */
 
@@ -271,6 +277,8 @@ struct sdr_worker {
 	struct sdr_qp **touched;               /* [SDR_FLOWS] */
 	unsigned ntouched;
 	uint64_t pace_stalls;
+	unsigned loop_tx;        /* data frames reserved in this loop (SDR_LOOP_TX) */
+	uint64_t loop_tx_full;   /* reservations deferred to the next loop for it */
 	uint64_t visits[3];      /* QP visits: SDR_VISIT_PACED, _TOUCHED, _TIMER */
 	uint64_t rects_period;   /* --cts-resend-ms in cycles */
 	uint64_t pace_cycles;    /* TSC cycles in the pacer in sampled loops ... */

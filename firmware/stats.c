@@ -47,7 +47,7 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	X(pace_stalls, w->pace_stalls) X(visits_paced, w->visits[SDR_VISIT_PACED])               \
 	X(visits_touched, w->visits[SDR_VISIT_TOUCHED])                                          \
 	X(visits_timer, w->visits[SDR_VISIT_TIMER]) X(handoff_rx, w->handoff_rx)             \
-	X(pace_outliers, w->pace_outliers)
+	X(pace_outliers, w->pace_outliers) X(loop_tx_full, w->loop_tx_full)
 
 static uint64_t rd(const uint64_t *p)
 {

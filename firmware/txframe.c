@@ -31,6 +31,11 @@ struct rte_mbuf *sdr_txq_reserve(struct sdr_worker *w, struct sdr_qp *qp, uint32
 		w->pace_stalls++;
 		return NULL;
 	}
+	if (w->loop_tx >= SDR_LOOP_TX) { /* enough for this loop: the next one */
+		w->loop_tx_full++;
+		w->sched.stall = 1;
+		return NULL;
+	}
 	m = sdr_txq_alloc(w, qp->inst);
 	if (!m) { /* nothing taken; the QP tries again in the next loop */
 		w->sched.stall = 1;
@@ -40,6 +45,7 @@ struct rte_mbuf *sdr_txq_reserve(struct sdr_worker *w, struct sdr_qp *qp, uint32
 	first = sdr_sched_charge(&w->sched, flow, bytes, now);
 	sdr_pace_t1(w, t);
 	w->pace_frames++;
+	w->loop_tx++;
 	if (w->trace)
 		trace(w, flow, bytes, first, now);
 	return m;

@@ -30,9 +30,10 @@ struct rte_mbuf *sdr_txq_alloc(struct sdr_worker *w, struct sdr_inst *in);
 
 /** Reserve a paced frame of @p bytes for @p qp: its departure time and its
  *  port's have come, and an mbuf. @return the mbuf (both departure times
- *  advanced), or NULL when the pacer says not yet (counted pace_stalls) or
- *  no mbuf is free (tx_nombuf); nothing is taken then, and the worker files
- *  the QP in its pacer for later (w->sched.stall). */
+ *  advanced), or NULL when the pacer says not yet (counted pace_stalls),
+ *  the worker reserved SDR_LOOP_TX frames in this loop already (counted
+ *  loop_tx_full) or no mbuf is free (tx_nombuf); nothing is taken then, and
+ *  the worker files the QP in its pacer for later (w->sched.stall). */
 struct rte_mbuf *sdr_txq_reserve(struct sdr_worker *w, struct sdr_qp *qp, uint32_t bytes,
 				 uint64_t now);
 

@@ -347,10 +347,14 @@ static unsigned poll_rx(struct sdr_worker *w, uint64_t now)
 	unsigned work = 0, n;
 
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
-		n = rte_eth_rx_burst(sdr_g.inst[i].port, (uint16_t)w->idx, pkts, SDR_BURST);
-		if (n)
-			rx_burst(w, pkts, n, 0, &sdr_g.inst[i], now);
-		work += n;
+		unsigned b = 0;
+
+		do {
+			n = rte_eth_rx_burst(sdr_g.inst[i].port, (uint16_t)w->idx, pkts, SDR_BURST);
+			if (n)
+				rx_burst(w, pkts, n, 0, &sdr_g.inst[i], now);
+			work += n;
+		} while (n == SDR_BURST && ++b < SDR_RX_BURSTS);
 	}
 	/* packets other workers received for our QPs */
 	n = rte_ring_dequeue_burst(w->handoff, (void **)pkts, SDR_BURST, NULL);
@@ -419,6 +423,7 @@ unsigned sdr_worker_qps(struct sdr_worker *w, uint64_t now)
 	uint64_t t;
 	uint32_t i;
 
+	w->loop_tx = 0;
 	/* the pacer's own cycles are counted in one loop of 8 */
 	w->pace_sample = (w->loops & 7) == 0;
 	w->pace_polls += w->pace_sample;

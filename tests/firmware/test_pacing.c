@@ -368,6 +368,47 @@ static void t_visits(void)
 	rig_free(r);
 }
 
+/* ---- the data frames of one worker loop ---- */
+
+/* 16 unpaced QP pairs, each with a 32-frame send posted at once: no loop
+ * puts more than SDR_LOOP_TX data frames on the wire (the rest wait for the
+ * next loop, counted loop_tx_full), and every frame still goes. */
+static void t_loop_budget(void)
+{
+	enum { NQ = 16, PKTS = 32 };
+	struct sdr_qp_attr_abi a = {.reliability = SDR_REL_NONE};
+	uint32_t q[NQ], qb[NQ];
+	size_t most = 0, run = 0;
+	struct rig *r;
+
+	r = mk("", 0, 8u << 20);
+	q[0] = r->s[RIG_A].qp->id;
+	qb[0] = r->s[RIG_B].qp->id;
+	for (int i = 1; i < NQ; i++)
+		qb[i] = q[i] = rig_add_pair(r, &a);
+	for (int i = 0; i < NQ; i++)
+		post_recvs(r, qb[i], 1, PKTS * MTU, (uint64_t)i * PKTS * MTU);
+	rig_run_for(r, 1 * MS);
+	for (int i = 0; i < NQ; i++)
+		rig_send_on(r, RIG_A, q[i], (uint64_t)i * PKTS * MTU, PKTS * MTU, i + 1, i);
+	run_until(r, RIG_B, SDR_SQ_RECV, NQ, 200 * MS);
+	CHECK_EQ(dep.n, (size_t)NQ * PKTS);
+	/* the frames of one loop leave at its clock reading */
+	for (size_t k = 0; k < dep.n; k++) {
+		run = k && dep.t[k] == dep.t[k - 1] ? run + 1 : 1;
+		if (run > most)
+			most = run;
+	}
+	printf("  %d QPs x %d frames: at most %zu data frames in a loop (SDR_LOOP_TX %d), %llu"
+	       " deferred to the next loop\n", NQ, PKTS, most, SDR_LOOP_TX,
+	       (unsigned long long)r->s[RIG_A].w->loop_tx_full);
+	CHECK(most <= SDR_LOOP_TX);
+	CHECK(most >= SDR_BURST); /* (and the budget was used) */
+	CHECK(r->s[RIG_A].w->loop_tx_full > 0);
+	CHECK_EQ(rig_check_invariants(r), 0);
+	rig_free(r);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -376,12 +417,13 @@ static const struct {
 	{"rate", t_rate},
 	{"port", t_port},
 	{"visits", t_visits},
+	{"loop_budget", t_loop_budget},
 };
 
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_pacing idle|rate|port|visits\n");
+		fprintf(stderr, "usage: test_pacing idle|rate|port|visits|loop_budget\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)

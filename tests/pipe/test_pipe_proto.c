@@ -53,7 +53,10 @@ static void test_small(void)
 
 	CHECK(pipe_hello_put(b, &h) == PIPE_HELLO_BYTES);
 	CHECK(b[4] == 2 && b[16] == 0xef, "hello layout");
-	CHECK(pipe_hello_get(b, PIPE_HELLO_BYTES, &h2) == 0 && memcmp(&h, &h2, sizeof(h)) == 0);
+	/* (field by field: the structs have padding, which no copy need keep) */
+	CHECK(pipe_hello_get(b, PIPE_HELLO_BYTES, &h2) == 0 && h2.version == h.version &&
+	      h2.dc == h.dc && h2.dcs == h.dcs && h2.digest == h.digest && h2.iters == h.iters &&
+	      h2.seed == h.seed);
 	CHECK(pipe_hello_get(b, PIPE_HELLO_BYTES - 1, &h2) == -EPROTO, "short hello");
 	h.dc = 3;
 	pipe_hello_put(b, &h);
@@ -153,6 +156,13 @@ static void test_qpinfo_start(void)
 	CHECK(pipe_start_get(b, len, &s2) == -EPROTO, "count over PIPE_MAX_FLOWS");
 }
 
+static int same_event(const struct pipe_event *a, const struct pipe_event *b)
+{
+	return a->iter == b->iter && a->stage == b->stage && a->m == b->m && a->kind == b->kind &&
+	       a->op == b->op && a->chan == b->chan && a->t0 == b->t0 && a->t1 == b->t1 &&
+	       a->csum == b->csum;
+}
+
 static void test_events(void)
 {
 	static uint8_t b[1 << 16];
@@ -179,7 +189,7 @@ static void test_events(void)
 	CHECK(len == PIPE_EVENTS_BYTES(4));
 	CHECK(pipe_events_get(b, len, &c, 1, 3, &out) == 4 && out.n == 4, "events round trip");
 	for (int i = 0; i < 4 && out.n == 4; i++)
-		CHECK(memcmp(&out.ev[i], &ev[i], sizeof(ev[i])) == 0, "event %d differs", i);
+		CHECK(same_event(&out.ev[i], &ev[i]), "event %d differs", i);
 	CHECK(pipe_events_get(b, len, &c, 1, 4, &out) == -EPROTO, "another iteration");
 	CHECK(pipe_events_get(b, len, &c, 2, 3, &out) == -EPROTO, "stages of another DC");
 	CHECK(pipe_events_get(b, len - 1, &c, 1, 3, &out) == -EPROTO, "length");

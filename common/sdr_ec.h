@@ -146,8 +146,9 @@ int sdr_ec_encode(const struct sdr_ec *ec, const uint8_t *const *data, uint8_t *
  * parity, adding each data chunk once, in any order and in any pieces (the
  * same byte range of every parity chunk as of the data chunk), gives what
  * sdr_ec_encode() gives; a zero chunk adds nothing, so a chunk shorter than
- * the others is added with its own length. The encoder's use: add each
- * chunk as it passes through the cache anyway (it was just copied).
+ * the others is added with its own length. The firmware does not use it:
+ * encoding the submessage at its end (sdr_ec_encode()) measured faster
+ * (docs/benchmarks.md section 8.5); tests/ec/ec_perf.c measures both.
  * @return 0, -EINVAL (as sdr_ec_encode(), or i >= k), -ENOTSUP (the backend
  *   has no incremental encode: use sdr_ec_encode()), or a backend's -errno.
  */

@@ -82,13 +82,19 @@ static inline void *sdr_ring_slot(const struct sdr_ring *r, uint32_t pos)
 
 /* ---- producer side ---- */
 
+/* Free entries for consumer index @p cons: 0 when it claims to be ahead of
+ * the producer (hostile or corrupt). */
+static inline uint32_t sdr_ring__room(const struct sdr_ring *r, uint32_t cons)
+{
+	uint32_t used = r->local - cons;
+	return used > r->size ? 0 : r->size - used;
+}
+
 /** Free entries as seen by the producer. A consumer index that claims to be
  *  ahead of the producer (hostile or corrupt) yields 0 free entries. */
 static inline uint32_t sdr_ring_free(const struct sdr_ring *r)
 {
-	uint32_t cons = atomic_load_explicit(&r->idx->cons, memory_order_acquire);
-	uint32_t used = r->local - cons;
-	return used > r->size ? 0 : r->size - used;
+	return sdr_ring__room(r, atomic_load_explicit(&r->idx->cons, memory_order_acquire));
 }
 
 /** Copy up to @p n entries in; returns the number enqueued (0 when full).
@@ -96,13 +102,11 @@ static inline uint32_t sdr_ring_free(const struct sdr_ring *r)
  *  little room (a stale value only ever shows less room). */
 static inline uint32_t sdr_ring_enqueue_burst(struct sdr_ring *r, const void *objs, uint32_t n)
 {
-	uint32_t used = r->local - r->peer;
-	uint32_t fr = used > r->size ? 0 : r->size - used;
+	uint32_t fr = sdr_ring__room(r, r->peer);
 
 	if (n > fr) {
 		r->peer = atomic_load_explicit(&r->idx->cons, memory_order_acquire);
-		used = r->local - r->peer;
-		fr = used > r->size ? 0 : r->size - used;
+		fr = sdr_ring__room(r, r->peer);
 	}
 	if (n > fr)
 		n = fr;

@@ -290,8 +290,7 @@ static inline void sdr_wheel_arm(struct sdr_wheel *w, uint32_t i, uint64_t t)
 		sdr_wheel_unlink(w, i);
 	}
 	f->t_next = t;
-	f->queued = 1;
-	sdr_wheel__file(w, i);
+	sdr_wheel_requeue(w, i);
 }
 
 /** Is a queued flow's slot at most @p horizon cycles ahead of @p now (or
@@ -343,12 +342,6 @@ static inline void sdr_sched_init(struct sdr_sched *s, struct sdr_wheel_flow *fl
 	s->stall = 0;
 }
 
-/* slack for a catch-up of @p slack_bytes at @p cpb_fp */
-static inline uint64_t sdr_sched__slack(uint64_t cpb_fp, uint64_t slack_bytes)
-{
-	return sdr_wheel_cycles(cpb_fp, slack_bytes);
-}
-
 /** Port @p p's rate (bytes/s, 0 = unpaced) and catch-up bound. */
 static inline void sdr_sched_port_rate(struct sdr_sched *s, unsigned p, uint64_t rate_bytes,
 				       uint64_t slack_bytes)
@@ -356,7 +349,7 @@ static inline void sdr_sched_port_rate(struct sdr_sched *s, unsigned p, uint64_t
 	struct sdr_wheel_flow *g = &s->port[p];
 
 	g->cpb_fp = sdr_wheel_cpb(s->wheel.hz, rate_bytes);
-	g->slack = sdr_sched__slack(g->cpb_fp, slack_bytes);
+	g->slack = sdr_wheel_cycles(g->cpb_fp, slack_bytes);
 }
 
 /* take a queued flow out of whatever list holds it */
@@ -395,15 +388,14 @@ static inline void sdr_sched_flow_rate(struct sdr_sched *s, uint32_t i, uint64_t
 	struct sdr_wheel_flow *f = &s->wheel.f[i];
 
 	f->cpb_fp = sdr_wheel_cpb(s->wheel.hz, rate_bytes);
-	f->slack = sdr_sched__slack(f->cpb_fp, slack_bytes);
+	f->slack = sdr_wheel_cycles(f->cpb_fp, slack_bytes);
 	if (f->last_bytes) {
 		f->t_next = f->t_last + sdr_wheel_cycles(f->cpb_fp, f->last_bytes);
 		f->frac = 0;
 	}
 	if (f->queued && f->where < SDR_WHEEL_SLOTS) {
 		sdr_wheel_unlink(&s->wheel, i);
-		f->queued = 1;
-		sdr_wheel__file(&s->wheel, i);
+		sdr_wheel_requeue(&s->wheel, i);
 	}
 }
 

@@ -198,13 +198,17 @@ static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	case OPT_NO_ICRC:
 		cfg->icrc = 0;
 		break;
-	case OPT_ICRC_CRC:
-		if (strcmp(arg, "auto") && strcmp(arg, "by8") && strcmp(arg, "isal")) {
-			fprintf(stderr, "sdr-dpu: --icrc-crc: '%s' is not auto, by8 or isal\n", arg);
+	case OPT_ICRC_CRC: { /* process-wide; parsing runs before any worker */
+		int rc = sdr_icrc_select(arg);
+
+		if (rc) {
+			fprintf(stderr, "sdr-dpu: --icrc-crc: '%s' %s\n", arg,
+				rc == -ENOTSUP ? "is not available on this CPU or build (PCLMULQDQ, x86-64)"
+					       : "is not auto, isal or by8");
 			return -2;
 		}
-		cfg->icrc_crc = arg;
 		break;
+	}
 	case OPT_SR_ALPHA: {
 		char *end;
 		double a;
@@ -470,19 +474,6 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			return -1;
 		}
 		ic = x.ic;
-	}
-
-	/* the ICRC's CRC code, for the whole process, before any worker runs */
-	{
-		const char *crc = cfg->icrc_crc ? cfg->icrc_crc : "auto";
-		int rc = sdr_icrc_select(crc);
-
-		if (rc) {
-			fprintf(stderr, "sdr-dpu: --icrc-crc %s: %s\n", crc,
-				rc == -ENOTSUP ? "not available on this CPU or build (PCLMULQDQ, x86-64)"
-					       : "unknown");
-			return -1;
-		}
 	}
 
 	/* cross-checks */

@@ -42,7 +42,6 @@ struct sdr_cfg {
 	uint32_t pace_burst;   /* pacer catch-up bound, bytes; 0 = by rate */
 	uint32_t pace_trace;   /* paced frames recorded per worker; 0 = none */
 	int icrc;
-	const char *icrc_crc; /* --icrc-crc: NULL = auto (config.c) */
 	int ring_pair;
 	/* Selective Repeat (docs/reliability.md) */
 	uint32_t sr_alpha_milli;   /* RTO = (1 + alpha) * SRTT, alpha * 1000 */

@@ -270,7 +270,10 @@ static int code_ok(const struct sdr_ecq *ec, const struct sdr_parity_hdr *h)
  * its owner, state, peer and key): exactly the parity packets that the full
  * path below would drop as ec_parity_late (their receive is complete) or,
  * once the message's EC state exists, as ec_parity_unused (their
- * submessage is complete), with no other effect there than a counter. Only
+ * submessage is complete). Two things the full path would also do are left
+ * out: the receive's quiet timer (last_tsc) is not refreshed, and a
+ * submessage complete but not yet marked done keeps its parity buffers
+ * until its receive completes (the full path releases them at once). Only
  * reads; a packet that fails any check here takes the full path, which
  * checks everything again after the ICRC.
  */

@@ -62,9 +62,10 @@ struct sdr_rel_ops {
 	/** Optional. A control message whose ICRC is not checked yet, from the
 	 *  QP's peer with its key (rx.c checked them): @return 1 when the scheme
 	 *  drops it on its header alone (counted) because it cannot matter,
-	 *  0 to take the normal path (ICRC, then rx_ctrl). Must change nothing
-	 *  but a drop counter (docs/security.md "Unneeded parity is dropped
-	 *  before its ICRC"). */
+	 *  0 to take the normal path (ICRC, then rx_ctrl). Changes nothing but
+	 *  a drop counter: what rx_ctrl would have done for such a frame, it
+	 *  may leave undone if nothing depends on it (EC: ec_recv.c) (docs/
+	 *  security.md "Unneeded parity is dropped before its ICRC"). */
 	int (*rx_ctrl_early)(struct sdr_worker *w, const struct sdr_qp *qp,
 			     const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len);
 	/** Receive @p slot was completed in the receive table (by the host, an

@@ -83,6 +83,14 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 	return seq;
 }
 
+/* Slot @p s is done: it no longer counts among the posted receives
+ * (sdr_rq_posted_span() scans by that count). */
+static inline void rslot_done(struct sdr_rq *rq, struct sdr_rslot *s)
+{
+	s->state = SDR_RS_DONE;
+	rq->nposted--;
+}
+
 int sdr_rslot_full(const struct sdr_rslot *s)
 {
 	return s->last_known && s->pkts_got == s->npkts && s->imm_mask == 0xFF;
@@ -251,8 +259,7 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 
 check_complete:
 	if (sdr_rslot_full(s)) {
-		s->state = SDR_RS_DONE;
-		rq->nposted--;
+		rslot_done(rq, s);
 		*slot_out = idx;
 		flags |= SDR_PLACE_COMPLETE;
 	}
@@ -294,8 +301,7 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 		flags |= try_chunk(rq, idx, s, (s->npkts - 1) / rq->ppc);
 	}
 	if (sdr_rslot_full(s)) {
-		s->state = SDR_RS_DONE;
-		rq->nposted--;
+		rslot_done(rq, s);
 		flags |= SDR_PLACE_COMPLETE;
 	}
 	return flags;
@@ -333,8 +339,7 @@ int sdr_rq_fill_chunk(struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint64_t 
 	}
 	flags = try_chunk(rq, idx, s, chunk);
 	if (sdr_rslot_full(s)) {
-		s->state = SDR_RS_DONE;
-		rq->nposted--;
+		rslot_done(rq, s);
 		flags |= SDR_PLACE_COMPLETE;
 	}
 	return flags;
@@ -347,8 +352,7 @@ int sdr_rq_complete(struct sdr_rq *rq, uint32_t seq)
 
 	if (s->state != SDR_RS_POSTED || s->seq != seq)
 		return -ENOENT;
-	s->state = SDR_RS_DONE;
-	rq->nposted--;
+	rslot_done(rq, s);
 	return (int)idx;
 }
 
@@ -358,8 +362,7 @@ void sdr_rq_abort_all(struct sdr_rq *rq, void (*cb)(void *arg, struct sdr_rslot 
 		struct sdr_rslot *s = &rq->slot[i];
 		if (s->state != SDR_RS_POSTED)
 			continue;
-		s->state = SDR_RS_DONE;
-		rq->nposted--;
+		rslot_done(rq, s);
 		if (cb)
 			cb(arg, s);
 	}

@@ -131,6 +131,14 @@ static void list_del_ctx(struct sdr_hctx *c, struct sdr_worker *w)
 
 /* ---- the QPs of a worker ---- */
 
+/* @p qp's flow out of the pacer and the timer wheel (added, deleted, or
+ * failed) */
+static void flow_clear(struct sdr_worker *w, struct sdr_qp *qp, uint32_t flow, uint64_t now)
+{
+	sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
+	sdr_wheel_unlink(&w->timers, flow);
+}
+
 void sdr_worker_qp_add(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	uint32_t flow = sdr_qp_flow(qp);
@@ -139,9 +147,8 @@ void sdr_worker_qp_add(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 	qp->next_on_worker = w->qps;
 	w->qps = qp;
 	w->flow_qp[flow] = qp;
-	sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
+	flow_clear(w, qp, flow, now);
 	sdr_sched_flow_rate(&w->sched, flow, rate, sdr_pace_burst(rate));
-	sdr_wheel_unlink(&w->timers, flow);
 }
 
 static void qp_del(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
@@ -153,8 +160,7 @@ static void qp_del(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 			*pp = qp->next_on_worker;
 			break;
 		}
-	sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
-	sdr_wheel_unlink(&w->timers, flow);
+	flow_clear(w, qp, flow, now);
 	w->flow_qp[flow] = NULL;
 }
 
@@ -393,8 +399,7 @@ static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, uns
 		qp->ops->poll(w, qp, now);
 		if (qp->state == SDR_QPS_ERROR) { /* the peer stopped answering */
 			sdr_qp_abort(w, qp, -ETIMEDOUT);
-			sdr_sched_flow_reset(&w->sched, flow, qp->inst->idx, now);
-			sdr_wheel_unlink(&w->timers, flow);
+			flow_clear(w, qp, flow, now);
 			return sent;
 		}
 	}

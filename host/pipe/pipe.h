@@ -404,7 +404,5 @@ int pipe_payload_check(const void *buf, uint64_t len, uint32_t iter, uint32_t ch
 
 double pipe_now(void);
 
-/** snprintf() into a caller's reason buffer @p why (NULL or 0 length: no-op). */
-void pipe_why(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif /* SDR_PIPE_H */

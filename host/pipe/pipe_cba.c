@@ -412,13 +412,13 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		return 0;
 	case PIPE_POLICY_STATIC:
 		if (pc->nstatic != fl->n) {
-			pipe_why(why, whylen, "static: %u rates given, the pipeline has %u cross-DC flows",
+			sdr_link_seterr(why, whylen, "static: %u rates given, the pipeline has %u cross-DC flows",
 			    pc->nstatic, fl->n);
 			return -EINVAL;
 		}
 		for (uint32_t i = 0; i < fl->n; i++) {
 			if (pc->static_bps[i] == 0) {
-				pipe_why(why, whylen, "static: flow %u (channel %u) has rate 0", i, fl->f[i].chan);
+				sdr_link_seterr(why, whylen, "static: flow %u (channel %u) has rate 0", i, fl->f[i].chan);
 				return -EINVAL;
 			}
 			out->rate[i] = out->req[i] = pc->static_bps[i];
@@ -427,7 +427,7 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		}
 		for (uint32_t l = 0; l < net->nlinks; l++)
 			if (net->link[l].cfg.rate_bps && used[l] > net->link[l].cfg.rate_bps) {
-				pipe_why(why, whylen, "static: %llu bit/s over link %s of %llu bit/s",
+				sdr_link_seterr(why, whylen, "static: %llu bit/s over link %s of %llu bit/s",
 				    (unsigned long long)used[l], net->link[l].name,
 				    (unsigned long long)net->link[l].cfg.rate_bps);
 				return -ENOSPC;
@@ -437,11 +437,11 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 	case PIPE_POLICY_CBA_SHIFT:
 		break;
 	default:
-		pipe_why(why, whylen, "unknown policy %d", (int)pc->policy);
+		sdr_link_seterr(why, whylen, "unknown policy %d", (int)pc->policy);
 		return -EINVAL;
 	}
 	if (!(pc->shift_margin >= 0)) {
-		pipe_why(why, whylen, "%s: shift margin %g s", name, pc->shift_margin);
+		sdr_link_seterr(why, whylen, "%s: shift margin %g s", name, pc->shift_margin);
 		return -EINVAL;
 	}
 	if (!prev) { /* round 0: equal */
@@ -450,7 +450,7 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		return 0;
 	}
 	if (prev->n != fl->n) {
-		pipe_why(why, whylen, "%s: previous round has %u flows, now %u", name, prev->n, fl->n);
+		sdr_link_seterr(why, whylen, "%s: previous round has %u flows, now %u", name, prev->n, fl->n);
 		return -EINVAL;
 	}
 	if (lab)
@@ -464,7 +464,7 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		step[i] = pc->step_bps ? pc->step_bps : share[i] / 4;
 		lo[i] = pc->min_bps ? pc->min_bps : share[i] / 4;
 		if (step[i] == 0 || lo[i] == 0 || lo[i] > hi) {
-			pipe_why(why, whylen, "%s: flow %u: step %llu, bounds [%llu, %llu] bit/s", name, i,
+			sdr_link_seterr(why, whylen, "%s: flow %u: step %llu, bounds [%llu, %llu] bit/s", name, i,
 			    (unsigned long long)step[i], (unsigned long long)lo[i],
 			    (unsigned long long)hi);
 			return -EINVAL;
@@ -590,7 +590,7 @@ int pipe_predict(const struct pipe_cfg *c, const struct pipe_prog *p,
 		rc = pipe_des_run_rates(c, p, pc->policy == PIPE_POLICY_NONE ? NULL : &it[i].alloc,
 					&out);
 		if (rc) {
-			pipe_why(why, whylen, "DES: %s", strerror(-rc));
+			sdr_link_seterr(why, whylen, "DES: %s", strerror(-rc));
 			break;
 		}
 		pipe_metrics_get(c, &out.ev, 0, &m);
@@ -599,7 +599,7 @@ int pipe_predict(const struct pipe_cfg *c, const struct pipe_prog *p,
 		n = pipe_cba_label(c, &out.ev, 0, pc->intra_lat, lab);
 		if (n < 0) {
 			rc = n;
-			pipe_why(why, whylen, "labels: %s", strerror(-rc));
+			sdr_link_seterr(why, whylen, "labels: %s", strerror(-rc));
 			pipe_des_free(&out);
 			break;
 		}

@@ -647,17 +647,39 @@ static int delta_eval(const struct pipe_cfg *c0, const uint32_t *d, double *t)
 	return pipe_des_time(&c, t);
 }
 
-/* (time, total) before (tb, sb): shorter by more than 1 us, else fewer */
-static int delta_better(double t, uint32_t sum, double tb, uint32_t sb)
+/* The best per-stage vector so far and the DES runs it took. */
+struct delta_best {
+	uint32_t d[PIPE_MAX_STAGES];
+	double t;     /* its iteration time */
+	uint32_t sum; /* its extra forwards in all */
+	uint32_t runs;
+};
+
+/* Evaluate @p d (extra forwards @p sum in all); it becomes the best when it
+ * is shorter by more than 1 us, or as short with fewer extra forwards.
+ * @return 1 (it did), 0, or the DES's error. */
+static int delta_try(const struct pipe_cfg *c, const uint32_t *d, uint32_t sum,
+		     struct delta_best *b)
 {
-	return t < tb - 1e-6 || (t <= tb + 1e-6 && sum < sb);
+	double t;
+	int rc = delta_eval(c, d, &t);
+
+	if (rc)
+		return rc;
+	b->runs++;
+	if (!(t < b->t - 1e-6 || (t <= b->t + 1e-6 && sum < b->sum)))
+		return 0;
+	b->t = t;
+	b->sum = sum;
+	memcpy(b->d, d, sizeof(b->d));
+	return 1;
 }
 
 int pipe_delta_search(const struct pipe_cfg *c, uint32_t *delta, double *t_best, uint32_t *runs)
 {
-	uint32_t S = c->stages, cap[PIPE_MAX_STAGES], d[PIPE_MAX_STAGES], best[PIPE_MAX_STAGES];
-	uint32_t maxcap = 0, n = 0, sb = 0;
-	double tb = INFINITY, t;
+	uint32_t S = c->stages, cap[PIPE_MAX_STAGES], d[PIPE_MAX_STAGES];
+	uint32_t maxcap = 0;
+	struct delta_best b = {.t = INFINITY};
 	int rc, moved;
 
 	if (c->sched != PIPE_SCHED_GEOPIPE || c->comm != PIPE_COMM_NONBLOCKING)
@@ -667,7 +689,6 @@ int pipe_delta_search(const struct pipe_cfg *c, uint32_t *delta, double *t_best,
 		if (cap[s] > maxcap)
 			maxcap = cap[s];
 	}
-	memset(best, 0, sizeof(best));
 	/* every uniform value (each stage capped, non-increasing: the caps are) */
 	for (uint32_t u = 0; u <= maxcap; u++) {
 		uint32_t sum = 0;
@@ -679,43 +700,30 @@ int pipe_delta_search(const struct pipe_cfg *c, uint32_t *delta, double *t_best,
 				d[s] = d[s - 1];
 			sum += d[s];
 		}
-		if ((rc = delta_eval(c, d, &t)))
+		if ((rc = delta_try(c, d, sum, &b)) < 0)
 			return rc;
-		n++;
-		if (delta_better(t, sum, tb, sb)) {
-			tb = t;
-			sb = sum;
-			memcpy(best, d, sizeof(best));
-		}
 	}
 	/* then single-stage steps while one improves */
 	do {
 		moved = 0;
 		for (uint32_t s = 0; s < S && !moved; s++)
 			for (int step = -1; step <= 1 && !moved; step += 2) {
-				uint32_t v = best[s] + (uint32_t)step, sum = sb + (uint32_t)step;
+				uint32_t v = b.d[s] + (uint32_t)step;
 
-				if ((step < 0 && best[s] == 0) || (step > 0 && best[s] >= cap[s]) ||
-				    (s && v > best[s - 1]) || (s + 1 < S && v < best[s + 1]))
+				if ((step < 0 && b.d[s] == 0) || (step > 0 && b.d[s] >= cap[s]) ||
+				    (s && v > b.d[s - 1]) || (s + 1 < S && v < b.d[s + 1]))
 					continue;
-				memcpy(d, best, sizeof(d));
+				memcpy(d, b.d, sizeof(d));
 				d[s] = v;
-				if ((rc = delta_eval(c, d, &t)))
-					return rc;
-				n++;
-				if (delta_better(t, sum, tb, sb)) {
-					tb = t;
-					sb = sum;
-					memcpy(best, d, sizeof(best));
-					moved = 1;
-				}
+				if ((moved = delta_try(c, d, b.sum + (uint32_t)step, &b)) < 0)
+					return moved;
 			}
 	} while (moved);
-	memcpy(delta, best, S * sizeof(*delta));
+	memcpy(delta, b.d, S * sizeof(*delta));
 	if (t_best)
-		*t_best = tb;
+		*t_best = b.t;
 	if (runs)
-		*runs = n;
+		*runs = b.runs;
 	return 0;
 }
 

@@ -70,18 +70,18 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 	size_t off = 0;
 
 	if (n < 2 || !name_ok(w[1])) {
-		pipe_why(why, whylen,
+		sdr_link_seterr(why, whylen,
 		    "line %d: 'link' needs a name (a letter, then letters, digits, '_', '-', '.'; "
 		    "at most %u characters)", line, PIPE_NET_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	if (net->nlinks == PIPE_NET_MAX_LINKS) {
-		pipe_why(why, whylen, "line %d: more than %u links", line, PIPE_NET_MAX_LINKS);
+		sdr_link_seterr(why, whylen, "line %d: more than %u links", line, PIPE_NET_MAX_LINKS);
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < net->nlinks; i++)
 		if (strcmp(net->link[i].name, w[1]) == 0) {
-			pipe_why(why, whylen, "line %d: link name '%s' used twice", line, w[1]);
+			sdr_link_seterr(why, whylen, "line %d: link name '%s' used twice", line, w[1]);
 			return -EINVAL;
 		}
 	l = &net->link[net->nlinks];
@@ -92,7 +92,7 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			uint32_t d;
 
 			if (have_to || parse_dc(w[i] + 3, w[i] + strlen(w[i]), &d)) {
-				pipe_why(why, whylen, "line %d: link %s: bad or repeated to= '%s' (one DC, 0..%d)",
+				sdr_link_seterr(why, whylen, "line %d: link %s: bad or repeated to= '%s' (one DC, 0..%d)",
 				    line, l->name, w[i] + 3, PIPE_MAX_DC - 1);
 				return -EINVAL;
 			}
@@ -100,7 +100,7 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			have_to = 1;
 		} else if (strncmp(w[i], "from=", 5) == 0) {
 			if (have_from || parse_from(w[i] + 5, &l->from_mask)) {
-				pipe_why(why, whylen,
+				sdr_link_seterr(why, whylen,
 				    "line %d: link %s: bad or repeated from= '%s' (DCs 0..%d, comma-separated, "
 				    "each once)", line, l->name, w[i] + 5, PIPE_MAX_DC - 1);
 				return -EINVAL;
@@ -110,26 +110,26 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			int k = snprintf(spec + off, sizeof(spec) - off, "%s%s", off ? "," : "", w[i]);
 
 			if (k < 0 || (size_t)k >= sizeof(spec) - off) {
-				pipe_why(why, whylen, "line %d: link %s: emulator keys too long", line, l->name);
+				sdr_link_seterr(why, whylen, "line %d: link %s: emulator keys too long", line, l->name);
 				return -EINVAL;
 			}
 			off += (size_t)k;
 		}
 	}
 	if (!have_to || !have_from) {
-		pipe_why(why, whylen, "line %d: link %s needs to=DC and from=DC[,DC...]", line, l->name);
+		sdr_link_seterr(why, whylen, "line %d: link %s needs to=DC and from=DC[,DC...]", line, l->name);
 		return -EINVAL;
 	}
 	if (l->from_mask & (1u << l->to)) {
-		pipe_why(why, whylen, "line %d: link %s: DC %u sends to itself", line, l->name, l->to);
+		sdr_link_seterr(why, whylen, "line %d: link %s: DC %u sends to itself", line, l->name, l->to);
 		return -EINVAL;
 	}
 	if (sdr_link_parse(spec, &l->cfg, err, sizeof(err))) {
-		pipe_why(why, whylen, "line %d: link %s: %s", line, l->name, err);
+		sdr_link_seterr(why, whylen, "line %d: link %s: %s", line, l->name, err);
 		return -EINVAL;
 	}
 	if (sdr_link_cfg_format(&l->cfg, l->spec, sizeof(l->spec)) >= (int)sizeof(l->spec)) {
-		pipe_why(why, whylen, "line %d: link %s: emulator keys too long", line, l->name);
+		sdr_link_seterr(why, whylen, "line %d: link %s: emulator keys too long", line, l->name);
 		return -EINVAL;
 	}
 	for (uint32_t d = 0; d < PIPE_MAX_DC; d++)
@@ -137,7 +137,7 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			int8_t *p = &net->pair[d][l->to];
 
 			if (*p >= 0) {
-				pipe_why(why, whylen, "line %d: link %s: DC %u -> DC %u is already link %s", line,
+				sdr_link_seterr(why, whylen, "line %d: link %s: DC %u -> DC %u is already link %s", line,
 				    l->name, d, l->to, net->link[*p].name);
 				return -EINVAL;
 			}
@@ -172,7 +172,7 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 			*c = '\0';
 		for (char *t = strtok_r(ln, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
 			if (n == 64) {
-				pipe_why(why, whylen, "line %d: too many words", line);
+				sdr_link_seterr(why, whylen, "line %d: too many words", line);
 				rc = -EINVAL;
 				break;
 			}
@@ -187,12 +187,12 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 			unsigned long d = n == 2 ? strtoul(w[1], &e, 10) : 0;
 
 			if (n != 2 || dcs_set || *e || d < 2 || d > PIPE_MAX_DC) {
-				pipe_why(why, whylen, "line %d: 'dcs N' once, 2 <= N <= %d", line, PIPE_MAX_DC);
+				sdr_link_seterr(why, whylen, "line %d: 'dcs N' once, 2 <= N <= %d", line, PIPE_MAX_DC);
 				rc = -EINVAL;
 			}
 			dcs_set = (uint32_t)d;
 		} else {
-			pipe_why(why, whylen, "line %d: unknown item '%s' (known: link, dcs)", line, w[0]);
+			sdr_link_seterr(why, whylen, "line %d: unknown item '%s' (known: link, dcs)", line, w[0]);
 			rc = -EINVAL;
 		}
 	}
@@ -200,7 +200,7 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 	if (rc)
 		return rc;
 	if (net->nlinks == 0) {
-		pipe_why(why, whylen, "no link in the network description");
+		sdr_link_seterr(why, whylen, "no link in the network description");
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < net->nlinks; i++) {
@@ -211,7 +211,7 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 				maxdc = d;
 	}
 	if (dcs_set && maxdc >= dcs_set) {
-		pipe_why(why, whylen, "DC %u named, but 'dcs %u' (DCs 0..%u)", maxdc, dcs_set, dcs_set - 1);
+		sdr_link_seterr(why, whylen, "DC %u named, but 'dcs %u' (DCs 0..%u)", maxdc, dcs_set, dcs_set - 1);
 		return -EINVAL;
 	}
 	net->dcs = dcs_set ? dcs_set : maxdc + 1;
@@ -227,7 +227,7 @@ int pipe_net_load(const char *path, struct pipe_net *net, char *why, size_t whyl
 
 	if (!f) {
 		rc = -errno;
-		pipe_why(why, whylen, "%s: %s", path, strerror(-rc));
+		sdr_link_seterr(why, whylen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
 	buf = malloc(PIPE_NET_TEXT_MAX + 1);
@@ -239,18 +239,18 @@ int pipe_net_load(const char *path, struct pipe_net *net, char *why, size_t whyl
 	rc = ferror(f) ? -EIO : 0;
 	fclose(f);
 	if (!rc && n > PIPE_NET_TEXT_MAX) {
-		pipe_why(why, whylen, "%s: longer than %u bytes", path, PIPE_NET_TEXT_MAX);
+		sdr_link_seterr(why, whylen, "%s: longer than %u bytes", path, PIPE_NET_TEXT_MAX);
 		rc = -EINVAL;
 	}
 	if (!rc && memchr(buf, '\0', n)) {
-		pipe_why(why, whylen, "%s: not a text file", path);
+		sdr_link_seterr(why, whylen, "%s: not a text file", path);
 		rc = -EINVAL;
 	}
 	if (!rc) {
 		buf[n] = '\0';
 		rc = pipe_net_parse(buf, net, why, whylen);
 	} else if (rc == -EIO) {
-		pipe_why(why, whylen, "%s: read error", path);
+		sdr_link_seterr(why, whylen, "%s: read error", path);
 	}
 	free(buf);
 	return rc;
@@ -331,7 +331,7 @@ int pipe_net_check(const struct pipe_net *net, const struct pipe_cfg *c, uint64_
 	uint64_t um = 0;
 
 	if (net->dcs < c->dcs) {
-		pipe_why(why, whylen, "the placement uses %u DCs, the network has %u", c->dcs, net->dcs);
+		sdr_link_seterr(why, whylen, "the placement uses %u DCs, the network has %u", c->dcs, net->dcs);
 		return -EINVAL;
 	}
 	for (uint32_t s = 0; s + 1 < c->stages; s++) {

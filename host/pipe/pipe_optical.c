@@ -440,9 +440,9 @@ struct osim {
 	const struct pipe_cfg *pc;
 	struct opt_spec spec;
 	struct lpheap held;
-	struct opt_path paths[PIPE_MAX_DC][PIPE_MAX_DC][OPT_MAX_K];
-	uint32_t npaths[PIPE_MAX_DC][PIPE_MAX_DC];
-	struct opt_path (*all)[OPT_MAX_NODES][OPT_MAX_K]; /* every node pair, for the background */
+	/* the K shortest paths of every node pair: the background's, and
+	 * (between the DCs' nodes) the pipeline's */
+	struct opt_path (*all)[OPT_MAX_NODES][OPT_MAX_K];
 	uint8_t nall[OPT_MAX_NODES][OPT_MAX_NODES];
 	struct ochan ch[2 * PIPE_MAX_STAGES];
 	uint8_t *fs;          /* per request (chan * M + m): slots asked this iteration */
@@ -518,16 +518,17 @@ static int chan_try(struct osim *o, struct pipe_des *d, uint32_t chn)
 	const struct pipe_cfg *pc = o->pc;
 	struct ochan *q = &o->ch[chn];
 	double now = pipe_des_now(d), bits, t_start, t_end;
-	uint32_t M = pc->micro, a, b, m, n, start = 0;
+	uint32_t M = pc->micro, a, b, m, n, start = 0, ncands;
 	const struct opt_path *cands;
 	int k, rc, first, event;
 
 	if (q->busy || q->qn == 0)
 		return 0;
 	m = q->q[q->qh];
-	a = pc->dc_of[pipe_ch_src(chn)];
-	b = pc->dc_of[pipe_ch_dst(chn)];
-	cands = o->paths[a][b];
+	a = oc->dc_node[pc->dc_of[pipe_ch_src(chn)]];
+	b = oc->dc_node[pc->dc_of[pipe_ch_dst(chn)]];
+	cands = o->all[a][b];
+	ncands = o->nall[a][b];
 	bits = (double)(pipe_ch_bytes(pc, chn) * 8);
 	release_until(o, now);
 	first = !q->tried;
@@ -535,11 +536,11 @@ static int chan_try(struct osim *o, struct pipe_des *d, uint32_t chn)
 	if (event && oc->bg_first && (rc = background(o, now)))
 		return rc;
 	n = q->low ? oc->fs_min : o->fs[chn * M + m];
-	k = opt_rsa(&o->spec, oc->alg, cands, o->npaths[a][b], n + oc->guard, &start);
+	k = opt_rsa(&o->spec, oc->alg, cands, ncands, n + oc->guard, &start);
 	if (k < 0 && oc->blocked == OPT_BLOCKED_MIN && n > oc->fs_min) {
 		n = oc->fs_min;
 		q->low = 1;
-		k = opt_rsa(&o->spec, oc->alg, cands, o->npaths[a][b], n + oc->guard, &start);
+		k = opt_rsa(&o->spec, oc->alg, cands, ncands, n + oc->guard, &start);
 	}
 	if (first) {
 		o->it->pp_req++;
@@ -660,21 +661,13 @@ int opt_run(const struct opt_cfg *oc, const struct pipe_cfg *pc, const struct pi
 	o->rng_ev = oc->seed * 0xd1b54a32d192ed03ull + 2;
 	for (uint32_t a = 0; a < pc->dcs; a++)
 		for (uint32_t b = 0; b < pc->dcs; b++) {
-			int n;
-
 			if (a == b)
 				continue;
 			if (oc->dc_node[a] >= oc->topo.nodes || oc->dc_node[b] >= oc->topo.nodes ||
-			    oc->dc_node[a] == oc->dc_node[b]) {
+			    oc->dc_node[a] == oc->dc_node[b] || !o->nall[oc->dc_node[a]][oc->dc_node[b]]) {
 				rc = -EINVAL;
 				goto out;
 			}
-			n = opt_ksp(&oc->topo, oc->dc_node[a], oc->dc_node[b], oc->K, o->paths[a][b]);
-			if (n <= 0) {
-				rc = -EINVAL;
-				goto out;
-			}
-			o->npaths[a][b] = (uint32_t)n;
 		}
 	for (uint32_t i = 0; i < iters && !rc; i++) {
 		struct pipe_des_out ev;

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +37,6 @@ double pipe_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void pipe_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
 }
 
 void pipe_cfg_init(struct pipe_cfg *c)
@@ -255,7 +243,9 @@ uint32_t pipe_stage_delta(const struct pipe_cfg *c, uint32_t s)
 	/* stage s can only run F(m + w_s) before B(m) if stage s-1 ran it
 	 * before needing B(m): dN must not grow downstream */
 	struct pipe_net tmp;
-	const struct pipe_net *net = pipe_net_of(c, &tmp);
+	/* (only the closed form reads the links: the default network is not
+	 * built for the others) */
+	const struct pipe_net *net = c->delta_n == UINT32_MAX ? pipe_net_of(c, &tmp) : NULL;
 	uint32_t d = delta_cap(c, net, 0);
 
 	for (uint32_t x = 1; x <= s; x++) {

@@ -881,14 +881,21 @@ int main(int argc, char **argv)
 			double dmean = 0, dmin = INFINITY, dmax = 0;
 
 			for (uint32_t k = 1; k <= cl.loss_draws; k++) {
+				/* (another loss draw: the same program, which the
+				 * loss seed does not change) */
 				struct pipe_cfg e = c;
+				struct pipe_des_out o;
+				struct pipe_metrics dm;
 				double t;
 
 				e.loss_seed = k;
-				if ((rc = pipe_des_time(&e, &t))) {
+				if ((rc = pipe_des_run(&e, &prog, &o))) {
 					fprintf(stderr, "sdr-pipe: DES: %s\n", strerror(-rc));
 					return 1;
 				}
+				pipe_metrics_get(&e, &o.ev, 0, &dm);
+				pipe_des_free(&o);
+				t = dm.iter_time;
 				dmean += t / cl.loss_draws;
 				dmin = fmin(dmin, t);
 				dmax = fmax(dmax, t);

@@ -26,7 +26,6 @@
 # Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../hw/x86/mdc.sh"
-: "${SDR_PIPE:=$SDR_BUILD/host/pipe/sdr-pipe}"
 [ "$(id -u)" = 0 ] || sdr_skip "needs root (network namespaces)"
 [ -x "$SDR_PIPE" ] || sdr_skip "no $SDR_PIPE"
 TEL=$(command -v dpdk-telemetry.py || true)

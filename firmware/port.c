@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ports: one DPDK port per DPU instance, one RX/TX queue pair per worker. */
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
@@ -80,6 +86,65 @@ static const char *frame_hint(const char *driver, uint16_t port, uint32_t need_l
 		return hint;
 	}
 	return "lower --mtu, or give the port a larger MTU";
+}
+
+/* The MTU of kernel interface @p ifname in our network namespace (0: unknown) */
+static unsigned if_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	unsigned mtu = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
+		mtu = (unsigned)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/* "KEY=VALUE" out of a vdev's argument string ("iface=veth-a,framesz=9216") */
+static int devarg(const char *args, const char *key, char *val, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = args; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, ",");
+			if (n >= len)
+				return -1;
+			memcpy(val, p + kl + 1, n);
+			val[n] = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Whether a PMD that under-reports its frame size (net_af_packet, net_tap)
+ * was set up to pass frames of @p need_l3 + Ethernet header anyway: the
+ * kernel interface's MTU, and for net_af_packet the vdev's framesz. Then the
+ * report is only the PMD's and there is nothing to say. */
+static int frames_fit(const char *driver, const struct rte_eth_dev_info *di, uint32_t need_l3)
+{
+	char ifname[IF_NAMESIZE] = "", v[32];
+	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
+
+	if (is_pmd(driver, "net_af_packet")) {
+		/* TPACKET_V2 header and alignment come out of framesz */
+		if (!da || devarg(da->args, "iface", ifname, sizeof(ifname)) ||
+		    devarg(da->args, "framesz", v, sizeof(v)) ||
+		    strtoul(v, NULL, 0) < need_l3 + SDR_ETH_HLEN + 128)
+			return 0;
+	} else if (is_pmd(driver, "net_tap")) {
+		if (!di->if_index || !if_indextoname(di->if_index, ifname))
+			return 0;
+	} else {
+		return 0;
+	}
+	return if_mtu(ifname) >= need_l3;
 }
 
 /* A DPU must not answer to its kernel interface's address: net_tap's port
@@ -173,11 +238,12 @@ static int setup_port(struct sdr_inst *in)
 	memset(&conf, 0, sizeof(conf));
 	if (need_l3 + SDR_ETH_HLEN <= info.max_rx_pktlen) {
 		conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
-	} else {
+	} else if (!frames_fit(info.driver_name, &info, need_l3)) {
 		/* net_af_packet and net_tap report about 1518 B whatever the
 		 * kernel interface allows; they pass frames up to what it does.
 		 * Leave the MTU alone rather than shrink the kernel interface,
-		 * and say what to check for this PMD. */
+		 * and say what to check for this PMD (nothing when the kernel
+		 * interface and the vdev are set up for the frames). */
 		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs %u B"
 		       " frames (%s)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
 		       need_l3 + SDR_ETH_HLEN, frame_hint(info.driver_name, port, need_l3));

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # shellcheck shell=bash
 # The x86 rig: two "datacenters" on one machine. One definition of
 #  - the EAL arguments that work without hugepages (rig_eal),
@@ -216,7 +217,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 		printf '%s\n' $(rig_eal "$2" "${3:-512}")
 		;;
 	*)
-		sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 		[ "${1:-}" = -h ] || [ "${1:-}" = --help ]
 		exit $?
 		;;

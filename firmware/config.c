@@ -20,6 +20,7 @@ enum {
 	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
 	OPT_QUOTA_KEY, OPT_QUOTA_CONNS, OPT_QUOTA_CTXS, OPT_QUOTA_QPS, OPT_QUOTA_MR,
 	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE, OPT_LINK_PEER, OPT_ICRC_CRC,
+	OPT_METRICS,
 };
 
 #define SDR_STR_(x) #x
@@ -169,6 +170,9 @@ static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		break;
 	case OPT_STATS_JSON:
 		cfg->stats_json = arg;
+		break;
+	case OPT_METRICS:
+		cfg->metrics = arg;
 		break;
 	case OPT_CTS_MS:
 		if (opt_u32("--cts-resend-ms", arg, 0, 60000, &v, 0))
@@ -370,6 +374,7 @@ static const struct sdr_opt cfg_opts[] = {
 	{.name = "qpn-epoch", .arg = "N|random", .help = "QPN range of this boot: QPN blocks start at\n0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\npackets for an earlier incarnation count as stale_epoch)", .fn = cfg_opt, .id = OPT_QPN_EPOCH},
 	{.name = "stats-interval", .arg = "S", .help = "print the stats block every S seconds (default 0 = only at exit)", .fn = cfg_opt, .id = OPT_STATS_INT},
 	{.name = "stats-json", .arg = "FILE", .help = "write all counters as JSON to FILE at exit", .fn = cfg_opt, .id = OPT_STATS_JSON},
+	{.name = "metrics", .arg = "[ADDR:]PORT", .help = "serve Prometheus metrics over HTTP on PORT (ADDR default\n0.0.0.0): GET /metrics, /ops (operations not complete)", .fn = cfg_opt, .id = OPT_METRICS},
 	{.name = "help", .help = "this text"},
 	{.name = "version", .help = "print the version", .fn = cfg_opt, .id = OPT_VERSION},
 	SDR_OPT_SECTION("\nSelective Repeat (QPs with reliability SR, and the SR part of EC and AUTO QPs;\ndocs/reliability.md):"),
@@ -412,8 +417,10 @@ static const struct sdr_opts cfg_set = {
 "Every DPDK port works: net_af_packet, net_tap, net_ring, net_pcap, net_null, mlx5.\n",
 	.footer = "\n"
 "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
-"(/sdr/stats, /sdr/qps, /sdr/workers, /sdr/pace_peak; read them with\n"
-"dpdk-telemetry.py -f <file-prefix>).\n",
+"(/sdr/stats, /sdr/qps,INST, /sdr/link,INST[,LANE], /sdr/workers,\n"
+"/sdr/pace_peak,INST,QP,WINDOW_NS; read them with dpdk-telemetry.py -f\n"
+"<file-prefix>) and, with --metrics, as Prometheus metrics over HTTP (sdr-top,\n"
+"sdr-diag read those; docs/operations.md).\n",
 	.opt = cfg_opts,
 };
 

@@ -37,6 +37,7 @@ struct sdr_cfg {
 	unsigned idle_spins;
 	unsigned stats_interval;
 	const char *stats_json;
+	const char *metrics; /* --metrics [ADDR:]PORT (metrics.c) */
 	unsigned cts_resend_ms;
 	unsigned mbufs;
 	uint32_t pace_burst;   /* pacer catch-up bound, bytes; 0 = by rate */

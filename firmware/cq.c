@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Completion primitive (cq.h). */
+#include <rte_cycles.h>
+
 #include "cq.h"
 
 static int cq_push(struct sdr_hctx *c, const struct sdr_cqe *e)
@@ -71,8 +73,10 @@ void sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
 	sm->state = SDR_SM_DONE;
 	if (sm->status)
 		qp->st.send_errors++;
-	else
+	else {
 		qp->st.msgs_sent++;
+		sdr_ct_hist_add(&qp->ct_hist, sm->len, rte_rdtsc() - sm->post_tsc);
+	}
 	sdr_cq_post(w, qp->ctx, &e);
 }
 

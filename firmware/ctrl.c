@@ -811,6 +811,7 @@ static int do_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struc
 static void qp_free(struct sdr_qp *qp)
 {
 	sdr_qp_stats_fold(&qp->inst->closed, &qp->st);
+	sdr_ct_hist_fold(&qp->inst->closed_hist, &qp->ct_hist);
 	qp->ops->qp_fini(qp);
 	sdr_rq_fini(&qp->rq);
 	munmap(qp->qseg, qp->qseg_size);

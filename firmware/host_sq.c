@@ -62,6 +62,7 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 	}
 	memset(sm, 0, offsetof(struct sdr_smsg, r));
 	sm->wr_id = d->wr_id;
+	sm->post_tsc = now;
 	sm->seq = seq;
 	sm->len = d->length;
 	sm->imm = d->imm;

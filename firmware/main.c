@@ -20,6 +20,7 @@
 #include "ctrl.h"
 #include "port.h"
 #include "linkemu_glue.h"
+#include "metrics.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -139,6 +140,9 @@ int main(int argc, char **argv)
 		if (sdr_ctrl_init(&sdr_g.inst[i]))
 			goto fail;
 	sdr_telemetry_register();
+	sdr_ct_hist_init(sdr_g.tsc_hz);
+	if (sdr_g.cfg.metrics && sdr_metrics_start(sdr_g.cfg.metrics))
+		goto fail;
 
 	for (unsigned i = 0; i < sdr_g.nworkers; i++)
 		rte_eal_remote_launch(sdr_worker_main, &sdr_g.workers[i], sdr_g.workers[i].lcore);
@@ -157,12 +161,14 @@ int main(int argc, char **argv)
 	next_stats = rte_get_tsc_cycles() + sdr_g.cfg.stats_interval * sdr_g.tsc_hz;
 	while (sdr_g.running) {
 		sdr_ctrl_poll(100);
+		sdr_metrics_poll();
 		if (sdr_g.cfg.stats_interval && rte_get_tsc_cycles() >= next_stats) {
 			sdr_stats_print(stdout);
 			next_stats = rte_get_tsc_cycles() + sdr_g.cfg.stats_interval * sdr_g.tsc_hz;
 		}
 	}
 	printf("sdr-dpu: shutting down\n");
+	sdr_metrics_stop();
 	rte_eal_mp_wait_lcore();
 	sdr_g.workers_stopped = 1;
 	sdr_stats_print(stdout);
@@ -175,6 +181,7 @@ int main(int argc, char **argv)
 	rte_eal_cleanup();
 	return 0;
 fail:
+	sdr_metrics_stop();
 	sdr_g.running = 0;
 	rte_eal_mp_wait_lcore();
 	sdr_g.workers_stopped = 1;

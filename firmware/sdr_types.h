@@ -29,6 +29,7 @@
 #include "sdr_abi.h"
 #include "sdr_counters.h"
 #include "sdr_ec.h"
+#include "sdr_hist.h"
 #include "sdr_hostdesc.h"
 #include "sdr_msgtab.h"
 #include "sdr_wheel.h"
@@ -90,6 +91,7 @@ struct sdr_smsg {
 	uint8_t state, stream, ended, nranges, cur;
 	uint8_t aborted;   /* ended with an error on the sender; ABORT told the receiver */
 	uint8_t keep_refs; /* ranges stay referenced until completion (retransmissions) */
+	uint64_t post_tsc; /* when the worker took it from the SQ (completion time) */
 	struct sdr_srange r[SDR_STREAM_RANGES];
 };
 
@@ -171,6 +173,7 @@ struct sdr_qp {
 	/* send side: clear-to-send per message slot, the sends */
 	struct sdr_cts_slot cts[SDR_MAX_MSGS];
 	struct sdr_smsg smsg[SDR_MAX_MSGS];
+	struct sdr_ct_hist ct_hist; /* completion times of its sends (worker writes) */
 };
 
 /** A host attached over the unix socket. */
@@ -216,6 +219,7 @@ struct sdr_inst {
 	struct sdr_qp *_Atomic qps[SDR_MAX_QPS];
 	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
 	struct sdr_qp_stats closed; /* folded in from destroyed QPs (main lcore) */
+	struct sdr_ct_hist closed_hist; /* completion times of the destroyed QPs' sends */
 	uint32_t qpn_first;         /* QPN of block 0 in this boot (epoch) */
 	/* the port steers each QP's packets to its worker's queue (RSS on the
 	 * UDP source port alone, common/sdr_rss.h): QPNs are chosen for it */

@@ -9,6 +9,8 @@
 #include <rte_telemetry.h>
 
 #include "rel.h"
+#include "sdr_diag.h"
+#include "sdr_link.h"
 #include "stats.h"
 #include "linkemu_glue.h"
 
@@ -136,7 +138,8 @@ void sdr_stats_print(FILE *f)
 		port_sum(i, &p);
 		memset(&es, 0, sizeof(es));
 		rte_eth_stats_get(in->port, &es);
-		fprintf(f, "\n  ######## sdr-dpu %s: port %u ########\n", in->cfg.name, in->port);
+		fprintf(f, "\n  ######## sdr-dpu %s %s: port %u ########\n", SDR_VERSION, in->cfg.name,
+			in->port);
 		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 " RX-missed: %-8" PRIu64
 			   " RX-nombuf: %" PRIu64 "\n", p.rx_pkts, p.rx_bytes, es.imissed, es.rx_nombuf);
 		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64 " TX-errors: %" PRIu64 "\n",
@@ -588,4 +591,285 @@ void sdr_telemetry_register(void)
 	rte_telemetry_register_cmd("/sdr/link", tel_link,
 				   "Link-emulator counters of an instance, every lane together or one lane."
 				   " Parameters: instance index[,lane index]");
+}
+
+/* ---- every statistic for exporters (sdr_stats_walk, metrics.c) ---- */
+
+/* @p s into @p out as a Prometheus label value (\\, " and newline escaped) */
+static void label_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 3 < len; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n') {
+			out[o++] = '\\';
+			out[o++] = *s == '\n' ? 'n' : *s;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = 0;
+}
+
+static void inst_label(const struct sdr_inst *in, char *buf, size_t len)
+{
+	char esc[256];
+
+	label_escape(in->cfg.name ? in->cfg.name : "", esc, sizeof(esc));
+	snprintf(buf, len, "instance=\"%s\"", esc);
+}
+
+void sdr_stats_qp_labels(const struct sdr_qp *qp, char *buf, size_t len)
+{
+	char in[300], peer[16] = "";
+
+	inst_label(qp->inst, in, sizeof(in));
+	if (qp->state == SDR_QPS_CONNECTED || qp->state == SDR_QPS_ERROR)
+		sdr_format_ipv4(qp->remote.ip, peer);
+	snprintf(buf, len, "%s,qp=\"0x%06x\",peer=\"%s\",scheme=\"%s\"", in, qp->qpn_base, peer,
+		 qp->ops && qp->ops->name ? qp->ops->name : "?");
+}
+
+struct link_walk {
+	const struct sdr_stats_sink *s;
+	const char *labels;
+};
+
+static void link_walk_cb(void *arg, const char *name, uint64_t v)
+{
+	const struct link_walk *lw = arg;
+	const char *help = "link emulator";
+	char n[64];
+	size_t nl = strlen(name);
+	/* levels (the rest count events since the start) */
+	int gauge = !strcmp(name, "held") || !strncmp(name, "max_", 4) ||
+		    !strcmp(name, "backlog_bytes");
+	double val = (double)v;
+
+	for (unsigned i = 0; i < sdr_link_stats_count(); i++)
+		if (!strcmp(sdr_link_stats_name(i), name))
+			help = sdr_link_stats_help(i);
+	if (nl > 3 && !strcmp(name + nl - 3, "_ns")) { /* base units: seconds */
+		snprintf(n, sizeof(n), "link_%.*s_seconds", (int)(nl - 3), name);
+		val /= 1e9;
+	} else {
+		snprintf(n, sizeof(n), "link_%s", name);
+	}
+	lw->s->sample(lw->s->arg, gauge ? SDR_STAT_GAUGE : SDR_STAT_COUNTER, n, help, lw->labels,
+		      val);
+}
+
+static void walk_qp_stats(const struct sdr_stats_sink *s, const char *lb,
+			  const struct sdr_qp_stats *st)
+{
+#define W(n) s->sample(s->arg, SDR_STAT_COUNTER, "qp_" #n, "per-QP counter " #n, lb, (double)st->n);
+	QP_STATS(W)
+#undef W
+}
+
+static void walk_qp(const struct sdr_stats_sink *s, const struct sdr_qp *qp)
+{
+	char lb[512], al[600];
+	struct sdr_rel_view rv = {0};
+	const double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
+
+	sdr_stats_qp_labels(qp, lb, sizeof(lb));
+	walk_qp_stats(s, lb, &qp->st);
+	s->sample(s->arg, SDR_STAT_GAUGE, "qp_connected", "1 while the QP is connected", lb,
+		  qp->state == SDR_QPS_CONNECTED);
+	s->sample(s->arg, SDR_STAT_GAUGE, "qp_error", "1 once the QP is in the error state", lb,
+		  qp->state == SDR_QPS_ERROR);
+	s->sample(s->arg, SDR_STAT_GAUGE, "qp_pacing_rate_bytes_per_second",
+		  "the QP's pacing rate (0 = unpaced)", lb, (double)qp->rate_bps / 8);
+	s->sample(s->arg, SDR_STAT_GAUGE, "qp_outstanding_sends",
+		  "sends posted and not yet complete", lb,
+		  (double)(uint32_t)(*(volatile uint32_t *)&qp->send_next -
+				     *(volatile uint32_t *)&qp->ack_cursor));
+	s->sample(s->arg, SDR_STAT_GAUGE, "qp_posted_receives", "receives posted and not complete",
+		  lb, (double)*(volatile uint32_t *)&qp->rq.nposted);
+	if (qp->ops->view)
+		qp->ops->view(qp, &rv);
+	if (rv.has_rtt) {
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_srtt_seconds",
+			  "selective repeat: smoothed RTT", lb, (double)rv.srtt / hz);
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_rttvar_seconds",
+			  "selective repeat: RTT variation", lb, (double)rv.rttvar / hz);
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_rto_seconds",
+			  "selective repeat: retransmission timeout", lb, (double)rv.rto / hz);
+	}
+	if (rv.has_ec)
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_ec_pool_buffers_in_use",
+			  "erasure coding: parity buffers in use", lb, (double)rv.pool_inuse);
+	if (rv.au) {
+		struct auto_view v;
+
+		auto_view(rv.au, &v);
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_srtt_seconds", "AUTO: smoothed RTT", lb,
+			  v.srtt_us * 1e-6);
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_chunk_loss_ratio",
+			  "AUTO: measured chunk loss rate", lb, v.loss);
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_predicted_mean_seconds",
+			  "AUTO: predicted mean completion time of its last pick", lb,
+			  v.last_mean_us * 1e-6);
+		snprintf(al, sizeof(al), "%s,choice=\"%s\"", lb, v.last);
+		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_choice",
+			  "AUTO: 1 for the scheme it picked last", al, 1);
+		for (uint32_t i = 0; i < v.ncands; i++) {
+			snprintf(al, sizeof(al), "%s,choice=\"%s\"", lb, v.name[i]);
+			s->sample(s->arg, SDR_STAT_COUNTER, "qp_auto_picks",
+				  "AUTO: messages per scheme picked", al, (double)v.picks[i]);
+		}
+	}
+	if (s->hist)
+		s->hist(s->arg, lb, &qp->ct_hist);
+}
+
+void sdr_stats_walk(const struct sdr_stats_sink *s)
+{
+	char lb[512];
+
+	snprintf(lb, sizeof(lb), "version=\"%s\"", SDR_VERSION);
+	s->sample(s->arg, SDR_STAT_GAUGE, "build_info", "sdr-dpu version (always 1)", lb, 1);
+	for (unsigned c = 0; c < SDR_CTR__MAX; c++) {
+		snprintf(lb, sizeof(lb), "reason=\"%s\"", sdr_ctr_names[c]);
+		s->sample(s->arg, SDR_STAT_COUNTER, "drops",
+			  "packets and requests dropped or refused, by reason (sdr-dpu counters)", lb,
+			  (double)ctr_sum(c));
+	}
+	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
+		const struct sdr_worker *w = &sdr_g.workers[i];
+
+		snprintf(lb, sizeof(lb), "worker=\"%u\"", i);
+#define W(n, v) s->sample(s->arg, SDR_STAT_COUNTER, "worker_" #n, "worker loop: " #n, lb, \
+			  (double)rd(&(v)));
+		WORKER_STATS(W)
+#undef W
+	}
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+		struct sdr_port_stats p;
+		struct rte_eth_stats es;
+		char il[300];
+
+		inst_label(in, il, sizeof(il));
+		port_sum(i, &p);
+		memset(&es, 0, sizeof(es));
+		rte_eth_stats_get(in->port, &es);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_rx_packets", "frames received", il,
+			  (double)p.rx_pkts);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_rx_bytes", "bytes received", il,
+			  (double)p.rx_bytes);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_tx_packets", "frames sent", il,
+			  (double)p.tx_pkts);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_tx_bytes", "bytes sent", il,
+			  (double)p.tx_bytes);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_rx_missed_packets",
+			  "frames the port dropped: RX ring full (DPDK imissed)", il,
+			  (double)es.imissed);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_rx_nombuf", "RX without an mbuf", il,
+			  (double)es.rx_nombuf);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_tx_errors", "frames the port failed to send",
+			  il, (double)es.oerrors);
+		s->sample(s->arg, SDR_STAT_GAUGE, "port_mbufs_in_use", "mbufs out of the port's pool",
+			  il, in->pool ? (double)rte_mempool_in_use_count(in->pool) : 0);
+		/* per lane (the per-peer profiles, then the default lane): a
+		 * sum over lanes is the whole emulator */
+		for (unsigned l = 0; sdr_linkemu_on(in) && l < sdr_linkemu_lanes(in); l++) {
+			char desc[1024], esc[1100], ll[1500];
+			struct link_walk lw = {s, ll};
+
+			sdr_linkemu_lane_desc(in, l, desc, sizeof(desc));
+			label_escape(desc, esc, sizeof(esc));
+			snprintf(ll, sizeof(ll), "%s,lane=\"%s\"", il, esc);
+			sdr_linkemu_foreach(in, (int)l, link_walk_cb, &lw);
+		}
+		/* the QPs destroyed since the start, folded together */
+		snprintf(lb, sizeof(lb), "%s,qp=\"closed\",peer=\"\",scheme=\"\"", il);
+		walk_qp_stats(s, lb, &in->closed);
+		if (s->hist)
+			s->hist(s->arg, lb, &in->closed_hist);
+		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
+			struct sdr_qp *qp = atomic_load(&in->qps[q]);
+			if (qp)
+				walk_qp(s, qp);
+		}
+	}
+}
+
+/* ---- operations not yet complete, in plain words (/ops, sdr-diag) ---- */
+
+void sdr_stats_ops(FILE *f)
+{
+	const uint64_t now = rte_get_tsc_cycles();
+	const double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
+	char line[1024];
+
+#define AGO(t) ((t) ? (double)(now - (t)) / hz : -1.0)
+	fprintf(f, "sdr-dpu %s: operations not yet complete\n", SDR_VERSION);
+	for (unsigned i = 0; i < sdr_g.ninst; i++) {
+		struct sdr_inst *in = &sdr_g.inst[i];
+
+		fprintf(f, "instance %s\n", in->cfg.name);
+		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
+			struct sdr_qp *qp = atomic_load(&in->qps[q]);
+			struct sdr_rel_view rv = {0};
+			const struct sdr_rq *rq;
+			char peer[16] = "";
+			uint32_t from, to;
+			unsigned shown = 0;
+
+			if (!qp)
+				continue;
+			rq = &qp->rq;
+			if (qp->state == SDR_QPS_CONNECTED || qp->state == SDR_QPS_ERROR)
+				sdr_format_ipv4(qp->remote.ip, peer);
+			if (qp->ops->view)
+				qp->ops->view(qp, &rv);
+			fprintf(f, "  QP 0x%06x (%s, peer %s, %s): %u receive(s) posted, %u send(s)"
+				   " outstanding\n", qp->qpn_base, qp->ops->name, *peer ? peer : "-",
+				qp->state == SDR_QPS_CONNECTED ? "connected" :
+				qp->state == SDR_QPS_ERROR ? "ERROR" : "not connected",
+				rq->nposted, (uint32_t)(qp->send_next - qp->ack_cursor));
+			/* receives, oldest first */
+			for (uint32_t k = sdr_rq_posted_span(rq); k > 0 && shown < 64; k--) {
+				uint32_t idx = (rq->next_seq - k) % SDR_MAX_MSGS;
+				const struct sdr_rslot *s = &rq->slot[idx];
+				struct sdr_diag_recv d = {
+					.seq = s->seq, .posted_ago = AGO(s->post_tsc),
+					.chunks_got = s->chunks_got,
+					.chunks = sdr_rslot_nchunks(rq, s),
+					.chunk_bm = rq->chunk_priv + (size_t)idx * rq->chunk_words,
+					.peer = peer, .last_pkt_ago = AGO(s->last_tsc),
+					.no_rel = qp->reliability == SDR_REL_NONE,
+				};
+				if (s->state != SDR_RS_POSTED)
+					continue;
+				sdr_diag_recv_text(line, sizeof(line), &d);
+				fprintf(f, "    %s\n", line);
+				shown++;
+			}
+			/* sends, oldest first */
+			from = qp->ack_cursor;
+			to = qp->send_next;
+			for (uint32_t seq = from; seq != to && shown < 128; seq++) {
+				const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+				const struct sdr_cts_slot *cts = &qp->cts[sdr_seq_msg_id(seq)];
+				struct sdr_diag_send d = {
+					.seq = seq, .posted_ago = AGO(sm->post_tsc),
+					.waiting_cts = !(cts->ok && cts->seq == seq),
+					.pkts = sm->npkts,
+					.pkts_sent = (int32_t)(seq - qp->tx_cursor) < 0 ? sm->npkts
+						     : sm->pkt,
+					.rto = rv.has_rtt ? (double)rv.rto / hz : 0,
+					.last_ack_ago = -1,
+				};
+				if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
+					continue;
+				sdr_diag_send_text(line, sizeof(line), &d);
+				fprintf(f, "    %s\n", line);
+				shown++;
+			}
+		}
+	}
+#undef AGO
 }

@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 			double ps = peer_res.elapsed_ns ? (double)peer_res.elapsed_ns * 1e-9 : 1e-9;
 
 			if (opt.json)
-				printf("{\"summary\":\"receiver\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
+				printf("{\"summary\":\"recv\",\"from\":\"peer\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
 				       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f}\n",
 				       peer_res.ok, peer_res.failed, peer_res.bytes, ps,
 				       (double)peer_res.bytes * 8 / ps / 1e9);

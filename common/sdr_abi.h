@@ -12,7 +12,7 @@
  * bits in the per-QP receive bitmaps.
  *
  * The DPU never trusts anything the host wrote: ring indices, descriptors,
- * lengths, ids are all validated (see firmware/host_if.c).
+ * lengths, ids are all validated (see firmware/loop/host_sq.c).
  */
 #ifndef SDR_ABI_H
 #define SDR_ABI_H

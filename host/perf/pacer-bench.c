@@ -192,7 +192,7 @@ static void run_null(uint64_t b, uint64_t end, uint64_t step, struct result *r)
 	}
 }
 
-/* sdr-dpu's default catch-up bound (firmware/txq.h sdr_pace_burst()):
+/* sdr-dpu's default catch-up bound (firmware/prim/txq.h sdr_pace_burst()):
  * 200 us of the rate, at least 64 KiB; or --burst */
 static uint64_t slack_of(uint64_t rate)
 {
@@ -201,7 +201,7 @@ static uint64_t slack_of(uint64_t rate)
 	return rate / 5000 > 64 * 1024 ? rate / 5000 : 64 * 1024;
 }
 
-/* One visit of flow @p i at @p t, as the worker's (firmware/worker.c):
+/* One visit of flow @p i at @p t, as the worker's (firmware/loop/worker.c):
  * frames while it has some, the budget lasts and the pacer says yes; then
  * it is filed again (backlogged) or idle. */
 static void visit(struct sdr_sched *s, uint32_t i, uint64_t t, uint64_t b, unsigned *budget,

@@ -144,7 +144,11 @@ static int refuse(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 			fprintf(stderr, "a duration %s %g%s", *open == '(' ? ">" : ">=", o->fmin, u);
 		else
 			fprintf(stderr, "a duration in %s%g%s, %g%s]", open, o->fmin, u, fmax, u);
-		fprintf(stderr, " (a number and its unit: s, ms, us or ns)");
+		if (o->bare == SDR_TIME_UNIT_NEEDED)
+			fprintf(stderr, " (a number and its unit: s, ms, us or ns)");
+		else
+			fprintf(stderr, " (a number and its unit: s, ms, us or ns; %s if none)",
+				unit_name(o->bare));
 		break;
 	}
 	case SDR_OPT_ENUM:

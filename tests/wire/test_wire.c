@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of common/sdr_wire.c.
+ * Unit tests of the wire format, common/sdr_wire_*.c.
  *
  *   test_wire                  all self-contained tests
  *   test_wire --vectors FILE   known answers from scapy (gen_icrc_vectors.py);

@@ -1,26 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Command line of sdr-dpu (the part after EAL's "--"). Parsed before the
- * EAL starts so that --help and --version work anywhere, even under qemu. */
+/* Command line of sdr-dpu (the part after EAL's "--"), control-plane layer:
+ * one table of typed, range-checked entries (common/sdr_opts.h) fills
+ * struct sdr_cfg and its instances; a few handlers do what a type cannot.
+ * Parsed before the EAL starts so that --help and --version work anywhere,
+ * even under qemu. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sdr_types.h"
 #include "sdr_opts.h"
 #include "sdr_units.h"
-
-enum {
-	OPT_NAME = 256, OPT_PORT, OPT_IP, OPT_MAC, OPT_PEER_MAC, OPT_LINK, OPT_INSTANCE,
-	OPT_RING_PAIR, OPT_MTU, OPT_CHUNK, OPT_MAXMSG, OPT_GENS, OPT_WORKERS, OPT_IDLE_US,
-	OPT_IDLE_SPINS, OPT_STATS_INT, OPT_STATS_JSON, OPT_CTS_MS, OPT_MBUFS, OPT_NO_ICRC,
-	OPT_PORT_RATE, OPT_PACE_BURST, OPT_PACE_TRACE, OPT_HELP, OPT_VERSION, OPT_SR_ALPHA,
-	OPT_SR_MIN_RTO,
-	OPT_SR_INIT_RTO, OPT_SR_ACK_US, OPT_GTIMEOUT, OPT_QPN_EPOCH, OPT_SR_K,
-	OPT_EC_BETA, OPT_EC_RTT, OPT_EC_POOL, OPT_AUTO_SCHEMES, OPT_AUTO_OBJ,
-	OPT_QUOTA_KEY, OPT_QUOTA_CONNS, OPT_QUOTA_CTXS, OPT_QUOTA_QPS, OPT_QUOTA_MR,
-	OPT_CTL_REPLY_TO, OPT_CTL_HELLO_TO, OPT_BRIDGE, OPT_LINK_PEER, OPT_ICRC_CRC,
-};
 
 #define SDR_STR_(x) #x
 #define SDR_STR(x) SDR_STR_(x)
@@ -35,365 +27,304 @@ enum {
 #define CTL_REPLY_TO_DEFAULT 1000
 #define CTL_HELLO_TO_DEFAULT 3000
 
-/* (the table of options is below, after their handler) */
-
-static int opt_u32(const char *opt, const char *arg, uint32_t lo, uint32_t hi, uint32_t *out,
-		   int suffixes)
-{
-	uint64_t v;
-	if (sdr_parse_u64(arg, &v, suffixes) || v < lo || v > hi) {
-		fprintf(stderr, "sdr-dpu: %s: '%s' is not a number in [%u, %u]\n", opt, arg, lo, hi);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
 struct cfg_ctx {
 	struct sdr_cfg *cfg;
 	struct sdr_inst_cfg *ic; /* the instance options apply to (--instance moves it) */
 	int done;                /* --version served */
 };
 
-/* One handler for every option of the table (by its id). */
-static int cfg_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+/* .id of the entries whose .off is in struct sdr_inst_cfg (the current
+ * instance); the others' is in struct sdr_cfg */
+enum { IN_CFG = 0, IN_INST = 1 };
+
+static void *cfg_base(const struct sdr_opt *o, void *ctx)
 {
 	struct cfg_ctx *x = ctx;
-	struct sdr_cfg *cfg = x->cfg;
-	struct sdr_inst_cfg *ic = x->ic;
-	uint32_t v;
-	int c = o->id;
 
-	switch (c) {
-	case OPT_VERSION:
-		printf("sdr-dpu %s (ABI %d.%d)\n", SDR_VERSION, SDR_ABI_MAJOR, SDR_ABI_MINOR);
-		x->done = 1;
-		break;
-	case OPT_NAME:
-		ic->name = arg;
-		break;
-	case OPT_PORT:
-		if (opt_u32("--port", arg, 0, RTE_MAX_ETHPORTS - 1, &v, 0))
-			return -2;
-		ic->port = (int)v;
-		break;
-	case OPT_IP:
-		if (sdr_parse_ipv4(arg, &ic->ip)) {
-			fprintf(stderr, "sdr-dpu: --ip: '%s' is not an IPv4 address\n", arg);
-			return -2;
-		}
-		ic->has_ip = 1;
-		break;
-	case OPT_MAC:
-	case OPT_PEER_MAC:
-		if (sdr_parse_mac(arg, c == OPT_MAC ? ic->mac : ic->peer_mac)) {
-			fprintf(stderr, "sdr-dpu: %s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)\n",
-				c == OPT_MAC ? "--mac" : "--peer-mac", arg);
-			return -2;
-		}
-		if (c == OPT_MAC)
-			ic->has_mac = 1;
-		else
-			ic->has_peer_mac = 1;
-		break;
-	case OPT_LINK:
-		ic->link = arg;
-		break;
-	case OPT_LINK_PEER:
-		if (ic->n_link_peer == SDR_MAX_LINK_PEERS) {
-			fprintf(stderr, "sdr-dpu: --link-peer: at most %u profiles per instance\n",
-				SDR_MAX_LINK_PEERS);
-			return -2;
-		}
-		ic->link_peer[ic->n_link_peer++] = arg;
-		break;
-	case OPT_INSTANCE:
-		if (cfg->ninst == SDR_MAX_INST) {
-			fprintf(stderr, "sdr-dpu: at most %d instances\n", SDR_MAX_INST);
-			return -2;
-		}
-		ic = &cfg->inst[cfg->ninst++];
-		ic->port = -1;
-		ic->name = NULL;
-		break;
-	case OPT_RING_PAIR:
-		cfg->ring_pair = 1;
-		break;
-	case OPT_BRIDGE: /* main() runs bridge.c before this parser sees it */
-		fprintf(stderr, "sdr-dpu: --bridge is a mode of its own: sdr-dpu [EAL] -- --bridge "
-				"[bridge options] (sdr-dpu --bridge --help)\n");
-		return -2;
-	case OPT_MTU:
-		if (opt_u32("--mtu", arg, 1024, 4096, &cfg->mtu, 0))
-			return -2;
-		if (cfg->mtu != 1024 && cfg->mtu != 2048 && cfg->mtu != 4096) {
-			fprintf(stderr, "sdr-dpu: --mtu must be 1024, 2048 or 4096\n");
-			return -2;
-		}
-		break;
-	case OPT_CHUNK:
-		if (opt_u32("--chunk-pkts", arg, 1, 1024, &cfg->chunk_pkts, 0))
-			return -2;
-		break;
-	case OPT_MAXMSG:
-		if (opt_u32("--max-msg", arg, 1, 1u << 30, &cfg->max_msg, 1))
-			return -2;
-		break;
-	case OPT_GENS:
-		if (opt_u32("--generations", arg, 1, 16, &cfg->generations, 0))
-			return -2;
-		if (!sdr_is_pow2(cfg->generations)) {
-			fprintf(stderr, "sdr-dpu: --generations must be a power of two\n");
-			return -2;
-		}
-		break;
-	case OPT_WORKERS:
-		if (opt_u32("--workers", arg, 1, SDR_MAX_WORKERS, &v, 0))
-			return -2;
-		cfg->workers = v;
-		break;
-	case OPT_IDLE_US:
-		if (opt_u32("--idle-us", arg, 0, 100000, &v, 0))
-			return -2;
-		cfg->idle_us = v;
-		break;
-	case OPT_IDLE_SPINS:
-		if (opt_u32("--idle-spins", arg, 1, 1u << 30, &v, 0))
-			return -2;
-		cfg->idle_spins = v;
-		break;
-	case OPT_STATS_INT:
-		if (opt_u32("--stats-interval", arg, 0, 86400, &v, 0))
-			return -2;
-		cfg->stats_interval = v;
-		break;
-	case OPT_STATS_JSON:
-		cfg->stats_json = arg;
-		break;
-	case OPT_CTS_MS:
-		if (opt_u32("--cts-resend-ms", arg, 0, 60000, &v, 0))
-			return -2;
-		cfg->cts_resend_ms = v;
-		break;
-	case OPT_MBUFS:
-		if (opt_u32("--mbufs", arg, 511, 1u << 24, &v, 0))
-			return -2;
-		cfg->mbufs = v;
-		break;
-	case OPT_PORT_RATE:
-		if (sdr_parse_rate(arg, &ic->port_rate)) {
-			fprintf(stderr, "sdr-dpu: --port-rate: '%s' is not a rate (e.g. 10g, 800mbit)\n",
-				arg);
-			return -2;
-		}
-		break;
-	case OPT_PACE_BURST:
-		if (opt_u32("--pace-burst", arg, 2048, 1u << 30, &cfg->pace_burst, 1))
-			return -2;
-		break;
-	case OPT_PACE_TRACE:
-		if (opt_u32("--pace-trace", arg, 0, 1u << 24, &cfg->pace_trace, 1))
-			return -2;
-		break;
-	case OPT_NO_ICRC:
-		cfg->icrc = 0;
-		break;
-	case OPT_ICRC_CRC: { /* process-wide; parsing runs before any worker */
-		int rc = sdr_icrc_select(arg);
+	return o->id == IN_INST ? (void *)x->ic : (void *)x->cfg;
+}
 
-		if (rc) {
-			fprintf(stderr, "sdr-dpu: --icrc-crc: '%s' %s\n", arg,
-				rc == -ENOTSUP ? "is not available on this CPU or build (PCLMULQDQ, x86-64)"
-					       : "is not auto, isal or by8");
-			return -2;
-		}
-		break;
-	}
-	case OPT_SR_ALPHA: {
-		char *end;
-		double a;
-		errno = 0;
-		a = strtod(arg, &end);
-		if (errno || end == arg || *end || !(a >= 0 && a <= 16)) {
-			fprintf(stderr, "sdr-dpu: --sr-alpha: '%s' is not a number in [0, 16]\n",
-				arg);
-			return -2;
-		}
-		cfg->sr_alpha_milli = (uint32_t)(a * 1000 + 0.5);
-		break;
-	}
-	case OPT_SR_K:
-		if (opt_u32("--sr-rttvar-k", arg, 0, 64, &cfg->sr_rttvar_k, 0))
-			return -2;
-		break;
-	case OPT_SR_MIN_RTO:
-		if (opt_u32("--sr-min-rto-us", arg, 1, 10000000, &cfg->sr_min_rto_us, 0))
-			return -2;
-		break;
-	case OPT_SR_INIT_RTO:
-		if (opt_u32("--sr-init-rto-ms", arg, 1, 60000, &cfg->sr_init_rto_ms, 0))
-			return -2;
-		break;
-	case OPT_SR_ACK_US:
-		if (opt_u32("--sr-ack-us", arg, 0, 1000000, &cfg->sr_ack_us, 0))
-			return -2;
-		break;
-	case OPT_EC_BETA: {
-		char *end;
-		double b;
-		errno = 0;
-		b = strtod(arg, &end);
-		if (errno || end == arg || *end || !(b >= 0 && b <= 16)) {
-			fprintf(stderr, "sdr-dpu: --ec-beta: '%s' is not a number in [0, 16]\n",
-				arg);
-			return -2;
-		}
-		cfg->ec_beta_milli = (uint32_t)(b * 1000 + 0.5);
-		break;
-	}
-	case OPT_EC_RTT:
-		if (opt_u32("--ec-rtt-us", arg, 0, 10000000, &cfg->ec_rtt_us, 0))
-			return -2;
-		break;
-	case OPT_EC_POOL:
-		if (opt_u32("--ec-pool-mb", arg, 1, 65536, &cfg->ec_pool_mb, 0))
-			return -2;
-		break;
-	case OPT_AUTO_SCHEMES:
-		if (sdr_auto_schemes_parse(arg, cfg->auto_cands, &cfg->auto_ncands)) {
-			fprintf(stderr, "sdr-dpu: --auto-schemes: '%s' is not a list of at most %u"
-					" distinct schemes sr, rs:K:M, xor:K:M (1 <= K <= 64,"
-					" 1 <= M <= 32, XOR M <= K)\n", arg, SDR_AUTO_MAX_CANDS);
-			return -2;
-		}
-		break;
-	case OPT_AUTO_OBJ:
-		if (!strcmp(arg, "mean")) {
-			cfg->auto_obj = SDR_MODEL_OBJ_MEAN;
-		} else if (!strcmp(arg, "p999")) {
-			cfg->auto_obj = SDR_MODEL_OBJ_P999;
-		} else {
-			fprintf(stderr, "sdr-dpu: --auto-objective: '%s' is not mean or p999\n",
-				arg);
-			return -2;
-		}
-		break;
-	case OPT_QUOTA_KEY:
-		if (!strcmp(arg, "uid")) {
-			cfg->quota_by_pid = 0;
-		} else if (!strcmp(arg, "pid")) {
-			cfg->quota_by_pid = 1;
-		} else {
-			fprintf(stderr, "sdr-dpu: --quota-key: '%s' is not uid or pid\n", arg);
-			return -2;
-		}
-		break;
-	case OPT_QUOTA_CONNS:
-		if (opt_u32("--quota-conns", arg, 0, 1u << 20, &cfg->quota_conns, 0))
-			return -2;
-		break;
-	case OPT_QUOTA_CTXS:
-		if (opt_u32("--quota-ctxs", arg, 0, 1u << 20, &cfg->quota_ctxs, 0))
-			return -2;
-		break;
-	case OPT_QUOTA_QPS:
-		if (opt_u32("--quota-qps", arg, 0, 1u << 20, &cfg->quota_qps, 0))
-			return -2;
-		break;
-	case OPT_QUOTA_MR: {
-		uint64_t b;
-		if (sdr_parse_u64(arg, &b, 1) || b > (1ull << 50)) {
-			fprintf(stderr, "sdr-dpu: --quota-mr-bytes: '%s' is not a size in [0, 1048576G]"
-					" (K/M/G suffixes)\n", arg);
-			return -2;
-		}
-		cfg->quota_mr_bytes = b;
-		break;
-	}
-	case OPT_CTL_REPLY_TO:
-		if (opt_u32("--ctl-reply-timeout-ms", arg, 1, 3600000, &cfg->ctl_reply_timeout_ms,
-			    0))
-			return -2;
-		break;
-	case OPT_CTL_HELLO_TO:
-		if (opt_u32("--ctl-hello-timeout-ms", arg, 1, 3600000, &cfg->ctl_hello_timeout_ms,
-			    0))
-			return -2;
-		break;
-	case OPT_GTIMEOUT:
-		if (opt_u32("--global-timeout-ms", arg, 0, 3600000, &cfg->global_timeout_ms, 0))
-			return -2;
-		break;
-	case OPT_QPN_EPOCH:
-		if (!strcmp(arg, "random")) {
-			cfg->qpn_epoch = -1;
-		} else {
-			if (opt_u32("--qpn-epoch", arg, 0, SDR_QPN_EPOCHS - 1, &v, 0))
-				return -2;
-			cfg->qpn_epoch = (int)v;
-		}
-		break;
-	default:
-		return -1; /* cannot happen: every entry has its case */
-	}
-	x->ic = ic;
+/* --- what a type cannot say ------------------------------------------- */
+
+static int on_version(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	(void)o;
+	(void)arg;
+	printf("sdr-dpu %s (ABI %d.%d)\n", SDR_VERSION, SDR_ABI_MAJOR, SDR_ABI_MINOR);
+	((struct cfg_ctx *)ctx)->done = 1;
 	return 0;
 }
 
+static int on_ip(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct sdr_inst_cfg *ic = ((struct cfg_ctx *)ctx)->ic;
+
+	(void)o;
+	if (sdr_parse_ipv4(arg, &ic->ip)) {
+		fprintf(stderr, "sdr-dpu: --ip: '%s' is not an IPv4 address\n", arg);
+		return -2;
+	}
+	ic->has_ip = 1;
+	return 0;
+}
+
+/* --mac (.id 0) and --peer-mac (.id 1) */
+static int on_mac(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct sdr_inst_cfg *ic = ((struct cfg_ctx *)ctx)->ic;
+
+	if (sdr_parse_mac(arg, o->id ? ic->peer_mac : ic->mac)) {
+		fprintf(stderr, "sdr-dpu: --%s: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)\n",
+			o->name, arg);
+		return -2;
+	}
+	if (o->id)
+		ic->has_peer_mac = 1;
+	else
+		ic->has_mac = 1;
+	return 0;
+}
+
+static int on_link_peer(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct sdr_inst_cfg *ic = ((struct cfg_ctx *)ctx)->ic;
+
+	(void)o;
+	if (ic->n_link_peer == SDR_MAX_LINK_PEERS) {
+		fprintf(stderr, "sdr-dpu: --link-peer: at most %u profiles per instance\n",
+			SDR_MAX_LINK_PEERS);
+		return -2;
+	}
+	ic->link_peer[ic->n_link_peer++] = arg;
+	return 0;
+}
+
+static int on_instance(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cfg_ctx *x = ctx;
+	struct sdr_cfg *cfg = x->cfg;
+
+	(void)o;
+	(void)arg;
+	if (cfg->ninst == SDR_MAX_INST) {
+		fprintf(stderr, "sdr-dpu: at most %d instances\n", SDR_MAX_INST);
+		return -2;
+	}
+	x->ic = &cfg->inst[cfg->ninst++];
+	x->ic->port = -1;
+	x->ic->name = NULL;
+	return 0;
+}
+
+/* main() runs bridge.c before this parser sees --bridge */
+static int on_bridge(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	(void)o;
+	(void)arg;
+	(void)ctx;
+	fprintf(stderr, "sdr-dpu: --bridge is a mode of its own: sdr-dpu [EAL] -- --bridge "
+			"[bridge options] (sdr-dpu --bridge --help)\n");
+	return -2;
+}
+
+/* process-wide; parsing runs before any worker */
+static int on_icrc_crc(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	int rc = sdr_icrc_select(arg);
+
+	(void)o;
+	(void)ctx;
+	if (rc) {
+		fprintf(stderr, "sdr-dpu: --icrc-crc: '%s' %s\n", arg,
+			rc == -ENOTSUP ? "is not available on this CPU or build (PCLMULQDQ, x86-64)"
+				       : "is not auto, isal or by8");
+		return -2;
+	}
+	return 0;
+}
+
+static int on_auto_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct sdr_cfg *cfg = ((struct cfg_ctx *)ctx)->cfg;
+
+	(void)o;
+	if (sdr_auto_schemes_parse(arg, cfg->auto_cands, &cfg->auto_ncands)) {
+		fprintf(stderr, "sdr-dpu: --auto-schemes: '%s' is not a list of at most %u"
+				" distinct schemes sr, rs:K:M, xor:K:M (1 <= K <= 64,"
+				" 1 <= M <= 32, XOR M <= K)\n",
+			arg, SDR_AUTO_MAX_CANDS);
+		return -2;
+	}
+	return 0;
+}
+
+/* --- the table ---------------------------------------------------------- */
+
+static const struct sdr_opt_name qpn_random[] = {{"random", -1}, SDR_OPT_NAMES_END};
+static const struct sdr_opt_name objectives[] = {
+	{"mean", SDR_MODEL_OBJ_MEAN}, {"p999", SDR_MODEL_OBJ_P999}, SDR_OPT_NAMES_END};
+static const struct sdr_opt_name quota_keys[] = {{"uid", 0}, {"pid", 1}, SDR_OPT_NAMES_END};
+
+/* the target: a field of the config, or of the current instance */
+#define CFG(f) .off = offsetof(struct sdr_cfg, f), .id = IN_CFG
+#define INST(f) .off = offsetof(struct sdr_inst_cfg, f), .id = IN_INST
+#define U32(lo, hi) .kind = SDR_OPT_U32, .min = (lo), .max = (hi)
+#define MS_MAX 3600000 /* an hour */
+
 static const struct sdr_opt cfg_opts[] = {
-	SDR_OPT_SECTION("\nPer-DPU-instance options (apply to the current instance; --instance starts the next):"),
-	{.name = "name", .arg = "PATH", .help = "unix socket hosts attach to (default /tmp/sdr-dpu.sock)", .fn = cfg_opt, .id = OPT_NAME},
-	{.name = "port", .arg = "N", .help = "DPDK port id of this instance (default: next unused port)", .fn = cfg_opt, .id = OPT_PORT},
-	{.name = "ip", .arg = "A.B.C.D", .help = "this DPU's IPv4 address (required)", .fn = cfg_opt, .id = OPT_IP},
-	{.name = "mac", .arg = "MAC", .help = "this DPU's MAC (default: the port's MAC; net_tap, whose\nport MAC is its kernel interface's: 02:53:44:52 + the\nport MAC's last two bytes; a port without a MAC, e.g.\nnet_ring: 02:53:44:52:PORT:INSTANCE+1)", .fn = cfg_opt, .id = OPT_MAC},
-	{.name = "peer-mac", .arg = "MAC", .help = "static next-hop MAC for every peer (required, except with\n--ring-pair where it defaults to the other instance's MAC)", .fn = cfg_opt, .id = OPT_PEER_MAC},
-	{.name = "link", .arg = "SPEC", .help = "long-haul link emulator on this port's receive side\n(e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\nsee docs/link-emulator.md); with --link-peer: the link of\nframes from sources no profile lists", .fn = cfg_opt, .id = OPT_LINK},
-	{.name = "link-peer", .arg = "[NAME:]IP[+IP...]:SPEC", .help = "a per-peer link on the receive side (repeatable, at most\n16): frames whose source IPv4 address is one of IPs take\nthe link SPEC (--link's syntax; empty = perfect link);\nthe peers of one profile share one emulated link (one\nbottleneck FIFO). NAME labels its counters (default\npeerN). E.g. into2:10.100.0.2+10.100.1.2:delay=12.5ms,\nrate=2gbit,buffer=4MB", .fn = cfg_opt, .id = OPT_LINK_PEER},
-	{.name = "port-rate", .arg = "RATE", .help = "pace everything this instance sends to RATE (bits/s:\n10g, 2.5gbit, 800m, 1e9; default 0 = unpaced). QPs may\nhave their own, lower rate (libsdr qp attr rate_bps)", .fn = cfg_opt, .id = OPT_PORT_RATE},
-	{.name = "instance", .help = "start describing another DPU instance in this process", .fn = cfg_opt, .id = OPT_INSTANCE},
+	SDR_OPT_SECTION("\nPer-DPU-instance options (apply to the current instance; "
+			"--instance starts the next):"),
+	{.name = "name", .arg = "PATH", .kind = SDR_OPT_STRING, INST(name),
+	 .help = "unix socket hosts attach to (default /tmp/sdr-dpu.sock)"},
+	{.name = "port", .arg = "N", .kind = SDR_OPT_INT, .max = RTE_MAX_ETHPORTS - 1, INST(port),
+	 .help = "DPDK port id of this instance (default: next unused port)"},
+	{.name = "ip", .arg = "A.B.C.D", .fn = on_ip, .help = "this DPU's IPv4 address (required)"},
+	{.name = "mac", .arg = "MAC", .fn = on_mac, .id = 0,
+	 .help = "this DPU's MAC (default: the port's MAC; net_tap, whose\n"
+		 "port MAC is its kernel interface's: 02:53:44:52 + the\n"
+		 "port MAC's last two bytes; a port without a MAC, e.g.\n"
+		 "net_ring: 02:53:44:52:PORT:INSTANCE+1)"},
+	{.name = "peer-mac", .arg = "MAC", .fn = on_mac, .id = 1,
+	 .help = "static next-hop MAC for every peer (required, except with\n"
+		 "--ring-pair where it defaults to the other instance's MAC)"},
+	{.name = "link", .arg = "SPEC", .kind = SDR_OPT_STRING, INST(link),
+	 .help = "long-haul link emulator on this port's receive side\n"
+		 "(e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\n"
+		 "see docs/link-emulator.md); with --link-peer: the link of\n"
+		 "frames from sources no profile lists"},
+	{.name = "link-peer", .arg = "[NAME:]IP[+IP...]:SPEC", .fn = on_link_peer,
+	 .help = "a per-peer link on the receive side (repeatable, at most\n"
+		 "16): frames whose source IPv4 address is one of IPs take\n"
+		 "the link SPEC (--link's syntax; empty = perfect link);\n"
+		 "the peers of one profile share one emulated link (one\n"
+		 "bottleneck FIFO). NAME labels its counters (default\n"
+		 "peerN). E.g. into2:10.100.0.2+10.100.1.2:delay=12.5ms,\n"
+		 "rate=2gbit,buffer=4MB"},
+	{.name = "port-rate", .arg = "RATE", .kind = SDR_OPT_RATE, .max = 10000000000000ull,
+	 INST(port_rate),
+	 .help = "pace everything this instance sends to RATE (bits/s:\n"
+		 "10g, 2.5gbit, 800m, 1e9; default 0 = unpaced). QPs may\n"
+		 "have their own, lower rate (libsdr qp attr rate_bps)"},
+	{.name = "instance", .fn = on_instance,
+	 .help = "start describing another DPU instance in this process"},
 	SDR_OPT_SECTION("\nGlobal options:"),
-	{.name = "bridge", .help = "run as a bump in the wire between two ports with the link\nemulator each way, not as a DPU (sdr-dpu --bridge --help)", .fn = cfg_opt, .id = OPT_BRIDGE},
-	{.name = "ring-pair", .help = "create two ports joined back to back by a net_ring pair\n(two DPUs in one process; needs two instances)", .fn = cfg_opt, .id = OPT_RING_PAIR},
-	{.name = "mtu", .arg = "N", .help = "RoCE path MTU: 1024, 2048 or 4096 (default 4096)", .fn = cfg_opt, .id = OPT_MTU},
-	{.name = "chunk-pkts", .arg = "N", .help = "packets per bitmap chunk, 1..1024 (default 16)", .fn = cfg_opt, .id = OPT_CHUNK},
-	{.name = "max-msg", .arg = "BYTES", .help = "default and upper bound of a QP's max message size M; K/M/G\nsuffixes (default 64M; at most 1G at 4096 MTU)", .fn = cfg_opt, .id = OPT_MAXMSG},
-	{.name = "generations", .arg = "G", .help = "QPNs (message generations) per SDR QP, power of two 1..16\n(default 4)", .fn = cfg_opt, .id = OPT_GENS},
-	{.name = "workers", .arg = "N", .help = "worker lcores (default: every non-main lcore of -l/-c, >= 1)", .fn = cfg_opt, .id = OPT_WORKERS},
-	{.name = "idle-us", .arg = "US", .help = "sleep of an idle worker after --idle-spins empty polls\n(default 50; 0 = busy-poll)", .fn = cfg_opt, .id = OPT_IDLE_US},
-	{.name = "idle-spins", .arg = "N", .help = "empty polls before an idle worker sleeps (default 256)", .fn = cfg_opt, .id = OPT_IDLE_SPINS},
-	{.name = "cts-resend-ms", .arg = "MS", .help = "re-send clear-to-send for posted receives that saw no data\n(default 20; 0 = never)", .fn = cfg_opt, .id = OPT_CTS_MS},
-	{.name = "mbufs", .arg = "N", .help = "packet buffers per instance (default 8191)", .fn = cfg_opt, .id = OPT_MBUFS},
-	{.name = "pace-burst", .arg = "BYTES", .help = "how far a paced QP (or port) whose worker was late catches\nup, at line rate (default: 200 us of its rate, at least\n64K); an idle QP earns nothing", .fn = cfg_opt, .id = OPT_PACE_BURST},
-	{.name = "pace-trace", .arg = "N", .help = "keep the departure times of the last N paced frames per\nworker (rounded up to a power of two; default 0 = off):\ntelemetry /sdr/pace_peak measures a QP's peak rate", .fn = cfg_opt, .id = OPT_PACE_TRACE},
-	{.name = "no-icrc", .help = "neither generate nor verify the ICRC (benchmarks only)", .fn = cfg_opt, .id = OPT_NO_ICRC},
-	{.name = "icrc-crc", .arg = "auto|by8|isal", .help = "the CRC-32 code of the ICRC (same CRC): isal = ISA-L's\ndispatcher (AVX-512 where present; auto, the default);\nby8 = its 128-bit PCLMUL variant (x86-64), for comparison", .fn = cfg_opt, .id = OPT_ICRC_CRC},
-	{.name = "qpn-epoch", .arg = "N|random", .help = "QPN range of this boot: QPN blocks start at\n0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\npackets for an earlier incarnation count as stale_epoch)", .fn = cfg_opt, .id = OPT_QPN_EPOCH},
-	{.name = "stats-interval", .arg = "S", .help = "print the stats block every S seconds (default 0 = only at exit)", .fn = cfg_opt, .id = OPT_STATS_INT},
-	{.name = "stats-json", .arg = "FILE", .help = "write all counters as JSON to FILE at exit", .fn = cfg_opt, .id = OPT_STATS_JSON},
+	{.name = "bridge", .fn = on_bridge,
+	 .help = "run as a bump in the wire between two ports with the link\n"
+		 "emulator each way, not as a DPU (sdr-dpu --bridge --help)"},
+	{.name = "ring-pair", .kind = SDR_OPT_BOOL, CFG(ring_pair),
+	 .help = "create two ports joined back to back by a net_ring pair\n"
+		 "(two DPUs in one process; needs two instances)"},
+	{.name = "mtu", .arg = "N", U32(1024, 4096), .flags = SDR_OPTF_POW2, CFG(mtu),
+	 .help = "RoCE path MTU: 1024, 2048 or 4096 (default 4096)"},
+	{.name = "chunk-pkts", .arg = "N", U32(1, 1024), CFG(chunk_pkts),
+	 .help = "packets per bitmap chunk, 1..1024 (default 16)"},
+	{.name = "max-msg", .arg = "BYTES", .kind = SDR_OPT_SIZE32, .min = 1, .max = 1u << 30,
+	 CFG(max_msg),
+	 .help = "default and upper bound of a QP's max message size M; K/M/G\n"
+		 "suffixes (default 64M; at most 1G at 4096 MTU)"},
+	{.name = "generations", .arg = "G", U32(1, 16), .flags = SDR_OPTF_POW2, CFG(generations),
+	 .help = "QPNs (message generations) per SDR QP, power of two 1..16\n(default 4)"},
+	{.name = "workers", .arg = "N", U32(1, SDR_MAX_WORKERS), CFG(workers),
+	 .help = "worker lcores (default: every non-main lcore of -l/-c, >= 1)"},
+	{.name = "idle-us", .arg = "US", U32(0, 100000), CFG(idle_us),
+	 .help = "sleep of an idle worker after --idle-spins empty polls\n"
+		 "(default 50; 0 = busy-poll)"},
+	{.name = "idle-spins", .arg = "N", U32(1, 1u << 30), CFG(idle_spins),
+	 .help = "empty polls before an idle worker sleeps (default 256)"},
+	{.name = "cts-resend-ms", .arg = "MS", U32(0, 60000), CFG(cts_resend_ms),
+	 .help = "re-send clear-to-send for posted receives that saw no data\n"
+		 "(default 20; 0 = never)"},
+	{.name = "mbufs", .arg = "N", U32(511, 1u << 24), CFG(mbufs),
+	 .help = "packet buffers per instance (default 8191)"},
+	{.name = "pace-burst", .arg = "BYTES", .kind = SDR_OPT_SIZE32, .min = 2048,
+	 .max = 1u << 30, CFG(pace_burst),
+	 .help = "how far a paced QP (or port) whose worker was late catches\n"
+		 "up, at line rate (default: 200 us of its rate, at least\n"
+		 "64K); an idle QP earns nothing"},
+	{.name = "pace-trace", .arg = "N", .kind = SDR_OPT_SIZE32, .max = 1u << 24,
+	 CFG(pace_trace),
+	 .help = "keep the departure times of the last N paced frames per\n"
+		 "worker (rounded up to a power of two; default 0 = off):\n"
+		 "telemetry /sdr/pace_peak measures a QP's peak rate"},
+	{.name = "no-icrc", .kind = SDR_OPT_BOOL, .flags = SDR_OPTF_CLEAR, CFG(icrc),
+	 .help = "neither generate nor verify the ICRC (benchmarks only)"},
+	{.name = "icrc-crc", .arg = "auto|by8|isal", .fn = on_icrc_crc,
+	 .help = "the CRC-32 code of the ICRC (same CRC): isal = ISA-L's\n"
+		 "dispatcher (AVX-512 where present; auto, the default);\n"
+		 "by8 = its 128-bit PCLMUL variant (x86-64), for comparison"},
+	{.name = "qpn-epoch", .arg = "N|random", .kind = SDR_OPT_INT, .max = SDR_QPN_EPOCHS - 1,
+	 .names = qpn_random, CFG(qpn_epoch),
+	 .help = "QPN range of this boot: QPN blocks start at\n"
+		 "0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\n"
+		 "packets for an earlier incarnation count as stale_epoch)"},
+	{.name = "stats-interval", .arg = "S", U32(0, 86400), CFG(stats_interval),
+	 .help = "print the stats block every S seconds (default 0 = only at exit)"},
+	{.name = "stats-json", .arg = "FILE", .kind = SDR_OPT_STRING, CFG(stats_json),
+	 .help = "write all counters as JSON to FILE at exit"},
 	{.name = "help", .help = "this text"},
-	{.name = "version", .help = "print the version", .fn = cfg_opt, .id = OPT_VERSION},
-	SDR_OPT_SECTION("\nSelective Repeat (QPs with reliability SR, and the SR part of EC and AUTO QPs;\ndocs/reliability.md):"),
-	{.name = "sr-alpha", .arg = "A", .help = "RTO = (1 + A) * smoothed RTT (default 0.5; 0..16)", .fn = cfg_opt, .id = OPT_SR_ALPHA},
-	{.name = "sr-rttvar-k", .arg = "K", .help = "... but at least SRTT + K * RTTVAR (RFC 6298 uses 4;\ndefault 4, 0 = off)", .fn = cfg_opt, .id = OPT_SR_K},
-	{.name = "sr-min-rto-us", .arg = "US", .help = "RTO floor (default 2000)", .fn = cfg_opt, .id = OPT_SR_MIN_RTO},
-	{.name = "sr-init-rto-ms", .arg = "MS", .help = "RTO before the first RTT sample (default 200)", .fn = cfg_opt, .id = OPT_SR_INIT_RTO},
-	{.name = "sr-ack-us", .arg = "US", .help = "receiver ACK coalescing period (default 500); a completed\nreceive is acknowledged at once", .fn = cfg_opt, .id = OPT_SR_ACK_US},
-	{.name = "global-timeout-ms", .arg = "MS", .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\nthe error state (outstanding operations complete with\n-ETIMEDOUT); a receive without progress for MS completes\nwith -ETIMEDOUT (default 3000; 0 = never)", .fn = cfg_opt, .id = OPT_GTIMEOUT},
-	SDR_OPT_SECTION("\nErasure coding (QPs with reliability EC, and AUTO's EC messages;\ndocs/reliability.md):"),
-	{.name = "ec-beta", .arg = "B", .help = "fallback timeout FTO = (M + ceil(M*m/k)) * T_INJ + B * RTT\n(default 1.0; 0..16)", .fn = cfg_opt, .id = OPT_EC_BETA},
-	{.name = "ec-rtt-us", .arg = "US", .help = "RTT of the FTO (default 0 = estimate: the QP's smoothed\nRTT, else the smallest CTS-to-first-packet time)", .fn = cfg_opt, .id = OPT_EC_RTT},
-	{.name = "ec-pool-mb", .arg = "MB", .help = "parity buffers of one receiving EC or AUTO QP (default 64)", .fn = cfg_opt, .id = OPT_EC_POOL},
-	SDR_OPT_SECTION("\nAUTO (QPs with reliability AUTO pick SR or an EC code per message from the\nmeasured RTT and chunk loss; docs/reliability.md \"AUTO\"):"),
-	{.name = "auto-schemes", .arg = "LIST", .help = "candidates, comma-separated: sr, rs:K:M, xor:K:M (1 <= K\n<= 64, 1 <= M <= 32, XOR M <= K; at most 8)\n(default " AUTO_SCHEMES_DEFAULT ")", .fn = cfg_opt, .id = OPT_AUTO_SCHEMES},
-	{.name = "auto-objective", .arg = "O", .help = "minimise the predicted mean or p999 completion time\n(default mean)", .fn = cfg_opt, .id = OPT_AUTO_OBJ},
-	SDR_OPT_SECTION("\nHosts (control socket; docs/host-api.md \"Limits and quotas\"). Quotas hold per\nclient and instance; 0 = no limit. A refusal says which quota in its reason\n(sdr_last_error()) and counts in ctl_quota_*:"),
-	{.name = "quota-key", .arg = "uid|pid", .help = "who a client is: the peer's uid (default; processes of\none user share its quotas) or its pid (SO_PEERCRED)", .fn = cfg_opt, .id = OPT_QUOTA_KEY},
-	{.name = "quota-conns", .arg = "N", .help = "connections open at once, attached or not (default " SDR_STR(QUOTA_CONNS_DEFAULT) ")", .fn = cfg_opt, .id = OPT_QUOTA_CONNS},
-	{.name = "quota-ctxs", .arg = "N", .help = "attached contexts (default " SDR_STR(QUOTA_CTXS_DEFAULT) ")", .fn = cfg_opt, .id = OPT_QUOTA_CTXS},
-	{.name = "quota-qps", .arg = "N", .help = "QPs (default " SDR_STR(QUOTA_QPS_DEFAULT) ")", .fn = cfg_opt, .id = OPT_QUOTA_QPS},
-	{.name = "quota-mr-bytes", .arg = "B", .help = "registered memory, K/M/G suffixes (default " SDR_STR(QUOTA_MR_GB_DEFAULT) "G)", .fn = cfg_opt, .id = OPT_QUOTA_MR},
-	{.name = "ctl-reply-timeout-ms", .arg = "MS", .help = "drop a client that does not take a reply within MS\n(it does not read its socket; default " SDR_STR(CTL_REPLY_TO_DEFAULT) ")", .fn = cfg_opt, .id = OPT_CTL_REPLY_TO},
-	{.name = "ctl-hello-timeout-ms", .arg = "MS", .help = "drop a connection that has not attached (HELLO)\nwithin MS of connecting (default " SDR_STR(CTL_HELLO_TO_DEFAULT) ")", .fn = cfg_opt, .id = OPT_CTL_HELLO_TO},
+	{.name = "version", .fn = on_version, .help = "print the version"},
+	SDR_OPT_SECTION("\nSelective Repeat (QPs with reliability SR, and the SR part of EC and "
+			"AUTO QPs;\ndocs/reliability.md):"),
+	{.name = "sr-alpha", .arg = "A", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
+	 CFG(sr_alpha_milli), .help = "RTO = (1 + A) * smoothed RTT (default 0.5; 0..16)"},
+	{.name = "sr-rttvar-k", .arg = "K", U32(0, 64), CFG(sr_rttvar_k),
+	 .help = "... but at least SRTT + K * RTTVAR (RFC 6298 uses 4;\ndefault 4, 0 = off)"},
+	{.name = "sr-min-rto-us", .arg = "US", U32(1, 10000000), CFG(sr_min_rto_us),
+	 .help = "RTO floor (default 2000)"},
+	{.name = "sr-init-rto-ms", .arg = "MS", U32(1, 60000), CFG(sr_init_rto_ms),
+	 .help = "RTO before the first RTT sample (default 200)"},
+	{.name = "sr-ack-us", .arg = "US", U32(0, 1000000), CFG(sr_ack_us),
+	 .help = "receiver ACK coalescing period (default 500); a completed\n"
+		 "receive is acknowledged at once"},
+	{.name = "global-timeout-ms", .arg = "MS", U32(0, MS_MAX), CFG(global_timeout_ms),
+	 .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\n"
+		 "the error state (outstanding operations complete with\n"
+		 "-ETIMEDOUT); a receive without progress for MS completes\n"
+		 "with -ETIMEDOUT (default 3000; 0 = never)"},
+	SDR_OPT_SECTION("\nErasure coding (QPs with reliability EC, and AUTO's EC messages;\n"
+			"docs/reliability.md):"),
+	{.name = "ec-beta", .arg = "B", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
+	 CFG(ec_beta_milli),
+	 .help = "fallback timeout FTO = (M + ceil(M*m/k)) * T_INJ + B * RTT\n"
+		 "(default 1.0; 0..16)"},
+	{.name = "ec-rtt-us", .arg = "US", U32(0, 10000000), CFG(ec_rtt_us),
+	 .help = "RTT of the FTO (default 0 = estimate: the QP's smoothed\n"
+		 "RTT, else the smallest CTS-to-first-packet time)"},
+	{.name = "ec-pool-mb", .arg = "MB", U32(1, 65536), CFG(ec_pool_mb),
+	 .help = "parity buffers of one receiving EC or AUTO QP (default 64)"},
+	SDR_OPT_SECTION("\nAUTO (QPs with reliability AUTO pick SR or an EC code per message "
+			"from the\nmeasured RTT and chunk loss; docs/reliability.md \"AUTO\"):"),
+	{.name = "auto-schemes", .arg = "LIST", .fn = on_auto_schemes,
+	 .help = "candidates, comma-separated: sr, rs:K:M, xor:K:M (1 <= K\n"
+		 "<= 64, 1 <= M <= 32, XOR M <= K; at most 8)\n"
+		 "(default " AUTO_SCHEMES_DEFAULT ")"},
+	{.name = "auto-objective", .arg = "O", .kind = SDR_OPT_ENUM, .names = objectives,
+	 CFG(auto_obj),
+	 .help = "minimise the predicted mean or p999 completion time\n(default mean)"},
+	SDR_OPT_SECTION("\n"
+			"Hosts (control socket; docs/host-api.md \"Limits and quotas\"). Quotas hold per\n"
+			"client and instance; 0 = no limit. A refusal says which quota in its reason\n"
+			"(sdr_last_error()) and counts in ctl_quota_*:"),
+	{.name = "quota-key", .arg = "uid|pid", .kind = SDR_OPT_ENUM, .names = quota_keys,
+	 CFG(quota_by_pid),
+	 .help = "who a client is: the peer's uid (default; processes of\n"
+		 "one user share its quotas) or its pid (SO_PEERCRED)"},
+	{.name = "quota-conns", .arg = "N", U32(0, 1u << 20), CFG(quota_conns),
+	 .help = "connections open at once, attached or not (default " SDR_STR(
+		 QUOTA_CONNS_DEFAULT) ")"},
+	{.name = "quota-ctxs", .arg = "N", U32(0, 1u << 20), CFG(quota_ctxs),
+	 .help = "attached contexts (default " SDR_STR(QUOTA_CTXS_DEFAULT) ")"},
+	{.name = "quota-qps", .arg = "N", U32(0, 1u << 20), CFG(quota_qps),
+	 .help = "QPs (default " SDR_STR(QUOTA_QPS_DEFAULT) ")"},
+	{.name = "quota-mr-bytes", .arg = "B", .kind = SDR_OPT_SIZE, .max = 1ull << 50,
+	 CFG(quota_mr_bytes),
+	 .help = "registered memory, K/M/G suffixes (default " SDR_STR(QUOTA_MR_GB_DEFAULT) "G)"},
+	{.name = "ctl-reply-timeout-ms", .arg = "MS", U32(1, MS_MAX), CFG(ctl_reply_timeout_ms),
+	 .help = "drop a client that does not take a reply within MS\n"
+		 "(it does not read its socket; default " SDR_STR(CTL_REPLY_TO_DEFAULT) ")"},
+	{.name = "ctl-hello-timeout-ms", .arg = "MS", U32(1, MS_MAX), CFG(ctl_hello_timeout_ms),
+	 .help = "drop a connection that has not attached (HELLO)\n"
+		 "within MS of connecting (default " SDR_STR(CTL_HELLO_TO_DEFAULT) ")"},
 	SDR_OPT_END,
 };
 
@@ -415,6 +346,7 @@ static const struct sdr_opts cfg_set = {
 "(/sdr/stats, /sdr/qps, /sdr/workers, /sdr/pace_peak; read them with\n"
 "dpdk-telemetry.py -f <file-prefix>).\n",
 	.opt = cfg_opts,
+	.base = cfg_base,
 };
 
 void sdr_cfg_usage(FILE *f, const char *prog)

@@ -8,7 +8,7 @@
  *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/prim/sdr_types.h),
  *                   in the order of the stats JSON's qp_totals
  *   imm_nibbles     data packets at least of a message that carries a user
- *                   immediate (SDR_IMM_NIBBLES; common/sdr_wire.c
+ *                   immediate (SDR_IMM_NIBBLES; common/sdr_wire_build.c
  *                   sdr_wire_msg_pkts()); one without has ceil(size / MTU)
  * Usage: gen_consts OUT.json (meson runs it at build time; DPDK headers for
  * sdr_types.h, nothing of DPDK linked).

@@ -269,12 +269,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)upload;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "sdr-dpu: only GET\n");
-	if (*upload_size) /* a GET with a body */
-		return text(c, MHD_HTTP_BAD_REQUEST, "sdr-dpu: no body expected\n");
-	if (!*state) { /* (headers only so far; answer on the next call) */
+	if (!*state) { /* the first call: headers only */
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_TRANSFER_ENCODING);
 		*state = (void *)1;
-		return MHD_YES;
+		if ((cl && strcmp(cl, "0")) || te) /* a GET with a body */
+			return text(c, MHD_HTTP_BAD_REQUEST, "sdr-dpu: no body expected\n");
+		return MHD_YES; /* (answered on the next call) */
 	}
+	if (*upload_size)
+		return text(c, MHD_HTTP_BAD_REQUEST, "sdr-dpu: no body expected\n");
 	if (!strcmp(url, "/metrics"))
 		return serve(c, PAGE_METRICS, "text/plain; version=0.0.4; charset=utf-8");
 	if (!strcmp(url, "/ops"))

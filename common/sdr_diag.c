@@ -64,7 +64,8 @@ int sdr_diag_recv_text(char *buf, size_t len, const struct sdr_diag_recv *d)
 	int n;
 
 	ago(t, sizeof(t), d->posted_ago);
-	if (d->chunk_bm && d->chunks_got < d->chunks) {
+	/* (with no chunk in, all are missing: not listed) */
+	if (d->chunk_bm && d->chunks_got && d->chunks_got < d->chunks) {
 		memcpy(miss, ", missing ", 10);
 		sdr_diag_missing(miss + 10, sizeof(miss) - 10, d->chunk_bm, d->chunks, 6);
 	}

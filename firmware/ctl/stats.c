@@ -667,6 +667,20 @@ static void walk_qp_stats(const struct sdr_stats_sink *s, const char *lb,
 #undef W
 }
 
+/* Sends posted and not complete (the window is advanced lazily: count) */
+static uint32_t sends_outstanding(const struct sdr_qp *qp)
+{
+	uint32_t n = 0, to = *(const volatile uint32_t *)&qp->send_next;
+
+	for (uint32_t seq = *(const volatile uint32_t *)&qp->ack_cursor; seq != to; seq++) {
+		const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+		n += sm->state == SDR_SM_QUEUED && sm->seq == seq;
+		if (n >= SDR_MAX_MSGS)
+			break;
+	}
+	return n;
+}
+
 static void walk_qp(const struct sdr_stats_sink *s, const struct sdr_qp *qp)
 {
 	char lb[512], al[600];
@@ -682,9 +696,7 @@ static void walk_qp(const struct sdr_stats_sink *s, const struct sdr_qp *qp)
 	s->sample(s->arg, SDR_STAT_GAUGE, "qp_pacing_rate_bytes_per_second",
 		  "the QP's pacing rate (0 = unpaced)", lb, (double)qp->rate_bps / 8);
 	s->sample(s->arg, SDR_STAT_GAUGE, "qp_outstanding_sends",
-		  "sends posted and not yet complete", lb,
-		  (double)(uint32_t)(*(volatile uint32_t *)&qp->send_next -
-				     *(volatile uint32_t *)&qp->ack_cursor));
+		  "sends posted and not yet complete", lb, (double)sends_outstanding(qp));
 	s->sample(s->arg, SDR_STAT_GAUGE, "qp_posted_receives", "receives posted and not complete",
 		  lb, (double)*(volatile uint32_t *)&qp->rq.nposted);
 	if (qp->ops->view)
@@ -829,7 +841,7 @@ void sdr_stats_ops(FILE *f)
 				   " outstanding\n", qp->qpn_base, qp->ops->name, *peer ? peer : "-",
 				qp->state == SDR_QPS_CONNECTED ? "connected" :
 				qp->state == SDR_QPS_ERROR ? "ERROR" : "not connected",
-				rq->nposted, (uint32_t)(qp->send_next - qp->ack_cursor));
+				rq->nposted, sends_outstanding(qp));
 			/* receives, oldest first */
 			for (uint32_t k = sdr_rq_posted_span(rq); k > 0 && shown < 64; k--) {
 				uint32_t idx = (rq->next_seq - k) % SDR_MAX_MSGS;

@@ -153,6 +153,7 @@ static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 		return;
 	}
 	mr->refcnt++;
+	qp->rq.slot[sdr_seq_msg_id((uint32_t)seq)].post_tsc = now; /* (sdr-diag) */
 	if (qp->ops->recv_posted)
 		qp->ops->recv_posted(qp, sdr_seq_msg_id((uint32_t)seq), now);
 }

@@ -25,7 +25,7 @@ struct sdr_rslot {
 	uint64_t wr_id;
 	uint64_t first_tsc; /**< first packet seen (reliability timers) */
 	uint64_t last_tsc;  /**< last packet placed (global timeout) */
-	uint64_t post_tsc;  /**< EC: when the receive was posted (RTT estimate) */
+	uint64_t post_tsc;  /**< when the receive was posted (host_sq.c; sdr-diag) */
 	uint64_t fto_due;   /**< EC: fallback timeout (0 = not armed) */
 	uint32_t ack_cum;   /**< SR: chunks below this are all in (private bitmap) */
 	uint32_t seq;       /**< receive number owning the slot */

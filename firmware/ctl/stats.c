@@ -616,7 +616,7 @@ static void inst_label(const struct sdr_inst *in, char *buf, size_t len)
 	char esc[256];
 
 	label_escape(in->cfg.name ? in->cfg.name : "", esc, sizeof(esc));
-	snprintf(buf, len, "instance=\"%s\"", esc);
+	snprintf(buf, len, "dpu=\"%s\"", esc);
 }
 
 void sdr_stats_qp_labels(const struct sdr_qp *qp, char *buf, size_t len)

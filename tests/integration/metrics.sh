@@ -69,21 +69,21 @@ for line in open(sys.argv[1]):
                                                 float(m.group(3))))
 def tot(name, **want):
     return sum(v for lb, v in vals.get(name, []) if all(lb.get(k) == x for k, x in want.items()))
-a = [lb["instance"] for lb, _ in vals["sdr_port_tx_packets_total"] if lb["instance"].endswith("a.sock")][0]
-sent = tot("sdr_qp_msgs_sent_total", instance=a)
+a = [lb["dpu"] for lb, _ in vals["sdr_port_tx_packets_total"] if lb["dpu"].endswith("a.sock")][0]
+sent = tot("sdr_qp_msgs_sent_total", dpu=a)
 assert sent == 90, "instance a sent %d messages, want 90" % sent
-n = tot("sdr_message_completion_seconds_count", instance=a)
+n = tot("sdr_message_completion_seconds_count", dpu=a)
 assert n == sent, "histogram counts %d completions, want %d" % (n, sent)
-inf = tot("sdr_message_completion_seconds_bucket", instance=a, le="+Inf")
+inf = tot("sdr_message_completion_seconds_bucket", dpu=a, le="+Inf")
 assert inf == n, (inf, n)
 for cls, k in (("4KiB", 30), ("256KiB", 0), ("1MiB", 60)):
-    got = tot("sdr_message_completion_seconds_count", instance=a, size_class=cls)
+    got = tot("sdr_message_completion_seconds_count", dpu=a, size_class=cls)
     assert got == k, "size class %s: %d completions, want %d" % (cls, got, k)
-s = tot("sdr_message_completion_seconds_sum", instance=a)
+s = tot("sdr_message_completion_seconds_sum", dpu=a)
 assert 90 * 0.002 < s < 90 * 5, "completion time sum %.3f s" % s
 # the link emulator on B's receive side saw every data frame A sent
 lk = tot("sdr_link_pkts_in_total")
-assert lk >= tot("sdr_qp_tx_pkts_total", instance=a) > 0, (lk,)
+assert lk >= tot("sdr_qp_tx_pkts_total", dpu=a) > 0, (lk,)
 assert tot("sdr_drops_total") >= 0 and len(vals["sdr_drops_total"]) > 10
 print("metrics: %d messages, %d completions in the histogram (sum %.3f s), %d link frames"
       % (sent, n, s, lk))

@@ -130,27 +130,7 @@ uint64_t pipe_cba_rule(uint64_t prev, int blocked, int cb, uint64_t step, uint64
 	return v;
 }
 
-/* ---------------- flows ---------------- */
-
-void pipe_flows_get(const struct pipe_cfg *c, const struct pipe_net *net, struct pipe_flows *fl)
-{
-	memset(fl, 0, sizeof(*fl));
-	for (uint32_t ch = 0; ch < 2 * PIPE_MAX_STAGES; ch++)
-		fl->of_chan[ch] = -1;
-	for (uint32_t ch = 0; ch < PIPE_NCHAN(c->stages); ch++) {
-		uint32_t a = c->dc_of[pipe_ch_src(ch)], b = c->dc_of[pipe_ch_dst(ch)];
-		struct pipe_flow *f;
-
-		if (a == b)
-			continue;
-		f = &fl->f[fl->n];
-		f->chan = (uint16_t)ch;
-		f->src_dc = (uint8_t)a;
-		f->dst_dc = (uint8_t)b;
-		f->link = (int16_t)pipe_net_lookup(net, a, b);
-		fl->of_chan[ch] = (int16_t)fl->n++;
-	}
-}
+/* ---------------- flow labels ---------------- */
 
 uint32_t pipe_cba_flow_labels(const struct pipe_cfg *c, const struct pipe_flows *fl,
 			      const struct pipe_cba_label *lab, uint8_t *cb, double *wait)

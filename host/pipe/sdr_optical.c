@@ -77,10 +77,87 @@ static int parse_list(const char *s, uint32_t *v, uint32_t max, uint32_t *n, uin
 	return *n ? 0 : -1;
 }
 
-static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+/* The counts and the seed. */
+static int on_num_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
 	uint64_t v;
+
+	switch (o->id) {
+	case O_ITERS:
+	case O_WARMUP:
+	case O_SEEDS:
+	case O_FS_INIT:
+	case O_FS_MIN:
+	case O_FS_MAX:
+	case O_BG_COUNT:
+	case O_BG_EVERY:
+	case O_K:
+	case O_NFS:
+		if (sdr_parse_u64(arg, &v, 0) || v > 1000000)
+			return -1;
+		switch (o->id) {
+		case O_ITERS: c->iters = (uint32_t)v; return v >= 1 && v <= 1000 ? 0 : -1;
+		case O_WARMUP: c->warmup = (uint32_t)v; return 0;
+		case O_SEEDS: c->seeds = (uint32_t)v; return v >= 1 ? 0 : -1;
+		case O_FS_INIT: c->oc.fs_init = (uint32_t)v; return 0; /* 0: random */
+		case O_FS_MIN: c->oc.fs_min = (uint32_t)v; return 0;
+		case O_FS_MAX: c->oc.fs_max = (uint32_t)v; return 0;
+		case O_BG_COUNT: c->oc.bg_count = (uint32_t)v; return 0;
+		case O_BG_EVERY: c->oc.bg_every = (uint32_t)v; return v >= 1 ? 0 : -1;
+		case O_K: c->oc.K = (uint32_t)v; return v >= 1 && v <= OPT_MAX_K ? 0 : -1;
+		default: c->oc.nfs = (uint32_t)v; return v >= 2 && v <= OPT_MAX_FS ? 0 : -1;
+		}
+	case O_SEED:
+		return sdr_parse_u64(arg, &c->oc.seed, 0) ? -1 : 0;
+	}
+	return -1;
+}
+
+/* The times (s, ms, us: common/sdr_units.c). */
+static int on_time_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+
+	switch (o->id) {
+	case O_TF:
+	case O_TB: {
+		double t;
+
+		if (sdr_parse_duration(arg, SDR_TIME_S, SDR_TIME_S, &t, NULL) || !(t > 0) || t > 60)
+			return -1;
+		*(o->id == O_TF ? &c->tf : &c->tb) = t;
+		return 0;
+	}
+	case O_BG_HOLD:
+	case O_SETUP:
+	case O_RETRY:
+	case O_INTRA: {
+		double t;
+
+		if (sdr_parse_duration(arg, SDR_TIME_S, SDR_TIME_S, &t, NULL) || t < 0 || t > 60)
+			return -1;
+		if (o->id == O_BG_HOLD) {
+			if (!(t > 0))
+				return -1;
+			c->oc.bg_hold = t;
+		} else if (o->id == O_SETUP) {
+			c->oc.setup = t;
+		} else if (o->id == O_RETRY) {
+			c->oc.retry = t;
+		} else {
+			c->oc.intra_lat = t;
+		}
+		return 0;
+	}
+	}
+	return -1;
+}
+
+/* The names, lists and flags. */
+static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
 	uint32_t l[PIPE_MAX_STAGES], n;
 	char *e;
 
@@ -93,15 +170,6 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		if (strcmp(arg, "all") == 0)
 			c->model = -1;
 		return c->model == -2 ? -1 : 0;
-	case O_TF:
-	case O_TB: {
-		double t;
-
-		if (sdr_parse_duration(arg, SDR_TIME_S, SDR_TIME_S, &t, NULL) || !(t > 0) || t > 60)
-			return -1;
-		*(o->id == O_TF ? &c->tf : &c->tb) = t;
-		return 0;
-	}
 	case O_SIZE:
 		return sdr_parse_u64(arg, &c->size, 1) || c->size < PIPE_HDR_BYTES ||
 			       c->size > (1ull << 30)
@@ -134,32 +202,6 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		c->cba = strcmp(arg, "off") == 0 ? 0 : strcmp(arg, "on") == 0 ? 1
 			 : strcmp(arg, "both") == 0 ? 2 : -1;
 		return c->cba < 0 ? -1 : 0;
-	case O_ITERS:
-	case O_WARMUP:
-	case O_SEEDS:
-	case O_FS_INIT:
-	case O_FS_MIN:
-	case O_FS_MAX:
-	case O_BG_COUNT:
-	case O_BG_EVERY:
-	case O_K:
-	case O_NFS:
-		if (sdr_parse_u64(arg, &v, 0) || v > 1000000)
-			return -1;
-		switch (o->id) {
-		case O_ITERS: c->iters = (uint32_t)v; return v >= 1 && v <= 1000 ? 0 : -1;
-		case O_WARMUP: c->warmup = (uint32_t)v; return 0;
-		case O_SEEDS: c->seeds = (uint32_t)v; return v >= 1 ? 0 : -1;
-		case O_FS_INIT: c->oc.fs_init = (uint32_t)v; return 0; /* 0: random */
-		case O_FS_MIN: c->oc.fs_min = (uint32_t)v; return 0;
-		case O_FS_MAX: c->oc.fs_max = (uint32_t)v; return 0;
-		case O_BG_COUNT: c->oc.bg_count = (uint32_t)v; return 0;
-		case O_BG_EVERY: c->oc.bg_every = (uint32_t)v; return v >= 1 ? 0 : -1;
-		case O_K: c->oc.K = (uint32_t)v; return v >= 1 && v <= OPT_MAX_K ? 0 : -1;
-		default: c->oc.nfs = (uint32_t)v; return v >= 2 && v <= OPT_MAX_FS ? 0 : -1;
-		}
-	case O_SEED:
-		return sdr_parse_u64(arg, &c->oc.seed, 0) ? -1 : 0;
 	case O_BLOCKED:
 		if (strcmp(arg, "wait") == 0)
 			c->oc.blocked = OPT_BLOCKED_WAIT;
@@ -177,27 +219,6 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		c->oc.bg_fs_min = l[0];
 		c->oc.bg_fs_max = l[1];
 		return 0;
-	case O_BG_HOLD:
-	case O_SETUP:
-	case O_RETRY:
-	case O_INTRA: {
-		double t;
-
-		if (sdr_parse_duration(arg, SDR_TIME_S, SDR_TIME_S, &t, NULL) || t < 0 || t > 60)
-			return -1;
-		if (o->id == O_BG_HOLD) {
-			if (!(t > 0))
-				return -1;
-			c->oc.bg_hold = t;
-		} else if (o->id == O_SETUP) {
-			c->oc.setup = t;
-		} else if (o->id == O_RETRY) {
-			c->oc.retry = t;
-		} else {
-			c->oc.intra_lat = t;
-		}
-		return 0;
-	}
 	case O_BG_ROUTE:
 		if (strcmp(arg, "ksp-ff") == 0)
 			c->oc.bg_same_alg = 0;
@@ -249,10 +270,10 @@ static const struct sdr_opt opts[] = {
 	{.name = "model", .arg = "NAME", .fn = on_opt, .id = O_MODEL, .dflt = "8b",
 	 .help = "8b (512 MiB per transfer) | 70b (1 GiB) | all; sets --size\n"
 		 "and --tf"},
-	{.name = "tf", .arg = "T", .fn = on_opt, .id = O_TF,
+	{.name = "tf", .arg = "T", .fn = on_time_opt, .id = O_TF,
 	 .help = "forward time per micro-batch and stage (default: the\n"
 		 "model's, 8b 57.5ms, 70b 505.5ms; docs/pipeline.md §6)"},
-	{.name = "tb", .arg = "T", .fn = on_opt, .id = O_TB, .dflt = "2*tf",
+	{.name = "tb", .arg = "T", .fn = on_time_opt, .id = O_TB, .dflt = "2*tf",
 	 .help = "backward time"},
 	{.name = "size", .arg = "SIZE", .fn = on_opt, .id = O_SIZE,
 	 .help = "bytes per transfer, activations and gradients (default:\n"
@@ -270,39 +291,39 @@ static const struct sdr_opt opts[] = {
 	{.name = "cba", .arg = "MODE", .fn = on_opt, .id = O_CBA, .dflt = "both",
 	 .help = "off (fixed --fs-init slots) | on (the CBA rule per request)\n"
 		 "| both"},
-	{.name = "fs-init", .arg = "N", .fn = on_opt, .id = O_FS_INIT,
+	{.name = "fs-init", .arg = "N", .fn = on_num_opt, .id = O_FS_INIT,
 	 .help = "slots of a request without CBA, and CBA's start; 0 =\n"
 		 "uniform in [fs-min, fs-max] per request (default 0)"},
-	{.name = "fs-min", .arg = "N", .fn = on_opt, .id = O_FS_MIN, .dflt = "1",
+	{.name = "fs-min", .arg = "N", .fn = on_num_opt, .id = O_FS_MIN, .dflt = "1",
 	 .help = "CBA's fewest slots"},
-	{.name = "fs-max", .arg = "N", .fn = on_opt, .id = O_FS_MAX, .dflt = "6",
+	{.name = "fs-max", .arg = "N", .fn = on_num_opt, .id = O_FS_MAX, .dflt = "6",
 	 .help = "CBA's most slots"},
 	{.name = "blocked", .arg = "MODE", .fn = on_opt, .id = O_BLOCKED, .dflt = "wait",
 	 .help = "a blocked transfer: wait (retry at the next release) |\n"
 		 "min (retry at once with --fs-min slots, then wait)"},
-	{.name = "retry", .arg = "T", .fn = on_opt, .id = O_RETRY, .dflt = "0",
+	{.name = "retry", .arg = "T", .fn = on_time_opt, .id = O_RETRY, .dflt = "0",
 	 .help = "a blocked request retries after T; 0 = at the next release\n"
 		 "in the network"},
 	{.name = "sites", .arg = "LIST", .fn = on_opt, .id = O_SITES, .dflt = "2,4,7,8,9,13",
 	 .help = "NSFNET node (1..14) of DC 0..5"},
-	{.name = "k", .arg = "K", .fn = on_opt, .id = O_K, .dflt = "4",
+	{.name = "k", .arg = "K", .fn = on_num_opt, .id = O_K, .dflt = "4",
 	 .help = "candidate paths"},
-	{.name = "fs", .arg = "N", .fn = on_opt, .id = O_NFS, .dflt = "80",
+	{.name = "fs", .arg = "N", .fn = on_num_opt, .id = O_NFS, .dflt = "80",
 	 .help = "slots per fibre"},
-	{.name = "setup", .arg = "T", .fn = on_opt, .id = O_SETUP, .dflt = "0",
+	{.name = "setup", .arg = "T", .fn = on_time_opt, .id = O_SETUP, .dflt = "0",
 	 .help = "lightpath setup time"},
-	{.name = "intra-lat", .arg = "T", .fn = on_opt, .id = O_INTRA, .dflt = "100us",
+	{.name = "intra-lat", .arg = "T", .fn = on_time_opt, .id = O_INTRA, .dflt = "100us",
 	 .help = "CB labels: intra-DC latency"},
 	SDR_OPT_SECTION("background traffic:"),
 	{.name = "bg-prob", .arg = "P", .fn = on_opt, .id = O_BG_PROB, .dflt = "0.95",
 	 .help = "probability of a burst per PP event"},
-	{.name = "bg-count", .arg = "N", .fn = on_opt, .id = O_BG_COUNT, .dflt = "60",
+	{.name = "bg-count", .arg = "N", .fn = on_num_opt, .id = O_BG_COUNT, .dflt = "60",
 	 .help = "requests per burst"},
-	{.name = "bg-every", .arg = "N", .fn = on_opt, .id = O_BG_EVERY, .dflt = "1",
+	{.name = "bg-every", .arg = "N", .fn = on_num_opt, .id = O_BG_EVERY, .dflt = "1",
 	 .help = "a PP event is every N-th transfer's first request"},
 	{.name = "bg-fs", .arg = "A,B", .fn = on_opt, .id = O_BG_FS, .dflt = "4,20",
 	 .help = "slots of a background request, uniform"},
-	{.name = "bg-hold", .arg = "T", .fn = on_opt, .id = O_BG_HOLD, .dflt = "0.2s",
+	{.name = "bg-hold", .arg = "T", .fn = on_time_opt, .id = O_BG_HOLD, .dflt = "0.2s",
 	 .help = "mean holding time, exponential"},
 	{.name = "bg-route", .arg = "MODE", .fn = on_opt, .id = O_BG_ROUTE, .dflt = "ksp-ff",
 	 .help = "ksp-ff | same (as --alg)"},
@@ -312,13 +333,13 @@ static const struct sdr_opt opts[] = {
 	{.name = "grid", .fn = on_opt, .id = O_GRID,
 	 .help = "the paper's grid: --model all --sched all --micro\n"
 		 "16,32,64,128 --alg all --cba both"},
-	{.name = "iters", .arg = "N", .fn = on_opt, .id = O_ITERS, .dflt = "12",
+	{.name = "iters", .arg = "N", .fn = on_num_opt, .id = O_ITERS, .dflt = "12",
 	 .help = "iterations per run, back to back on one network"},
-	{.name = "warmup", .arg = "N", .fn = on_opt, .id = O_WARMUP, .dflt = "2",
+	{.name = "warmup", .arg = "N", .fn = on_num_opt, .id = O_WARMUP, .dflt = "2",
 	 .help = "first iterations left out of the means"},
-	{.name = "seeds", .arg = "N", .fn = on_opt, .id = O_SEEDS, .dflt = "3",
+	{.name = "seeds", .arg = "N", .fn = on_num_opt, .id = O_SEEDS, .dflt = "3",
 	 .help = "runs per configuration (seeds SEED..SEED+N-1), averaged"},
-	{.name = "seed", .arg = "N", .fn = on_opt, .id = O_SEED, .dflt = "1",
+	{.name = "seed", .arg = "N", .fn = on_num_opt, .id = O_SEED, .dflt = "1",
 	 .help = "first seed"},
 	{.name = "print-paths", .fn = on_opt, .id = O_PATHS,
 	 .help = "print the candidate paths between the DCs, then exit"},

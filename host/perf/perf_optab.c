@@ -10,42 +10,59 @@
 
 #include "perf.h"
 
+/* --rig */
+static const struct sdr_opt_name rig_words[] = {
+	{"ring", RIG_RING}, {"veth", RIG_VETH}, {"attach", RIG_ATTACH}, SDR_OPT_NAMES_END,
+};
+
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("Rig:"),
-	{.name = "rig", .arg = "ring|veth|attach", .fn = perf_on_rig_opt, .id = O_RIG, .dflt = "ring",
+	{.name = "rig", .arg = "ring|veth|attach", .id = O_RIG,
+	 .kind = SDR_OPT_ENUM, .names = rig_words, .var = &o.rig, .dflt = "ring",
 	 .help = "ring: one sdr-dpu with --ring-pair and two instances;\n"
 		 "veth (root): two sdr-dpu in two network namespaces\n"
 		 "joined by veth, net_af_packet (paced at --port-rate,\n"
 		 "default 1g), set up by hw/x86/rig.sh ($SDR_RIG, else\n"
 		 "the source tree's, else share/sdr-dpu/rig.sh);\n"
 		 "attach: daemons already running (--dpu-a, --dpu-b)"},
-	{.name = "dpu-a", .arg = "SOCK", .fn = perf_on_rig_opt, .id = O_DPU_A,
+	{.name = "dpu-a", .arg = "SOCK", .id = O_DPU_A,
+	 .kind = SDR_OPT_STRING, .var = &o.dpu_a,
 	 .help = "--rig attach: the sending daemon's socket"},
-	{.name = "dpu-b", .arg = "SOCK", .fn = perf_on_rig_opt, .id = O_DPU_B,
+	{.name = "dpu-b", .arg = "SOCK", .id = O_DPU_B,
+	 .kind = SDR_OPT_STRING, .var = &o.dpu_b,
 	 .help = "--rig attach: the receiving daemon's socket"},
-	{.name = "dpu-bin", .arg = "PATH", .fn = perf_on_rig_opt, .id = O_DPU_BIN,
+	{.name = "dpu-bin", .arg = "PATH", .id = O_DPU_BIN,
+	 .kind = SDR_OPT_STRING, .var = &o.dpu_bin,
 	 .help = "sdr-dpu binary (default: $SDR_DPU, the build tree next to\n"
 		 "this binary, the same directory, then PATH)"},
-	{.name = "keep-logs", .fn = perf_on_rig_opt, .id = O_KEEP_LOGS,
+	{.name = "keep-logs", .id = O_KEEP_LOGS,
+	 .kind = SDR_OPT_BOOL, .var = &o.keep_logs,
 	 .help = "keep the daemons' logs in their temporary directory\n"
 		 "(sdr-perf prints its name on stderr)"},
 	SDR_OPT_SECTION("Passed to the daemons (ring / veth):"),
-	{.name = "workers", .arg = "N", .fn = perf_on_rig_opt, .id = O_WORKERS, .dflt = "1",
+	{.name = "workers", .arg = "N", .id = O_WORKERS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 64, .var = &o.workers, .dflt = "1",
 	 .help = "fast-path lcores of each daemon (sdr-dpu --workers)"},
-	{.name = "mtu", .arg = "N", .fn = perf_on_rig_opt, .id = O_MTU, .dflt = "4096",
+	{.name = "mtu", .arg = "N", .id = O_MTU,
+	 .kind = SDR_OPT_U32, .min = 1024, .max = 4096, .flags = SDR_OPTF_POW2,
+	 .var = &o.mtu, .dflt = "4096",
 	 .help = "RoCE MTU: 1024, 2048 or 4096 (sdr-dpu --mtu)"},
-	{.name = "chunk-pkts", .arg = "N", .fn = perf_on_rig_opt, .id = O_CHUNK_PKTS, .dflt = "16",
+	{.name = "chunk-pkts", .arg = "N", .id = O_CHUNK_PKTS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 1024, .var = &o.chunk_pkts, .dflt = "16",
 	 .help = "packets per bitmap chunk (sdr-dpu --chunk-pkts)"},
 	{.name = "port-rate", .arg = "RATE", .fn = perf_on_rig_opt, .id = O_PORT_RATE,
+	 .kind = SDR_OPT_RATE, .var = &o.port_rate_bps,
 	 .help = "pace each daemon's port (sdr-dpu --port-rate; default:\n"
 		 "unpaced on the ring, 1g on veth)"},
 	{.name = "link", .arg = "SPEC", .fn = perf_on_rig_opt, .id = O_LINK,
 	 .help = "link emulator on each daemon (sdr-dpu --link, e.g.\n"
 		 "delay=12.5ms,rate=1gbit,buffer=4MB;\n"
 		 "docs/link-emulator.md)"},
-	{.name = "no-icrc", .fn = perf_on_rig_opt, .id = O_NO_ICRC,
+	{.name = "no-icrc", .id = O_NO_ICRC,
+	 .kind = SDR_OPT_BOOL, .var = &o.no_icrc,
 	 .help = "no ICRC generation/verification (sdr-dpu --no-icrc)"},
-	{.name = "busy-poll", .fn = perf_on_rig_opt, .id = O_BUSY,
+	{.name = "busy-poll", .id = O_BUSY,
+	 .kind = SDR_OPT_BOOL, .var = &o.busy_poll,
 	 .help = "daemons never sleep when idle (--idle-us 0)"},
 	{.name = "eal", .arg = "ARG", .fn = perf_on_rig_opt, .id = O_EAL,
 	 .help = "extra EAL argument (repeatable)"},
@@ -53,52 +70,69 @@ static const struct sdr_opt opts[] = {
 	 .help = "extra global sdr-dpu option, e.g. --dpu-arg=--pace-burst=1M\n"
 		 "(repeatable; see sdr-dpu --help)"},
 	SDR_OPT_SECTION("Run:"),
-	{.name = "size", .arg = "BYTES", .fn = perf_on_run_opt, .id = O_SIZE, .dflt = "64K",
+	{.name = "size", .arg = "BYTES", .id = O_SIZE,
+	 .kind = SDR_OPT_SIZE, .min = 1, .max = 1ull << 30, .var = &o.size, .dflt = "64K",
 	 .help = "message size, K/M/G suffixes"},
 	{.name = "iters", .arg = "N", .fn = perf_on_run_opt, .id = O_ITERS,
+	 .kind = SDR_OPT_SIZE, .min = 1, .max = 1ull << 32, .var = &o.iters,
 	 .help = "measured messages (default 1000 bw, 200 lat)"},
 	{.name = "warmup", .arg = "N", .fn = perf_on_run_opt, .id = O_WARMUP,
+	 .kind = SDR_OPT_SIZE, .max = 1ull << 32, .var = &o.warmup,
 	 .help = "messages before the measurement (default iters/10, >=1)"},
-	{.name = "duration", .arg = "SEC", .fn = perf_on_run_opt, .id = O_DURATION,
+	{.name = "duration", .arg = "SEC", .id = O_DURATION,
+	 .kind = SDR_OPT_DOUBLE, .fmax = 3600, .flags = SDR_OPTF_GT_MIN,
+	 .var = &o.duration,
 	 .help = "measure for SEC seconds instead of --iters"},
 	{.name = "window", .arg = "N", .fn = perf_on_run_opt, .id = O_WINDOW,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 1024, .var = &o.window,
 	 .help = "sends in flight, 1..1024 (default 64 bw, 1 lat)"},
 	{.name = "rel", .arg = "none|sr|ec|auto", .fn = perf_on_run_opt, .id = O_REL, .dflt = "none",
 	 .help = "QP reliability; an EC code rs:K:M / xor:K:M here is\n"
 		 "--rel ec --ec CODE:K:M"},
 	{.name = "ec", .arg = "rs:K:M|xor:K:M", .fn = perf_on_run_opt, .id = O_EC,
 	 .dflt = SDR_SCHEME_EC_DEFAULT_SPEC, .help = "code of --rel ec and of the scheme 'ec'"},
-	{.name = "rate", .arg = "RATE", .fn = perf_on_run_opt, .id = O_RATE,
+	{.name = "rate", .arg = "RATE", .id = O_RATE,
+	 .kind = SDR_OPT_RATE, .var = &o.rate_bps,
 	 .help = "pace each sending QP at RATE (bit/s of frames: 500m, 2g;\n"
 		 "libsdr rate_bps; default unpaced)"},
-	{.name = "qps", .arg = "N", .fn = perf_on_run_opt, .id = O_QPS, .dflt = "1",
+	{.name = "qps", .arg = "N", .id = O_QPS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = MAX_QPS, .var = &o.qps, .dflt = "1",
 	 .help = "QP pairs, 1..1024: message n goes on pair n mod N\n"
 		 "(--window counts the messages of all pairs); pair k is\n"
 		 "on context k mod C of each side, C = min(N, --workers)"},
-	{.name = "gap-us", .arg = "US", .fn = perf_on_run_opt, .id = O_GAP,
+	{.name = "gap-us", .arg = "US", .id = O_GAP,
+	 .kind = SDR_OPT_DOUBLE, .fmax = 10e6, .var = &o.gap_us,
 	 .help = "on/off traffic: a QP posts its next send US after its\n"
 		 "last one completed and has one in flight at most; the\n"
 		 "peak rate of each paced QP over 10 of its frame times is\n"
 		 "reported (default 0: sends back to back)"},
-	{.name = "imm", .arg = "VALUE", .fn = perf_on_run_opt, .id = O_IMM, .dflt = "0",
+	{.name = "imm", .arg = "VALUE", .id = O_IMM,
+	 .kind = SDR_OPT_U32, .var = &o.imm, .dflt = "0",
 	 .help = "user immediate of every send (0 = none: a message of\n"
 		 "n packets is n packets; else messages of fewer than 8\n"
 		 "packets add immediate-only packets up to 8)"},
-	{.name = "recv-timeout-ms", .arg = "MS", .fn = perf_on_run_opt, .id = O_RTIMEOUT,
+	{.name = "recv-timeout-ms", .arg = "MS", .id = O_RTIMEOUT,
+	 .kind = SDR_OPT_DOUBLE, .fmax = 3600e3, .var = &o.recv_timeout_ms,
 	 .help = "rel none: a receive whose send completed MS ago is\n"
 		 "completed partially (default 200; 0 = wait for ever)"},
-	{.name = "timeout", .arg = "SEC", .fn = perf_on_run_opt, .id = O_TIMEOUT, .dflt = "10",
+	{.name = "timeout", .arg = "SEC", .id = O_TIMEOUT,
+	 .kind = SDR_OPT_DOUBLE, .fmax = 3600, .flags = SDR_OPTF_GT_MIN,
+	 .var = &o.timeout, .dflt = "10",
 	 .help = "fail a run after SEC s without progress"},
-	{.name = "json-only", .fn = perf_on_run_opt, .id = O_JSON_ONLY,
+	{.name = "json-only", .id = O_JSON_ONLY,
+	 .kind = SDR_OPT_BOOL, .var = &o.json_only,
 	 .help = "print only the JSON line of each run"},
 	SDR_OPT_SECTION("Codec:"),
 	{.name = "code", .arg = "rs|xor", .fn = perf_on_list_opt, .id = O_CODE, .dflt = "rs",
 	 .help = "the erasure code"},
-	{.name = "k", .arg = "K", .fn = perf_on_list_opt, .id = O_K, .dflt = "32",
+	{.name = "k", .arg = "K", .id = O_K,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 254, .var = &o.k, .dflt = "32",
 	 .help = "data chunks per submessage"},
-	{.name = "m", .arg = "M", .fn = perf_on_list_opt, .id = O_M, .dflt = "8",
+	{.name = "m", .arg = "M", .id = O_M,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 254, .var = &o.m, .dflt = "8",
 	 .help = "parity chunks per submessage"},
-	{.name = "chunk", .arg = "BYTES", .fn = perf_on_list_opt, .id = O_CHUNK, .dflt = "4K",
+	{.name = "chunk", .arg = "BYTES", .id = O_CHUNK,
+	 .kind = SDR_OPT_SIZE, .min = 1, .max = 64u << 20, .var = &o.chunk, .dflt = "4K",
 	 .help = "chunk size"},
 	SDR_OPT_SECTION("Sweep (comma-separated lists):"),
 	{.name = "sizes", .arg = "LIST", .fn = perf_on_list_opt, .id = O_SIZES, .dflt = "4K,64K,1M",

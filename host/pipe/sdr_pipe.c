@@ -5,6 +5,7 @@
  * docs/pipeline.md.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -349,53 +350,17 @@ static int on_pipe_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	uint64_t v;
 
 	switch (o->id) {
-	case O_STAGES:
-		if (sdr_parse_u64(arg, &v, 0) || v < 2 || v > PIPE_MAX_STAGES)
-			return -1;
-		c->stages = (uint32_t)v;
-		c->stages_set = 1;
-		break;
+	case O_STAGES: c->stages_set = 1; break;
 	case O_PLACE:
 		if (pipe_place_parse(arg, &c->cfg))
 			return -1;
 		c->place_set = 1;
 		break;
-	case O_MICRO:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
-			return -1;
-		c->cfg.micro = (uint32_t)v;
-		break;
-	case O_TF:
-		if (parse_time(arg, &c->cfg.tf) || c->cfg.tf <= 0)
-			return -1;
-		break;
-	case O_TB:
-		if (parse_time(arg, &c->cfg.tb) || c->cfg.tb <= 0)
-			return -1;
-		c->tb_set = 1;
-		break;
-	case O_TF_STAGE: c->tf_stage = arg; break;
-	case O_TB_STAGE: c->tb_stage = arg; break;
-	case O_ACT:
-		if (sdr_parse_u64(arg, &c->cfg.act_bytes, 1))
-			return -1;
-		break;
-	case O_GRAD:
-		if (sdr_parse_u64(arg, &c->cfg.grad_bytes, 1))
-			return -1;
-		break;
+	case O_TB: c->tb_set = 1; break;
 	case O_SCHED:
 		if (strcmp(arg, "all") == 0)
 			c->all_sched = 1;
 		else if (pipe_sched_parse(arg, &c->cfg.sched))
-			return -1;
-		break;
-	case O_COMM:
-		if (strcmp(arg, "blocking") == 0)
-			c->cfg.comm = PIPE_COMM_BLOCKING;
-		else if (strcmp(arg, "nonblocking") == 0)
-			c->cfg.comm = PIPE_COMM_NONBLOCKING;
-		else
 			return -1;
 		break;
 	case O_DN:
@@ -409,11 +374,6 @@ static int on_pipe_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		else
 			c->cfg.delta_n = (uint32_t)v;
 		break;
-	case O_MEM:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
-			return -1;
-		c->cfg.mem_budget = (uint32_t)v;
-		break;
 	}
 	return 0;
 }
@@ -422,17 +382,8 @@ static int on_pipe_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 static int on_link_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
-	uint64_t v;
 
 	switch (o->id) {
-	case O_RTT:
-		if (parse_time(arg, &c->cfg.rtt))
-			return -1;
-		break;
-	case O_RATE:
-		if (sdr_parse_rate(arg, &c->cfg.rate_bps) || c->cfg.rate_bps == 0)
-			return -1;
-		break;
 	case O_NET:
 	case O_NET_TEXT:
 		if (c->net_file || c->net_text)
@@ -447,26 +398,6 @@ static int on_link_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 			return -1;
 		break;
 	}
-	case O_CHUNK:
-		if (sdr_parse_u64(arg, &v, 1) || v < 1 || v > (1u << 30))
-			return -1;
-		c->cfg.chunk_bytes = (uint32_t)v;
-		break;
-	case O_LOSS_DRAWS:
-		if (sdr_parse_u64(arg, &v, 0) || v > 10000)
-			return -1;
-		c->loss_draws = (uint32_t)v;
-		break;
-	case O_MTU:
-		if (sdr_parse_u64(arg, &v, 0) || v < 256 || v > 9000)
-			return -1;
-		c->cfg.mtu = (uint32_t)v;
-		break;
-	case O_FOH:
-		if (sdr_parse_u64(arg, &v, 0) || v > 1024)
-			return -1;
-		c->cfg.frame_overhead = (uint32_t)v;
-		break;
 	}
 	return 0;
 }
@@ -475,34 +406,11 @@ static int on_link_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 static int on_rate_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
-	uint64_t v;
 
 	switch (o->id) {
 	case O_POLICY:
 		if (pipe_policy_parse(arg, &c->pol.policy))
 			return -1;
-		break;
-	case O_STATIC_RATES: c->static_rates = arg; break;
-	case O_CBA_STEP:
-	case O_CBA_MIN:
-	case O_CBA_MAX:
-		if (sdr_parse_rate(arg, &v) || v == 0)
-			return -1;
-		*(o->id == O_CBA_STEP ? &c->pol.step_bps
-				      : o->id == O_CBA_MIN ? &c->pol.min_bps : &c->pol.max_bps) = v;
-		break;
-	case O_SHIFT_MARGIN:
-		if (parse_time(arg, &c->pol.shift_margin) || c->pol.shift_margin > 10)
-			return -1;
-		break;
-	case O_INTRA_LAT:
-		if (parse_time(arg, &c->pol.intra_lat) || c->pol.intra_lat > 10)
-			return -1;
-		break;
-	case O_PRED_ITERS:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PRED_ITERS_MAX)
-			return -1;
-		c->pred_iters = (uint32_t)v;
 		break;
 	}
 	return 0;
@@ -515,28 +423,11 @@ static int on_run_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	uint64_t v;
 
 	switch (o->id) {
-	case O_SIM: c->sim = 1; break;
-	case O_PRINT_SCHED: c->print_sched = 1; break;
-	case O_PRINT_NET: c->print_net = 1; break;
-	case O_LINK_ARGS:
-		if (sdr_parse_u64(arg, &v, 0) || v >= PIPE_MAX_DC)
-			return -1;
-		c->link_args_dc = (int)v;
-		break;
-	case O_DC_ADDRS: c->dc_addrs = arg; break;
-	case O_DC:
-		if (sdr_parse_u64(arg, &v, 0) || v >= PIPE_MAX_DC)
-			return -1;
-		c->ro.dc = (uint32_t)v;
-		break;
-	case O_SERVER: c->ro.bind = arg; break;
 	case O_PORT:
 		if (sdr_parse_u64(arg, &v, 0) || v == 0 || v > 65535)
 			return -1;
 		c->ro.port = (uint16_t)v;
 		break;
-	case O_CONNECT: c->ro.connect = arg; break;
-	case O_CTL_LOG: c->ctl_log = arg; break;
 	case O_CLOCK_SHIFT: {
 		double sh;
 		int neg = arg[0] == '-';
@@ -546,38 +437,18 @@ static int on_run_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		c->ro.clock_shift = neg ? -sh : sh;
 		break;
 	}
-	case O_DPU: c->ro.dpu = arg; break;
 	case O_REL:
 		if (pipe_rel_parse(arg, &c->cfg.rel))
 			return -1;
 		break;
-	case O_ITERS:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > 10000)
-			return -1;
-		c->ro.iters = (uint32_t)v;
-		break;
-	case O_TIMEOUT:
-		if (parse_time(arg, &c->ro.timeout) || c->ro.timeout <= 0 || c->ro.timeout > 3600)
-			return -1;
-		break;
-	case O_SEED:
-		if (sdr_parse_u64(arg, &c->ro.seed, 0))
-			return -1;
-		break;
-	case O_POLL:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > 100000)
-			return -1;
-		c->ro.poll_us = (uint32_t)v;
-		break;
-	case O_JSON: c->json = 1; break;
-	case O_SVG: c->svg = arg; break;
-	case O_EVENTS: c->evpath = arg; break;
-	case O_CHECK: c->check = arg; break;
-	case O_QUIET: c->quiet = 1; break;
-	case O_VERBOSE: c->ro.verbose = 1; break;
 	}
 	return 0;
 }
+
+/* --comm */
+static const struct sdr_opt_name comm_words[] = {
+	{"blocking", PIPE_COMM_BLOCKING}, {"nonblocking", PIPE_COMM_NONBLOCKING}, SDR_OPT_NAMES_END,
+};
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -587,29 +458,41 @@ _Static_assert(PIPE_MAX_DC_LAST == PIPE_MAX_DC - 1, "help text");
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("pipeline:"),
 	{.name = "stages", .arg = "S", .fn = on_pipe_opt, .id = O_STAGES,
+	 .kind = SDR_OPT_U32, .min = 2, .max = PIPE_MAX_STAGES, .off = offsetof(struct cli, stages),
 	 .help = "pipeline stages (default 4), placed half/half unless --place"},
 	{.name = "place", .arg = "LIST", .fn = on_pipe_opt, .id = O_PLACE,
 	 .help = "'A,B' stages in DC 0 and DC 1 (contiguous), or 'd0,d1,...'\n"
 		 "the DC of each stage (DCs 0.." STR(PIPE_MAX_DC_LAST) ", every DC up to the\n"
 		 "highest used hosts a stage)"},
-	{.name = "micro", .arg = "M", .fn = on_pipe_opt, .id = O_MICRO,
+	{.name = "micro", .arg = "M", .id = O_MICRO,
+	 .kind = SDR_OPT_U32, .min = 1, .max = PIPE_MAX_MICRO,
+	 .off = offsetof(struct cli, cfg.micro),
 	 .help = "micro-batches per iteration (default 8, max " STR(PIPE_MAX_MICRO) ")"},
-	{.name = "tf", .arg = "T", .fn = on_pipe_opt, .id = O_TF, .dflt = "12.5ms",
+	{.name = "tf", .arg = "T", .id = O_TF,
+	 .kind = SDR_OPT_DURATION, .flags = SDR_OPTF_GT_MIN, .off = offsetof(struct cli, cfg.tf),
+	 .dflt = "12.5ms",
 	 .help = "forward time per micro-batch"},
-	{.name = "tb", .arg = "T", .fn = on_pipe_opt, .id = O_TB, .dflt = "2*tf",
+	{.name = "tb", .arg = "T", .fn = on_pipe_opt, .id = O_TB,
+	 .kind = SDR_OPT_DURATION, .flags = SDR_OPTF_GT_MIN, .off = offsetof(struct cli, cfg.tb),
+	 .dflt = "2*tf",
 	 .help = "backward time per micro-batch"},
-	{.name = "tf-stage", .arg = "LIST", .fn = on_pipe_opt, .id = O_TF_STAGE,
+	{.name = "tf-stage", .arg = "LIST", .id = O_TF_STAGE,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, tf_stage),
 	 .help = "per-stage forward times 'T0,T1,...', one per stage (0 = --tf);\n"
 		 "the DES, the greedy order and GeoPipe's dN use them"},
-	{.name = "tb-stage", .arg = "LIST", .fn = on_pipe_opt, .id = O_TB_STAGE,
+	{.name = "tb-stage", .arg = "LIST", .id = O_TB_STAGE,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, tb_stage),
 	 .help = "per-stage backward times, as --tf-stage (0 = --tb)"},
-	{.name = "act", .arg = "SIZE", .fn = on_pipe_opt, .id = O_ACT, .dflt = "256K",
+	{.name = "act", .arg = "SIZE", .id = O_ACT,
+	 .kind = SDR_OPT_SIZE, .off = offsetof(struct cli, cfg.act_bytes), .dflt = "256K",
 	 .help = "activation bytes (stage s -> s+1)"},
-	{.name = "grad", .arg = "SIZE", .fn = on_pipe_opt, .id = O_GRAD, .dflt = "256K",
+	{.name = "grad", .arg = "SIZE", .id = O_GRAD,
+	 .kind = SDR_OPT_SIZE, .off = offsetof(struct cli, cfg.grad_bytes), .dflt = "256K",
 	 .help = "gradient bytes (stage s+1 -> s)"},
 	{.name = "sched", .arg = "NAME", .fn = on_pipe_opt, .id = O_SCHED,
 	 .help = "gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')"},
-	{.name = "comm", .arg = "MODE", .fn = on_pipe_opt, .id = O_COMM,
+	{.name = "comm", .arg = "MODE", .id = O_COMM,
+	 .kind = SDR_OPT_ENUM, .names = comm_words, .off = offsetof(struct cli, cfg.comm),
 	 .help = "blocking | nonblocking (default: gpipe/1f1b blocking)"},
 	{.name = "delta-n", .arg = "N", .fn = on_pipe_opt, .id = O_DN, .dflt = "auto",
 	 .help = "GeoPipe extra warm-up forwards: N for every stage, or\n"
@@ -619,13 +502,17 @@ static const struct sdr_opt opts[] = {
 		 "DES iteration with the fewest extra forwards (prints both\n"
 		 "and the iteration time each gives); always capped by\n"
 		 "--mem-budget and M, non-increasing downstream"},
-	{.name = "mem-budget", .arg = "K", .fn = on_pipe_opt, .id = O_MEM,
+	{.name = "mem-budget", .arg = "K", .id = O_MEM,
+	 .kind = SDR_OPT_U32, .min = 1, .max = PIPE_MAX_MICRO,
+	 .off = offsetof(struct cli, cfg.mem_budget),
 	 .help = "in-flight activations per stage for geopipe/greedy\n"
 		 "(default: greedy S, geopipe M)"},
 	SDR_OPT_SECTION("link model (DES; match the daemons' --link / --port-rate):"),
-	{.name = "rtt", .arg = "T", .fn = on_link_opt, .id = O_RTT, .dflt = "25ms",
+	{.name = "rtt", .arg = "T", .id = O_RTT,
+	 .kind = SDR_OPT_DURATION, .off = offsetof(struct cli, cfg.rtt), .dflt = "25ms",
 	 .help = "cross-DC round trip (without --net: every DC pair)"},
-	{.name = "rate", .arg = "R", .fn = on_link_opt, .id = O_RATE, .dflt = "900m",
+	{.name = "rate", .arg = "R", .id = O_RATE,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, cfg.rate_bps), .dflt = "900m",
 	 .help = "cross-DC bottleneck, bit/s of frames (without --net);\n"
 		 "with --net the rate of the unpaced QPs between DCs that\n"
 		 "no link, or a link without rate=, carries"},
@@ -640,15 +527,22 @@ static const struct sdr_opt opts[] = {
 	 .help = "per-packet loss of every cross-DC link (without --net;\n"
 		 "with it, each link's loss=): the DES adds the completion-time\n"
 		 "model's mean loss recovery of --rel's scheme"},
-	{.name = "chunk", .arg = "SIZE", .fn = on_link_opt, .id = O_CHUNK, .dflt = "64K",
+	{.name = "chunk", .arg = "SIZE", .id = O_CHUNK,
+	 .kind = SDR_OPT_SIZE32, .min = 1, .max = 1u << 30,
+	 .off = offsetof(struct cli, cfg.chunk_bytes),
+	 .dflt = "64K",
 	 .help = "SDR chunk for that model (the daemons' --chunk-pkts x mtu)"},
-	{.name = "loss-draws", .arg = "N", .fn = on_link_opt, .id = O_LOSS_DRAWS, .dflt = "0",
+	{.name = "loss-draws", .arg = "N", .id = O_LOSS_DRAWS,
+	 .kind = SDR_OPT_U32, .max = 10000, .off = offsetof(struct cli, loss_draws), .dflt = "0",
 	 .help = "--simulate, --policy none: also N DES runs with each message's\n"
 		 "loss recovery drawn from the model's distribution instead of\n"
 		 "its mean (seeds 1..N); prints their mean, min and max"},
-	{.name = "mtu", .arg = "N", .fn = on_link_opt, .id = O_MTU, .dflt = "4096",
+	{.name = "mtu", .arg = "N", .id = O_MTU,
+	 .kind = SDR_OPT_U32, .min = 256, .max = 9000, .off = offsetof(struct cli, cfg.mtu),
+	 .dflt = "4096",
 	 .help = "payload bytes per packet, for wire bytes"},
-	{.name = "frame-overhead", .arg = "N", .fn = on_link_opt, .id = O_FOH,
+	{.name = "frame-overhead", .arg = "N", .id = O_FOH,
+	 .kind = SDR_OPT_U32, .max = 1024, .off = offsetof(struct cli, cfg.frame_overhead),
 	 .dflt = "78, sdr-dpu's data packets",
 	 .help = "bytes of headers and ICRC per packet, for wire bytes"},
 	SDR_OPT_SECTION("rates of the cross-DC QPs: the DES and, in a run, DC 0's controller, which\nsets them every iteration (docs/pipeline.md \"Multi-DC model\", \"Multi-DC rig and\nruntime\"):"),
@@ -660,53 +554,74 @@ static const struct sdr_opt opts[] = {
 		 "that lose less than they gain, at most one step each;\n"
 		 "refused ones keep their rate; moves after which the\n"
 		 "iteration got slower are undone)"},
-	{.name = "static-rates", .arg = "LIST", .fn = on_rate_opt, .id = O_STATIC_RATES,
+	{.name = "static-rates", .arg = "LIST", .id = O_STATIC_RATES,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, static_rates),
 	 .help = "static: 'R0,R1,...' one rate per cross-DC channel, in\n"
 		 "channel order (activations of boundary b = 2b, gradients\n"
 		 "2b+1)"},
-	{.name = "cba-step", .arg = "R", .fn = on_rate_opt, .id = O_CBA_STEP,
+	{.name = "cba-step", .arg = "R", .id = O_CBA_STEP,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, pol.step_bps),
 	 .help = "cba, cba-shift: step of the rule (default: a quarter of\n"
 		 "the QP's equal share)"},
-	{.name = "cba-min", .arg = "R", .fn = on_rate_opt, .id = O_CBA_MIN,
+	{.name = "cba-min", .arg = "R", .id = O_CBA_MIN,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, pol.min_bps),
 	 .help = "cba, cba-shift: lowest rate (default: a quarter of the\n"
 		 "equal share)"},
-	{.name = "cba-max", .arg = "R", .fn = on_rate_opt, .id = O_CBA_MAX,
+	{.name = "cba-max", .arg = "R", .id = O_CBA_MAX,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, pol.max_bps),
 	 .help = "cba, cba-shift: highest rate (default: the QP's link rate)"},
-	{.name = "shift-margin", .arg = "T", .fn = on_rate_opt, .id = O_SHIFT_MARGIN, .dflt = "0",
+	{.name = "shift-margin", .arg = "T", .id = O_SHIFT_MARGIN,
+	 .kind = SDR_OPT_DURATION, .fmax = 10, .off = offsetof(struct cli, pol.shift_margin),
+	 .dflt = "0",
 	 .help = "cba-shift: slack a donor QP keeps: it gives rate only while\n"
 		 "its transfers, as the network description times them at the\n"
 		 "lower rate, still arrive T before their consumers need them"},
-	{.name = "intra-lat", .arg = "T", .fn = on_rate_opt, .id = O_INTRA_LAT, .dflt = "0",
+	{.name = "intra-lat", .arg = "T", .id = O_INTRA_LAT,
+	 .kind = SDR_OPT_DURATION, .fmax = 10, .off = offsetof(struct cli, pol.intra_lat),
+	 .dflt = "0",
 	 .help = "cba labels: intra-DC latency; a transfer is CB when its\n"
 		 "consumer waited and started later than producer end + T"},
-	{.name = "pred-iters", .arg = "N", .fn = on_rate_opt, .id = O_PRED_ITERS, .dflt = "1",
+	{.name = "pred-iters", .arg = "N", .id = O_PRED_ITERS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = PRED_ITERS_MAX,
+	 .off = offsetof(struct cli, pred_iters),
+	 .dflt = "1",
 	 .help = "--simulate: iterations to predict, each with the rates the\n"
 		 "policy decided from the previous one (max " STR(PRED_ITERS_MAX) ")"},
 	SDR_OPT_SECTION("run:"),
-	{.name = "simulate", .fn = on_run_opt, .id = O_SIM, .help = "DES only, no daemons"},
-	{.name = "print-schedule", .fn = on_run_opt, .id = O_PRINT_SCHED,
+	{.name = "simulate", .id = O_SIM,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, sim), .help = "DES only, no daemons"},
+	{.name = "print-schedule", .id = O_PRINT_SCHED,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, print_sched),
 	 .help = "print the per-stage programs, channels and the DES\n"
 		 "prediction as one JSON line, then exit (no daemons)"},
-	{.name = "print-net", .fn = on_run_opt, .id = O_PRINT_NET,
+	{.name = "print-net", .id = O_PRINT_NET,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, print_net),
 	 .help = "print the network description in canonical form (the\n"
 		 "default network without --net), then exit"},
-	{.name = "print-link-args", .arg = "DC", .fn = on_run_opt, .id = O_LINK_ARGS,
+	{.name = "print-link-args", .arg = "DC", .id = O_LINK_ARGS,
+	 .kind = SDR_OPT_INT, .max = PIPE_MAX_DC - 1, .off = offsetof(struct cli, link_args_dc),
 	 .help = "print the per-peer link profiles of DC's receiving\n"
 		 "daemon, one 'NAME:IP[+IP..]:SPEC' per line (the values of\n"
 		 "sdr-dpu --link-peer), then exit; needs --dc-addrs"},
-	{.name = "dc-addrs", .arg = "LIST", .fn = on_run_opt, .id = O_DC_ADDRS,
+	{.name = "dc-addrs", .arg = "LIST", .id = O_DC_ADDRS,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, dc_addrs),
 	 .help = "IPv4 address of each DC's daemon, 'A0,A1,...'"},
-	{.name = "dc", .arg = "K", .fn = on_run_opt, .id = O_DC, .dflt = "0",
+	{.name = "dc", .arg = "K", .id = O_DC,
+	 .kind = SDR_OPT_U32, .max = PIPE_MAX_DC - 1, .off = offsetof(struct cli, ro.dc),
+	 .dflt = "0",
 	 .help = "this process' DC, 0.." STR(PIPE_MAX_DC_LAST) " (one process per DC of the\n"
 		 "placement); 0 is the coordinator (--server, --port), the\n"
 		 "others connect to it (--connect)"},
-	{.name = "server", .arg = "ADDR", .fn = on_run_opt, .id = O_SERVER,
+	{.name = "server", .arg = "ADDR", .id = O_SERVER,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ro.bind),
 	 .help = "--dc 0: the address to accept the other DCs' connections on"},
 	{.name = "port", .arg = "P", .fn = on_run_opt, .id = O_PORT, .dflt = "18600",
 	 .help = "--dc 0: its TCP port"},
-	{.name = "connect", .arg = "HOST:PORT", .fn = on_run_opt, .id = O_CONNECT,
+	{.name = "connect", .arg = "HOST:PORT", .id = O_CONNECT,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ro.connect),
 	 .help = "--dc 1.." STR(PIPE_MAX_DC_LAST) ": DC 0's address"},
-	{.name = "ctl-log", .arg = "FILE", .fn = on_run_opt, .id = O_CTL_LOG,
+	{.name = "ctl-log", .arg = "FILE", .id = O_CTL_LOG,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ctl_log),
 	 .help = "--dc 0: the controller's log, one JSON line per iteration\n"
 		 "(its rates, refused requests, labels and waits per\n"
 		 "cross-DC transfer, iteration time, bubble)"},
@@ -714,31 +629,46 @@ static const struct sdr_opt opts[] = {
 	 .help = "add T (may be negative) to this process' clock as the\n"
 		 "bootstrap sees it: DC 0 must measure it as the clock offset\n"
 		 "(tests)"},
-	{.name = "dpu", .arg = "SOCK", .fn = on_run_opt, .id = O_DPU, .dflt = "/tmp/sdr-dpu.sock",
+	{.name = "dpu", .arg = "SOCK", .id = O_DPU,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ro.dpu), .dflt = "/tmp/sdr-dpu.sock",
 	 .help = "daemon socket"},
 	{.name = "rel", .arg = "SCHEME", .fn = on_run_opt, .id = O_REL,
 	 .help = "none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8;\n"
 		 "1 <= K <= 64, 1 <= M <= 32, xor M <= K; also rs:K:M) |\n"
 		 "auto (cross-DC QPs; default none)"},
-	{.name = "iters", .arg = "N", .fn = on_run_opt, .id = O_ITERS,
+	{.name = "iters", .arg = "N", .id = O_ITERS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 10000, .off = offsetof(struct cli, ro.iters),
 	 .help = "iterations (default 3; the first is excluded from the stats)"},
-	{.name = "timeout", .arg = "T", .fn = on_run_opt, .id = O_TIMEOUT, .dflt = "10s",
+	{.name = "timeout", .arg = "T", .id = O_TIMEOUT,
+	 .kind = SDR_OPT_DURATION, .fmax = 3600, .flags = SDR_OPTF_GT_MIN,
+	 .off = offsetof(struct cli, ro.timeout),
+	 .dflt = "10s",
 	 .help = "longest wait for one message"},
-	{.name = "seed", .arg = "N", .fn = on_run_opt, .id = O_SEED, .dflt = "1",
+	{.name = "seed", .arg = "N", .id = O_SEED,
+	 .kind = SDR_OPT_U64, .off = offsetof(struct cli, ro.seed), .dflt = "1",
 	 .help = "payload pattern seed"},
-	{.name = "poll-us", .arg = "N", .fn = on_run_opt, .id = O_POLL, .dflt = "100",
+	{.name = "poll-us", .arg = "N", .id = O_POLL,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 100000, .off = offsetof(struct cli, ro.poll_us),
+	 .dflt = "100",
 	 .help = "sleep between completion polls"},
 	SDR_OPT_SECTION("output:"),
-	{.name = "json", .fn = on_run_opt, .id = O_JSON, .help = "one JSON line per schedule / run"},
-	{.name = "svg", .arg = "FILE", .fn = on_run_opt, .id = O_SVG,
+	{.name = "json", .id = O_JSON,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, json),
+	 .help = "one JSON line per schedule / run"},
+	{.name = "svg", .arg = "FILE", .id = O_SVG,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, svg),
 	 .help = "Gantt chart (measured and predicted)"},
-	{.name = "events", .arg = "FILE", .fn = on_run_opt, .id = O_EVENTS,
+	{.name = "events", .arg = "FILE", .id = O_EVENTS,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, evpath),
 	 .help = "executed events (DC 0: every DC's), one per line"},
-	{.name = "check-events", .arg = "FILE", .fn = on_run_opt, .id = O_CHECK,
+	{.name = "check-events", .arg = "FILE", .id = O_CHECK,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, check),
 	 .help = "verify a log written by --events (needs the same options)"},
-	{.name = "quiet", .fn = on_run_opt, .id = O_QUIET,
+	{.name = "quiet", .id = O_QUIET,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, quiet),
 	 .help = "no human-readable lines (JSON and errors only)"},
-	{.name = "verbose", .fn = on_run_opt, .id = O_VERBOSE,
+	{.name = "verbose", .id = O_VERBOSE,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, ro.verbose),
 	 .help = "one line per finished iteration on stderr"},
 	{.name = "help", .short_name = 'h', .help = "this text"},
 	SDR_OPT_END,

@@ -737,7 +737,7 @@ static void test_daemon_death(void)
  *
  * test_libsdr is linked with -Wl,--wrap=sdr_desc_check (tests/host/
  * meson.build): every call of the check, libsdr's (host/libsdr/send.c and
- * recv.c) and the firmware's (sdr_sqe_check() of firmware/sdr_hostdesc.h)
+ * recv.c) and the firmware's (sdr_sqe_check() of firmware/prim/sdr_hostdesc.h)
  * alike, passes through __wrap_sdr_desc_check, which counts it and records
  * what it saw.
  */

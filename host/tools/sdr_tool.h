@@ -21,7 +21,7 @@ struct tool_opts {
 	/* bootstrap */
 	int server;
 	const char *bind;
-	uint16_t port;
+	uint32_t port;       /* 1..65535 */
 	const char *connect; /* HOST[:PORT] */
 	uint32_t local_qpn, local_rkey;
 	const char *peer;    /* text, or @FILE */

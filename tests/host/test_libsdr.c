@@ -736,9 +736,10 @@ static void test_daemon_death(void)
 /* ---------------- one descriptor check for libsdr and the DPU ----------------
  *
  * test_libsdr is linked with -Wl,--wrap=sdr_desc_check (tests/host/
- * meson.build): every call of the check, libsdr's (host/sdr.c) and the
- * firmware's (sdr_sqe_check() of firmware/prim/sdr_hostdesc.h) alike, passes
- * through __wrap_sdr_desc_check, which counts it and records what it saw.
+ * meson.build): every call of the check, libsdr's (host/libsdr/send.c and
+ * recv.c) and the firmware's (sdr_sqe_check() of firmware/prim/sdr_hostdesc.h)
+ * alike, passes through __wrap_sdr_desc_check, which counts it and records
+ * what it saw.
  */
 int __real_sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp,
 			  const uint64_t *mr_len, enum sdr_desc_why *why);

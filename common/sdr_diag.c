@@ -77,7 +77,7 @@ int sdr_diag_recv_text(char *buf, size_t len, const struct sdr_diag_recv *d)
 		ago(l, sizeof(l), d->last_pkt_ago);
 		n += snprintf(buf + n, len - (size_t)n, ", last packet%s%s %s ago",
 			      d->peer && *d->peer ? " from " : "", d->peer ? d->peer : "", l);
-	} else {
+	} else if (!d->chunks_got) {
 		n += snprintf(buf + n, len - (size_t)n, ", no packet of it yet%s%s",
 			      d->peer && *d->peer ? " from " : "", d->peer ? d->peer : "");
 	}

@@ -17,7 +17,7 @@ struct sdr_diag_recv {
 	uint32_t chunks_got, chunks; /**< bitmap chunks landed / of the message */
 	const uint64_t *chunk_bm;    /**< chunk bitmap (NULL: no missing ranges) */
 	const char *peer;            /**< peer DPU address ("" or NULL: not known) */
-	double last_pkt_ago;
+	double last_pkt_ago;         /**< < 0: never, or not known when chunks_got > 0 */
 	int no_rel;                  /**< the QP has no reliability scheme */
 };
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "sdr.h"
+#include "sdr_diag.h"
+#include "sdr_wire.h"
 #include "sdr_pattern.h"
 #include "sdr_tool.h"
 
@@ -67,12 +69,17 @@ static void recv_verdict(struct tool_loop *l, const struct tool_slot *s, const s
 	}
 }
 
+static unsigned partial_seen; /* receives that ended with part of their chunks */
+static char peer_ip[16];      /* the sender's DPU */
+
 static int recv_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *p)
 {
 	struct sdr_recv_wr wr = {.mr = l->mr, .addr = p,
 				 .length = (uint32_t)tool_plan_size(l->plan, idx), .wr_id = idx};
 	int rc = sdr_recv_post(l->qp, &wr, &s->rh);
 
+	if (!rc)
+		s->t_post = app_now();
 	if (rc && rc != -EAGAIN) {
 		fprintf(stderr, "sdr_recv_post(msg %" PRIu64 "): %s (%s)\n", idx, sdr_strerror(rc),
 			sdr_last_error(l->ctx));
@@ -94,6 +101,8 @@ static int recv_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_
 	chunks = sdr_recv_chunks_done(s->rh);
 	recv_verdict(l, s, wc, sz, why, sizeof(why));
 	good = why[0] == '\0';
+	if (!good && chunks)
+		partial_seen++;
 	report(s->idx, sz,
 	       good ? "complete"
 		    : (wc->status == 0 && (wc->flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL)))
@@ -109,9 +118,21 @@ static void recv_pending(struct tool_loop *l, struct tool_slot *s)
 	const uint64_t *bm;
 	size_t nch = 0;
 
+	struct sdr_diag_recv d = {.seq = (uint32_t)s->idx, .last_pkt_ago = -1};
+	char line[512];
+
 	sdr_recv_bitmap_get(s->rh, &bm, &nch);
 	report(s->idx, tool_plan_size(l->plan, s->idx), "incomplete", "timeout",
 	       sdr_recv_chunks_done(s->rh), nch, (app_now() - l->t0) * 1e3, 0);
+	d.posted_ago = app_now() - s->t_post;
+	d.chunks_got = (uint32_t)sdr_recv_chunks_done(s->rh);
+	d.chunks = (uint32_t)nch;
+	d.chunk_bm = bm;
+	d.peer = peer_ip;
+	sdr_diag_recv_text(line, sizeof(line), &d);
+	fprintf(stderr, "  %s\n", line);
+	if (d.chunks_got)
+		partial_seen++;
 }
 
 static const struct tool_loop_ops recv_ops = {
@@ -216,6 +237,7 @@ int main(int argc, char **argv)
 	}
 	if (app_qp_connect(ctx, qp, &remote))
 		return 1;
+	sdr_format_ipv4(remote.ip, peer_ip);
 	if (run(ctx, qp, &plan, out_fd, &res))
 		return 1;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
@@ -227,6 +249,9 @@ int main(int argc, char **argv)
 		printf("received: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
 		       " bytes in %.3f s, goodput %.3f Gbit/s (payload bytes of verified messages)\n",
 		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
+	if (partial_seen && sch.rel == SDR_REL_NONE) /* explain the usual cause */
+		fprintf(stderr, "sdr-recv: %u message(s) arrived in part: %s\n", partial_seen,
+			sdr_diag_no_rel_hint);
 	if (sock >= 0) {
 		tool_send_result(sock, &res);
 		app_linger(sock, opt.timeout);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sdr.h"
+#include "sdr_diag.h"
 #include "sdr_pattern.h"
 #include "sdr_tool.h"
 
@@ -219,6 +220,10 @@ int main(int argc, char **argv)
 				       (double)peer_res.bytes * 8 / ps / 1e9);
 			if (peer_res.failed || peer_res.ok != tool_plan_messages(&plan))
 				ok = 0;
+			if (peer_res.failed && sch.rel == SDR_REL_NONE)
+				fprintf(stderr, "sdr-send: the receiver did not get %" PRIu64
+					" message(s) whole: %s\n", peer_res.failed,
+					sdr_diag_no_rel_hint);
 		}
 		close(sock);
 	}

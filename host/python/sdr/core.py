@@ -537,6 +537,48 @@ class _Handle:
         return rc
 
 
+def _ago(s):
+    return "%.1f s" % s if s >= 1.0 else ("%.0f ms" % (s * 1e3) if s >= 1e-3 else "%.0f us" % (s * 1e6))
+
+
+def describe_recv(seq, posted_ago, bitmap, peer="", last_pkt_ago=-1.0, no_rel=False):
+    """A receive not yet complete in plain words, the sentence of sdr-diag
+    and the C tools (common/sdr_diag.c, sdr_diag_recv_text): "recv #12
+    posted 2.3 s ago, 17 of 64 chunks, missing 18-63, last packet from
+    10.99.1.1 1.9 s ago". ``bitmap``: a list of bools, one per chunk."""
+    got, n = sum(1 for b in bitmap if b), len(bitmap)
+    out = "recv #%d posted %s ago, %d of %d chunks" % (seq, _ago(posted_ago), got, n)
+    if 0 < got < n:
+        ranges, i = [], 0
+        while i < n:
+            if bitmap[i]:
+                i += 1
+                continue
+            j = i
+            while j + 1 < n and not bitmap[j + 1]:
+                j += 1
+            if len(ranges) == 6:
+                ranges.append("...")
+                break
+            ranges.append(str(i) if i == j else "%d-%d" % (i, j))
+            i = j + 1
+        out += ", missing " + ", ".join(ranges)
+    frm = " from " + peer if peer else ""
+    if last_pkt_ago >= 0:
+        out += ", last packet%s %s ago" % (frm, _ago(last_pkt_ago))
+    elif not got:
+        out += ", no packet of it yet" + frm
+    if no_rel and 0 < got < n:
+        out += " (" + NO_REL_HINT + ")"
+    return out
+
+
+NO_REL_HINT = ("this QP has no reliability scheme (--rel none): a lost packet is never sent "
+               "again, so on a lossy or overrun link partial messages are expected; use --rel "
+               "sr, --rel ec or --rel auto (or pace the sender: the daemon's --port-rate, the "
+               "tool's --rate)")
+
+
 class SendHandle(_Handle):
     """A posted send. ``poll()``: True once on the wire (SR/EC/AUTO:
     acknowledged), False while pending; raises SdrError on a failed send."""

@@ -310,16 +310,18 @@ class _SdrChannel:
                 op.fail(exc)
 
     def progress_state(self, op):
-        """Text for a timeout: how much of a receive landed (live bitmap)."""
+        """Text for a timeout: how much of each receive landed (live bitmap),
+        in sdr-diag's words (core.describe_recv)."""
         parts = []
+        now = time.monotonic()
         for h in op.handles:
             if isinstance(h, core.RecvHandle):
                 try:
-                    bm = h.bitmap()
-                    parts.append(f"{sum(bm)}/{len(bm)} chunks")
+                    parts.append(core.describe_recv(h.seq, now - op.t_post, h.bitmap(),
+                                                    no_rel=h.qp.rel == "none"))
                 except SdrError:
                     pass
-        return (", message(s) " + ", ".join(parts)) if parts else ""
+        return ("; " + "; ".join(parts)) if parts else ""
 
 
 class _LocalChannel:

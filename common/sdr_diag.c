@@ -92,8 +92,8 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 
 	if (d->waiting_cts) {
 		ago(t, sizeof(t), d->posted_ago);
-		return snprintf(buf, len, "send #%u waiting for the peer's clear-to-send for %s: the"
-			       " peer has not posted its receive", d->seq, t);
+		return snprintf(buf, len, "send #%u waiting for the peer's clear-to-send for %s:"
+				" the peer has not posted its receive", d->seq, t);
 	}
 	ago(t, sizeof(t), d->posted_ago);
 	if (d->pkts_sent < d->pkts)

@@ -39,6 +39,9 @@ void sdr_metrics_stop(void) {}
 #define METRICS_IDLE_S 5
 #define METRICS_WAIT_MS 3000 /* a page the control thread did not render by then: 503 */
 #define MAX_FAMILIES 256
+#define HIST_HELP                                                                           \
+	"send completion time (post to completion; for SR, EC and AUTO until the receiver has" \
+	" all of it) by message size class"
 
 enum page { PAGE_METRICS, PAGE_OPS, PAGE__MAX };
 
@@ -104,9 +107,7 @@ static void on_sample(void *arg, enum sdr_stat_kind kind, const char *name, cons
 static void on_hist(void *arg, const char *labels, const struct sdr_ct_hist *h)
 {
 	static const char *name = "sdr_message_completion_seconds";
-	struct family *fm = family(arg, name, "send completion time (post to completion; for SR, EC"
-				   " and AUTO until the receiver has all of it) by message size class",
-				   "histogram");
+	struct family *fm = family(arg, name, HIST_HELP, "histogram");
 	double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
 
 	if (!fm)
@@ -123,8 +124,8 @@ static void on_hist(void *arg, const char *labels, const struct sdr_ct_hist *h)
 		cum = 0;
 		for (unsigned b = 0; b < SDR_CT_BUCKETS; b++) {
 			cum += n[b];
-			fprintf(fm->f, "%s_bucket{%s,size_class=\"%s\",le=\"%g\"} %" PRIu64 "\n", name,
-				labels, sdr_ct_class_name[c], sdr_ct_bound_s[b], cum);
+			fprintf(fm->f, "%s_bucket{%s,size_class=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+				name, labels, sdr_ct_class_name[c], sdr_ct_bound_s[b], cum);
 		}
 		cum += n[SDR_CT_BUCKETS];
 		fprintf(fm->f, "%s_bucket{%s,size_class=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", name,
@@ -147,9 +148,7 @@ static char *render_metrics(size_t *len)
 		return NULL;
 	sink.arg = r;
 	/* the histogram family first, so that it is listed even when empty */
-	family(r, "sdr_message_completion_seconds", "send completion time (post to completion;"
-	       " for SR, EC and AUTO until the receiver has all of it) by message size class",
-	       "histogram");
+	family(r, "sdr_message_completion_seconds", HIST_HELP, "histogram");
 	sdr_stats_walk(&sink);
 	f = open_memstream(&out, len);
 	for (unsigned i = 0; i < r->n; i++) {
@@ -214,8 +213,8 @@ void sdr_metrics_poll(void)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type,
 			     const char *body, size_t len)
 {
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
+								 MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result rc;
 
 	if (!r)

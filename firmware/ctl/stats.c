@@ -745,8 +745,8 @@ void sdr_stats_walk(const struct sdr_stats_sink *s)
 	for (unsigned c = 0; c < SDR_CTR__MAX; c++) {
 		snprintf(lb, sizeof(lb), "reason=\"%s\"", sdr_ctr_names[c]);
 		s->sample(s->arg, SDR_STAT_COUNTER, "drops",
-			  "packets and requests dropped or refused, by reason (sdr-dpu counters)", lb,
-			  (double)ctr_sum(c));
+			  "packets and requests dropped or refused, by reason (sdr-dpu counters)",
+			  lb, (double)ctr_sum(c));
 	}
 	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
 		const struct sdr_worker *w = &sdr_g.workers[i];
@@ -780,10 +780,11 @@ void sdr_stats_walk(const struct sdr_stats_sink *s)
 			  (double)es.imissed);
 		s->sample(s->arg, SDR_STAT_COUNTER, "port_rx_nombuf", "RX without an mbuf", il,
 			  (double)es.rx_nombuf);
-		s->sample(s->arg, SDR_STAT_COUNTER, "port_tx_errors", "frames the port failed to send",
-			  il, (double)es.oerrors);
-		s->sample(s->arg, SDR_STAT_GAUGE, "port_mbufs_in_use", "mbufs out of the port's pool",
-			  il, in->pool ? (double)rte_mempool_in_use_count(in->pool) : 0);
+		s->sample(s->arg, SDR_STAT_COUNTER, "port_tx_errors",
+			  "frames the port failed to send", il, (double)es.oerrors);
+		s->sample(s->arg, SDR_STAT_GAUGE, "port_mbufs_in_use",
+			  "mbufs out of the port's pool", il,
+			  in->pool ? (double)rte_mempool_in_use_count(in->pool) : 0);
 		/* per lane (the per-peer profiles, then the default lane): a
 		 * sum over lanes is the whole emulator */
 		for (unsigned l = 0; sdr_linkemu_on(in) && l < sdr_linkemu_lanes(in); l++) {
@@ -837,8 +838,9 @@ void sdr_stats_ops(FILE *f)
 				sdr_format_ipv4(qp->remote.ip, peer);
 			if (qp->ops->view)
 				qp->ops->view(qp, &rv);
-			fprintf(f, "  QP 0x%06x (%s, peer %s, %s): %u receive(s) posted, %u send(s)"
-				   " outstanding\n", qp->qpn_base, qp->ops->name, *peer ? peer : "-",
+			fprintf(f, "  QP 0x%06x (%s, peer %s, %s): %u receive(s) posted,"
+				   " %u send(s) outstanding\n", qp->qpn_base, qp->ops->name,
+				*peer ? peer : "-",
 				qp->state == SDR_QPS_CONNECTED ? "connected" :
 				qp->state == SDR_QPS_ERROR ? "ERROR" : "not connected",
 				rq->nposted, sends_outstanding(qp));

@@ -35,7 +35,8 @@ int main(void)
 	r.last_pkt_ago = -1;
 	r.posted_ago = 0.04;
 	sdr_diag_recv_text(buf, sizeof(buf), &r);
-	expect(buf, "recv #1234 posted 40 ms ago, 0 of 64 chunks, no packet of it yet from 10.99.1.1");
+	expect(buf, "recv #1234 posted 40 ms ago, 0 of 64 chunks, no packet of it yet from"
+		    " 10.99.1.1");
 	/* a QP without reliability, part of it in: the hint */
 	bm[0] = 0x5555555555555555ull;
 	r.chunks_got = 32;
@@ -44,13 +45,13 @@ int main(void)
 	CHECK(strstr(buf, "missing 1, 3, 5, 7, 9, 11, ..."));
 	CHECK(strstr(buf, sdr_diag_no_rel_hint));
 	sdr_diag_send_text(buf, sizeof(buf), &s);
-	expect(buf, "send #88 waiting for the peer's clear-to-send for 4.0 s: the peer has not posted"
-		    " its receive");
+	expect(buf, "send #88 waiting for the peer's clear-to-send for 4.0 s: the peer has not"
+		    " posted its receive");
 	s = (struct sdr_diag_send){.seq = 90, .posted_ago = 1.5, .pkts = 64, .pkts_sent = 64,
 				   .rto = 0.04, .last_ack_ago = -1};
 	sdr_diag_send_text(buf, sizeof(buf), &s);
-	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, no acknowledgement from the peer"
-		    " yet (retransmission timeout 40 ms)");
+	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, no acknowledgement from the"
+		    " peer yet (retransmission timeout 40 ms)");
 	sdr_diag_missing(buf, 8, bm, 64, 6); /* truncated, terminated */
 	CHECK(strlen(buf) <= 7);
 	return t_finish("sdr_diag");

@@ -109,6 +109,7 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 			       d->seq, t, d->pkts, r);
 	ago(l, sizeof(l), d->last_ack_ago);
 	return snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, waiting for the"
-		       " peer's acknowledgement (last one %s ago, retransmission timeout %s)",
-		       d->seq, t, d->pkts, l, r);
+		       " peer's acknowledgement (last one %s ago, retransmission timeout %s%s)",
+		       d->seq, t, d->pkts, l, r,
+		       d->probing ? "; probing: one retransmission per timeout" : "");
 }

@@ -28,7 +28,8 @@ struct sdr_diag_send {
 	int waiting_cts;    /**< the peer's clear-to-send has not come */
 	uint32_t pkts, pkts_sent; /**< data packets, and of those sent once */
 	double rto;         /**< reliability: retransmission timeout now (0: none) */
-	double last_ack_ago;
+	double last_ack_ago;  /**< the last acknowledgement of any send from the peer */
+	int probing;          /**< no acknowledgement for a retransmission timeout: probing */
 };
 
 /** "missing 18-63, 70, 72-80" of the clear bits below @p n of @p bm

@@ -875,7 +875,8 @@ void sdr_stats_ops(FILE *f)
 					.pkts_sent = (int32_t)(seq - qp->tx_cursor) < 0 ? sm->npkts
 						     : sm->pkt,
 					.rto = rv.has_rtt ? (double)rv.rto / hz : 0,
-					.last_ack_ago = -1,
+					.last_ack_ago = AGO(rv.last_ack_tsc),
+					.probing = rv.probing,
 				};
 				if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
 					continue;

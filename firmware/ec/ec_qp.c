@@ -30,6 +30,8 @@ void sdr_ecqp_view(const struct sdr_ecqp *e, struct sdr_rel_view *v)
 	v->rttvar = e->sr.rtt.rttvar;
 	v->rto = e->sr.rtt.rto;
 	v->samples = e->sr.rtt.samples;
+	v->last_ack_tsc = e->sr.ack_rx_tsc;
+	v->probing = e->sr.probing;
 	v->has_ec = 1;
 	v->ec_per_message = e->ec.per_message;
 	v->ec_code = e->ec.code;

@@ -49,6 +49,8 @@ static void sr_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
 	v->rttvar = sr->rtt.rttvar;
 	v->rto = sr->rtt.rto;
 	v->samples = sr->rtt.samples;
+	v->last_ack_tsc = sr->ack_rx_tsc;
+	v->probing = sr->probing;
 }
 
 static int sr_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,

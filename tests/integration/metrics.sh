@@ -41,10 +41,13 @@ port=$(rig_free_port)
 rpid=$!
 sleep 0.3
 "$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --sizes 4K,256K,1M --count 30 \
-	--rel sr --rate 400m --quiet >"$SDR_TMP/s.log" 2>&1 &
+	--rel sr --rate 200m --quiet >"$SDR_TMP/s.log" 2>&1 &
 spid=$!
-sleep 0.8
-curl -sf "$M/metrics" >"$SDR_TMP/during.txt" || sdr_fail "scrape during the transfer failed"
+for _ in $(seq 60); do # (until the live QP has sent something)
+	curl -sf "$M/metrics" >"$SDR_TMP/during.txt" || sdr_fail "scrape during the transfer failed"
+	grep -q '^sdr_qp_msgs_sent_total{.*scheme="sr"} [1-9]' "$SDR_TMP/during.txt" && break
+	sleep 0.05
+done
 wait $spid || { cat "$SDR_TMP/s.log"; sdr_fail "transfer failed"; }
 wait $rpid || { cat "$SDR_TMP/r.log"; sdr_fail "receiver failed"; }
 curl -sf "$M/metrics" >"$SDR_TMP/after.txt" || sdr_fail "scrape after the transfer failed"

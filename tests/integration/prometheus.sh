@@ -52,9 +52,9 @@ sleep 2.5 # (the last samples)
 q() { # q PROMQL TIME: the query's result as JSON
 	P --data-urlencode "query=$1" --data-urlencode "time=$2" "http://127.0.0.1:$PP/api/v1/query"
 }
-dur=$(( t1 - t0 + 1 ))
+dur=$(( t1 - t0 + 4 )) # (and 2 s either side: samples even when scrapes come late)
 up=$(q 'sum(up{job="sdr-dpu"})' "$t1")
-rate=$(q "sum(rate(sdr_qp_rx_bytes_total{qp!=\"closed\"}[${dur}s])) * 8" "$t1")
+rate=$(q "sum(rate(sdr_qp_rx_bytes_total{qp!=\"closed\"}[${dur}s])) * 8" "$((t1 + 2))")
 p99=$(q 'histogram_quantile(0.99, sum by (le) (increase(sdr_message_completion_seconds_bucket{size_class="1MiB"}[1h])))' "$(date +%s)")
 p50=$(q 'histogram_quantile(0.5, sum by (le) (increase(sdr_message_completion_seconds_bucket{size_class="1MiB"}[1h])))' "$(date +%s)")
 echo "up: $up"; echo "rate: $rate"; echo "p99: $p99"; echo "p50: $p50"
@@ -67,14 +67,14 @@ def val(s):
 up, rate, p99, p50 = (val(x) for x in sys.argv[1:5])
 log = open(sys.argv[5]).read()
 assert up == 2, "targets up: %s" % up
-assert 100e6 < rate < 450e6, "receive rate %.0f bit/s during a 300 Mbit/s paced transfer" % rate
+assert 80e6 < rate < 450e6, "receive rate %.0f bit/s around a 300 Mbit/s paced transfer" % rate
 m = re.search(r"size 1048576: n 300 mean ([\d.]+) ms p50 ([\d.]+) ms p99 ([\d.]+) ms", log)
 assert m, "no completion-time line from sdr-send"
 tool_p50 = float(m.group(2)) / 1e3
 assert math.isfinite(p99) and p50 <= p99 < 10, (p50, p99)
 # the buckets bound the tool's own measure (one bucket's width either way)
 assert tool_p50 / 3 < p50 < tool_p50 * 3, "p50 %.4f s from Prometheus, %.4f s from sdr-send" % (p50, tool_p50)
-print("prometheus: 2 targets up, %.0f Mbit/s received during the transfer, completion time p50 %.1f ms"
+print("prometheus: 2 targets up, %.0f Mbit/s received around the transfer, completion time p50 %.1f ms"
       " (sdr-send: %.1f ms) p99 %.1f ms" % (rate / 1e6, p50 * 1e3, tool_p50 * 1e3, p99 * 1e3))
 PY
 echo "prometheus: OK"

@@ -5,7 +5,9 @@ Scenarios: norecv (A sends, B never posts its receive: the send waits for
 the clear-to-send), partial (a QP without reliability over a lossy link:
 the receive has some chunks, names the missing ones and says what to add),
 linkdown (an SR QP over a link that drops everything: the receive has no
-packet, the send waits for an acknowledgement).
+packet, the send waits for an acknowledgement), peerdead (the receiving host
+goes away in the middle of an SR message: the send waits for an
+acknowledgement, the last one long ago).
 Usage: diag_stall.py SOCK_A SOCK_B METRICS_PORT SCENARIO SDR_DIAG"""
 import re
 import subprocess
@@ -16,18 +18,23 @@ import sdr
 
 sock_a, sock_b, mport, scenario, diag = sys.argv[1:6]
 a, b = sdr.Context(sock_a), sdr.Context(sock_b)
-rel = "sr" if scenario == "linkdown" else "none"
+rel = "sr" if scenario in ("linkdown", "peerdead") else "none"
 chunk = 1 if scenario == "partial" else 0
-qa = a.qp(rel=rel, max_msg=1 << 20, chunk_pkts=chunk)
+# (peerdead: paced, so that the message is still going when the peer leaves)
+qa = a.qp(rel=rel, max_msg=1 << 20, chunk_pkts=chunk,
+          rate_bps=40_000_000 if scenario == "peerdead" else 0)
 qb = b.qp(rel=rel, max_msg=1 << 20, chunk_pkts=chunk)
 qa.connect(qb.info())
 qb.connect(qa.info())
 ba, bb = a.alloc(1 << 20), b.alloc(1 << 20)
-size = {"norecv": 65536, "partial": 1 << 20, "linkdown": 262144}[scenario]
+size = {"norecv": 65536, "partial": 1 << 20, "linkdown": 262144, "peerdead": 1 << 20}[scenario]
 if scenario != "norecv":
     qb.post_recv(bb, 0, size)
 time.sleep(0.2)
 qa.post_send(ba, 0, size)
+if scenario == "peerdead":
+    time.sleep(0.1)
+    b.close(force=True)  # its DPU drops the QP: nothing answers any more
 time.sleep(1.5)
 out = subprocess.run([diag, mport], capture_output=True, text=True, timeout=20)
 print(out.stdout)
@@ -51,6 +58,9 @@ elif scenario == "partial":
         ok = False
     want(r"last packet from 10\.0\.0\.1 \d+\.\d s ago")
     want(r"this QP has no reliability scheme \(--rel none\).*use --rel sr")
+elif scenario == "peerdead":
+    want(r"send #0 posted \d+\.\d s ago, (all 256 packets sent, waiting for the peer's "
+         r"acknowledgement \(last one \d+\.\d s ago|\d+ of 256 packets on the wire)")
 else:
     want(r"recv #0 posted \d+\.\d s ago, 0 of \d+ chunks, no packet of it yet from 10\.0\.0\.1")
     want(r"send #0 posted \d+\.\d s ago, all 64 packets sent, no acknowledgement from the peer "

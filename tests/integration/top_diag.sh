@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sdr-top and sdr-diag against daemons with --metrics. sdr-diag on
 # constructed stalls (a receiver that does not post, a lossy link without
-# reliability, a link that drops everything) says where each operation is
+# reliability, a link that drops everything, a peer that goes away) says where each operation is
 # stuck in plain words (diag_stall.py). sdr-top --once / --json list the
 # QPs of a running transfer, and its live ncurses view runs in tmux: the
 # table, sorting by a key, quitting. No root (ring pairs).
@@ -20,7 +20,7 @@ SOCK_A2=$SDR_TMP/a2.sock SOCK_B2=$SDR_TMP/b2.sock
 rig_ring_pair diag2 "$SOCK_A2" "$SOCK_B2" "$SDR_TMP/dpu2.log" --metrics "127.0.0.1:$MP2" \
 	--instance --link loss=1 || sdr_fail "second daemon did not start"
 SDR_PIDS+=("$RIG_PID")
-for s in norecv partial; do
+for s in norecv partial peerdead; do
 	timeout 60 /usr/bin/python3 "$(dirname "$0")/diag_stall.py" "$S1A" "$S1B" "$MP1" $s \
 		"$TOOLS/sdr-diag" || sdr_fail "sdr-diag, $s"
 done

@@ -88,7 +88,7 @@ int sdr_diag_recv_text(char *buf, size_t len, const struct sdr_diag_recv *d)
 
 int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 {
-	char t[32], l[32], r[32];
+	char t[32], l[32], r[32], b[32] = "";
 
 	if (d->waiting_cts) {
 		ago(t, sizeof(t), d->posted_ago);
@@ -103,13 +103,15 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 		return snprintf(buf, len, "send #%u posted %s ago, all %u packets on the wire",
 				d->seq, t, d->pkts);
 	ago(r, sizeof(r), d->rto);
+	if (d->backoff >= 2)
+		snprintf(b, sizeof(b), ", backoff %ux", d->backoff);
 	if (d->last_ack_ago < 0)
 		return snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, no"
-			       " acknowledgement from the peer yet (retransmission timeout %s)",
-			       d->seq, t, d->pkts, r);
+			       " acknowledgement from the peer yet (retransmission timeout %s%s)",
+			       d->seq, t, d->pkts, r, b);
 	ago(l, sizeof(l), d->last_ack_ago);
 	return snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, waiting for the"
-		       " peer's acknowledgement (last one %s ago, retransmission timeout %s%s)",
-		       d->seq, t, d->pkts, l, r,
+		       " peer's acknowledgement (last one %s ago, retransmission timeout %s%s%s)",
+		       d->seq, t, d->pkts, l, r, b,
 		       d->probing ? "; probing: one retransmission per timeout" : "");
 }

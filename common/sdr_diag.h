@@ -30,6 +30,7 @@ struct sdr_diag_send {
 	double rto;         /**< reliability: retransmission timeout now (0: none) */
 	double last_ack_ago;  /**< the last acknowledgement of any send from the peer */
 	int probing;          /**< no acknowledgement for a retransmission timeout: probing */
+	unsigned backoff;     /**< the timeout's backoff factor (RTO / the estimates' RTO) */
 };
 
 /** "missing 18-63, 70, 72-80" of the clear bits below @p n of @p bm

@@ -877,6 +877,8 @@ void sdr_stats_ops(FILE *f)
 					.rto = rv.has_rtt ? (double)rv.rto / hz : 0,
 					.last_ack_ago = AGO(rv.last_ack_tsc),
 					.probing = rv.probing,
+					.backoff = rv.rto_base ? (unsigned)((rv.rto + rv.rto_base / 2) /
+									    rv.rto_base) : 0,
 				};
 				if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
 					continue;

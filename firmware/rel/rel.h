@@ -22,6 +22,7 @@ struct sdr_rel_view {
 	uint64_t srtt, rttvar, rto, samples; /* cycles */
 	uint64_t last_ack_tsc;             /* SR engine: last ACK from the peer (0: none) */
 	int probing;                       /* SR engine: no ACK for an RTO, probing */
+	uint64_t rto_base;                 /* SR engine: the RTO without backoff (0: no sample) */
 	int has_ec;                        /* EC engine: code below */
 	int ec_per_message;                /* the code is picked per message (AUTO) */
 	unsigned ec_code, ec_k, ec_m;

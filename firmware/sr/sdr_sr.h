@@ -40,6 +40,18 @@ struct sdr_rtt {
  *  @p k: the RTO is also at least SRTT + k * RTTVAR (RFC 6298's own
  *  formula, k = 4 there), which protects against spurious timeouts when
  *  the RTT jitters; 0 gives the plain (1 + alpha) * SRTT. */
+/** The RTO the estimates give, without backoff: max((1 + alpha) * SRTT,
+ *  SRTT + k * RTTVAR, the floor). */
+static inline uint64_t sdr_rtt_base(const struct sdr_rtt *r)
+{
+	unsigned __int128 x = (unsigned __int128)r->srtt * (1000u + r->alpha_milli) / 1000u;
+	unsigned __int128 y = (unsigned __int128)r->rttvar * r->k + r->srtt;
+	if (y > x)
+		x = y;
+	uint64_t rto = x > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)x;
+	return rto > r->min_rto ? rto : r->min_rto;
+}
+
 static inline void sdr_rtt_init(struct sdr_rtt *r, uint64_t init_rto, uint64_t min_rto,
 				uint32_t alpha_milli, uint32_t k)
 {
@@ -64,12 +76,7 @@ static inline void sdr_rtt_sample(struct sdr_rtt *r, uint64_t m)
 		r->srtt = (7 * r->srtt + m) / 8;
 	}
 	r->samples++;
-	unsigned __int128 x = (unsigned __int128)r->srtt * (1000u + r->alpha_milli) / 1000u;
-	unsigned __int128 y = (unsigned __int128)r->rttvar * r->k + r->srtt;
-	if (y > x)
-		x = y;
-	uint64_t rto = x > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)x;
-	r->rto = rto > r->min_rto ? rto : r->min_rto;
+	r->rto = sdr_rtt_base(r);
 }
 
 /** Exponential backoff (RFC 6298 5.5) when a retransmission went

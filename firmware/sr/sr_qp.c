@@ -185,6 +185,7 @@ void sdr_sr_qp_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
 	v->samples = sr->rtt.samples;
 	v->last_ack_tsc = sr->ack_rx_tsc;
 	v->probing = sr->probing;
+	v->rto_base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt) : 0;
 	if (sr->hooks)
 		sr->hooks->view(sr->hook_ctx, v);
 }

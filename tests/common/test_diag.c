@@ -54,10 +54,11 @@ int main(void)
 		    " peer yet (retransmission timeout 40 ms)");
 	s.last_ack_ago = 0.3;
 	s.probing = 1;
+	s.backoff = 8;
 	sdr_diag_send_text(buf, sizeof(buf), &s);
 	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
-		    " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms; probing:"
-		    " one retransmission per timeout)");
+		    " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
+		    " probing: one retransmission per timeout)");
 	sdr_diag_missing(buf, 8, bm, 64, 6); /* truncated, terminated */
 	CHECK(strlen(buf) <= 7);
 	return t_finish("sdr_diag");

@@ -6,6 +6,7 @@
 # block nothing: while 24 of them hang, a transfer runs at full speed and,
 # once they time out, a scrape is answered again. No root (ring pair).
 . "$(dirname "$0")/lib.sh"
+[ "${SDR_HAVE_METRICS:-1}" = 1 ] || sdr_skip "sdr-dpu built without --metrics (Debian package libmicrohttpd-dev)"
 command -v curl >/dev/null || sdr_skip "curl not installed"
 MPORT=$(rig_free_port)
 sdr_start_ring_pair metrics --metrics "127.0.0.1:$MPORT" --link delay=2ms,loss=0.005

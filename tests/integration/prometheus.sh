@@ -6,6 +6,7 @@
 # rate()) near what the tools measured, and the 99th percentile of message
 # completion time from the histogram (histogram_quantile()). Root.
 . "$(dirname "$0")/lib.sh"
+[ "${SDR_HAVE_METRICS:-1}" = 1 ] || sdr_skip "sdr-dpu built without --metrics (Debian package libmicrohttpd-dev)"
 [ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
 PROM=$(command -v prometheus) || sdr_skip "prometheus not installed (Debian package prometheus)"
 command -v curl >/dev/null || sdr_skip "curl not installed"

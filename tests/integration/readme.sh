@@ -7,6 +7,7 @@
 # the EAL file prefixes), and the binaries come from this build. So the
 # README cannot drift from the tools.
 . "$(dirname "$0")/lib.sh"
+[ "${SDR_HAVE_METRICS:-1}" = 1 ] || sdr_skip "sdr-dpu built without --metrics (Debian package libmicrohttpd-dev)"
 [ "$(id -u)" = 0 ] || sdr_skip "needs root for ip netns"
 command -v ip >/dev/null || sdr_skip "no ip command (Debian package iproute2)"
 top=$(cd "$(dirname "$0")/../.." && pwd)

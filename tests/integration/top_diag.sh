@@ -6,6 +6,7 @@
 # QPs of a running transfer, and its live ncurses view runs in tmux: the
 # table, sorting by a key, quitting. No root (ring pairs).
 . "$(dirname "$0")/lib.sh"
+[ "${SDR_HAVE_METRICS:-1}" = 1 ] || sdr_skip "sdr-dpu built without --metrics (Debian package libmicrohttpd-dev)"
 command -v tmux >/dev/null || sdr_skip "tmux not installed (Debian package tmux)"
 TOOLS=$SDR_BUILD/host/tools
 LIB=$SDR_BUILD/host/libsdr/libsdr.so.2

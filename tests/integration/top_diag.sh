@@ -9,9 +9,11 @@
 [ "${SDR_HAVE_METRICS:-1}" = 1 ] || sdr_skip "sdr-dpu built without --metrics (Debian package libmicrohttpd-dev)"
 command -v tmux >/dev/null || sdr_skip "tmux not installed (Debian package tmux)"
 TOOLS=$SDR_BUILD/host/tools
-LIB=$SDR_BUILD/host/libsdr/libsdr.so.2
-[ -f "$LIB" ] || LIB=$SDR_BUILD/host/libsdr.so.2
-export PYTHONPATH=$(cd "$(dirname "$0")/../.." && pwd)/host/python SDR_LIBSDR=$LIB
+. "$(dirname "$0")/../python/py_lib.sh" # (the package of this tree, ASan preloaded)
+stall() { # stall SOCK_A SOCK_B METRICS_PORT SCENARIO
+	timeout 60 env -u SDR_DPU "${SDR_PY_ENV[@]}" "$SDR_PYTHON" "$(dirname "$0")/diag_stall.py" \
+		"$@" "$TOOLS/sdr-diag"
+}
 # two ring pairs: B of the first receives over a lossy link, B of the
 # second over one that drops every frame
 MP1=$(rig_free_port) MP2=$(rig_free_port)
@@ -22,11 +24,9 @@ rig_ring_pair diag2 "$SOCK_A2" "$SOCK_B2" "$SDR_TMP/dpu2.log" --metrics "127.0.0
 	--instance --link loss=1 || sdr_fail "second daemon did not start"
 SDR_PIDS+=("$RIG_PID")
 for s in norecv partial peerdead; do
-	timeout 60 /usr/bin/python3 "$(dirname "$0")/diag_stall.py" "$S1A" "$S1B" "$MP1" $s \
-		"$TOOLS/sdr-diag" || sdr_fail "sdr-diag, $s"
+	stall "$S1A" "$S1B" "$MP1" $s || sdr_fail "sdr-diag, $s"
 done
-timeout 60 /usr/bin/python3 "$(dirname "$0")/diag_stall.py" "$SOCK_A2" "$SOCK_B2" "$MP2" linkdown \
-	"$TOOLS/sdr-diag" || sdr_fail "sdr-diag, linkdown"
+stall "$SOCK_A2" "$SOCK_B2" "$MP2" linkdown || sdr_fail "sdr-diag, linkdown"
 "$TOOLS/sdr-diag" "$MP1" >/dev/null; [ $? = 0 ] || sdr_fail "sdr-diag: something outstanding after the stalls ended"
 "$TOOLS/sdr-diag" 127.0.0.1:1 >/dev/null; [ $? = 2 ] || sdr_fail "sdr-diag: exit 2 for a daemon that is not there"
 

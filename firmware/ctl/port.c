@@ -188,7 +188,7 @@ static int setup_port(struct sdr_inst *in)
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
 		/* on the source port alone, with our key: then a QP's QPN decides
-		 * its queue (common/sdr_rss.h), and ctrl.c picks one that lands on
+		 * its queue (common/sdr_rss.h), and ctrl_qp.c picks one that lands on
 		 * the QP's worker */
 		if ((info.flow_type_rss_offloads & RTE_ETH_RSS_L4_SRC_ONLY) &&
 		    info.hash_key_size == SDR_RSS_KEY_LEN && info.reta_size &&

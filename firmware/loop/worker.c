@@ -197,7 +197,7 @@ void sdr_worker_qp_connect(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	sdr_qp_touch(w, qp);
 }
 
-/* The context's completion FIFO grew (ctrl.c allocated the room for one
+/* The context's completion FIFO grew (ctrl_qp.c allocated the room for one
  * more QP's completions): move what waits into it, in order. The old
  * buffer goes back to the main lcore in cmd->aux. */
 static void ovf_swap(struct sdr_hctx *c, struct sdr_cmd *cmd)

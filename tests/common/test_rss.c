@@ -9,7 +9,7 @@
  *    is linear (hash(a ^ b) = hash(a) ^ hash(b)): what a NIC computes;
  *  - the queue of a source port is its hash's low bits through a table of
  *    entry i = queue i mod nq, for 2..16 queues and tables of 64..512;
- *  - the daemon's choice (ctrl.c): for QPN blocks of a boot's range, the
+ *  - the daemon's choice (ctrl_qp.c): for QPN blocks of a boot's range, the
  *    first free block whose source port lands on the worker's queue exists
  *    within a few blocks for every worker, and about 1/nq of all blocks land
  *    on each queue.

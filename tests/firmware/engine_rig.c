@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Engine rig (engine_rig.h): fake primitives, a simulated wire, the worker
- * loop on a virtual clock, two connected QPs. */
+/* Engine rig (engine_rig.h): fake primitives (transmit, the control plane's
+ * memory), the host's SQ and CQ memory, a simulated wire, the worker loop on
+ * a virtual clock, two connected QPs. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cq.h"
+#include "ctl_mem.h"
 #include "engine_rig.h"
 #include "host_sq.h"
 #include "recv.h"
 #include "rel.h"
+#include "qp_setup.h"
 #include "rx.h"
 #include "send.h"
 #include "txq.h"
@@ -22,6 +25,7 @@ static struct rig *cur; /* the fake primitives find the rig here */
 
 #define RIG_HZ 1000000000ull
 #define RIG_SQ_ENTRIES SDR_SQ_ENTRIES
+#define RIG_CQ_ENTRIES SDR_CQ_ENTRIES
 #define RIG_MBUF_ROOM (RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA)
 
 /* ---------------- private state ---------------- */
@@ -55,6 +59,9 @@ struct host {
 	struct sdr_ring prod;     /* the host's producer view */
 	struct sdr_sqe *backlog;  /* FIFO waiting for room in the ring */
 	size_t head, n, cap;
+	struct sdr_ring_idx *cq_idx; /* the CQ ring (cq.c writes it) */
+	struct sdr_cqe *cq_ent;
+	struct sdr_ring cq;          /* the host's consumer view */
 };
 
 struct rig_priv {
@@ -442,88 +449,108 @@ static void pool_check(struct rig *r, struct mbuf_pool *p)
 	}
 }
 
-/* ---------------- fake completion primitive (cq.h) ---------------- */
+/* ---------------- the completion primitive, watched ---------------- */
 
-static int side_of_ctx(const struct sdr_hctx *c)
+/* cq.c is the firmware's own, writing the host's CQ ring (the rig's
+ * memory, read by host_reap()). The rig links it with -Wl,--wrap for
+ * sdr_cq_send and sdr_cq_recv, so that every completion the engines make
+ * passes here first: what is completed must be outstanding, and no MR
+ * reference may drop below zero. */
+void __real_sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm);
+void __real_sdr_cq_recv(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status);
+void __wrap_sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm);
+void __wrap_sdr_cq_recv(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status);
+
+static void mr_refs_save(const struct sdr_hctx *c, uint32_t *refs)
 {
-	return c == cur->s[RIG_A].c ? RIG_A : RIG_B;
+	for (unsigned k = 0; k < SDR_MAX_MRS; k++)
+		refs[k] = c->mrs[k].refcnt;
 }
 
-void sdr_cq_post(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_cqe *e)
+/* cq.c only drops references: one that grew went below zero (it is put
+ * back at zero, as a reference count that cannot underflow would be) */
+static void mr_refs_check(struct sdr_hctx *c, const uint32_t *refs)
 {
-	struct rig_side *s = &cur->s[side_of_ctx(c)];
-
-	(void)w;
-	if (!(s->ncqe & (s->ncqe + 1))) { /* grow at 2^n - 1 */
-		s->cqe = realloc(s->cqe, (s->ncqe + 1) * 2 * sizeof(*s->cqe));
-		if (!s->cqe)
-			die("out of memory");
-	}
-	s->cqe[s->ncqe].e = *e;
-	s->cqe[s->ncqe].tsc = cur->now;
-	s->ncqe++;
-	if (cur->on_cqe)
-		cur->on_cqe(cur, side_of_ctx(c), e, cur->on_cqe_arg);
+	for (unsigned k = 0; k < SDR_MAX_MRS; k++)
+		if (c->mrs[k].refcnt > refs[k]) {
+			cur->bug.mr_ref_underflow++;
+			c->mrs[k].refcnt = 0;
+		}
 }
 
-void sdr_cq_drain(struct sdr_hctx *c)
+void __wrap_sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
 {
-	(void)c; /* nothing waits: the recorded CQ has no bound */
-}
-
-void sdr_cq_flush(struct sdr_worker *w, struct sdr_hctx *c)
-{
-	(void)w, (void)c; /* recorded as posted: the host sees them at once */
-}
-
-static void mr_unref(struct sdr_hctx *c, uint16_t mr_id)
-{
-	if (!c->mrs[mr_id].refcnt)
-		cur->bug.mr_ref_underflow++;
-	else
-		c->mrs[mr_id].refcnt--;
-}
-
-void sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
-{
-	struct sdr_cqe e = {
-		.wr_id = sm->wr_id, .seq = sm->seq, .length = sm->len, .status = sm->status,
-		.qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_SEND,
-	};
-	unsigned from = sm->keep_refs ? 0 : sm->cur;
+	uint32_t refs[SDR_MAX_MRS];
 
 	if (sm->state != SDR_SM_QUEUED)
 		cur->bug.send_not_queued++;
-	for (unsigned i = from; i < sm->nranges; i++)
-		mr_unref(qp->ctx, sm->r[i].mr_id);
-	sm->cur = sm->nranges = 0;
-	sm->state = SDR_SM_DONE;
-	if (sm->status)
-		qp->st.send_errors++;
-	else
-		qp->st.msgs_sent++;
-	sdr_cq_post(w, qp->ctx, &e);
+	mr_refs_save(qp->ctx, refs);
+	__real_sdr_cq_send(w, qp, sm);
+	mr_refs_check(qp->ctx, refs);
 }
 
-void sdr_cq_recv(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status)
+void __wrap_sdr_cq_recv(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status)
 {
-	const struct sdr_rslot *s = &qp->rq.slot[slot];
-	int full = sdr_rslot_full(s), data = s->last_known && s->pkts_got == s->npkts;
-	struct sdr_cqe e = {
-		.wr_id = s->wr_id, .seq = s->seq, .length = full ? s->msg_len : s->max_end,
-		.imm = s->imm, .status = status, .qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_RECV,
-		.flags = (uint8_t)((s->imm_mask == 0xFF ? SDR_CQE_F_IMM : SDR_CQE_F_IMM_PARTIAL) |
-				   (data ? 0 : SDR_CQE_F_PARTIAL)),
-	};
+	uint32_t refs[SDR_MAX_MRS];
 
-	if (s->state != SDR_RS_DONE)
+	if (qp->rq.slot[slot].state != SDR_RS_DONE)
 		cur->bug.recv_not_done++;
-	mr_unref(qp->ctx, s->mr_id);
-	if (full)
-		qp->st.msgs_recv++;
-	else
-		qp->st.msgs_partial++;
-	sdr_cq_post(w, qp->ctx, &e);
+	mr_refs_save(qp->ctx, refs);
+	__real_sdr_cq_recv(w, qp, slot, status);
+	mr_refs_check(qp->ctx, refs);
+}
+
+/* The host polls side @p side's CQ ring: every completion is recorded, at
+ * the rig's clock, and handed to the test (r->on_cqe). */
+static void host_reap(struct rig *r, int side)
+{
+	struct rig_side *s = &r->s[side];
+	struct host *h = &r->priv->host[side];
+	struct sdr_cqe e;
+
+	while (sdr_ring_dequeue_burst(&h->cq, &e, 1) == 1) {
+		if (!(s->ncqe & (s->ncqe + 1))) { /* grow at 2^n - 1 */
+			s->cqe = realloc(s->cqe, (s->ncqe + 1) * 2 * sizeof(*s->cqe));
+			if (!s->cqe)
+				die("out of memory");
+		}
+		s->cqe[s->ncqe].e = e;
+		s->cqe[s->ncqe].tsc = r->now;
+		s->ncqe++;
+		if (r->on_cqe)
+			r->on_cqe(r, side, &e, r->on_cqe_arg);
+	}
+}
+
+/* ---------------- fake memory of the control plane (ctl_mem.h) ---------------- */
+
+/* the rig's own heap (a fault past the end shows under ASan); no memfd */
+void *sdr_seg_create(const char *name, size_t size, int *fd_out)
+{
+	void *p = aligned_alloc(4096, size);
+
+	(void)name;
+	if (!p)
+		return NULL;
+	memset(p, 0, size);
+	*fd_out = -1;
+	return p;
+}
+
+void sdr_seg_free(void *seg, size_t size, int fd)
+{
+	(void)size, (void)fd;
+	free(seg);
+}
+
+struct sdr_qp *sdr_qp_mem_alloc(void)
+{
+	return calloc(1, sizeof(struct sdr_qp));
+}
+
+void sdr_qp_mem_free(struct sdr_qp *qp)
+{
+	free(qp);
 }
 
 /* ---------------- receive path ---------------- */
@@ -678,6 +705,8 @@ static unsigned worker_iter(struct rig *r, int side)
 			    SDR_BURST)
 				r->bug.tx_over_budget++;
 	}
+	/* the host polls what the pass completed */
+	host_reap(r, side);
 	w->loops++;
 	for (unsigned i = 0; i < sdr_g.ninst; i++)
 		pool_check(r, &pv->pool[i]);
@@ -736,7 +765,7 @@ void rig_run_for(struct rig *r, uint64_t ns)
 		rig_iter(r);
 }
 
-/* ---------------- set-up (ctrl.c's QP create and worker.c's connect) ---------------- */
+/* ---------------- set-up (qp_setup.c's QPs, worker.c's connect) ---------------- */
 
 static void parse_cfg(const char *args)
 {
@@ -759,78 +788,35 @@ static void parse_cfg(const char *args)
 	free(copy);
 }
 
+/* A QP the way QP_CREATE makes one (ctrl_qp.c): qp_setup.c's objects,
+ * given to the worker and the instance's table; the keys from the rig's
+ * generator. */
 static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id,
 			      const struct sdr_qp_attr_abi *a)
 {
 	struct rig_side *s = &r->s[side];
-	struct sdr_inst *in = s->in;
-	uint32_t gens = sdr_g.cfg.generations, mtu = sdr_g.cfg.mtu;
-	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
-	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
-	uint32_t chunk_words = sdr_words_for((max_msg / mtu + ppc - 1) / ppc);
-	size_t slot_off = RTE_ALIGN_CEIL(sizeof(struct sdr_qseg_hdr), SDR_CACHE_LINE);
-	size_t bm_off = RTE_ALIGN_CEIL(slot_off + SDR_MAX_MSGS * sizeof(struct sdr_qseg_slot),
-				       SDR_CACHE_LINE);
-	size_t size = RTE_ALIGN_CEIL(bm_off + (size_t)SDR_MAX_MSGS * chunk_words * 8, 4096);
-	struct sdr_qp *qp = xcalloc(1, sizeof(*qp));
-	struct sdr_qseg_hdr *qh;
-	char why[96];
+	struct sdr_qp_ids ids = {.id = id};
+	struct sdr_qp *qp;
+	char why[128];
 
-	qp->qseg = aligned_alloc(4096, size);
-	if (!qp->qseg)
-		die("out of memory");
-	memset(qp->qseg, 0, size);
-	qp->qseg_size = size;
-	qp->qseg_fd = -1;
-	qh = qp->qseg;
-	qh->magic = SDR_QSEG_MAGIC;
-	qh->slots = SDR_MAX_MSGS;
-	qh->bitmap_words = chunk_words;
-	qh->chunk_bytes = mtu * ppc;
-	qh->slot_off = slot_off;
-	qh->bitmap_off = bm_off;
-
-	qp->id = id;
-	qp->qpn_base = in->qpn_first + id * gens;
-	qp->rkey = (uint32_t)rnd(r->priv) | 1;
-	qp->ctrl_key = rnd(r->priv) | 1;
-	qp->max_msg = max_msg;
-	qp->ppc = ppc;
-	qp->mtu = mtu;
-	qp->gens = gens;
-	qp->reliability = a->reliability;
-	qp->ops = sdr_rel_ops_of(a->reliability);
-	if (!qp->ops)
-		die("no such reliability scheme");
-	qp->info_ec = a->reliability == SDR_REL_EC ? sdr_ec_param_pack(a->ec_code, a->ec_k, a->ec_m)
-						   : 0;
-	qp->rate_bps = a->rate_bps;
-	qp->inst = in;
-	qp->ctx = s->c;
-	qp->worker = s->w->idx;
-	qp->state = SDR_QPS_CREATED;
-	if (sdr_rq_init(&qp->rq, mtu, max_msg, ppc, gens, qp->rkey,
-			(uint64_t *)((uint8_t *)qp->qseg + bm_off),
-			(struct sdr_qseg_slot *)((uint8_t *)qp->qseg + slot_off)))
-		die("sdr_rq_init failed");
-	if (qp->ops->qp_init(qp, a, why, sizeof(why))) {
-		fprintf(stderr, "engine_rig: qp_init: %s\n", why);
+	ids.rkey = (uint32_t)rnd(r->priv) | 1;
+	ids.ctrl_key = rnd(r->priv) | 1;
+	if (sdr_qp_setup(&qp, s->c, a, &ids, why, sizeof(why))) {
+		fprintf(stderr, "engine_rig: sdr_qp_setup: %s\n", why);
 		exit(2);
 	}
 	s->c->qps[s->c->nqps++] = qp;
 	sdr_worker_qp_add(s->w, qp, r->now);
-	atomic_store(&in->qps[id], qp);
+	atomic_store(&s->in->qps[id], qp);
 	return qp;
 }
 
 static struct sdr_qp_info qp_info(const struct sdr_qp *qp)
 {
-	struct sdr_qp_info x = {
-		.qpn = qp->qpn_base, .rkey = qp->rkey, .ip = qp->inst->ip, .mtu = (uint16_t)qp->mtu,
-		.max_msg = qp->max_msg, .chunk_pkts = qp->ppc, .generations = (uint8_t)qp->gens,
-		.reliability = qp->reliability, .ec = qp->info_ec, .ctrl_key = qp->ctrl_key,
-	};
-	memcpy(x.mac, qp->inst->mac, 6);
+	struct sdr_qp_info x;
+
+	memset(&x, 0, sizeof(x));
+	sdr_qp_info_fill(qp, &x);
 	return x;
 }
 
@@ -920,6 +906,21 @@ struct rig *rig_new(const struct rig_opts *o)
 		if (sdr_ring_attach(&c->sq, h->idx, h->ent, RIG_SQ_ENTRIES, sizeof(struct sdr_sqe), 0) ||
 		    sdr_ring_attach(&h->prod, h->idx, h->ent, RIG_SQ_ENTRIES, sizeof(struct sdr_sqe), 1))
 			die("SQ ring");
+		/* the CQ ring and the completions waiting for room in it (sized
+		 * as ctrl.c's HELLO does; the rig's host polls every pass) */
+		h->cq_idx = aligned_alloc(SDR_CACHE_LINE,
+					  RTE_ALIGN_CEIL(sizeof(*h->cq_idx), SDR_CACHE_LINE));
+		h->cq_ent = xcalloc(RIG_CQ_ENTRIES, sizeof(*h->cq_ent));
+		if (!h->cq_idx)
+			die("out of memory");
+		sdr_ring_format(h->cq_idx, RIG_CQ_ENTRIES, sizeof(struct sdr_cqe));
+		if (sdr_ring_attach(&c->cq, h->cq_idx, h->cq_ent, RIG_CQ_ENTRIES,
+				    sizeof(struct sdr_cqe), 1) ||
+		    sdr_ring_attach(&h->cq, h->cq_idx, h->cq_ent, RIG_CQ_ENTRIES,
+				    sizeof(struct sdr_cqe), 0))
+			die("CQ ring");
+		c->ovf = xcalloc(SDR_CQ_OVF_FOR(1), sizeof(*c->ovf));
+		c->ovf_cap = SDR_CQ_OVF_FOR(1);
 		w->ctxs = c;
 		sdr_g.inst[i].ctxs[0] = c;
 		s->in = in;
@@ -963,14 +964,10 @@ void rig_free(struct rig *r)
 		struct rig_side *s = &r->s[i];
 		struct mbuf_pool *p = &pv->pool[i];
 
-		for (unsigned k = 0; k < s->c->nqps; k++) {
-			struct sdr_qp *qp = s->c->qps[k];
-			qp->ops->qp_fini(qp);
-			sdr_rq_fini(&qp->rq);
-			free(qp->qseg);
-			free(qp);
-		}
+		for (unsigned k = 0; k < s->c->nqps; k++)
+			sdr_qp_teardown(s->c->qps[k]);
 		sdr_worker_fini(s->w);
+		free(s->c->ovf);
 		free(s->c);
 		free(s->mem);
 		free(s->cqe);
@@ -985,6 +982,8 @@ void rig_free(struct rig *r)
 		free(pv->host[i].idx);
 		free(pv->host[i].ent);
 		free(pv->host[i].backlog);
+		free(pv->host[i].cq_idx);
+		free(pv->host[i].cq_ent);
 	}
 	for (size_t i = 0; i < pv->nheld; i++)
 		free(pv->held[i]);

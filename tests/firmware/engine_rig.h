@@ -4,18 +4,21 @@
  * rig_add_pair()), connected back to back,
  * running the firmware's real worker stages, reliability schemes and
  * engines (rx.c, host_sq.c, rel_*.c, sr_*.c, ec_*.c, send.c, recv.c, the
- * receive table, txframe.c, worker.c's QP visits and abort) on a virtual
- * clock, without the EAL,
- * hugepages or root.
+ * receive table, txframe.c, cq.c, worker.c's QP visits and abort, the QP
+ * set-up of qp_setup.c) on a virtual clock, without the EAL, hugepages or
+ * root.
  *
  * What is fake (engine_rig.c):
  *  - the transmit queue (txq.c's sdr_txq_alloc, _enqueue, _flush; the
  *    pacer's reservation and the frames are txframe.c's own): a fixed
  *    pool of struct rte_mbuf in the rig's own memory; a flush puts the
  *    frames on a simulated wire instead of a PMD;
- *  - the completion primitive (cq.h): the same bookkeeping as cq.c (MR
- *    references, per-QP counters, the CQE's fields), recording every CQE
- *    instead of writing a ring;
+ *  - the control plane's memory (ctl_mem.c's segments and QP memory): the
+ *    rig's heap, no memfd;
+ *  - the host's CQ memory: cq.c writes a CQ ring in the rig's memory, which
+ *    the rig's host reads after each loop pass of its worker, recording
+ *    every CQE (sdr_cq_send/sdr_cq_recv are linked with -Wl,--wrap, so the
+ *    rig sees each completion first and checks what it completes);
  *  - the wire: per direction a one-way delay, random jitter (reordering),
  *    loss of data (data and parity) and of control frames, duplication, a
  *    cut, and a filter the test may use to drop or hold single frames;
@@ -23,9 +26,11 @@
  *    an mbuf that points at them, the host SQ is served, then worker.c's
  *    own sdr_worker_qps() visits the QPs (pacer, touched, timers) at the
  *    rig's clock;
- *  - the control plane: the QPs are created the way ctrl.c does it
- *    (receive table, ops->qp_init, QP info) and handed to worker.c's
- *    sdr_worker_qp_add() and sdr_worker_qp_connect().
+ *  - the control plane: the QPs are made by qp_setup.c's sdr_qp_setup(),
+ *    as QP_CREATE makes them (memory, QP segment, receive table,
+ *    ops->qp_init; the QP info of sdr_qp_info_fill()), with keys from the
+ *    rig's generator, and handed to worker.c's sdr_worker_qp_add() and
+ *    sdr_worker_qp_connect().
  *
  * The host side is real: the test posts descriptors into each context's SQ
  * ring (an unbounded backlog in front of it) and the real sdr_host_poll()
@@ -127,8 +132,9 @@ struct rig_cqe {
 
 struct rig;
 
-/** Called for every CQE the firmware posts, as it posts it (the test may
- *  post new descriptors from here: they wait in the host's backlog). */
+/** Called for every CQE the firmware posts, as the host reads it from the CQ
+ *  ring after the loop pass that posted it (the test may post new
+ *  descriptors from here: they wait in the host's backlog). */
 typedef void (*rig_cqe_fn)(struct rig *r, int side, const struct sdr_cqe *e, void *arg);
 typedef enum rig_verdict (*rig_filter_fn)(struct rig *r, const struct rig_frame_info *f,
 					  void *arg);
@@ -151,7 +157,7 @@ struct rig_side {
 struct rig_bugs {
 	uint64_t malformed_tx;     /* a transmitted frame sdr_parse() refused */
 	uint64_t mbuf_leak;        /* mbuf taken and neither queued nor freed */
-	uint64_t mr_ref_underflow; /* an MR reference dropped below zero */
+	uint64_t mr_ref_underflow; /* an MR reference dropped below zero (per MR and completion) */
 	uint64_t send_not_queued;  /* sdr_cq_send() of a send that is not outstanding */
 	uint64_t recv_not_done;    /* sdr_cq_recv() of a slot the table did not complete */
 	uint64_t tx_over_budget;   /* one ops->tx() call sent more than SDR_BURST data and

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the control plane's host socket (layer ctl): what its files share.
+ * ctrl.c serves the sessions and dispatches requests to ctrl_res.c (MR
+ * registration, quotas) and ctrl_qp.c (QP requests); ctrl_note.c words
+ * their refusals. Nothing outside these files includes this.
+ */
+#ifndef SDR_CTRL_INT_H
+#define SDR_CTRL_INT_H
+
+#include <sys/types.h>
+
+#include "sdr_types.h"
+
+#define MAX_CLIENTS (SDR_MAX_INST * SDR_MAX_CTX)
+
+/** What one client (uid or pid, --quota-key) holds on one instance. */
+struct quota {
+	int used;
+	unsigned inst;
+	uint32_t key;
+	unsigned conns, ctxs, qps;
+	uint64_t mr_bytes;
+};
+
+struct client {
+	int fd;
+	struct sdr_inst *in;
+	struct sdr_hctx *ctx; /* after HELLO */
+	struct quota *q;
+	pid_t pid;
+	uid_t uid;
+	uint64_t hello_by;    /* ms: dropped if not attached by then */
+	/* A reply the socket could not take (the client does not read): no
+	 * further request is read from the client until it is sent, and the
+	 * client is dropped if that does not happen by pend_by. */
+	int pending;
+	int pend_fd;          /* descriptor to pass (owned by its ctx/QP) or -1 */
+	uint64_t pend_by;
+	struct sdr_ctl_resp pend;
+};
+
+/* ---- ctrl_note.c: refusals ---- */
+
+/** Monotonic clock in ms. */
+uint64_t ctl_now_ms(void);
+
+/** Count a refusal or drop and log it, at most one line per second and
+ *  counter (a hostile host must not flood the log); the suppressed lines
+ *  are counted in the next one. */
+void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** Refuse a request: status -@p err, the reason in r->msg. @return -err. */
+int ctl_fail(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** The client as its reply names it ("client uid 1000"), and as the log
+ *  does (with the pid in uid mode). */
+const char *ctl_who(const struct client *cl, char buf[48]);
+const char *ctl_who_log(const struct client *cl, char buf[64]);
+
+/* ---- ctrl_res.c: quotas and memory regions ---- */
+
+/** The quota entry of client @p key on instance @p inst (a free one made
+ *  for it when it has none); NULL when the table is full. */
+struct quota *ctl_quota_get(unsigned inst, uint32_t key);
+
+/** MR_REG with memfd @p fd: @return 1 when the MR now owns @p fd, else
+ *  0 or -errno (the reply says why). */
+int ctl_req_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
+		   struct sdr_ctl_resp *r);
+int ctl_req_mr_dereg(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
+
+/** Unmap a memory region (nothing when it is not mapped). */
+void ctl_mr_unmap(struct sdr_mr_ent *mr);
+
+/* ---- ctrl_qp.c: QP requests ---- */
+
+int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+		      int *pass);
+int ctl_req_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
+int ctl_req_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
+int ctl_req_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
+
+/** Take QP @p qp of context @p c off its worker and apart. */
+void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp);
+
+#endif /* SDR_CTRL_INT_H */

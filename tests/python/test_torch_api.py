@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Which torch.distributed registration API the sdr backend picks (tests
-layer, unit): torch 2.x (a c10d Backend class and register_backend with
-devices=) -> a Backend registered for cpu and cuda; torch 1.13 -> a
-ProcessGroup. Checked against stand-ins of both, then against the torch
-this interpreter has. Skips (77) without torch."""
+"""Which torch.distributed registration the sdr backend picks (tests layer,
+unit): torch 2.x (a c10d Backend class and register_backend with devices=)
+-> registered for the cpu and cuda devices; torch 1.13 -> without devices=;
+a ProcessGroup subclass in both (torch 2.x binds Python overrides for
+ProcessGroup only). Checked against stand-ins of both, then against the
+torch this interpreter has. Skips (77) without torch."""
 import sys
 
 try:
@@ -35,12 +36,13 @@ def register_113(cls, name, func, extended_api=False):
     pass
 
 
-assert st._select_api(C10d2, register_2x) == ("backend", C10d2.Backend)
-assert st._select_api(C10d2, register_113) == ("processgroup", C10d2.ProcessGroup)
-assert st._select_api(C10d1, register_2x) == ("processgroup", C10d1.ProcessGroup)
-assert st._select_api(C10d1, register_113) == ("processgroup", C10d1.ProcessGroup)
+assert st._select_api(C10d2, register_2x) == ("2.x", C10d2.ProcessGroup,
+                                              {"devices": ["cpu", "cuda"]})
+assert st._select_api(C10d2, register_113) == ("1.13", C10d2.ProcessGroup, {})
+assert st._select_api(C10d1, register_2x) == ("1.13", C10d1.ProcessGroup, {})
+assert st._select_api(C10d1, register_113) == ("1.13", C10d1.ProcessGroup, {})
 v = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
-want = "backend" if v >= (2, 0) else "processgroup"
+want = "2.x" if v >= (2, 0) else "1.13"
 assert st.API == want, f"torch {torch.__version__}: API {st.API}, want {want}"
 assert issubclass(st.ProcessGroupSDR, st._Base)
 import torch.distributed as dist  # noqa: E402
@@ -48,5 +50,5 @@ assert "SDR" in dist.Backend._plugins, "backend not registered"
 # no CUDA here (CI): the device path is off; a CUDA tensor's message says why
 if not torch.cuda.is_available():
     assert st._device_hooks() is None
-print(f"torch {torch.__version__}: API {st.API} ({st._Base.__name__}); selection of both "
-      "APIs correct")
+print(f"torch {torch.__version__}: registration {st.API} ({st._Base.__name__}, "
+      f"{st._REGISTER_KW or 'no devices='}); selection for both torch lines correct")

@@ -13,9 +13,9 @@ PyTorch's own store). Ranks attached to the same DPU (a DPU cannot send to
 itself) talk through a unix socket. CPU and CUDA tensors: a CUDA tensor is
 staged through registered host memory pinned with cudaHostRegister, copied
 on a side stream ordered with the caller's current stream (the CUDA path is
-chosen at run time; docs/training.md). PyTorch 1.13 (a ProcessGroup) and
-2.x (a Backend registered for cpu and cuda) are both supported, chosen at
-import. Supported: send, recv, isend, irecv,
+chosen at run time; docs/training.md). PyTorch 1.13 and 2.x are both
+supported (registration chosen at import: _select_api). Supported: send,
+recv, isend, irecv,
 batch_isend_irecv, barrier, broadcast, all_reduce (SUM, PRODUCT, MIN, MAX;
 star through rank 0, reduced in rank order, so bit-reproducible). Anything
 else raises RuntimeError naming what is supported. See docs/training.md.
@@ -50,21 +50,25 @@ BACKEND = "sdr"
 
 
 def _select_api(c10d, register_backend):
-    """Which registration API this torch has: ("backend", c10d.Backend) on
-    torch 2.x (a Backend class and register_backend(..., devices=)), else
-    ("processgroup", c10d.ProcessGroup) as on 1.13."""
-    base = getattr(c10d, "Backend", None)
+    """How to register with this torch: (name, base class, extra keyword
+    arguments of register_backend).
+
+    torch 2.x (c10d has a Backend class; register_backend takes devices=):
+    the group is registered for the cpu and cuda devices. Its class stays a
+    ProcessGroup subclass: torch 2.x binds Python overrides (a trampoline)
+    for ProcessGroup only, not for Backend, and init_process_group uses a
+    ProcessGroup returned by the creator as the group itself (as torch's own
+    Python process groups do). torch 1.13: a ProcessGroup, no devices=."""
     try:
         params = inspect.signature(register_backend).parameters
     except (TypeError, ValueError):
         params = {}
-    if base is not None and "devices" in params:
-        return "backend", base
-    return "processgroup", c10d.ProcessGroup
+    if getattr(c10d, "Backend", None) is not None and "devices" in params:
+        return "2.x", c10d.ProcessGroup, {"devices": ["cpu", "cuda"]}
+    return "1.13", c10d.ProcessGroup, {}
 
 
-API, _Base = _select_api(_c10d, dist.Backend.register_backend)
-_LIVE = []   # torch 2.x keeps only the C++ side of a Backend: the Python objects stay here
+API, _Base, _REGISTER_KW = _select_api(_c10d, dist.Backend.register_backend)
 _SUPPORTED = ("send, recv, isend, irecv, batch_isend_irecv, barrier, broadcast, "
               "all_reduce (sum, product, min, max)")
 
@@ -814,8 +818,7 @@ class _SdrWork(_Work):
 # ---------------------------------------------------------------- process group
 
 class ProcessGroupSDR(_Base):
-    """The "sdr" process group (torch 1.13) or backend (torch 2.x). Created
-    by init_process_group("sdr", ...)."""
+    """The "sdr" process group. Created by init_process_group("sdr", ...)."""
 
     def __init__(self, store, rank, size, timeout, options=None):
         super().__init__(rank, size)
@@ -1155,12 +1158,22 @@ class ProcessGroupSDR(_Base):
             self._coalescing.append(w)
         return w
 
-    def _start_coalescing(self):
+    def _start_coalescing(self, device=None):
         self._coalescing = []
 
-    def _end_coalescing(self, reqs):
-        # operations were posted as they came (in order): nothing to flush
-        self._coalescing = None
+    def _end_coalescing(self, arg=None):
+        """Operations were posted as they came (in order): nothing to flush.
+        torch 1.13 passes the requests (and uses none back); torch 2.x
+        passes a device and waits on the one Work returned (its
+        batch_isend_irecv of CUDA tensors): all the coalesced operations."""
+        works, self._coalescing = self._coalescing or [], None
+        if isinstance(arg, list):
+            return None
+        return _SdrWork(self, [o for w in works for o in w._ops], [], name="coalesced")
+
+    # torch 2.x's trampoline calls these names for C++ callers
+    start_coalescing = _start_coalescing
+    end_coalescing = _end_coalescing
 
     @staticmethod
     def _one(tensors, what):
@@ -1320,11 +1333,8 @@ def _recv_exact(s, n):
 
 
 def _create(dist_opts, pg_options):
-    pg = ProcessGroupSDR(dist_opts.store, dist_opts.group_rank, dist_opts.group_size,
-                         dist_opts.timeout, pg_options)
-    if API == "backend":
-        _LIVE.append(pg)
-    return pg
+    return ProcessGroupSDR(dist_opts.store, dist_opts.group_rank, dist_opts.group_size,
+                           dist_opts.timeout, pg_options)
 
 
 def _sdr_group(group):
@@ -1336,15 +1346,6 @@ def _sdr_group(group):
         pg = dist.distributed_c10d._get_default_group()
     if isinstance(pg, ProcessGroupSDR):
         return pg
-    if API == "backend":
-        try:
-            b = pg._get_backend(torch.device("cpu"))
-        except Exception:
-            b = None
-        if isinstance(b, ProcessGroupSDR):
-            return b
-        if group is None and _LIVE and dist.get_backend() == BACKEND:
-            return _LIVE[0]
     return None
 
 
@@ -1384,11 +1385,7 @@ def zeros(*shape, dtype=torch.float32, group=None, device=None):
 def _register():
     if BACKEND.upper() in dist.Backend._plugins or hasattr(dist.Backend, BACKEND.upper()):
         return
-    if API == "backend":
-        dist.Backend.register_backend(BACKEND, _create, extended_api=True,
-                                      devices=["cpu", "cuda"])
-    else:
-        dist.Backend.register_backend(BACKEND, _create, extended_api=True)
+    dist.Backend.register_backend(BACKEND, _create, extended_api=True, **_REGISTER_KW)
 
 
 _register()

@@ -205,6 +205,16 @@ static int ns_parse_env(void)
 	return 0;
 }
 
+/* At unload (dlclose, exit): the configuration read at init. NCCL has no
+ * finalize call before API v11. */
+__attribute__((destructor)) static void ns_fini(void)
+{
+	for (int d = 0; d < NS_MAX_DEVS; d++) {
+		free(ns_sock[d]);
+		ns_sock[d] = NULL;
+	}
+}
+
 /* Open a context and a QP on device @p dev; logs why not. */
 static int ns_open(int dev, struct sdr_ctx **ctx, struct sdr_qp **qp)
 {

@@ -51,12 +51,15 @@ for _ in $(seq 600); do
 	kill -0 $hp 2>/dev/null || break
 	sleep 0.1
 done
-[ -e "$ready.0" ] && [ -e "$ready.1" ] || { wait $hp; cat "$SDR_TMP/deaddaemon.log"; sdr_fail "no traffic before the kill"; }
+[ -e "$ready.0" ] && [ -e "$ready.1" ] ||
+	{ wait $hp; cat "$SDR_TMP/deaddaemon.log"; sdr_fail "no traffic before the kill"; }
 kill -KILL "$DPU_PID"
 wait "$DPU_PID" 2>/dev/null
 wait $hp || { cat "$SDR_TMP/deaddaemon.log"; sdr_fail "a dead daemon did not surface"; }
-grep -q 'daemon .* is gone' "$SDR_TMP/deaddaemon.log" || sdr_fail "dead daemon: no reason in the log"
+grep -q 'daemon .* is gone' "$SDR_TMP/deaddaemon.log" ||
+	sdr_fail "dead daemon: no reason in the log"
 # no daemon at all: init fails (NCCL then falls back to its own transports)
 SOCK_A=$SDR_TMP/none-a.sock SOCK_B=$SDR_TMP/none-b.sock run nodaemon --mode no-daemon ||
 	{ cat "$SDR_TMP/nodaemon.log"; sdr_fail "init without a daemon"; }
-echo "nccl plugin: v10/v8/v9 traffic bit-exact under 1e-3 loss; mismatch, peer gone, dead daemon and no daemon surface"
+echo "nccl plugin: v10/v8/v9 traffic bit-exact under 1e-3 loss; mismatch, peer gone," \
+	"dead daemon and no daemon surface"

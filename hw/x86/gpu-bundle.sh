@@ -97,10 +97,10 @@ cat >"$out/bin/sdr-dpu" <<WRAP
 #!/bin/sh
 # sdr-dpu of the GPU bundle: DPDK's libraries and, with EAL options (a "--"
 # among the arguments), its drivers (-d) from the bundle - unless this
-# machine has the same DPDK installed ($pmddir exists: EAL
-# loads every driver there itself, and two copies of a library do not mix)
+# machine has the same DPDK installed (its drivers in $pmddir:
+# EAL loads every driver there itself, and two copies of a library do not mix)
 b=\$(cd "\$(dirname "\$0")/.." && pwd)
-if [ -d "$pmddir" ] && [ "\${SDR_BUNDLE_DPDK:-}" != 1 ]; then
+if ls "$pmddir"/librte_mempool_ring.so* >/dev/null 2>&1; then
 	export LD_LIBRARY_PATH="\$b/lib"\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 	exec "\$b/libexec/sdr-dpu" "\$@"
 fi

@@ -14,12 +14,17 @@ export SDR_REL=auto
 [ "${SDR_SANITIZE:-none}" != none ] && export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 link=loss=1e-3
 # AUTO's model needs a rate: both instances paced (as tests/integration/auto_ring.sh)
-SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock STATS=$SDR_TMP/stats.json DPU_LOG=$SDR_TMP/dpu.log
-rig_ring_pair nccl "$SOCK_A" "$SOCK_B" "$DPU_LOG" --link "$link,seed=11" --port-rate 2g \
-	--global-timeout-ms 3000 --instance --link "$link,seed=12" --port-rate 2g \
-	--global-timeout-ms 3000 || sdr_fail "daemon did not start"
-DPU_PID=$RIG_PID
-SDR_PIDS+=("$DPU_PID")
+start() { # TAG SEED
+	SOCK_A=$SDR_TMP/$1-a.sock SOCK_B=$SDR_TMP/$1-b.sock STATS=$SDR_TMP/$1.json
+	DPU_LOG=$SDR_TMP/$1-dpu.log
+	rig_ring_pair "nccl$1" "$SOCK_A" "$SOCK_B" "$DPU_LOG" --link "$link,seed=$2" \
+		--port-rate 2g --global-timeout-ms 3000 --instance --link "$link,seed=$(($2 + 1))" \
+		--port-rate 2g --global-timeout-ms 3000 --stats-json "$STATS" ||
+		sdr_fail "daemon did not start"
+	DPU_PID=$RIG_PID
+	SDR_PIDS+=("$DPU_PID")
+}
+start ok 11
 run() { # NAME ARGS...: the harness, its output kept
 	local name=$1; shift
 	"$H" --plugin "$P" --dpu0 "$SOCK_A" --dpu1 "$SOCK_B" --timeout 60 "$@" \
@@ -35,6 +40,14 @@ for api in 10 8 9; do
 	grep -q 'NET/sdr : send comm on sdr0 closed: [1-9][0-9]* messages' "$SDR_TMP/ok$api.log" ||
 		sdr_fail "API v$api: no close statistics in the plugin's log"
 done
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+lost=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(i["link"]["dropped_loss"] for i in d["instances"]))' "$STATS")
+echo "the emulated link dropped $lost frames during the traffic runs"
+[ "${lost:-0}" -gt 0 ] || sdr_fail "the lossy link lost nothing: the runs proved nothing"
+start err 21
 run mismatch --mode mismatch --timeout 30 ||
 	{ cat "$SDR_TMP/mismatch.log"; sdr_fail "size mismatch did not surface as an error"; }
 grep -q 'size mismatch' "$SDR_TMP/mismatch.log" || sdr_fail "no 'size mismatch' in the log"

@@ -2,8 +2,9 @@
 /*
  * nccl_net_sdr.c - libnccl-net-sdr.so, an NCCL network plugin over libsdr
  * (host layer: NCCL's proxy -> this plugin -> libsdr -> the sdr-dpu daemon).
- * One device per sdr-dpu socket in SDR_DPU; one libsdr context and QP per
- * send or receive comm; NCCL's host buffers are staged through
+ * One device per sdr-dpu socket in SDR_DPU, one libsdr context per device
+ * and process shared by its comms, one QP per send or receive comm; NCCL's
+ * host buffers are staged through
  * libsdr-registered shadows (one copy each way). docs/nccl.md.
  */
 #include <arpa/inet.h>
@@ -38,6 +39,7 @@
 #define NS_IMM_ZERO 0x80000000u
 #define NS_IMM_TAG 0x40000000u
 #define NS_PEER_GRACE_MS 2000
+#define NS_MAX_COMMS 4096     /* comms per device and process */
 
 static nn_logger_t ns_logger;
 static pthread_mutex_t ns_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -122,8 +124,25 @@ struct ns_req {
 
 enum { ST_NEW = 0, ST_CONNECTING, ST_HELLO, ST_WAIT_ACK, ST_READY };
 
-struct ns_comm {
+/* One libsdr context per device, shared by the device's comms (the
+ * daemon's per-client quota counts contexts): its lock serialises every
+ * libsdr call on it; completions carry the comm's id in their wr_id. */
+struct ns_dev {
 	pthread_mutex_t lock;
+	struct sdr_ctx *ctx;
+	int refs;
+	int broken;           /* the daemon died */
+	char *scratch;        /* zero-byte messages */
+	struct sdr_mr *scratch_mr;
+	struct ns_comm *comms[NS_MAX_COMMS]; /* by id - 1 */
+};
+static struct ns_dev ns_devs[NS_MAX_DEVS];
+static pthread_once_t ns_devs_once = PTHREAD_ONCE_INIT;
+
+struct ns_comm {
+	pthread_mutex_t *lock; /* the device's */
+	struct ns_dev *d;
+	uint32_t id;          /* index + 1 in d->comms */
 	int dev;
 	int send;
 	int fd;               /* TCP side channel (peer liveness) */
@@ -329,41 +348,116 @@ static nn_result_t ns_props_v8(int dev, nn_props_v8_t *p)
 
 /* ------------------------------------------------------------ comms */
 
+static void ns_devs_init(void)
+{
+	for (int d = 0; d < NS_MAX_DEVS; d++)
+		pthread_mutex_init(&ns_devs[d].lock, NULL);
+}
+
+/* The device's context (opened by its first comm) and a QP on it for a new
+ * comm; with the device locked. 0 or -errno (logged). */
+static int ns_dev_attach(int dev, struct ns_comm *c)
+{
+	struct ns_dev *d = &ns_devs[dev];
+	uint32_t id = 0;
+
+	if (!d->ctx) {
+		d->broken = 0;
+		d->ctx = sdr_ctx_open(ns_sock[dev], NULL);
+		if (!d->ctx) {
+			int e = errno;
+			WARN("cannot attach to the sdr-dpu daemon at %s (SDR_DPU): %s: %s",
+			     ns_sock[dev], strerror(e), sdr_last_error(NULL));
+			return -e;
+		}
+		d->scratch = sdr_buf_alloc(d->ctx, 4096);
+		if (!d->scratch || !(d->scratch_mr = sdr_mr_reg(d->ctx, d->scratch, 4096, 0))) {
+			int e = errno;
+			WARN("%s: scratch buffer: %s", ns_sock[dev], strerror(e));
+			sdr_ctx_close(d->ctx);
+			d->ctx = NULL;
+			d->scratch = NULL;
+			return -e;
+		}
+	}
+	for (uint32_t i = 0; i < NS_MAX_COMMS; i++) {
+		if (!d->comms[i]) {
+			id = i + 1;
+			break;
+		}
+	}
+	if (!id) {
+		WARN("%s: more than %d comms in this process", ns_sock[dev], NS_MAX_COMMS);
+		goto unref;
+	}
+	c->qp = sdr_qp_create(d->ctx, &ns_attr);
+	if (!c->qp) {
+		WARN("%s: QP creation (SDR_REL=%s) failed: %s: %s", ns_sock[dev], ns_rel_text,
+		     strerror(errno), sdr_last_error(d->ctx));
+		goto unref;
+	}
+	d->comms[id - 1] = c;
+	d->refs++;
+	c->id = id;
+	c->d = d;
+	c->ctx = d->ctx;
+	c->scratch = d->scratch;
+	c->scratch_mr = d->scratch_mr;
+	c->lock = &d->lock;
+	return 0;
+unref:
+	if (d->refs == 0) {
+		sdr_ctx_close(d->ctx); /* frees the scratch buffer too */
+		d->ctx = NULL;
+		d->scratch = NULL;
+		d->scratch_mr = NULL;
+	}
+	return -EIO;
+}
+
 static void ns_comm_free(struct ns_comm *c)
 {
+	struct ns_dev *d;
+
 	if (!c)
 		return;
-	if (c->qp)
+	d = c->d;
+	if (d) {
+		pthread_mutex_lock(&d->lock);
 		sdr_qp_destroy(c->qp);
-	if (c->scratch_mr)
-		sdr_mr_dereg(c->scratch_mr);
-	sdr_ctx_close(c->ctx); /* frees every buffer */
+		d->comms[c->id - 1] = NULL;
+		if (--d->refs == 0) {
+			sdr_ctx_close(d->ctx); /* frees every buffer left */
+			d->ctx = NULL;
+			d->scratch = NULL;
+			d->scratch_mr = NULL;
+		}
+		pthread_mutex_unlock(&d->lock);
+	}
 	if (c->fd >= 0)
 		close(c->fd);
-	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
 static struct ns_comm *ns_comm_new(int dev, int send)
 {
 	struct ns_comm *c = calloc(1, sizeof(*c));
+	int rc;
+
 	if (!c)
 		return NULL;
-	pthread_mutex_init(&c->lock, NULL);
+	pthread_once(&ns_devs_once, ns_devs_init);
 	c->dev = dev;
 	c->send = send;
 	c->fd = -1;
-	if (ns_open(dev, &c->ctx, &c->qp) != 0)
-		goto fail;
-	c->scratch = sdr_buf_alloc(c->ctx, 4096);
-	if (!c->scratch || !(c->scratch_mr = sdr_mr_reg(c->ctx, c->scratch, 4096, 0))) {
-		WARN("%s: scratch buffer: %s", ns_sock[dev], strerror(errno));
-		goto fail;
+	pthread_mutex_lock(&ns_devs[dev].lock);
+	rc = ns_dev_attach(dev, c);
+	pthread_mutex_unlock(&ns_devs[dev].lock);
+	if (rc != 0) {
+		free(c);
+		return NULL;
 	}
 	return c;
-fail:
-	ns_comm_free(c);
-	return NULL;
 }
 
 /* An IPv4 address of this host the peer can reach: SDR_NCCL_ADDR, else the
@@ -478,7 +572,9 @@ static nn_result_t ns_connect_step(int dev, struct ns_handle *h, void **send_com
 			ns_comm_free(c);
 			return NN_SYSTEM_ERROR;
 		}
+		pthread_mutex_lock(c->lock);
 		rc = sdr_qp_connect(c->qp, &h->qp);
+		pthread_mutex_unlock(c->lock);
 		if (rc != 0) {
 			WARN("connect: QP connect: %s: %s", sdr_strerror(rc), sdr_last_error(c->ctx));
 			ns_comm_free(c);
@@ -602,9 +698,15 @@ static nn_result_t ns_accept(void *listen_comm, void **recv_comm, nn_dev_handle_
 		    c->hello.nonce != c->nonce) {
 			WARN("accept: a connection that is not this handle's sdr connector");
 			c->ack = -EPROTO;
-		} else if ((rc = sdr_qp_connect(c->qp, &c->hello.qp)) != 0) {
-			WARN("accept: QP connect: %s: %s", sdr_strerror(rc), sdr_last_error(c->ctx));
-			c->ack = rc;
+		} else {
+			pthread_mutex_lock(c->lock);
+			rc = sdr_qp_connect(c->qp, &c->hello.qp);
+			pthread_mutex_unlock(c->lock);
+			if (rc != 0) {
+				WARN("accept: QP connect: %s: %s", sdr_strerror(rc),
+				     sdr_last_error(c->ctx));
+				c->ack = rc;
+			}
 		}
 		c->peer = c->hello.qp;
 		c->max_msg = c->hello.qp.max_msg;
@@ -677,7 +779,7 @@ static nn_result_t ns_reg_mr(void *comm, void *data, size_t size, int type, void
 		return NN_SYSTEM_ERROR;
 	m->base = data;
 	m->len = size;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(c->lock);
 	m->shadow = sdr_buf_alloc(c->ctx, n);
 	if (m->shadow)
 		m->mr = sdr_mr_reg(c->ctx, m->shadow, n, 0);
@@ -687,11 +789,11 @@ static nn_result_t ns_reg_mr(void *comm, void *data, size_t size, int type, void
 		     sdr_last_error(c->ctx));
 		if (m->shadow)
 			sdr_buf_free(c->ctx, m->shadow);
-		pthread_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(c->lock);
 		free(m);
 		return NN_SYSTEM_ERROR;
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(c->lock);
 	*mh = m;
 	return NN_SUCCESS;
 }
@@ -716,11 +818,11 @@ static nn_result_t ns_dereg_mr(void *comm, void *mh)
 
 	if (!m)
 		return NN_SUCCESS;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(c->lock);
 	rc = sdr_mr_dereg(m->mr);
 	if (rc == 0)
 		sdr_buf_free(c->ctx, m->shadow);
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(c->lock);
 	free(m);
 	if (rc != 0 && rc != -EPIPE) {
 		/* the context's close frees it in any case */
@@ -745,16 +847,17 @@ static struct ns_req *ns_req_get(struct ns_comm *c)
 	return NULL;
 }
 
+/* wr_id: comm id (32 bits) | request generation (24) | slot (8) */
 static uint64_t ns_wr_id(struct ns_comm *c, struct ns_req *r)
 {
-	return (uint64_t)r->gen << 8 | (uint64_t)(r - c->req);
+	return (uint64_t)c->id << 32 | (uint64_t)r->gen << 8 | (uint64_t)(r - c->req);
 }
 
 static nn_result_t ns_fail_status(struct ns_comm *c, int rc, const char *what)
 {
 	if (rc == -EPIPE) {
 		WARN("%s: the sdr-dpu daemon (%s) is gone", what, ns_sock[c->dev]);
-		c->broken = NN_SYSTEM_ERROR;
+		c->d->broken = c->broken = NN_SYSTEM_ERROR;
 		return NN_SYSTEM_ERROR;
 	}
 	WARN("%s: %s", what, sdr_strerror(rc));
@@ -772,6 +875,10 @@ static nn_result_t ns_post(struct ns_comm *c, int send, void *data, size_t size,
 	int rc;
 
 	*request = NULL;
+	if (c->d->broken && !c->broken) {
+		WARN("%s: the sdr-dpu daemon (%s) is gone", send ? "isend" : "irecv", ns_sock[c->dev]);
+		c->broken = c->d->broken;
+	}
 	if (c->broken)
 		return c->broken;
 	if (size > c->max_msg) {
@@ -828,9 +935,9 @@ static nn_result_t ns_isend(void *comm, void *data, size_t size, int tag, void *
 {
 	struct ns_comm *c = comm;
 	nn_result_t r;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(c->lock);
 	r = ns_post(c, 1, data, size, tag, mh, req);
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(c->lock);
 	return r;
 }
 
@@ -857,9 +964,9 @@ static nn_result_t ns_irecv(void *comm, int n, void **data, size_t *sizes, int *
 		WARN("irecv: %d grouped receives; this plugin announces maxRecvs 1", n);
 		return NN_INTERNAL_ERROR;
 	}
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(c->lock);
 	r = ns_post(c, 0, data[0], sizes[0], tags ? tags[0] : 0, mhs ? mhs[0] : NULL, req);
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(c->lock);
 	return r;
 }
 
@@ -893,16 +1000,18 @@ static nn_result_t ns_iflush(void *comm, int n, void **data, int *sizes, void **
 	return NN_SUCCESS;
 }
 
-/* Apply one completion to its request. */
-static void ns_complete(struct ns_comm *c, const struct sdr_wc *wc)
+/* Apply one completion of the device's context to its comm's request. */
+static void ns_complete(struct ns_dev *d, const struct sdr_wc *wc)
 {
 	unsigned idx = (unsigned)(wc->wr_id & 0xff);
+	uint32_t id = (uint32_t)(wc->wr_id >> 32);
+	struct ns_comm *c;
 	struct ns_req *r;
 
-	if (idx >= NN_MAX_REQUESTS)
+	if (idx >= NN_MAX_REQUESTS || id == 0 || id > NS_MAX_COMMS || !(c = d->comms[id - 1]))
 		return;
 	r = &c->req[idx];
-	if (r->state != REQ_POSTED || r->gen != (uint32_t)(wc->wr_id >> 8))
+	if (r->state != REQ_POSTED || r->gen != (uint32_t)(wc->wr_id >> 8 & 0xffffff))
 		return;
 	if (wc->status != 0) {
 		if (wc->status == -EMSGSIZE)
@@ -984,7 +1093,7 @@ static nn_result_t ns_test(void *request, int *done, int *sizes)
 	int n;
 
 	*done = 0;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(c->lock);
 	while (r->state == REQ_POSTED) {
 		n = sdr_cq_poll(c->ctx, wc, 16);
 		if (n < 0) {
@@ -992,11 +1101,15 @@ static nn_result_t ns_test(void *request, int *done, int *sizes)
 			goto out;
 		}
 		for (int i = 0; i < n; i++)
-			ns_complete(c, &wc[i]);
+			ns_complete(c->d, &wc[i]);
 		if (n < 16)
 			break;
 	}
 	if (r->state == REQ_POSTED) {
+		if (c->d->broken && !c->broken) {
+			WARN("test: the sdr-dpu daemon (%s) is gone", ns_sock[c->dev]);
+			c->broken = c->d->broken;
+		}
 		if (c->broken) {
 			WARN("test: the connection failed earlier; this request cannot complete");
 			res = c->broken;
@@ -1019,7 +1132,7 @@ static nn_result_t ns_test(void *request, int *done, int *sizes)
 	r->state = REQ_FREE;
 	c->inflight--;
 out:
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(c->lock);
 	return res;
 }
 

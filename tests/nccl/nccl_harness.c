@@ -25,11 +25,14 @@
 #define RING_BYTES (24u << 20) /* per comm: holds 2 x 8 MiB + the small ones */
 #define MAX_MSG_BYTES (8u << 20)
 #define STEPS NN_MAX_REQUESTS  /* requests in flight per comm, as NCCL allows */
+#define MAX_PAIRS 4            /* send + receive comms per rank (NCCL: per channel) */
 
 static const char *o_plugin, *o_dpu[2], *o_mode = "ok", *o_ready;
-static int o_api = 10, o_rounds = 2, o_timeout = 60;
+static int o_api = 10, o_rounds = 2, o_timeout = 60, o_pairs = 1;
 static int g_rank;
 static int g_warns;
+static int g_catch;                  /* dead-daemon mode: record the first error */
+static nn_result_t g_caught = NN_SUCCESS;
 static void *g_lib;
 static const nn_net_v8_t *t8;
 static const nn_net_v9_t *t9;
@@ -250,6 +253,11 @@ static void dir_post(struct dir_state *d, int peer_dir)
 		s->req = NULL;
 		r = d->send ? p_isend(d->comm, d->ring.buf + off, n, 7, d->ring.mh, &s->req)
 			    : p_irecv(d->comm, d->ring.buf + off, posted, 7, d->ring.mh, &s->req);
+		if (r != NN_SUCCESS && g_catch) {
+			g_caught = r;
+			d->ring.head = head0;
+			return;
+		}
 		if (r != NN_SUCCESS)
 			die("%s of %zu bytes (message %u): error %d", d->send ? "isend" : "irecv", n,
 			    d->next, r);
@@ -274,6 +282,10 @@ static void dir_test(struct dir_state *d, int dir)
 		struct slot *s = &d->s[d->tail_slot % STEPS];
 		int done = 0, size = -1;
 		nn_result_t r = p_test(s->req, &done, &size);
+		if (r != NN_SUCCESS && g_catch) {
+			g_caught = r;
+			return;
+		}
 		if (r != NN_SUCCESS)
 			die("test of %s message %u (%zu bytes): error %d", d->send ? "send" : "receive",
 			    s->msg, s->size, r);
@@ -299,6 +311,69 @@ static void dir_test(struct dir_state *d, int dir)
 		d->tail_slot++;
 		d->done++;
 	}
+}
+
+/* NCCL's request limit on pair 0 before the traffic: 32 receives posted
+ * (their sends not yet there), a 33rd gets a NULL request (back-pressure,
+ * not an error); the peer's 32 one-byte sends then complete them all. */
+static void limit_check(struct dir_state *tx, struct dir_state *rx)
+{
+	void *rq[STEPS + 1], *sq[STEPS];
+	double t0 = now_s();
+	int left;
+
+	for (int i = 0; i < STEPS; i++) {
+		rq[i] = NULL;
+		if (p_irecv(rx->comm, rx->ring.buf + i * 64, 64, 7, rx->ring.mh, &rq[i]) != NN_SUCCESS ||
+		    !rq[i])
+			die("limit check: receive %d of %d refused", i + 1, STEPS);
+	}
+	rq[STEPS] = NULL;
+	if (p_irecv(rx->comm, rx->ring.buf + STEPS * 64, 64, 7, rx->ring.mh, &rq[STEPS]) !=
+	    NN_SUCCESS)
+		die("limit check: receive %d: an error, want a NULL request", STEPS + 1);
+	if (rq[STEPS])
+		die("limit check: receive %d beyond NCCL's limit got a request", STEPS + 1);
+	for (int i = 0; i < STEPS; i++) {
+		tx->ring.buf[i * 64] = (char)(0x40 + i);
+		sq[i] = NULL;
+		while (!sq[i]) {
+			if (p_isend(tx->comm, tx->ring.buf + i * 64, 1, 7, tx->ring.mh, &sq[i]) !=
+			    NN_SUCCESS)
+				die("limit check: send %d failed", i);
+			if (now_s() - t0 > o_timeout)
+				die("limit check: send %d gets no request", i);
+		}
+	}
+	for (left = 2 * STEPS; left > 0;) {
+		left = 0;
+		for (int i = 0; i < STEPS; i++) {
+			int done = 0, size = -1;
+			if (sq[i]) {
+				if (p_test(sq[i], &done, &size) != NN_SUCCESS)
+					die("limit check: test of send %d", i);
+				if (done)
+					sq[i] = NULL;
+				else
+					left++;
+			}
+			if (rq[i]) {
+				if (p_test(rq[i], &done, &size) != NN_SUCCESS)
+					die("limit check: test of receive %d", i);
+				if (done) {
+					if (size != 1 || rx->ring.buf[i * 64] != (char)(0x40 + i))
+						die("limit check: receive %d: %d bytes, 0x%02x", i, size,
+						    (uint8_t)rx->ring.buf[i * 64]);
+					rq[i] = NULL;
+				} else {
+					left++;
+				}
+			}
+		}
+		if (now_s() - t0 > o_timeout)
+			die("limit check: %d requests still pending after %d s", left, o_timeout);
+	}
+	rx->backpressure++;
 }
 
 /* ---------------- one rank */
@@ -350,13 +425,15 @@ static nn_result_t wait_error(void *req, const char *what)
 
 static int rank_main(int rank, int wfd, int rfd)
 {
-	char myh[NN_HANDLE_MAXSIZE], peerh[NN_HANDLE_MAXSIZE];
-	void *lcomm = NULL, *scomm = NULL, *rcomm = NULL;
+	char myh[MAX_PAIRS][NN_HANDLE_MAXSIZE], peerh[MAX_PAIRS][NN_HANDLE_MAXSIZE];
+	void *lc[MAX_PAIRS] = { 0 }, *sc[MAX_PAIRS] = { 0 }, *rc[MAX_PAIRS] = { 0 };
 	int ndev = 0;
 	nn_props_v9_t props;
 	nn_result_t r;
 	double t0;
-	struct dir_state tx, rx;
+	static struct dir_state txs[MAX_PAIRS], rxs[MAX_PAIRS];
+	struct dir_state *tx = &txs[0], *rx = &rxs[0];
+	int all;
 
 	g_rank = rank;
 	setenv("SDR_DPU", o_dpu[rank], 1);
@@ -383,51 +460,59 @@ static int rank_main(int rank, int wfd, int rfd)
 	/* connection set-up as NCCL does it: listen, handle to the peer, then
 	 * connect and accept called again and again until both return comms */
 	memset(myh, 0, sizeof(myh));
-	if (p_listen(myh, &lcomm) != NN_SUCCESS || !lcomm)
-		die("listen failed");
-	xwrite(wfd, myh, sizeof(myh));
-	xread(rfd, peerh, sizeof(peerh));
+	for (int k = 0; k < o_pairs; k++)
+		if (p_listen(myh[k], &lc[k]) != NN_SUCCESS || !lc[k])
+			die("listen failed");
+	xwrite(wfd, myh, sizeof(myh[0]) * (size_t)o_pairs);
+	xread(rfd, peerh, sizeof(peerh[0]) * (size_t)o_pairs);
 	t0 = now_s();
 	unsigned spins = 0;
-	while (!scomm || !rcomm) {
-		if (!scomm && p_connect(peerh, &scomm) != NN_SUCCESS)
-			die("connect failed");
-		if (!rcomm && p_accept(lcomm, &rcomm) != NN_SUCCESS)
-			die("accept failed");
+	do {
+		all = 1;
+		for (int k = 0; k < o_pairs; k++) {
+			if (!sc[k] && p_connect(peerh[k], &sc[k]) != NN_SUCCESS)
+				die("connect failed");
+			if (!rc[k] && p_accept(lc[k], &rc[k]) != NN_SUCCESS)
+				die("accept failed");
+			all &= sc[k] && rc[k];
+		}
 		spins++;
 		if (now_s() - t0 > o_timeout)
 			die("connect/accept: no comms after %d s", o_timeout);
-		if (!scomm || !rcomm)
+		if (!all)
 			usleep(100);
-	}
-	printf("nccl_harness: rank %d: connected after %u calls (API v%d)\n", rank, spins, o_api);
+	} while (!all);
+	printf("nccl_harness: rank %d: %d comm pair(s) connected after %u calls (API v%d)\n",
+	       rank, o_pairs, spins, o_api);
 
-	memset(&tx, 0, sizeof(tx));
-	memset(&rx, 0, sizeof(rx));
-	tx.send = 1;
-	tx.comm = scomm;
-	rx.comm = rcomm;
-	tx.ring.buf = malloc(RING_BYTES);
-	rx.ring.buf = malloc(RING_BYTES);
-	if (!tx.ring.buf || !rx.ring.buf)
-		die("out of memory");
-	if (p_regmr(scomm, tx.ring.buf, RING_BYTES, &tx.ring.mh) != NN_SUCCESS ||
-	    p_regmr(rcomm, rx.ring.buf, RING_BYTES, &rx.ring.mh) != NN_SUCCESS)
-		die("regMr failed");
+	for (int k = 0; k < o_pairs; k++) {
+		memset(&txs[k], 0, sizeof(txs[k]));
+		memset(&rxs[k], 0, sizeof(rxs[k]));
+		txs[k].send = 1;
+		txs[k].comm = sc[k];
+		rxs[k].comm = rc[k];
+		txs[k].ring.buf = malloc(RING_BYTES);
+		rxs[k].ring.buf = malloc(RING_BYTES);
+		if (!txs[k].ring.buf || !rxs[k].ring.buf)
+			die("out of memory");
+		if (p_regmr(sc[k], txs[k].ring.buf, RING_BYTES, &txs[k].ring.mh) != NN_SUCCESS ||
+		    p_regmr(rc[k], rxs[k].ring.buf, RING_BYTES, &rxs[k].ring.mh) != NN_SUCCESS)
+			die("regMr failed");
+	}
 
 	if (!strcmp(o_mode, "mismatch")) {
 		/* rank 0 sends 8192 bytes into rank 1's 4096-byte receive */
 		void *req = NULL;
 		nn_result_t e;
 		if (rank == 0) {
-			memset(tx.ring.buf, 1, 8192);
+			memset(tx->ring.buf, 1, 8192);
 			while (!req)
-				if (p_isend(scomm, tx.ring.buf, 8192, 7, tx.ring.mh, &req) != NN_SUCCESS)
+				if (p_isend(sc[0], tx->ring.buf, 8192, 7, tx->ring.mh, &req) != NN_SUCCESS)
 					die("isend failed at once");
 			e = wait_error(req, "send larger than the receive");
 		} else {
 			while (!req)
-				if (p_irecv(rcomm, rx.ring.buf, 4096, 7, rx.ring.mh, &req) != NN_SUCCESS)
+				if (p_irecv(rc[0], rx->ring.buf, 4096, 7, rx->ring.mh, &req) != NN_SUCCESS)
 					die("irecv failed at once");
 			e = wait_error(req, "receive smaller than the send");
 		}
@@ -445,9 +530,9 @@ static int rank_main(int rank, int wfd, int rfd)
 			fflush(stdout);
 			_exit(0);
 		}
-		memset(tx.ring.buf, 2, 65536);
+		memset(tx->ring.buf, 2, 65536);
 		while (!req)
-			if (p_isend(scomm, tx.ring.buf, 65536, 7, tx.ring.mh, &req) != NN_SUCCESS)
+			if (p_isend(sc[0], tx->ring.buf, 65536, 7, tx->ring.mh, &req) != NN_SUCCESS)
 				die("isend failed at once");
 		e = wait_error(req, "send to an exited peer");
 		if (e != NN_SYSTEM_ERROR || !g_warns)
@@ -457,78 +542,77 @@ static int rank_main(int rank, int wfd, int rfd)
 		goto close_all;
 	}
 
-	tx.total = rx.total = (unsigned)(o_rounds * (int)NSIZES);
-	if (!strcmp(o_mode, "dead-daemon"))
-		tx.total = rx.total = 1u << 30; /* until the daemon dies */
+	if (!strcmp(o_mode, "ok"))
+		limit_check(tx, rx);
+	for (int k = 0; k < o_pairs; k++) {
+		txs[k].total = rxs[k].total = (unsigned)(o_rounds * (int)NSIZES);
+		if (!strcmp(o_mode, "dead-daemon"))
+			txs[k].total = rxs[k].total = 1u << 30; /* until the daemon dies */
+	}
 	t0 = now_s();
 	int readied = 0;
-	while (tx.done < tx.total || rx.done < rx.total) {
+	for (;;) {
+		all = 1;
+		for (int k = 0; k < o_pairs; k++)
+			all &= txs[k].done >= txs[k].total && rxs[k].done >= rxs[k].total;
+		if (all)
+			break;
 		if (!strcmp(o_mode, "dead-daemon")) {
-			if (!readied && tx.done >= NSIZES && rx.done >= NSIZES) {
+			/* traffic goes on until the daemon (killed by the script once
+			 * both ranks are ready) is gone: then a call must fail */
+			if (!readied && tx->done >= NSIZES && rx->done >= NSIZES) {
 				touch_ready();
 				readied = 1;
+				g_catch = 1;
 			}
-			/* an error now must be the daemon's death: test reports it */
-			void *req = NULL;
-			if (readied) {
-				nn_result_t e;
-				int done = 0, sz;
-				while (!req && (e = p_isend(scomm, tx.ring.buf, 4096, 7, tx.ring.mh,
-							   &req)) == NN_SUCCESS) {
-					if (now_s() - t0 > o_timeout)
-						die("dead daemon: isend keeps returning no request");
-					usleep(1000);
-				}
-				if (!req) {
-					r = e;
-				} else {
-					double t1 = now_s();
-					while ((r = p_test(req, &done, &sz)) == NN_SUCCESS) {
-						if (done) { /* still alive: post another */
-							req = NULL;
-							break;
-						}
-						if (now_s() - t1 > o_timeout)
-							die("dead daemon: test never fails");
-						usleep(500);
-					}
-					if (r == NN_SUCCESS)
-						continue;
-				}
-				if (r != NN_SYSTEM_ERROR || !g_warns)
-					die("dead daemon: error %d (want ncclSystemError), logged %d", r,
-					    g_warns);
+			if (g_caught != NN_SUCCESS) {
+				if (g_caught != NN_SYSTEM_ERROR || !g_warns)
+					die("dead daemon: error %d (want ncclSystemError), logged %d",
+					    g_caught, g_warns);
 				printf("nccl_harness: rank %d: dead daemon: ncclSystemError, logged\n",
 				       rank);
 				goto close_all;
 			}
 		}
-		dir_post(&rx, rank ^ 1);
-		dir_post(&tx, rank);
-		dir_test(&tx, rank);
-		dir_test(&rx, rank ^ 1);
+		for (int k = 0; k < o_pairs; k++) { /* pattern: pair k offsets the direction */
+			dir_post(&rxs[k], (rank ^ 1) + 2 * k);
+			dir_post(&txs[k], rank + 2 * k);
+			dir_test(&txs[k], rank + 2 * k);
+			dir_test(&rxs[k], (rank ^ 1) + 2 * k);
+		}
 		if (now_s() - t0 > o_timeout)
-			die("traffic: after %d s, %u/%u sent, %u/%u received", o_timeout, tx.done,
-			    tx.total, rx.done, rx.total);
+			die("traffic: after %d s, %u/%u sent, %u/%u received", o_timeout, tx->done,
+			    tx->total, rx->done, rx->total);
 	}
 	double dt = now_s() - t0;
-	printf("nccl_harness: rank %d: %u messages each way (0 B - 8 MiB), %.1f MiB sent and "
-	       "%.1f MiB received bit-exact in %.2f s, back-pressure %llu+%llu, API v%d\n",
-	       rank, tx.done, tx.bytes / 1048576.0, rx.bytes / 1048576.0, dt,
-	       (unsigned long long)tx.backpressure, (unsigned long long)rx.backpressure, o_api);
+	unsigned msgs = 0;
+	uint64_t sent = 0, got = 0, bp = 0;
+	for (int k = 0; k < o_pairs; k++) {
+		msgs += txs[k].done;
+		sent += txs[k].bytes;
+		got += rxs[k].bytes;
+		bp += txs[k].backpressure + rxs[k].backpressure;
+	}
+	printf("nccl_harness: rank %d: %u messages each way (0 B - 8 MiB) over %d comm pair(s), "
+	       "%.1f MiB sent and %.1f MiB received bit-exact in %.2f s, NULL requests %llu "
+	       "(one: the 33rd receive), "
+	       "API v%d\n", rank, msgs, o_pairs, sent / 1048576.0, got / 1048576.0, dt,
+	       (unsigned long long)bp, o_api);
 	if (g_warns)
 		die("%d warnings on a good run", g_warns);
 
 close_all:
-	if (tx.ring.mh && p_deregmr(scomm, tx.ring.mh) != NN_SUCCESS)
-		die("deregMr");
-	if (rx.ring.mh && p_deregmr(rcomm, rx.ring.mh) != NN_SUCCESS)
-		die("deregMr");
-	if (p_close_send(scomm) != NN_SUCCESS || p_close_recv(rcomm) != NN_SUCCESS ||
-	    p_close_listen(lcomm) != NN_SUCCESS)
-		die("close failed");
-	free(tx.ring.buf);
-	free(rx.ring.buf);
+	for (int k = 0; k < o_pairs; k++) {
+		if (txs[k].ring.mh && p_deregmr(sc[k], txs[k].ring.mh) != NN_SUCCESS)
+			die("deregMr");
+		if (rxs[k].ring.mh && p_deregmr(rc[k], rxs[k].ring.mh) != NN_SUCCESS)
+			die("deregMr");
+		if (p_close_send(sc[k]) != NN_SUCCESS || p_close_recv(rc[k]) != NN_SUCCESS ||
+		    p_close_listen(lc[k]) != NN_SUCCESS)
+			die("close failed");
+		free(txs[k].ring.buf);
+		free(rxs[k].ring.buf);
+	}
 	dlclose(g_lib);
 	return 0;
 }
@@ -538,7 +622,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: nccl_harness --plugin SO --dpu0 SOCK --dpu1 SOCK [--api 8|9|10]\n"
 		"       [--mode ok|mismatch|peer-gone|dead-daemon|no-daemon] [--rounds N]\n"
-		"       [--timeout S] [--ready PATH]\n");
+		"       [--timeout S] [--ready PATH] [--pairs 1..4]\n");
 	exit(2);
 }
 
@@ -565,6 +649,8 @@ int main(int argc, char **argv)
 			o_rounds = atoi(v);
 		else if (!strcmp(a, "--timeout"))
 			o_timeout = atoi(v);
+		else if (!strcmp(a, "--pairs"))
+			o_pairs = atoi(v);
 		else if (!strcmp(a, "--ready"))
 			o_ready = v;
 		else
@@ -572,7 +658,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (!o_plugin || !o_dpu[0] || !o_dpu[1] || (o_api != 8 && o_api != 9 && o_api != 10) ||
-	    o_rounds < 1)
+	    o_rounds < 1 || o_pairs < 1 || o_pairs > MAX_PAIRS)
 		usage();
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe(p01) || pipe(p10))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libnccl-net-sdr.so driven as NCCL's proxy drives it (tests/nccl/nccl_harness.c):
 # two ranks over a ring pair of sdr-dpu with 1e-3 loss on both directions,
-# reliability AUTO. API v10 (what NCCL 2.2x loads), then v8 and v9: every
+# reliability AUTO. API v10 (what NCCL 2.2x loads; two send + receive comm
+# pairs per rank on one shared libsdr context), then v8 and v9: every
 # message of 0 B - 8 MiB bit-exact with the sent size reported, within
 # NCCL's 32 requests per comm; then the errors NCCL must see: a send larger
 # than the receive, a peer that exits, the daemon killed under traffic, no
@@ -34,8 +35,9 @@ run() { # NAME ARGS...: the harness, its output kept
 	return $rc
 }
 for api in 10 8 9; do
-	rounds=2; [ $api = 10 ] && rounds=3
-	run "ok$api" --api $api --rounds $rounds ||
+	# v10 (what NCCL 2.2x loads): 2 comm pairs per rank sharing the device's context
+	args=(--rounds 2); [ $api = 10 ] && args=(--rounds 3 --pairs 2)
+	run "ok$api" --api $api "${args[@]}" ||
 		{ tail -40 "$SDR_TMP/ok$api.log"; tail -20 "$DPU_LOG"; sdr_fail "traffic, API v$api"; }
 	grep -q 'NET/sdr : send comm on sdr0 closed: [1-9][0-9]* messages' "$SDR_TMP/ok$api.log" ||
 		sdr_fail "API v$api: no close statistics in the plugin's log"

@@ -57,7 +57,7 @@ class Embed(nn.Module):
         self.pos = nn.Embedding(seq, dim)
 
     def forward(self, x):
-        return self.tok(x) + self.pos(torch.arange(x.shape[1]))
+        return self.tok(x) + self.pos(torch.arange(x.shape[1], device=x.device))
 
 
 class Block(nn.Module):

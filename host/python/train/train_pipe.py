@@ -124,6 +124,11 @@ def main():
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cudnn.deterministic = True
         torch.backends.cudnn.benchmark = False
+        # attention through the math kernels: the fused ones (flash, memory
+        # efficient, cuDNN) have non-deterministic backward passes
+        for name in ("enable_flash_sdp", "enable_mem_efficient_sdp", "enable_cudnn_sdp"):
+            if hasattr(torch.backends.cuda, name):
+                getattr(torch.backends.cuda, name)(False)
         torch.cuda.set_device(dev)
     S = world
     if S < 2:

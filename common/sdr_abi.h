@@ -12,7 +12,7 @@
  * bits in the per-QP receive bitmaps.
  *
  * The DPU never trusts anything the host wrote: ring indices, descriptors,
- * lengths, ids are all validated (see firmware/host_if.c).
+ * lengths, ids are all validated (see firmware/loop/host_sq.c).
  */
 #ifndef SDR_ABI_H
 #define SDR_ABI_H
@@ -197,7 +197,7 @@ struct sdr_qseg_slot {
 /* ================= helpers (common/sdr_abi.c) ================= */
 #include <stddef.h>
 
-/* Part of libsdr's API (host/libsdr.map): default visibility, also when
+/* Part of libsdr's API (host/libsdr/libsdr.map): default visibility, also when
  * compiled with -fvisibility=hidden. */
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)
@@ -212,7 +212,8 @@ int sdr_qp_info_format(const struct sdr_qp_info *info, char *buf, size_t len);
  *  @return 0, or -1 with nothing guaranteed in @p info. */
 int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info);
 
-/** Fixed 32-byte big-endian serialisation for TCP bootstrap exchange. */
+/** Fixed 40-byte big-endian serialisation for TCP bootstrap exchange
+ *  (layout in sdr_abi.c and docs/host-api.md §8). */
 #define SDR_QP_INFO_WIRE 40
 void sdr_qp_info_encode(const struct sdr_qp_info *info, uint8_t out[SDR_QP_INFO_WIRE]);
 int sdr_qp_info_decode(const uint8_t in[SDR_QP_INFO_WIRE], struct sdr_qp_info *info);

@@ -2,7 +2,7 @@
 /*
  * The pacer of sdr-dpu (docs/architecture.md "Pacing"): a timing wheel and
  * the transmit scheduler built on it. The firmware's workers, sdr-pacer-bench
- * (docs/benchmarks.md) and tests/perf/test_wheel.c run this same code.
+ * (docs/benchmarks.md) and tests/common/test_wheel.c run this same code.
  *
  * The wheel. Each flow has a departure time t_next for its next frame; a
  * frame of b bytes advances it by b / rate (in TSC cycles, 32.32 fixed

@@ -238,7 +238,7 @@ uint32_t sdr_icrc_inplace(uint8_t *frame, size_t len_without_icrc);
 /** The CRC-32 (reflected 0xEDB88320, as crc32_gzip_refl) that
  *  sdr_icrc_inplace() runs over a frame: the implementation
  *  sdr_icrc_select() chose, by default ISA-L's dispatched crc32_gzip_refl
- *  (see sdr_wire.c). sdr-perf's bound runs the same function. */
+ *  (see sdr_wire_icrc.c). sdr-perf's bound runs the same function. */
 uint32_t sdr_icrc_crc32(uint32_t crc, const uint8_t *buf, size_t len);
 
 /** Choose the implementation of sdr_icrc_crc32() for the whole process,

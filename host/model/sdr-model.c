@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,19 +74,6 @@ static const struct suffix rate_sfx[] = {
 	{ NULL, 0 },
 };
 
-/* seconds: common/sdr_units.c's durations, a bare number in seconds */
-static int parse_time(const char *opt, const char *val, double *out)
-{
-	switch (sdr_parse_duration(val, SDR_TIME_S, SDR_TIME_S, out, NULL)) {
-	case 0:
-		return 0;
-	case SDR_TIME_EUNIT:
-		return bad(opt, val, "unknown unit suffix (s, ms, us, ns)");
-	default:
-		return bad(opt, val, "not a non-negative number");
-	}
-}
-
 static int parse_bytes(const char *opt, const char *val, uint64_t max, uint64_t *out)
 {
 	double v;
@@ -110,19 +98,6 @@ static int parse_prob(const char *opt, const char *val, double *out)
 	v = strtod(val, &end);
 	if (end == val || *end != '\0' || errno == ERANGE || !(v >= 0.0 && v < 1.0))
 		return bad(opt, val, "must be a probability in [0, 1)");
-	*out = v;
-	return 0;
-}
-
-static int parse_nonneg(const char *opt, const char *val, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(val, &end);
-	if (end == val || *end != '\0' || errno == ERANGE || !isfinite(v) || v < 0)
-		return bad(opt, val, "must be a finite number >= 0");
 	*out = v;
 	return 0;
 }
@@ -178,8 +153,8 @@ struct cli {
 	int have_size, have_rate, have_rtt, have_loss, chunk_loss, json;
 };
 
-enum { O_SIZE = 1, O_RATE, O_PACED, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_ALPHA,
-       O_BETA, O_SCHEMES, O_OBJ, O_JSON };
+enum { O_SIZE = 1, O_RATE, O_PACED, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_SCHEMES,
+       O_OBJ };
 
 static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
@@ -209,8 +184,7 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 			c->paced_bps = v;
 		c->have_rate = 1;
 		break;
-	case O_RTT:
-		rc = parse_time(opt, arg, &c->p.rtt_s);
+	case O_RTT: /* a typed entry; stored */
 		c->have_rtt = 1;
 		break;
 	case O_LOSS:
@@ -229,17 +203,8 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 	case O_MTU:
 		rc = parse_bytes(opt, arg, UINT32_MAX, &c->mtu);
 		break;
-	case O_ALPHA:
-		rc = parse_nonneg(opt, arg, &c->p.alpha);
-		break;
-	case O_BETA:
-		rc = parse_nonneg(opt, arg, &c->p.beta);
-		break;
 	case O_SCHEMES:
 		rc = parse_schemes(arg, c->sch, &c->nsch);
-		break;
-	case O_JSON:
-		c->json = 1;
 		break;
 	case O_OBJ:
 		if (strcasecmp(arg, "mean") == 0)
@@ -305,6 +270,10 @@ static int on_list_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
 	exit(0);
 }
 
+/* typed entries: fields of struct cli */
+#define C(f) .off = offsetof(struct cli, f)
+#define NONNEG(f) .kind = SDR_OPT_DOUBLE, C(f) /* [0, infinity) */
+
 static const struct sdr_opt opts[] = {
 	{.name = "size", .arg = "BYTES", .fn = on_opt, .id = O_SIZE,
 	 .help = "message size; suffix K, M, G, T (powers of 1024; KiB, MB\n"
@@ -317,7 +286,8 @@ static const struct sdr_opt opts[] = {
 		 "--port-rate, a QP's rate_bps); the model's rate is RATE x\n"
 		 "MTU / frame bytes of a full packet (78 B of headers and\n"
 		 "ICRC around it)"},
-	{.name = "rtt", .arg = "TIME", .fn = on_opt, .id = O_RTT,
+	{.name = "rtt", .arg = "TIME", .kind = SDR_OPT_DURATION, C(p.rtt_s), .fn = on_opt,
+	 .id = O_RTT,
 	 .help = "round-trip time; suffix s, ms, us or ns (bare = seconds)"},
 	{.name = "loss", .arg = "P", .fn = on_opt, .id = O_LOSS,
 	 .help = "i.i.d. per-packet loss probability, 0 <= P < 1"},
@@ -328,9 +298,9 @@ static const struct sdr_opt opts[] = {
 	{.name = "mtu", .arg = "BYTES", .fn = on_opt, .id = O_MTU, .dflt = "4K",
 	 .help = "packet payload size; packets per chunk = ceil(chunk/mtu),\n"
 		 "per-chunk loss = 1-(1-P)^packets"},
-	{.name = "alpha", .arg = "A", .fn = on_opt, .id = O_ALPHA, .dflt = "0.5",
+	{.name = "alpha", .arg = "A", NONNEG(p.alpha), .dflt = "0.5",
 	 .help = "RTO = (1+A)*RTT, A >= 0"},
-	{.name = "beta", .arg = "B", .fn = on_opt, .id = O_BETA, .dflt = "A/2",
+	{.name = "beta", .arg = "B", NONNEG(p.beta), .dflt = "A/2",
 	 .help = "fallback timeout slack: FTO = injection time + B*RTT,\nB >= 0"},
 	{.name = "schemes", .arg = "LIST", .fn = on_opt, .id = O_SCHEMES,
 	 .dflt = "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8",
@@ -340,7 +310,7 @@ static const struct sdr_opt opts[] = {
 		 "earlier scheme is picked"},
 	{.name = "objective", .arg = "OBJ", .fn = on_opt, .id = O_OBJ, .dflt = "mean",
 	 .help = "what the pick minimises: mean or p999"},
-	{.name = "json", .fn = on_opt, .id = O_JSON,
+	{.name = "json", .kind = SDR_OPT_BOOL, C(json),
 	 .help = "print one JSON object instead of the table"},
 	{.name = "parse-scheme", .arg = "SPEC", .fn = on_parse_scheme,
 	 .help = "print SPEC (any spelling of a scheme) as JSON: spec,\n"

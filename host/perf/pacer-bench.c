@@ -192,7 +192,7 @@ static void run_null(uint64_t b, uint64_t end, uint64_t step, struct result *r)
 	}
 }
 
-/* sdr-dpu's default catch-up bound (firmware/txq.h sdr_pace_burst()):
+/* sdr-dpu's default catch-up bound (firmware/prim/txq.h sdr_pace_burst()):
  * 200 us of the rate, at least 64 KiB; or --burst */
 static uint64_t slack_of(uint64_t rate)
 {
@@ -201,7 +201,7 @@ static uint64_t slack_of(uint64_t rate)
 	return rate / 5000 > 64 * 1024 ? rate / 5000 : 64 * 1024;
 }
 
-/* One visit of flow @p i at @p t, as the worker's (firmware/worker.c):
+/* One visit of flow @p i at @p t, as the worker's (firmware/loop/worker.c):
  * frames while it has some, the budget lasts and the pacer says yes; then
  * it is filed again (backlogged) or idle. */
 static void visit(struct sdr_sched *s, uint32_t i, uint64_t t, uint64_t b, unsigned *budget,
@@ -405,105 +405,58 @@ static int parse_list(const char *opt, const char *str, uint64_t lo, uint64_t hi
 
 /* ---------------- options ---------------- */
 
-enum { O_FLOWS = 1, O_FRAMES, O_PORT_RATE, O_SHARE, O_LOAD, O_MSG, O_POLL, O_BUDGET, O_SIM,
-       O_HZ, O_BURST, O_SHIFT, O_REPS, O_JSON };
-
-static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
+/* --flows and --frames: kept as text, parsed against their ranges later */
+static int on_list(const struct sdr_opt *d, const char *arg, void *ctx)
 {
-	char *e;
-	double x;
-	uint64_t v;
-
 	(void)ctx;
-	switch (d->id) {
-	case O_FLOWS:
-	case O_FRAMES:
-		if (strlen(arg) >= sizeof(o.flows) || !*arg) {
-			fprintf(stderr, "sdr-pacer-bench: list too long or empty\n");
-			return -2;
-		}
-		strcpy(d->id == O_FLOWS ? o.flows : o.frames, arg);
-		return 0;
-	case O_PORT_RATE:
-		if (sdr_parse_rate(arg, &o.port_bps) || o.port_bps < 1000000) {
-			fprintf(stderr, "sdr-pacer-bench: --port-rate '%s': not a rate >= 1m\n", arg);
-			return -2;
-		}
-		return 0;
-	case O_SHARE:
-	case O_LOAD:
-		errno = 0;
-		x = strtod(arg, &e);
-		if (errno || *e || e == arg || !(x > 0 && x <= 1)) {
-			fprintf(stderr, "sdr-pacer-bench: --%s must be in (0, 1]\n", d->name);
-			return -2;
-		}
-		*(d->id == O_SHARE ? &o.share : &o.load) = x;
-		return 0;
-	case O_MSG:
-		if (sdr_parse_u64(arg, &o.msg, 1) || o.msg > (1ull << 30)) {
-			fprintf(stderr, "sdr-pacer-bench: --msg '%s': a size up to 1G\n", arg);
-			return -2;
-		}
-		return 0;
-	case O_JSON:
-		o.json_only = 1;
-		return 0;
-	}
-	/* the numbers: 1 .. a maximum each */
-	if (sdr_parse_u64(arg, &v, d->id == O_BURST) || !v || (d->id == O_SHIFT && v > 30) ||
-	    (d->id == O_REPS && v > 15) || (d->id == O_BUDGET && v > 4096) ||
-	    (d->id == O_SIM && v > 100000) ||
-	    (d->id == O_HZ && (v < 1000000 || v > 10000000000ull))) {
-		fprintf(stderr, "sdr-pacer-bench: --%s '%s' is out of range\n", d->name, arg);
+	if (strlen(arg) >= sizeof(o.flows) || !*arg) {
+		fprintf(stderr, "sdr-pacer-bench: list too long or empty\n");
 		return -2;
 	}
-	switch (d->id) {
-	case O_POLL: o.poll_ns = v; break;
-	case O_BUDGET: o.budget = (unsigned)v; break;
-	case O_SIM: o.sim_ms = v; break;
-	case O_HZ: o.hz = v; break;
-	case O_BURST: o.burst = v; break;
-	case O_SHIFT: o.shift = (unsigned)v; break;
-	default: o.reps = (unsigned)v; break;
-	}
+	strcpy(d->var, arg);
 	return 0;
 }
 
+#define U64(f, lo, hi) .kind = SDR_OPT_U64, .min = (lo), .max = (hi), .var = &o.f
+#define U32(f, lo, hi) .kind = SDR_OPT_U32, .min = (lo), .max = (hi), .var = &o.f
+/* share and load: a fraction in (0, 1] */
+#define FRACTION(f) .kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1, .flags = SDR_OPTF_GT_MIN, \
+		    .var = &o.f
+
 static const struct sdr_opt opts[] = {
-	{.name = "flows", .arg = "LIST", .fn = on_opt, .id = O_FLOWS, .dflt = "1,16,256",
+	{.name = "flows", .arg = "LIST", .fn = on_list, .var = o.flows, .dflt = "1,16,256",
 	 .help = "flow (QP) counts"},
-	{.name = "frames", .arg = "LIST", .fn = on_opt, .id = O_FRAMES,
+	{.name = "frames", .arg = "LIST", .fn = on_list, .var = o.frames,
 	 .help = "frame sizes in bytes (default 4174,142: 4 KiB and 64 B of\n"
 		 "payload plus 78 B of headers and ICRC)"},
-	{.name = "port-rate", .arg = "RATE", .fn = on_opt, .id = O_PORT_RATE, .dflt = "10g",
-	 .help = "port rate, bits/s"},
-	{.name = "share", .arg = "F", .fn = on_opt, .id = O_SHARE, .dflt = "0.95",
+	{.name = "port-rate", .arg = "RATE", .kind = SDR_OPT_RATE, .min = 1000000,
+	 .var = &o.port_bps, .dflt = "10g", .help = "port rate, bits/s"},
+	{.name = "share", .arg = "F", FRACTION(share), .dflt = "0.95",
 	 .help = "the flows' rates add up to F x port rate"},
-	{.name = "poll-ns", .arg = "N", .fn = on_opt, .id = O_POLL, .dflt = "200",
+	{.name = "poll-ns", .arg = "N", U64(poll_ns, 1, 0), .dflt = "200",
 	 .help = "virtual time between worker polls"},
-	{.name = "budget", .arg = "N", .fn = on_opt, .id = O_BUDGET, .dflt = "32",
+	{.name = "budget", .arg = "N", U32(budget, 1, 4096), .dflt = "32",
 	 .help = "frames per poll at most"},
-	{.name = "sim-ms", .arg = "N", .fn = on_opt, .id = O_SIM, .dflt = "100",
+	{.name = "sim-ms", .arg = "N", U64(sim_ms, 1, 100000), .dflt = "100",
 	 .help = "virtual duration of each run"},
-	{.name = "hz", .arg = "N", .fn = on_opt, .id = O_HZ, .dflt = "2000000000",
+	{.name = "hz", .arg = "N", U64(hz, 1000000, 10000000000ull), .dflt = "2000000000",
 	 .help = "virtual TSC frequency"},
-	{.name = "burst", .arg = "BYTES", .fn = on_opt, .id = O_BURST,
+	{.name = "burst", .arg = "BYTES", .kind = SDR_OPT_SIZE, .min = 1, .var = &o.burst,
 	 .help = "catch-up bound of a late flow or port (sdr-dpu --pace-burst;\n"
 		 "default as sdr-dpu: 200 us of the rate, at least 64 KiB)"},
-	{.name = "slot-shift", .arg = "N", .fn = on_opt, .id = O_SHIFT,
+	{.name = "slot-shift", .arg = "N", U32(shift, 1, 30),
 	 .help = "timing wheel: 2^N cycles per slot (default 12, as sdr-dpu;\n"
 		 "4096 slots)"},
-	{.name = "reps", .arg = "N", .fn = on_opt, .id = O_REPS,
+	{.name = "reps", .arg = "N", U32(reps, 1, 15),
 	 .help = "runs of each variant, interleaved; median wall time (default 3)"},
-	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "JSON lines only"},
+	{.name = "json", .kind = SDR_OPT_BOOL, .var = &o.json_only, .help = "JSON lines only"},
 	{.name = "help", .short_name = 'h', .help = "this text"},
-	{.name = "msg", .arg = "BYTES", .fn = on_opt, .id = O_MSG,
+	{.name = "msg", .arg = "BYTES", .kind = SDR_OPT_SIZE, .max = 1ull << 30, .var = &o.msg,
 	 .help = "offered load instead of backlogged flows: each flow gets a\n"
 		 "message of BYTES of payload (frame - 78 B each) once per\n"
 		 "period, periods staggered across flows (default 0: always\n"
 		 "backlogged)"},
-	{.name = "load", .arg = "F", .fn = on_opt, .id = O_LOAD,
+	{.name = "load", .arg = "F", FRACTION(load),
 	 .help = "with --msg: offered load of each flow, fraction of its rate\n(default 0.5)"},
 	SDR_OPT_END,
 };

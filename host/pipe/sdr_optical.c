@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +37,8 @@ static const struct model models[] = {
 };
 #define NMODELS (sizeof(models) / sizeof(models[0]))
 
-enum {
-	O_MODEL = 1, O_TF, O_TB, O_SIZE, O_SCHED, O_MICRO, O_ALG, O_CBA, O_ITERS, O_WARMUP, O_SEEDS,
-	O_SEED, O_FS_INIT, O_FS_MIN, O_FS_MAX, O_BLOCKED, O_BG_PROB, O_BG_COUNT, O_BG_EVERY,
-	O_BG_FS, O_BG_HOLD, O_BG_ROUTE, O_BG_ORDER, O_SITES, O_PLACE, O_K, O_NFS, O_SETUP,
-	O_INTRA, O_GRID, O_JSON, O_PATHS, O_RETRY,
-};
+/* the options a handler parses (the others are typed entries) */
+enum { O_MODEL = 1, O_MICRO, O_ALG, O_BG_FS, O_SITES, O_PLACE, O_GRID };
 
 struct cli {
 	struct opt_cfg oc;
@@ -80,9 +77,7 @@ static int parse_list(const char *s, uint32_t *v, uint32_t max, uint32_t *n, uin
 static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
-	uint64_t v;
 	uint32_t l[PIPE_MAX_STAGES], n;
-	char *e;
 
 	switch (o->id) {
 	case O_MODEL:
@@ -93,30 +88,6 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		if (strcmp(arg, "all") == 0)
 			c->model = -1;
 		return c->model == -2 ? -1 : 0;
-	case O_TF:
-	case O_TB: {
-		double t;
-
-		if (sdr_parse_duration(arg, SDR_TIME_S, SDR_TIME_S, &t, NULL) || !(t > 0) || t > 60)
-			return -1;
-		*(o->id == O_TF ? &c->tf : &c->tb) = t;
-		return 0;
-	}
-	case O_SIZE:
-		return sdr_parse_u64(arg, &c->size, 1) || c->size < PIPE_HDR_BYTES ||
-			       c->size > (1ull << 30)
-			       ? -1
-			       : 0;
-	case O_SCHED:
-		if (strcmp(arg, "gpipe") == 0)
-			c->sched = PIPE_SCHED_GPIPE;
-		else if (strcmp(arg, "1f1b") == 0)
-			c->sched = PIPE_SCHED_1F1B;
-		else if (strcmp(arg, "all") == 0)
-			c->sched = -1;
-		else
-			return -1;
-		return 0;
 	case O_MICRO:
 		return parse_list(arg, c->micro, 8, &c->nmicro, 1, PIPE_MAX_MICRO);
 	case O_ALG: {
@@ -130,89 +101,11 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 			c->alg = (int)a;
 		return 0;
 	}
-	case O_CBA:
-		c->cba = strcmp(arg, "off") == 0 ? 0 : strcmp(arg, "on") == 0 ? 1
-			 : strcmp(arg, "both") == 0 ? 2 : -1;
-		return c->cba < 0 ? -1 : 0;
-	case O_ITERS:
-	case O_WARMUP:
-	case O_SEEDS:
-	case O_FS_INIT:
-	case O_FS_MIN:
-	case O_FS_MAX:
-	case O_BG_COUNT:
-	case O_BG_EVERY:
-	case O_K:
-	case O_NFS:
-		if (sdr_parse_u64(arg, &v, 0) || v > 1000000)
-			return -1;
-		switch (o->id) {
-		case O_ITERS: c->iters = (uint32_t)v; return v >= 1 && v <= 1000 ? 0 : -1;
-		case O_WARMUP: c->warmup = (uint32_t)v; return 0;
-		case O_SEEDS: c->seeds = (uint32_t)v; return v >= 1 ? 0 : -1;
-		case O_FS_INIT: c->oc.fs_init = (uint32_t)v; return 0; /* 0: random */
-		case O_FS_MIN: c->oc.fs_min = (uint32_t)v; return 0;
-		case O_FS_MAX: c->oc.fs_max = (uint32_t)v; return 0;
-		case O_BG_COUNT: c->oc.bg_count = (uint32_t)v; return 0;
-		case O_BG_EVERY: c->oc.bg_every = (uint32_t)v; return v >= 1 ? 0 : -1;
-		case O_K: c->oc.K = (uint32_t)v; return v >= 1 && v <= OPT_MAX_K ? 0 : -1;
-		default: c->oc.nfs = (uint32_t)v; return v >= 2 && v <= OPT_MAX_FS ? 0 : -1;
-		}
-	case O_SEED:
-		return sdr_parse_u64(arg, &c->oc.seed, 0) ? -1 : 0;
-	case O_BLOCKED:
-		if (strcmp(arg, "wait") == 0)
-			c->oc.blocked = OPT_BLOCKED_WAIT;
-		else if (strcmp(arg, "min") == 0)
-			c->oc.blocked = OPT_BLOCKED_MIN;
-		else
-			return -1;
-		return 0;
-	case O_BG_PROB:
-		c->oc.bg_prob = strtod(arg, &e);
-		return e == arg || *e || !(c->oc.bg_prob >= 0 && c->oc.bg_prob <= 1) ? -1 : 0;
 	case O_BG_FS:
 		if (parse_list(arg, l, 2, &n, 1, OPT_MAX_FS) || n != 2 || l[0] > l[1])
 			return -1;
 		c->oc.bg_fs_min = l[0];
 		c->oc.bg_fs_max = l[1];
-		return 0;
-	case O_BG_HOLD:
-	case O_SETUP:
-	case O_RETRY:
-	case O_INTRA: {
-		double t;
-
-		if (sdr_parse_duration(arg, SDR_TIME_S, SDR_TIME_S, &t, NULL) || t < 0 || t > 60)
-			return -1;
-		if (o->id == O_BG_HOLD) {
-			if (!(t > 0))
-				return -1;
-			c->oc.bg_hold = t;
-		} else if (o->id == O_SETUP) {
-			c->oc.setup = t;
-		} else if (o->id == O_RETRY) {
-			c->oc.retry = t;
-		} else {
-			c->oc.intra_lat = t;
-		}
-		return 0;
-	}
-	case O_BG_ROUTE:
-		if (strcmp(arg, "ksp-ff") == 0)
-			c->oc.bg_same_alg = 0;
-		else if (strcmp(arg, "same") == 0)
-			c->oc.bg_same_alg = 1;
-		else
-			return -1;
-		return 0;
-	case O_BG_ORDER:
-		if (strcmp(arg, "after") == 0)
-			c->oc.bg_first = 0;
-		else if (strcmp(arg, "before") == 0)
-			c->oc.bg_first = 1;
-		else
-			return -1;
 		return 0;
 	case O_SITES:
 		if (parse_list(arg, l, PIPE_MAX_DC, &n, 1, c->oc.topo.nodes) || n != PIPE_MAX_DC)
@@ -238,26 +131,42 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		c->micro[2] = 64;
 		c->micro[3] = 128;
 		return 0;
-	case O_JSON: c->json = 1; return 0;
-	case O_PATHS: c->paths = 1; return 0;
 	}
 	return -1;
 }
+
+/* the typed entries' targets: fields of struct cli */
+#define C(f) .off = offsetof(struct cli, f)
+#define N32(f, lo, hi) .kind = SDR_OPT_U32, .min = (lo), .max = (hi), C(f)
+/* a duration in seconds (a bare number too) up to a minute; above 0 with gt0 */
+#define DUR(f, gt0) .kind = SDR_OPT_DURATION, .fmin = 0, .fmax = 60, C(f), \
+		    .flags = (gt0) ? SDR_OPTF_GT_MIN : 0
+
+_Static_assert(sizeof(enum opt_blocked) == sizeof(int), "--blocked stores an int");
+static const struct sdr_opt_name scheds[] = {
+	{"gpipe", PIPE_SCHED_GPIPE}, {"1f1b", PIPE_SCHED_1F1B}, {"all", -1}, SDR_OPT_NAMES_END};
+static const struct sdr_opt_name cbas[] = {{"off", 0}, {"on", 1}, {"both", 2},
+					   SDR_OPT_NAMES_END};
+static const struct sdr_opt_name blockeds[] = {
+	{"wait", OPT_BLOCKED_WAIT}, {"min", OPT_BLOCKED_MIN}, SDR_OPT_NAMES_END};
+static const struct sdr_opt_name bg_routes[] = {{"ksp-ff", 0}, {"same", 1}, SDR_OPT_NAMES_END};
+static const struct sdr_opt_name bg_orders[] = {{"after", 0}, {"before", 1},
+						SDR_OPT_NAMES_END};
 
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("pipeline:"),
 	{.name = "model", .arg = "NAME", .fn = on_opt, .id = O_MODEL, .dflt = "8b",
 	 .help = "8b (512 MiB per transfer) | 70b (1 GiB) | all; sets --size\n"
 		 "and --tf"},
-	{.name = "tf", .arg = "T", .fn = on_opt, .id = O_TF,
+	{.name = "tf", .arg = "T", DUR(tf, 1),
 	 .help = "forward time per micro-batch and stage (default: the\n"
 		 "model's, 8b 57.5ms, 70b 505.5ms; docs/pipeline.md §6)"},
-	{.name = "tb", .arg = "T", .fn = on_opt, .id = O_TB, .dflt = "2*tf",
+	{.name = "tb", .arg = "T", DUR(tb, 1), .dflt = "2*tf",
 	 .help = "backward time"},
-	{.name = "size", .arg = "SIZE", .fn = on_opt, .id = O_SIZE,
+	{.name = "size", .arg = "SIZE", .kind = SDR_OPT_SIZE, .min = PIPE_HDR_BYTES, .max = 1ull << 30, C(size),
 	 .help = "bytes per transfer, activations and gradients (default:\n"
 		 "the model's)"},
-	{.name = "sched", .arg = "NAME", .fn = on_opt, .id = O_SCHED, .dflt = "gpipe",
+	{.name = "sched", .arg = "NAME", .kind = SDR_OPT_ENUM, .names = scheds, C(sched), .dflt = "gpipe",
 	 .help = "gpipe | 1f1b | all (non-blocking: a transfer starts when\n"
 		 "its producer ends)"},
 	{.name = "micro", .arg = "LIST", .fn = on_opt, .id = O_MICRO, .dflt = "64",
@@ -267,62 +176,62 @@ static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("network and RSA:"),
 	{.name = "alg", .arg = "NAME", .fn = on_opt, .id = O_ALG, .dflt = "all",
 	 .help = "ksp-ff | sd-ff | cd | all (pipe_optical.h defines them)"},
-	{.name = "cba", .arg = "MODE", .fn = on_opt, .id = O_CBA, .dflt = "both",
+	{.name = "cba", .arg = "MODE", .kind = SDR_OPT_ENUM, .names = cbas, C(cba), .dflt = "both",
 	 .help = "off (fixed --fs-init slots) | on (the CBA rule per request)\n"
 		 "| both"},
-	{.name = "fs-init", .arg = "N", .fn = on_opt, .id = O_FS_INIT,
+	{.name = "fs-init", .arg = "N", N32(oc.fs_init, 0, 1000000),
 	 .help = "slots of a request without CBA, and CBA's start; 0 =\n"
 		 "uniform in [fs-min, fs-max] per request (default 0)"},
-	{.name = "fs-min", .arg = "N", .fn = on_opt, .id = O_FS_MIN, .dflt = "1",
+	{.name = "fs-min", .arg = "N", N32(oc.fs_min, 0, 1000000), .dflt = "1",
 	 .help = "CBA's fewest slots"},
-	{.name = "fs-max", .arg = "N", .fn = on_opt, .id = O_FS_MAX, .dflt = "6",
+	{.name = "fs-max", .arg = "N", N32(oc.fs_max, 0, 1000000), .dflt = "6",
 	 .help = "CBA's most slots"},
-	{.name = "blocked", .arg = "MODE", .fn = on_opt, .id = O_BLOCKED, .dflt = "wait",
+	{.name = "blocked", .arg = "MODE", .kind = SDR_OPT_ENUM, .names = blockeds, C(oc.blocked), .dflt = "wait",
 	 .help = "a blocked transfer: wait (retry at the next release) |\n"
 		 "min (retry at once with --fs-min slots, then wait)"},
-	{.name = "retry", .arg = "T", .fn = on_opt, .id = O_RETRY, .dflt = "0",
+	{.name = "retry", .arg = "T", DUR(oc.retry, 0), .dflt = "0",
 	 .help = "a blocked request retries after T; 0 = at the next release\n"
 		 "in the network"},
 	{.name = "sites", .arg = "LIST", .fn = on_opt, .id = O_SITES, .dflt = "2,4,7,8,9,13",
 	 .help = "NSFNET node (1..14) of DC 0..5"},
-	{.name = "k", .arg = "K", .fn = on_opt, .id = O_K, .dflt = "4",
+	{.name = "k", .arg = "K", N32(oc.K, 1, OPT_MAX_K), .dflt = "4",
 	 .help = "candidate paths"},
-	{.name = "fs", .arg = "N", .fn = on_opt, .id = O_NFS, .dflt = "80",
+	{.name = "fs", .arg = "N", N32(oc.nfs, 2, OPT_MAX_FS), .dflt = "80",
 	 .help = "slots per fibre"},
-	{.name = "setup", .arg = "T", .fn = on_opt, .id = O_SETUP, .dflt = "0",
+	{.name = "setup", .arg = "T", DUR(oc.setup, 0), .dflt = "0",
 	 .help = "lightpath setup time"},
-	{.name = "intra-lat", .arg = "T", .fn = on_opt, .id = O_INTRA, .dflt = "100us",
+	{.name = "intra-lat", .arg = "T", DUR(oc.intra_lat, 0), .dflt = "100us",
 	 .help = "CB labels: intra-DC latency"},
 	SDR_OPT_SECTION("background traffic:"),
-	{.name = "bg-prob", .arg = "P", .fn = on_opt, .id = O_BG_PROB, .dflt = "0.95",
+	{.name = "bg-prob", .arg = "P", .kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1, C(oc.bg_prob), .dflt = "0.95",
 	 .help = "probability of a burst per PP event"},
-	{.name = "bg-count", .arg = "N", .fn = on_opt, .id = O_BG_COUNT, .dflt = "60",
+	{.name = "bg-count", .arg = "N", N32(oc.bg_count, 0, 1000000), .dflt = "60",
 	 .help = "requests per burst"},
-	{.name = "bg-every", .arg = "N", .fn = on_opt, .id = O_BG_EVERY, .dflt = "1",
+	{.name = "bg-every", .arg = "N", N32(oc.bg_every, 1, 1000000), .dflt = "1",
 	 .help = "a PP event is every N-th transfer's first request"},
 	{.name = "bg-fs", .arg = "A,B", .fn = on_opt, .id = O_BG_FS, .dflt = "4,20",
 	 .help = "slots of a background request, uniform"},
-	{.name = "bg-hold", .arg = "T", .fn = on_opt, .id = O_BG_HOLD, .dflt = "0.2s",
+	{.name = "bg-hold", .arg = "T", DUR(oc.bg_hold, 1), .dflt = "0.2s",
 	 .help = "mean holding time, exponential"},
-	{.name = "bg-route", .arg = "MODE", .fn = on_opt, .id = O_BG_ROUTE, .dflt = "ksp-ff",
+	{.name = "bg-route", .arg = "MODE", .kind = SDR_OPT_ENUM, .names = bg_routes, C(oc.bg_same_alg), .dflt = "ksp-ff",
 	 .help = "ksp-ff | same (as --alg)"},
-	{.name = "bg-order", .arg = "MODE", .fn = on_opt, .id = O_BG_ORDER, .dflt = "after",
+	{.name = "bg-order", .arg = "MODE", .kind = SDR_OPT_ENUM, .names = bg_orders, C(oc.bg_first), .dflt = "after",
 	 .help = "a burst comes after | before the request that caused it"},
 	SDR_OPT_SECTION("run:"),
 	{.name = "grid", .fn = on_opt, .id = O_GRID,
 	 .help = "the paper's grid: --model all --sched all --micro\n"
 		 "16,32,64,128 --alg all --cba both"},
-	{.name = "iters", .arg = "N", .fn = on_opt, .id = O_ITERS, .dflt = "12",
+	{.name = "iters", .arg = "N", N32(iters, 1, 1000), .dflt = "12",
 	 .help = "iterations per run, back to back on one network"},
-	{.name = "warmup", .arg = "N", .fn = on_opt, .id = O_WARMUP, .dflt = "2",
+	{.name = "warmup", .arg = "N", N32(warmup, 0, 1000000), .dflt = "2",
 	 .help = "first iterations left out of the means"},
-	{.name = "seeds", .arg = "N", .fn = on_opt, .id = O_SEEDS, .dflt = "3",
+	{.name = "seeds", .arg = "N", N32(seeds, 1, 1000000), .dflt = "3",
 	 .help = "runs per configuration (seeds SEED..SEED+N-1), averaged"},
-	{.name = "seed", .arg = "N", .fn = on_opt, .id = O_SEED, .dflt = "1",
+	{.name = "seed", .arg = "N", .kind = SDR_OPT_U64, C(oc.seed), .dflt = "1",
 	 .help = "first seed"},
-	{.name = "print-paths", .fn = on_opt, .id = O_PATHS,
+	{.name = "print-paths", .kind = SDR_OPT_BOOL, C(paths),
 	 .help = "print the candidate paths between the DCs, then exit"},
-	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "one JSON line per configuration"},
+	{.name = "json", .kind = SDR_OPT_BOOL, C(json), .help = "one JSON line per configuration"},
 	{.name = "help", .short_name = 'h', .help = "this text"},
 	SDR_OPT_END,
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit test of the completion primitive (firmware/cq.c) on a real CQ ring
+ * Unit test of the completion primitive (firmware/prim/cq.c) on a real CQ ring
  * (common/sdr_ring.h) without the EAL: the completions of a loop pass reach
  * the ring only when the pass flushes them (one producer-index store), in
  * posting order; a full ring sends them, still in order, through the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz harness for the link emulator's per-peer profiles
- * (firmware/linkemu/sdr_link_peers.c): the lane of a received frame, read
+ * (common/link/sdr_link_peers.c): the lane of a received frame, read
  * from its Ethernet/IPv4 header, and the profile text of --link-peer.
  *
  * Byte 0 picks the mode:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz harness for the untrusted-frame entry points of common/sdr_wire.c:
- * sdr_parse(), the firmware's three steps (sdr_parse_hdr(),
+ * Fuzz harness for the untrusted-frame entry points of the wire format
+ * (common/sdr_wire_parse.c, sdr_wire_ctl.c): sdr_parse(), the firmware's
+ * three steps (sdr_parse_hdr(),
  * sdr_parse_icrc_ok() in place, sdr_parse_reth(): the same verdict, the
  * frame restored), sdr_data_locate(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() /
  * sdr_ctrl_ack_entry_decode() / sdr_ctrl_nack_entry_decode() /

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz harness for the receive placement path: sdr_parse() followed by
- * sdr_rq_place() (firmware/sdr_msgtab.c), interleaved with sdr_rq_post(),
+ * sdr_rq_place() (firmware/prim/sdr_msgtab.c), interleaved with sdr_rq_post(),
  * sdr_rq_complete() and sdr_rq_abort_all().
  *
  * The input is a script. Byte 0 picks the table's configuration (MTU 1024,

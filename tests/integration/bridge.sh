@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sdr-dpu --bridge (firmware/bridge.c), the bump in the wire: three network
+# sdr-dpu --bridge (firmware/ctl/bridge.c), the bump in the wire: three network
 # namespaces, DC A - bridge - DC B (hw/x86/bridge-netns.sh), the link
 # emulator each way. Checks: kernel TCP crosses the bridge and arrives
 # bit-exact (8 MB with a digest) through 5 % loss each way; a TCP connect

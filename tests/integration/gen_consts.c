@@ -3,12 +3,12 @@
  * Writes what the Python checkers (sr_check.py, ec_check.py) need of the C
  * code as JSON, at build time, so that no script reads a C header:
  *   rx_drops        the receive-drop counters (SDR_RX_DROP_LIST of
- *                   firmware/sdr_counters.h), in order
+ *                   firmware/prim/sdr_counters.h), in order
  *   host_errs, tx_errs  the other two counter lists
- *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/sdr_types.h),
+ *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/prim/sdr_types.h),
  *                   in the order of the stats JSON's qp_totals
  *   imm_nibbles     data packets at least of a message that carries a user
- *                   immediate (SDR_IMM_NIBBLES; common/sdr_wire.c
+ *                   immediate (SDR_IMM_NIBBLES; common/sdr_wire_build.c
  *                   sdr_wire_msg_pkts()); one without has ceil(size / MTU)
  * Usage: gen_consts OUT.json (meson runs it at build time; DPDK headers for
  * sdr_types.h, nothing of DPDK linked).

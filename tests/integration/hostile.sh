@@ -22,7 +22,7 @@ for line in open(sys.argv[2]):
     if line.startswith("expect "):
         _, name, n = line.split()
         expect[name] = int(n)
-host = consts()["host_errs"]  # SDR_HOST_ERR_LIST of firmware/sdr_counters.h
+host = consts()["host_errs"]  # SDR_HOST_ERR_LIST of firmware/prim/sdr_counters.h
 assert set(expect) <= set(host), "unknown counters %s" % (set(expect) - set(host))
 assert len(expect) == 7, expect
 bad = []

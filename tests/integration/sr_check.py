@@ -58,7 +58,7 @@ def consts():
 
 
 def rx_drop_names():
-    """The receive-drop counters (SDR_RX_DROP_LIST of firmware/sdr_counters.h)."""
+    """The receive-drop counters (SDR_RX_DROP_LIST of firmware/prim/sdr_counters.h)."""
     return consts()["rx_drops"]
 
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the erasure-coding building blocks of the firmware:
- * firmware/sdr_ecfw.h (submessage geometry, FTO arithmetic, parity pool)
+ * firmware/ec/sdr_ecfw.h (submessage geometry, FTO arithmetic, parity pool)
  * and the two EC entry points of the message table (sdr_rq_set_msg(),
  * sdr_rq_fill_chunk()). Random cases are reproducible (SDR_TEST_SEED).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of firmware/sdr_sr.h (Selective Repeat building blocks): the
+ * Unit tests of firmware/sr/sdr_sr.h (Selective Repeat building blocks): the
  * RFC 6298 estimator and RTO, the timer FIFO, and the ACK window math
  * checked against brute force, including a receiver bitmap -> ACK on the
  * wire -> sender's acknowledged set round trip.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of firmware/sdr_msgtab.c, the receive message table.
+ * Unit tests of firmware/prim/sdr_msgtab.c, the receive message table.
  *
  * Packets are built with sdr_build_data_hdr() + sdr_pkt_finish() into
  * exact-size heap buffers and parsed back with sdr_parse() (ICRC verified),

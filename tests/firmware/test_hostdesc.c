@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of descriptor validation as the DPU runs it (common/sdr_desc.c
- * through firmware/sdr_hostdesc.h): every errno path of
+ * through firmware/prim/sdr_hostdesc.h): every errno path of
  * sdr_sqe_check() (and its counter), the accept paths, and a random sweep
  * that checks the verdict against an independent reference.
  */

@@ -186,6 +186,23 @@ typedef struct {
 	nn_result_t (*make_vdevice)(int *dev, nn_vdev_props_t *props);
 } nn_net_v10_t;
 
+/* The layouts on LP64 (x86-64, aarch64), as the documentation's structures
+ * give them: a changed member shows here at build time. */
+#if defined(__LP64__)
+#include <stddef.h>
+_Static_assert(sizeof(nn_props_v8_t) == 64, "ncclNetProperties_v8_t layout");
+_Static_assert(offsetof(nn_props_v8_t, max_recvs) == 48, "ncclNetProperties_v8_t layout");
+_Static_assert(offsetof(nn_props_v9_t, speed) == 36, "ncclNetProperties_v9_t layout");
+_Static_assert(offsetof(nn_props_v9_t, vprops) == 64, "ncclNetProperties_v9_t layout");
+_Static_assert(offsetof(nn_props_v9_t, max_p2p_bytes) == 88, "ncclNetProperties_v9_t layout");
+_Static_assert(sizeof(nn_props_v9_t) == 104, "ncclNetProperties_v9_t layout");
+_Static_assert(sizeof(nn_dev_handle_t) == 32, "ncclNetDeviceHandle_t layout");
+_Static_assert(sizeof(nn_net_v8_t) == 19 * sizeof(void *), "ncclNet_v8_t: name + 18 calls");
+_Static_assert(sizeof(nn_net_v9_t) == 20 * sizeof(void *), "ncclNet_v9_t: name + 19 calls");
+_Static_assert(sizeof(nn_net_v10_t) == 20 * sizeof(void *), "ncclNet_v10_t: name + 19 calls");
+_Static_assert(offsetof(nn_net_v10_t, test) == 13 * sizeof(void *), "ncclNet_v10_t layout");
+#endif
+
 /* The symbols NCCL looks up in libnccl-net-<NCCL_NET_PLUGIN>.so. */
 #define NN_SYMBOL_V8 "ncclNetPlugin_v8"
 #define NN_SYMBOL_V9 "ncclNetPlugin_v9"

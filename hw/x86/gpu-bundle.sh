@@ -53,6 +53,9 @@ then
 	meson configure "$build" -Ddpdk_static=false >&2
 fi
 log "building sdr-dpu, libsdr, the NCCL plugin and sdr-pipe in $build"
+# regenerate first when the tree changed (meson compile resolves target
+# names with the build's previous introspection data)
+ninja -C "$build" build.ninja >&2
 meson compile -C "$build" sdr-dpu sdr nccl-net-sdr sdr-pipe >&2
 
 # the targets' files, wherever the tree's layout puts them

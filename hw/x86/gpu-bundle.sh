@@ -45,7 +45,7 @@ LIMIT=$((60 << 20))
 # 1. the build: release, DPDK shared (carried below)
 if [ ! -f "$build/build.ninja" ]; then
 	log "meson setup $build (release)"
-	meson setup "$build" -Dbuildtype=release -Db_ndebug=true >&2
+	meson setup "$build" "$top" -Dbuildtype=release -Db_ndebug=true >&2
 elif meson introspect --buildoptions "$build" | "$PY" -c '
 import json, sys
 sys.exit(0 if any(o["name"] == "dpdk_static" and o["value"] for o in json.load(sys.stdin)) else 1)'

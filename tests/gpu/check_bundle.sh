@@ -28,17 +28,37 @@ nm -D --defined-only "$bundle/lib/libnccl-net-sdr.so" | grep -q ' ncclNetPlugin_
 	sdr_fail "the bundle's plugin exports no ncclNetPlugin_v10"
 "$bundle/bin/sdr-dpu" --help | grep -q 'Usage: sdr-dpu' || sdr_fail "bundle sdr-dpu --help"
 
-# a ring pair from the bundle; as root without the system's DPDK drivers
+# a ring pair from the bundle; as root without the system's DPDK drivers.
+# EAL loads drivers (-d) only from a path without a world-writable
+# directory above it (not under /tmp): elsewhere a private copy under
+# $HOME, else the system's DPDK
+insecure() { # PATH: 0 when a directory on it is world-writable
+	local d=$1
+	while [ -n "$d" ] && [ "$d" != / ]; do
+		[ -n "$(find "$d" -maxdepth 0 -perm -0002 2>/dev/null)" ] && return 0
+		d=$(dirname "$d")
+	done
+	return 1
+}
+run_bundle=$bundle
+if insecure "$bundle" && [ -n "${HOME:-}" ] && [ -d "$HOME" ] && ! insecure "$HOME"; then
+	run_bundle=$HOME/.cache/sdr-gpu-bundle-check.$$
+	mkdir -p "$HOME/.cache" && cp -a "$bundle" "$run_bundle" || sdr_fail "copy to $run_bundle"
+	SDR_CLEANUPS+=("rm -rf '$run_bundle'")
+	echo "the bundle lies under a world-writable directory: its copy $run_bundle runs"
+fi
 SA=$SDR_TMP/a.sock SB=$SDR_TMP/b.sock
 hide=()
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-	pmd=$(sed -n 's|^if ls "\(.*\)"/librte_mempool_ring.*|\1|p' "$bundle/bin/sdr-dpu")
+if insecure "$run_bundle"; then
+	echo "no private place for the bundle: the system's DPDK runs (bundle's DPDK not checked)"
+elif [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	pmd=$(sed -n 's|^if ls "\(.*\)"/librte_mempool_ring.*|\1|p' "$run_bundle/bin/sdr-dpu")
 	[ -d "$pmd" ] || sdr_fail "the bundle's sdr-dpu wrapper names no driver directory"
 	mkdir -p "$SDR_TMP/empty"
 	hide=(unshare -m sh -c "mount --bind '$SDR_TMP/empty' '$pmd' && exec \"\$0\" \"\$@\"")
 	echo "system DPDK drivers ($pmd) hidden: the bundle's DPDK runs"
 fi
-"${hide[@]}" "$bundle/bin/sdr-dpu" $(rig_eal "sdr-gpub-$$") -- --ring-pair --name "$SA" \
+"${hide[@]}" "$run_bundle/bin/sdr-dpu" $(rig_eal "sdr-gpub-$$") -- --ring-pair --name "$SA" \
 	--ip 10.0.0.1 --link loss=1e-3,seed=31 --port-rate 2g --instance --name "$SB" \
 	--ip 10.0.0.2 --link loss=1e-3,seed=32 --port-rate 2g >"$SDR_TMP/dpu.log" 2>&1 &
 DPU_PID=$!

@@ -38,6 +38,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 log() { echo "gpu-bundle: $*" >&2; }
+trap 'log "failed (status $?) at line $LINENO: $BASH_COMMAND"' ERR
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 LIMIT=$((60 << 20))

@@ -174,3 +174,12 @@ int sdr_ec_param_parse(const char *s, unsigned *code, unsigned *k, unsigned *m)
 	*m = r.m;
 	return 0;
 }
+
+#ifdef SDR_LIBSDR_SYMVER
+/* Built into libsdr.so (host/libsdr/meson.build): these three are of
+ * LIBSDR_2.1 (host/libsdr/libsdr.map); host/libsdr/compat.c answers the
+ * LIBSDR_2 names that programs linked before 2.1 ask for. */
+__asm__(".symver sdr_scheme_check, sdr_scheme_check@@@LIBSDR_2.1");
+__asm__(".symver sdr_scheme_parse, sdr_scheme_parse@@@LIBSDR_2.1");
+__asm__(".symver sdr_scheme_format, sdr_scheme_format@@@LIBSDR_2.1");
+#endif

@@ -276,7 +276,7 @@ int sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes,
 			double line_rate_bps, unsigned pool_mbufs, char *err, size_t errlen);
 
 /** Write a one-line message into @p err (if not NULL) - the parsers' errors
- *  (sdr_link.c, sdr_link_peers.c, and sdr-pipe's network and controller
+ *  (sdr_link_cfg.c, sdr_link_peers.c, and sdr-pipe's network and controller
  *  parsers). */
 void sdr_link_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

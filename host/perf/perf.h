@@ -79,8 +79,8 @@ struct opts {
 	int keep_logs;
 };
 
-extern struct opts o;                /* sdr-perf.c */
-extern volatile sig_atomic_t g_stop; /* sdr-perf.c: SIGINT, SIGTERM, SIGHUP */
+extern struct opts o;                /* perf_opts.c */
+extern volatile sig_atomic_t g_stop; /* perf_util.c; set on SIGINT, SIGTERM, SIGHUP */
 
 enum {
 	O_RIG = 1, O_DPU_A, O_DPU_B, O_DPU_BIN, O_SIZE, O_ITERS, O_WARMUP, O_WINDOW, O_DURATION,
@@ -211,6 +211,7 @@ double bound_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len
 
 void run_engine(const struct rig *rig, const struct run_params *p, struct run_result *res);
 void print_run(const struct rig *rig, const struct run_params *p, const struct run_result *r);
+/* perf_opts.c: one run's parameters from the options */
 void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel, uint16_t ec);
 
 /* ------------------------------------------------------------------ */

@@ -2,7 +2,8 @@
 /*
  * sdr-perf's options beyond the typed entries of perf_optab.c: the checks
  * that need code (schemes, lists, repeated and passed-through options) and
- * the scheme parsers the sweep shares.
+ * the scheme parsers the sweep shares; the options themselves (`o`) and a
+ * run's parameters from them (fill_params).
  * Host program, above libsdr and common/ (sdr_opts, sdr_scheme, sdr_units).
  */
 #include <errno.h>
@@ -12,6 +13,23 @@
 
 #include "sdr_units.h"
 #include "perf.h"
+
+struct opts o;
+
+/* One run's parameters: the options, with the defaults of its mode where unset. */
+void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel, uint16_t ec)
+{
+	int lat = !strcmp(mode, "lat");
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	p->size = size;
+	p->rel = rel;
+	p->ec = rel == SDR_REL_EC ? ec : 0;
+	p->window = o.window_set ? o.window : lat ? 1 : 64;
+	p->iters = o.iters_set ? o.iters : lat ? 200 : 1000;
+	p->warmup = o.warmup_set ? o.warmup : (p->iters / 10 ? p->iters / 10 : 1);
+	p->duration = o.duration;
+}
 
 /* A scheme (--rel, a sweep's --schemes item): none, sr, auto, ec (= --ec) or
  * an EC code rs:K:M / xor:K:M, parsed by common/sdr_scheme.c; as (rel, the

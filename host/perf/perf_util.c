@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sdr-perf's small helpers: the monotonic clock, sleeps and the growable
- * string it writes JSON lines with. Lowest layer of sdr-perf; libc only.
+ * string it writes JSON lines with, and the stop flag its signal handler
+ * sets. Lowest layer of sdr-perf; libc only.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +11,8 @@
 #include <time.h>
 
 #include "perf.h"
+
+volatile sig_atomic_t g_stop; /* set by sdr-perf.c's handler: SIGINT, SIGTERM, SIGHUP */
 
 double now_s(void)
 {

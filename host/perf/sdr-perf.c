@@ -3,7 +3,8 @@
  * sdr-perf: testpmd / ib_write_bw style benchmark of sdr-dpu (docs/benchmarks.md): one
  * host process drives both ends through libsdr, on one clock. This file: main, the signals
  * and the bw / lat mode; the others in host/perf/ are one concern each (perf.h lists them):
- * options, rig, daemons' argv, telemetry, engine, measure, report, codec, sweep.
+ * options, rig, daemons' argv, telemetry, engine, measure, report, codec, sweep. Nothing
+ * here is called from those files: calls run from main down.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -12,27 +13,10 @@
 
 #include "perf.h"
 
-struct opts o;
-volatile sig_atomic_t g_stop;
-
 static void on_signal(int sig)
 {
 	(void)sig;
 	g_stop = 1;
-}
-
-void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel, uint16_t ec)
-{
-	int lat = !strcmp(mode, "lat");
-	memset(p, 0, sizeof(*p));
-	p->mode = mode;
-	p->size = size;
-	p->rel = rel;
-	p->ec = rel == SDR_REL_EC ? ec : 0;
-	p->window = o.window_set ? o.window : lat ? 1 : 64;
-	p->iters = o.iters_set ? o.iters : lat ? 200 : 1000;
-	p->warmup = o.warmup_set ? o.warmup : (p->iters / 10 ? p->iters / 10 : 1);
-	p->duration = o.duration;
 }
 
 static int run_one_mode(void)

@@ -6,7 +6,7 @@
  * style greedy delay-aware), the per-stage programs they compile to, a
  * discrete-event simulator (DES) of those programs, dependency checks of an
  * executed event log, metrics and an SVG Gantt chart. No network code: the
- * runtime over libsdr is pipe_run.c. See docs/pipeline.md.
+ * runtime over libsdr is pipe_run.c (pipe_rt.h). See docs/pipeline.md.
  *
  * Control functions return 0 or a negative errno; each lists its errnos.
  */
@@ -206,6 +206,11 @@ enum pipe_ins_kind {
 #define PIPE_NCHAN(S) (2 * ((S) - 1))
 static inline uint32_t pipe_ch_src(uint32_t ch) { return ch & 1 ? ch / 2 + 1 : ch / 2; }
 static inline uint32_t pipe_ch_dst(uint32_t ch) { return ch & 1 ? ch / 2 : ch / 2 + 1; }
+/** Whether channel @p ch runs between two DCs (its stages' DCs differ). */
+static inline int pipe_ch_cross(const struct pipe_cfg *c, uint32_t ch)
+{
+	return c->dc_of[pipe_ch_src(ch)] != c->dc_of[pipe_ch_dst(ch)];
+}
 /** Payload bytes of one message of channel @p ch. */
 static inline uint64_t pipe_ch_bytes(const struct pipe_cfg *c, uint32_t ch)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Little-endian field access for sdr-pipe's payloads and runtime protocol
- * (pipe_des.c, pipe_proto.c): byte by byte, any alignment, any host order.
+ * (pipe_payload.c, pipe_proto.c): byte by byte, any alignment, any host order.
  */
 #ifndef PIPE_LE_H
 #define PIPE_LE_H

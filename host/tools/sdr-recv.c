@@ -27,11 +27,13 @@ static void report(uint64_t idx, uint64_t sz, const char *status, const char *wh
 	if (opt.quiet)
 		return;
 	if (opt.json)
-		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\",\"reason\":\"%s\","
-		       "\"chunks\":%d,\"chunks_total\":%zu,\"t_ms\":%.3f,\"gbps\":%.3f}\n",
+		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
+		       "\"reason\":\"%s\",\"chunks\":%d,\"chunks_total\":%zu,"
+		       "\"t_ms\":%.3f,\"gbps\":%.3f}\n",
 		       idx, sz, status, why, chunks, nchunks, t_ms, gbps);
 	else
-		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s%s chunks %d/%zu time %.3f ms %.3f Gbit/s\n",
+		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s%s chunks %d/%zu time %.3f ms"
+		       " %.3f Gbit/s\n",
 		       idx, sz, status, why[0] ? " (" : "", why, why[0] ? ")" : "", chunks, nchunks,
 		       t_ms, gbps);
 }
@@ -153,30 +155,21 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	return tool_loop_run(&l, res);
 }
 
-int main(int argc, char **argv)
+/* Everything between attaching and detaching: the exit status of main. The
+ * descriptors it opens are left in *sock and *out_fd for main to close. */
+static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 {
 	struct tool_plan plan;
 	struct tool_result res = {0};
 	struct sdr_qp_attr attr = {0};
 	struct sdr_scheme sch;
 	struct sdr_qp_info local, remote;
-	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
-	int out_fd = -1, sock = -1;
 
-	/* per-message lines are progress: line-buffer them into pipes/logs too */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	tool_parse(&opt, argc, argv);
-	ctx = sdr_ctx_open(opt.dpu, NULL);
-	if (ctx == NULL) {
-		fprintf(stderr, "cannot attach to %s: %s (%s)\n", opt.dpu, strerror(errno),
-			sdr_last_error(NULL));
-		return 1;
-	}
 	if (opt.server) {
-		sock = tool_tcp_listen_accept(&opt);
-		if (sock < 0 || app_recv_qp_info(sock, &remote) || tool_recv_plan(sock, &plan)) {
+		*sock = tool_tcp_listen_accept(&opt);
+		if (*sock < 0 || app_recv_qp_info(*sock, &remote) ||
+		    tool_recv_plan(*sock, &plan)) {
 			fprintf(stderr, "bootstrap: bad or missing QP info / plan from sdr-send\n");
 			return 1;
 		}
@@ -199,8 +192,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (opt.out) {
-		out_fd = open(opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0 || ftruncate(out_fd, (off_t)plan.file_size) < 0) {
+		*out_fd = open(opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (*out_fd < 0 || ftruncate(*out_fd, (off_t)plan.file_size) < 0) {
 			fprintf(stderr, "%s: %s\n", opt.out, strerror(errno));
 			return 1;
 		}
@@ -224,8 +217,8 @@ int main(int argc, char **argv)
 	sdr_qp_info_get(qp, &local);
 	if (tool_publish_qp(&opt, &local))
 		return 1;
-	if (sock >= 0) {
-		if (app_send_qp_info(sock, &local)) {
+	if (*sock >= 0) {
+		if (app_send_qp_info(*sock, &local)) {
 			fprintf(stderr, "bootstrap: cannot send our QP info\n");
 			return 1;
 		}
@@ -238,7 +231,7 @@ int main(int argc, char **argv)
 	if (app_qp_connect(ctx, qp, &remote))
 		return 1;
 	sdr_format_ipv4(remote.ip, peer_ip);
-	if (run(ctx, qp, &plan, out_fd, &res))
+	if (run(ctx, qp, &plan, *out_fd, &res))
 		return 1;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
 	if (opt.json)
@@ -246,19 +239,39 @@ int main(int argc, char **argv)
 		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f}\n",
 		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
 	else
-		printf("received: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
-		       " bytes in %.3f s, goodput %.3f Gbit/s (payload bytes of verified messages)\n",
+		printf("received: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes in %.3f s,"
+		       " goodput %.3f Gbit/s (payload bytes of verified messages)\n",
 		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
 	if (partial_seen && sch.rel == SDR_REL_NONE) /* explain the usual cause */
 		fprintf(stderr, "sdr-recv: %u message(s) arrived in part: %s\n", partial_seen,
 			sdr_diag_no_rel_hint);
-	if (sock >= 0) {
-		tool_send_result(sock, &res);
-		app_linger(sock, opt.timeout);
-		close(sock);
+	if (*sock >= 0) {
+		tool_send_result(*sock, &res);
+		app_linger(*sock, opt.timeout);
 	}
+	return res.failed == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sdr_ctx *ctx;
+	int out_fd = -1, sock = -1, rc;
+
+	/* per-message lines are progress: line-buffer them into pipes/logs too */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	tool_parse(&opt, argc, argv);
+	ctx = sdr_ctx_open(opt.dpu, NULL);
+	if (ctx == NULL) {
+		fprintf(stderr, "cannot attach to %s: %s (%s)\n", opt.dpu, strerror(errno),
+			sdr_last_error(NULL));
+		return 1;
+	}
+	rc = session(ctx, &sock, &out_fd);
+	if (sock >= 0)
+		close(sock);
 	if (out_fd >= 0)
 		close(out_fd);
 	sdr_ctx_close(ctx);
-	return res.failed == 0 ? 0 : 1;
+	return rc;
 }

@@ -105,54 +105,33 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	struct tool_loop l = {.opt = &opt, .ops = &send_ops, .ctx = ctx, .qp = qp, .plan = plan,
 			      .fd = file_fd, .priv = &sl};
 
+	int rc = -1;
+
 	if (sl.lat == NULL || sl.lsz == NULL) {
 		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n",
 			opt.window * tool_plan_max_size(plan), strerror(errno));
-		return -1;
+	} else if (tool_loop_run(&l, res) == 0) {
+		app_latency_report("send", sl.lat, sl.lsz, sl.n, opt.json);
+		rc = 0;
 	}
-	if (tool_loop_run(&l, res))
-		return -1;
-	app_latency_report("send", sl.lat, sl.lsz, sl.n, opt.json);
 	free(sl.lat);
 	free(sl.lsz);
-	return 0;
+	return rc;
 }
 
-int main(int argc, char **argv)
+/* Everything between attaching and detaching: the exit status of main. The
+ * socket it opens is left in *sock for main to close. */
+static int session(struct sdr_ctx *ctx, struct tool_plan *plan, int file_fd, uint64_t file_size,
+		   int *sock)
 {
-	struct tool_plan plan;
 	struct tool_result res = {0}, peer_res;
 	struct sdr_qp_attr attr = {0};
 	struct sdr_scheme sch;
 	struct sdr_qp_info local, remote;
-	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
-	uint64_t file_size = 0;
-	int file_fd = -1, sock = -1, ok;
+	int ok;
 
-	/* per-message lines are progress: line-buffer them into pipes/logs too */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	tool_parse(&opt, argc, argv);
-	if (opt.file) {
-		struct stat sb;
-
-		file_fd = open(opt.file, O_RDONLY | O_CLOEXEC);
-		if (file_fd < 0 || fstat(file_fd, &sb) < 0 || sb.st_size == 0) {
-			fprintf(stderr, "%s: %s\n", opt.file, file_fd < 0 ? strerror(errno) : "empty");
-			return 2;
-		}
-		file_size = (uint64_t)sb.st_size;
-	} else if (tool_plan_from_opts(&opt, &plan, 0, 0)) {
-		return 2;
-	}
-	ctx = sdr_ctx_open(opt.dpu, NULL);
-	if (ctx == NULL) {
-		fprintf(stderr, "cannot attach to %s: %s (%s)\n", opt.dpu, strerror(errno),
-			sdr_last_error(NULL));
-		return 1;
-	}
-	attr.max_msg = opt.file ? opt.max_msg : plan.max_msg;
+	attr.max_msg = opt.file ? opt.max_msg : plan->max_msg;
 	attr.chunk_pkts = opt.chunk_pkts;
 	sch = sdr_scheme_of(opt.rel, opt.ec);
 	attr.reliability = sch.rel;
@@ -170,14 +149,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sdr_qp_info_get(qp, &local);
-	if (opt.file && tool_plan_from_opts(&opt, &plan, file_size, local.max_msg))
+	if (opt.file && tool_plan_from_opts(&opt, plan, file_size, local.max_msg))
 		return 2;
 	if (tool_publish_qp(&opt, &local))
 		return 1;
 	if (opt.connect) {
-		sock = tool_tcp_connect(&opt);
-		if (sock < 0 || app_send_qp_info(sock, &local) || tool_send_plan(sock, &plan) ||
-		    app_recv_qp_info(sock, &remote)) {
+		*sock = tool_tcp_connect(&opt);
+		if (*sock < 0 || app_send_qp_info(*sock, &local) || tool_send_plan(*sock, plan) ||
+		    app_recv_qp_info(*sock, &remote)) {
 			fprintf(stderr, "QP info exchange with %s failed\n", opt.connect);
 			return 1;
 		}
@@ -189,7 +168,7 @@ int main(int argc, char **argv)
 	}
 	if (app_qp_connect(ctx, qp, &remote))
 		return 1;
-	if (run(ctx, qp, &plan, file_fd, &res))
+	if (run(ctx, qp, plan, file_fd, &res))
 		return 1;
 	ok = res.failed == 0;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
@@ -201,16 +180,17 @@ int main(int argc, char **argv)
 		printf("sent: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
 		       " bytes in %.3f s, %.3f Gbit/s (payload, local completion)\n",
 		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
-	if (sock >= 0) {
-		if (tool_recv_result(sock, &peer_res)) {
+	if (*sock >= 0) {
+		if (tool_recv_result(*sock, &peer_res)) {
 			fprintf(stderr, "no result from the receiver\n");
 			ok = 0;
 		} else {
 			double ps = peer_res.elapsed_ns ? (double)peer_res.elapsed_ns * 1e-9 : 1e-9;
 
 			if (opt.json)
-				printf("{\"summary\":\"recv\",\"from\":\"peer\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
-				       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f}\n",
+				printf("{\"summary\":\"recv\",\"from\":\"peer\",\"ok\":%" PRIu64
+				       ",\"failed\":%" PRIu64 ",\"bytes\":%" PRIu64
+				       ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f}\n",
 				       peer_res.ok, peer_res.failed, peer_res.bytes, ps,
 				       (double)peer_res.bytes * 8 / ps / 1e9);
 			else
@@ -218,15 +198,56 @@ int main(int argc, char **argv)
 				       " bytes, goodput %.3f Gbit/s\n",
 				       peer_res.ok, peer_res.failed, peer_res.bytes,
 				       (double)peer_res.bytes * 8 / ps / 1e9);
-			if (peer_res.failed || peer_res.ok != tool_plan_messages(&plan))
+			if (peer_res.failed || peer_res.ok != tool_plan_messages(plan))
 				ok = 0;
 			if (peer_res.failed && sch.rel == SDR_REL_NONE)
 				fprintf(stderr, "sdr-send: the receiver did not get %" PRIu64
 					" message(s) whole: %s\n", peer_res.failed,
 					sdr_diag_no_rel_hint);
 		}
-		close(sock);
 	}
-	sdr_ctx_close(ctx);
 	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct tool_plan plan;
+	struct sdr_ctx *ctx;
+	uint64_t file_size = 0;
+	int file_fd = -1, sock = -1, rc;
+
+	/* per-message lines are progress: line-buffer them into pipes/logs too */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	tool_parse(&opt, argc, argv);
+	if (opt.file) {
+		struct stat sb;
+
+		file_fd = open(opt.file, O_RDONLY | O_CLOEXEC);
+		if (file_fd < 0 || fstat(file_fd, &sb) < 0 || sb.st_size == 0) {
+			fprintf(stderr, "%s: %s\n", opt.file,
+				file_fd < 0 ? strerror(errno) : "empty");
+			if (file_fd >= 0)
+				close(file_fd);
+			return 2;
+		}
+		file_size = (uint64_t)sb.st_size;
+	} else if (tool_plan_from_opts(&opt, &plan, 0, 0)) {
+		return 2;
+	}
+	ctx = sdr_ctx_open(opt.dpu, NULL);
+	if (ctx == NULL) {
+		fprintf(stderr, "cannot attach to %s: %s (%s)\n", opt.dpu, strerror(errno),
+			sdr_last_error(NULL));
+		if (file_fd >= 0)
+			close(file_fd);
+		return 1;
+	}
+	rc = session(ctx, &plan, file_fd, file_size, &sock);
+	if (sock >= 0)
+		close(sock);
+	sdr_ctx_close(ctx);
+	if (file_fd >= 0)
+		close(file_fd);
+	return rc;
 }

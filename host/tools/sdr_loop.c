@@ -37,11 +37,13 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 	if (slots == NULL || l->buf == NULL) {
 		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n", w * l->maxsz,
 			strerror(errno));
+		free(slots);
 		return -1;
 	}
 	l->mr = sdr_mr_reg(l->ctx, l->buf, w * l->maxsz, 0);
 	if (l->mr == NULL) {
 		fprintf(stderr, "sdr_mr_reg: %s (%s)\n", strerror(errno), sdr_last_error(l->ctx));
+		free(slots);
 		return -1;
 	}
 	if (!opt->quiet && !opt->json)
@@ -58,8 +60,10 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 
 			if (rc == -EAGAIN)
 				break;
-			if (rc)
+			if (rc) {
+				free(slots);
 				return -1;
+			}
 			s->busy = 1;
 			s->idx = next++;
 		}
@@ -71,8 +75,8 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 			struct tool_slot *s = &slots[wc[i].wr_id % w];
 
 			if (!loop_wc_ours(l, slots, &wc[i], total)) {
-				fprintf(stderr, "unexpected completion wr_id %" PRIu64 " status %d\n",
-					wc[i].wr_id, wc[i].status);
+				fprintf(stderr, "unexpected completion wr_id %" PRIu64
+					" status %d\n", wc[i].wr_id, wc[i].status);
 				continue;
 			}
 			dt = t - tprev > 1e-9 ? t - tprev : 1e-9;

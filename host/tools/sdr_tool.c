@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-send's and sdr-recv's shared code (host/tools/, host programs above
+ * libsdr and host/apputil/): their option table and its handler, the message
+ * plan (sizes, count, file mode) and its exchange over TCP, the end result's
+ * exchange, and QP info on the command line or in a --qp-file.
+ */
 #include <errno.h>
 #include <stddef.h> /* offsetof */
 #include <getopt.h> /* optind */
@@ -26,7 +32,8 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 
-		if (o->nsizes == TOOL_MAX_SIZES || sdr_parse_u64(tok, &v, 1) || v == 0 || v > UINT32_MAX)
+		if (o->nsizes == TOOL_MAX_SIZES || sdr_parse_u64(tok, &v, 1) || v == 0 ||
+		    v > UINT32_MAX)
 			return -1;
 		o->sizes[o->nsizes++] = v;
 	}
@@ -50,7 +57,8 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 	switch (d->id) {
 	case O_SIZES:
 		if (parse_sizes(arg, o))
-			return BAD("bad --sizes '%s' (1..4G each, at most %d)\n", arg, TOOL_MAX_SIZES);
+			return BAD("bad --sizes '%s' (1..4G each, at most %d)\n", arg,
+				   TOOL_MAX_SIZES);
 		break;
 	case O_REL: {
 		static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
@@ -104,7 +112,8 @@ static const struct sdr_opt opts[] = {
 	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "TCP port"},
 	{.name = "bind", .arg = "ADDR", .kind = SDR_OPT_STRING, OFF(bind), .only = RECV,
 	 .dflt = "0.0.0.0", .help = "listen address"},
-	SDR_OPT_SECTION("or command line (no TCP; give both sides the same --sizes/--count/--seed):"),
+	SDR_OPT_SECTION("or command line (no TCP; give both sides the same"
+			" --sizes/--count/--seed):"),
 	{.name = "local-qpn", .arg = "N", .kind = SDR_OPT_U32, .max = 0xFFFFFF, OFF(local_qpn),
 	 .help = "request this QPN block base at QP create"},
 	{.name = "local-rkey", .arg = "K", .kind = SDR_OPT_U32, OFF(local_rkey),
@@ -195,7 +204,8 @@ static const struct sdr_opts send_opts = {
 	.prog = "sdr-send",
 	.usage = "Usage: sdr-send [options]\n"
 		 "Send pattern messages (or a file) through libsdr to sdr-recv.\n\n",
-	.footer = "Exit status: 0 only if every message completed without error (and, with TCP, the\n"
+	.footer = "Exit status: 0 only if every message completed without error (and, with TCP,"
+		  " the\n"
 		  "             receiver verified every message).\n",
 	.opt = opts,
 	.variant = SEND,

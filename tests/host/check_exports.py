@@ -10,12 +10,23 @@ that `NM -D --defined-only LIBSDR_SO` lists exactly that set (apart from the
 version nodes of MAP, e.g. LIBSDR_2), every symbol with the version of the
 node MAP lists it in, and that MAP's global lists together are the same set
 too. MAP has one node per release (LIBSDR_2, LIBSDR_2.1, ...), each inheriting
-the one before; the first ends with 'local: *;'; a symbol is in one node only.
+the one before; the first ends with 'local: *;'; a symbol is in one node only,
+except the compat entries: besides its default version (NAME@@NODE), a symbol
+that moved to a later node is also exported under the node it was first
+released in (NAME@OLD, from host/libsdr/compat.c; OLD lists it too) so that
+programs linked then still start: exactly the pairs of COMPAT, each OLD a node
+before NAME's.
 """
 import re
 import subprocess
 import sys
 
+# (symbol, the node it was first released in): compat entries of host/libsdr/compat.c
+COMPAT = {
+    ("sdr_scheme_check", "LIBSDR_2"),
+    ("sdr_scheme_format", "LIBSDR_2"),
+    ("sdr_scheme_parse", "LIBSDR_2"),
+}
 
 def strip_c(text):
     """Comments, preprocessor lines and C++ guards out; bodies folded."""
@@ -78,24 +89,33 @@ def main():
         sys.exit(__doc__)
     nm, lib, mapfile, headers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     nodes = map_nodes(mapfile)
-    version_of, in_map, twice = {}, set(), []
+    version_of, in_map, twice, listed_compat = {}, set(), [], set()
     for node, _, syms in nodes:
-        twice += sorted(in_map & syms)
+        for sym in sorted(in_map & syms):  # a compat entry's node, then its own
+            if (sym, version_of[sym]) in COMPAT:
+                listed_compat.add((sym, version_of[sym]))
+            else:
+                twice.append(sym)
         in_map |= syms
         for sym in syms:
-            version_of.setdefault(sym, node)
+            version_of[sym] = node
     api = declared(headers)
     out = subprocess.run([nm, "-D", "--defined-only", lib], check=True,
                          stdout=subprocess.PIPE, universal_newlines=True).stdout
-    exported, unversioned = set(), []
+    exported, unversioned, compat = set(), [], set()
+    order = [n[0] for n in nodes]
     for line in out.splitlines():
         f = line.split()
         if len(f) < 3:
             continue
         kind, sym = f[1], f[2]
         name, _, ver = sym.partition("@")
+        default = not ver or ver.startswith("@")
         ver = ver.lstrip("@")
-        if kind == "A" and name in {n[0] for n in nodes}:  # a version node itself
+        if kind == "A" and name in order:  # a version node itself
+            continue
+        if not default:  # NAME@OLD: a compat entry, checked against COMPAT below
+            compat.add((name, ver))
             continue
         exported.add(name)
         if ver != version_of.get(name, ver):
@@ -124,9 +144,26 @@ def main():
     for s, node in unversioned:
         print("FAIL: %s: not of version %s" % (s, node))
         bad += 1
+    for name, ver in sorted(compat - COMPAT):
+        print("FAIL: %s@%s exported but not a compat entry of COMPAT" % (name, ver))
+        bad += 1
+    for name, ver in sorted(COMPAT - compat):
+        print("FAIL: compat entry %s@%s not exported (host/libsdr/compat.c)" % (name, ver))
+        bad += 1
+    for name, ver in sorted(COMPAT - listed_compat):
+        print("FAIL: %s: compat entry %s@%s needs %s listed in node %s too"
+              % (mapfile, name, ver, name, ver))
+        bad += 1
+    for name, ver in sorted(COMPAT & compat):
+        if name not in version_of or ver not in order or \
+                order.index(ver) >= order.index(version_of[name]):
+            print("FAIL: %s@%s: compat node must come before the symbol's node (%s)"
+                  % (name, ver, version_of.get(name)))
+            bad += 1
     if bad:
         sys.exit("FAIL: %d problem(s)" % bad)
-    print("PASS: exports == API (%s)" % ", ".join(sorted(exported)))
+    print("PASS: exports == API (%s); compat: %s" % (", ".join(sorted(exported)),
+          ", ".join("%s@%s" % c for c in sorted(compat))))
 
 
 main()

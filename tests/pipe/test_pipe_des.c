@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the DES over D DCs (host/pipe/pipe_des.c): a shared
+ * Unit tests of the DES over D DCs (host/pipe/pipe_des*.c): a shared
  * bottleneck of two senders into a third DC computed by hand (unpaced FIFO,
  * equal pacing, rates above the link's that take capacity in FIFO order,
  * a pair with no link), the clear-to-send over the reverse link, loss

@@ -140,10 +140,12 @@ class Stage:
                sdr.torch.empty, which is torch.empty unless the default group
                is the sdr backend: then the buffers are registered and
                receives land in them without a copy)
+    device:    where the buffers live (default CPU); "cuda": device tensors,
+               with pinned shadows under the sdr backend
     """
 
     def __init__(self, sch, stage, module, act_shape, act_dtype=torch.float32, loss_fn=None,
-                 ranks=None, alloc=None, group=None):
+                 ranks=None, alloc=None, group=None, device=None):
         self.sch, self.s, self.module = sch, stage, module
         self.M = sch.micro
         self.S = sch.stages
@@ -155,7 +157,8 @@ class Stage:
             raise ValueError("the last stage needs a loss_fn")
         if alloc is None:
             from . import torch as sdr_torch
-            alloc = lambda shape, dtype: sdr_torch.empty(*shape, dtype=dtype)  # noqa: E731
+            alloc = lambda shape, dtype: sdr_torch.empty(*shape, dtype=dtype,  # noqa: E731
+                                                         device=device)
         M = self.M
         self.act_in = [alloc(act_shape, act_dtype) for _ in range(M)] if stage > 0 else None
         self.grad_in = [alloc(act_shape, act_dtype) for _ in range(M)] if not self.last else None
@@ -191,7 +194,13 @@ class Stage:
         def flush():
             if not pending:
                 return
-            reqs = dist.batch_isend_irecv([p[1] for p in pending])
+            if dist.get_backend(self.group) == "sdr":
+                # the sdr backend posts in order as called: one Work per
+                # operation (torch 2.x's batch_isend_irecv of CUDA tensors
+                # would coalesce them into one)
+                reqs = [p[1].op(p[1].tensor, p[1].peer, p[1].group, p[1].tag) for p in pending]
+            else:
+                reqs = dist.batch_isend_irecv([p[1] for p in pending])
             for (key, _), w in zip(pending, reqs):
                 works[key] = w
             pending.clear()

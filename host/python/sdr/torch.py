@@ -10,7 +10,12 @@
 Ranks attached to different DPUs talk through libsdr QPs (one for
 point-to-point, one for collectives, per pair; QP infos are exchanged through
 PyTorch's own store). Ranks attached to the same DPU (a DPU cannot send to
-itself) talk through a unix socket. Supported: send, recv, isend, irecv,
+itself) talk through a unix socket. CPU and CUDA tensors: a CUDA tensor is
+staged through registered host memory pinned with cudaHostRegister, copied
+on a side stream ordered with the caller's current stream (the CUDA path is
+chosen at run time; docs/training.md). PyTorch 1.13 and 2.x are both
+supported (registration chosen at import: _select_api). Supported: send,
+recv, isend, irecv,
 batch_isend_irecv, barrier, broadcast, all_reduce (SUM, PRODUCT, MIN, MAX;
 star through rank 0, reduced in rank order, so bit-reproducible). Anything
 else raises RuntimeError naming what is supported. See docs/training.md.
@@ -24,6 +29,7 @@ import ctypes
 import collections
 import datetime
 import errno as _errno
+import inspect
 import os
 import socket
 import struct
@@ -34,13 +40,35 @@ import weakref
 
 import torch
 import torch.distributed as dist
-from torch._C._distributed_c10d import ProcessGroup as _ProcessGroup
+from torch._C import _distributed_c10d as _c10d
 from torch._C._distributed_c10d import Work as _Work
 
 from . import core
 from .core import SdrError
 
 BACKEND = "sdr"
+
+
+def _select_api(c10d, register_backend):
+    """How to register with this torch: (name, base class, extra keyword
+    arguments of register_backend).
+
+    torch 2.x (c10d has a Backend class; register_backend takes devices=):
+    the group is registered for the cpu and cuda devices. Its class stays a
+    ProcessGroup subclass: torch 2.x binds Python overrides (a trampoline)
+    for ProcessGroup only, not for Backend, and init_process_group uses a
+    ProcessGroup returned by the creator as the group itself (as torch's own
+    Python process groups do). torch 1.13: a ProcessGroup, no devices=."""
+    try:
+        params = inspect.signature(register_backend).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if getattr(c10d, "Backend", None) is not None and "devices" in params:
+        return "2.x", c10d.ProcessGroup, {"devices": ["cpu", "cuda"]}
+    return "1.13", c10d.ProcessGroup, {}
+
+
+API, _Base, _REGISTER_KW = _select_api(_c10d, dist.Backend.register_backend)
 _SUPPORTED = ("send, recv, isend, irecv, batch_isend_irecv, barrier, broadcast, "
               "all_reduce (sum, product, min, max)")
 
@@ -122,6 +150,119 @@ class Options:
                 f"chunk_pkts={self.chunk_pkts}, spin_us={self.spin_us}, poll_us={self.poll_us})")
 
 
+# ---------------------------------------------------------------- devices
+
+class _CudaHooks:
+    """The CUDA runtime as the staging path uses it. Chosen at run time:
+    None when torch has no CUDA (CPU builds never touch CUDA)."""
+
+    def __init__(self):
+        self._side = {}
+        self._reg = None
+
+    def is_device(self, t):
+        return t.device.type == "cuda"
+
+    def pin(self, addr, nbytes):
+        """cudaHostRegister: the arena becomes pinned (DMA-able) memory."""
+        err = None
+        try:
+            err = torch.cuda.cudart().cudaHostRegister(addr, nbytes, 0)
+        except (AttributeError, RuntimeError, TypeError):
+            lib = self._cudart()
+            err = lib.cudaHostRegister(ctypes.c_void_p(addr), ctypes.c_size_t(nbytes),
+                                       ctypes.c_uint(0))
+        code = int(getattr(err, "value", err) or 0)
+        if code != 0:
+            raise RuntimeError(f"sdr backend: cudaHostRegister of {nbytes} bytes failed "
+                               f"(cudaError {code})")
+
+    def unpin(self, addr):
+        try:
+            torch.cuda.cudart().cudaHostUnregister(addr)
+        except (AttributeError, RuntimeError, TypeError):
+            self._cudart().cudaHostUnregister(ctypes.c_void_p(addr))
+
+    def _cudart(self):
+        if self._reg is None:
+            for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                         "libcudart.so.11.0"):
+                try:
+                    self._reg = ctypes.CDLL(name)
+                    break
+                except OSError:
+                    continue
+            if self._reg is None:
+                raise RuntimeError("sdr backend: libcudart not found for cudaHostRegister")
+        return self._reg
+
+    def side(self, device):
+        if device not in self._side:
+            self._side[device] = torch.cuda.Stream(device=device)
+        return self._side[device]
+
+    def d2h(self, dst, src):
+        """dst (pinned host) <- src (device) on the side stream, after the
+        work already queued on the caller's current stream (the producer).
+        Returns an event that completes with the copy."""
+        cur = torch.cuda.current_stream(src.device)
+        side = self.side(src.device)
+        side.wait_stream(cur)
+        with torch.cuda.stream(side):
+            dst.copy_(src, non_blocking=True)
+            src.record_stream(side)
+            ev = torch.cuda.Event()
+            ev.record(side)
+        return ev
+
+    def h2d(self, dst, src):
+        """dst (device) <- src (pinned host) on the side stream; the
+        caller's current stream then waits for it. Returns the copy's event."""
+        cur = torch.cuda.current_stream(dst.device)
+        side = self.side(dst.device)
+        side.wait_stream(cur)
+        with torch.cuda.stream(side):
+            dst.copy_(src, non_blocking=True)
+            dst.record_stream(side)
+            ev = torch.cuda.Event()
+            ev.record(side)
+        cur.wait_event(ev)
+        return ev
+
+    def to_host(self, t):
+        return t.detach().to("cpu")
+
+    def empty(self, shape, dtype, device):
+        return torch.empty(shape, dtype=dtype, device=device)
+
+
+_HOOKS = []   # [hooks or None] once decided
+
+
+def _device_hooks():
+    if not _HOOKS:
+        try:
+            ok = torch.cuda.is_available()
+        except Exception:
+            ok = False
+        _HOOKS.append(_CudaHooks() if ok else None)
+    return _HOOKS[0]
+
+
+def _set_device_hooks(hooks):
+    """Tests: replace the CUDA hooks (a fake device on a CPU-only machine)."""
+    _HOOKS[:] = [hooks]
+
+
+def _is_dev(t):
+    h = _device_hooks()
+    return h is not None and h.is_device(t)
+
+
+def _ready(ev):
+    return ev is None or ev.query()
+
+
 # ---------------------------------------------------------------- memory
 
 class _Pool:
@@ -137,11 +278,40 @@ class _Pool:
         self.arenas = []         # [Buffer, free list [(off, len)] sorted by off]
         self.lock = threading.Lock()
         self.deferred = collections.deque()  # blocks freed by finalizers
+        self.after = []          # (event, block): free once a device copy finished
+        self.pinned = set()      # arenas registered with cudaHostRegister
 
     def _drain(self):
         while self.deferred:
             ai, off, n = self.deferred.popleft()
             self._free_locked(ai, off, n)
+        if self.after:
+            keep = []
+            for ev, blk in self.after:
+                if _ready(ev):
+                    self._free_locked(*blk)
+                else:
+                    keep.append((ev, blk))
+            self.after = keep
+
+    def free_after(self, blk, ev):
+        self.after.append((ev, blk))
+
+    def pin(self, ai):
+        """Pin arena @p ai for device copies (once)."""
+        if ai not in self.pinned:
+            buf = self.arenas[ai][0]
+            _device_hooks().pin(buf.addr, buf.size)
+            self.pinned.add(ai)
+
+    def unpin_all(self):
+        h = _device_hooks()
+        for ai in sorted(self.pinned):
+            try:
+                h.unpin(self.arenas[ai][0].addr)
+            except Exception:
+                pass
+        self.pinned.clear()
 
     def alloc(self, nbytes):
         n = max(self.ALIGN, (int(nbytes) + self.ALIGN - 1) // self.ALIGN * self.ALIGN)
@@ -210,7 +380,7 @@ class _Op:
     libsdr messages, or one frame on a local channel)."""
     __slots__ = ("kind", "send", "peer", "stream", "tensor", "nbytes", "imm", "pieces", "left",
                  "error", "done", "staging", "target", "t_post", "what", "posted", "chan",
-                 "handles")
+                 "handles", "ready", "dev_target", "shadow", "src")
 
     def __init__(self, send, peer, stream, tensor, kind, what):
         self.send, self.peer, self.stream, self.tensor = send, peer, stream, tensor
@@ -228,6 +398,10 @@ class _Op:
         self.what = what
         self.chan = None
         self.handles = []
+        self.ready = None      # device event to wait for before posting (staging copy)
+        self.dev_target = False  # recv: target is a device tensor (copy on the side stream)
+        self.shadow = None     # the pinned shadow of an sdr.torch.empty(device=) tensor
+        self.src = None        # send: the device tensor (alive until staged)
 
     def fail(self, exc):
         if not self.done:
@@ -269,6 +443,10 @@ class _SdrChannel:
             if op.done:  # failed while queued
                 q.popleft()
                 continue
+            if not _ready(op.ready):  # its device-to-host copy still runs: in order
+                return
+            op.ready = None
+            op.src = None
             while op.posted < len(op.pieces):
                 mr, off, ln = op.pieces[op.posted]
                 wr = self.pg._new_wr(op, op.posted)
@@ -500,7 +678,15 @@ def _finish_ops(pg, ops):
     """Completed operations: copy staged receives out, free staging."""
     for o in ops:
         if o.target is not None and o.error is None:
-            o.target.copy_(o.tensor.view(o.target.shape))
+            if o.dev_target:
+                ev = _device_hooks().h2d(o.target, o.tensor.view(o.target.shape))
+                if o.shadow is not None:
+                    o.shadow[1] = ev   # the shadow is busy until the copy ran
+                elif o.staging is not None:
+                    pg.pool.free_after(o.staging, ev)
+                    o.staging = None
+            else:
+                o.target.copy_(o.tensor.view(o.target.shape))
             o.target = None
     pg._release(ops)
 
@@ -510,10 +696,11 @@ class _SdrWork(_Work):
     operation completed, raising the first error, or SdrError(ETIMEDOUT)
     when the timeout (default: the process group's) passes."""
 
-    def __init__(self, pg, ops, tensors, src=-1, gen=None, name="op"):
+    def __init__(self, pg, ops, tensors, src=-1, gen=None, name="op", after=None):
         super().__init__()
         self._pg, self._ops, self._tensors, self._src = pg, list(ops), tensors, src
         self._gen, self._name = gen, name
+        self._after = after   # on success: copy a collective's host result to the device
         self._exc = None
         self._finished = False
         if gen is not None:
@@ -555,6 +742,9 @@ class _SdrWork(_Work):
                     break
         if self._exc is None:
             _finish_ops(self._pg, self._ops)
+            if self._after is not None:
+                self._after()
+                self._after = None
         else:
             self._pg._release(self._ops)
         self._finished = True
@@ -629,7 +819,7 @@ class _SdrWork(_Work):
 
 # ---------------------------------------------------------------- process group
 
-class ProcessGroupSDR(_ProcessGroup):
+class ProcessGroupSDR(_Base):
     """The "sdr" process group. Created by init_process_group("sdr", ...)."""
 
     def __init__(self, store, rank, size, timeout, options=None):
@@ -651,6 +841,7 @@ class ProcessGroupSDR(_ProcessGroup):
         self._chans = {}
         self._closed = False
         self._coalescing = None
+        self._shadows = {}    # (data_ptr, nbytes) of a device tensor -> [block, user]
         self.ctx = core.Context(opts.dpu)
         self.pool = _Pool(self.ctx, opts.arena_mb << 20)
         self._listener = None
@@ -660,7 +851,8 @@ class ProcessGroupSDR(_ProcessGroup):
         except BaseException:
             self._shutdown()
             raise
-        weakref.finalize(self, ProcessGroupSDR._finalize, self.ctx, list(self._chans.values()))
+        weakref.finalize(self, ProcessGroupSDR._finalize, self.ctx, list(self._chans.values()),
+                         self.pool)
 
     # -- bootstrap
     def _connect(self, store):
@@ -737,10 +929,12 @@ class ProcessGroupSDR(_ProcessGroup):
             os.unlink(self._local_path)
 
     @staticmethod
-    def _finalize(ctx, chans):
+    def _finalize(ctx, chans, pool=None):
         for c in chans:
             if isinstance(c, _LocalChannel):
                 c.close()
+        if pool is not None and pool.pinned:
+            pool.unpin_all()   # before the arenas are unmapped
         try:
             if not ctx.closed and not any(b._views_alive() for b in ctx._bufs.values()):
                 ctx.close()
@@ -748,7 +942,7 @@ class ProcessGroupSDR(_ProcessGroup):
             pass
 
     def _shutdown(self):
-        ProcessGroupSDR._finalize(self.ctx, list(self._chans.values()))
+        ProcessGroupSDR._finalize(self.ctx, list(self._chans.values()), self.pool)
         if self._listener is not None:
             self._listener.close()
             try:
@@ -826,6 +1020,8 @@ class ProcessGroupSDR(_ProcessGroup):
 
     def _release(self, ops):
         for o in ops:
+            if o.shadow is not None and o.shadow[1] is o:
+                o.shadow[1] = None
             if o.staging is not None:
                 # a staging block is reused only once no message uses it: after
                 # a failure the DPU may still place or read it, so it stays
@@ -842,10 +1038,24 @@ class ProcessGroupSDR(_ProcessGroup):
 
     def _prepare(self, op, ch):
         t = op.tensor
-        if t.device.type != "cpu":
-            raise RuntimeError(f"sdr backend: CPU tensors only (got a {t.device} tensor)")
+        dev = _is_dev(t)
+        if t.device.type != "cpu" and not dev:
+            raise RuntimeError(f"sdr backend: CPU and CUDA tensors only (got a {t.device} "
+                               "tensor" + ("" if t.device.type != "cuda" else
+                                           ", and torch cannot use CUDA here") + ")")
         if t.is_sparse:
             raise RuntimeError("sdr backend: sparse tensors are not supported")
+        if dev and isinstance(ch, _LocalChannel):
+            # same DPU: through the unix socket from host memory
+            if op.send:
+                op.tensor = _device_hooks().to_host(t).contiguous()
+            else:
+                op.target = t
+                op.tensor = torch.empty(t.shape, dtype=t.dtype)
+            return
+        if dev:
+            self._prepare_dev(op, ch)
+            return
         if isinstance(ch, _LocalChannel):
             if not t.is_contiguous():
                 if op.send:
@@ -873,6 +1083,49 @@ class ProcessGroupSDR(_ProcessGroup):
         step = ch.piece[op.stream]
         op.pieces = [(mr, off + o, min(step, n - o)) for o in range(0, n, step)]
         op.left = len(op.pieces)
+
+    def _prepare_dev(self, op, ch):
+        """A device tensor over a libsdr QP: its pinned shadow (empty(device=))
+        when free, else a pool block; the send posts once the device-to-host
+        copy ran (op.ready), the receive copies back at wait()."""
+        t, n = op.tensor, op.nbytes
+        if n == 0:
+            raise ValueError(f"sdr backend: {op.what}: empty tensors cannot be sent (libsdr "
+                             "messages hold at least one byte)")
+        sh = self._shadows.get((t.data_ptr(), n)) if t.is_contiguous() else None
+        if sh is not None and (sh[1] is None or (isinstance(sh[1], _Op) and sh[1].done)
+                               or (not isinstance(sh[1], _Op) and _ready(sh[1]))):
+            blk = sh[0]
+            sh[1] = op
+            op.shadow = sh
+        else:
+            blk = self.pool.alloc(n)
+            op.staging = blk
+        self.pool.pin(blk[0])
+        st = torch.frombuffer(self.pool.view(blk, n), dtype=t.dtype)
+        if op.send:
+            src = t.reshape(-1)
+            op.ready = _device_hooks().d2h(st, src)
+            op.src = src
+        else:
+            op.target = t
+            op.dev_target = True
+        op.tensor = st
+        mr, off = self.pool.locate(st.data_ptr(), n)
+        step = ch.piece[op.stream]
+        op.pieces = [(mr, off + o, min(step, n - o)) for o in range(0, n, step)]
+        op.left = len(op.pieces)
+
+    def _drop_shadow(self, key):
+        sh = self._shadows.pop(key, None)
+        if sh is None:
+            return
+        if sh[1] is not None and not isinstance(sh[1], _Op):
+            self.pool.free_after(sh[0], sh[1])
+        elif isinstance(sh[1], _Op) and not sh[1].done:
+            pass   # an operation still uses it: never reused (as a failed staging block)
+        else:
+            self.pool.free_later(sh[0])
 
     def _post(self, send, peer, tensor, stream, kind, what):
         ch = self._channel(peer)
@@ -907,12 +1160,22 @@ class ProcessGroupSDR(_ProcessGroup):
             self._coalescing.append(w)
         return w
 
-    def _start_coalescing(self):
+    def _start_coalescing(self, device=None):
         self._coalescing = []
 
-    def _end_coalescing(self, reqs):
-        # operations were posted as they came (in order): nothing to flush
-        self._coalescing = None
+    def _end_coalescing(self, arg=None):
+        """Operations were posted as they came (in order): nothing to flush.
+        torch 1.13 passes the requests (and uses none back); torch 2.x
+        passes a device and waits on the one Work returned (its
+        batch_isend_irecv of CUDA tensors): all the coalesced operations."""
+        works, self._coalescing = self._coalescing or [], None
+        if isinstance(arg, list):
+            return None
+        return _SdrWork(self, [o for w in works for o in w._ops], [], name="coalesced")
+
+    # torch 2.x's trampoline calls these names for C++ callers
+    start_coalescing = _start_coalescing
+    end_coalescing = _end_coalescing
 
     @staticmethod
     def _one(tensors, what):
@@ -957,6 +1220,10 @@ class ProcessGroupSDR(_ProcessGroup):
         root = opts.rootRank if opts is not None else 0
         if not 0 <= root < self._size:
             raise ValueError(f"sdr backend: broadcast root {root} not in the group")
+        if _is_dev(t):
+            host = _device_hooks().to_host(t).contiguous()
+            return _SdrWork(self, [], tensors, gen=self._g_bcast(host, root), name="broadcast",
+                            after=lambda: t.copy_(host.view(t.shape)))
         return _SdrWork(self, [], tensors, gen=self._g_bcast(t, root), name="broadcast")
 
     def _g_bcast(self, t, root):
@@ -983,6 +1250,11 @@ class ProcessGroupSDR(_ProcessGroup):
                 fn = f
         if fn is None:
             raise RuntimeError("sdr backend: all_reduce supports SUM, PRODUCT, MIN and MAX")
+        if _is_dev(t):
+            # through host memory: the reduction runs on the CPU, in rank order
+            host = _device_hooks().to_host(t).contiguous()
+            return _SdrWork(self, [], tensors, gen=self._g_allreduce(host, fn),
+                            name="all_reduce", after=lambda: t.copy_(host.view(t.shape)))
         return _SdrWork(self, [], tensors, gen=self._g_allreduce(t, fn), name="all_reduce")
 
     def _g_allreduce(self, t, fn):
@@ -1067,29 +1339,55 @@ def _create(dist_opts, pg_options):
                            dist_opts.timeout, pg_options)
 
 
-def empty(*shape, dtype=torch.float32, group=None):
+def _sdr_group(group):
+    """The ProcessGroupSDR behind ``group`` (default: the default group), or None."""
+    pg = group
+    if pg is None:
+        if not dist.is_initialized():
+            return None
+        pg = dist.distributed_c10d._get_default_group()
+    if isinstance(pg, ProcessGroupSDR):
+        return pg
+    return None
+
+
+def empty(*shape, dtype=torch.float32, group=None, device=None):
     """A tensor in registered memory of the sdr process group ``group``
     (default: the default group), so that send/recv move it without a copy.
+    ``device="cuda"``: a device tensor with a pinned shadow in registered
+    memory (its sends and receives stage through the shadow, one DMA copy).
     With another backend (gloo for comparisons) a plain torch.empty()."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)):
         shape = tuple(shape[0])
-    pg = group
-    if pg is None and dist.is_initialized():
-        pg = dist.distributed_c10d._get_default_group()
-    if isinstance(pg, ProcessGroupSDR):
+    pg = _sdr_group(group)
+    if device is not None and str(device) != "cpu":
+        h = _device_hooks()
+        t = (h.empty(shape, dtype, device) if h is not None
+             else torch.empty(shape, dtype=dtype, device=device))
+        n = t.numel() * t.element_size()
+        if pg is not None and n and _is_dev(t):
+            with pg._lock:
+                blk = pg.pool.alloc(n)
+                pg.pool.pin(blk[0])
+                key = (t.data_ptr(), n)
+                pg._shadows[key] = [blk, None]
+            weakref.finalize(t, pg._drop_shadow, key)
+        return t
+    if pg is not None:
         with pg._lock:
             return pg.pool.tensor(shape, dtype)
     return torch.empty(shape, dtype=dtype)
 
 
-def zeros(*shape, dtype=torch.float32, group=None):
+def zeros(*shape, dtype=torch.float32, group=None, device=None):
     """empty() filled with zeros."""
-    return empty(*shape, dtype=dtype, group=group).zero_()
+    return empty(*shape, dtype=dtype, group=group, device=device).zero_()
 
 
 def _register():
-    if BACKEND.upper() not in dist.Backend._plugins and not hasattr(dist.Backend, BACKEND.upper()):
-        dist.Backend.register_backend(BACKEND, _create, extended_api=True)
+    if BACKEND.upper() in dist.Backend._plugins or hasattr(dist.Backend, BACKEND.upper()):
+        return
+    dist.Backend.register_backend(BACKEND, _create, extended_api=True, **_REGISTER_KW)
 
 
 _register()

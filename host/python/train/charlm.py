@@ -57,7 +57,7 @@ class Embed(nn.Module):
         self.pos = nn.Embedding(seq, dim)
 
     def forward(self, x):
-        return self.tok(x) + self.pos(torch.arange(x.shape[1]))
+        return self.tok(x) + self.pos(torch.arange(x.shape[1], device=x.device))
 
 
 class Block(nn.Module):
@@ -132,7 +132,8 @@ class Part(nn.Module):
 
     def flat_state(self):
         """{piece.param: tensor} with model-wide names."""
-        return {f"{k}": v.detach().clone() for k, v in self.pieces.state_dict().items()}
+        return {f"{k}": v.detach().to("cpu", copy=True)
+                for k, v in self.pieces.state_dict().items()}
 
 
 def optimizer(cfg, params):
@@ -142,17 +143,18 @@ def optimizer(cfg, params):
                              foreach=False)
 
 
-def reference(cfg, data, iters):
+def reference(cfg, data, iters, device="cpu"):
     """One process, the whole model, the same micro-batches in the same
-    accumulation order (m = 0..M-1 each iteration). Returns (losses per
-    iteration, {param name: tensor})."""
-    full = Part(build_pieces(cfg, data.vocab))
+    accumulation order (m = 0..M-1 each iteration), on @p device. Returns
+    (losses per iteration, {param name: CPU tensor})."""
+    full = Part(build_pieces(cfg, data.vocab)).to(device)
     opt = optimizer(cfg, full.parameters())
     losses = []
     for it in range(iters):
         parts = []
         for m in range(cfg.micro):
             x, y = data.micro_batch(cfg, it, m)
+            x, y = x.to(device), y.to(device)
             loss = loss_fn(full(x), y) / cfg.micro
             loss.backward()
             parts.append(loss.detach())

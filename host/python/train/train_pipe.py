@@ -35,6 +35,11 @@ import charlm  # noqa: E402
 from sdr import pipeline  # noqa: E402
 
 
+def sync(dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
 def parse_time(s):
     s = str(s)
     for suf, mul in (("ms", 1e-3), ("us", 1e-6), ("s", 1.0)):
@@ -83,6 +88,9 @@ def args():
     ap.add_argument("--seed", type=int, default=1234, help="initialisation and data seed")
     ap.add_argument("--text", default=charlm.DEFAULT_TEXT, help="training text")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per rank")
+    ap.add_argument("--device", default="cpu", help="cpu (default) or cuda[:N]: the model, "
+                    "activations and gradients on that device (CUDA tensors over the "
+                    "backend); the reference runs on it too")
     ap.add_argument("--rtt", default="0", help="round trip of the emulated link, for the "
                     "schedule's cost model and the prediction (e.g. 25ms)")
     ap.add_argument("--rate", default="1g", help="bottleneck rate of the link (bit/s, k/m/g)")
@@ -106,6 +114,22 @@ def main():
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     torch.set_num_threads(a.threads)
     torch.use_deterministic_algorithms(True)
+    dev = torch.device(a.device)
+    if dev.type == "cuda":
+        # bit-identical runs on a GPU: deterministic kernels (the cuBLAS
+        # workspace setting must be in the environment before CUDA starts),
+        # no TF32, no cuDNN autotuning
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        # attention through the math kernels: the fused ones (flash, memory
+        # efficient, cuDNN) have non-deterministic backward passes
+        for name in ("enable_flash_sdp", "enable_mem_efficient_sdp", "enable_cudnn_sdp"):
+            if hasattr(torch.backends.cuda, name):
+                getattr(torch.backends.cuda, name)(False)
+        torch.cuda.set_device(dev)
     S = world
     if S < 2:
         raise SystemExit("train_pipe: needs at least 2 ranks (one per stage)")
@@ -121,21 +145,24 @@ def main():
     store = dist.distributed_c10d._get_default_store()
     data = charlm.Data(cfg.text)
     names = charlm.stage_pieces(cfg, S)[rank]
-    part = charlm.Part([(n, m) for n, m in charlm.build_pieces(cfg, data.vocab) if n in names])
+    part = charlm.Part([(n, m) for n, m in charlm.build_pieces(cfg, data.vocab)
+                        if n in names]).to(dev)
     last = rank == S - 1
     act_shape = (cfg.mb, cfg.seq, cfg.dim)
     act_bytes = cfg.mb * cfg.seq * cfg.dim * 4
 
     # per-stage compute times for the schedule: a few F+B on iteration 0's
     # shapes (gradients discarded), then rank 0 compiles the schedule
-    x0, y0 = data.micro_batch(cfg, 0, 0)
+    x0, y0 = (t.to(dev) for t in data.micro_batch(cfg, 0, 0))
     tf, tb = [], []
     for _ in range(3):
-        inp = x0 if rank == 0 else torch.randn(act_shape, requires_grad=True)
+        inp = x0 if rank == 0 else torch.randn(act_shape, device=dev, requires_grad=True)
         t = time.monotonic()
         out = part(inp)
+        sync(dev)
         t1 = time.monotonic()
         (charlm.loss_fn(out, y0) if last else out.sum()).backward()
+        sync(dev)
         t2 = time.monotonic()
         tf.append(t1 - t)
         tb.append(t2 - t1)
@@ -150,7 +177,8 @@ def main():
                                 comm=a.comm, delta_n=a.delta_n)
         store.set("schedule", sch.to_json())
     sch = pipeline.Schedule.from_json(store.get("schedule").decode())
-    stage = pipeline.Stage(sch, rank, part, act_shape, loss_fn=charlm.loss_fn if last else None)
+    stage = pipeline.Stage(sch, rank, part, act_shape, loss_fn=charlm.loss_fn if last else None,
+                           device=dev if dev.type != "cpu" else None)
     opt = charlm.optimizer(cfg, part.parameters())
     if rank == 0 and not a.quiet:
         print(f"train_pipe: {a.backend} backend, {sch.sched} ({sch.comm}), {S} stages "
@@ -160,7 +188,7 @@ def main():
 
     results = []
     for it in range(a.iters):
-        mbs = [data.micro_batch(cfg, it, m) for m in range(cfg.micro)]
+        mbs = [tuple(t.to(dev) for t in data.micro_batch(cfg, it, m)) for m in range(cfg.micro)]
         store.set(f"it/{it}/ready/{rank}", "1")
         if rank == 0:
             for s in range(S):
@@ -173,6 +201,7 @@ def main():
                         [y for _, y in mbs] if last else None, t0=start)
         opt.step()
         opt.zero_grad(set_to_none=True)
+        sync(dev)
         rep = {"end": res["end"], "tf": res["tf"], "tb": res["tb"]}
         if last:
             rep["loss"] = float(torch.stack([x.detach() for x in res["losses"]]).sum())
@@ -214,7 +243,8 @@ def report(a, cfg, data, sch, place, rel, rtt, rate, act_bytes, results, out, S)
     pred = pipeline.schedule(a.sched, S, cfg.micro, place=place, tf=tf[0], tb=tb[0], tf_stage=tf,
                              tb_stage=tb, act_bytes=act_bytes, rtt=rtt, rate_bps=rate, rel=rel,
                              comm=a.comm, delta_n=a.delta_n)
-    res = {"backend": a.backend, "rel": rel if a.backend == "sdr" else "tcp", "sched": sch.sched,
+    res = {"device": a.device, "backend": a.backend,
+           "rel": rel if a.backend == "sdr" else "tcp", "sched": sch.sched,
            "comm": sch.comm, "stages": S, "place": place, "micro": cfg.micro,
            "config": cfg.as_dict(), "act_bytes": act_bytes, "rtt_ms": rtt * 1e3,
            "rate_bps": rate, "iters": len(results), "losses": [r["loss"] for r in results],
@@ -226,7 +256,7 @@ def report(a, cfg, data, sch, place, rel, rtt, rate, act_bytes, results, out, S)
         res.update(json.loads(a.meta))
     rc = 0
     if a.verify:
-        ref_losses, ref = charlm.reference(cfg, data, len(results))
+        ref_losses, ref = charlm.reference(cfg, data, len(results), device=a.device)
         mine = {}
         for s in range(S):
             mine.update(torch.load(os.path.join(out, f"stage{s}.pt")))

@@ -37,6 +37,8 @@
 #include "sdr_rss.h"
 #include "ctrl.h"
 #include "mrpop.h"
+#include "auto_desc.h"
+#include "ec_desc.h"
 #include "rel.h"
 #include "txq.h"
 #include "worker.h"
@@ -482,7 +484,7 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 	uint32_t mtu = sdr_g.cfg.mtu;
 	uint32_t max_msg = a->max_msg ? a->max_msg : sdr_g.cfg.max_msg;
 	uint32_t ppc = a->chunk_pkts ? a->chunk_pkts : sdr_g.cfg.chunk_pkts;
-	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+	uint64_t pool = (uint64_t)sdr_ec_cfg.pool_mb << 20;
 
 	if ((which & ATTR_RATE) && a->rate_bps &&
 	    (a->rate_bps < SDR_QP_RATE_MIN || a->rate_bps > SDR_QP_RATE_MAX))
@@ -510,15 +512,15 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 		/* parity memory of the pool: at least one submessage's parity */
 		if ((uint64_t)a->ec_m * mtu * ppc > pool)
 			return attr_refused(r, EINVAL, "EC: m (%u) parity chunks of %u B exceed"
-					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
+					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_ec_cfg.pool_mb);
 	} else if (a->ec_code || a->ec_k || a->ec_m) {
 		return attr_refused(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
 				    a->reliability);
 	} else if (a->reliability == SDR_REL_AUTO &&
-		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc > pool) {
+		   (uint64_t)sdr_auto_opts.max_m * mtu * ppc > pool) {
 		return attr_refused(r, EINVAL, "AUTO: m (%u) parity chunks of %u B (--auto-schemes)"
-				    " exceed --ec-pool-mb %u", sdr_g.cfg.auto_max_m, mtu * ppc,
-				    sdr_g.cfg.ec_pool_mb);
+				    " exceed --ec-pool-mb %u", sdr_auto_opts.max_m, mtu * ppc,
+				    sdr_ec_cfg.pool_mb);
 	}
 	*max_msg_out = max_msg;
 	*ppc_out = ppc;

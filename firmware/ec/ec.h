@@ -20,7 +20,9 @@
 #ifndef SDR_EC_ENGINE_H
 #define SDR_EC_ENGINE_H
 
+#include "sdr_ec.h"
 #include "sdr_ecfw.h"
+#include "ec_counters.h"
 #include "sr.h"
 
 /** Sender state of one send: its code (k == 0: no parity). */

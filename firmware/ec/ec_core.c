@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ec.h"
+#include "ec_desc.h"
 #include "ec_int.h"
 #include "txq.h"
 
@@ -40,7 +41,7 @@ int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, const struct sdr_scheme *
 		unsigned ncodes, int per_message)
 {
 	uint32_t c = qp->mtu * qp->ppc;
-	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+	uint64_t pool = (uint64_t)sdr_ec_cfg.pool_mb << 20;
 	unsigned code = SDR_EC_RS, k = 1, m = 1, k_min = SDR_EC_K_MAX;
 
 	/* the codec handles; the buffers are sized for the code with the most

@@ -23,22 +23,6 @@ void sdr_ecqp_fini(struct sdr_ecqp *e)
 	sdr_sr_fini(&e->sr);
 }
 
-void sdr_ecqp_view(const struct sdr_ecqp *e, struct sdr_rel_view *v)
-{
-	v->has_rtt = 1;
-	v->srtt = e->sr.rtt.srtt;
-	v->rttvar = e->sr.rtt.rttvar;
-	v->rto = e->sr.rtt.rto;
-	v->samples = e->sr.rtt.samples;
-	v->has_ec = 1;
-	v->ec_per_message = e->ec.per_message;
-	v->ec_code = e->ec.code;
-	v->ec_k = e->ec.k;
-	v->ec_m = e->ec.m;
-	v->pool_inuse = e->ec.pool.inuse;
-	v->pool_nalloc = e->ec.pool.nalloc;
-}
-
 int sdr_ecqp_send_prepare(struct sdr_qp *qp, struct sdr_ecqp *e, struct sdr_smsg *sm,
 			  unsigned code, unsigned k, unsigned m, uint64_t now)
 {

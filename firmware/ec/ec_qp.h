@@ -9,7 +9,7 @@
 #define SDR_EC_QP_H
 
 #include "ec.h"
-#include "rel.h"
+#include "rel.h" /* struct sdr_parsed, ... through sdr_types.h */
 
 struct sdr_ecqp {
 	struct sdr_sr sr;
@@ -20,7 +20,6 @@ struct sdr_ecqp {
 int sdr_ecqp_init(struct sdr_qp *qp, struct sdr_ecqp *e, const struct sdr_scheme *codes,
 		  unsigned ncodes, int per_message);
 void sdr_ecqp_fini(struct sdr_ecqp *e);
-void sdr_ecqp_view(const struct sdr_ecqp *e, struct sdr_rel_view *v);
 /** Send @p sm with code (@p code, @p k, @p m), k == 0: without parity. */
 int sdr_ecqp_send_prepare(struct sdr_qp *qp, struct sdr_ecqp *e, struct sdr_smsg *sm,
 			  unsigned code, unsigned k, unsigned m, uint64_t now);

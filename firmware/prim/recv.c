@@ -4,6 +4,8 @@
 
 #include <rte_cycles.h>
 
+#include <rte_mbuf.h>
+
 #include "recv.h"
 #include "txq.h"
 

@@ -82,6 +82,8 @@
 	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
 	X(tx_full, "TX queue refused packets after retries (dropped)")                       \
 	X(sr_nomem, "no memory for SR state (a send failed with -EIO, or a retransmission was not queued)") \
+	X(ec_send_nomem, "an EC send's state could not be set up (the send failed with -EIO)") \
+	X(auto_send_nomem, "an AUTO send's state could not be set up (the send failed with -EIO)") \
 	X(ec_encode_failed, "parity of a submessage not encoded (no codec/memory); SR fallback") \
 	X(ec_nomem, "no memory for a receive's EC state (parity dropped; SR fallback)")
 

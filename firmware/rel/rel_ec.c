@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ec_desc.h"
 #include "ec_qp.h"
+#include "sr_desc.h"
 
 static struct sdr_ecqp *ecqp_of(const struct sdr_qp *qp)
 {
@@ -41,10 +43,33 @@ static void ec_qp_fini(struct sdr_qp *qp)
 	qp->rel = NULL;
 }
 
-static void ec_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
+/* stats: the EC engine's line, then the SR engine's (ec_desc.c, sr_desc.c) */
+static void ec_print(FILE *f, const struct sdr_qp *qp)
 {
-	sdr_ecqp_view(ecqp_of(qp), v);
+	sdr_ec_stats_print(f, qp, &ecqp_of(qp)->ec);
+	sdr_sr_stats_print(f, qp, &ecqp_of(qp)->sr);
 }
+
+static void ec_json(FILE *f, const struct sdr_qp *qp)
+{
+	sdr_sr_stats_json(f, &ecqp_of(qp)->sr);
+}
+
+static void ec_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
+{
+	sdr_sr_stats_kv(&ecqp_of(qp)->sr, kv);
+}
+
+static struct sdr_ctr_group *const ec_ctrs[] = {&sdr_qpc_sr, &sdr_qpc_ec, NULL};
+
+static const struct sdr_rel_desc ec_desc = {
+	.ctrs = ec_ctrs,
+	.opts = sdr_ec_opts,
+	.print = ec_print,
+	.json = ec_json,
+	.kv = ec_kv,
+	.prepare_failed = SDR_CTR_ec_send_nomem,
+};
 
 static int ec_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
 			   uint64_t now)
@@ -115,9 +140,9 @@ const struct sdr_rel_ops sdr_rel_ec = {
 	.name = "ec",
 	.reliability = SDR_REL_EC,
 	.keeps_ranges = 1,
+	.desc = &ec_desc,
 	.qp_init = ec_qp_init,
 	.qp_fini = ec_qp_fini,
-	.view = ec_view,
 	.send_prepare = ec_send_prepare,
 	.tx = ec_tx,
 	.recv_posted = ec_recv_posted,

@@ -12,6 +12,7 @@
 #include "rel.h"
 #include "send.h"
 #include "sr.h"
+#include "sr_desc.h"
 
 static struct sdr_sr *sr_of(const struct sdr_qp *qp)
 {
@@ -40,16 +41,32 @@ static void sr_fini(struct sdr_qp *qp)
 	qp->rel = NULL;
 }
 
-static void sr_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
+/* stats: the SR engine's line and keys (sr_desc.c) */
+static void sr_print(FILE *f, const struct sdr_qp *qp)
 {
-	const struct sdr_sr *sr = sr_of(qp);
-
-	v->has_rtt = 1;
-	v->srtt = sr->rtt.srtt;
-	v->rttvar = sr->rtt.rttvar;
-	v->rto = sr->rtt.rto;
-	v->samples = sr->rtt.samples;
+	sdr_sr_stats_print(f, qp, sr_of(qp));
 }
+
+static void sr_json(FILE *f, const struct sdr_qp *qp)
+{
+	sdr_sr_stats_json(f, sr_of(qp));
+}
+
+static void sr_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
+{
+	sdr_sr_stats_kv(sr_of(qp), kv);
+}
+
+static struct sdr_ctr_group *const sr_ctrs[] = {&sdr_qpc_sr, NULL};
+
+static const struct sdr_rel_desc sr_desc = {
+	.ctrs = sr_ctrs,
+	.opts = sdr_sr_opts,
+	.print = sr_print,
+	.json = sr_json,
+	.kv = sr_kv,
+	.prepare_failed = SDR_CTR_sr_nomem,
+};
 
 static int sr_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
 			   uint64_t now)
@@ -154,9 +171,9 @@ const struct sdr_rel_ops sdr_rel_sr = {
 	.name = "sr",
 	.reliability = SDR_REL_SR,
 	.keeps_ranges = 1,
+	.desc = &sr_desc,
 	.qp_init = sr_init,
 	.qp_fini = sr_fini,
-	.view = sr_view,
 	.send_prepare = sr_send_prepare,
 	.tx = sr_tx,
 	.recv_posted = sr_recv_posted,

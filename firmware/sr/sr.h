@@ -20,6 +20,7 @@
 #define SDR_SR_ENGINE_H
 
 #include "sdr_sr.h"
+#include "sr_counters.h"
 #include "sdr_types.h"
 
 /** Sender state of one chunk (or the immediate unit) of a send. */

@@ -75,15 +75,7 @@ void sdr_stats_print(FILE *f)
 			struct sdr_qp *qp = atomic_load(&in->qps[q]);
 			if (!qp)
 				continue;
-			fprintf(f, "  QP 0x%06x (ctx %u, worker %u, %s): msgs sent %" PRIu64 " recv %" PRIu64
-				   " partial %" PRIu64 " send-errors %" PRIu64 " | pkts tx %" PRIu64
-				   " rx %" PRIu64 " | chunks %" PRIu64 " | CTS tx %" PRIu64 " rx %" PRIu64 "\n",
-				qp->qpn_base, qp->ctx->id, qp->worker,
-				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
-				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
-				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
-			if (qp->ops->desc->print)
-				qp->ops->desc->print(f, qp);
+			sdr_stats_qp_print(f, qp);
 		}
 		fprintf(f, "  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64 " partial %" PRIu64
 			   " send-errors %" PRIu64 "\n", in->closed.msgs_sent, in->closed.msgs_recv,

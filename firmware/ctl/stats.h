@@ -38,6 +38,8 @@ typedef void (*sdr_stats_ctr_fn)(void *arg, const char *name, uint64_t value,
  */
 void sdr_stats_qp_foreach(const struct sdr_qp_stats *st, sdr_stats_ctr_fn fn, void *arg);
 
+/** The QP's lines of the stats block (its own, then its scheme's). */
+void sdr_stats_qp_print(FILE *f, const struct sdr_qp *qp);
 /** The QP's object of --stats-json "qps": {"qpn":..,counters..,scheme keys} */
 void sdr_stats_qp_json(FILE *f, const struct sdr_qp *qp);
 /** ,"qp_totals":{..},"qps":[..] and the schemes' instance keys of @p in */

@@ -14,4 +14,8 @@
 
 SDR_QP_CTR_GROUP_DECLARE(auto, SDR_AUTO_QP_CTRS);
 
+/* its drop reasons (prim/sdr_counters.h: X(name, description)) */
+#define SDR_AUTO_TX_ERRS(X) \
+	X(auto_send_nomem, "an AUTO send's state could not be set up (the send failed with -EIO)")
+
 #endif /* SDR_AUTO_COUNTERS_H */

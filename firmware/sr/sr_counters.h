@@ -18,4 +18,12 @@
 
 SDR_QP_CTR_GROUP_DECLARE(sr, SDR_SR_QP_CTRS);
 
+/* its drop reasons (prim/sdr_counters.h: X(name, description)): receive, transmit */
+#define SDR_SR_RX_DROPS(X) \
+	X(ack_bad, "ACK entry with reserved bits or unknown flags") \
+	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)") \
+	X(ack_unsent, "ACK bit for a chunk not yet transmitted (ignored)")
+#define SDR_SR_TX_ERRS(X) \
+	X(sr_nomem, "no memory for SR state (a send failed with -EIO, or a retransmission was not queued)")
+
 #endif /* SDR_SR_COUNTERS_H */

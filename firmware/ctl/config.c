@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "rel.h"
-#include "sdr_types.h"
+#include "sdr_limits.h"
 #include "sdr_opts.h"
 #include "sdr_units.h"
 

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 
 #include "rel.h"
+#include "sdr_ctx.h"
 #include "stats.h"
 
 void sdr_stats_qp_print(FILE *f, const struct sdr_qp *qp)

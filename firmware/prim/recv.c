@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include "recv.h"
+#include "sdr_dpu.h"
 #include "txq.h"
 
 /* Receive numbers are 32 bit and every data packet names its number

@@ -24,7 +24,10 @@
 
 #include <stdio.h>
 
-#include "sdr_types.h"
+#include "sdr_dpu.h"
+#include "sdr_inst.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
 
 struct sdr_cfg;
 struct sdr_opt;

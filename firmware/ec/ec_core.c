@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Erasure-coding engine: set-up and the helpers both halves use (ec.h,
+/* Erasure-coding engine (layer ec): set-up, the plug-in's hooks table for
+ * the reliable-QP core, its stats line, and the helpers both halves use (ec.h,
  * ec_int.h). */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,11 +9,13 @@
 #include "ec.h"
 #include "ec_desc.h"
 #include "ec_int.h"
+#include "rel.h"
 #include "txq.h"
 
 /* ---------------- parameters and clocks ---------------- */
 
-struct sdr_ec *sdr_ec_codec(const struct sdr_ecq *ec, unsigned code, unsigned k, unsigned m)
+struct sdr_ec *sdr_eceng_codec_of(const struct sdr_eceng *ec, unsigned code, unsigned k,
+				  unsigned m)
 {
 	for (unsigned i = 0; i < ec->ncd; i++)
 		if (ec->cd[i].code == code && ec->cd[i].k == k && ec->cd[i].m == m)
@@ -29,16 +32,38 @@ static uint64_t qp_rate(const struct sdr_qp *qp)
 	return qp->inst->cfg.port_rate / 8;
 }
 
-uint64_t sdr_ec_chunk_t_inj(const struct sdr_qp *qp)
+uint64_t sdr_eceng_chunk_t_inj(const struct sdr_qp *qp)
 {
-	return sdr_ec_t_inj((uint64_t)qp->ppc * sdr_wire_data_frame_bytes(qp->mtu, 1), qp_rate(qp),
-			    sdr_g.tsc_hz);
+	return sdr_ecfw_t_inj((uint64_t)qp->ppc * sdr_wire_data_frame_bytes(qp->mtu, 1),
+			      qp_rate(qp), sdr_g.tsc_hz);
 }
 
 /* ---------------- QP ---------------- */
 
-int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, const struct sdr_scheme *codes,
-		unsigned ncodes, int per_message)
+static void eceng_stats_print(const void *ctx, FILE *f, const struct sdr_qp *qp)
+{
+	sdr_ec_stats_print(f, qp, ctx);
+}
+
+/* What the engine adds to the reliable-QP core (sr_qp.h). */
+static const struct sdr_sr_hooks eceng_hooks = {
+	.send_prepared = sdr_eceng_send_prepared,
+	.tx_before = sdr_eceng_tx_parity,
+	.data_sent = sdr_eceng_data_sent,
+	.rx_nack = sdr_eceng_rx_nack,
+	.recv_posted = sdr_eceng_recv_posted,
+	.data_placed = sdr_eceng_data_placed,
+	.rx_parity = sdr_eceng_rx_parity,
+	.rx_parity_early = sdr_eceng_rx_parity_early,
+	.recv_done = sdr_eceng_recv_done,
+	.next_due = sdr_eceng_next_due,
+	.poll = sdr_eceng_poll,
+	.reset = sdr_eceng_reset,
+	.stats_print = eceng_stats_print,
+};
+
+int sdr_eceng_init(struct sdr_qp *qp, struct sdr_eceng *ec, struct sdr_sr *sr,
+		   const struct sdr_scheme *codes, unsigned ncodes, int per_message)
 {
 	uint32_t c = qp->mtu * qp->ppc;
 	uint64_t pool = (uint64_t)sdr_ec_cfg.pool_mb << 20;
@@ -46,11 +71,11 @@ int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, const struct sdr_scheme *
 
 	/* the codec handles; the buffers are sized for the code with the most
 	 * parity, the receive state for the smallest k */
-	for (unsigned i = 0; i < ncodes && ec->ncd < SDR_EC_QP_CODES; i++) {
+	for (unsigned i = 0; i < ncodes && ec->ncd < SDR_ECENG_CODES; i++) {
 		const struct sdr_scheme *s = &codes[i];
-		struct sdr_ec_qpcodec *q = &ec->cd[ec->ncd];
+		struct sdr_eceng_codec *q = &ec->cd[ec->ncd];
 
-		if (s->rel != SDR_REL_EC || sdr_ec_codec(ec, s->code, s->k, s->m))
+		if (s->rel != SDR_REL_EC || sdr_eceng_codec_of(ec, s->code, s->k, s->m))
 			continue;
 		q->cd = sdr_ec_create((enum sdr_ec_code)s->code, s->k, s->m);
 		if (!q->cd)
@@ -83,10 +108,17 @@ int sdr_ec_init(struct sdr_qp *qp, struct sdr_ecq *ec, const struct sdr_scheme *
 	 * QP accepts */
 	ec->k_min = (uint8_t)k_min;
 	ec->nsub_max = (qp->max_msg / c + ec->k_min - 1) / ec->k_min;
-	ec->rmsg_stride = (sdr_ec_rmsg_bytes(ec->nsub_max, m) + 63) & ~(size_t)63;
+	ec->rmsg_stride = (sdr_eceng_rmsg_bytes(ec->nsub_max, m) + 63) & ~(size_t)63;
 	/* (calloc: a large region is mapped, not touched, until slots use it) */
 	ec->rmsg_region = calloc(SDR_MAX_MSGS, ec->rmsg_stride);
-	if (!ec->rmsg_region)
+	if (!ec->rmsg_region ||
+	    sdr_ecfw_pool_init(&ec->pool, c, qp->ppc, (uint32_t)(pool / c ? pool / c : 1)))
 		return -ENOMEM;
-	return sdr_ec_pool_init(&ec->pool, c, qp->ppc, (uint32_t)(pool / c ? pool / c : 1));
+	/* plugged in: the core calls the hooks from now on */
+	ec->sr = sr;
+	sr->hooks = &eceng_hooks;
+	sr->hook_ctx = ec;
+	/* a completed receive's FULL is sent twice, one ACK period apart */
+	sr->full_copies = 2;
+	return 0;
 }

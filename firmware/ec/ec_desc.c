@@ -34,7 +34,7 @@ const struct sdr_opt sdr_ec_opts[] = {
 	SDR_OPT_END,
 };
 
-void sdr_ec_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_ecq *ec)
+void sdr_ec_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_eceng *ec)
 {
 	fprintf(f, "    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64
 		   " rx %" PRIu64 " | decodes %" PRIu64 " chunks recovered %" PRIu64

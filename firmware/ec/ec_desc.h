@@ -26,6 +26,6 @@ extern const struct sdr_opt sdr_ec_opts[];
 
 /** "    EC RS(k,m): subs encoded ... | pool n/n bufs" of a QP whose EC
  *  engine state is @p ec */
-void sdr_ec_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_ecq *ec);
+void sdr_ec_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_eceng *ec);
 
 #endif /* SDR_EC_DESC_H */

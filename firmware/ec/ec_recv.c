@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Erasure-coding engine, receiver side (ec.h): parity packets into the
- * per-QP pool, decoding into the host buffer, the fallback timeout and its
- * NACKs.
+ * Erasure-coding engine, receiver side (layer ec; ec.h): parity packets
+ * into the per-QP pool, decoding into the host buffer, the fallback timeout
+ * and its NACKs (hooks of the reliable-QP core, ec_int.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +10,6 @@
 
 #include <rte_mbuf.h>
 
-#include "cq.h"
 #include "ec.h"
 #include "ec_desc.h"
 #include "ec_int.h"
@@ -24,12 +23,12 @@
  * sends too; else the smallest CTS-to-first-packet time seen (a receive's
  * CTS travels to the sender and its first packet back: at least one RTT);
  * else the initial RTO. */
-static uint64_t ec_rtt(const struct sdr_ecq *ec, const struct sdr_sr *sr)
+static uint64_t ec_rtt(const struct sdr_eceng *ec)
 {
 	if (sdr_ec_cfg.rtt_us)
 		return sdr_us_cycles(sdr_ec_cfg.rtt_us);
-	if (sr->rtt.samples)
-		return sr->rtt.srtt;
+	if (ec->sr->rtt.samples)
+		return ec->sr->rtt.srtt;
 	if (ec->rtt_min)
 		return ec->rtt_min;
 	return sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
@@ -37,21 +36,21 @@ static uint64_t ec_rtt(const struct sdr_ecq *ec, const struct sdr_sr *sr)
 
 /* ---------------- receiver ---------------- */
 
-static void rx_release(struct sdr_ecq *ec, uint32_t slot)
+static void rx_release(struct sdr_eceng *ec, uint32_t slot)
 {
-	struct sdr_ec_rmsg *r;
+	struct sdr_eceng_rmsg *r;
 
 	if (!(r = ec->r[slot]))
 		return;
 	for (uint32_t i = 0; i < r->g.nsub * r->g.m; i++)
-		sdr_ec_pool_put(&ec->pool, r->par[i]);
+		sdr_ecfw_pool_put(&ec->pool, r->par[i]);
 	ec->r[slot] = NULL; /* (its memory is the slot's, reserved at init) */
 }
 
-void sdr_ec_fini(struct sdr_ecq *ec)
+void sdr_eceng_fini(struct sdr_eceng *ec)
 {
-	sdr_ec_reset(ec);
-	sdr_ec_pool_fini(&ec->pool);
+	sdr_eceng_reset(ec);
+	sdr_ecfw_pool_fini(&ec->pool);
 	free(ec->rmsg_region);
 	ec->rmsg_region = NULL;
 	free(ec->txpar);
@@ -63,32 +62,36 @@ void sdr_ec_fini(struct sdr_ecq *ec)
 	ec->ncd = 0;
 }
 
-void sdr_ec_reset(struct sdr_ecq *ec)
+void sdr_eceng_reset(void *ctx)
 {
+	struct sdr_eceng *ec = ctx;
+
 	for (uint32_t i = 0; i < SDR_MAX_MSGS; i++)
 		rx_release(ec, i);
 	ec->n_armed = 0;
 }
 
-void sdr_ec_recv_posted(struct sdr_ecq *ec, uint32_t slot, uint64_t now)
+void sdr_eceng_recv_posted(void *ctx, uint32_t slot, uint64_t now)
 {
-	ec->rcv[slot] = (struct sdr_ec_recv){.post_tsc = now};
+	struct sdr_eceng *ec = ctx;
+
+	ec->rcv[slot] = (struct sdr_eceng_recv){.post_tsc = now};
 }
 
-void sdr_ec_recv_done(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
-		      struct sdr_sr *sr, uint32_t slot, int32_t status, uint64_t now)
+uint32_t sdr_eceng_recv_done(void *ctx, uint32_t slot)
 {
+	struct sdr_eceng *ec = ctx;
+
 	rx_release(ec, slot);
-	sdr_sr_recv_final(w, qp, sr, slot, status, ec->rcv[slot].lost, now);
-	sdr_cq_recv(w, qp, slot, status);
+	return ec->rcv[slot].lost;
 }
 
-static void release_sub(struct sdr_ecq *ec, struct sdr_ec_rmsg *r, uint32_t s)
+static void release_sub(struct sdr_eceng *ec, struct sdr_eceng_rmsg *r, uint32_t s)
 {
 	r->sub_done[s] = 1;
 	r->sub_par[s] = 0;
 	for (uint32_t j = 0; j < r->g.m; j++) {
-		sdr_ec_pool_put(&ec->pool, r->par[s * r->g.m + j]);
+		sdr_ecfw_pool_put(&ec->pool, r->par[s * r->g.m + j]);
 		r->par[s * r->g.m + j] = NULL;
 	}
 }
@@ -107,8 +110,8 @@ static uint64_t sub_missing(const struct sdr_qp *qp, uint32_t slot, uint32_t fir
 }
 
 /* Report chunk/complete flags of a fill to the SR receiver and host. */
-static void note_flags(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot, int rc,
-		       uint64_t now)
+static void note_flags(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
+		       int rc, uint64_t now)
 {
 	if (rc < 0)
 		return;
@@ -121,14 +124,14 @@ static void note_flags(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *s
 /* Decode submessage @p s of @p slot if it lacks data and can be repaired.
  * @return flags of the fills (SDR_PLACE_COMPLETE when the receive is now
  * complete: the caller completes it). */
-static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,
-		   uint32_t slot, struct sdr_ec_rmsg *r, uint32_t s, uint64_t now)
+static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec, uint32_t slot,
+		   struct sdr_eceng_rmsg *r, uint32_t s, uint64_t now)
 {
 	struct sdr_rslot *rs = &qp->rq.slot[slot];
-	const struct sdr_ec_geom *g = &r->g;
+	const struct sdr_ecfw_geom *g = &r->g;
 	uint8_t *chunks[SDR_EC_K_MAX + SDR_EC_M_MAX];
 	uint8_t present[SDR_EC_K_MAX + SDR_EC_M_MAX];
-	uint32_t first = s * g->k, nreal = sdr_ec_sub_nreal(g, s), clen = sdr_ec_sub_clen(g, s);
+	uint32_t first = s * g->k, nreal = sdr_ecfw_sub_nreal(g, s), clen = sdr_ecfw_sub_clen(g, s);
 	uint32_t npar = 0, short_c = UINT32_MAX, short_len = 0;
 	uint64_t miss;
 	struct sdr_ec *cd;
@@ -142,7 +145,7 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, 
 		return 0;
 	}
 	for (uint32_t j = 0; j < g->m; j++) {
-		struct sdr_ecbuf *b = r->par[s * g->m + j];
+		struct sdr_ecfw_buf *b = r->par[s * g->m + j];
 		present[g->k + j] = b && b->got == b->npkt;
 		chunks[g->k + j] = b ? b->data : NULL;
 		npar += present[g->k + j];
@@ -158,9 +161,9 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, 
 			continue;
 		}
 		present[i] = !((miss >> i) & 1);
-		if (sdr_ec_chunk_len(g, c) < clen) {
+		if (sdr_ecfw_chunk_len(g, c) < clen) {
 			short_c = c;
-			short_len = sdr_ec_chunk_len(g, c);
+			short_len = sdr_ecfw_chunk_len(g, c);
 			if (present[i]) {
 				memcpy(ec->shortc, rs->dst + (size_t)c * g->cbytes, short_len);
 				memset(ec->shortc + short_len, 0, clen - short_len);
@@ -171,7 +174,7 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, 
 			chunks[i] = rs->dst + (size_t)c * g->cbytes;
 		}
 	}
-	cd = sdr_ec_codec(ec, r->code, g->k, g->m);
+	cd = sdr_eceng_codec_of(ec, r->code, g->k, g->m);
 	if (!cd) { /* cannot happen: the parity's code was one of the QP's */
 		w->ctr[SDR_CTR_ec_nomem]++;
 		return 0;
@@ -197,14 +200,14 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, 
 		SDR_QP_CTR(qp, ec, chunks_recovered)++;
 		if (!ec->rcv[slot].fto_fired) /* (after it, the FTO counted it as missing) */
 			ec->rcv[slot].lost++;
-		note_flags(w, qp, sr, slot, f & ~SDR_PLACE_COMPLETE, now);
+		note_flags(w, qp, ec->sr, slot, f & ~SDR_PLACE_COMPLETE, now);
 		flags |= f;
 	}
 	return flags;
 }
 
 /* The CTS-to-first-packet time of a receive bounds the RTT from above. */
-static void note_rtt_min(struct sdr_ecq *ec, uint32_t slot, uint64_t now)
+static void note_rtt_min(struct sdr_eceng *ec, uint32_t slot, uint64_t now)
 {
 	uint64_t post = ec->rcv[slot].post_tsc;
 
@@ -214,28 +217,28 @@ static void note_rtt_min(struct sdr_ecq *ec, uint32_t slot, uint64_t now)
 
 /* FTO of a receive: armed at its first packet (data or parity); on AUTO
  * QPs at its first parity packet (a message without parity is SR). */
-static void arm_fto(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr, uint32_t slot,
-		    uint64_t now)
+static void arm_fto(struct sdr_qp *qp, struct sdr_eceng *ec, uint32_t slot, uint64_t now)
 {
 	struct sdr_rslot *s = &qp->rq.slot[slot];
-	const struct sdr_ec_rmsg *r = ec->r[slot];
+	const struct sdr_eceng_rmsg *r = ec->r[slot];
 	uint32_t k = r ? r->k : ec->k, m = r ? r->m : ec->m;
 
 	if (ec->rcv[slot].fto_due)
 		return;
 	note_rtt_min(ec, slot, now);
-	ec->rcv[slot].fto_due = now + sdr_ec_fto(sdr_rslot_nchunks(&qp->rq, s), k, m,
-						 sdr_ec_chunk_t_inj(qp), ec_rtt(ec, sr),
-						 sdr_ec_cfg.beta_milli);
+	ec->rcv[slot].fto_due = now + sdr_ecfw_fto(sdr_rslot_nchunks(&qp->rq, s), k, m,
+						   sdr_eceng_chunk_t_inj(qp), ec_rtt(ec),
+						   sdr_ec_cfg.beta_milli);
 	if (ec->n_armed < SDR_MAX_MSGS)
 		ec->armed[ec->n_armed++] = s->seq;
 }
 
-void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,
-		    uint32_t slot, uint32_t pkt_off, int rc, uint64_t now)
+void sdr_eceng_data_placed(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot,
+			   uint32_t pkt_off, int rc, uint64_t now)
 {
+	struct sdr_eceng *ec = ctx;
 	struct sdr_rslot *s = &qp->rq.slot[slot];
-	struct sdr_ec_rmsg *r = ec->r[slot];
+	struct sdr_eceng_rmsg *r = ec->r[slot];
 	int flags = 0;
 
 	if (rc & SDR_PLACE_COMPLETE)
@@ -246,27 +249,27 @@ void sdr_ec_rx_data(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
 			note_rtt_min(ec, slot, now);
 		return;
 	}
-	arm_fto(qp, ec, sr, slot, now);
+	arm_fto(qp, ec, slot, now);
 	if (!r || !(rc & SDR_PLACE_CHUNK) || r->seq != s->seq)
 		return;
 	/* the packet's chunk, and the last chunk (an SE packet may complete it);
 	 * a submessage without parity cannot be decoded (its state needs no
 	 * update either: the bitmap says when it is complete) */
 	if (pkt_off < s->posted_pkts && r->sub_par[pkt_off / qp->ppc / r->k])
-		flags |= try_sub(w, qp, ec, sr, slot, r, pkt_off / qp->ppc / r->k, now);
+		flags |= try_sub(w, qp, ec, slot, r, pkt_off / qp->ppc / r->k, now);
 	if (s->state == SDR_RS_POSTED && r->g.nsub && r->sub_par[r->g.nsub - 1])
-		flags |= try_sub(w, qp, ec, sr, slot, r, r->g.nsub - 1, now);
+		flags |= try_sub(w, qp, ec, slot, r, r->g.nsub - 1, now);
 	if (flags & SDR_PLACE_COMPLETE)
-		sdr_ec_recv_done(w, qp, ec, sr, slot, 0, now);
+		sdr_sr_qp_recv_done(w, qp, slot, 0, now);
 }
 
 /* The parity header's code is one the QP accepts: one of its codes (EC:
  * the QP's code; AUTO: a candidate, chosen per message by the sender; the
  * message's first parity packet fixes it, later ones that disagree are
  * dropped). */
-static int code_ok(const struct sdr_ecq *ec, const struct sdr_parity_hdr *h)
+static int code_ok(const struct sdr_eceng *ec, const struct sdr_parity_hdr *h)
 {
-	return sdr_ec_codec(ec, h->code, h->k, h->m) != NULL;
+	return sdr_eceng_codec_of(ec, h->code, h->k, h->m) != NULL;
 }
 
 /*
@@ -281,14 +284,15 @@ static int code_ok(const struct sdr_ecq *ec, const struct sdr_parity_hdr *h)
  * reads; a packet that fails any check here takes the full path, which
  * checks everything again after the ICRC.
  */
-int sdr_ec_rx_parity_early(struct sdr_worker *w, const struct sdr_qp *qp, const struct sdr_ecq *ec,
-			   const uint8_t *msg, size_t len)
+int sdr_eceng_rx_parity_early(const void *ctx, struct sdr_worker *w, const struct sdr_qp *qp,
+			      const uint8_t *msg, size_t len)
 {
+	const struct sdr_eceng *ec = ctx;
 	struct sdr_parity_hdr h;
 	const uint8_t *data;
 	uint32_t dlen, slot;
 	const struct sdr_rslot *s;
-	const struct sdr_ec_rmsg *r;
+	const struct sdr_eceng_rmsg *r;
 
 	if (sdr_ctrl_parity_decode(msg, len, &h, &data, &dlen) || !code_ok(ec, &h))
 		return 0;
@@ -302,27 +306,29 @@ int sdr_ec_rx_parity_early(struct sdr_worker *w, const struct sdr_qp *qp, const 
 		r = ec->r[slot];
 		if (!r || r->seq != h.seq || r->code != h.code || r->k != h.k || r->m != h.m ||
 		    r->imm != h.imm || r->msg_len != h.msg_len || h.sub >= r->g.nsub ||
-		    h.npkt != sdr_ec_par_npkt(&r->g, h.sub) || h.clen != sdr_ec_sub_clen(&r->g, h.sub) ||
-		    dlen != sdr_ec_par_pkt_len(&r->g, h.sub, h.pkt))
+		    h.npkt != sdr_ecfw_par_npkt(&r->g, h.sub) ||
+		    h.clen != sdr_ecfw_sub_clen(&r->g, h.sub) ||
+		    dlen != sdr_ecfw_par_pkt_len(&r->g, h.sub, h.pkt))
 			return 0;
 		if (!r->sub_done[h.sub] &&
-		    sub_missing(qp, slot, h.sub * r->g.k, sdr_ec_sub_nreal(&r->g, h.sub)))
+		    sub_missing(qp, slot, h.sub * r->g.k, sdr_ecfw_sub_nreal(&r->g, h.sub)))
 			return 0;
 	}
 	w->ctr[SDR_CTR_ec_parity_early]++;
 	return 1;
 }
 
-void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
-		      struct sdr_sr *sr, const uint8_t *msg, size_t len, uint64_t now)
+void sdr_eceng_rx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
+			 size_t len, uint64_t now)
 {
+	struct sdr_eceng *ec = ctx;
 	struct sdr_parity_hdr h;
 	const uint8_t *data;
 	uint32_t dlen, slot, nreal;
 	struct sdr_rslot *s;
-	struct sdr_ec_rmsg *r;
-	struct sdr_ec_geom g;
-	struct sdr_ecbuf **bp, *b;
+	struct sdr_eceng_rmsg *r;
+	struct sdr_ecfw_geom g;
+	struct sdr_ecfw_buf **bp, *b;
 	enum sdr_ctr drop;
 	int flags = 0, f;
 
@@ -345,7 +351,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 		return;
 	}
 	if (h.msg_len > s->len ||
-	    sdr_ec_geom_init(&g, h.msg_len, qp->mtu, qp->ppc, h.k, h.m)) {
+	    sdr_ecfw_geom_init(&g, h.msg_len, qp->mtu, qp->ppc, h.k, h.m)) {
 		w->ctr[SDR_CTR_ec_parity_len]++;
 		return;
 	}
@@ -353,11 +359,12 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 		w->ctr[SDR_CTR_ec_parity_len]++;
 		return;
 	}
-	if (h.sub >= g.nsub || h.npkt != sdr_ec_par_npkt(&g, h.sub)) {
+	if (h.sub >= g.nsub || h.npkt != sdr_ecfw_par_npkt(&g, h.sub)) {
 		w->ctr[SDR_CTR_ec_parity_sub]++;
 		return;
 	}
-	if (h.clen != sdr_ec_sub_clen(&g, h.sub) || dlen != sdr_ec_par_pkt_len(&g, h.sub, h.pkt)) {
+	if (h.clen != sdr_ecfw_sub_clen(&g, h.sub) ||
+	    dlen != sdr_ecfw_par_pkt_len(&g, h.sub, h.pkt)) {
 		w->ctr[SDR_CTR_ec_parity_len]++;
 		return;
 	}
@@ -385,8 +392,8 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 		}
 		/* the slot's receive state, reserved at QP creation for the
 		 * largest geometry the QP accepts (checked above) */
-		r = (struct sdr_ec_rmsg *)(ec->rmsg_region + (size_t)slot * ec->rmsg_stride);
-		memset(r, 0, sdr_ec_rmsg_bytes(g.nsub, g.m));
+		r = (struct sdr_eceng_rmsg *)(ec->rmsg_region + (size_t)slot * ec->rmsg_stride);
+		memset(r, 0, sdr_eceng_rmsg_bytes(g.nsub, g.m));
 		r->seq = h.seq;
 		r->msg_len = h.msg_len;
 		r->imm = h.imm;
@@ -394,21 +401,21 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 		r->k = h.k;
 		r->m = h.m;
 		r->g = g;
-		r->par = (struct sdr_ecbuf **)(r + 1);
+		r->par = (struct sdr_ecfw_buf **)(r + 1);
 		r->sub_done = (uint8_t *)(r->par + (size_t)g.nsub * g.m);
 		r->sub_par = r->sub_done + g.nsub;
 		ec->r[slot] = r;
-		note_flags(w, qp, sr, slot, f & ~SDR_PLACE_COMPLETE, now);
+		note_flags(w, qp, ec->sr, slot, f & ~SDR_PLACE_COMPLETE, now);
 		if (f & SDR_PLACE_COMPLETE) {
 			/* it brought the last missing piece (length, immediate) */
 			SDR_QP_CTR(qp, ec, par_pkts_rx)++;
-			sdr_ec_recv_done(w, qp, ec, sr, slot, 0, now);
+			sdr_sr_qp_recv_done(w, qp, slot, 0, now);
 			return;
 		}
-		arm_fto(qp, ec, sr, slot, now);
+		arm_fto(qp, ec, slot, now);
 	}
 	s->last_tsc = now;
-	nreal = sdr_ec_sub_nreal(&g, h.sub);
+	nreal = sdr_ecfw_sub_nreal(&g, h.sub);
 	if (r->sub_done[h.sub] || !sub_missing(qp, slot, h.sub * g.k, nreal)) {
 		if (!r->sub_done[h.sub])
 			release_sub(ec, r, h.sub);
@@ -417,7 +424,7 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	}
 	bp = &r->par[(size_t)h.sub * g.m + h.pidx];
 	if (!*bp) {
-		*bp = sdr_ec_pool_get(&ec->pool);
+		*bp = sdr_ecfw_pool_get(&ec->pool);
 		if (!*bp) {
 			w->ctr[SDR_CTR_ec_pool_exhausted]++;
 			return;
@@ -437,9 +444,9 @@ void sdr_ec_rx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	if (++b->got < b->npkt)
 		return;
 	SDR_QP_CTR(qp, ec, par_chunks_rx)++;
-	flags = try_sub(w, qp, ec, sr, slot, r, h.sub, now);
+	flags = try_sub(w, qp, ec, slot, r, h.sub, now);
 	if (flags & SDR_PLACE_COMPLETE)
-		sdr_ec_recv_done(w, qp, ec, sr, slot, 0, now);
+		sdr_sr_qp_recv_done(w, qp, slot, 0, now);
 }
 
 /* ---- fallback timeout: NACK what cannot be decoded ---- */
@@ -465,11 +472,11 @@ static void tx_nack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_na
 
 /* The FTO of @p slot expired: NACK its submessages that cannot be decoded.
  * @return chunks listed. */
-static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
-			    struct sdr_sr *sr, uint32_t slot, uint64_t now)
+static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec,
+			    uint32_t slot, uint64_t now)
 {
 	struct sdr_rslot *s = &qp->rq.slot[slot];
-	struct sdr_ec_rmsg *r = ec->r[slot];
+	struct sdr_eceng_rmsg *r = ec->r[slot];
 	struct sdr_nack_entry e[SDR_NACK_MAX_ENTRIES];
 	uint32_t nch = sdr_rslot_nchunks(&qp->rq, s), k, nsub, n = 0, total = 0, listed = 0;
 	int imm = s->imm_mask != 0xFF && (!s->last_known || s->npkts < SDR_IMM_NIBBLES);
@@ -491,10 +498,10 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_
 		if (!miss)
 			continue;
 		if (r) {
-			int f = try_sub(w, qp, ec, sr, slot, r, sub, now);
+			int f = try_sub(w, qp, ec, slot, r, sub, now);
 			if (f & SDR_PLACE_COMPLETE) {
 				ec->rcv[slot].fto_fired = 1;
-				sdr_ec_recv_done(w, qp, ec, sr, slot, 0, now);
+				sdr_sr_qp_recv_done(w, qp, slot, 0, now);
 				return 0;
 			}
 			if (r->sub_done[sub])
@@ -540,9 +547,10 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_
  * given the time those need at the measured pace; the fallback only starts
  * once the stream has gone quiet. Returns 1 when the FTO was pushed back.
  */
-static int still_arriving(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_rslot *s, uint64_t now)
+static int still_arriving(struct sdr_qp *qp, struct sdr_eceng *ec, struct sdr_rslot *s,
+			  uint64_t now)
 {
-	const struct sdr_ec_rmsg *r = ec->r[sdr_seq_msg_id(s->seq)];
+	const struct sdr_eceng_rmsg *r = ec->r[sdr_seq_msg_id(s->seq)];
 	uint32_t nch = sdr_rslot_nchunks(&qp->rq, s), k = r ? r->k : ec->k;
 	uint32_t m = r ? r->m : ec->m;
 	uint64_t got = s->pkts_got + (r && r->seq == s->seq ? r->par_pkts : 0);
@@ -575,20 +583,22 @@ static int still_arriving(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_rslo
 	return 1;
 }
 
-uint64_t sdr_ec_next_due(const struct sdr_ecq *ec)
+uint64_t sdr_eceng_next_due(const void *ctx)
 {
+	const struct sdr_eceng *ec = ctx;
+
 	return ec->n_armed ? ec->next_scan : UINT64_MAX;
 }
 
-void sdr_ec_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,
-		 uint64_t now)
+void sdr_eceng_poll(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
+	struct sdr_eceng *ec = ctx;
 	uint64_t rtt;
 
 	if (!ec->n_armed || now < ec->next_scan)
 		return;
 	ec->next_scan = now + (uint64_t)EC_SCAN_US * sdr_g.tsc_hz / 1000000;
-	rtt = ec_rtt(ec, sr);
+	rtt = ec_rtt(ec);
 	for (uint32_t i = 0; i < ec->n_armed;) {
 		uint32_t seq = ec->armed[i], slot = sdr_seq_msg_id(seq);
 		struct sdr_rslot *s = &qp->rq.slot[slot];
@@ -606,11 +616,11 @@ void sdr_ec_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec, st
 			SDR_QP_CTR(qp, ec, fto_postponed)++;
 			continue;
 		}
-		listed = fto_expired(w, qp, ec, sr, slot, now);
+		listed = fto_expired(w, qp, ec, slot, now);
 		if (s->state != SDR_RS_POSTED)
 			continue; /* decoded just now; dropped from the list next scan */
 		/* re-armed: the retransmissions' injection, one RTT, beta RTT */
-		ec->rcv[slot].fto_due = now + sdr_ec_fto(listed, 1, 0, sdr_ec_chunk_t_inj(qp), rtt,
-							 sdr_ec_cfg.beta_milli) + rtt;
+		ec->rcv[slot].fto_due = now + sdr_ecfw_fto(listed, 1, 0, sdr_eceng_chunk_t_inj(qp),
+							   rtt, sdr_ec_cfg.beta_milli) + rtt;
 	}
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Erasure-coding engine, sender side (ec.h): the code of each send,
- * encoding a submessage when its data has left, parity packets, NACKs from
- * the receiver.
+ * Erasure-coding engine, sender side (layer ec; ec.h): the code of each
+ * send, encoding a submessage when its data has left, parity packets, NACKs
+ * from the receiver (hooks of the reliable-QP core, ec_int.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,16 +19,24 @@
 
 /* ---------------- sender ---------------- */
 
-void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *sr,
-			 struct sdr_smsg *sm, unsigned code, unsigned k, unsigned m)
+void sdr_eceng_use_code(struct sdr_eceng *ec, const struct sdr_smsg *sm, unsigned code,
+			unsigned k, unsigned m)
 {
-	struct sdr_ec_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
-	struct sdr_sr_send *ss = sdr_sr_send_of(sr, sm->seq);
-	uint64_t rtt = sr->rtt.samples ? sr->rtt.srtt : sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
+	struct sdr_eceng_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
 
 	es->code = (uint8_t)code;
 	es->k = (uint8_t)k;
 	es->m = (uint8_t)m;
+}
+
+void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg *sm)
+{
+	struct sdr_eceng *ec = ctx;
+	struct sdr_eceng_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
+	struct sdr_sr_send *ss = sdr_sr_send_of(ec->sr, sm->seq);
+	uint64_t rtt = ec->sr->rtt.samples ? ec->sr->rtt.srtt
+					   : sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
+
 	es->sub = 0;
 	es->par_pkt = UINT32_MAX;
 	if (ec->per_message && !es->k) { /* a message without parity is plain SR */
@@ -37,18 +45,18 @@ void sdr_ec_send_prepare(struct sdr_qp *qp, struct sdr_ecq *ec, struct sdr_sr *s
 	}
 	/* The receiver NACKs one FTO after the first chunk, and the NACK needs
 	 * half an RTT: the chunk timers wait that long on top of the RTO. */
-	ss->hold = sdr_ec_fto(ss->nchunks, es->k ? es->k : 1, es->k ? es->m : 0,
-			      sdr_ec_chunk_t_inj(qp), rtt, sdr_ec_cfg.beta_milli) + rtt;
+	ss->hold = sdr_ecfw_fto(ss->nchunks, es->k ? es->k : 1, es->k ? es->m : 0,
+				sdr_eceng_chunk_t_inj(qp), rtt, sdr_ec_cfg.beta_milli) + rtt;
 }
 
 /* Encode submessage @p s of a one-shot send into ec->txpar. */
-static int encode_sub(struct sdr_ecq *ec, const struct sdr_smsg *sm,
-		      const struct sdr_ec_send *es, const struct sdr_ec_geom *g, uint32_t s)
+static int encode_sub(struct sdr_eceng *ec, const struct sdr_smsg *sm,
+		      const struct sdr_eceng_send *es, const struct sdr_ecfw_geom *g, uint32_t s)
 {
 	const uint8_t *data[SDR_EC_K_MAX];
 	uint8_t *par[SDR_EC_M_MAX];
-	uint32_t clen = sdr_ec_sub_clen(g, s), nreal = sdr_ec_sub_nreal(g, s);
-	struct sdr_ec *cd = sdr_ec_codec(ec, es->code, es->k, es->m);
+	uint32_t clen = sdr_ecfw_sub_clen(g, s), nreal = sdr_ecfw_sub_nreal(g, s);
+	struct sdr_ec *cd = sdr_eceng_codec_of(ec, es->code, es->k, es->m);
 
 	if (!cd || sm->nranges != 1 || sm->r[0].msg_off != 0)
 		return -1;
@@ -56,8 +64,8 @@ static int encode_sub(struct sdr_ecq *ec, const struct sdr_smsg *sm,
 		uint32_t c = s * g->k + i;
 		if (i >= nreal) {
 			data[i] = ec->zero;
-		} else if (sdr_ec_chunk_len(g, c) < clen) {
-			uint32_t l = sdr_ec_chunk_len(g, c);
+		} else if (sdr_ecfw_chunk_len(g, c) < clen) {
+			uint32_t l = sdr_ecfw_chunk_len(g, c);
 			memcpy(ec->shortc, sm->r[0].src + (size_t)c * g->cbytes, l);
 			memset(ec->shortc + l, 0, clen - l);
 			data[i] = ec->shortc;
@@ -70,14 +78,15 @@ static int encode_sub(struct sdr_ecq *ec, const struct sdr_smsg *sm,
 	return sdr_ec_encode(cd, data, par, clen) ? -1 : 0;
 }
 
-void sdr_ec_data_sent(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
-		      const struct sdr_smsg *sm, uint32_t pkt)
+void sdr_eceng_data_sent(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
+			 const struct sdr_smsg *sm, uint32_t pkt)
 {
-	struct sdr_ec_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
-	struct sdr_ec_geom g;
+	struct sdr_eceng *ec = ctx;
+	struct sdr_eceng_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
+	struct sdr_ecfw_geom g;
 	uint32_t spk, s, end;
 
-	if (!es->k || sdr_ec_geom_init(&g, sm->len, qp->mtu, qp->ppc, es->k, es->m))
+	if (!es->k || sdr_ecfw_geom_init(&g, sm->len, qp->mtu, qp->ppc, es->k, es->m))
 		return;
 	spk = (uint32_t)es->k * qp->ppc;
 	s = pkt / spk;
@@ -93,30 +102,31 @@ void sdr_ec_data_sent(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *e
 	es->par_pkt = 0;
 }
 
-int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec,
-		     const struct sdr_smsg *sm, uint64_t now, unsigned *budget)
+int sdr_eceng_tx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
+			const struct sdr_smsg *sm, uint64_t now, unsigned *budget)
 {
-	struct sdr_ec_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
-	struct sdr_ec_geom g;
+	struct sdr_eceng *ec = ctx;
+	struct sdr_eceng_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
+	struct sdr_ecfw_geom g;
 	uint32_t npkt, total;
 
 	if (es->par_pkt == UINT32_MAX)
 		return 1;
-	if (sdr_ec_geom_init(&g, sm->len, qp->mtu, qp->ppc, es->k, es->m)) {
+	if (sdr_ecfw_geom_init(&g, sm->len, qp->mtu, qp->ppc, es->k, es->m)) {
 		es->par_pkt = UINT32_MAX;
 		return 1;
 	}
-	npkt = sdr_ec_par_npkt(&g, es->sub);
+	npkt = sdr_ecfw_par_npkt(&g, es->sub);
 	total = npkt * g.m;
 	while (es->par_pkt < total && *budget) {
 		uint32_t pidx = es->par_pkt / npkt, pkt = es->par_pkt % npkt;
-		uint32_t plen = sdr_ec_par_pkt_len(&g, es->sub, pkt);
+		uint32_t plen = sdr_ecfw_par_pkt_len(&g, es->sub, pkt);
 		size_t mlen = SDR_PARITY_DATA_OFF + plen;
 		struct sdr_parity_hdr h = {
 			.seq = sm->seq, .msg_len = sm->len, .imm = sm->imm, .code = es->code,
 			.k = es->k, .m = es->m, .sub = (uint16_t)es->sub, .pidx = (uint8_t)pidx,
 			.pkt = (uint16_t)pkt, .npkt = (uint16_t)npkt,
-			.clen = sdr_ec_sub_clen(&g, es->sub),
+			.clen = sdr_ecfw_sub_clen(&g, es->sub),
 		};
 		struct rte_mbuf *m = sdr_txq_reserve(w, qp, sdr_wire_ctrl_frame_bytes((uint32_t)mlen), now);
 		uint8_t *buf;
@@ -145,9 +155,10 @@ int sdr_ec_tx_parity(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_ecq *ec
 	return *budget != 0;
 }
 
-void sdr_ec_rx_nack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
-		    const struct sdr_ctrl_hdr *h, uint64_t now)
+void sdr_eceng_rx_nack(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg,
+		       const struct sdr_ctrl_hdr *h, uint64_t now)
 {
+	struct sdr_sr *sr = ((struct sdr_eceng *)ctx)->sr;
 	struct sdr_nack_entry e;
 
 	SDR_QP_CTR(qp, ec, nacks_rx)++;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Erasure coding on a QP (reliability EC; docs/reliability.md "Erasure
- * coding"): the pure-C building blocks, unit-tested without the EAL.
+ * Erasure coding on a QP (layer ec; docs/reliability.md "Erasure
+ * coding"): the EC engine's pure-C building blocks, unit-tested without the
+ * EAL. Every name here is sdr_ecfw_* (the engine is sdr_eceng_*, ec.h; the
+ * codec sdr_ec_*, common/sdr_ec.h).
  *
  *  - Submessage geometry: a message of L bytes is N chunks of C bytes
  *    (C = MTU * chunk_pkts, the QP's bitmap chunk; the last chunk may be
@@ -12,8 +14,8 @@
  *    of its m parity chunks travels as ceil(clen / MTU) parity packets.
  *  - FTO arithmetic: FTO = (M + ceil(M * m / k)) * T_INJ + beta * RTT.
  *  - The parity pool: fixed-size buffers (a packet bitmap and one chunk of
- *    parity bytes), reserved at QP creation, handed out up to a bound, recycled
- *    through a free list.
+ *    parity bytes), reserved at QP creation, handed out up to a bound,
+ *    recycled through a free list.
  */
 #ifndef SDR_ECFW_H
 #define SDR_ECFW_H
@@ -25,7 +27,7 @@
 
 /* ---------------- submessage geometry ---------------- */
 
-struct sdr_ec_geom {
+struct sdr_ecfw_geom {
 	uint32_t len;    /**< message bytes (>= 1) */
 	uint32_t mtu;
 	uint32_t cbytes; /**< chunk bytes C = mtu * ppc */
@@ -35,8 +37,8 @@ struct sdr_ec_geom {
 };
 
 /** Fill @p g. @return 0, or -EINVAL (len, mtu, ppc, k or m is 0). */
-static inline int sdr_ec_geom_init(struct sdr_ec_geom *g, uint32_t len, uint32_t mtu, uint32_t ppc,
-				   uint32_t k, uint32_t m)
+static inline int sdr_ecfw_geom_init(struct sdr_ecfw_geom *g, uint32_t len, uint32_t mtu,
+				     uint32_t ppc, uint32_t k, uint32_t m)
 {
 	uint64_t c = (uint64_t)mtu * ppc;
 
@@ -53,35 +55,35 @@ static inline int sdr_ec_geom_init(struct sdr_ec_geom *g, uint32_t len, uint32_t
 }
 
 /** Bytes of data chunk @p c (< nchunks): C, or less for the last one. */
-static inline uint32_t sdr_ec_chunk_len(const struct sdr_ec_geom *g, uint32_t c)
+static inline uint32_t sdr_ecfw_chunk_len(const struct sdr_ecfw_geom *g, uint32_t c)
 {
 	uint64_t off = (uint64_t)c * g->cbytes;
 	return g->len - off < g->cbytes ? (uint32_t)(g->len - off) : g->cbytes;
 }
 
 /** Data chunks of submessage @p s that exist (the rest are zero padding). */
-static inline uint32_t sdr_ec_sub_nreal(const struct sdr_ec_geom *g, uint32_t s)
+static inline uint32_t sdr_ecfw_sub_nreal(const struct sdr_ecfw_geom *g, uint32_t s)
 {
 	uint32_t first = s * g->k;
 	return g->nchunks - first < g->k ? g->nchunks - first : g->k;
 }
 
 /** Coded length of submessage @p s (< nsub). */
-static inline uint32_t sdr_ec_sub_clen(const struct sdr_ec_geom *g, uint32_t s)
+static inline uint32_t sdr_ecfw_sub_clen(const struct sdr_ecfw_geom *g, uint32_t s)
 {
-	return sdr_ec_chunk_len(g, s * g->k);
+	return sdr_ecfw_chunk_len(g, s * g->k);
 }
 
 /** Packets of one parity chunk of submessage @p s. */
-static inline uint32_t sdr_ec_par_npkt(const struct sdr_ec_geom *g, uint32_t s)
+static inline uint32_t sdr_ecfw_par_npkt(const struct sdr_ecfw_geom *g, uint32_t s)
 {
-	return (sdr_ec_sub_clen(g, s) + g->mtu - 1) / g->mtu;
+	return (sdr_ecfw_sub_clen(g, s) + g->mtu - 1) / g->mtu;
 }
 
 /** Bytes of parity packet @p pkt of submessage @p s. */
-static inline uint32_t sdr_ec_par_pkt_len(const struct sdr_ec_geom *g, uint32_t s, uint32_t pkt)
+static inline uint32_t sdr_ecfw_par_pkt_len(const struct sdr_ecfw_geom *g, uint32_t s, uint32_t pkt)
 {
-	uint32_t clen = sdr_ec_sub_clen(g, s), off = pkt * g->mtu;
+	uint32_t clen = sdr_ecfw_sub_clen(g, s), off = pkt * g->mtu;
 	return clen - off < g->mtu ? clen - off : g->mtu;
 }
 
@@ -95,8 +97,8 @@ static inline uint32_t sdr_ec_par_pkt_len(const struct sdr_ec_geom *g, uint32_t 
  * for queueing. Times in any unit (TSC cycles in the firmware); saturates
  * instead of overflowing.
  */
-static inline uint64_t sdr_ec_fto(uint32_t nchunks, uint32_t k, uint32_t m, uint64_t t_inj,
-				  uint64_t rtt, uint32_t beta_milli)
+static inline uint64_t sdr_ecfw_fto(uint32_t nchunks, uint32_t k, uint32_t m, uint64_t t_inj,
+				    uint64_t rtt, uint32_t beta_milli)
 {
 	uint64_t par = k ? ((uint64_t)nchunks * m + k - 1) / k : 0;
 	unsigned __int128 x = (unsigned __int128)(nchunks + par) * t_inj +
@@ -106,7 +108,7 @@ static inline uint64_t sdr_ec_fto(uint32_t nchunks, uint32_t k, uint32_t m, uint
 
 /** Time to inject @p bytes at @p rate_bytes per second, in cycles of
  *  @p hz; 0 when unpaced (rate 0). */
-static inline uint64_t sdr_ec_t_inj(uint64_t bytes, uint64_t rate_bytes, uint64_t hz)
+static inline uint64_t sdr_ecfw_t_inj(uint64_t bytes, uint64_t rate_bytes, uint64_t hz)
 {
 	if (!rate_bytes)
 		return 0;
@@ -116,16 +118,16 @@ static inline uint64_t sdr_ec_t_inj(uint64_t bytes, uint64_t rate_bytes, uint64_
 /* ---------------- parity pool ---------------- */
 
 /** One parity chunk being received. */
-struct sdr_ecbuf {
-	struct sdr_ecbuf *next; /**< free list */
+struct sdr_ecfw_buf {
+	struct sdr_ecfw_buf *next; /**< free list */
 	uint8_t *data;          /**< cbytes bytes, 64-byte aligned */
 	uint32_t got;           /**< packets received */
 	uint32_t npkt;          /**< packets expected */
 	uint64_t bm[];          /**< packet bitmap, bm_words words */
 };
 
-struct sdr_ec_pool {
-	struct sdr_ecbuf *free;
+struct sdr_ecfw_pool {
+	struct sdr_ecfw_buf *free;
 	void *mem;         /**< what was allocated (region is it, 64-aligned) */
 	uint8_t *region;   /**< max buffers, reserved at init, handed out in order */
 	size_t stride;     /**< bytes of one buffer in the region */
@@ -140,8 +142,8 @@ struct sdr_ec_pool {
  *  bits. Their memory is reserved here, once (the worker lcore that takes
  *  buffers never allocates; pages are only touched when a buffer is first
  *  used). @return 0 or -ENOMEM. */
-static inline int sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint32_t ppc,
-				   uint32_t max)
+static inline int sdr_ecfw_pool_init(struct sdr_ecfw_pool *p, uint32_t cbytes, uint32_t ppc,
+				     uint32_t max)
 {
 	size_t hdr;
 
@@ -149,7 +151,7 @@ static inline int sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint3
 	p->cbytes = cbytes;
 	p->bm_words = (ppc + 63) / 64;
 	p->max = max;
-	hdr = (sizeof(struct sdr_ecbuf) + (size_t)p->bm_words * 8 + 63) & ~(size_t)63;
+	hdr = (sizeof(struct sdr_ecfw_buf) + (size_t)p->bm_words * 8 + 63) & ~(size_t)63;
 	p->stride = hdr + ((cbytes + 63) & ~(size_t)63);
 	/* (calloc: a large region is mapped, not touched, until buffers are
 	 * used; aligned here to 64 bytes) */
@@ -162,16 +164,16 @@ static inline int sdr_ec_pool_init(struct sdr_ec_pool *p, uint32_t cbytes, uint3
 
 /** A cleared buffer (got = 0, bitmap zero; data undefined), or NULL when
  *  @p max buffers are out. */
-static inline struct sdr_ecbuf *sdr_ec_pool_get(struct sdr_ec_pool *p)
+static inline struct sdr_ecfw_buf *sdr_ecfw_pool_get(struct sdr_ecfw_pool *p)
 {
-	struct sdr_ecbuf *b = p->free;
+	struct sdr_ecfw_buf *b = p->free;
 
 	if (b) {
 		p->free = b->next;
 	} else {
 		if (p->nalloc >= p->max || !p->region)
 			return NULL;
-		b = (struct sdr_ecbuf *)(p->region + (size_t)p->nalloc * p->stride);
+		b = (struct sdr_ecfw_buf *)(p->region + (size_t)p->nalloc * p->stride);
 		b->data = (uint8_t *)b + p->stride - ((p->cbytes + 63) & ~(size_t)63);
 		p->nalloc++;
 	}
@@ -183,7 +185,7 @@ static inline struct sdr_ecbuf *sdr_ec_pool_get(struct sdr_ec_pool *p)
 	return b;
 }
 
-static inline void sdr_ec_pool_put(struct sdr_ec_pool *p, struct sdr_ecbuf *b)
+static inline void sdr_ecfw_pool_put(struct sdr_ecfw_pool *p, struct sdr_ecfw_buf *b)
 {
 	if (!b)
 		return;
@@ -193,7 +195,7 @@ static inline void sdr_ec_pool_put(struct sdr_ec_pool *p, struct sdr_ecbuf *b)
 }
 
 /** Release the pool's memory (no buffer may be used after this). */
-static inline void sdr_ec_pool_fini(struct sdr_ec_pool *p)
+static inline void sdr_ecfw_pool_fini(struct sdr_ecfw_pool *p)
 {
 	free(p->mem);
 	p->mem = NULL;

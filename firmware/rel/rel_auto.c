@@ -5,7 +5,8 @@
  * best at the QP's measured RTT and chunk loss (sdr_auto.h;
  * docs/reliability.md "AUTO"). The receiver learns each message's code from
  * its parity packets; a message without parity is an SR message. Streams
- * are plain SR.
+ * are plain SR. The reliable-QP core (sr_qp.h) with the EC engine plugged
+ * in (ec.h); this scheme chooses each send's code and feeds the model.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,12 +16,14 @@
 #include <rte_ethdev.h>
 
 #include "auto_desc.h"
+#include "ec.h"
 #include "ec_desc.h"
-#include "ec_qp.h"
+#include "rel.h"
 #include "sr_desc.h"
 
 struct auto_qp {
-	struct sdr_ecqp e;      /* first: the EC engine's state */
+	struct sdr_sr sr;       /* first: the reliable-QP core's state */
+	struct sdr_eceng eng;   /* the EC engine plugged into it */
 	struct sdr_auto au;     /* estimates and per-message pick */
 	double base_bps;        /* model rate when the QP has none (port/link) */
 };
@@ -82,9 +85,10 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 
 	/* the EC engine takes the EC candidates (codec handles, buffers sized
 	 * for the one with the most parity) */
-	if (!a || sdr_ecqp_init(qp, &a->e, sdr_auto_opts.cands, sdr_auto_opts.ncands, 1))
+	if (!a || sdr_sr_init(&a->sr, qp) ||
+	    sdr_eceng_init(qp, &a->eng, &a->sr, sdr_auto_opts.cands, sdr_auto_opts.ncands, 1))
 		goto nomem;
-	a->e.sr.hooks = (struct sdr_sr_hooks){.ctx = a, .rtt = auto_rtt, .full = auto_full};
+	a->sr.events = (struct sdr_sr_events){.ctx = a, .rtt = auto_rtt, .full = auto_full};
 	a->base_bps = auto_base_rate(qp->inst);
 	sdr_auto_cfg_default(&ac);
 	ac.rate_bps = at->rate_bps ? (double)at->rate_bps : a->base_bps;
@@ -94,7 +98,8 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 	memcpy(ac.cands, sdr_auto_opts.cands, sizeof(ac.cands));
 	ac.obj = (enum sdr_model_objective)sdr_auto_opts.obj;
 	if (sdr_auto_init(&a->au, &ac)) { /* cannot happen: --auto-schemes was checked */
-		sdr_ecqp_fini(&a->e);
+		sdr_eceng_fini(&a->eng);
+		sdr_sr_fini(&a->sr);
 		free(a);
 		snprintf(why, len, "AUTO: the --auto-schemes candidates are invalid");
 		return -EINVAL;
@@ -102,8 +107,10 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 	qp->rel = a;
 	return 0;
 nomem:
-	if (a)
-		sdr_ecqp_fini(&a->e);
+	if (a) {
+		sdr_eceng_fini(&a->eng);
+		sdr_sr_fini(&a->sr);
+	}
 	free(a);
 	snprintf(why, len, "out of memory for AUTO state");
 	return -ENOMEM;
@@ -117,29 +124,29 @@ static void auto_qp_fini(struct sdr_qp *qp)
 		return;
 	/* keep its decisions for --stats-json (the worker is done with it) */
 	sdr_auto_closed_keep(qp, &a->au);
-	sdr_ecqp_fini(&a->e);
+	sdr_eceng_fini(&a->eng);
+	sdr_sr_fini(&a->sr);
 	free(a);
 	qp->rel = NULL;
 }
 
-/* stats: AUTO's line, the EC engine's, the SR engine's (auto_desc.c,
- * ec_desc.c, sr_desc.c) */
+/* stats: AUTO's line, then the core's (the EC line, the SR line); its keys
+ * after the SR engine's (auto_desc.c, sr_desc.c) */
 static void auto_print(FILE *f, const struct sdr_qp *qp)
 {
 	sdr_auto_stats_print(f, qp, &auto_of(qp)->au);
-	sdr_ec_stats_print(f, qp, &auto_of(qp)->e.ec);
-	sdr_sr_stats_print(f, qp, &auto_of(qp)->e.sr);
+	sdr_sr_qp_print(f, qp);
 }
 
 static void auto_json(FILE *f, const struct sdr_qp *qp)
 {
-	sdr_sr_stats_json(f, &auto_of(qp)->e.sr);
+	sdr_sr_qp_json(f, qp);
 	sdr_auto_stats_json(f, &auto_of(qp)->au, &qp->st);
 }
 
 static void auto_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
 {
-	sdr_sr_stats_kv(&auto_of(qp)->e.sr, kv);
+	sdr_sr_qp_kv(qp, kv);
 	sdr_auto_stats_kv(&auto_of(qp)->au, kv);
 }
 
@@ -173,71 +180,20 @@ static int auto_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr
 	struct auto_qp *a = auto_of(qp);
 	struct sdr_scheme s;
 
-	(void)w;
-	if (sm->stream)
-		return sdr_ecqp_send_prepare(qp, &a->e, sm, 0, 0, 0, now);
+	if (sm->stream) {
+		sdr_eceng_use_code(&a->eng, sm, 0, 0, 0);
+		return sdr_sr_qp_send_prepare(w, qp, sm, now);
+	}
 	sdr_auto_pick(&a->au, sm->len, &s);
 	/* (m <= the QP's m: the parity buffer is sized for the candidates) */
-	if (s.rel != SDR_REL_EC || s.m > a->e.ec.m || !s.k) {
+	if (s.rel != SDR_REL_EC || s.m > a->eng.m || !s.k) {
 		SDR_QP_CTR(qp, auto, msgs_sr)++;
-		return sdr_ecqp_send_prepare(qp, &a->e, sm, 0, 0, 0, now);
+		sdr_eceng_use_code(&a->eng, sm, 0, 0, 0);
+	} else {
+		SDR_QP_CTR(qp, auto, msgs_ec)++;
+		sdr_eceng_use_code(&a->eng, sm, s.code, s.k, s.m);
 	}
-	SDR_QP_CTR(qp, auto, msgs_ec)++;
-	return sdr_ecqp_send_prepare(qp, &a->e, sm, s.code, s.k, s.m, now);
-}
-
-static unsigned auto_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
-{
-	return sdr_ecqp_tx(w, qp, &auto_of(qp)->e, now);
-}
-
-static void auto_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now)
-{
-	sdr_ecqp_recv_posted(&auto_of(qp)->e, slot, now);
-}
-
-static void auto_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
-			 uint32_t gen, uint64_t now)
-{
-	sdr_ecqp_rx_data(w, qp, &auto_of(qp)->e, p, gen, now);
-}
-
-static void auto_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ctrl_hdr *h,
-			 const uint8_t *msg, size_t len, uint64_t now)
-{
-	sdr_ecqp_rx_ctrl(w, qp, &auto_of(qp)->e, h, msg, len, now);
-}
-
-static int auto_rx_ctrl_early(struct sdr_worker *w, const struct sdr_qp *qp,
-			    const struct sdr_ctrl_hdr *h, const uint8_t *msg, size_t len)
-{
-	return sdr_ecqp_rx_ctrl_early(w, qp, &auto_of(qp)->e, h, msg, len);
-}
-
-static void auto_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
-			   uint64_t now)
-{
-	sdr_ecqp_recv_done(w, qp, &auto_of(qp)->e, slot, status, now);
-}
-
-static void auto_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
-{
-	sdr_ecqp_poll(w, qp, &auto_of(qp)->e, now);
-}
-
-static void auto_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
-{
-	sdr_ecqp_periodic(w, qp, &auto_of(qp)->e, now);
-}
-
-static uint64_t auto_next_due(struct sdr_qp *qp, uint64_t now)
-{
-	return sdr_ecqp_next_due(qp, &auto_of(qp)->e, now);
-}
-
-static void auto_reset(struct sdr_qp *qp)
-{
-	sdr_ecqp_reset(&auto_of(qp)->e);
+	return sdr_sr_qp_send_prepare(w, qp, sm, now);
 }
 
 const struct sdr_rel_ops sdr_rel_auto = {
@@ -249,14 +205,14 @@ const struct sdr_rel_ops sdr_rel_auto = {
 	.qp_fini = auto_qp_fini,
 	.set_rate = auto_set_rate,
 	.send_prepare = auto_send_prepare,
-	.tx = auto_tx,
-	.recv_posted = auto_recv_posted,
-	.rx_data = auto_rx_data,
-	.rx_ctrl = auto_rx_ctrl,
-	.rx_ctrl_early = auto_rx_ctrl_early,
-	.recv_done = auto_recv_done,
-	.poll = auto_poll,
-	.periodic = auto_periodic,
-	.next_due = auto_next_due,
-	.reset = auto_reset,
+	.tx = sdr_sr_qp_tx,
+	.recv_posted = sdr_sr_qp_recv_posted,
+	.rx_data = sdr_sr_qp_rx_data,
+	.rx_ctrl = sdr_sr_qp_rx_ctrl,
+	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,
+	.recv_done = sdr_sr_qp_recv_done,
+	.poll = sdr_sr_qp_poll,
+	.periodic = sdr_sr_qp_periodic,
+	.next_due = sdr_sr_qp_next_due,
+	.reset = sdr_sr_qp_reset,
 };

@@ -2,7 +2,8 @@
 /*
  * Selective Repeat engine (docs/reliability.md): per-chunk retransmission
  * timers, the retransmit queue, ACK processing and generation, the global
- * timeout. Used by the SR, EC and AUTO schemes; it knows none of them.
+ * timeout. The reliable-QP core (sr_qp.h) runs it on the QPs of the SR, EC
+ * and AUTO schemes; it knows none of them.
  *
  * Sender: every chunk of a send (plus, for messages of fewer than 8
  * packets, one "immediate unit" made of the immediate-only packets) is a
@@ -60,8 +61,10 @@ struct sdr_sr_fin {
 };
 #define SDR_SR_FIN_CAP 4096
 
+struct sdr_sr_hooks; /* a plug-in's hooks (sr_qp.h) */
+
 /** What a scheme on top wants to hear (AUTO's estimates). */
-struct sdr_sr_hooks {
+struct sdr_sr_events {
 	void *ctx;
 	/** An RTT sample of @p cycles (Karn). */
 	void (*rtt)(void *ctx, struct sdr_qp *qp, uint64_t cycles);
@@ -87,7 +90,11 @@ struct sdr_sr {
 	                         answers (RFC 6298 5.4/5.5) */
 	uint8_t full_copies;  /* final FULL entries sent per receive (EC: 2) */
 	uint64_t global_timeout; /* cycles, 0 = none */
-	struct sdr_sr_hooks hooks;
+	struct sdr_sr_events events;
+	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
+	 * NULL: plain SR */
+	const struct sdr_sr_hooks *hooks;
+	void *hook_ctx;
 	struct sdr_sr_send snd[SDR_MAX_MSGS];
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */

@@ -45,8 +45,12 @@ static uint64_t cyc_us(uint64_t c)
 	return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0;
 }
 
-void sdr_sr_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_sr *sr)
+void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 {
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
+	if (sr->hooks && sr->hooks->stats_print)
+		sr->hooks->stats_print(sr->hook_ctx, f, qp);
 	fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
 		   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
 		   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
@@ -59,14 +63,18 @@ void sdr_sr_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_sr *s
 		qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
 }
 
-void sdr_sr_stats_json(FILE *f, const struct sdr_sr *sr)
+void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
 {
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
 	fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64 ",\"rto_us\":%" PRIu64,
 		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto));
 }
 
-void sdr_sr_stats_kv(const struct sdr_sr *sr, const struct sdr_kv *kv)
+void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
 {
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
 	kv->u64(kv->arg, "srtt_us", cyc_us(sr->rtt.srtt));
 	kv->u64(kv->arg, "rttvar_us", cyc_us(sr->rtt.rttvar));
 	kv->u64(kv->arg, "rto_us", cyc_us(sr->rtt.rto));

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sr.h"
+#include "sr_qp.h"
 #include "sdr_opts.h"
 #include "sr_counters.h"
 
@@ -27,11 +27,13 @@ struct sdr_sr_cfg {
 extern struct sdr_sr_cfg sdr_sr_cfg;
 extern const struct sdr_opt sdr_sr_opts[];
 
-/** "    SR: srtt ... | ERROR state" of a QP whose SR state is @p sr */
-void sdr_sr_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_sr *sr);
+/* The reliable-QP core's stats hooks (struct sdr_rel_desc), for the schemes
+ * that run on it (sr, ec, auto: their state begins with the core's) */
+/** The plug-in's lines (sdr_sr_hooks::stats_print), then "    SR: srtt ..." */
+void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp);
 /** ,"srtt_us":..,"rttvar_us":..,"rto_us":.. */
-void sdr_sr_stats_json(FILE *f, const struct sdr_sr *sr);
+void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp);
 /** srtt_us, rttvar_us, rto_us */
-void sdr_sr_stats_kv(const struct sdr_sr *sr, const struct sdr_kv *kv);
+void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv);
 
 #endif /* SDR_SR_DESC_H */

@@ -343,8 +343,8 @@ static void ack_unit(void *arg, uint32_t unit)
 	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
-		if (a->sr->hooks.rtt)
-			a->sr->hooks.rtt(a->sr->hooks.ctx, a->qp, a->now - u->tx_tsc);
+		if (a->sr->events.rtt)
+			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
 	u->acked = 1;
 	a->ss->units_acked++;
@@ -377,8 +377,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 		if (e.flags & SDR_ACK_F_FULL) {
 			for (uint32_t u = 0; u < a.ss->nunits; u++)
 				ack_unit(&a, u);
-			if (sr->hooks.full && !a.sm->status)
-				sr->hooks.full(sr->hooks.ctx, qp, a.sm, a.ss, e.lost);
+			if (sr->events.full && !a.sm->status)
+				sr->events.full(sr->events.ctx, qp, a.sm, a.ss, e.lost);
 			sdr_cq_send(w, qp, a.sm);
 			a.progress = 1;
 		} else if (e.flags & SDR_ACK_F_CLOSED) {

@@ -23,12 +23,14 @@ import subprocess
 import sys
 
 # The firmware's layers, top first (docs/architecture.md): a call goes to
-# the same folder or a lower one. ec sits above sr because the EC engines
-# call into the SR engine today (EC over SR: ec_qp.c runs SR's receive and
-# send steps, ec_send.c/ec_recv.c its timers and ACKs); once SR is the core
-# with EC plugged in through hooks, this ec -> sr allowance is the one to
-# revisit. linkemu/ is the link emulator's DPDK callback, a library the
-# control plane installs that calls no firmware code.
+# the same folder or a lower one. sr/ holds the reliable-QP core
+# (sr_qp.c) and ec/ the EC engine, its plug-in: the core calls the engine
+# only through the hooks table the engine installs (struct sdr_sr_hooks;
+# function pointers are not calls here), and the engine calls the core
+# (completing a receive it decoded, noting chunks, retransmitting what a
+# NACK lists), so ec sits above sr. linkemu/ is the link emulator's DPDK
+# callback, a library the control plane installs that calls no firmware
+# code.
 LAYERS = ['ctl', 'loop', 'rel', 'ec', 'sr', 'prim', 'linkemu']
 
 

@@ -14,32 +14,32 @@
 
 static void test_geom_example(void)
 {
-	struct sdr_ec_geom g;
+	struct sdr_ecfw_geom g;
 
 	/* the worked example of docs/reliability.md: 300000 B, MTU 4096,
 	 * 4-packet chunks (16 KiB), RS(8,2) */
-	CHECK_EQ(sdr_ec_geom_init(&g, 300000, 4096, 4, 8, 2), 0);
+	CHECK_EQ(sdr_ecfw_geom_init(&g, 300000, 4096, 4, 8, 2), 0);
 	CHECK_EQ(g.cbytes, 16384);
 	CHECK_EQ(g.nchunks, 19);       /* 18 full + 5088 B */
 	CHECK_EQ(g.nsub, 3);           /* 8 + 8 + 3 (5 zero chunks) */
-	CHECK_EQ(sdr_ec_chunk_len(&g, 18), 300000 - 18 * 16384);
-	CHECK_EQ(sdr_ec_sub_nreal(&g, 2), 3);
-	CHECK_EQ(sdr_ec_sub_clen(&g, 0), 16384);
-	CHECK_EQ(sdr_ec_sub_clen(&g, 2), 16384); /* chunk 16 is full; 18 is padded */
-	CHECK_EQ(sdr_ec_par_npkt(&g, 2), 4);
+	CHECK_EQ(sdr_ecfw_chunk_len(&g, 18), 300000 - 18 * 16384);
+	CHECK_EQ(sdr_ecfw_sub_nreal(&g, 2), 3);
+	CHECK_EQ(sdr_ecfw_sub_clen(&g, 0), 16384);
+	CHECK_EQ(sdr_ecfw_sub_clen(&g, 2), 16384); /* chunk 16 is full; 18 is padded */
+	CHECK_EQ(sdr_ecfw_par_npkt(&g, 2), 4);
 	/* a message of one short chunk: parity as long as the data */
-	CHECK_EQ(sdr_ec_geom_init(&g, 5000, 4096, 16, 32, 8), 0);
+	CHECK_EQ(sdr_ecfw_geom_init(&g, 5000, 4096, 16, 32, 8), 0);
 	CHECK_EQ(g.nchunks, 1);
 	CHECK_EQ(g.nsub, 1);
-	CHECK_EQ(sdr_ec_sub_clen(&g, 0), 5000);
-	CHECK_EQ(sdr_ec_par_npkt(&g, 0), 2);
-	CHECK_EQ(sdr_ec_par_pkt_len(&g, 0, 0), 4096);
-	CHECK_EQ(sdr_ec_par_pkt_len(&g, 0, 1), 904);
+	CHECK_EQ(sdr_ecfw_sub_clen(&g, 0), 5000);
+	CHECK_EQ(sdr_ecfw_par_npkt(&g, 0), 2);
+	CHECK_EQ(sdr_ecfw_par_pkt_len(&g, 0, 0), 4096);
+	CHECK_EQ(sdr_ecfw_par_pkt_len(&g, 0, 1), 904);
 	/* invalid arguments */
-	CHECK_EQ(sdr_ec_geom_init(&g, 0, 4096, 16, 32, 8), -EINVAL);
-	CHECK_EQ(sdr_ec_geom_init(&g, 1, 4096, 16, 0, 8), -EINVAL);
-	CHECK_EQ(sdr_ec_geom_init(&g, 1, 4096, 16, 32, 0), -EINVAL);
-	CHECK_EQ(sdr_ec_geom_init(&g, 1, 0, 16, 32, 8), -EINVAL);
+	CHECK_EQ(sdr_ecfw_geom_init(&g, 0, 4096, 16, 32, 8), -EINVAL);
+	CHECK_EQ(sdr_ecfw_geom_init(&g, 1, 4096, 16, 0, 8), -EINVAL);
+	CHECK_EQ(sdr_ecfw_geom_init(&g, 1, 4096, 16, 32, 0), -EINVAL);
+	CHECK_EQ(sdr_ecfw_geom_init(&g, 1, 0, 16, 32, 8), -EINVAL);
 }
 
 static void test_geom_random(void)
@@ -47,26 +47,26 @@ static void test_geom_random(void)
 	static const uint32_t mtus[] = {1024, 2048, 4096};
 
 	for (int it = 0; it < 20000; it++) {
-		struct sdr_ec_geom g;
+		struct sdr_ecfw_geom g;
 		uint32_t mtu = mtus[t_below(3)], ppc = (uint32_t)t_range(1, 32);
 		uint32_t k = (uint32_t)t_range(1, 64), m = (uint32_t)t_range(1, 32);
 		uint32_t len = (uint32_t)t_range(1, it % 4 ? 1u << 20 : 64u << 20);
 		uint64_t sum = 0;
 
-		CHECK_OR_BREAK(sdr_ec_geom_init(&g, len, mtu, ppc, k, m) == 0);
+		CHECK_OR_BREAK(sdr_ecfw_geom_init(&g, len, mtu, ppc, k, m) == 0);
 		CHECK_OR_BREAK((uint64_t)g.nchunks * g.cbytes >= len);
 		CHECK_OR_BREAK((uint64_t)(g.nchunks - 1) * g.cbytes < len);
 		CHECK_OR_BREAK((uint64_t)g.nsub * k >= g.nchunks && (g.nsub - 1) * k < g.nchunks);
 		for (uint32_t s = 0; s < g.nsub; s++) {
-			uint32_t clen = sdr_ec_sub_clen(&g, s), nreal = sdr_ec_sub_nreal(&g, s);
-			uint32_t npkt = sdr_ec_par_npkt(&g, s), psum = 0;
+			uint32_t clen = sdr_ecfw_sub_clen(&g, s), nreal = sdr_ecfw_sub_nreal(&g, s);
+			uint32_t npkt = sdr_ecfw_par_npkt(&g, s), psum = 0;
 
 			CHECK_OR_BREAK(nreal >= 1 && nreal <= k);
 			CHECK_OR_BREAK(clen >= 1 && clen <= g.cbytes);
 			/* every chunk of the submessage fits the coded length, and
 			 * only the last submessage may be coded short */
 			for (uint32_t i = 0; i < nreal; i++) {
-				uint32_t l = sdr_ec_chunk_len(&g, s * k + i);
+				uint32_t l = sdr_ecfw_chunk_len(&g, s * k + i);
 				CHECK_OR_BREAK(l <= clen);
 				sum += l;
 			}
@@ -74,8 +74,9 @@ static void test_geom_random(void)
 			CHECK_OR_BREAK(npkt >= 1 && (uint64_t)npkt * mtu >= clen &&
 				       (uint64_t)(npkt - 1) * mtu < clen);
 			for (uint32_t p = 0; p < npkt; p++) {
-				uint32_t pl = sdr_ec_par_pkt_len(&g, s, p);
-				CHECK_OR_BREAK(pl >= 1 && pl <= mtu && (p + 1 == npkt || pl == mtu));
+				uint32_t pl = sdr_ecfw_par_pkt_len(&g, s, p);
+				CHECK_OR_BREAK(pl >= 1 && pl <= mtu &&
+					       (p + 1 == npkt || pl == mtu));
 				psum += pl;
 			}
 			CHECK_OR_BREAK(psum == clen);
@@ -90,27 +91,27 @@ static void test_geom_random(void)
 static void test_fto(void)
 {
 	/* 256 KiB of 4 KiB chunks with RS(32,8): 64 + 16 chunk times + beta RTT */
-	CHECK_EQ(sdr_ec_fto(64, 32, 8, 1000, 25000, 1000), 80 * 1000 + 25000);
-	CHECK_EQ(sdr_ec_fto(64, 32, 8, 1000, 25000, 500), 80 * 1000 + 12500);
+	CHECK_EQ(sdr_ecfw_fto(64, 32, 8, 1000, 25000, 1000), 80 * 1000 + 25000);
+	CHECK_EQ(sdr_ecfw_fto(64, 32, 8, 1000, 25000, 500), 80 * 1000 + 12500);
 	/* ceil(M * m / k): 1 chunk of RS(32,8) still brings a parity chunk time */
-	CHECK_EQ(sdr_ec_fto(1, 32, 8, 7, 0, 1000), 2 * 7);
-	CHECK_EQ(sdr_ec_fto(33, 32, 8, 1, 0, 1000), 33 + 9);
+	CHECK_EQ(sdr_ecfw_fto(1, 32, 8, 7, 0, 1000), 2 * 7);
+	CHECK_EQ(sdr_ecfw_fto(33, 32, 8, 1, 0, 1000), 33 + 9);
 	/* XOR(4,4): as many parity as data */
-	CHECK_EQ(sdr_ec_fto(10, 4, 4, 3, 100, 2000), 20 * 3 + 200);
+	CHECK_EQ(sdr_ecfw_fto(10, 4, 4, 3, 100, 2000), 20 * 3 + 200);
 	/* m = 0: retransmissions (no parity) */
-	CHECK_EQ(sdr_ec_fto(5, 1, 0, 10, 50, 1000), 50 + 50);
+	CHECK_EQ(sdr_ecfw_fto(5, 1, 0, 10, 50, 1000), 50 + 50);
 	/* saturates, never wraps */
-	CHECK(sdr_ec_fto(UINT32_MAX, 1, 32, UINT64_MAX / 2, UINT64_MAX, 16000) == UINT64_MAX / 4);
+	CHECK(sdr_ecfw_fto(UINT32_MAX, 1, 32, UINT64_MAX / 2, UINT64_MAX, 16000) == UINT64_MAX / 4);
 	/* T_INJ: bytes at a rate, in cycles */
-	CHECK_EQ(sdr_ec_t_inj(4174, 125000000, 1000000000), 33392); /* 1 Gbit/s, 1 GHz */
-	CHECK_EQ(sdr_ec_t_inj(4174, 0, 1000000000), 0);
+	CHECK_EQ(sdr_ecfw_t_inj(4174, 125000000, 1000000000), 33392); /* 1 Gbit/s, 1 GHz */
+	CHECK_EQ(sdr_ecfw_t_inj(4174, 0, 1000000000), 0);
 	/* random: monotonic in every argument */
 	for (int it = 0; it < 10000; it++) {
 		uint32_t n = (uint32_t)t_range(1, 1u << 18), k = (uint32_t)t_range(1, 64);
 		uint32_t m = (uint32_t)t_range(1, 32), b = (uint32_t)t_range(0, 16000);
 		uint64_t t = t_below(1u << 24), r = t_below(1ull << 36);
-		uint64_t f = sdr_ec_fto(n, k, m, t, r, b);
-		CHECK_OR_BREAK(f >= sdr_ec_fto(n - 1, k, m, t, r, b));
+		uint64_t f = sdr_ecfw_fto(n, k, m, t, r, b);
+		CHECK_OR_BREAK(f >= sdr_ecfw_fto(n - 1, k, m, t, r, b));
 		CHECK_OR_BREAK(f >= (uint64_t)n * t);
 		CHECK_OR_BREAK(f == ((uint64_t)n + ((uint64_t)n * m + k - 1) / k) * t + r * b / 1000);
 	}
@@ -118,14 +119,14 @@ static void test_fto(void)
 
 static void test_pool(void)
 {
-	struct sdr_ec_pool p;
-	struct sdr_ecbuf *b[5];
+	struct sdr_ecfw_pool p;
+	struct sdr_ecfw_buf *b[5];
 
-	CHECK(sdr_ec_pool_init(&p, 16384, 100, 4) == 0);
+	CHECK(sdr_ecfw_pool_init(&p, 16384, 100, 4) == 0);
 	CHECK_EQ(p.nalloc, 0); /* handed out on demand */
 	CHECK_EQ(p.bm_words, 2);
 	for (int i = 0; i < 4; i++) {
-		b[i] = sdr_ec_pool_get(&p);
+		b[i] = sdr_ecfw_pool_get(&p);
 		CHECK(b[i] != NULL);
 		if (!b[i])
 			return;
@@ -137,19 +138,19 @@ static void test_pool(void)
 		b[i]->got = 7;
 	}
 	CHECK_EQ(p.inuse, 4);
-	b[4] = sdr_ec_pool_get(&p);
+	b[4] = sdr_ecfw_pool_get(&p);
 	CHECK(b[4] == NULL); /* bounded */
-	sdr_ec_pool_put(&p, b[2]);
+	sdr_ecfw_pool_put(&p, b[2]);
 	CHECK_EQ(p.inuse, 3);
-	b[4] = sdr_ec_pool_get(&p);
+	b[4] = sdr_ecfw_pool_get(&p);
 	CHECK(b[4] == b[2]); /* recycled, and cleared */
 	CHECK(b[4] && b[4]->got == 0 && b[4]->bm[1] == 0);
 	CHECK_EQ(p.nalloc, 4);
 	for (int i = 0; i < 4; i++)
-		sdr_ec_pool_put(&p, b[i]);
-	sdr_ec_pool_put(&p, NULL);
+		sdr_ecfw_pool_put(&p, b[i]);
+	sdr_ecfw_pool_put(&p, NULL);
 	CHECK_EQ(p.inuse, 0);
-	sdr_ec_pool_fini(&p);
+	sdr_ecfw_pool_fini(&p);
 	CHECK_EQ(p.nalloc, 0);
 }
 

@@ -675,11 +675,12 @@ static unsigned worker_iter(struct rig *r, int side)
 		uint64_t before[SDR_MAX_QPS_PER_CTX];
 
 		for (unsigned k = 0; k < rs->c->nqps; k++)
-			before[k] = rs->c->qps[k]->st.tx_pkts + SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx);
+			before[k] = rs->c->qps[k]->st.tx_pkts +
+				    SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx);
 		work += sdr_worker_qp_pass(w, now);
 		for (unsigned k = 0; k < rs->c->nqps; k++)
-			if (rs->c->qps[k]->st.tx_pkts + SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx) - before[k] >
-			    SDR_BURST)
+			if (rs->c->qps[k]->st.tx_pkts + SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx) -
+				    before[k] > SDR_BURST)
 				r->bug.tx_over_budget++;
 	}
 	w->loops++;

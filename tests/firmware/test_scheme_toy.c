@@ -51,7 +51,8 @@ static int toy_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_
 /* its stats */
 static void toy_print(FILE *f, const struct sdr_qp *qp)
 {
-	fprintf(f, "    TOY: level %u | sends %" PRIu64 "\n", toy_level, SDR_QP_CTR(qp, toy, sends));
+	fprintf(f, "    TOY: level %u | sends %" PRIu64 "\n", toy_level,
+		SDR_QP_CTR(qp, toy, sends));
 }
 
 static void toy_json(FILE *f, const struct sdr_qp *qp)

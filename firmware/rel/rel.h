@@ -55,8 +55,9 @@ struct sdr_rel_desc {
 	void (*kv)(const struct sdr_qp *qp, const struct sdr_kv *kv);
 	/** Its keys in an instance's --stats-json object: ",\"key\":value..." */
 	void (*json_inst)(FILE *f, const struct sdr_inst *in);
-	/** The drop counter (enum sdr_ctr) of a send whose send_prepare failed
-	 *  (the send completes with -EIO); 0 = the scheme's sends cannot fail. */
+	/** The drop counter (enum sdr_ctr) host_sq.c counts a send in whose
+	 *  send_prepare failed (the send completes with -EIO); a scheme whose
+	 *  send_prepare cannot fail leaves it 0. */
 	int prepare_failed;
 };
 
@@ -129,8 +130,9 @@ const struct sdr_rel_ops *sdr_rel_ops_of(unsigned reliability);
  *  past the last: for (i = 0; (o = sdr_rel_scheme(i)); i++). */
 const struct sdr_rel_ops *sdr_rel_scheme(unsigned i);
 
-/** Add a scheme that is not in the table (a test's toy scheme), before any
- *  QP exists: its counter groups get their slots. Main lcore.
+/** Add a scheme that is not in the table (a test's toy scheme), before the
+ *  command line is parsed (its options join it then) and before any QP
+ *  exists: its counter groups get their slots. Main lcore.
  *  @return 0; -EEXIST (its reliability is taken); -ENOSPC (no room for it or
  *  its counters). */
 int sdr_rel_register(const struct sdr_rel_ops *ops);

@@ -197,7 +197,7 @@ struct sdr_qseg_slot {
 /* ================= helpers (common/sdr_abi.c) ================= */
 #include <stddef.h>
 
-/* Part of libsdr's API (host/libsdr.map): default visibility, also when
+/* Part of libsdr's API (host/libsdr/libsdr.map): default visibility, also when
  * compiled with -fvisibility=hidden. */
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)

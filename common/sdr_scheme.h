@@ -4,7 +4,7 @@
  * (none, selective repeat, erasure coding with a code, k and m, or AUTO),
  * how it is spelled on command lines and in logs, and how it is packed into
  * struct sdr_qp_info::ec. Installed with libsdr (its functions are part of
- * libsdr's API, host/libsdr.map); pure C, no DPDK.
+ * libsdr's API, host/libsdr/libsdr.map); pure C, no DPDK.
  *
  * Spellings (sdr_scheme_parse, sdr_scheme_format):
  *   none | sr | auto          the reliability without parameters
@@ -136,7 +136,7 @@ static inline struct sdr_scheme sdr_scheme_of(unsigned rel, uint16_t ec)
 	return s;
 }
 
-/* Part of libsdr's API (host/libsdr.map): default visibility, also when
+/* Part of libsdr's API (host/libsdr/libsdr.map): default visibility, also when
  * compiled with -fvisibility=hidden. */
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)

@@ -78,7 +78,7 @@ for r in $(seq "$rounds"); do
 			b=$old
 			[ $side = new ] && b=$new
 			# shellcheck disable=SC2086
-			j=$(SDR_DPU=$b/firmware/sdr-dpu LD_LIBRARY_PATH=$b/host \
+			j=$(SDR_DPU=$b/firmware/sdr-dpu LD_LIBRARY_PATH=$b/host/libsdr:$b/host \
 				"$(find_perf "$b")" bw $args --duration "$dur" --json-only 2>/dev/null | tail -1)
 			printf '{"round":%d,"side":"%s","args":"%s","run":%s}\n' "$r" "$side" "$args" \
 				"${j:-null}" >>"$out"

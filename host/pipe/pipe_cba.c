@@ -130,27 +130,7 @@ uint64_t pipe_cba_rule(uint64_t prev, int blocked, int cb, uint64_t step, uint64
 	return v;
 }
 
-/* ---------------- flows ---------------- */
-
-void pipe_flows_get(const struct pipe_cfg *c, const struct pipe_net *net, struct pipe_flows *fl)
-{
-	memset(fl, 0, sizeof(*fl));
-	for (uint32_t ch = 0; ch < 2 * PIPE_MAX_STAGES; ch++)
-		fl->of_chan[ch] = -1;
-	for (uint32_t ch = 0; ch < PIPE_NCHAN(c->stages); ch++) {
-		uint32_t a = c->dc_of[pipe_ch_src(ch)], b = c->dc_of[pipe_ch_dst(ch)];
-		struct pipe_flow *f;
-
-		if (a == b)
-			continue;
-		f = &fl->f[fl->n];
-		f->chan = (uint16_t)ch;
-		f->src_dc = (uint8_t)a;
-		f->dst_dc = (uint8_t)b;
-		f->link = (int16_t)pipe_net_lookup(net, a, b);
-		fl->of_chan[ch] = (int16_t)fl->n++;
-	}
-}
+/* ---------------- flow labels ---------------- */
 
 uint32_t pipe_cba_flow_labels(const struct pipe_cfg *c, const struct pipe_flows *fl,
 			      const struct pipe_cba_label *lab, uint8_t *cb, double *wait)
@@ -388,126 +368,117 @@ static int shift_undo(const struct pipe_alloc *prev, struct pipe_alloc *out)
 	return 1;
 }
 
-int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
-		      const struct pipe_flows *fl, const struct pipe_policy_cfg *pc,
-		      const struct pipe_alloc *prev, const struct pipe_cba_label *lab,
-		      struct pipe_alloc *out, char *why, size_t whylen)
-{
-	uint64_t share[PIPE_MAX_FLOWS], used[PIPE_NET_MAX_LINKS] = {0};
+/* pipe_policy_alloc()'s working set: the equal shares, each link's use,
+ * each flow's step and floor, the increases to grant and who got one. */
+struct alloc_ws {
+	uint64_t share[PIPE_MAX_FLOWS], used[PIPE_NET_MAX_LINKS];
 	uint64_t step[PIPE_MAX_FLOWS], lo[PIPE_MAX_FLOWS];
-	uint8_t gained[PIPE_MAX_FLOWS] = {0};
-	uint32_t order[PIPE_MAX_FLOWS], nord = 0;
+	uint8_t gained[PIPE_MAX_FLOWS];
+	uint32_t order[PIPE_MAX_FLOWS], nord;
+};
+
+/* static: the given rates, which must fit every link. */
+static int alloc_static(const struct pipe_net *net, const struct pipe_flows *fl,
+			const struct pipe_policy_cfg *pc, struct alloc_ws *w, struct pipe_alloc *out,
+			char *why, size_t whylen)
+{
+	if (pc->nstatic != fl->n) {
+		sdr_link_seterr(why, whylen, "static: %u rates given, the pipeline has %u cross-DC flows",
+		    pc->nstatic, fl->n);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < fl->n; i++) {
+		if (pc->static_bps[i] == 0) {
+			sdr_link_seterr(why, whylen, "static: flow %u (channel %u) has rate 0", i, fl->f[i].chan);
+			return -EINVAL;
+		}
+		out->rate[i] = out->req[i] = pc->static_bps[i];
+		if (fl->f[i].link >= 0)
+			w->used[fl->f[i].link] += pc->static_bps[i];
+	}
+	for (uint32_t l = 0; l < net->nlinks; l++)
+		if (net->link[l].cfg.rate_bps && w->used[l] > net->link[l].cfg.rate_bps) {
+			sdr_link_seterr(why, whylen, "static: %llu bit/s over link %s of %llu bit/s",
+			    (unsigned long long)w->used[l], net->link[l].name,
+			    (unsigned long long)net->link[l].cfg.rate_bps);
+			return -ENOSPC;
+		}
+	return 0;
+}
+
+/* cba, cba-shift: each flow's request by the rule, its rate for now (cuts
+ * and unchanged requests: they fit where the previous round fit), and the
+ * increases still to grant (w->order). */
+static int alloc_requests(const struct pipe_cfg *c, const struct pipe_net *net,
+			  const struct pipe_flows *fl, const struct pipe_policy_cfg *pc,
+			  const struct pipe_alloc *prev, struct alloc_ws *w, struct pipe_alloc *out,
+			  char *why, size_t whylen)
+{
 	const char *name = pipe_policy_name(pc->policy);
 	int shift = pc->policy == PIPE_POLICY_CBA_SHIFT;
 
-	memset(out, 0, sizeof(*out));
-	out->n = fl->n;
-	equal_shares(c, net, fl, share);
-	switch (pc->policy) {
-	case PIPE_POLICY_NONE:
-		return 0;
-	case PIPE_POLICY_EQUAL:
-		for (uint32_t i = 0; i < fl->n; i++)
-			out->rate[i] = out->req[i] = share[i];
-		return 0;
-	case PIPE_POLICY_STATIC:
-		if (pc->nstatic != fl->n) {
-			sdr_link_seterr(why, whylen, "static: %u rates given, the pipeline has %u cross-DC flows",
-			    pc->nstatic, fl->n);
-			return -EINVAL;
-		}
-		for (uint32_t i = 0; i < fl->n; i++) {
-			if (pc->static_bps[i] == 0) {
-				sdr_link_seterr(why, whylen, "static: flow %u (channel %u) has rate 0", i, fl->f[i].chan);
-				return -EINVAL;
-			}
-			out->rate[i] = out->req[i] = pc->static_bps[i];
-			if (fl->f[i].link >= 0)
-				used[fl->f[i].link] += pc->static_bps[i];
-		}
-		for (uint32_t l = 0; l < net->nlinks; l++)
-			if (net->link[l].cfg.rate_bps && used[l] > net->link[l].cfg.rate_bps) {
-				sdr_link_seterr(why, whylen, "static: %llu bit/s over link %s of %llu bit/s",
-				    (unsigned long long)used[l], net->link[l].name,
-				    (unsigned long long)net->link[l].cfg.rate_bps);
-				return -ENOSPC;
-			}
-		return 0;
-	case PIPE_POLICY_CBA:
-	case PIPE_POLICY_CBA_SHIFT:
-		break;
-	default:
-		sdr_link_seterr(why, whylen, "unknown policy %d", (int)pc->policy);
-		return -EINVAL;
-	}
-	if (!(pc->shift_margin >= 0)) {
-		sdr_link_seterr(why, whylen, "%s: shift margin %g s", name, pc->shift_margin);
-		return -EINVAL;
-	}
-	if (!prev) { /* round 0: equal */
-		for (uint32_t i = 0; i < fl->n; i++)
-			out->rate[i] = out->req[i] = share[i];
-		return 0;
-	}
-	if (prev->n != fl->n) {
-		sdr_link_seterr(why, whylen, "%s: previous round has %u flows, now %u", name, prev->n, fl->n);
-		return -EINVAL;
-	}
-	if (lab)
-		pipe_cba_flow_labels(c, fl, lab, out->cb, out->wait);
-	memcpy(out->base_rate, prev->rate, sizeof(out->base_rate));
-	out->base_time = prev->iter_time;
 	for (uint32_t i = 0; i < fl->n; i++) {
 		uint64_t cap = flow_cap(net, fl, i), lim = cap ? cap : c->rate_bps;
 		uint64_t hi = pc->max_bps ? pc->max_bps : lim;
 
-		step[i] = pc->step_bps ? pc->step_bps : share[i] / 4;
-		lo[i] = pc->min_bps ? pc->min_bps : share[i] / 4;
-		if (step[i] == 0 || lo[i] == 0 || lo[i] > hi) {
+		w->step[i] = pc->step_bps ? pc->step_bps : w->share[i] / 4;
+		w->lo[i] = pc->min_bps ? pc->min_bps : w->share[i] / 4;
+		if (w->step[i] == 0 || w->lo[i] == 0 || w->lo[i] > hi) {
 			sdr_link_seterr(why, whylen, "%s: flow %u: step %llu, bounds [%llu, %llu] bit/s", name, i,
-			    (unsigned long long)step[i], (unsigned long long)lo[i],
+			    (unsigned long long)w->step[i], (unsigned long long)w->lo[i],
 			    (unsigned long long)hi);
 			return -EINVAL;
 		}
 		/* cba-shift: the step as the flow's reversals left it */
 		if (shift && prev->dir[i]) {
-			step[i] = prev->step[i] < step[i] ? prev->step[i] : step[i];
+			w->step[i] = prev->step[i] < w->step[i] ? prev->step[i] : w->step[i];
 			out->dir[i] = prev->dir[i];
 		}
-		out->step[i] = step[i];
+		out->step[i] = w->step[i];
 		/* cba-shift: a refused request keeps its rate (see pipe_cba.h) */
 		out->req[i] = pipe_cba_rule(prev->rate[i], shift ? 0 : prev->blocked[i], out->cb[i],
-					    step[i], lo[i], hi);
+					    w->step[i], w->lo[i], hi);
 		/* cuts and unchanged requests first: they fit where the previous round fit */
 		out->rate[i] = out->req[i] < prev->rate[i] ? out->req[i] : prev->rate[i];
 		if (fl->f[i].link >= 0)
-			used[fl->f[i].link] += out->rate[i];
+			w->used[fl->f[i].link] += out->rate[i];
 		if (out->req[i] > out->rate[i])
-			order[nord++] = i;
+			w->order[w->nord++] = i;
 	}
-	/* donors' slack at the rate they ran with */
-	for (uint32_t i = 0; i < fl->n && shift; i++)
-		out->slack[i] = lab ? pipe_cba_slack(c, net, fl, lab, i, prev->rate[i], 0, NULL) : NAN;
-	/* cba-shift: the last round's moves made their iteration slower: undo */
-	if (shift && shift_undo(prev, out))
-		goto moved;
-	/* a previous round from elsewhere (another network) may not fit: scale */
+	return 0;
+}
+
+/* A previous round from elsewhere (another network) may not fit: scale. */
+static void alloc_fit(const struct pipe_net *net, const struct pipe_flows *fl, struct alloc_ws *w,
+		      struct pipe_alloc *out)
+{
 	for (uint32_t i = 0; i < fl->n; i++) {
 		int l = fl->f[i].link;
 		uint64_t cap = flow_cap(net, fl, i);
 
-		if (l >= 0 && cap && used[l] > cap) {
-			uint64_t tot = used[l], sum = 0;
+		if (l >= 0 && cap && w->used[l] > cap) {
+			uint64_t tot = w->used[l], sum = 0;
 
 			for (uint32_t j = 0; j < fl->n; j++)
 				if (fl->f[j].link == l) {
 					out->rate[j] = (uint64_t)((long double)out->rate[j] * cap / tot);
 					sum += out->rate[j];
 				}
-			used[l] = sum;
+			w->used[l] = sum;
 		}
 	}
-	/* increases: most DCI wait first, then flow order */
+}
+
+/* The increases, most DCI wait first, then flow order: granted where the
+ * link has room; cba-shift also takes the free capacity, then the donors';
+ * a request that gets nothing is blocked. */
+static void alloc_grant(const struct pipe_cfg *c, const struct pipe_net *net,
+			const struct pipe_flows *fl, const struct pipe_policy_cfg *pc,
+			const struct pipe_cba_label *lab, struct alloc_ws *w, struct pipe_alloc *out)
+{
+	int shift = pc->policy == PIPE_POLICY_CBA_SHIFT;
+	uint32_t *order = w->order, nord = w->nord;
+
 	for (uint32_t a = 1; a < nord; a++)
 		for (uint32_t b = a; b > 0; b--) {
 			uint32_t x = order[b - 1], y = order[b];
@@ -524,33 +495,37 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		int l = fl->f[i].link;
 		uint64_t cap = flow_cap(net, fl, i), delta = out->req[i] - out->rate[i], got;
 
-		if ((l < 0 || !cap || used[l] + delta <= cap) && !out->gave[i]) {
+		if ((l < 0 || !cap || w->used[l] + delta <= cap) && !out->gave[i]) {
 			if (l >= 0)
-				used[l] += delta;
+				w->used[l] += delta;
 			out->rate[i] = out->req[i];
-			gained[i] = 1;
+			w->gained[i] = 1;
 			continue;
 		}
 		got = 0;
 		if (shift && !out->gave[i]) { /* the free capacity, then the donors */
-			got = used[l] < cap ? cap - used[l] : 0;
-			used[l] += got;
+			got = w->used[l] < cap ? cap - w->used[l] : 0;
+			w->used[l] += got;
 			if (lab && out->cb[i] && got < delta)
-				got += shift_fund(c, net, fl, pc, lab, i, l, delta - got, step, lo, gained,
-						  out);
+				got += shift_fund(c, net, fl, pc, lab, i, l, delta - got, w->step, w->lo,
+						  w->gained, out);
 			out->rate[i] += got;
-			gained[i] = got > 0;
+			w->gained[i] = got > 0;
 		}
 		if (!got) {
 			out->blocked[i] = 1;
 			out->nblocked++;
 		}
 	}
-moved:
-	/* cba-shift: a flow whose rate moves against its last move (gives after
-	 * gaining, gains after giving) halves its step, so two flows that
-	 * would trade a step back and forth settle between the two rates */
-	for (uint32_t i = 0; i < fl->n && shift; i++) {
+}
+
+/* cba-shift: a flow whose rate moves against its last move (gives after
+ * gaining, gains after giving) halves its step, so two flows that would
+ * trade a step back and forth settle between the two rates. */
+static void shift_steps(const struct pipe_flows *fl, const struct pipe_alloc *prev,
+			struct pipe_alloc *out)
+{
+	for (uint32_t i = 0; i < fl->n; i++) {
 		int8_t d = out->rate[i] > prev->rate[i] ? 1 : out->rate[i] < prev->rate[i] ? -1 : 0;
 
 		if (d && d == -out->dir[i])
@@ -558,6 +533,65 @@ moved:
 		if (d)
 			out->dir[i] = d;
 	}
+}
+
+int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
+		      const struct pipe_flows *fl, const struct pipe_policy_cfg *pc,
+		      const struct pipe_alloc *prev, const struct pipe_cba_label *lab,
+		      struct pipe_alloc *out, char *why, size_t whylen)
+{
+	struct alloc_ws w = {0};
+	const char *name = pipe_policy_name(pc->policy);
+	int shift = pc->policy == PIPE_POLICY_CBA_SHIFT, rc;
+
+	memset(out, 0, sizeof(*out));
+	out->n = fl->n;
+	equal_shares(c, net, fl, w.share);
+	switch (pc->policy) {
+	case PIPE_POLICY_NONE:
+		return 0;
+	case PIPE_POLICY_EQUAL:
+		for (uint32_t i = 0; i < fl->n; i++)
+			out->rate[i] = out->req[i] = w.share[i];
+		return 0;
+	case PIPE_POLICY_STATIC:
+		return alloc_static(net, fl, pc, &w, out, why, whylen);
+	case PIPE_POLICY_CBA:
+	case PIPE_POLICY_CBA_SHIFT:
+		break;
+	default:
+		sdr_link_seterr(why, whylen, "unknown policy %d", (int)pc->policy);
+		return -EINVAL;
+	}
+	if (!(pc->shift_margin >= 0)) {
+		sdr_link_seterr(why, whylen, "%s: shift margin %g s", name, pc->shift_margin);
+		return -EINVAL;
+	}
+	if (!prev) { /* round 0: equal */
+		for (uint32_t i = 0; i < fl->n; i++)
+			out->rate[i] = out->req[i] = w.share[i];
+		return 0;
+	}
+	if (prev->n != fl->n) {
+		sdr_link_seterr(why, whylen, "%s: previous round has %u flows, now %u", name, prev->n, fl->n);
+		return -EINVAL;
+	}
+	if (lab)
+		pipe_cba_flow_labels(c, fl, lab, out->cb, out->wait);
+	memcpy(out->base_rate, prev->rate, sizeof(out->base_rate));
+	out->base_time = prev->iter_time;
+	if ((rc = alloc_requests(c, net, fl, pc, prev, &w, out, why, whylen)))
+		return rc;
+	/* donors' slack at the rate they ran with */
+	for (uint32_t i = 0; i < fl->n && shift; i++)
+		out->slack[i] = lab ? pipe_cba_slack(c, net, fl, lab, i, prev->rate[i], 0, NULL) : NAN;
+	/* cba-shift: the last round's moves made their iteration slower: undo */
+	if (!(shift && shift_undo(prev, out))) {
+		alloc_fit(net, fl, &w, out);
+		alloc_grant(c, net, fl, pc, lab, &w, out);
+	}
+	if (shift)
+		shift_steps(fl, prev, out);
 	return 0;
 }
 

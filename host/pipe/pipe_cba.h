@@ -101,23 +101,8 @@ int pipe_cba_label(const struct pipe_cfg *c, const struct pipe_events *e, uint32
  *  of wrapping. */
 uint64_t pipe_cba_rule(uint64_t prev, int blocked, int cb, uint64_t step, uint64_t lo, uint64_t hi);
 
-/* ---------------- flows and policies ---------------- */
-
-/** One cross-DC sending QP: a channel that crosses DCs. */
-struct pipe_flow {
-	uint16_t chan;
-	uint8_t src_dc, dst_dc;
-	int16_t link;   /**< pipe_net link index, -1 = not emulated */
-};
-
-struct pipe_flows {
-	uint32_t n;
-	struct pipe_flow f[PIPE_MAX_FLOWS];
-	int16_t of_chan[2 * PIPE_MAX_STAGES]; /**< flow index of a channel, -1 = local */
-};
-
-/** The cross-DC channels of finished @p c, in channel order, and their links. */
-void pipe_flows_get(const struct pipe_cfg *c, const struct pipe_net *net, struct pipe_flows *fl);
+/* ---------------- flow labels and policies ----------------
+ * (the flows themselves, struct pipe_flows, are pipe_net.h's) */
 
 /** Aggregate per-transfer labels to one per flow (rule 3 above).
  *  @p cb and @p wait have fl->n entries. @return flows labelled CB. */

@@ -2,7 +2,8 @@
 /*
  * sdr-pipe: the network description between the DCs of a pipeline
  * (pipe_net.h): parser, lookups, the default network of a configuration, the
- * receiving daemon's per-peer link arguments.
+ * receiving daemon's per-peer link arguments, and the cross-DC flows of a
+ * configuration (below the DES and the CBA policies, which both read them).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -435,4 +436,26 @@ uint64_t pipe_net_digest(const struct pipe_net *net)
 		h = mix_str(h, net->link[i].spec);
 	}
 	return h;
+}
+
+/* ---------------- flows ---------------- */
+
+void pipe_flows_get(const struct pipe_cfg *c, const struct pipe_net *net, struct pipe_flows *fl)
+{
+	memset(fl, 0, sizeof(*fl));
+	for (uint32_t ch = 0; ch < 2 * PIPE_MAX_STAGES; ch++)
+		fl->of_chan[ch] = -1;
+	for (uint32_t ch = 0; ch < PIPE_NCHAN(c->stages); ch++) {
+		uint32_t a = c->dc_of[pipe_ch_src(ch)], b = c->dc_of[pipe_ch_dst(ch)];
+		struct pipe_flow *f;
+
+		if (a == b)
+			continue;
+		f = &fl->f[fl->n];
+		f->chan = (uint16_t)ch;
+		f->src_dc = (uint8_t)a;
+		f->dst_dc = (uint8_t)b;
+		f->link = (int16_t)pipe_net_lookup(net, a, b);
+		fl->of_chan[ch] = (int16_t)fl->n++;
+	}
 }

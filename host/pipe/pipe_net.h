@@ -126,4 +126,22 @@ int pipe_net_write(FILE *f, const struct pipe_net *net);
 /** 64-bit digest of the network (DCs, names, pairs, canonical specs). */
 uint64_t pipe_net_digest(const struct pipe_net *net);
 
+/* ---------------- flows ---------------- */
+
+/** One cross-DC sending QP: a channel that crosses DCs. */
+struct pipe_flow {
+	uint16_t chan;
+	uint8_t src_dc, dst_dc;
+	int16_t link;   /**< pipe_net link index, -1 = not emulated */
+};
+
+struct pipe_flows {
+	uint32_t n;
+	struct pipe_flow f[PIPE_MAX_FLOWS];
+	int16_t of_chan[2 * PIPE_MAX_STAGES]; /**< flow index of a channel, -1 = local */
+};
+
+/** The cross-DC channels of finished @p c, in channel order, and their links. */
+void pipe_flows_get(const struct pipe_cfg *c, const struct pipe_net *net, struct pipe_flows *fl);
+
 #endif /* SDR_PIPE_NET_H */

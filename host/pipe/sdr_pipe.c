@@ -5,6 +5,7 @@
  * docs/pipeline.md.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -342,57 +343,24 @@ static int parse_stage_times(const char *s, uint32_t n, double *out)
 	return i == n ? 0 : -1;
 }
 
-static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+/* pipeline: the stages, their times and sizes, the schedule. */
+static int on_pipe_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
 	uint64_t v;
 
 	switch (o->id) {
-	case O_STAGES:
-		if (sdr_parse_u64(arg, &v, 0) || v < 2 || v > PIPE_MAX_STAGES)
-			return -1;
-		c->stages = (uint32_t)v;
-		c->stages_set = 1;
-		break;
+	case O_STAGES: c->stages_set = 1; break;
 	case O_PLACE:
 		if (pipe_place_parse(arg, &c->cfg))
 			return -1;
 		c->place_set = 1;
 		break;
-	case O_MICRO:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
-			return -1;
-		c->cfg.micro = (uint32_t)v;
-		break;
-	case O_TF:
-		if (parse_time(arg, &c->cfg.tf) || c->cfg.tf <= 0)
-			return -1;
-		break;
-	case O_TB:
-		if (parse_time(arg, &c->cfg.tb) || c->cfg.tb <= 0)
-			return -1;
-		c->tb_set = 1;
-		break;
-	case O_ACT:
-		if (sdr_parse_u64(arg, &c->cfg.act_bytes, 1))
-			return -1;
-		break;
-	case O_GRAD:
-		if (sdr_parse_u64(arg, &c->cfg.grad_bytes, 1))
-			return -1;
-		break;
+	case O_TB: c->tb_set = 1; break;
 	case O_SCHED:
 		if (strcmp(arg, "all") == 0)
 			c->all_sched = 1;
 		else if (pipe_sched_parse(arg, &c->cfg.sched))
-			return -1;
-		break;
-	case O_COMM:
-		if (strcmp(arg, "blocking") == 0)
-			c->cfg.comm = PIPE_COMM_BLOCKING;
-		else if (strcmp(arg, "nonblocking") == 0)
-			c->cfg.comm = PIPE_COMM_NONBLOCKING;
-		else
 			return -1;
 		break;
 	case O_DN:
@@ -406,34 +374,59 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		else
 			c->cfg.delta_n = (uint32_t)v;
 		break;
-	case O_MEM:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PIPE_MAX_MICRO)
-			return -1;
-		c->cfg.mem_budget = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* link model: the network between the DCs as the DES sees it. */
+static int on_link_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+
+	switch (o->id) {
+	case O_NET:
+	case O_NET_TEXT:
+		if (c->net_file || c->net_text)
+			return -1; /* one description */
+		*(o->id == O_NET ? &c->net_file : &c->net_text) = arg;
 		break;
-	case O_RTT:
-		if (parse_time(arg, &c->cfg.rtt))
+	case O_LOSS: {
+		char *e;
+
+		c->cfg.loss = strtod(arg, &e);
+		if (e == arg || *e || !(c->cfg.loss >= 0 && c->cfg.loss < 1))
 			return -1;
 		break;
-	case O_RATE:
-		if (sdr_parse_rate(arg, &c->cfg.rate_bps) || c->cfg.rate_bps == 0)
+	}
+	}
+	return 0;
+}
+
+/* rates of the cross-DC QPs: the policy and its parameters. */
+static int on_rate_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+
+	switch (o->id) {
+	case O_POLICY:
+		if (pipe_policy_parse(arg, &c->pol.policy))
 			return -1;
 		break;
-	case O_MTU:
-		if (sdr_parse_u64(arg, &v, 0) || v < 256 || v > 9000)
+	}
+	return 0;
+}
+
+/* run: and output: the mode, this DC's process, what it writes. */
+static int on_run_opt(const struct sdr_opt *o, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+	uint64_t v;
+
+	switch (o->id) {
+	case O_PORT:
+		if (sdr_parse_u64(arg, &v, 0) || v == 0 || v > 65535)
 			return -1;
-		c->cfg.mtu = (uint32_t)v;
-		break;
-	case O_FOH:
-		if (sdr_parse_u64(arg, &v, 0) || v > 1024)
-			return -1;
-		c->cfg.frame_overhead = (uint32_t)v;
-		break;
-	case O_SIM: c->sim = 1; break;
-	case O_DC:
-		if (sdr_parse_u64(arg, &v, 0) || v >= PIPE_MAX_DC)
-			return -1;
-		c->ro.dc = (uint32_t)v;
+		c->ro.port = (uint16_t)v;
 		break;
 	case O_CLOCK_SHIFT: {
 		double sh;
@@ -444,106 +437,18 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		c->ro.clock_shift = neg ? -sh : sh;
 		break;
 	}
-	case O_CTL_LOG: c->ctl_log = arg; break;
-	case O_DPU: c->ro.dpu = arg; break;
-	case O_SERVER: c->ro.bind = arg; break;
-	case O_PORT:
-		if (sdr_parse_u64(arg, &v, 0) || v == 0 || v > 65535)
-			return -1;
-		c->ro.port = (uint16_t)v;
-		break;
-	case O_CONNECT: c->ro.connect = arg; break;
 	case O_REL:
 		if (pipe_rel_parse(arg, &c->cfg.rel))
 			return -1;
 		break;
-	case O_ITERS:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > 10000)
-			return -1;
-		c->ro.iters = (uint32_t)v;
-		break;
-	case O_TIMEOUT:
-		if (parse_time(arg, &c->ro.timeout) || c->ro.timeout <= 0 || c->ro.timeout > 3600)
-			return -1;
-		break;
-	case O_SEED:
-		if (sdr_parse_u64(arg, &c->ro.seed, 0))
-			return -1;
-		break;
-	case O_POLL:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > 100000)
-			return -1;
-		c->ro.poll_us = (uint32_t)v;
-		break;
-	case O_JSON: c->json = 1; break;
-	case O_SVG: c->svg = arg; break;
-	case O_EVENTS: c->evpath = arg; break;
-	case O_CHECK: c->check = arg; break;
-	case O_QUIET: c->quiet = 1; break;
-	case O_VERBOSE: c->ro.verbose = 1; break;
-	case O_TF_STAGE: c->tf_stage = arg; break;
-	case O_TB_STAGE: c->tb_stage = arg; break;
-	case O_PRINT_SCHED: c->print_sched = 1; break;
-	case O_NET:
-	case O_NET_TEXT:
-		if (c->net_file || c->net_text)
-			return -1; /* one description */
-		*(o->id == O_NET ? &c->net_file : &c->net_text) = arg;
-		break;
-	case O_PRINT_NET: c->print_net = 1; break;
-	case O_LINK_ARGS:
-		if (sdr_parse_u64(arg, &v, 0) || v >= PIPE_MAX_DC)
-			return -1;
-		c->link_args_dc = (int)v;
-		break;
-	case O_DC_ADDRS: c->dc_addrs = arg; break;
-	case O_LOSS: {
-		char *e;
-
-		c->cfg.loss = strtod(arg, &e);
-		if (e == arg || *e || !(c->cfg.loss >= 0 && c->cfg.loss < 1))
-			return -1;
-		break;
-	}
-	case O_CHUNK:
-		if (sdr_parse_u64(arg, &v, 1) || v < 1 || v > (1u << 30))
-			return -1;
-		c->cfg.chunk_bytes = (uint32_t)v;
-		break;
-	case O_POLICY:
-		if (pipe_policy_parse(arg, &c->pol.policy))
-			return -1;
-		break;
-	case O_STATIC_RATES: c->static_rates = arg; break;
-	case O_CBA_STEP:
-	case O_CBA_MIN:
-	case O_CBA_MAX:
-		if (sdr_parse_rate(arg, &v) || v == 0)
-			return -1;
-		*(o->id == O_CBA_STEP ? &c->pol.step_bps
-				      : o->id == O_CBA_MIN ? &c->pol.min_bps : &c->pol.max_bps) = v;
-		break;
-	case O_INTRA_LAT:
-		if (parse_time(arg, &c->pol.intra_lat) || c->pol.intra_lat > 10)
-			return -1;
-		break;
-	case O_SHIFT_MARGIN:
-		if (parse_time(arg, &c->pol.shift_margin) || c->pol.shift_margin > 10)
-			return -1;
-		break;
-	case O_LOSS_DRAWS:
-		if (sdr_parse_u64(arg, &v, 0) || v > 10000)
-			return -1;
-		c->loss_draws = (uint32_t)v;
-		break;
-	case O_PRED_ITERS:
-		if (sdr_parse_u64(arg, &v, 0) || v < 1 || v > PRED_ITERS_MAX)
-			return -1;
-		c->pred_iters = (uint32_t)v;
-		break;
 	}
 	return 0;
 }
+
+/* --comm */
+static const struct sdr_opt_name comm_words[] = {
+	{"blocking", PIPE_COMM_BLOCKING}, {"nonblocking", PIPE_COMM_NONBLOCKING}, SDR_OPT_NAMES_END,
+};
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -552,32 +457,44 @@ _Static_assert(PIPE_MAX_DC_LAST == PIPE_MAX_DC - 1, "help text");
 
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("pipeline:"),
-	{.name = "stages", .arg = "S", .fn = on_opt, .id = O_STAGES,
+	{.name = "stages", .arg = "S", .fn = on_pipe_opt, .id = O_STAGES,
+	 .kind = SDR_OPT_U32, .min = 2, .max = PIPE_MAX_STAGES, .off = offsetof(struct cli, stages),
 	 .help = "pipeline stages (default 4), placed half/half unless --place"},
-	{.name = "place", .arg = "LIST", .fn = on_opt, .id = O_PLACE,
+	{.name = "place", .arg = "LIST", .fn = on_pipe_opt, .id = O_PLACE,
 	 .help = "'A,B' stages in DC 0 and DC 1 (contiguous), or 'd0,d1,...'\n"
 		 "the DC of each stage (DCs 0.." STR(PIPE_MAX_DC_LAST) ", every DC up to the\n"
 		 "highest used hosts a stage)"},
-	{.name = "micro", .arg = "M", .fn = on_opt, .id = O_MICRO,
+	{.name = "micro", .arg = "M", .id = O_MICRO,
+	 .kind = SDR_OPT_U32, .min = 1, .max = PIPE_MAX_MICRO,
+	 .off = offsetof(struct cli, cfg.micro),
 	 .help = "micro-batches per iteration (default 8, max " STR(PIPE_MAX_MICRO) ")"},
-	{.name = "tf", .arg = "T", .fn = on_opt, .id = O_TF, .dflt = "12.5ms",
+	{.name = "tf", .arg = "T", .id = O_TF,
+	 .kind = SDR_OPT_DURATION, .flags = SDR_OPTF_GT_MIN, .off = offsetof(struct cli, cfg.tf),
+	 .dflt = "12.5ms",
 	 .help = "forward time per micro-batch"},
-	{.name = "tb", .arg = "T", .fn = on_opt, .id = O_TB, .dflt = "2*tf",
+	{.name = "tb", .arg = "T", .fn = on_pipe_opt, .id = O_TB,
+	 .kind = SDR_OPT_DURATION, .flags = SDR_OPTF_GT_MIN, .off = offsetof(struct cli, cfg.tb),
+	 .dflt = "2*tf",
 	 .help = "backward time per micro-batch"},
-	{.name = "tf-stage", .arg = "LIST", .fn = on_opt, .id = O_TF_STAGE,
+	{.name = "tf-stage", .arg = "LIST", .id = O_TF_STAGE,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, tf_stage),
 	 .help = "per-stage forward times 'T0,T1,...', one per stage (0 = --tf);\n"
 		 "the DES, the greedy order and GeoPipe's dN use them"},
-	{.name = "tb-stage", .arg = "LIST", .fn = on_opt, .id = O_TB_STAGE,
+	{.name = "tb-stage", .arg = "LIST", .id = O_TB_STAGE,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, tb_stage),
 	 .help = "per-stage backward times, as --tf-stage (0 = --tb)"},
-	{.name = "act", .arg = "SIZE", .fn = on_opt, .id = O_ACT, .dflt = "256K",
+	{.name = "act", .arg = "SIZE", .id = O_ACT,
+	 .kind = SDR_OPT_SIZE, .off = offsetof(struct cli, cfg.act_bytes), .dflt = "256K",
 	 .help = "activation bytes (stage s -> s+1)"},
-	{.name = "grad", .arg = "SIZE", .fn = on_opt, .id = O_GRAD, .dflt = "256K",
+	{.name = "grad", .arg = "SIZE", .id = O_GRAD,
+	 .kind = SDR_OPT_SIZE, .off = offsetof(struct cli, cfg.grad_bytes), .dflt = "256K",
 	 .help = "gradient bytes (stage s+1 -> s)"},
-	{.name = "sched", .arg = "NAME", .fn = on_opt, .id = O_SCHED,
+	{.name = "sched", .arg = "NAME", .fn = on_pipe_opt, .id = O_SCHED,
 	 .help = "gpipe | 1f1b | geopipe | greedy (--simulate: also 'all')"},
-	{.name = "comm", .arg = "MODE", .fn = on_opt, .id = O_COMM,
+	{.name = "comm", .arg = "MODE", .id = O_COMM,
+	 .kind = SDR_OPT_ENUM, .names = comm_words, .off = offsetof(struct cli, cfg.comm),
 	 .help = "blocking | nonblocking (default: gpipe/1f1b blocking)"},
-	{.name = "delta-n", .arg = "N", .fn = on_opt, .id = O_DN, .dflt = "auto",
+	{.name = "delta-n", .arg = "N", .fn = on_pipe_opt, .id = O_DN, .dflt = "auto",
 	 .help = "GeoPipe extra warm-up forwards: N for every stage, or\n"
 		 "auto: per stage, enough 1F1B cycles to cover the link:\n"
 		 "ceil(k*(rtt + act/rate + grad/rate)/(tf+tb) - 0.05), k =\n"
@@ -585,40 +502,51 @@ static const struct sdr_opt opts[] = {
 		 "DES iteration with the fewest extra forwards (prints both\n"
 		 "and the iteration time each gives); always capped by\n"
 		 "--mem-budget and M, non-increasing downstream"},
-	{.name = "mem-budget", .arg = "K", .fn = on_opt, .id = O_MEM,
+	{.name = "mem-budget", .arg = "K", .id = O_MEM,
+	 .kind = SDR_OPT_U32, .min = 1, .max = PIPE_MAX_MICRO,
+	 .off = offsetof(struct cli, cfg.mem_budget),
 	 .help = "in-flight activations per stage for geopipe/greedy\n"
 		 "(default: greedy S, geopipe M)"},
 	SDR_OPT_SECTION("link model (DES; match the daemons' --link / --port-rate):"),
-	{.name = "rtt", .arg = "T", .fn = on_opt, .id = O_RTT, .dflt = "25ms",
+	{.name = "rtt", .arg = "T", .id = O_RTT,
+	 .kind = SDR_OPT_DURATION, .off = offsetof(struct cli, cfg.rtt), .dflt = "25ms",
 	 .help = "cross-DC round trip (without --net: every DC pair)"},
-	{.name = "rate", .arg = "R", .fn = on_opt, .id = O_RATE, .dflt = "900m",
+	{.name = "rate", .arg = "R", .id = O_RATE,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, cfg.rate_bps), .dflt = "900m",
 	 .help = "cross-DC bottleneck, bit/s of frames (without --net);\n"
 		 "with --net the rate of the unpaced QPs between DCs that\n"
 		 "no link, or a link without rate=, carries"},
-	{.name = "net", .arg = "FILE", .fn = on_opt, .id = O_NET,
+	{.name = "net", .arg = "FILE", .fn = on_link_opt, .id = O_NET,
 	 .help = "network description: directed links between DCs\n"
 		 "('link NAME to=D from=A[,B..] delay=.. rate=.. buffer=..\n"
 		 "loss=..', docs/pipeline.md \"Multi-DC model\"); replaces\n"
 		 "--rtt/--rate for the pairs it names"},
-	{.name = "net-text", .arg = "TEXT", .fn = on_opt, .id = O_NET_TEXT,
+	{.name = "net-text", .arg = "TEXT", .fn = on_link_opt, .id = O_NET_TEXT,
 	 .help = "the same description inline, items separated by ';'"},
-	{.name = "loss", .arg = "P", .fn = on_opt, .id = O_LOSS, .dflt = "0",
+	{.name = "loss", .arg = "P", .fn = on_link_opt, .id = O_LOSS, .dflt = "0",
 	 .help = "per-packet loss of every cross-DC link (without --net;\n"
 		 "with it, each link's loss=): the DES adds the completion-time\n"
 		 "model's mean loss recovery of --rel's scheme"},
-	{.name = "chunk", .arg = "SIZE", .fn = on_opt, .id = O_CHUNK, .dflt = "64K",
+	{.name = "chunk", .arg = "SIZE", .id = O_CHUNK,
+	 .kind = SDR_OPT_SIZE32, .min = 1, .max = 1u << 30,
+	 .off = offsetof(struct cli, cfg.chunk_bytes),
+	 .dflt = "64K",
 	 .help = "SDR chunk for that model (the daemons' --chunk-pkts x mtu)"},
-	{.name = "loss-draws", .arg = "N", .fn = on_opt, .id = O_LOSS_DRAWS, .dflt = "0",
+	{.name = "loss-draws", .arg = "N", .id = O_LOSS_DRAWS,
+	 .kind = SDR_OPT_U32, .max = 10000, .off = offsetof(struct cli, loss_draws), .dflt = "0",
 	 .help = "--simulate, --policy none: also N DES runs with each message's\n"
 		 "loss recovery drawn from the model's distribution instead of\n"
 		 "its mean (seeds 1..N); prints their mean, min and max"},
-	{.name = "mtu", .arg = "N", .fn = on_opt, .id = O_MTU, .dflt = "4096",
+	{.name = "mtu", .arg = "N", .id = O_MTU,
+	 .kind = SDR_OPT_U32, .min = 256, .max = 9000, .off = offsetof(struct cli, cfg.mtu),
+	 .dflt = "4096",
 	 .help = "payload bytes per packet, for wire bytes"},
-	{.name = "frame-overhead", .arg = "N", .fn = on_opt, .id = O_FOH,
+	{.name = "frame-overhead", .arg = "N", .id = O_FOH,
+	 .kind = SDR_OPT_U32, .max = 1024, .off = offsetof(struct cli, cfg.frame_overhead),
 	 .dflt = "78, sdr-dpu's data packets",
 	 .help = "bytes of headers and ICRC per packet, for wire bytes"},
 	SDR_OPT_SECTION("rates of the cross-DC QPs: the DES and, in a run, DC 0's controller, which\nsets them every iteration (docs/pipeline.md \"Multi-DC model\", \"Multi-DC rig and\nruntime\"):"),
-	{.name = "policy", .arg = "NAME", .fn = on_opt, .id = O_POLICY, .dflt = "none",
+	{.name = "policy", .arg = "NAME", .fn = on_rate_opt, .id = O_POLICY, .dflt = "none",
 	 .help = "none (unpaced) | equal (each link's rate shared by the QPs\n"
 		 "crossing it) | static (--static-rates) | cba (CB QPs up,\n"
 		 "refused ones down, from the previous iteration's events) |\n"
@@ -626,85 +554,121 @@ static const struct sdr_opt opts[] = {
 		 "that lose less than they gain, at most one step each;\n"
 		 "refused ones keep their rate; moves after which the\n"
 		 "iteration got slower are undone)"},
-	{.name = "static-rates", .arg = "LIST", .fn = on_opt, .id = O_STATIC_RATES,
+	{.name = "static-rates", .arg = "LIST", .id = O_STATIC_RATES,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, static_rates),
 	 .help = "static: 'R0,R1,...' one rate per cross-DC channel, in\n"
 		 "channel order (activations of boundary b = 2b, gradients\n"
 		 "2b+1)"},
-	{.name = "cba-step", .arg = "R", .fn = on_opt, .id = O_CBA_STEP,
+	{.name = "cba-step", .arg = "R", .id = O_CBA_STEP,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, pol.step_bps),
 	 .help = "cba, cba-shift: step of the rule (default: a quarter of\n"
 		 "the QP's equal share)"},
-	{.name = "cba-min", .arg = "R", .fn = on_opt, .id = O_CBA_MIN,
+	{.name = "cba-min", .arg = "R", .id = O_CBA_MIN,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, pol.min_bps),
 	 .help = "cba, cba-shift: lowest rate (default: a quarter of the\n"
 		 "equal share)"},
-	{.name = "cba-max", .arg = "R", .fn = on_opt, .id = O_CBA_MAX,
+	{.name = "cba-max", .arg = "R", .id = O_CBA_MAX,
+	 .kind = SDR_OPT_RATE, .min = 1, .off = offsetof(struct cli, pol.max_bps),
 	 .help = "cba, cba-shift: highest rate (default: the QP's link rate)"},
-	{.name = "shift-margin", .arg = "T", .fn = on_opt, .id = O_SHIFT_MARGIN, .dflt = "0",
+	{.name = "shift-margin", .arg = "T", .id = O_SHIFT_MARGIN,
+	 .kind = SDR_OPT_DURATION, .fmax = 10, .off = offsetof(struct cli, pol.shift_margin),
+	 .dflt = "0",
 	 .help = "cba-shift: slack a donor QP keeps: it gives rate only while\n"
 		 "its transfers, as the network description times them at the\n"
 		 "lower rate, still arrive T before their consumers need them"},
-	{.name = "intra-lat", .arg = "T", .fn = on_opt, .id = O_INTRA_LAT, .dflt = "0",
+	{.name = "intra-lat", .arg = "T", .id = O_INTRA_LAT,
+	 .kind = SDR_OPT_DURATION, .fmax = 10, .off = offsetof(struct cli, pol.intra_lat),
+	 .dflt = "0",
 	 .help = "cba labels: intra-DC latency; a transfer is CB when its\n"
 		 "consumer waited and started later than producer end + T"},
-	{.name = "pred-iters", .arg = "N", .fn = on_opt, .id = O_PRED_ITERS, .dflt = "1",
+	{.name = "pred-iters", .arg = "N", .id = O_PRED_ITERS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = PRED_ITERS_MAX,
+	 .off = offsetof(struct cli, pred_iters),
+	 .dflt = "1",
 	 .help = "--simulate: iterations to predict, each with the rates the\n"
 		 "policy decided from the previous one (max " STR(PRED_ITERS_MAX) ")"},
 	SDR_OPT_SECTION("run:"),
-	{.name = "simulate", .fn = on_opt, .id = O_SIM, .help = "DES only, no daemons"},
-	{.name = "print-schedule", .fn = on_opt, .id = O_PRINT_SCHED,
+	{.name = "simulate", .id = O_SIM,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, sim), .help = "DES only, no daemons"},
+	{.name = "print-schedule", .id = O_PRINT_SCHED,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, print_sched),
 	 .help = "print the per-stage programs, channels and the DES\n"
 		 "prediction as one JSON line, then exit (no daemons)"},
-	{.name = "print-net", .fn = on_opt, .id = O_PRINT_NET,
+	{.name = "print-net", .id = O_PRINT_NET,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, print_net),
 	 .help = "print the network description in canonical form (the\n"
 		 "default network without --net), then exit"},
-	{.name = "print-link-args", .arg = "DC", .fn = on_opt, .id = O_LINK_ARGS,
+	{.name = "print-link-args", .arg = "DC", .id = O_LINK_ARGS,
+	 .kind = SDR_OPT_INT, .max = PIPE_MAX_DC - 1, .off = offsetof(struct cli, link_args_dc),
 	 .help = "print the per-peer link profiles of DC's receiving\n"
 		 "daemon, one 'NAME:IP[+IP..]:SPEC' per line (the values of\n"
 		 "sdr-dpu --link-peer), then exit; needs --dc-addrs"},
-	{.name = "dc-addrs", .arg = "LIST", .fn = on_opt, .id = O_DC_ADDRS,
+	{.name = "dc-addrs", .arg = "LIST", .id = O_DC_ADDRS,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, dc_addrs),
 	 .help = "IPv4 address of each DC's daemon, 'A0,A1,...'"},
-	{.name = "dc", .arg = "K", .fn = on_opt, .id = O_DC, .dflt = "0",
+	{.name = "dc", .arg = "K", .id = O_DC,
+	 .kind = SDR_OPT_U32, .max = PIPE_MAX_DC - 1, .off = offsetof(struct cli, ro.dc),
+	 .dflt = "0",
 	 .help = "this process' DC, 0.." STR(PIPE_MAX_DC_LAST) " (one process per DC of the\n"
 		 "placement); 0 is the coordinator (--server, --port), the\n"
 		 "others connect to it (--connect)"},
-	{.name = "server", .arg = "ADDR", .fn = on_opt, .id = O_SERVER,
+	{.name = "server", .arg = "ADDR", .id = O_SERVER,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ro.bind),
 	 .help = "--dc 0: the address to accept the other DCs' connections on"},
-	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .dflt = "18600",
+	{.name = "port", .arg = "P", .fn = on_run_opt, .id = O_PORT, .dflt = "18600",
 	 .help = "--dc 0: its TCP port"},
-	{.name = "connect", .arg = "HOST:PORT", .fn = on_opt, .id = O_CONNECT,
+	{.name = "connect", .arg = "HOST:PORT", .id = O_CONNECT,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ro.connect),
 	 .help = "--dc 1.." STR(PIPE_MAX_DC_LAST) ": DC 0's address"},
-	{.name = "ctl-log", .arg = "FILE", .fn = on_opt, .id = O_CTL_LOG,
+	{.name = "ctl-log", .arg = "FILE", .id = O_CTL_LOG,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ctl_log),
 	 .help = "--dc 0: the controller's log, one JSON line per iteration\n"
 		 "(its rates, refused requests, labels and waits per\n"
 		 "cross-DC transfer, iteration time, bubble)"},
-	{.name = "clock-shift", .arg = "T", .fn = on_opt, .id = O_CLOCK_SHIFT, .dflt = "0",
+	{.name = "clock-shift", .arg = "T", .fn = on_run_opt, .id = O_CLOCK_SHIFT, .dflt = "0",
 	 .help = "add T (may be negative) to this process' clock as the\n"
 		 "bootstrap sees it: DC 0 must measure it as the clock offset\n"
 		 "(tests)"},
-	{.name = "dpu", .arg = "SOCK", .fn = on_opt, .id = O_DPU, .dflt = "/tmp/sdr-dpu.sock",
+	{.name = "dpu", .arg = "SOCK", .id = O_DPU,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, ro.dpu), .dflt = "/tmp/sdr-dpu.sock",
 	 .help = "daemon socket"},
-	{.name = "rel", .arg = "SCHEME", .fn = on_opt, .id = O_REL,
+	{.name = "rel", .arg = "SCHEME", .fn = on_run_opt, .id = O_REL,
 	 .help = "none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8;\n"
 		 "1 <= K <= 64, 1 <= M <= 32, xor M <= K; also rs:K:M) |\n"
 		 "auto (cross-DC QPs; default none)"},
-	{.name = "iters", .arg = "N", .fn = on_opt, .id = O_ITERS,
+	{.name = "iters", .arg = "N", .id = O_ITERS,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 10000, .off = offsetof(struct cli, ro.iters),
 	 .help = "iterations (default 3; the first is excluded from the stats)"},
-	{.name = "timeout", .arg = "T", .fn = on_opt, .id = O_TIMEOUT, .dflt = "10s",
+	{.name = "timeout", .arg = "T", .id = O_TIMEOUT,
+	 .kind = SDR_OPT_DURATION, .fmax = 3600, .flags = SDR_OPTF_GT_MIN,
+	 .off = offsetof(struct cli, ro.timeout),
+	 .dflt = "10s",
 	 .help = "longest wait for one message"},
-	{.name = "seed", .arg = "N", .fn = on_opt, .id = O_SEED, .dflt = "1",
+	{.name = "seed", .arg = "N", .id = O_SEED,
+	 .kind = SDR_OPT_U64, .off = offsetof(struct cli, ro.seed), .dflt = "1",
 	 .help = "payload pattern seed"},
-	{.name = "poll-us", .arg = "N", .fn = on_opt, .id = O_POLL, .dflt = "100",
+	{.name = "poll-us", .arg = "N", .id = O_POLL,
+	 .kind = SDR_OPT_U32, .min = 1, .max = 100000, .off = offsetof(struct cli, ro.poll_us),
+	 .dflt = "100",
 	 .help = "sleep between completion polls"},
 	SDR_OPT_SECTION("output:"),
-	{.name = "json", .fn = on_opt, .id = O_JSON, .help = "one JSON line per schedule / run"},
-	{.name = "svg", .arg = "FILE", .fn = on_opt, .id = O_SVG,
+	{.name = "json", .id = O_JSON,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, json),
+	 .help = "one JSON line per schedule / run"},
+	{.name = "svg", .arg = "FILE", .id = O_SVG,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, svg),
 	 .help = "Gantt chart (measured and predicted)"},
-	{.name = "events", .arg = "FILE", .fn = on_opt, .id = O_EVENTS,
+	{.name = "events", .arg = "FILE", .id = O_EVENTS,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, evpath),
 	 .help = "executed events (DC 0: every DC's), one per line"},
-	{.name = "check-events", .arg = "FILE", .fn = on_opt, .id = O_CHECK,
+	{.name = "check-events", .arg = "FILE", .id = O_CHECK,
+	 .kind = SDR_OPT_STRING, .off = offsetof(struct cli, check),
 	 .help = "verify a log written by --events (needs the same options)"},
-	{.name = "quiet", .fn = on_opt, .id = O_QUIET,
+	{.name = "quiet", .id = O_QUIET,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, quiet),
 	 .help = "no human-readable lines (JSON and errors only)"},
-	{.name = "verbose", .fn = on_opt, .id = O_VERBOSE,
+	{.name = "verbose", .id = O_VERBOSE,
+	 .kind = SDR_OPT_BOOL, .off = offsetof(struct cli, ro.verbose),
 	 .help = "one line per finished iteration on stderr"},
 	{.name = "help", .short_name = 'h', .help = "this text"},
 	SDR_OPT_END,
@@ -717,27 +681,20 @@ static const struct sdr_opts opt_set = {
 	.col = 23,
 };
 
-int main(int argc, char **argv)
+/* The command line into @p cl. @return -1 to go on, else the exit code. */
+static int cli_parse(int argc, char **argv, struct cli *cl)
 {
-	struct pipe_cfg cfg;
 	struct pipe_rt_opts ro = {.dpu = "/tmp/sdr-dpu.sock", .port = 18600, .iters = 3,
 				  .timeout = 10, .seed = 1, .poll_us = 100};
-	int sim = 0, json = 0, quiet = 0, all_sched = 0, tb_set = 0, place_set = 0, stages_set = 0;
-	const char *svg = NULL, *evpath = NULL, *check = NULL;
-	uint32_t stages = 0;
-	struct cli cl;
-	int nopt, rc;
+	int nopt;
 
-	atexit(free_at_exit); /* every return of main() frees what it built */
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	memset(&cl, 0, sizeof(cl));
-	pipe_cfg_init(&cl.cfg);
-	cl.ro = ro;
-	cl.link_args_dc = -1;
-	pipe_policy_cfg_init(&cl.pol);
-	cl.pred_iters = 1;
-	nopt = sdr_opts_parse(&opt_set, argc, argv, &cl);
+	memset(cl, 0, sizeof(*cl));
+	pipe_cfg_init(&cl->cfg);
+	cl->ro = ro;
+	cl->link_args_dc = -1;
+	pipe_policy_cfg_init(&cl->pol);
+	cl->pred_iters = 1;
+	nopt = sdr_opts_parse(&opt_set, argc, argv, cl);
 	if (nopt == SDR_OPTS_HELP)
 		return 0;
 	if (nopt != argc) {
@@ -745,320 +702,380 @@ int main(int argc, char **argv)
 			sdr_opts_usage(&opt_set, stderr);
 		return 2;
 	}
-	cfg = cl.cfg;
-	ro = cl.ro;
-	sim = cl.sim, json = cl.json, quiet = cl.quiet, all_sched = cl.all_sched;
-	tb_set = cl.tb_set, place_set = cl.place_set, stages_set = cl.stages_set;
-	svg = cl.svg, evpath = cl.evpath, check = cl.check;
-	stages = cl.stages;
-	if (stages_set && place_set && stages != cfg.stages) {
-		fprintf(stderr, "sdr-pipe: --stages %u disagrees with --place (%u stages)\n", stages,
-			cfg.stages);
+	return -1;
+}
+
+/* The pipeline of the options: --stages against --place, --tb's default,
+ * the per-stage times. @return -1 to go on, else the exit code. */
+static int cli_pipeline(const struct cli *cl, struct pipe_cfg *cfg)
+{
+	if (cl->stages_set && cl->place_set && cl->stages != cfg->stages) {
+		fprintf(stderr, "sdr-pipe: --stages %u disagrees with --place (%u stages)\n",
+			cl->stages, cfg->stages);
 		return 2;
 	}
-	if (stages_set && !place_set) {
-		cfg.stages = stages;
-		for (uint32_t s = 0; s < stages; s++)
-			cfg.dc_of[s] = s >= stages / 2;
+	if (cl->stages_set && !cl->place_set) {
+		cfg->stages = cl->stages;
+		for (uint32_t s = 0; s < cl->stages; s++)
+			cfg->dc_of[s] = s >= cl->stages / 2;
 	}
-	if (!tb_set)
-		cfg.tb = 2 * cfg.tf;
+	if (!cl->tb_set)
+		cfg->tb = 2 * cfg->tf;
 	for (int k = 0; k < 2; k++) {
-		const char *arg = k ? cl.tb_stage : cl.tf_stage;
+		const char *arg = k ? cl->tb_stage : cl->tf_stage;
 
-		if (arg && parse_stage_times(arg, cfg.stages, k ? cfg.tb_stage : cfg.tf_stage)) {
+		if (arg && parse_stage_times(arg, cfg->stages, k ? cfg->tb_stage : cfg->tf_stage)) {
 			fprintf(stderr, "sdr-pipe: bad --%s '%s': want %u times T0,T1,... (s, ms, us; "
-					"0 = --%s)\n", k ? "tb-stage" : "tf-stage", arg, cfg.stages,
+					"0 = --%s)\n", k ? "tb-stage" : "tf-stage", arg, cfg->stages,
 				k ? "tb" : "tf");
 			return 2;
 		}
 	}
-	if (cl.net_file || cl.net_text) {
-		char why[300];
+	return -1;
+}
 
-		rc = cl.net_file ? pipe_net_load(cl.net_file, &net, why, sizeof(why))
-				 : pipe_net_parse(cl.net_text, &net, why, sizeof(why));
+/* --net / --net-text, checked against the placement; --print-net and
+ * --print-link-args end here. @return -1 to go on, else the exit code. */
+static int cli_net(const struct cli *cl, struct pipe_cfg *cfg)
+{
+	struct pipe_net tmp;
+	const struct pipe_net *n;
+	struct pipe_cfg c;
+	uint64_t um = 0;
+	char why[300];
+
+	if (cl->net_file || cl->net_text) {
+		int rc = cl->net_file ? pipe_net_load(cl->net_file, &net, why, sizeof(why))
+				      : pipe_net_parse(cl->net_text, &net, why, sizeof(why));
 		if (rc) {
-			fprintf(stderr, "sdr-pipe: --%s: %s\n", cl.net_file ? "net" : "net-text",
+			fprintf(stderr, "sdr-pipe: --%s: %s\n", cl->net_file ? "net" : "net-text",
 				rc == -ENOMEM ? strerror(ENOMEM) : why);
 			return 2;
 		}
-		cfg.net = &net;
+		cfg->net = &net;
 	}
-	if (cl.print_net || cl.link_args_dc >= 0 || cfg.net) {
-		struct pipe_net tmp;
-		const struct pipe_net *n;
-		struct pipe_cfg c = cfg;
-		uint64_t um = 0;
-		char why[300];
+	if (!cl->print_net && cl->link_args_dc < 0 && !cfg->net)
+		return -1;
+	c = *cfg;
+	if (pipe_cfg_finish(&c)) {
+		fprintf(stderr, "sdr-pipe: invalid configuration%s\n",
+			cfg->net && pipe_place_check(c.dc_of, c.stages, &c.dcs) == 0 &&
+					cfg->net->dcs < c.dcs
+				? ": the placement has more DCs than the network"
+				: "");
+		return 2;
+	}
+	n = pipe_net_of(&c, &tmp);
+	if (pipe_net_check(n, &c, &um, why, sizeof(why))) {
+		fprintf(stderr, "sdr-pipe: --net: %s\n", why);
+		return 2;
+	}
+	for (uint32_t k = 0; k < PIPE_MAX_DC * PIPE_MAX_DC && !cl->quiet; k++)
+		if (um >> k & 1)
+			fprintf(stderr, "sdr-pipe: note: no link carries DC %u -> DC %u: not "
+					"emulated (no delay, rate --rate)\n", k / PIPE_MAX_DC,
+				k % PIPE_MAX_DC);
+	if (cl->print_net)
+		return pipe_net_write(stdout, n) ? 1 : 0;
+	if (cl->link_args_dc >= 0)
+		return print_link_args(n, (uint32_t)cl->link_args_dc, cl->dc_addrs);
+	return -1;
+}
 
-		if (pipe_cfg_finish(&c)) {
-			fprintf(stderr, "sdr-pipe: invalid configuration%s\n",
-				cfg.net && pipe_place_check(c.dc_of, c.stages, &c.dcs) == 0 &&
-						cfg.net->dcs < c.dcs
-					? ": the placement has more DCs than the network"
-					: "");
-			return 2;
-		}
-		n = pipe_net_of(&c, &tmp);
-		if (pipe_net_check(n, &c, &um, why, sizeof(why))) {
-			fprintf(stderr, "sdr-pipe: --net: %s\n", why);
-			return 2;
-		}
-		for (uint32_t k = 0; k < PIPE_MAX_DC * PIPE_MAX_DC && !quiet; k++)
-			if (um >> k & 1)
-				fprintf(stderr, "sdr-pipe: note: no link carries DC %u -> DC %u: not "
-						"emulated (no delay, rate --rate)\n", k / PIPE_MAX_DC,
-					k % PIPE_MAX_DC);
-		if (cl.print_net)
-			return pipe_net_write(stdout, n) ? 1 : 0;
-		if (cl.link_args_dc >= 0)
-			return print_link_args(n, (uint32_t)cl.link_args_dc, cl.dc_addrs);
-	}
-	if (cl.pol.policy == PIPE_POLICY_STATIC || cl.static_rates) {
+/* --policy static and --static-rates (one rate per flow, known once the
+ * configuration is), then the options that need --simulate.
+ * @return -1 to go on, else the exit code. */
+static int cli_policy(struct cli *cl, const struct pipe_cfg *cfg)
+{
+	if (cl->pol.policy == PIPE_POLICY_STATIC || cl->static_rates) {
 		struct pipe_net tmp;
 		struct pipe_flows fl;
-		struct pipe_cfg c = cfg;
+		struct pipe_cfg c = *cfg;
 
 		if (pipe_cfg_finish(&c)) {
 			fprintf(stderr, "sdr-pipe: invalid configuration\n");
 			return 2;
 		}
 		pipe_flows_get(&c, pipe_net_of(&c, &tmp), &fl);
-		if (cl.pol.policy != PIPE_POLICY_STATIC || !cl.static_rates ||
-		    parse_static_rates(cl.static_rates, fl.n, &cl.pol)) {
+		if (cl->pol.policy != PIPE_POLICY_STATIC || !cl->static_rates ||
+		    parse_static_rates(cl->static_rates, fl.n, &cl->pol)) {
 			fprintf(stderr, "sdr-pipe: --policy static takes --static-rates R0,R1,...: one "
 					"rate per cross-DC channel, %u here\n", fl.n);
 			return 2;
 		}
 	}
-	if (cl.loss_draws && (!sim || cl.pol.policy != PIPE_POLICY_NONE)) {
+	if (cl->loss_draws && (!cl->sim || cl->pol.policy != PIPE_POLICY_NONE)) {
 		fprintf(stderr, "sdr-pipe: --loss-draws needs --simulate and --policy none\n");
 		return 2;
 	}
-	if (cl.pred_iters > 1 && !sim) {
+	if (cl->pred_iters > 1 && !cl->sim) {
 		fprintf(stderr, "sdr-pipe: --pred-iters needs --simulate\n");
 		return 2;
 	}
-	if (cl.print_sched) {
-		struct dn_report dr;
+	return -1;
+}
 
-		if (pipe_cfg_finish(&cfg)) {
+/* --print-sched: the schedule and its DES timing as JSON. */
+static int mode_print_sched(const struct cli *cl, struct pipe_cfg *cfg)
+{
+	struct dn_report dr;
+
+	if (pipe_cfg_finish(cfg)) {
+		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
+				"non-blocking only)\n");
+		return 2;
+	}
+	if (resolve_delta(cfg, cl->dn_search, &dr))
+		return 1;
+	if (predict(cfg, &cl->pol, 1, &prog, &pred, pred_it))
+		return 1;
+	return pipe_schedule_json(stdout, cfg, &prog, &pred) ? 1 : 0;
+}
+
+/* --loss-draws: the iteration time over that many loss seeds (the same
+ * program, which the loss seed does not change). */
+struct draws {
+	double mean, min, max;
+};
+
+static int loss_draws(const struct cli *cl, const struct pipe_cfg *c, struct draws *d)
+{
+	d->mean = 0;
+	d->min = INFINITY;
+	d->max = 0;
+	for (uint32_t k = 1; k <= cl->loss_draws; k++) {
+		struct pipe_cfg e = *c;
+		struct pipe_des_out o;
+		struct pipe_metrics dm;
+		double t;
+		int rc;
+
+		e.loss_seed = k;
+		if ((rc = pipe_des_run(&e, &prog, &o))) {
+			fprintf(stderr, "sdr-pipe: DES: %s\n", strerror(-rc));
+			return 1;
+		}
+		pipe_metrics_get(&e, &o.ev, 0, &dm);
+		pipe_des_free(&o);
+		t = dm.iter_time;
+		d->mean += t / cl->loss_draws;
+		d->min = fmin(d->min, t);
+		d->max = fmax(d->max, t);
+	}
+	return 0;
+}
+
+/* One simulated configuration's JSON line. */
+static void sim_json(const struct cli *cl, const struct pipe_cfg *c, const struct pipe_metrics *m,
+		     const struct dn_report *dr, const struct draws *d)
+{
+	printf("{\"mode\":\"simulate\",");
+	json_cfg(c);
+	printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", m->iter_time * 1e3, m->bubble_all);
+	json_stages("pred_bubble_stage", m->bubble, c->stages);
+	printf(",\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64, m->bytes_cross,
+	       m->bytes_local);
+	json_pred_iters(&cl->pol, pred_it, cl->pred_iters);
+	dn_report_print(dr, c->stages, 1);
+	if (cl->loss_draws)
+		printf(",\"pred_iter_ms_drawn\":{\"n\":%u,\"mean\":%.3f,\"min\":%.3f,"
+		       "\"max\":%.3f}", cl->loss_draws, d->mean * 1e3, d->min * 1e3, d->max * 1e3);
+	printf("}\n");
+}
+
+/* One simulated configuration's text: one line, or one per predicted
+ * iteration under a policy; then dN and the loss draws. */
+static void sim_text(const struct cli *cl, const struct pipe_cfg *c, const struct pipe_metrics *m,
+		     const struct dn_report *dr, const struct draws *d)
+{
+	const char *comm = c->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking";
+
+	if (cl->pol.policy == PIPE_POLICY_NONE && cl->pred_iters == 1) {
+		printf("%-8s %-11s S=%u M=%u  iteration %8.2f ms  bubble %5.1f %%  "
+		       "cross-DC %" PRIu64 " B  local %" PRIu64 " B\n",
+		       pipe_sched_name(c->sched), comm, c->stages, c->micro, m->iter_time * 1e3,
+		       m->bubble_all * 100, m->bytes_cross, m->bytes_local);
+	} else {
+		for (uint32_t i = 0; i < cl->pred_iters; i++) {
+			const struct pipe_alloc *a = &pred_it[i].alloc;
+
+			printf("%-8s %-11s S=%u M=%u  policy %s iter %u  %8.2f ms  bubble "
+			       "%5.1f %%  CB %u  refused %u  rates",
+			       pipe_sched_name(c->sched), comm, c->stages, c->micro,
+			       pipe_policy_name(cl->pol.policy), i, pred_it[i].iter_time * 1e3,
+			       pred_it[i].bubble * 100, pred_it[i].ncb, a->nblocked);
+			for (uint32_t f = 0; f < a->n; f++)
+				printf("%s%.4g", f ? "," : " ", (double)a->rate[f] / 1e6);
+			printf(" Mbit/s%s\n", a->undone ? "  (undoes the last moves)" : "");
+		}
+	}
+	dn_report_print(dr, c->stages, 0);
+	if (cl->loss_draws)
+		printf("  loss recovery drawn from the model, %u runs: mean %.2f ms, min "
+		       "%.2f, max %.2f\n", cl->loss_draws, d->mean * 1e3, d->min * 1e3, d->max * 1e3);
+}
+
+/* --simulate: the DES of one schedule, or of every one (--sched all). */
+static int mode_simulate(const struct cli *cl, const struct pipe_cfg *cfg)
+{
+	for (int k = 0; k < PIPE_SCHED_COUNT; k++) {
+		struct pipe_cfg c = *cfg;
+		struct pipe_metrics m;
+		struct dn_report dr;
+		struct draws d;
+		int rc;
+
+		if (cl->all_sched)
+			c.sched = (enum pipe_sched)k;
+		else if (k != (int)cfg->sched)
+			continue;
+		if (pipe_cfg_finish(&c)) {
 			fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
 					"non-blocking only)\n");
 			return 2;
 		}
-		if (resolve_delta(&cfg, cl.dn_search, &dr))
+		if (resolve_delta(&c, cl->dn_search, &dr))
 			return 1;
-		if (predict(&cfg, &cl.pol, 1, &prog, &pred, pred_it))
+		if (predict(&c, &cl->pol, cl->pred_iters, &prog, &pred, pred_it))
 			return 1;
-		return pipe_schedule_json(stdout, &cfg, &prog, &pred) ? 1 : 0;
-	}
-	if (all_sched && !sim) {
-		fprintf(stderr, "sdr-pipe: --sched all needs --simulate\n");
-		return 2;
-	}
-
-	if (sim) {
-		for (int k = 0; k < PIPE_SCHED_COUNT; k++) {
-			struct pipe_cfg c = cfg;
-			struct pipe_metrics m;
-			struct dn_report dr;
-
-			if (all_sched)
-				c.sched = (enum pipe_sched)k;
-			else if (k != (int)cfg.sched)
-				continue;
-			if (pipe_cfg_finish(&c)) {
-				fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are non-blocking only)\n");
-				return 2;
-			}
-			if (resolve_delta(&c, cl.dn_search, &dr))
-				return 1;
-			if (predict(&c, &cl.pol, cl.pred_iters, &prog, &pred, pred_it))
-				return 1;
-			pipe_metrics_get(&c, &pred.ev, 0, &m);
-			double dmean = 0, dmin = INFINITY, dmax = 0;
-
-			for (uint32_t k = 1; k <= cl.loss_draws; k++) {
-				/* (another loss draw: the same program, which the
-				 * loss seed does not change) */
-				struct pipe_cfg e = c;
-				struct pipe_des_out o;
-				struct pipe_metrics dm;
-				double t;
-
-				e.loss_seed = k;
-				if ((rc = pipe_des_run(&e, &prog, &o))) {
-					fprintf(stderr, "sdr-pipe: DES: %s\n", strerror(-rc));
-					return 1;
-				}
-				pipe_metrics_get(&e, &o.ev, 0, &dm);
-				pipe_des_free(&o);
-				t = dm.iter_time;
-				dmean += t / cl.loss_draws;
-				dmin = fmin(dmin, t);
-				dmax = fmax(dmax, t);
-			}
-			if (json) {
-				printf("{\"mode\":\"simulate\",");
-				json_cfg(&c);
-				printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", m.iter_time * 1e3,
-				       m.bubble_all);
-				json_stages("pred_bubble_stage", m.bubble, c.stages);
-				printf(",\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64, m.bytes_cross,
-				       m.bytes_local);
-				json_pred_iters(&cl.pol, pred_it, cl.pred_iters);
-				dn_report_print(&dr, c.stages, 1);
-				if (cl.loss_draws)
-					printf(",\"pred_iter_ms_drawn\":{\"n\":%u,\"mean\":%.3f,\"min\":%.3f,"
-					       "\"max\":%.3f}", cl.loss_draws, dmean * 1e3, dmin * 1e3, dmax * 1e3);
-				printf("}\n");
-			} else if (!quiet && cl.pol.policy == PIPE_POLICY_NONE && cl.pred_iters == 1) {
-				printf("%-8s %-11s S=%u M=%u  iteration %8.2f ms  bubble %5.1f %%  "
-				       "cross-DC %" PRIu64 " B  local %" PRIu64 " B\n",
-				       pipe_sched_name(c.sched),
-				       c.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", c.stages,
-				       c.micro, m.iter_time * 1e3, m.bubble_all * 100, m.bytes_cross,
-				       m.bytes_local);
-			} else if (!quiet) {
-				for (uint32_t i = 0; i < cl.pred_iters; i++) {
-					const struct pipe_alloc *a = &pred_it[i].alloc;
-
-					printf("%-8s %-11s S=%u M=%u  policy %s iter %u  %8.2f ms  bubble "
-					       "%5.1f %%  CB %u  refused %u  rates",
-					       pipe_sched_name(c.sched),
-					       c.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking",
-					       c.stages, c.micro, pipe_policy_name(cl.pol.policy), i,
-					       pred_it[i].iter_time * 1e3, pred_it[i].bubble * 100,
-					       pred_it[i].ncb, a->nblocked);
-					for (uint32_t f = 0; f < a->n; f++)
-						printf("%s%.4g", f ? "," : " ", (double)a->rate[f] / 1e6);
-					printf(" Mbit/s%s\n", a->undone ? "  (undoes the last moves)" : "");
-				}
-			}
-			if (!json && !quiet)
-				dn_report_print(&dr, c.stages, 0);
-			if (!json && !quiet && cl.loss_draws)
-				printf("  loss recovery drawn from the model, %u runs: mean %.2f ms, min "
-				       "%.2f, max %.2f\n", cl.loss_draws, dmean * 1e3, dmin * 1e3, dmax * 1e3);
-			if (svg && !all_sched && (rc = pipe_svg_write(svg, &c, NULL, 0, &pred, pipe_sched_name(c.sched)))) {
-				fprintf(stderr, "sdr-pipe: %s: %s\n", svg, strerror(-rc));
-				return 1;
-			}
-			pipe_des_free(&pred);
-			pipe_prog_free(&prog);
+		pipe_metrics_get(&c, &pred.ev, 0, &m);
+		if (loss_draws(cl, &c, &d))
+			return 1;
+		if (cl->json)
+			sim_json(cl, &c, &m, &dr, &d);
+		else if (!cl->quiet)
+			sim_text(cl, &c, &m, &dr, &d);
+		if (cl->svg && !cl->all_sched &&
+		    (rc = pipe_svg_write(cl->svg, &c, NULL, 0, &pred, pipe_sched_name(c.sched)))) {
+			fprintf(stderr, "sdr-pipe: %s: %s\n", cl->svg, strerror(-rc));
+			return 1;
 		}
-		return 0;
+		pipe_des_free(&pred);
+		pipe_prog_free(&prog);
 	}
+	return 0;
+}
 
-	struct pipe_metrics pm, mm;
-	struct pipe_events *ev;
-	struct dn_report dr;
+/* --check-events: a merged event log against the program's dependencies
+ * (one DC's log: its stages only). */
+static int mode_check(const struct cli *cl, const struct pipe_cfg *cfg)
+{
+	struct pipe_events *e_ = &checked, e;
+	uint32_t iters = 0;
+	int partial = 0, rc;
 	char why[512];
 
-	if (pipe_cfg_finish(&cfg)) {
-		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are non-blocking only)\n");
+	if ((rc = read_events(cl->check, e_))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", cl->check,
+			rc == -EINVAL ? "malformed" : strerror(-rc));
+		return 1;
+	}
+	e = *e_;
+	for (size_t i = 0; i < e.n; i++)
+		if (e.ev[i].iter + 1 > iters)
+			iters = e.ev[i].iter + 1;
+	for (uint32_t s = 0; s < cfg->stages; s++) {
+		int seen = 0;
+
+		for (size_t i = 0; i < e.n && !seen; i++)
+			seen = e.ev[i].stage == s;
+		partial |= !seen;
+	}
+	if (pipe_events_check(cfg, &prog, &e, iters, partial, why, sizeof(why))) {
+		printf("dependency check FAILED: %s\n", why);
+		return 1;
+	}
+	printf("dependency check ok: %zu events, %u iterations%s\n", e.n, iters,
+	       partial ? " (one DC only)" : "");
+	return 0;
+}
+
+/* This DC's run (pipe_run()), its event log written and checked.
+ * @return -1 to go on (DC 0: the report), else the exit code. */
+static int run_dc(struct cli *cl, const struct pipe_cfg *cfg, struct pipe_events **ev)
+{
+	struct pipe_rt_opts *ro = &cl->ro;
+	char why[512];
+	int rc;
+
+	if (ro->dc >= cfg->dcs) {
+		fprintf(stderr, "sdr-pipe: --dc %u: the placement has DCs 0..%u\n", ro->dc,
+			cfg->dcs - 1);
 		return 2;
 	}
-	/* every DC searches alike: the result is part of the digest */
-	if (resolve_delta(&cfg, cl.dn_search, &dr))
-		return 1;
-	/* the DES next to the run: as many iterations, the same policy */
-	uint32_t npred = check ? 1 : ro.iters < PRED_ITERS_MAX ? ro.iters : PRED_ITERS_MAX;
-
-	if (predict(&cfg, &cl.pol, npred, &prog, &pred, pred_it))
-		return 1;
-	pipe_metrics_get(&cfg, &pred.ev, 0, &pm);
-	if (check) {
-		struct pipe_events *e_ = &checked, e;
-		uint32_t iters = 0;
-		int partial = 0;
-
-		if ((rc = read_events(check, e_))) {
-			fprintf(stderr, "sdr-pipe: %s: %s\n", check, rc == -EINVAL ? "malformed" : strerror(-rc));
-			return 1;
-		}
-		e = *e_;
-		for (size_t i = 0; i < e.n; i++)
-			if (e.ev[i].iter + 1 > iters)
-				iters = e.ev[i].iter + 1;
-		for (uint32_t s = 0; s < cfg.stages; s++) {
-			int seen = 0;
-
-			for (size_t i = 0; i < e.n && !seen; i++)
-				seen = e.ev[i].stage == s;
-			partial |= !seen;
-		}
-		if (pipe_events_check(&cfg, &prog, &e, iters, partial, why, sizeof(why))) {
-			printf("dependency check FAILED: %s\n", why);
-			return 1;
-		}
-		printf("dependency check ok: %zu events, %u iterations%s\n", e.n, iters,
-		       partial ? " (one DC only)" : "");
-		return 0;
-	}
-
-	if (!sim && ro.dc >= cfg.dcs) {
-		fprintf(stderr, "sdr-pipe: --dc %u: the placement has DCs 0..%u\n", ro.dc, cfg.dcs - 1);
-		return 2;
-	}
-	if (cl.ctl_log && ro.dc != 0) {
+	if (cl->ctl_log && ro->dc != 0) {
 		fprintf(stderr, "sdr-pipe: --ctl-log is DC 0's (the controller)\n");
 		return 2;
 	}
-	if (cl.ctl_log && !(ro.ctl_log = fopen(cl.ctl_log, "w"))) {
-		fprintf(stderr, "sdr-pipe: %s: %s\n", cl.ctl_log, strerror(errno));
+	if (cl->ctl_log && !(ro->ctl_log = fopen(cl->ctl_log, "w"))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", cl->ctl_log, strerror(errno));
 		return 1;
 	}
-	ro.policy = &cl.pol;
-	run_out.it = meas_it = calloc(ro.iters, sizeof(*meas_it));
+	ro->policy = &cl->pol;
+	run_out.it = meas_it = calloc(ro->iters, sizeof(*meas_it));
 	if (!meas_it)
 		return 1;
-	rc = pipe_run(&cfg, &prog, &ro, &local, &all, &run_out);
-	if (ro.ctl_log)
-		fclose(ro.ctl_log);
+	rc = pipe_run(cfg, &prog, ro, &local, &all, &run_out);
+	if (ro->ctl_log)
+		fclose(ro->ctl_log);
 	if (rc) {
 		fprintf(stderr, "sdr-pipe: run failed: %s\n", strerror(-rc));
 		return 1;
 	}
-	ev = ro.dc == 0 ? &all : &local;
-	if (evpath && (rc = write_events(evpath, ev))) {
-		fprintf(stderr, "sdr-pipe: %s: %s\n", evpath, strerror(-rc));
+	*ev = ro->dc == 0 ? &all : &local;
+	if (cl->evpath && (rc = write_events(cl->evpath, *ev))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", cl->evpath, strerror(-rc));
 		return 1;
 	}
-	rc = pipe_events_check(&cfg, &prog, ev, ro.iters, ro.dc != 0, why, sizeof(why));
-	if (rc) {
+	if (pipe_events_check(cfg, &prog, *ev, ro->iters, ro->dc != 0, why, sizeof(why))) {
 		printf("dependency check FAILED: %s\n", why);
 		return 1;
 	}
-	if (ro.dc != 0) {
-		if (!quiet)
-			printf("dc%u: %u iterations, %zu events, every payload verified, dependency check "
-			       "ok (local stages)\n", ro.dc, ro.iters, local.n);
+	if (ro->dc != 0) {
+		if (!cl->quiet)
+			printf("dc%u: %u iterations, %zu events, every payload verified, dependency "
+			       "check ok (local stages)\n", ro->dc, ro->iters, local.n);
 		return 0;
 	}
-	/* stats over iterations 1.. (iteration 0 warms up), or 0 alone */
-	uint32_t first = ro.iters > 1 ? 1 : 0, n = ro.iters - first, med_it = first;
-	double *t = malloc(n * sizeof(double)), tmin = INFINITY, med;
+	return -1;
+}
 
+/* The measured figures of DC 0's run: over iterations 1.. (iteration 0
+ * warms up), or 0 alone; the median iteration's metrics and the DES's
+ * median over the same iterations (they differ under cba). */
+struct run_stats {
+	uint32_t first, n, med_it, npred;
+	double med, tmin;
+	struct pipe_metrics mm, pm;
+};
+
+static int run_stats(const struct pipe_cfg *cfg, const struct pipe_events *ev, uint32_t iters,
+		     struct run_stats *st)
+{
+	uint32_t first = iters > 1 ? 1 : 0, n = iters - first, npred = st->npred;
+	double *t = malloc(n * sizeof(double));
+
+	st->first = first;
+	st->n = n;
+	st->med_it = first;
+	st->tmin = INFINITY;
 	if (!t)
 		return 1;
 	for (uint32_t i = 0; i < n; i++) {
-		pipe_metrics_get(&cfg, ev, first + i, &mm);
-		t[i] = mm.iter_time;
-		if (t[i] < tmin)
-			tmin = t[i];
+		pipe_metrics_get(cfg, ev, first + i, &st->mm);
+		t[i] = st->mm.iter_time;
+		if (t[i] < st->tmin)
+			st->tmin = t[i];
 	}
 	qsort(t, n, sizeof(double), cmp_d);
-	med = t[(n - 1) / 2];
+	st->med = t[(n - 1) / 2];
+	free(t);
 	for (uint32_t i = 0; i < n; i++) {
-		pipe_metrics_get(&cfg, ev, first + i, &mm);
-		if (mm.iter_time == med)
-			med_it = first + i;
+		pipe_metrics_get(cfg, ev, first + i, &st->mm);
+		if (st->mm.iter_time == st->med)
+			st->med_it = first + i;
 	}
-	pipe_metrics_get(&cfg, ev, med_it, &mm);
-	/* the DES's median over the same iterations (they differ under cba) */
+	pipe_metrics_get(cfg, ev, st->med_it, &st->mm);
 	if (npred > first) {
 		double *pt = malloc((npred - first) * sizeof(double));
 
@@ -1067,65 +1084,134 @@ int main(int argc, char **argv)
 		for (uint32_t i = first; i < npred; i++)
 			pt[i - first] = pred_it[i].iter_time;
 		qsort(pt, npred - first, sizeof(double), cmp_d);
-		pm.iter_time = pt[(npred - first - 1) / 2];
+		st->pm.iter_time = pt[(npred - first - 1) / 2];
 		for (uint32_t i = first; i < npred; i++)
-			if (pred_it[i].iter_time == pm.iter_time)
-				pm.bubble_all = pred_it[i].bubble;
+			if (pred_it[i].iter_time == st->pm.iter_time)
+				st->pm.bubble_all = pred_it[i].bubble;
 		free(pt);
 	}
-	if (json) {
-		printf("{\"mode\":\"run\",");
-		json_cfg(&cfg);
-		printf(",\"dcs\":%u,\"iters\":%u,\"meas_iter_ms\":%.3f,\"meas_iter_min_ms\":%.3f,"
-		       "\"meas_bubble\":%.4f",
-		       cfg.dcs, ro.iters, med * 1e3, tmin * 1e3, mm.bubble_all);
-		json_stages("meas_bubble_stage", mm.bubble, cfg.stages);
-		printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", pm.iter_time * 1e3, pm.bubble_all);
-		json_stages("pred_bubble_stage", pm.bubble, cfg.stages);
-		printf(",\"meas_over_pred\":%.4f,\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64,
-		       med / pm.iter_time, mm.bytes_cross, mm.bytes_local);
-		{
-			double off_ms[PIPE_MAX_DC], rtt_ms[PIPE_MAX_DC];
+	return 0;
+}
 
-			for (uint32_t k = 0; k < cfg.dcs; k++) {
-				off_ms[k] = run_out.clock_offset[k] * 1e3;
-				rtt_ms[k] = run_out.clock_rtt[k] * 1e3;
-			}
-			json_stages("clock_offset_ms", off_ms, cfg.dcs);
-			json_stages("clock_rtt_ms", rtt_ms, cfg.dcs);
-		}
-		json_iters("meas_iters", meas_it, ro.iters);
-		json_pred_iters(&cl.pol, pred_it, npred);
-		printf(",\"payloads_verified\":true,\"deps_ok\":true}\n");
-	} else if (!quiet) {
-		char rel[32];
+/* DC 0's run as one JSON line. */
+static void run_json(const struct cli *cl, const struct pipe_cfg *cfg, const struct run_stats *st)
+{
+	const struct pipe_metrics *mm = &st->mm, *pm = &st->pm;
+	double off_ms[PIPE_MAX_DC], rtt_ms[PIPE_MAX_DC];
 
-		printf("sdr-pipe %s (%s), S=%u M=%u, tf %.2f ms tb %.2f ms, act %" PRIu64 " B grad %" PRIu64
-		       " B, rtt %.2f ms, rate %.3g bit/s, rel %s\n",
-		       pipe_sched_name(cfg.sched),
-		       cfg.comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", cfg.stages, cfg.micro,
-		       cfg.tf * 1e3, cfg.tb * 1e3, cfg.act_bytes, cfg.grad_bytes, cfg.rtt * 1e3,
-		       (double)cfg.rate_bps, pipe_rel_format(&cfg.rel, rel, sizeof(rel)));
-		printf("iterations: %u (stats over %u): median %.2f ms, min %.2f ms; predicted %.2f ms "
-		       "(measured/predicted %.3f)\n",
-		       ro.iters, n, med * 1e3, tmin * 1e3, pm.iter_time * 1e3, med / pm.iter_time);
-		printf("bubble: measured %.1f %%, predicted %.1f %%\n", mm.bubble_all * 100,
-		       pm.bubble_all * 100);
-		for (uint32_t s = 0; s < cfg.stages; s++)
-			printf("  stage %u (dc%u): bubble measured %5.1f %% predicted %5.1f %%\n", s,
-			       cfg.dc_of[s], mm.bubble[s] * 100, pm.bubble[s] * 100);
-		printf("bytes per iteration: cross-DC %" PRIu64 ", local %" PRIu64 "\n", mm.bytes_cross,
-		       mm.bytes_local);
-		printf("every payload verified, dependency order ok (%zu events)\n", ev->n);
+	printf("{\"mode\":\"run\",");
+	json_cfg(cfg);
+	printf(",\"dcs\":%u,\"iters\":%u,\"meas_iter_ms\":%.3f,\"meas_iter_min_ms\":%.3f,"
+	       "\"meas_bubble\":%.4f",
+	       cfg->dcs, cl->ro.iters, st->med * 1e3, st->tmin * 1e3, mm->bubble_all);
+	json_stages("meas_bubble_stage", mm->bubble, cfg->stages);
+	printf(",\"pred_iter_ms\":%.3f,\"pred_bubble\":%.4f", pm->iter_time * 1e3, pm->bubble_all);
+	json_stages("pred_bubble_stage", pm->bubble, cfg->stages);
+	printf(",\"meas_over_pred\":%.4f,\"bytes_cross\":%" PRIu64 ",\"bytes_local\":%" PRIu64,
+	       st->med / pm->iter_time, mm->bytes_cross, mm->bytes_local);
+	for (uint32_t k = 0; k < cfg->dcs; k++) {
+		off_ms[k] = run_out.clock_offset[k] * 1e3;
+		rtt_ms[k] = run_out.clock_rtt[k] * 1e3;
 	}
-	if (svg && (rc = pipe_svg_write(svg, &cfg, ev, med_it, &pred, pipe_sched_name(cfg.sched)))) {
-		fprintf(stderr, "sdr-pipe: %s: %s\n", svg, strerror(-rc));
+	json_stages("clock_offset_ms", off_ms, cfg->dcs);
+	json_stages("clock_rtt_ms", rtt_ms, cfg->dcs);
+	json_iters("meas_iters", meas_it, cl->ro.iters);
+	json_pred_iters(&cl->pol, pred_it, st->npred);
+	printf(",\"payloads_verified\":true,\"deps_ok\":true}\n");
+}
+
+/* DC 0's run as text. */
+static void run_text(const struct cli *cl, const struct pipe_cfg *cfg, const struct run_stats *st,
+		     const struct pipe_events *ev)
+{
+	const struct pipe_metrics *mm = &st->mm, *pm = &st->pm;
+	char rel[32];
+
+	printf("sdr-pipe %s (%s), S=%u M=%u, tf %.2f ms tb %.2f ms, act %" PRIu64 " B grad %" PRIu64
+	       " B, rtt %.2f ms, rate %.3g bit/s, rel %s\n",
+	       pipe_sched_name(cfg->sched),
+	       cfg->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", cfg->stages, cfg->micro,
+	       cfg->tf * 1e3, cfg->tb * 1e3, cfg->act_bytes, cfg->grad_bytes, cfg->rtt * 1e3,
+	       (double)cfg->rate_bps, pipe_rel_format(&cfg->rel, rel, sizeof(rel)));
+	printf("iterations: %u (stats over %u): median %.2f ms, min %.2f ms; predicted %.2f ms "
+	       "(measured/predicted %.3f)\n",
+	       cl->ro.iters, st->n, st->med * 1e3, st->tmin * 1e3, pm->iter_time * 1e3,
+	       st->med / pm->iter_time);
+	printf("bubble: measured %.1f %%, predicted %.1f %%\n", mm->bubble_all * 100,
+	       pm->bubble_all * 100);
+	for (uint32_t s = 0; s < cfg->stages; s++)
+		printf("  stage %u (dc%u): bubble measured %5.1f %% predicted %5.1f %%\n", s,
+		       cfg->dc_of[s], mm->bubble[s] * 100, pm->bubble[s] * 100);
+	printf("bytes per iteration: cross-DC %" PRIu64 ", local %" PRIu64 "\n", mm->bytes_cross,
+	       mm->bytes_local);
+	printf("every payload verified, dependency order ok (%zu events)\n", ev->n);
+}
+
+/* A run (or --check-events): the DES next to it, this DC's part, and on
+ * DC 0 the report. */
+static int mode_run(struct cli *cl, struct pipe_cfg *cfg)
+{
+	struct pipe_events *ev = NULL;
+	struct run_stats st = {0};
+	struct dn_report dr;
+	int rc;
+
+	if (pipe_cfg_finish(cfg)) {
+		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
+				"non-blocking only)\n");
+		return 2;
+	}
+	/* every DC searches alike: the result is part of the digest */
+	if (resolve_delta(cfg, cl->dn_search, &dr))
+		return 1;
+	/* the DES next to the run: as many iterations, the same policy */
+	st.npred = cl->check ? 1 : cl->ro.iters < PRED_ITERS_MAX ? cl->ro.iters : PRED_ITERS_MAX;
+	if (predict(cfg, &cl->pol, st.npred, &prog, &pred, pred_it))
+		return 1;
+	pipe_metrics_get(cfg, &pred.ev, 0, &st.pm);
+	if (cl->check)
+		return mode_check(cl, cfg);
+	if ((rc = run_dc(cl, cfg, &ev)) >= 0)
+		return rc;
+	if (run_stats(cfg, ev, cl->ro.iters, &st))
+		return 1;
+	if (cl->json)
+		run_json(cl, cfg, &st);
+	else if (!cl->quiet)
+		run_text(cl, cfg, &st, ev);
+	if (cl->svg &&
+	    (rc = pipe_svg_write(cl->svg, cfg, ev, st.med_it, &pred, pipe_sched_name(cfg->sched)))) {
+		fprintf(stderr, "sdr-pipe: %s: %s\n", cl->svg, strerror(-rc));
 		return 1;
 	}
-	free(t);
 	pipe_events_free(&local);
 	pipe_events_free(&all);
 	pipe_des_free(&pred);
 	pipe_prog_free(&prog);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pipe_cfg cfg;
+	struct cli cl;
+	int rc;
+
+	atexit(free_at_exit); /* every return of main() frees what it built */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if ((rc = cli_parse(argc, argv, &cl)) >= 0)
+		return rc;
+	cfg = cl.cfg;
+	if ((rc = cli_pipeline(&cl, &cfg)) >= 0 || (rc = cli_net(&cl, &cfg)) >= 0 ||
+	    (rc = cli_policy(&cl, &cfg)) >= 0)
+		return rc;
+	if (cl.print_sched)
+		return mode_print_sched(&cl, &cfg);
+	if (cl.all_sched && !cl.sim) {
+		fprintf(stderr, "sdr-pipe: --sched all needs --simulate\n");
+		return 2;
+	}
+	if (cl.sim)
+		return mode_simulate(&cl, &cfg);
+	return mode_run(&cl, &cfg);
 }

@@ -2,7 +2,8 @@
 /*
  * sdr-recv: receive messages through libsdr, verify them against the
  * pattern (or write them to a file), report bitmaps.
- * main() sets up (daemon, peer exchange, QP); run() is the receive loop.
+ * main() sets up (daemon, peer exchange, QP); run() drives the tools' loop
+ * (sdr_loop.c) with the receive side of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +16,6 @@
 #include "sdr.h"
 #include "sdr_pattern.h"
 #include "sdr_tool.h"
-
-struct rslot {
-	int busy;
-	uint64_t idx;
-	struct sdr_recv_handle *h;
-};
 
 static struct tool_opts opt = {.is_sender = 0};
 
@@ -39,142 +34,102 @@ static void report(uint64_t idx, uint64_t sz, const char *status, const char *wh
 		       t_ms, gbps);
 }
 
+/* Why message s->idx (@p sz bytes, completion @p wc) is not delivered, or ""
+ * (verified against the pattern, or written to --out). */
+static void recv_verdict(struct tool_loop *l, const struct tool_slot *s, const struct sdr_wc *wc,
+			 uint64_t sz, char *why, size_t whysz)
+{
+	uint64_t idx = s->idx;
+	const uint8_t *p = l->buf + (idx % opt.window) * l->maxsz;
+
+	if (wc->status) {
+		snprintf(why, whysz, "%s", sdr_strerror(wc->status));
+	} else if (wc->flags & SDR_CQE_F_PARTIAL) {
+		snprintf(why, whysz, "bitmap not full");
+	} else if (wc->flags & SDR_CQE_F_IMM_PARTIAL) {
+		snprintf(why, whysz, "immediate incomplete");
+	} else if (wc->length != sz) {
+		snprintf(why, whysz, "length %u, expected %" PRIu64, wc->length, sz);
+	} else if (!(wc->flags & SDR_CQE_F_IMM)) {
+		/* a full receive has every nibble of the immediate */
+		snprintf(why, whysz, "no immediate");
+	} else if (wc->imm != tool_plan_imm(l->plan, idx)) {
+		snprintf(why, whysz, "immediate 0x%x, expected 0x%x", wc->imm,
+			 tool_plan_imm(l->plan, idx));
+	} else if (l->fd >= 0) {
+		if (pwrite(l->fd, p, sz, (off_t)(idx * l->plan->sizes[0])) != (ssize_t)sz)
+			snprintf(why, whysz, "write: %s", strerror(errno));
+	} else {
+		size_t bad = sdr_pattern_check(p, sz, l->plan->seed, idx);
+
+		if (bad < sz)
+			snprintf(why, whysz, "data mismatch at byte %zu", bad);
+	}
+}
+
+static int recv_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *p)
+{
+	struct sdr_recv_wr wr = {.mr = l->mr, .addr = p,
+				 .length = (uint32_t)tool_plan_size(l->plan, idx), .wr_id = idx};
+	int rc = sdr_recv_post(l->qp, &wr, &s->rh);
+
+	if (rc && rc != -EAGAIN) {
+		fprintf(stderr, "sdr_recv_post(msg %" PRIu64 "): %s (%s)\n", idx, sdr_strerror(rc),
+			sdr_last_error(l->ctx));
+		return -1;
+	}
+	return rc;
+}
+
+static int recv_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_wc *wc, double t,
+		     double dt)
+{
+	uint64_t sz = tool_plan_size(l->plan, s->idx);
+	const uint64_t *bm;
+	size_t nch = 0;
+	int chunks, good;
+	char why[96] = "";
+
+	sdr_recv_bitmap_get(s->rh, &bm, &nch);
+	chunks = sdr_recv_chunks_done(s->rh);
+	recv_verdict(l, s, wc, sz, why, sizeof(why));
+	good = why[0] == '\0';
+	report(s->idx, sz,
+	       good ? "complete"
+		    : (wc->status == 0 && (wc->flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL)))
+			      ? "partial"
+			      : "error",
+	       why, chunks, nch, (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9);
+	return good;
+}
+
+/* give up: show what the bitmaps say about the pending messages */
+static void recv_pending(struct tool_loop *l, struct tool_slot *s)
+{
+	const uint64_t *bm;
+	size_t nch = 0;
+
+	sdr_recv_bitmap_get(s->rh, &bm, &nch);
+	report(s->idx, tool_plan_size(l->plan, s->idx), "incomplete", "timeout",
+	       sdr_recv_chunks_done(s->rh), nch, (app_now() - l->t0) * 1e3, 0);
+}
+
+static const struct tool_loop_ops recv_ops = {
+	.header = "# msg INDEX size BYTES STATUS chunks SET/TOTAL time MS_SINCE_FIRST_POST"
+		  " GBIT/S_SINCE_PREVIOUS",
+	.opcode = SDR_SQ_RECV,
+	.post = recv_one,
+	.complete = recv_done,
+	.pending = recv_pending,
+};
+
 static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *plan, int out_fd,
 	       struct tool_result *res)
 {
-	uint64_t total = tool_plan_messages(plan), maxsz = tool_plan_max_size(plan);
-	uint64_t next = 0, done = 0, bytes = 0, okc = 0;
-	uint32_t w = opt.window, idle = 0;
-	struct rslot *slots = calloc(w, sizeof(*slots));
-	uint8_t *buf = sdr_buf_alloc(ctx, w * maxsz);
-	struct sdr_mr *mr;
-	double t0, tprev, tlast;
+	struct tool_loop l = {.opt = &opt, .ops = &recv_ops, .ctx = ctx, .qp = qp, .plan = plan,
+			      .fd = out_fd};
 
-	if (slots == NULL || buf == NULL) {
-		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n", w * maxsz,
-			strerror(errno));
-		return -1;
-	}
-	mr = sdr_mr_reg(ctx, buf, w * maxsz, 0);
-	if (mr == NULL) {
-		fprintf(stderr, "sdr_mr_reg: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
-		return -1;
-	}
-	if (!opt.quiet && !opt.json)
-		printf("# msg INDEX size BYTES STATUS chunks SET/TOTAL time MS_SINCE_FIRST_POST"
-		       " GBIT/S_SINCE_PREVIOUS\n");
-	t0 = tprev = tlast = app_now();
-	while (done < total) {
-		struct sdr_wc wc[16];
-		int n;
-
-		/* keep up to `window` receives posted ahead of the data */
-		while (next < total && !slots[next % w].busy) {
-			struct rslot *s = &slots[next % w];
-			struct sdr_recv_wr wr = {.mr = mr, .addr = buf + (next % w) * maxsz,
-						 .length = (uint32_t)tool_plan_size(plan, next),
-						 .wr_id = next};
-			int rc = sdr_recv_post(qp, &wr, &s->h);
-
-			if (rc == -EAGAIN)
-				break;
-			if (rc) {
-				fprintf(stderr, "sdr_recv_post(msg %" PRIu64 "): %s (%s)\n", next,
-					sdr_strerror(rc), sdr_last_error(ctx));
-				return -1;
-			}
-			s->busy = 1;
-			s->idx = next++;
-		}
-		n = app_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
-		if (n < 0)
-			break;
-		if (n == 0)
-			continue;
-		for (int i = 0; i < n; i++) {
-			double t = app_now(), dt;
-			uint64_t idx = wc[i].wr_id, sz;
-			struct rslot *s;
-			const uint64_t *bm;
-			size_t nch = 0;
-			int chunks, good = 0;
-			char why[96] = "";
-
-			if (wc[i].qp != qp || wc[i].opcode != SDR_SQ_RECV || idx >= total ||
-			    !slots[idx % w].busy || slots[idx % w].idx != idx) {
-				fprintf(stderr, "unexpected completion wr_id %" PRIu64 " status %d\n",
-					idx, wc[i].status);
-				continue;
-			}
-			s = &slots[idx % w];
-			sz = tool_plan_size(plan, idx);
-			sdr_recv_bitmap_get(s->h, &bm, &nch);
-			chunks = sdr_recv_chunks_done(s->h);
-			dt = t - tprev > 1e-9 ? t - tprev : 1e-9;
-			tprev = tlast = t;
-			done++;
-			if (wc[i].status) {
-				snprintf(why, sizeof(why), "%s", sdr_strerror(wc[i].status));
-			} else if (wc[i].flags & SDR_CQE_F_PARTIAL) {
-				snprintf(why, sizeof(why), "bitmap not full");
-			} else if (wc[i].flags & SDR_CQE_F_IMM_PARTIAL) {
-				snprintf(why, sizeof(why), "immediate incomplete");
-			} else if (wc[i].length != sz) {
-				snprintf(why, sizeof(why), "length %u, expected %" PRIu64, wc[i].length, sz);
-			} else if (!(wc[i].flags & SDR_CQE_F_IMM)) {
-				/* a full receive has every nibble of the immediate */
-				snprintf(why, sizeof(why), "no immediate");
-			} else if (wc[i].imm != tool_plan_imm(plan, idx)) {
-				snprintf(why, sizeof(why), "immediate 0x%x, expected 0x%x", wc[i].imm,
-					 tool_plan_imm(plan, idx));
-			} else if (out_fd >= 0) {
-				const uint8_t *p = buf + (idx % w) * maxsz;
-
-				if (pwrite(out_fd, p, sz, (off_t)(idx * plan->sizes[0])) != (ssize_t)sz)
-					snprintf(why, sizeof(why), "write: %s", strerror(errno));
-				else
-					good = 1;
-			} else {
-				size_t bad = sdr_pattern_check(buf + (idx % w) * maxsz, sz, plan->seed, idx);
-
-				if (bad < sz)
-					snprintf(why, sizeof(why), "data mismatch at byte %zu", bad);
-				else
-					good = 1;
-			}
-			if (good) {
-				okc++;
-				bytes += sz;
-			}
-			report(idx, sz,
-			       good ? "complete"
-				    : (wc[i].status == 0 &&
-				       (wc[i].flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL))) ? "partial"
-												   : "error",
-			       why, chunks, nch, (t - t0) * 1e3, (double)sz * 8 / dt / 1e9);
-			s->busy = 0;
-		}
-	}
-	if (done < total) {
-		/* give up: show what the bitmaps say about the pending messages */
-		for (uint32_t i = 0; i < w; i++) {
-			struct rslot *s = &slots[i];
-			const uint64_t *bm;
-			size_t nch = 0;
-
-			if (!s->busy)
-				continue;
-			sdr_recv_bitmap_get(s->h, &bm, &nch);
-			report(s->idx, tool_plan_size(plan, s->idx), "incomplete", "timeout",
-			       sdr_recv_chunks_done(s->h), nch, (app_now() - t0) * 1e3, 0);
-		}
-	}
-	free(slots);
-	res->ok = okc;
-	res->failed = total - okc;
-	res->bytes = bytes;
-	res->elapsed_ns = (uint64_t)((tlast - t0) * 1e9);
-	return 0;
+	return tool_loop_run(&l, res);
 }
 
 int main(int argc, char **argv)

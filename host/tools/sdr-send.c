@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sdr-send: send pattern messages (or a file) through libsdr.
- * main() sets up (daemon, QP, peer exchange); run() is the send loop.
+ * main() sets up (daemon, QP, peer exchange); run() drives the tools' loop
+ * (sdr_loop.c) with the send side of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,137 +17,103 @@
 #include "sdr_pattern.h"
 #include "sdr_tool.h"
 
-struct sslot {
-	int busy;
-	uint64_t idx;
-	double t_post;
-	struct sdr_send_handle *h;
+static struct tool_opts opt = {.is_sender = 1};
+
+/* post-to-completion time and size of every successful send */
+struct send_lat {
+	double *lat;
+	uint64_t *lsz, n;
 };
 
-static struct tool_opts opt = {.is_sender = 1};
+static int send_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *p)
+{
+	uint64_t sz = tool_plan_size(l->plan, idx);
+	struct sdr_send_wr wr = {.mr = l->mr, .addr = p, .length = (uint32_t)sz,
+				 .imm = tool_plan_imm(l->plan, idx), .wr_id = idx};
+	int rc;
+
+	if (l->fd >= 0) {
+		ssize_t r = pread(l->fd, p, sz, (off_t)(idx * l->plan->sizes[0]));
+
+		if (r != (ssize_t)sz) {
+			fprintf(stderr, "read %s: short read\n", opt.file);
+			return -1;
+		}
+	} else {
+		sdr_pattern_fill(p, sz, l->plan->seed, idx);
+	}
+	rc = sdr_send_post(l->qp, &wr, &s->sh);
+	if (rc == -EAGAIN)
+		return rc;
+	if (rc) {
+		fprintf(stderr, "sdr_send_post(msg %" PRIu64 "): %s (%s)\n", idx, sdr_strerror(rc),
+			sdr_last_error(l->ctx));
+		return -1;
+	}
+	s->t_post = app_now();
+	return 0;
+}
+
+static int send_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_wc *wc, double t,
+		     double dt)
+{
+	struct send_lat *sl = l->priv;
+	uint64_t idx = s->idx, sz = tool_plan_size(l->plan, idx);
+
+	if (wc->status == 0) {
+		sl->lat[sl->n] = t - s->t_post;
+		sl->lsz[sl->n++] = sz;
+	}
+	if (opt.quiet)
+		return wc->status == 0;
+	if (opt.json)
+		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
+		       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f}\n",
+		       idx, sz, wc->status ? "error" : "sent", wc->status, (t - l->t0) * 1e3,
+		       (double)sz * 8 / dt / 1e9, (t - s->t_post) * 1e3);
+	else
+		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s"
+		       " completion %.3f ms\n",
+		       idx, sz, wc->status ? "error (" : "sent",
+		       wc->status ? sdr_strerror(wc->status) : "", wc->status ? ")" : "",
+		       (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9, (t - s->t_post) * 1e3);
+	return wc->status == 0;
+}
+
+static void send_pending(struct tool_loop *l, struct tool_slot *s)
+{
+	(void)l;
+	fprintf(stderr, "msg %" PRIu64 " still pending\n", s->idx);
+}
+
+static const struct tool_loop_ops send_ops = {
+	.header = "# msg INDEX size BYTES STATUS time MS_SINCE_FIRST_POST GBIT/S_SINCE_PREVIOUS"
+		  " completion MS_FROM_POST_TO_COMPLETION",
+	.opcode = SDR_SQ_SEND,
+	.post = send_one,
+	.complete = send_done,
+	.pending = send_pending,
+};
 
 static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *plan, int file_fd,
 	       struct tool_result *res)
 {
-	uint64_t total = tool_plan_messages(plan), maxsz = tool_plan_max_size(plan);
-	uint64_t next = 0, done = 0, bytes = 0, failed = 0, okc = 0;
-	uint32_t w = opt.window, inflight = 0, idle = 0;
-	struct sslot *slots = calloc(w, sizeof(*slots));
-	uint8_t *buf = sdr_buf_alloc(ctx, w * maxsz);
-	struct sdr_mr *mr;
-	double t0, tprev, tlast;
-	/* post-to-completion time of every successful send */
-	double *lat = malloc((total ? total : 1) * sizeof(*lat));
-	uint64_t *lsz = malloc((total ? total : 1) * sizeof(*lsz)), nlat = 0;
+	uint64_t total = tool_plan_messages(plan);
+	struct send_lat sl = {malloc((total ? total : 1) * sizeof(double)),
+			      malloc((total ? total : 1) * sizeof(uint64_t)), 0};
+	struct tool_loop l = {.opt = &opt, .ops = &send_ops, .ctx = ctx, .qp = qp, .plan = plan,
+			      .fd = file_fd, .priv = &sl};
 
-	if (slots == NULL || buf == NULL || lat == NULL || lsz == NULL) {
-		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n", w * maxsz,
-			strerror(errno));
+	if (sl.lat == NULL || sl.lsz == NULL) {
+		fprintf(stderr, "cannot allocate %" PRIu64 " bytes of buffers: %s\n",
+			opt.window * tool_plan_max_size(plan), strerror(errno));
 		return -1;
 	}
-	mr = sdr_mr_reg(ctx, buf, w * maxsz, 0);
-	if (mr == NULL) {
-		fprintf(stderr, "sdr_mr_reg: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
+	if (tool_loop_run(&l, res))
 		return -1;
-	}
-	if (!opt.quiet && !opt.json)
-		printf("# msg INDEX size BYTES STATUS time MS_SINCE_FIRST_POST GBIT/S_SINCE_PREVIOUS"
-		       " completion MS_FROM_POST_TO_COMPLETION\n");
-	t0 = tprev = tlast = app_now();
-	while (done < total) {
-		struct sdr_wc wc[16];
-		int n;
-
-		while (next < total && inflight < w && !slots[next % w].busy) {
-			struct sslot *s = &slots[next % w];
-			uint8_t *p = buf + (next % w) * maxsz;
-			uint64_t sz = tool_plan_size(plan, next);
-			struct sdr_send_wr wr = {.mr = mr, .addr = p, .length = (uint32_t)sz,
-						 .imm = tool_plan_imm(plan, next), .wr_id = next};
-			int rc;
-
-			if (file_fd >= 0) {
-				ssize_t r = pread(file_fd, p, sz, (off_t)(next * plan->sizes[0]));
-
-				if (r != (ssize_t)sz) {
-					fprintf(stderr, "read %s: short read\n", opt.file);
-					return -1;
-				}
-			} else {
-				sdr_pattern_fill(p, sz, plan->seed, next);
-			}
-			rc = sdr_send_post(qp, &wr, &s->h);
-			if (rc == -EAGAIN)
-				break;
-			if (rc) {
-				fprintf(stderr, "sdr_send_post(msg %" PRIu64 "): %s (%s)\n", next,
-					sdr_strerror(rc), sdr_last_error(ctx));
-				return -1;
-			}
-			s->busy = 1;
-			s->idx = next++;
-			s->t_post = app_now();
-			inflight++;
-		}
-		n = app_cq_wait(ctx, wc, 16, &idle, tlast, opt.timeout);
-		if (n < 0)
-			break;
-		if (n == 0)
-			continue;
-		for (int i = 0; i < n; i++) {
-			double t = app_now(), dt;
-			uint64_t idx = wc[i].wr_id, sz;
-
-			if (wc[i].qp != qp || wc[i].opcode != SDR_SQ_SEND || idx >= total ||
-			    !slots[idx % w].busy || slots[idx % w].idx != idx) {
-				fprintf(stderr, "unexpected completion wr_id %" PRIu64 " status %d\n",
-					idx, wc[i].status);
-				continue;
-			}
-			sz = tool_plan_size(plan, idx);
-			slots[idx % w].busy = 0;
-			inflight--;
-			done++;
-			dt = t - tprev > 1e-9 ? t - tprev : 1e-9;
-			tprev = tlast = t;
-			if (wc[i].status == 0) {
-				bytes += sz;
-				okc++;
-				lat[nlat] = t - slots[idx % w].t_post;
-				lsz[nlat++] = sz;
-			} else
-				failed++;
-			if (opt.quiet)
-				continue;
-			if (opt.json)
-				printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
-				       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f}\n",
-				       idx, sz, wc[i].status ? "error" : "sent", wc[i].status,
-				       (t - t0) * 1e3, (double)sz * 8 / dt / 1e9,
-				       (t - slots[idx % w].t_post) * 1e3);
-			else
-				printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s"
-				       " completion %.3f ms\n",
-				       idx, sz, wc[i].status ? "error (" : "sent",
-				       wc[i].status ? sdr_strerror(wc[i].status) : "",
-				       wc[i].status ? ")" : "", (t - t0) * 1e3,
-				       (double)sz * 8 / dt / 1e9, (t - slots[idx % w].t_post) * 1e3);
-		}
-	}
-	if (done < total) {
-		for (uint32_t i = 0; i < w; i++)
-			if (slots[i].busy)
-				fprintf(stderr, "msg %" PRIu64 " still pending\n", slots[i].idx);
-		failed += total - done;
-	}
-	app_latency_report("send", lat, lsz, nlat, opt.json);
-	free(slots);
-	free(lat);
-	free(lsz);
-	res->ok = okc;
-	res->failed = failed;
-	res->bytes = bytes;
-	res->elapsed_ns = (uint64_t)((tlast - t0) * 1e9);
+	app_latency_report("send", sl.lat, sl.lsz, sl.n, opt.json);
+	free(sl.lat);
+	free(sl.lsz);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stddef.h> /* offsetof */
 #include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +14,6 @@
 #define DEFAULT_SIZES "1,4K,64K,1M,16M,64M"
 #define STR_(x) #x
 #define STR(x) STR_(x)
-
-static int parse_u32(const char *s, uint32_t *v, int suffix)
-{
-	uint64_t x;
-
-	if (sdr_parse_u64(s, &x, suffix) || x > UINT32_MAX)
-		return -1;
-	*v = (uint32_t)x;
-	return 0;
-}
 
 static int parse_sizes(const char *s, struct tool_opts *o)
 {
@@ -46,81 +37,20 @@ static int parse_sizes(const char *s, struct tool_opts *o)
 
 enum { SEND = 1, RECV = 2 }; /* the variants of the table */
 
-enum {
-	O_DPU = 1, O_SERVER, O_BIND, O_PORT, O_CONNECT, O_LQPN, O_LRKEY, O_PEER, O_PRINT, O_QPF,
-	O_SIZES, O_COUNT, O_SEED, O_MAXMSG, O_CHUNK, O_WINDOW, O_TIMEOUT, O_JSON, O_QUIET, O_NOIMM, O_FILE,
-	O_OUT, O_FSIZE, O_REL, O_RATE, O_EC
-};
+enum { O_SIZES = 1, O_REL, O_EC };
 
 /* A refused value: its message here, and -2 (the usage follows, exit 2). */
 #define BAD(...) (fprintf(stderr, __VA_ARGS__), -2)
 
+/* What is more than one typed value: the size list, the scheme, the EC code. */
 static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 {
 	struct tool_opts *o = ctx;
-	uint32_t port;
 
 	switch (d->id) {
-	case O_DPU: o->dpu = arg; break;
-	case O_SERVER: o->server = 1; break;
-	case O_BIND: o->bind = arg; break;
-	case O_PORT:
-		if (parse_u32(arg, &port, 0) || port == 0 || port > 65535)
-			return BAD("bad --port '%s'\n", arg);
-		o->port = (uint16_t)port;
-		break;
-	case O_CONNECT: o->connect = arg; break;
-	case O_LQPN:
-		if (parse_u32(arg, &o->local_qpn, 0) || o->local_qpn > 0xFFFFFF)
-			return BAD("bad --local-qpn '%s'\n", arg);
-		break;
-	case O_LRKEY:
-		if (parse_u32(arg, &o->local_rkey, 0))
-			return BAD("bad --local-rkey '%s'\n", arg);
-		break;
-	case O_PEER: o->peer = arg; break;
-	case O_PRINT: o->print_qp = 1; break;
-	case O_QPF: o->qp_file = arg; break;
 	case O_SIZES:
 		if (parse_sizes(arg, o))
 			return BAD("bad --sizes '%s' (1..4G each, at most %d)\n", arg, TOOL_MAX_SIZES);
-		break;
-	case O_COUNT:
-		if (parse_u32(arg, &o->count, 0) || o->count == 0)
-			return BAD("bad --count '%s'\n", arg);
-		break;
-	case O_SEED:
-		if (sdr_parse_u64(arg, &o->seed, 0))
-			return BAD("bad --seed '%s'\n", arg);
-		break;
-	case O_MAXMSG:
-		if (parse_u32(arg, &o->max_msg, 1) || o->max_msg == 0)
-			return BAD("bad --max-msg '%s'\n", arg);
-		break;
-	case O_CHUNK:
-		if (parse_u32(arg, &o->chunk_pkts, 0) || o->chunk_pkts == 0)
-			return BAD("bad --chunk-pkts '%s'\n", arg);
-		break;
-	case O_WINDOW:
-		if (parse_u32(arg, &o->window, 0) || o->window == 0 || o->window > 1024)
-			return BAD("bad --window '%s' (1..1024)\n", arg);
-		break;
-	case O_TIMEOUT: {
-		char *end;
-
-		o->timeout = strtod(arg, &end);
-		if (*end || !(o->timeout > 0) || o->timeout > 1e6)
-			return BAD("bad --timeout '%s'\n", arg);
-		break;
-	}
-	case O_JSON: o->json = 1; break;
-	case O_QUIET: o->quiet = 1; break;
-	case O_NOIMM: o->no_imm = 1; break;
-	case O_FILE: o->file = arg; break;
-	case O_OUT: o->out = arg; break;
-	case O_FSIZE:
-		if (sdr_parse_u64(arg, &o->file_size, 1) || o->file_size == 0)
-			return BAD("bad --file-size '%s'\n", arg);
 		break;
 	case O_REL: {
 		static const struct sdr_scheme ec_default = SDR_SCHEME_EC_DEFAULT;
@@ -147,64 +77,67 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 		o->ec_set = 1;
 		break;
 	}
-	case O_RATE:
-		if (sdr_parse_rate(arg, &o->rate_bps))
-			return BAD("bad --rate '%s' (e.g. 200m, 1.5gbit)\n", arg);
-		break;
 	}
 	return 0;
 }
 
+/* A typed entry's target in struct tool_opts (the parse context). */
+#define OFF(field) .off = offsetof(struct tool_opts, field)
+
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("Daemon:"),
-	{.name = "dpu", .arg = "PATH", .fn = on_opt, .id = O_DPU, .dflt = SDR_DEFAULT_SOCKET,
+	{.name = "dpu", .arg = "PATH", .kind = SDR_OPT_STRING, OFF(dpu), .dflt = SDR_DEFAULT_SOCKET,
 	 .help = "sdr-dpu control socket"},
 	SDR_OPT_SECTION("QP info exchange, either TCP bootstrap (perftest style):"),
-	{.name = "connect", .arg = "HOST[:PORT]", .fn = on_opt, .id = O_CONNECT, .only = SEND,
+	{.name = "connect", .arg = "HOST[:PORT]", .kind = SDR_OPT_STRING, OFF(connect),
+	 .only = SEND,
 	 .help = "connect to 'sdr-recv --server' (port default --port;\n"
 		 "retried until --timeout)"},
-	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .only = SEND,
+	{.name = "port", .arg = "P", .kind = SDR_OPT_U32, .min = 1, .max = 65535, OFF(port),
+	 .only = SEND,
 	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "default port for --connect"},
-	{.name = "server", .fn = on_opt, .id = O_SERVER, .only = RECV,
+	{.name = "server", .kind = SDR_OPT_BOOL, OFF(server), .only = RECV,
 	 .help = "wait for one sdr-send on TCP; the sender's plan then\n"
 		 "sets sizes, count, seed, max-msg and file mode"},
-	{.name = "port", .arg = "P", .fn = on_opt, .id = O_PORT, .only = RECV,
+	{.name = "port", .arg = "P", .kind = SDR_OPT_U32, .min = 1, .max = 65535, OFF(port),
+	 .only = RECV,
 	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "TCP port"},
-	{.name = "bind", .arg = "ADDR", .fn = on_opt, .id = O_BIND, .only = RECV,
+	{.name = "bind", .arg = "ADDR", .kind = SDR_OPT_STRING, OFF(bind), .only = RECV,
 	 .dflt = "0.0.0.0", .help = "listen address"},
 	SDR_OPT_SECTION("or command line (no TCP; give both sides the same --sizes/--count/--seed):"),
-	{.name = "local-qpn", .arg = "N", .fn = on_opt, .id = O_LQPN,
+	{.name = "local-qpn", .arg = "N", .kind = SDR_OPT_U32, .max = 0xFFFFFF, OFF(local_qpn),
 	 .help = "request this QPN block base at QP create"},
-	{.name = "local-rkey", .arg = "K", .fn = on_opt, .id = O_LRKEY,
+	{.name = "local-rkey", .arg = "K", .kind = SDR_OPT_U32, OFF(local_rkey),
 	 .help = "request this R_Key at QP create"},
-	{.name = "peer", .arg = "TEXT|@FILE", .fn = on_opt, .id = O_PEER,
+	{.name = "peer", .arg = "TEXT|@FILE", .kind = SDR_OPT_STRING, OFF(peer),
 	 .help = "peer QP info (text form, e.g. from its QPINFO line);\n"
 		 "@FILE waits up to --timeout for the file to appear"},
 	SDR_OPT_SECTION("Either mode:"),
-	{.name = "print-qp", .fn = on_opt, .id = O_PRINT,
+	{.name = "print-qp", .kind = SDR_OPT_BOOL, OFF(print_qp),
 	 .help = "print 'QPINFO <text>' with our own QP info"},
-	{.name = "qp-file", .arg = "F", .fn = on_opt, .id = O_QPF,
+	{.name = "qp-file", .arg = "F", .kind = SDR_OPT_STRING, OFF(qp_file),
 	 .help = "write our QP info text to F"},
 	SDR_OPT_SECTION("Messages:"),
 	{.name = "sizes", .arg = "LIST", .fn = on_opt, .id = O_SIZES, .dflt = DEFAULT_SIZES,
 	 .help = "comma list with K/M/G suffixes"},
-	{.name = "count", .arg = "N", .fn = on_opt, .id = O_COUNT, .dflt = "1",
+	{.name = "count", .arg = "N", .kind = SDR_OPT_U32, .min = 1, OFF(count), .dflt = "1",
 	 .help = "repeat the size list N times"},
-	{.name = "seed", .arg = "S", .fn = on_opt, .id = O_SEED, .dflt = "1",
+	{.name = "seed", .arg = "S", .kind = SDR_OPT_U64, OFF(seed), .dflt = "1",
 	 .help = "pattern seed"},
-	{.name = "no-imm", .fn = on_opt, .id = O_NOIMM,
+	{.name = "no-imm", .kind = SDR_OPT_BOOL, OFF(no_imm),
 	 .help = "messages without immediate (immediate 0; by default\n"
 		 "message n carries n): one packet per MTU, no\n"
 		 "immediate-only packets; the receiver expects 0 (with\n"
 		 "--server it learns it from the sender)"},
-	{.name = "max-msg", .arg = "BYTES", .fn = on_opt, .id = O_MAXMSG,
+	{.name = "max-msg", .arg = "BYTES", .kind = SDR_OPT_SIZE32, .min = 1, OFF(max_msg),
 	 .help = "QP max message (default: largest size rounded up to\n"
 		 "1 MiB; in file mode the daemon default)"},
-	{.name = "chunk-pkts", .arg = "N", .fn = on_opt, .id = O_CHUNK,
+	{.name = "chunk-pkts", .arg = "N", .kind = SDR_OPT_U32, .min = 1, OFF(chunk_pkts),
 	 .help = "packets per bitmap chunk (default: daemon default)"},
-	{.name = "window", .arg = "N", .fn = on_opt, .id = O_WINDOW, .dflt = "8",
+	{.name = "window", .arg = "N", .kind = SDR_OPT_U32, .min = 1, .max = 1024,
+	 OFF(window), .dflt = "8",
 	 .help = "messages in flight"},
-	{.name = "rate", .arg = "RATE", .fn = on_opt, .id = O_RATE, .only = SEND,
+	{.name = "rate", .arg = "RATE", .kind = SDR_OPT_RATE, OFF(rate_bps), .only = SEND,
 	 .help = "pace this QP's sends (bit/s: 200m, 1.5gbit; default\n"
 		 "unpaced; the daemon's --port-rate still applies)"},
 	{.name = "rel", .arg = "none|sr|ec|auto", .fn = on_opt, .id = O_REL, .dflt = "none",
@@ -220,16 +153,18 @@ static const struct sdr_opt opts[] = {
 	 .help = "with --rel ec: rs:K:M (Reed-Solomon) or xor:K:M, K data\n"
 		 "and M parity chunks per submessage, 1 <= K <= 64,\n"
 		 "1 <= M <= 32"},
-	{.name = "timeout", .arg = "SEC", .fn = on_opt, .id = O_TIMEOUT, .dflt = "10",
+	{.name = "timeout", .arg = "SEC", .kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1e6,
+	 .flags = SDR_OPTF_GT_MIN, OFF(timeout), .dflt = "10",
 	 .help = "give up when nothing completes for SEC seconds,\n"
 		 "report pending messages and partial bitmaps, exit 1"},
-	{.name = "file", .arg = "F", .fn = on_opt, .id = O_FILE, .only = SEND,
+	{.name = "file", .arg = "F", .kind = SDR_OPT_STRING, OFF(file), .only = SEND,
 	 .help = "send file F in messages of max_msg bytes; the plan\n"
 		 "tells the receiver the file size (TCP mode)"},
-	{.name = "out", .arg = "F", .fn = on_opt, .id = O_OUT, .only = RECV,
+	{.name = "out", .arg = "F", .kind = SDR_OPT_STRING, OFF(out), .only = RECV,
 	 .help = "file mode: write the received file to F instead of\n"
 		 "verifying a pattern"},
-	{.name = "file-size", .arg = "BYTES", .fn = on_opt, .id = O_FSIZE, .only = RECV,
+	{.name = "file-size", .arg = "BYTES", .kind = SDR_OPT_SIZE, .min = 1, OFF(file_size),
+	 .only = RECV,
 	 .help = "file mode without TCP: the size of the sender's file\n"
 		 "(with the same --max-msg as the sender)"},
 	{.name = NULL, .only = SEND,
@@ -245,13 +180,13 @@ static const struct sdr_opt opts[] = {
 		 "  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
 		 "  Gbit/s over the interval since the previous completion;\n"
 		 "then a summary."},
-	{.name = "json", .fn = on_opt, .id = O_JSON, .only = SEND,
+	{.name = "json", .kind = SDR_OPT_BOOL, OFF(json), .only = SEND,
 	 .help = "one JSON object per line instead (\"t_ms\": time, \"ct_ms\":\n"
 		 "completion), then the summary"},
-	{.name = "json", .fn = on_opt, .id = O_JSON, .only = RECV,
+	{.name = "json", .kind = SDR_OPT_BOOL, OFF(json), .only = RECV,
 	 .help = "one JSON object per line instead (\"t_ms\": time),\n"
 		 "then the summary"},
-	{.name = "quiet", .fn = on_opt, .id = O_QUIET, .help = "summary only"},
+	{.name = "quiet", .kind = SDR_OPT_BOOL, OFF(quiet), .help = "summary only"},
 	{.name = "help", .help = "this text"},
 	SDR_OPT_END,
 };

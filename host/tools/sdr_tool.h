@@ -21,7 +21,7 @@ struct tool_opts {
 	/* bootstrap */
 	int server;
 	const char *bind;
-	uint16_t port;
+	uint32_t port;       /* 1..65535 */
 	const char *connect; /* HOST[:PORT] */
 	uint32_t local_qpn, local_rkey;
 	const char *peer;    /* text, or @FILE */
@@ -92,6 +92,55 @@ int tool_send_plan(int fd, const struct tool_plan *p);
 int tool_recv_plan(int fd, struct tool_plan *p);
 int tool_send_result(int fd, const struct tool_result *r);
 int tool_recv_result(int fd, struct tool_result *r);
+
+/* ---- the message loop of both tools (sdr_loop.c) ---- */
+
+/** Message idx of the window, posted into buffer slot idx % window. */
+struct tool_slot {
+	int busy;
+	uint64_t idx;
+	double t_post;               /* sdr-send: when it was posted */
+	struct sdr_send_handle *sh;  /* sdr-send */
+	struct sdr_recv_handle *rh;  /* sdr-recv */
+};
+
+struct tool_loop;
+
+/** What sdr-send and sdr-recv do differently in tool_loop_run(). */
+struct tool_loop_ops {
+	const char *header; /* column line, printed first unless --quiet / --json */
+	uint8_t opcode;     /* of the completions expected: SDR_SQ_SEND / SDR_SQ_RECV */
+	/** Post message @p idx from / into @p buf: 0, -EAGAIN (try again after
+	 *  completions) or -1 (reason printed: the loop stops). */
+	int (*post)(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *buf);
+	/** Report the completion @p wc of message s->idx (@p t its time, @p dt
+	 *  since the previous completion): 1 if the message counts as delivered. */
+	int (*complete)(struct tool_loop *l, struct tool_slot *s, const struct sdr_wc *wc,
+			double t, double dt);
+	/** After giving up (timeout, daemon gone): message s->idx did not complete. */
+	void (*pending)(struct tool_loop *l, struct tool_slot *s);
+};
+
+struct tool_loop {
+	/* set by the caller */
+	const struct tool_opts *opt;
+	const struct tool_loop_ops *ops;
+	struct sdr_ctx *ctx;
+	struct sdr_qp *qp;
+	const struct tool_plan *plan;
+	int fd;          /* --file (sdr-send) / --out (sdr-recv), or -1 */
+	void *priv;      /* the caller's */
+	/* set by tool_loop_run() */
+	uint8_t *buf;    /* window * maxsz bytes, registered as mr */
+	uint64_t maxsz;  /* largest message of the plan */
+	struct sdr_mr *mr;
+	double t0;       /* app_now() before the first post */
+};
+
+/** Move the plan's messages through @p l->qp: a window of --window posts,
+ *  completions until all are done or --timeout passes without one. Fills
+ *  @p res; -1 on a set-up or post failure (reason printed). */
+int tool_loop_run(struct tool_loop *l, struct tool_result *res);
 
 /** --print-qp / --qp-file for our QP. */
 int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info);

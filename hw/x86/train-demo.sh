@@ -50,7 +50,7 @@ done
 export SDR_BUILD=$top/build
 . "$top/tests/integration/lib.sh"
 . "$top/hw/x86/bridge-netns.sh"
-export PYTHONPATH="$top/host/python" SDR_LIBSDR="$SDR_BUILD/host/libsdr.so.2"
+export PYTHONPATH="$top/host/python" SDR_LIBSDR="$SDR_BUILD/host/libsdr/libsdr.so.2"
 # the build's tools, wherever its layout puts them
 sdr_bin() { find "$SDR_BUILD" -name "$1" -type f -perm -u+x 2>/dev/null | head -1; }
 SDR_PIPE=$(sdr_bin sdr-pipe) SDR_PERF=$(sdr_bin sdr-perf)

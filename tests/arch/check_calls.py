@@ -14,7 +14,7 @@ and the calls of those names in every other file, then checks:
 Prints the graph in data-flow order, or every violation; exit 1 on any.
 Exit 77 when universal-ctags is missing.
 
-  check_calls.py FIRMWARE_DIR
+  check_calls.py [--stamp FILE] FIRMWARE_DIR
 """
 import os
 import re
@@ -152,4 +152,24 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    # --stamp FILE (the build's own check, firmware/meson.build): on success
+    # write FILE, so that ninja fails the build on a violation and reruns the
+    # check only when a firmware file changes; ctags missing is a warning there.
+    stamp = None
+    if len(sys.argv) > 2 and sys.argv[1] == '--stamp':
+        stamp = sys.argv[2]
+        del sys.argv[1:3]
+    if stamp:
+        import io
+        out, sys.stdout = sys.stdout, io.StringIO()
+        rc = main()
+        text, sys.stdout = sys.stdout.getvalue(), out
+        if rc != 0:
+            print(text, end='')
+    else:
+        rc = main()
+    if stamp and rc in (0, 77):
+        with open(stamp, 'w') as f:
+            f.write('checked\n' if rc == 0 else 'not checked: universal-ctags missing\n')
+        rc = 0
+    sys.exit(rc)

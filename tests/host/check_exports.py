@@ -5,10 +5,12 @@
 Usage: check_exports.py NM LIBSDR_SO MAP HEADER...
 
 The API is the set of (non-static) functions declared in the installed
-headers (host/sdr.h and the common/ headers it installs and includes). Checks
+headers (host/libsdr/sdr.h and the common/ headers it installs and includes). Checks
 that `NM -D --defined-only LIBSDR_SO` lists exactly that set (apart from the
-version node of MAP, e.g. LIBSDR_2), every symbol with MAP's version, and
-that MAP's global list is the same set too.
+version nodes of MAP, e.g. LIBSDR_2), every symbol with the version of the
+node MAP lists it in, and that MAP's global lists together are the same set
+too. MAP has one node per release (LIBSDR_2, LIBSDR_2.1, ...), each inheriting
+the one before; the first ends with 'local: *;'; a symbol is in one node only.
 """
 import re
 import subprocess
@@ -43,25 +45,45 @@ def declared(headers):
     return names
 
 
-def map_globals(path):
+def map_nodes(path):
+    """[(node, parent, {symbol})] of MAP in order; exits on a malformed map."""
     text = re.sub(r"/\*.*?\*/", " ", open(path).read(), flags=re.S)
     text = re.sub(r"#[^\n]*", " ", text)
-    m = re.match(r"\s*(\w+)\s*\{(.*)\}\s*;\s*$", text, flags=re.S)
-    if not m:
-        sys.exit("FAIL: %s: expected one version node 'NAME { global: ...; local: *; };'" % path)
-    node, body = m.group(1), m.group(2)
-    g = re.search(r"global\s*:(.*?)(local\s*:|$)", body, flags=re.S)
-    loc = re.search(r"local\s*:\s*\*\s*;", body)
-    if not g or not loc:
-        sys.exit("FAIL: %s: needs 'global:' and 'local: *;'" % path)
-    return node, {s.strip() for s in g.group(1).split(";") if s.strip()}
+    nodes, pos = [], 0
+    node_re = re.compile(r"\s*([\w.]+)\s*\{(.*?)\}\s*([\w.]*)\s*;", flags=re.S)
+    while text[pos:].strip():
+        m = node_re.match(text, pos)
+        if not m:
+            sys.exit("FAIL: %s: expected version nodes 'NAME { global: ...; } [PARENT];'" % path)
+        node, body, parent = m.group(1), m.group(2), m.group(3) or None
+        g = re.search(r"global\s*:(.*?)(local\s*:|$)", body, flags=re.S)
+        if not g:
+            sys.exit("FAIL: %s: node %s needs 'global:'" % (path, node))
+        has_local = re.search(r"local\s*:\s*\*\s*;", body) is not None
+        if has_local != (not nodes):
+            sys.exit("FAIL: %s: 'local: *;' belongs in the first node (only), not in %s"
+                     % (path, node))
+        if nodes and parent != nodes[-1][0]:
+            sys.exit("FAIL: %s: node %s must inherit %s (the node before it), not %s"
+                     % (path, node, nodes[-1][0], parent))
+        nodes.append((node, parent, {s.strip() for s in g.group(1).split(";") if s.strip()}))
+        pos = m.end()
+    if not nodes:
+        sys.exit("FAIL: %s: no version node" % path)
+    return nodes
 
 
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     nm, lib, mapfile, headers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    node, in_map = map_globals(mapfile)
+    nodes = map_nodes(mapfile)
+    version_of, in_map, twice = {}, set(), []
+    for node, _, syms in nodes:
+        twice += sorted(in_map & syms)
+        in_map |= syms
+        for sym in syms:
+            version_of.setdefault(sym, node)
     api = declared(headers)
     out = subprocess.run([nm, "-D", "--defined-only", lib], check=True,
                          stdout=subprocess.PIPE, universal_newlines=True).stdout
@@ -73,14 +95,15 @@ def main():
         kind, sym = f[1], f[2]
         name, _, ver = sym.partition("@")
         ver = ver.lstrip("@")
-        if kind == "A" and name == node:  # the version node itself
+        if kind == "A" and name in {n[0] for n in nodes}:  # a version node itself
             continue
         exported.add(name)
-        if ver and ver != node:
-            unversioned.append(sym)
-    print("%s: %d symbols exported, %d functions declared in %s, %d in %s" % (
+        if ver != version_of.get(name, ver):
+            unversioned.append((sym, version_of[name]))
+    print("%s: %d symbols exported, %d functions declared in %s, %d in %s (%s)" % (
         lib, len(exported), len(api), " ".join(h.rsplit("/", 1)[-1] for h in headers),
-        len(in_map), mapfile.rsplit("/", 1)[-1]))
+        len(in_map), mapfile.rsplit("/", 1)[-1],
+        ", ".join("%s: %d" % (n[0], len(n[2])) for n in nodes)))
     bad = 0
     if len(api) < 10 or "sdr_ctx_open" not in api:
         print("FAIL: the header parse found too little: %s" % sorted(api))
@@ -95,7 +118,10 @@ def main():
         print("FAIL: %s: %s %s" % (mapfile, s, "listed but not declared in a header"
                                    if s in in_map else "declared but not listed"))
         bad += 1
-    for s in unversioned:
+    for s in twice:
+        print("FAIL: %s: %s listed in two version nodes" % (mapfile, s))
+        bad += 1
+    for s, node in unversioned:
         print("FAIL: %s: not of version %s" % (s, node))
         bad += 1
     if bad:

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "link_eq.h"
 #include "link_test.h"
 #include "sdr_link.h"
 
@@ -33,7 +34,7 @@ bad(const char *spec, const char *needle)
 	CHECK(rc == -EINVAL, "'%s' accepted (rc %d)", spec, rc);
 	if (rc != 0) {
 		CHECK(strstr(err, needle) != NULL, "'%s': message '%s' lacks '%s'", spec, err, needle);
-		CHECK(memcmp(&c, &before, sizeof(c)) == 0, "'%s': cfg changed on error", spec);
+		CHECK(link_cfg_eq(&c, &before), "'%s': cfg changed on error", spec);
 	}
 }
 
@@ -135,9 +136,9 @@ test_defaults_and_full(void)
 
 	sdr_link_cfg_default(&d);
 	c = ok("");
-	CHECK(memcmp(&c, &d, sizeof(c)) == 0, "empty spec is the default");
+	CHECK(link_cfg_eq(&c, &d), "empty spec is the default");
 	c = ok("   ");
-	CHECK(memcmp(&c, &d, sizeof(c)) == 0, "blank spec is the default");
+	CHECK(link_cfg_eq(&c, &d), "blank spec is the default");
 	CHECK(d.seed == SDR_LINK_DEFAULT_SEED && d.limit == SDR_LINK_DEFAULT_LIMIT && d.rate_bps == 0 &&
 		      d.loss == 0 && !d.ge && d.delay_ns == 0,
 	      "defaults");
@@ -238,7 +239,7 @@ test_format_roundtrip(void)
 		CHECK(n > 0 || specs[i][0] == '\0', "format of '%s'", specs[i]);
 		CHECK((size_t)n < sizeof(buf), "format fits");
 		CHECK(sdr_link_parse(buf, &b, err, sizeof(err)) == 0, "reparse '%s': %s", buf, err);
-		CHECK(memcmp(&a, &b, sizeof(a)) == 0, "'%s' -> '%s' changes the cfg", specs[i], buf);
+		CHECK(link_cfg_eq(&a, &b), "'%s' -> '%s' changes the cfg", specs[i], buf);
 	}
 	/* truncation reports the full length */
 	{

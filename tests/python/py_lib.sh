@@ -4,7 +4,7 @@ SDR_PY_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${SDR_SRC:=$(cd "$SDR_PY_TESTS/../.." && pwd)}"
 : "${SDR_PYTHON:=/usr/bin/python3}"
 export PYTHONPATH="$SDR_SRC/host/python${PYTHONPATH:+:$PYTHONPATH}"
-export SDR_LIBSDR="${SDR_LIBSDR:-$SDR_BUILD/host/libsdr.so.2}"
+export SDR_LIBSDR="${SDR_LIBSDR:-$SDR_BUILD/host/libsdr/libsdr.so.2}"
 # meson passes SDR_PIPE; by hand: wherever the build put it
 : "${SDR_PIPE:=$(find "$SDR_BUILD" -name sdr-pipe -type f -perm -u+x 2>/dev/null | head -1)}"
 export SDR_PIPE

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ctypes declarations of libsdr (host/sdr.h, common/sdr_abi.h).
+"""ctypes declarations of libsdr (host/libsdr/sdr.h, common/sdr_abi.h).
 
 The structures mirror the C layout field by field; tests/python/test_layout.py
 compares every size and offset with the C compiler's (tests/python/layout.c).
@@ -144,4 +144,4 @@ def load():
         lib.path = path
         return lib
     raise OSError("cannot load libsdr (set SDR_LIBSDR to the path of libsdr.so.2, e.g. "
-                  "build/host/libsdr.so.2): " + "; ".join(errs))
+                  "build/host/libsdr/libsdr.so.2): " + "; ".join(errs))

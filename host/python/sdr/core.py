@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Python binding of libsdr (host/sdr.h) over ctypes.
+"""Python binding of libsdr (host/libsdr/sdr.h) over ctypes.
 
 Objects: :class:`Context` (attachment to an sdr-dpu daemon), :class:`Buffer`
 (shareable memory from ``sdr_buf_alloc``, viewable as a torch tensor without

@@ -4,7 +4,7 @@
  * access to the SQ ring so integration tests can inject descriptors libsdr
  * itself would refuse, and so the DPU's own validation can be exercised.
  * They exist only in the tests' static build of libsdr (libsdr_test_dep in
- * host/meson.build, compiled with -DSDR_TEST_HOOKS), never in libsdr.so.
+ * host/libsdr/meson.build, compiled with -DSDR_TEST_HOOKS), never in libsdr.so.
  */
 #ifndef SDR_INTERNAL_H
 #define SDR_INTERNAL_H

@@ -49,7 +49,7 @@
 extern "C" {
 #endif
 
-/* Every function declared here is exported by libsdr.so (host/libsdr.map),
+/* Every function declared here is exported by libsdr.so (host/libsdr/libsdr.map),
  * which is compiled with -fvisibility=hidden. */
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)

@@ -25,7 +25,8 @@
 #include <unistd.h>
 
 #include "mrpop.h"
-#include "sdr_types.h"
+#include "sdr_ctx.h"
+#include "sdr_dpu.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */

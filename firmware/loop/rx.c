@@ -9,6 +9,8 @@
 #include <rte_cycles.h>
 #include <rte_ring.h>
 
+#include <rte_mbuf.h>
+
 #include "rel.h"
 #include "rx.h"
 #include "send.h"

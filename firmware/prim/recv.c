@@ -4,7 +4,10 @@
 
 #include <rte_cycles.h>
 
+#include <rte_mbuf.h>
+
 #include "recv.h"
+#include "sdr_dpu.h"
 #include "txq.h"
 
 /* Receive numbers are 32 bit and every data packet names its number

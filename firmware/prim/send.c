@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "cq.h"
 #include "send.h"
 #include "txq.h"

@@ -6,6 +6,8 @@
  * queue. */
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "txq.h"
 
 /* --pace-trace: the frame in the worker's ring of the last paced frames */

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 
 #include "ec.h"
+#include "ec_desc.h"
 #include "rel.h"
+#include "sr_desc.h"
 
 struct ec_qp {
 	struct sdr_sr sr;      /* first: the reliable-QP core's state */
@@ -68,13 +70,26 @@ static int ec_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_s
 	return sdr_sr_qp_send_prepare(w, qp, sm, now);
 }
 
+/* its counters, options and stats: the SR engine's and the EC engine's
+ * (sr_desc.c, ec_desc.c; the EC line comes through the plug-in's hook) */
+static struct sdr_ctr_group *const ec_ctrs[] = {&sdr_qpc_sr, &sdr_qpc_ec, NULL};
+
+static const struct sdr_rel_desc ec_desc = {
+	.ctrs = ec_ctrs,
+	.opts = sdr_ec_opts,
+	.print = sdr_sr_qp_print,
+	.json = sdr_sr_qp_json,
+	.kv = sdr_sr_qp_kv,
+	.prepare_failed = SDR_CTR_ec_send_nomem,
+};
+
 const struct sdr_rel_ops sdr_rel_ec = {
 	.name = "ec",
 	.reliability = SDR_REL_EC,
 	.keeps_ranges = 1,
+	.desc = &ec_desc,
 	.qp_init = ec_qp_init,
 	.qp_fini = ec_qp_fini,
-	.view = sdr_sr_qp_view,
 	.send_prepare = ec_send_prepare,
 	.tx = sdr_sr_qp_tx,
 	.recv_posted = sdr_sr_qp_recv_posted,

@@ -58,10 +58,14 @@ static void none_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slo
 	sdr_cq_recv(w, qp, slot, status);
 }
 
+/* no counters, options or stats of its own; its sends cannot fail */
+static const struct sdr_rel_desc none_desc = {.ctrs = NULL};
+
 const struct sdr_rel_ops sdr_rel_none = {
 	.name = "none",
 	.reliability = SDR_REL_NONE,
 	.keeps_ranges = 0,
+	.desc = &none_desc,
 	.qp_init = none_init,
 	.qp_fini = none_fini,
 	.send_prepare = none_send_prepare,

@@ -5,6 +5,7 @@
  * Every descriptor gets exactly one completion (SEND, RECV, STREAM_START);
  * RECV_COMPLETE, STREAM_DATA and STREAM_END fold into the completion of the
  * operation they refer to.
+ * Layer loop/: the worker and its stages; calls schemes (rel/) and what lies below them.
  */
 #include <errno.h>
 #include <string.h>

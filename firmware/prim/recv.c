@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Receive side of a QP (recv.h). */
+/* Receive side of a QP (recv.h).
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code. */
 #include <errno.h>
 
 #include <rte_cycles.h>

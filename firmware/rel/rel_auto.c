@@ -7,6 +7,7 @@
  * its parity packets; a message without parity is an SR message. Streams
  * are plain SR. The reliable-QP core (sr_qp.h) with the EC engine plugged
  * in (ec.h); this scheme chooses each send's code and feeds the model.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include <errno.h>
 #include <stdio.h>

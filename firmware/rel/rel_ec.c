@@ -6,6 +6,7 @@
  * protected by the Selective Repeat fallback (docs/reliability.md). The
  * reliable-QP core (sr_qp.h) with the EC engine plugged in (ec.h); this
  * scheme only chooses the code.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include <errno.h>
 #include <stdio.h>

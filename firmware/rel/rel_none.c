@@ -3,6 +3,7 @@
  * Reliability "none": raw SDR. Packets go out once; a send completes when
  * it is on the wire, a receive when its bitmap is full (or its host
  * completes it); the host sees the bitmap and decides.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include "cq.h"
 #include "recv.h"

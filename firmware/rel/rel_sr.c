@@ -3,6 +3,7 @@
  * Reliability "sr": Selective Repeat (docs/reliability.md), the
  * reliable-QP core (sr_qp.h) with no plug-in on every send and receive of
  * the QP.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * Selective Repeat engine, receiver side and timers (sr.h): ACK
  * generation, final entries of completed receives, re-acknowledgement of
  * retransmissions, the global timeout.
+ * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
 #include <string.h>

@@ -2,6 +2,7 @@
 /*
  * Selective Repeat engine, sender side (sr.h): per-unit timers, the
  * retransmit queue, RTO backoff and probing, ACK processing.
+ * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -104,4 +104,22 @@ void sdr_sr_qp_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 uint64_t sdr_sr_qp_next_due(struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_reset(struct sdr_qp *qp);
 
+/* The entries of struct sdr_rel_ops that every scheme built on the SR core
+ * takes from it as they are (SR, EC, AUTO): a scheme's table names its own
+ * qp_init/qp_fini/send_prepare and then SDR_SR_QP_OPS. */
+/* clang-format off */
+#define SDR_SR_QP_OPS                                   \
+	.keeps_ranges = 1,                              \
+	.tx = sdr_sr_qp_tx,                             \
+	.recv_posted = sdr_sr_qp_recv_posted,           \
+	.rx_data = sdr_sr_qp_rx_data,                   \
+	.rx_ctrl = sdr_sr_qp_rx_ctrl,                   \
+	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,       \
+	.recv_done = sdr_sr_qp_recv_done,               \
+	.poll = sdr_sr_qp_poll,                         \
+	.periodic = sdr_sr_qp_periodic,                 \
+	.next_due = sdr_sr_qp_next_due,                 \
+	.reset = sdr_sr_qp_reset
+/* clang-format on */
+
 #endif /* SDR_SR_QP_H */

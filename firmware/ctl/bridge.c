@@ -7,6 +7,7 @@
  * two network namespaces (two veth pairs, net_af_packet on the bridge's
  * ends), it gives kernel TCP (gloo, PyTorch's store) the same emulated link
  * the DPUs see. docs/link-emulator.md "Bump in the wire".
+ * Layer ctl/: the control plane (main lcore); it calls the layers below, nothing calls it.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sdr_types.h"
+#include "rel.h"
+#include "sdr_limits.h"
 #include "sdr_opts.h"
 #include "sdr_units.h"
 
 #define SDR_STR_(x) #x
 #define SDR_STR(x) SDR_STR_(x)
-#define AUTO_SCHEMES_DEFAULT "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8"
 /* Per-client quotas (docs/host-api.md "Limits and quotas"): a quarter of
  * the instance's context (64) and QP (1024) tables, so that one client never
  * fills them; connections: its contexts and as many idle ones. */
@@ -143,26 +143,7 @@ static int on_icrc_crc(const struct sdr_opt *o, const char *arg, void *ctx)
 	return 0;
 }
 
-static int on_auto_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
-{
-	struct sdr_cfg *cfg = ((struct cfg_ctx *)ctx)->cfg;
-
-	(void)o;
-	if (sdr_auto_schemes_parse(arg, cfg->auto_cands, &cfg->auto_ncands)) {
-		fprintf(stderr, "sdr-dpu: --auto-schemes: '%s' is not a list of at most %u"
-				" distinct schemes sr, rs:K:M, xor:K:M (1 <= K <= 64,"
-				" 1 <= M <= 32, XOR M <= K)\n",
-			arg, SDR_AUTO_MAX_CANDS);
-		return -2;
-	}
-	return 0;
-}
-
-/* --- the table ---------------------------------------------------------- */
-
 static const struct sdr_opt_name qpn_random[] = {{"random", -1}, SDR_OPT_NAMES_END};
-static const struct sdr_opt_name objectives[] = {
-	{"mean", SDR_MODEL_OBJ_MEAN}, {"p999", SDR_MODEL_OBJ_P999}, SDR_OPT_NAMES_END};
 static const struct sdr_opt_name quota_keys[] = {{"uid", 0}, {"pid", 1}, SDR_OPT_NAMES_END};
 
 /* the target: a field of the config, or of the current instance */
@@ -267,44 +248,17 @@ static const struct sdr_opt cfg_opts[] = {
 		 "sdr-diag); docs/operations.md"},
 	{.name = "help", .help = "this text"},
 	{.name = "version", .fn = on_version, .help = "print the version"},
-	SDR_OPT_SECTION("\nSelective Repeat (QPs with reliability SR, and the SR part of EC and "
-			"AUTO QPs;\ndocs/reliability.md):"),
-	{.name = "sr-alpha", .arg = "A", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
-	 CFG(sr_alpha_milli), .help = "RTO = (1 + A) * smoothed RTT (default 0.5; 0..16)"},
-	{.name = "sr-rttvar-k", .arg = "K", U32(0, 64), CFG(sr_rttvar_k),
-	 .help = "... but at least SRTT + K * RTTVAR (RFC 6298 uses 4;\ndefault 4, 0 = off)"},
-	{.name = "sr-min-rto-us", .arg = "US", U32(1, 10000000), CFG(sr_min_rto_us),
-	 .help = "RTO floor (default 2000)"},
-	{.name = "sr-init-rto-ms", .arg = "MS", U32(1, 60000), CFG(sr_init_rto_ms),
-	 .help = "RTO before the first RTT sample (default 200)"},
-	{.name = "sr-ack-us", .arg = "US", U32(0, 1000000), CFG(sr_ack_us),
-	 .help = "receiver ACK coalescing period (default 500); a completed\n"
-		 "receive is acknowledged at once"},
 	{.name = "global-timeout-ms", .arg = "MS", U32(0, MS_MAX), CFG(global_timeout_ms),
 	 .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\n"
 		 "the error state (outstanding operations complete with\n"
 		 "-ETIMEDOUT); a receive without progress for MS completes\n"
 		 "with -ETIMEDOUT (default 3000; 0 = never)"},
-	SDR_OPT_SECTION("\nErasure coding (QPs with reliability EC, and AUTO's EC messages;\n"
-			"docs/reliability.md):"),
-	{.name = "ec-beta", .arg = "B", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
-	 CFG(ec_beta_milli),
-	 .help = "fallback timeout FTO = (M + ceil(M*m/k)) * T_INJ + B * RTT\n"
-		 "(default 1.0; 0..16)"},
-	{.name = "ec-rtt-us", .arg = "US", U32(0, 10000000), CFG(ec_rtt_us),
-	 .help = "RTT of the FTO (default 0 = estimate: the QP's smoothed\n"
-		 "RTT, else the smallest CTS-to-first-packet time)"},
-	{.name = "ec-pool-mb", .arg = "MB", U32(1, 65536), CFG(ec_pool_mb),
-	 .help = "parity buffers of one receiving EC or AUTO QP (default 64)"},
-	SDR_OPT_SECTION("\nAUTO (QPs with reliability AUTO pick SR or an EC code per message "
-			"from the\nmeasured RTT and chunk loss; docs/reliability.md \"AUTO\"):"),
-	{.name = "auto-schemes", .arg = "LIST", .fn = on_auto_schemes,
-	 .help = "candidates, comma-separated: sr, rs:K:M, xor:K:M (1 <= K\n"
-		 "<= 64, 1 <= M <= 32, XOR M <= K; at most 8)\n"
-		 "(default " AUTO_SCHEMES_DEFAULT ")"},
-	{.name = "auto-objective", .arg = "O", .kind = SDR_OPT_ENUM, .names = objectives,
-	 CFG(auto_obj),
-	 .help = "minimise the predicted mean or p999 completion time\n(default mean)"},
+	SDR_OPT_END,
+};
+
+/* the schemes' options come here (struct sdr_rel_desc::opts; cfg_table()) */
+
+static const struct sdr_opt cfg_opts_hosts[] = {
 	SDR_OPT_SECTION("\n"
 			"Hosts (control socket; docs/host-api.md \"Limits and quotas\"). Quotas hold per\n"
 			"client and instance; 0 = no limit. A refusal says which quota in its reason\n"
@@ -332,7 +286,7 @@ static const struct sdr_opt cfg_opts[] = {
 	SDR_OPT_END,
 };
 
-static const struct sdr_opts cfg_set = {
+static struct sdr_opts cfg_set = {
 	.prog = "sdr-dpu",
 	.usage =
 "Usage: sdr-dpu [EAL options] -- [options]\n"
@@ -351,14 +305,61 @@ static const struct sdr_opts cfg_set = {
 "/sdr/pace_peak,INST,QP,WINDOW_NS; read them with dpdk-telemetry.py -f\n"
 "<file-prefix>) and, with --metrics, as Prometheus metrics over HTTP (sdr-top\n"
 "and sdr-diag read those; docs/operations.md).\n",
-	.opt = cfg_opts,
 	.base = cfg_base,
 };
+
+static size_t table_len(const struct sdr_opt *t)
+{
+	size_t n = 0;
+
+	while (t[n].name || t[n].help)
+		n++;
+	return n;
+}
+
+/* The command line: the daemon's options, every scheme's (once each, in
+ * the order of the scheme table: rel.c), the host options. Built once. */
+static const struct sdr_opt *cfg_table(void)
+{
+	static struct sdr_opt *t;
+	const struct sdr_opt *seen[32];
+	unsigned nseen = 0;
+	size_t n = table_len(cfg_opts) + table_len(cfg_opts_hosts) + 1, k = 0;
+	const struct sdr_rel_ops *o;
+
+	if (t)
+		return t;
+	for (unsigned i = 0; (o = sdr_rel_scheme(i)); i++)
+		if (o->desc && o->desc->opts)
+			n += table_len(o->desc->opts);
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return NULL;
+	memcpy(t, cfg_opts, table_len(cfg_opts) * sizeof(*t));
+	k = table_len(cfg_opts);
+	for (unsigned i = 0; (o = sdr_rel_scheme(i)); i++) {
+		const struct sdr_opt *so = o->desc ? o->desc->opts : NULL;
+		unsigned j;
+
+		for (j = 0; j < nseen && seen[j] != so; j++)
+			;
+		if (!so || j < nseen || nseen == RTE_DIM(seen))
+			continue;
+		seen[nseen++] = so;
+		memcpy(t + k, so, table_len(so) * sizeof(*t));
+		k += table_len(so);
+	}
+	memcpy(t + k, cfg_opts_hosts, table_len(cfg_opts_hosts) * sizeof(*t));
+	/* (the end: zeroed by calloc) */
+	return t;
+}
 
 void sdr_cfg_usage(FILE *f, const char *prog)
 {
 	(void)prog;
-	sdr_opts_usage(&cfg_set, f);
+	cfg_set.opt = cfg_table();
+	if (cfg_set.opt)
+		sdr_opts_usage(&cfg_set, f);
 }
 
 int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
@@ -376,32 +377,26 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->mbufs = 8191;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
-	cfg->sr_alpha_milli = 500;
-	cfg->sr_rttvar_k = 4;
-	cfg->sr_min_rto_us = 2000;
-	cfg->sr_init_rto_ms = 200;
-	cfg->sr_ack_us = 500;
-	cfg->ec_beta_milli = 1000;
-	cfg->ec_rtt_us = 0;
-	cfg->ec_pool_mb = 64;
 	cfg->global_timeout_ms = 3000;
 	cfg->qpn_epoch = -1;
-	cfg->auto_obj = SDR_MODEL_OBJ_MEAN;
 	cfg->quota_conns = QUOTA_CONNS_DEFAULT;
 	cfg->quota_ctxs = QUOTA_CTXS_DEFAULT;
 	cfg->quota_qps = QUOTA_QPS_DEFAULT;
 	cfg->quota_mr_bytes = (uint64_t)QUOTA_MR_GB_DEFAULT << 30;
 	cfg->ctl_reply_timeout_ms = CTL_REPLY_TO_DEFAULT;
 	cfg->ctl_hello_timeout_ms = CTL_HELLO_TO_DEFAULT;
-	if (sdr_auto_schemes_parse(AUTO_SCHEMES_DEFAULT, cfg->auto_cands, &cfg->auto_ncands))
-		return -1; /* cannot happen */
 	ic = &cfg->inst[0];
 	ic->port = -1;
 	ic->name = "/tmp/sdr-dpu.sock";
 
 	{
 		struct cfg_ctx x = {.cfg = cfg, .ic = ic};
-		int first = sdr_opts_parse(&cfg_set, argc, argv, &x);
+		int first;
+
+		cfg_set.opt = cfg_table();
+		if (!cfg_set.opt)
+			return -1;
+		first = sdr_opts_parse(&cfg_set, argc, argv, &x);
 
 		if (first == SDR_OPTS_HELP || (first >= 0 && x.done))
 			return 1;
@@ -427,31 +422,13 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 			cfg->max_msg, SDR_MAX_PKTS, cfg->mtu);
 		return -1;
 	}
-	/* AUTO: the model must take every candidate (the parity pool is checked
-	 * when an AUTO QP is created, as the chunk size of a QP may differ) */
+	/* every scheme's check of its options (struct sdr_rel_desc::opts_check) */
 	{
-		struct sdr_auto_cfg ac;
-		struct sdr_auto *a = malloc(sizeof(*a));
-		int bad;
+		const struct sdr_rel_ops *o;
 
-		sdr_auto_cfg_default(&ac);
-		ac.rate_bps = 1e9;
-		ac.chunk_bytes = chunk;
-		ac.pkts_per_chunk = cfg->chunk_pkts;
-		ac.ncands = cfg->auto_ncands;
-		memcpy(ac.cands, cfg->auto_cands, sizeof(ac.cands));
-		bad = !a || sdr_auto_init(a, &ac) != 0;
-		free(a);
-		if (bad) {
-			fprintf(stderr, "sdr-dpu: --auto-schemes: the completion-time model rejects"
-					" a candidate\n");
-			return -1;
-		}
-		cfg->auto_max_m = 0;
-		for (uint32_t i = 0; i < cfg->auto_ncands; i++)
-			if (cfg->auto_cands[i].rel == SDR_REL_EC &&
-			    cfg->auto_cands[i].m > cfg->auto_max_m)
-				cfg->auto_max_m = cfg->auto_cands[i].m;
+		for (unsigned i = 0; (o = sdr_rel_scheme(i)); i++)
+			if (o->desc && o->desc->opts_check && o->desc->opts_check(cfg))
+				return -1;
 	}
 	if (cfg->ring_pair && cfg->ninst != 2) {
 		fprintf(stderr, "sdr-dpu: --ring-pair needs exactly two instances (use --instance)\n");

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Configuration of the daemon: the command line after EAL's "--"
- * (config.c), read by every module through sdr_g.cfg. */
+/* Configuration of the daemon (layer ctl): the command line after EAL's
+ * "--" (config.c), read by every module through sdr_g.cfg. A scheme's own
+ * options live in its folder (struct sdr_rel_desc::opts, e.g. sr_desc.h). */
 #ifndef SDR_CONFIG_H
 #define SDR_CONFIG_H
 
 #include <stdint.h>
 #include <stdio.h>
-
-#include "sdr_auto.h"
-#include "sdr_model.h"
 
 #define SDR_MAX_INST 4
 /* --link-peer profiles per instance: as many as the link emulator takes
@@ -44,22 +42,7 @@ struct sdr_cfg {
 	uint32_t pace_trace;   /* paced frames recorded per worker; 0 = none */
 	int icrc;
 	int ring_pair;
-	/* Selective Repeat (docs/reliability.md) */
-	uint32_t sr_alpha_milli;   /* RTO = (1 + alpha) * SRTT, alpha * 1000 */
-	uint32_t sr_rttvar_k;      /* ... and >= SRTT + k * RTTVAR */
-	uint32_t sr_min_rto_us;
-	uint32_t sr_init_rto_ms;
-	uint32_t sr_ack_us;        /* ACK coalescing period */
-	uint32_t global_timeout_ms;
-	/* Erasure coding (docs/reliability.md) */
-	uint32_t ec_beta_milli;    /* FTO = (M + ceil(M/R)) * T_INJ + beta * RTT */
-	uint32_t ec_rtt_us;        /* RTT of the FTO; 0 = estimate */
-	uint32_t ec_pool_mb;       /* parity pool of a receiving QP, MiB */
-	/* AUTO (docs/reliability.md "AUTO") */
-	struct sdr_scheme auto_cands[SDR_AUTO_MAX_CANDS]; /* --auto-schemes */
-	uint32_t auto_ncands;
-	uint32_t auto_max_m;       /* largest m of the EC candidates (0: SR only) */
-	int auto_obj;              /* enum sdr_model_objective, --auto-objective */
+	uint32_t global_timeout_ms; /* no progress of a reliable QP's sends: error state */
 	int qpn_epoch;             /* -1 = random per boot */
 	/* control plane: per-client quotas (per instance; 0 = no limit) and
 	 * timeouts (docs/host-api.md "Limits and quotas") */

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "auto_desc.h"
 #include "cq.h"
 #include "ctrl_int.h"
+#include "ec_desc.h"
 #include "qp_setup.h"
 #include "rel.h"
 #include "sdr_rss.h"
@@ -54,7 +56,7 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 {
 	uint32_t mtu = sdr_g.cfg.mtu;
 	uint32_t max_msg, ppc;
-	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+	uint64_t pool = (uint64_t)sdr_ec_cfg.pool_mb << 20;
 
 	sdr_qp_attr_sizes(a, &max_msg, &ppc);
 
@@ -84,15 +86,15 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 		/* parity memory of the pool: at least one submessage's parity */
 		if ((uint64_t)a->ec_m * mtu * ppc > pool)
 			return attr_refused(r, EINVAL, "EC: m (%u) parity chunks of %u B exceed"
-					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_g.cfg.ec_pool_mb);
+					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_ec_cfg.pool_mb);
 	} else if (a->ec_code || a->ec_k || a->ec_m) {
 		return attr_refused(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
 				    a->reliability);
 	} else if (a->reliability == SDR_REL_AUTO &&
-		   (uint64_t)sdr_g.cfg.auto_max_m * mtu * ppc > pool) {
+		   (uint64_t)sdr_auto_opts.max_m * mtu * ppc > pool) {
 		return attr_refused(r, EINVAL, "AUTO: m (%u) parity chunks of %u B (--auto-schemes)"
-				    " exceed --ec-pool-mb %u", sdr_g.cfg.auto_max_m, mtu * ppc,
-				    sdr_g.cfg.ec_pool_mb);
+				    " exceed --ec-pool-mb %u", sdr_auto_opts.max_m, mtu * ppc,
+				    sdr_ec_cfg.pool_mb);
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* --link and --link-peer: the long-haul link emulator (firmware/linkemu/) on
- * an instance's RX, one lane per per-peer profile plus the default lane. */
+ * an instance's RX, one lane per per-peer profile plus the default lane.
+ * Layer ctl/: the control plane (main lcore); it calls the layers below, nothing calls it. */
 #include <stdio.h>
 #include <string.h>
 

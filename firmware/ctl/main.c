@@ -3,6 +3,7 @@
  * sdr-dpu main: parse our options (before the EAL, so --help/--version work
  * anywhere), start the EAL, set up ports, launch workers, then run the
  * control plane and the periodic stats on the main lcore until SIGINT/SIGTERM.
+ * Layer ctl/: the control plane (main lcore); it calls the layers below, nothing calls it.
  */
 #include <signal.h>
 #include <stdlib.h>

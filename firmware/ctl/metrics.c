@@ -57,7 +57,7 @@ static volatile int wanted; /* any want[] > done[] (read without the lock) */
 
 struct family {
 	char name[96];
-	const char *help;
+	char help[192];
 	const char *type;
 	char *buf;
 	size_t len;
@@ -79,7 +79,7 @@ static struct family *family(struct render *r, const char *name, const char *hel
 		return NULL;
 	struct family *fm = &r->fam[r->n];
 	snprintf(fm->name, sizeof(fm->name), "%s", name);
-	fm->help = help;
+	snprintf(fm->help, sizeof(fm->help), "%s", help);
 	fm->type = type;
 	fm->f = open_memstream(&fm->buf, &fm->len);
 	if (!fm->f)

@@ -14,6 +14,7 @@
  *
  * A job is keyed by its MR; sdr_mrpop_cancel() returns only when the thread
  * no longer touches the mapping, so the caller may munmap it afterwards.
+ * Layer ctl/: the control plane (main lcore); it calls the layers below, nothing calls it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,7 +26,8 @@
 #include <unistd.h>
 
 #include "mrpop.h"
-#include "sdr_types.h"
+#include "sdr_ctx.h"
+#include "sdr_dpu.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Ports: one DPDK port per DPU instance, one RX/TX queue pair per worker. */
+/* Ports: one DPDK port per DPU instance, one RX/TX queue pair per worker.
+ * Layer ctl/: the control plane (main lcore); it calls the layers below, nothing calls it. */
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>

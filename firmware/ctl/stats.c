@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Stats: testpmd-like block, JSON dump, DPDK telemetry. */
+/*
+ * Stats (layer ctl): the testpmd-like block, the JSON dump, DPDK telemetry.
+ * What a QP shows (its counters, its scheme's lines and keys) is
+ * stats_qp.c's, through the scheme table: nothing here names a scheme.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,8 +40,6 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	}
 }
 
-#define QP_STATS SDR_QP_STATS /* (sdr_types.h) */
-
 /* What each worker counts of its loop and its pacer (read slightly stale,
  * like the counters): the stats block, --stats-json "workers", telemetry
  * /sdr/workers. pace_cycles / pace_polls is the pacer's cost per loop
@@ -54,78 +56,6 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 static uint64_t rd(const uint64_t *p)
 {
 	return *(const volatile uint64_t *)p;
-}
-
-/* RTT estimator of an SR QP, in microseconds */
-static inline uint64_t cyc_us(uint64_t c) { return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0; }
-
-/* AUTO: the estimates and decisions of a QP (docs/reliability.md "AUTO").
- * Written by the worker; read here slightly stale, like the counters. */
-struct auto_view {
-	double srtt_us, rttvar_us, loss, last_mean_us, last_p999_us;
-	uint64_t rtt_samples, chunks_seen, initial_picks, evals, eval_errors;
-	char last[SDR_SCHEME_STR_MAX];
-	char name[SDR_AUTO_MAX_CANDS][SDR_SCHEME_STR_MAX];
-	uint64_t picks[SDR_AUTO_MAX_CANDS];
-	uint64_t pmin[SDR_AUTO_MAX_CANDS], pmax[SDR_AUTO_MAX_CANDS];
-	uint32_t ncands;
-};
-
-static void auto_view(const struct sdr_auto *a, struct auto_view *v)
-{
-	struct sdr_scheme last = a->last;
-
-	memset(v, 0, sizeof(*v));
-	v->srtt_us = a->srtt * 1e6;
-	v->rttvar_us = a->rttvar * 1e6;
-	v->rtt_samples = a->rtt_samples;
-	v->loss = sdr_auto_loss(a);
-	v->chunks_seen = a->chunks_seen;
-	v->initial_picks = a->initial_picks;
-	v->evals = a->evals;
-	v->eval_errors = a->eval_errors;
-	v->last_mean_us = a->last_mean * 1e6;
-	v->last_p999_us = a->last_p999 * 1e6;
-	if (sdr_scheme_format(&last, SDR_SCHEME_LABEL, v->last, sizeof(v->last)) < 0)
-		snprintf(v->last, sizeof(v->last), "?");
-	v->ncands = a->cfg.ncands <= SDR_AUTO_MAX_CANDS ? a->cfg.ncands : SDR_AUTO_MAX_CANDS;
-	for (uint32_t i = 0; i < v->ncands; i++) {
-		if (sdr_scheme_format(&a->cfg.cands[i], SDR_SCHEME_LABEL, v->name[i],
-				      sizeof(v->name[i])) < 0)
-			snprintf(v->name[i], sizeof(v->name[i]), "?");
-		v->picks[i] = a->picks[i];
-		v->pmin[i] = a->pick_min[i];
-		v->pmax[i] = a->pick_max[i];
-	}
-}
-
-/* ,"auto":{...} of a QP (live or closed) */
-static void auto_json(FILE *f, const struct sdr_auto *a, const struct sdr_qp_stats *st)
-{
-	struct auto_view v;
-
-	auto_view(a, &v);
-	fprintf(f, ",\"auto\":{\"srtt_us\":%.1f,\"rttvar_us\":%.1f,"
-		   "\"rtt_samples\":%" PRIu64 ",\"chunk_loss\":%.6g,"
-		   "\"chunks_seen\":%" PRIu64 ",\"last_pick\":\"%s\","
-		   "\"last_mean_us\":%.1f,\"last_p999_us\":%.1f,"
-		   "\"initial_picks\":%" PRIu64 ",\"evals\":%" PRIu64
-		   ",\"eval_errors\":%" PRIu64 ",\"msgs_ec\":%" PRIu64
-		   ",\"msgs_sr\":%" PRIu64 ",\"chunks_fed\":%" PRIu64
-		   ",\"lost_fed\":%" PRIu64 ",\"lost_rx\":%" PRIu64 ",\"picks\":{",
-		v.srtt_us, v.rttvar_us, v.rtt_samples, v.loss, v.chunks_seen, v.last,
-		v.last_mean_us, v.last_p999_us, v.initial_picks, v.evals,
-		v.eval_errors, st->auto_msgs_ec, st->auto_msgs_sr,
-		st->auto_chunks_fed, st->auto_lost_fed, st->auto_lost_rx);
-	for (uint32_t i = 0; i < v.ncands; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", v.name[i], v.picks[i]);
-	fprintf(f, "},\"pick_min_bytes\":{");
-	for (uint32_t i = 0; i < v.ncands; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", v.name[i], v.pmin[i]);
-	fprintf(f, "},\"pick_max_bytes\":{");
-	for (uint32_t i = 0; i < v.ncands; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", v.name[i], v.pmax[i]);
-	fprintf(f, "}}");
 }
 
 void sdr_stats_print(FILE *f)
@@ -148,50 +78,7 @@ void sdr_stats_print(FILE *f)
 			struct sdr_qp *qp = atomic_load(&in->qps[q]);
 			if (!qp)
 				continue;
-			fprintf(f, "  QP 0x%06x (ctx %u, worker %u, %s): msgs sent %" PRIu64 " recv %" PRIu64
-				   " partial %" PRIu64 " send-errors %" PRIu64 " | pkts tx %" PRIu64
-				   " rx %" PRIu64 " | chunks %" PRIu64 " | CTS tx %" PRIu64 " rx %" PRIu64 "\n",
-				qp->qpn_base, qp->ctx->id, qp->worker,
-				qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
-				qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,
-				qp->st.rx_pkts, qp->st.chunks_done, qp->st.cts_tx, qp->st.cts_rx);
-			struct sdr_rel_view rv = {0};
-			if (qp->ops->view)
-				qp->ops->view(qp, &rv);
-			if (rv.au) {
-				struct auto_view v;
-				auto_view(rv.au, &v);
-				fprintf(f, "    AUTO: srtt %.0f us (%" PRIu64 " samples) chunk loss %.3g"
-					   " (%" PRIu64 " chunks) | last pick %s (mean %.0f us) | evals %"
-					   PRIu64 " | initial %" PRIu64 " | msgs EC %" PRIu64 " SR %" PRIu64
-					   " |", v.srtt_us, v.rtt_samples, v.loss, v.chunks_seen, v.last,
-					v.last_mean_us, v.evals, v.initial_picks, qp->st.auto_msgs_ec,
-					qp->st.auto_msgs_sr);
-				for (uint32_t i = 0; i < v.ncands; i++)
-					fprintf(f, " %s %" PRIu64, v.name[i], v.picks[i]);
-				fprintf(f, "\n");
-			}
-			if (rv.has_ec)
-				fprintf(f, "    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64
-					   " rx %" PRIu64 " | decodes %" PRIu64 " chunks recovered %" PRIu64
-					   " failures %" PRIu64 " | FTO expiries %" PRIu64 " NACKs tx %" PRIu64
-					   " rx %" PRIu64 " | pool %u/%u bufs\n",
-					rv.ec_per_message ? "per-message, max" :
-					sdr_ec_code_name((enum sdr_ec_code)rv.ec_code), rv.ec_k, rv.ec_m,
-					qp->st.ec_subs_encoded, qp->st.ec_par_pkts_tx, qp->st.ec_par_pkts_rx,
-					qp->st.ec_decodes, qp->st.ec_chunks_recovered,
-					qp->st.ec_decode_failures, qp->st.ec_fto_expiries, qp->st.ec_nacks_tx,
-					qp->st.ec_nacks_rx, rv.pool_inuse, rv.pool_nalloc);
-			if (rv.has_rtt)
-				fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
-					   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
-					   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
-					   " | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
-					cyc_us(rv.srtt), cyc_us(rv.rttvar), cyc_us(rv.rto),
-					rv.samples, qp->st.sr_retx_pkts, qp->st.sr_retx_units,
-					qp->st.sr_rto_expiries, qp->st.sr_acks_tx, qp->st.sr_acks_rx,
-					qp->st.sr_send_timeouts, qp->st.sr_recv_timeouts,
-					qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
+			sdr_stats_qp_print(f, qp);
 		}
 		fprintf(f, "  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64 " partial %" PRIu64
 			   " send-errors %" PRIu64 "\n", in->closed.msgs_sent, in->closed.msgs_recv,
@@ -277,62 +164,9 @@ int sdr_stats_json(const char *path)
 			fprintf(f, "}");
 		}
 		fprintf(f, "]");
-		struct sdr_qp_stats tot = in->closed;
-		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
-			struct sdr_qp *qp = atomic_load(&in->qps[q]);
-			if (!qp)
-				continue;
-#define ADD(n) tot.n += qp->st.n;
-			QP_STATS(ADD)
-#undef ADD
-		}
-		fprintf(f, "},\"qp_totals\":{");
-		const char *sep = "";
-#define J(n)                                                                                 \
-	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, tot.n);                                       \
-	sep = ",";
-		QP_STATS(J)
-#undef J
-		fprintf(f, "},\"qps\":[");
-		int first = 1;
-		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
-			struct sdr_qp *qp = atomic_load(&in->qps[q]);
-			if (!qp)
-				continue;
-			fprintf(f, "%s{\"qpn\":%u", first ? "" : ",", qp->qpn_base);
-#define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, qp->st.n);
-			QP_STATS(J)
-#undef J
-			fprintf(f, ",\"reliability\":%u,\"state\":%d,\"rate_bps\":%" PRIu64, qp->reliability,
-				qp->state, qp->rate_bps);
-			struct sdr_rel_view rv = {0};
-			if (qp->ops->view)
-				qp->ops->view(qp, &rv);
-			if (rv.has_rtt)
-				fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64
-					   ",\"rto_us\":%" PRIu64, cyc_us(rv.srtt),
-					cyc_us(rv.rttvar), cyc_us(rv.rto));
-			if (rv.au)
-				auto_json(f, rv.au, &qp->st);
-			fprintf(f, "}");
-			first = 0;
-		}
-		/* AUTO QPs destroyed since the start (the last SDR_AUTO_CLOSED) */
-		fprintf(f, "],\"auto_closed\":[");
-		if (in->auto_closed) {
-			unsigned n = in->n_auto_closed < SDR_AUTO_CLOSED ? in->n_auto_closed : SDR_AUTO_CLOSED;
-			for (unsigned k = 0; k < n; k++) {
-				const struct sdr_auto_closed *x =
-					&in->auto_closed[(in->n_auto_closed - n + k) % SDR_AUTO_CLOSED];
-				fprintf(f, "%s{\"qpn\":%u", k ? "," : "", x->qpn);
-#define J(n) fprintf(f, ",\"" #n "\":%" PRIu64, x->st.n);
-				QP_STATS(J)
-#undef J
-				auto_json(f, &x->au, &x->st);
-				fprintf(f, "}");
-			}
-		}
-		fprintf(f, "]}");
+		fprintf(f, "}");
+		sdr_stats_inst_qps_json(f, in);
+		fprintf(f, "}");
 	}
 	fprintf(f, "]}\n");
 	return fclose(f);
@@ -486,6 +320,16 @@ static void tel_link_cb(void *arg, const char *name, uint64_t v)
 	rte_tel_data_add_dict_u64(arg, name, v);
 }
 
+static void tel_u64(void *arg, const char *key, uint64_t v)
+{
+	rte_tel_data_add_dict_u64(arg, key, v);
+}
+
+static void tel_str(void *arg, const char *key, const char *v)
+{
+	rte_tel_data_add_dict_string(arg, key, v);
+}
+
 static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	unsigned inst = params && *params ? (unsigned)atoi(params) : 0;
@@ -503,46 +347,7 @@ static int tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (!x)
 			return -ENOMEM;
 		rte_tel_data_start_dict(x);
-#define T(n) rte_tel_data_add_dict_u64(x, #n, qp->st.n);
-		QP_STATS(T)
-#undef T
-		/* the QP's pacing rate (QP_CREATE / QP_SET_RATE; 0 = unpaced) */
-		rte_tel_data_add_dict_u64(x, "rate_bps", qp->rate_bps);
-		struct sdr_rel_view rv = {0};
-		if (qp->ops->view)
-			qp->ops->view(qp, &rv);
-		if (rv.has_rtt) {
-			rte_tel_data_add_dict_u64(x, "srtt_us", cyc_us(rv.srtt));
-			rte_tel_data_add_dict_u64(x, "rttvar_us", cyc_us(rv.rttvar));
-			rte_tel_data_add_dict_u64(x, "rto_us", cyc_us(rv.rto));
-		}
-		if (rv.au) {
-			struct auto_view v;
-			auto_view(rv.au, &v);
-			rte_tel_data_add_dict_u64(x, "auto_srtt_us", (uint64_t)(v.srtt_us + 0.5));
-			rte_tel_data_add_dict_u64(x, "auto_rtt_samples", v.rtt_samples);
-			/* (no doubles in 22.11's telemetry: parts per million) */
-			rte_tel_data_add_dict_u64(x, "auto_chunk_loss_ppm", (uint64_t)(v.loss * 1e6 + 0.5));
-			rte_tel_data_add_dict_u64(x, "auto_chunks_seen", v.chunks_seen);
-			rte_tel_data_add_dict_string(x, "auto_last_pick", v.last);
-			rte_tel_data_add_dict_u64(x, "auto_last_mean_us", (uint64_t)(v.last_mean_us + 0.5));
-			rte_tel_data_add_dict_u64(x, "auto_initial_picks", v.initial_picks);
-			rte_tel_data_add_dict_u64(x, "auto_evals", v.evals);
-			rte_tel_data_add_dict_u64(x, "auto_eval_errors", v.eval_errors);
-
-			for (uint32_t i = 0; i < v.ncands; i++) {
-				char key[48];
-				int n = snprintf(key, sizeof(key), "auto_picks_%s", v.name[i]);
-				/* "RS(32,8)" -> "rs_32_8": plain key characters */
-				for (int j = 11; j < n && j < (int)sizeof(key); j++)
-					key[j] = (key[j] >= 'A' && key[j] <= 'Z') ? (char)(key[j] + 32)
-						 : ((key[j] >= '0' && key[j] <= '9') ||
-						    (key[j] >= 'a' && key[j] <= 'z')) ? key[j] : '_';
-				while (n > 11 && key[n - 1] == '_')
-					key[--n] = 0;
-				rte_tel_data_add_dict_u64(x, key, v.picks[i]);
-			}
-		}
+		sdr_stats_qp_kv(qp, &(struct sdr_kv){.arg = x, .u64 = tel_u64, .str = tel_str});
 		snprintf(k, sizeof(k), "qp_0x%06x", qp->qpn_base);
 		rte_tel_data_add_dict_container(d, k, x, 0);
 	}
@@ -659,12 +464,57 @@ static void link_walk_cb(void *arg, const char *name, uint64_t v)
 		      val);
 }
 
+struct ctr_walk {
+	const struct sdr_stats_sink *s;
+	const char *labels;
+};
+
+/* every per-QP counter, each scheme's group included (sdr_stats_qp_foreach):
+ * "qp_<name>" ("qp_sr_retx_pkts": the group's name leads the counter's) */
+static void walk_ctr(void *arg, const char *name, uint64_t value, const char *scheme)
+{
+	const struct ctr_walk *cw = arg;
+	char n[96], help[160];
+
+	snprintf(n, sizeof(n), "qp_%s", name);
+	if (scheme)
+		snprintf(help, sizeof(help), "per-QP counter %s (counted by the %s engine)", name,
+			 scheme);
+	else
+		snprintf(help, sizeof(help), "per-QP counter %s", name);
+	cw->s->sample(cw->s->arg, SDR_STAT_COUNTER, n, help, cw->labels, (double)value);
+}
+
 static void walk_qp_stats(const struct sdr_stats_sink *s, const char *lb,
 			  const struct sdr_qp_stats *st)
 {
-#define W(n) s->sample(s->arg, SDR_STAT_COUNTER, "qp_" #n, "per-QP counter " #n, lb, (double)st->n);
-	QP_STATS(W)
-#undef W
+	struct ctr_walk cw = {s, lb};
+
+	sdr_stats_qp_foreach(st, walk_ctr, &cw);
+}
+
+/* a scheme's metrics of a QP (struct sdr_rel_desc::metrics) as samples */
+static void walk_metric(const struct ctr_walk *cw, enum sdr_stat_kind kind, const char *name,
+			const char *help, const char *label, double v)
+{
+	char n[96], lb[700];
+
+	snprintf(n, sizeof(n), "qp_%s", name);
+	if (label)
+		snprintf(lb, sizeof(lb), "%s,%s", cw->labels, label);
+	cw->s->sample(cw->s->arg, kind, n, help, label ? lb : cw->labels, v);
+}
+
+static void walk_gauge(void *arg, const char *name, const char *help, const char *label,
+		       double v)
+{
+	walk_metric(arg, SDR_STAT_GAUGE, name, help, label, v);
+}
+
+static void walk_counter(void *arg, const char *name, const char *help, const char *label,
+			 double v)
+{
+	walk_metric(arg, SDR_STAT_COUNTER, name, help, label, v);
 }
 
 /* Sends posted and not complete (the window is advanced lazily: count) */
@@ -683,9 +533,9 @@ static uint32_t sends_outstanding(const struct sdr_qp *qp)
 
 static void walk_qp(const struct sdr_stats_sink *s, const struct sdr_qp *qp)
 {
-	char lb[512], al[600];
-	struct sdr_rel_view rv = {0};
-	const double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
+	char lb[512];
+	struct ctr_walk cw = {s, lb};
+	const struct sdr_metric_sink m = {.arg = &cw, .gauge = walk_gauge, .counter = walk_counter};
 
 	sdr_stats_qp_labels(qp, lb, sizeof(lb));
 	walk_qp_stats(s, lb, &qp->st);
@@ -699,39 +549,10 @@ static void walk_qp(const struct sdr_stats_sink *s, const struct sdr_qp *qp)
 		  "sends posted and not yet complete", lb, (double)sends_outstanding(qp));
 	s->sample(s->arg, SDR_STAT_GAUGE, "qp_posted_receives", "receives posted and not complete",
 		  lb, (double)*(volatile uint32_t *)&qp->rq.nposted);
-	if (qp->ops->view)
-		qp->ops->view(qp, &rv);
-	if (rv.has_rtt) {
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_srtt_seconds",
-			  "selective repeat: smoothed RTT", lb, (double)rv.srtt / hz);
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_rttvar_seconds",
-			  "selective repeat: RTT variation", lb, (double)rv.rttvar / hz);
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_rto_seconds",
-			  "selective repeat: retransmission timeout", lb, (double)rv.rto / hz);
-	}
-	if (rv.has_ec)
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_ec_pool_buffers_in_use",
-			  "erasure coding: parity buffers in use", lb, (double)rv.pool_inuse);
-	if (rv.au) {
-		struct auto_view v;
-
-		auto_view(rv.au, &v);
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_srtt_seconds", "AUTO: smoothed RTT", lb,
-			  v.srtt_us * 1e-6);
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_chunk_loss_ratio",
-			  "AUTO: measured chunk loss rate", lb, v.loss);
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_predicted_mean_seconds",
-			  "AUTO: predicted mean completion time of its last pick", lb,
-			  v.last_mean_us * 1e-6);
-		snprintf(al, sizeof(al), "%s,choice=\"%s\"", lb, v.last);
-		s->sample(s->arg, SDR_STAT_GAUGE, "qp_auto_choice",
-			  "AUTO: 1 for the scheme it picked last", al, 1);
-		for (uint32_t i = 0; i < v.ncands; i++) {
-			snprintf(al, sizeof(al), "%s,choice=\"%s\"", lb, v.name[i]);
-			s->sample(s->arg, SDR_STAT_COUNTER, "qp_auto_picks",
-				  "AUTO: messages per scheme picked", al, (double)v.picks[i]);
-		}
-	}
+	/* the scheme's own (the SR engine's RTT estimator, EC's pool, AUTO's
+	 * estimates and picks) */
+	if (qp->ops->desc && qp->ops->desc->metrics)
+		qp->ops->desc->metrics(qp, &m);
 	if (s->hist)
 		s->hist(s->arg, lb, &qp->ct_hist);
 }
@@ -825,7 +646,6 @@ void sdr_stats_ops(FILE *f)
 		fprintf(f, "instance %s\n", in->cfg.name);
 		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
 			struct sdr_qp *qp = atomic_load(&in->qps[q]);
-			struct sdr_rel_view rv = {0};
 			const struct sdr_rq *rq;
 			char peer[16] = "";
 			uint32_t from, to;
@@ -836,8 +656,6 @@ void sdr_stats_ops(FILE *f)
 			rq = &qp->rq;
 			if (qp->state == SDR_QPS_CONNECTED || qp->state == SDR_QPS_ERROR)
 				sdr_format_ipv4(qp->remote.ip, peer);
-			if (qp->ops->view)
-				qp->ops->view(qp, &rv);
 			fprintf(f, "  QP 0x%06x (%s, peer %s, %s): %u receive(s) posted,"
 				   " %u send(s) outstanding\n", qp->qpn_base, qp->ops->name,
 				*peer ? peer : "-",
@@ -874,14 +692,13 @@ void sdr_stats_ops(FILE *f)
 					.pkts = sm->npkts,
 					.pkts_sent = (int32_t)(seq - qp->tx_cursor) < 0 ? sm->npkts
 						     : sm->pkt,
-					.rto = rv.has_rtt ? (double)rv.rto / hz : 0,
-					.last_ack_ago = AGO(rv.last_ack_tsc),
-					.probing = rv.probing,
-					.backoff = rv.rto_base ? (unsigned)((rv.rto + rv.rto_base / 2) /
-									    rv.rto_base) : 0,
+					.last_ack_ago = -1.0,
 				};
 				if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
 					continue;
+				/* retransmission and acknowledgement: the scheme's */
+				if (qp->ops->desc && qp->ops->desc->diag_send)
+					qp->ops->desc->diag_send(qp, sm, now, &d);
 				sdr_diag_send_text(line, sizeof(line), &d);
 				fprintf(f, "    %s\n", line);
 				shown++;

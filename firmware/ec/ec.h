@@ -24,6 +24,8 @@
 #ifndef SDR_EC_ENGINE_H
 #define SDR_EC_ENGINE_H
 
+#include "ec_counters.h"
+#include "sdr_ec.h"
 #include "sdr_ecfw.h"
 #include "sr_qp.h"
 

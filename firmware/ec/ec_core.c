@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Erasure-coding engine (layer ec): set-up, the plug-in's hooks table for
- * the reliable-QP core, the view, and the helpers both halves use (ec.h,
+ * the reliable-QP core, its stats line, and the helpers both halves use (ec.h,
  * ec_int.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ec.h"
+#include "ec_desc.h"
 #include "ec_int.h"
 #include "rel.h"
 #include "txq.h"
@@ -39,17 +40,16 @@ uint64_t sdr_eceng_chunk_t_inj(const struct sdr_qp *qp)
 
 /* ---------------- QP ---------------- */
 
-static void eceng_view(const void *ctx, struct sdr_rel_view *v)
+static void eceng_stats_print(const void *ctx, FILE *f, const struct sdr_qp *qp)
 {
-	const struct sdr_eceng *ec = ctx;
+	sdr_ec_stats_print(f, qp, ctx);
+}
 
-	v->has_ec = 1;
-	v->ec_per_message = ec->per_message;
-	v->ec_code = ec->code;
-	v->ec_k = ec->k;
-	v->ec_m = ec->m;
-	v->pool_inuse = ec->pool.inuse;
-	v->pool_nalloc = ec->pool.nalloc;
+static void eceng_stats_metrics(const void *ctx, const struct sdr_qp *qp,
+				const struct sdr_metric_sink *m)
+{
+	(void)qp;
+	sdr_ec_stats_metrics(ctx, m);
 }
 
 /* What the engine adds to the reliable-QP core (sr_qp.h). */
@@ -66,14 +66,15 @@ static const struct sdr_sr_hooks eceng_hooks = {
 	.next_due = sdr_eceng_next_due,
 	.poll = sdr_eceng_poll,
 	.reset = sdr_eceng_reset,
-	.view = eceng_view,
+	.stats_print = eceng_stats_print,
+	.stats_metrics = eceng_stats_metrics,
 };
 
 int sdr_eceng_init(struct sdr_qp *qp, struct sdr_eceng *ec, struct sdr_sr *sr,
 		   const struct sdr_scheme *codes, unsigned ncodes, int per_message)
 {
 	uint32_t c = qp->mtu * qp->ppc;
-	uint64_t pool = (uint64_t)sdr_g.cfg.ec_pool_mb << 20;
+	uint64_t pool = (uint64_t)sdr_ec_cfg.pool_mb << 20;
 	unsigned code = SDR_EC_RS, k = 1, m = 1, k_min = SDR_EC_K_MAX;
 
 	/* the codec handles; the buffers are sized for the code with the most

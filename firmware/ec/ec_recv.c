@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "ec.h"
+#include "ec_desc.h"
 #include "ec_int.h"
+#include "sr_desc.h"
 #include "txq.h"
 
 #define EC_SCAN_US 200      /* FTO list scanned at most this often */
@@ -21,13 +25,13 @@
  * else the initial RTO. */
 static uint64_t ec_rtt(const struct sdr_eceng *ec)
 {
-	if (sdr_g.cfg.ec_rtt_us)
-		return sdr_us_cycles(sdr_g.cfg.ec_rtt_us);
+	if (sdr_ec_cfg.rtt_us)
+		return sdr_us_cycles(sdr_ec_cfg.rtt_us);
 	if (ec->sr->rtt.samples)
 		return ec->sr->rtt.srtt;
 	if (ec->rtt_min)
 		return ec->rtt_min;
-	return sdr_ms_cycles(sdr_g.cfg.sr_init_rto_ms);
+	return sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
 }
 
 /* ---------------- receiver ---------------- */
@@ -179,10 +183,10 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec
 		return 0; /* XOR: a group lost two; wait for more or the NACK */
 	rc = sdr_ec_decode(cd, chunks, present, clen);
 	if (rc < 0) {
-		qp->st.ec_decode_failures++;
+		SDR_QP_CTR(qp, ec, decode_failures)++;
 		return 0;
 	}
-	qp->st.ec_decodes++;
+	SDR_QP_CTR(qp, ec, decodes)++;
 	if (short_c != UINT32_MAX && ((miss >> (short_c - first)) & 1))
 		memcpy(rs->dst + (size_t)short_c * g->cbytes, ec->shortc, short_len);
 	release_sub(ec, r, s);
@@ -193,7 +197,7 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec
 		f = sdr_rq_fill_chunk(&qp->rq, slot, first + i, now);
 		if (f < 0)
 			continue;
-		qp->st.ec_chunks_recovered++;
+		SDR_QP_CTR(qp, ec, chunks_recovered)++;
 		if (!ec->rcv[slot].fto_fired) /* (after it, the FTO counted it as missing) */
 			ec->rcv[slot].lost++;
 		note_flags(w, qp, ec->sr, slot, f & ~SDR_PLACE_COMPLETE, now);
@@ -224,7 +228,7 @@ static void arm_fto(struct sdr_qp *qp, struct sdr_eceng *ec, uint32_t slot, uint
 	note_rtt_min(ec, slot, now);
 	ec->rcv[slot].fto_due = now + sdr_ecfw_fto(sdr_rslot_nchunks(&qp->rq, s), k, m,
 						   sdr_eceng_chunk_t_inj(qp), ec_rtt(ec),
-						   sdr_g.cfg.ec_beta_milli);
+						   sdr_ec_cfg.beta_milli);
 	if (ec->n_armed < SDR_MAX_MSGS)
 		ec->armed[ec->n_armed++] = s->seq;
 }
@@ -404,7 +408,7 @@ void sdr_eceng_rx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, con
 		note_flags(w, qp, ec->sr, slot, f & ~SDR_PLACE_COMPLETE, now);
 		if (f & SDR_PLACE_COMPLETE) {
 			/* it brought the last missing piece (length, immediate) */
-			qp->st.ec_par_pkts_rx++;
+			SDR_QP_CTR(qp, ec, par_pkts_rx)++;
 			sdr_sr_qp_recv_done(w, qp, slot, 0, now);
 			return;
 		}
@@ -435,11 +439,11 @@ void sdr_eceng_rx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, con
 	}
 	memcpy(b->data + (size_t)h.pkt * g.mtu, data, dlen);
 	b->bm[h.pkt / 64] |= 1ull << (h.pkt % 64);
-	qp->st.ec_par_pkts_rx++; /* accepted (every other path counts a drop) */
+	SDR_QP_CTR(qp, ec, par_pkts_rx)++; /* accepted (every other path counts a drop) */
 	r->par_pkts++;
 	if (++b->got < b->npkt)
 		return;
-	qp->st.ec_par_chunks_rx++;
+	SDR_QP_CTR(qp, ec, par_chunks_rx)++;
 	flags = try_sub(w, qp, ec, slot, r, h.sub, now);
 	if (flags & SDR_PLACE_COMPLETE)
 		sdr_sr_qp_recv_done(w, qp, slot, 0, now);
@@ -462,8 +466,8 @@ static void tx_nack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_na
 		return;
 	}
 	sdr_txq_ctrl(w, qp, m, mlen);
-	qp->st.ec_nacks_tx++;
-	qp->st.ec_nack_entries_tx += n;
+	SDR_QP_CTR(qp, ec, nacks_tx)++;
+	SDR_QP_CTR(qp, ec, nack_entries_tx) += n;
 }
 
 /* The FTO of @p slot expired: NACK its submessages that cannot be decoded.
@@ -483,7 +487,7 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_
 		r = NULL;
 	k = r ? r->k : ec->k;
 	nsub = (nch + k - 1) / k;
-	qp->st.ec_fto_expiries++;
+	SDR_QP_CTR(qp, ec, fto_expiries)++;
 	for (uint32_t sub = 0; sub < nsub && total < EC_NACK_MAX_PER_MSG; sub++) {
 		uint32_t first = sub * k, nreal = nch - first < k ? nch - first : k;
 		uint64_t miss;
@@ -609,7 +613,7 @@ void sdr_eceng_poll(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint64_t
 		if (now < ec->rcv[slot].fto_due)
 			continue;
 		if (still_arriving(qp, ec, s, now)) {
-			qp->st.ec_fto_postponed++;
+			SDR_QP_CTR(qp, ec, fto_postponed)++;
 			continue;
 		}
 		listed = fto_expired(w, qp, ec, slot, now);
@@ -617,6 +621,6 @@ void sdr_eceng_poll(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint64_t
 			continue; /* decoded just now; dropped from the list next scan */
 		/* re-armed: the retransmissions' injection, one RTT, beta RTT */
 		ec->rcv[slot].fto_due = now + sdr_ecfw_fto(listed, 1, 0, sdr_eceng_chunk_t_inj(qp),
-							   rtt, sdr_g.cfg.ec_beta_milli) + rtt;
+							   rtt, sdr_ec_cfg.beta_milli) + rtt;
 	}
 }

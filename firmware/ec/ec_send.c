@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "ec.h"
+#include "ec_desc.h"
 #include "ec_int.h"
+#include "sr_desc.h"
 #include "send.h"
 #include "txq.h"
 
@@ -31,7 +35,7 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 	struct sdr_eceng_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
 	struct sdr_sr_send *ss = sdr_sr_send_of(ec->sr, sm->seq);
 	uint64_t rtt = ec->sr->rtt.samples ? ec->sr->rtt.srtt
-					   : sdr_ms_cycles(sdr_g.cfg.sr_init_rto_ms);
+					   : sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
 
 	es->sub = 0;
 	es->par_pkt = UINT32_MAX;
@@ -42,7 +46,7 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 	/* The receiver NACKs one FTO after the first chunk, and the NACK needs
 	 * half an RTT: the chunk timers wait that long on top of the RTO. */
 	ss->hold = sdr_ecfw_fto(ss->nchunks, es->k ? es->k : 1, es->k ? es->m : 0,
-				sdr_eceng_chunk_t_inj(qp), rtt, sdr_g.cfg.ec_beta_milli) + rtt;
+				sdr_eceng_chunk_t_inj(qp), rtt, sdr_ec_cfg.beta_milli) + rtt;
 }
 
 /* Encode submessage @p s of a one-shot send into ec->txpar. */
@@ -93,7 +97,7 @@ void sdr_eceng_data_sent(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
 		w->ctr[SDR_CTR_ec_encode_failed]++;
 		return;
 	}
-	qp->st.ec_subs_encoded++;
+	SDR_QP_CTR(qp, ec, subs_encoded)++;
 	es->sub = s;
 	es->par_pkt = 0;
 }
@@ -138,7 +142,7 @@ int sdr_eceng_tx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
 		memcpy(buf + SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF,
 		       ec->txpar + (size_t)pidx * g.cbytes + (size_t)pkt * g.mtu, plen);
 		sdr_txq_ctrl(w, qp, m, mlen);
-		qp->st.ec_par_pkts_tx++;
+		SDR_QP_CTR(qp, ec, par_pkts_tx)++;
 		es->par_pkt++;
 		(*budget)--;
 	}
@@ -157,7 +161,7 @@ void sdr_eceng_rx_nack(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, const
 	struct sdr_sr *sr = ((struct sdr_eceng *)ctx)->sr;
 	struct sdr_nack_entry e;
 
-	qp->st.ec_nacks_rx++;
+	SDR_QP_CTR(qp, ec, nacks_rx)++;
 	for (uint16_t i = 0; i < h->count; i++) {
 		const struct sdr_smsg *sm;
 		const struct sdr_sr_send *ss;
@@ -166,7 +170,7 @@ void sdr_eceng_rx_nack(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, const
 			w->ctr[SDR_CTR_nack_bad]++;
 			continue;
 		}
-		qp->st.ec_nack_entries_rx++;
+		SDR_QP_CTR(qp, ec, nack_entries_rx)++;
 		sm = sdr_send_outstanding(qp, e.seq);
 		ss = sdr_sr_send_of(sr, e.seq);
 		if (!sm || !ss->u) {
@@ -188,7 +192,7 @@ void sdr_eceng_rx_nack(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, const
 				unit = ss->nchunks;
 			}
 			if (sdr_sr_retransmit(w, sr, sm, (uint32_t)unit))
-				qp->st.ec_nack_retx_units++;
+				SDR_QP_CTR(qp, ec, nack_retx_units)++;
 		}
 	}
 	qp->progress_tsc = now;

@@ -3,6 +3,7 @@
  * Long-haul link emulator, DPDK glue: RX callback, holding structures
  * (a FIFO ring per lane for its in-order frames + one min-heap for the
  * reordered ones of every lane), release.
+ * Layer linkemu/: the link emulator's DPDK RX callback; calls no firmware code.
  */
 #include "sdr_link_dpdk.h"
 

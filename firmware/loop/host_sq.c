@@ -5,6 +5,7 @@
  * Every descriptor gets exactly one completion (SEND, RECV, STREAM_START);
  * RECV_COMPLETE, STREAM_DATA and STREAM_END fold into the completion of the
  * operation they refer to.
+ * Layer loop/: the worker and its stages; calls schemes (rel/) and what lies below them.
  */
 #include <errno.h>
 #include <string.h>
@@ -74,7 +75,8 @@ static void do_send(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 		sm->stream = 1;
 	sm->keep_refs = qp->ops->keeps_ranges;
 	if (qp->ops->send_prepare(w, qp, sm, now)) {
-		err_cqe(w, c, d, -EIO, SDR_CTR_sr_nomem);
+		/* counted by the scheme's own counter (its descriptor) */
+		err_cqe(w, c, d, -EIO, (enum sdr_ctr)qp->ops->desc->prepare_failed);
 		return;
 	}
 	sm->state = SDR_SM_QUEUED;

@@ -3,7 +3,8 @@
 #ifndef SDR_HOST_SQ_H
 #define SDR_HOST_SQ_H
 
-#include "sdr_types.h"
+#include "sdr_ctx.h"
+#include "sdr_worker.h"
 
 /** Serve up to one burst of context @p c's SQ (fairly: refused descriptors
  *  cost more). @return descriptors consumed. */

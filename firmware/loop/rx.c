@@ -2,12 +2,15 @@
 /* Receive path: parse and validate every frame (every frame is hostile),
  * find its QP, then hand data and reliability control messages to the QP's
  * scheme (rel.h); clear-to-send and ABORT are the send window's and the
- * receive table's business for every scheme. */
+ * receive table's business for every scheme.
+ * Layer loop/: the worker and its stages; calls schemes (rel/) and what lies below them. */
 #include <errno.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_ring.h>
+
+#include <rte_mbuf.h>
 
 #include "rel.h"
 #include "rx.h"

@@ -3,7 +3,8 @@
 #ifndef SDR_RX_H
 #define SDR_RX_H
 
-#include "sdr_types.h"
+#include "sdr_inst.h"
+#include "sdr_worker.h"
 
 /** Handle one received frame of instance @p in at time @p now (the burst's
  *  clock). @return 1 when @p m was handed to another worker, 0 when the

@@ -11,6 +11,7 @@
  * a command: sdr_qp_touch()) and those whose timer deadline has come (the
  * scheme's next_due, the periodic CTS re-send), each at most once. A QP with
  * nothing to do costs nothing, however many there are.
+ * Layer loop/: the worker and its stages; calls schemes (rel/) and what lies below them.
  */
 #include <errno.h>
 #include <stdlib.h>

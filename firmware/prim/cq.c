@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Completion primitive (cq.h). */
+/* Completion primitive (cq.h).
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code. */
 #include <rte_cycles.h>
 
 #include "cq.h"

@@ -11,7 +11,9 @@
 #ifndef SDR_CQ_H
 #define SDR_CQ_H
 
-#include "sdr_types.h"
+#include "sdr_ctx.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
 
 /** Capacity a context's overflow FIFO needs with @p nqps QPs: every send and
  *  receive they can have outstanding, and a ring of refused descriptors.

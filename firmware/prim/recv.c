@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Receive side of a QP (recv.h). */
+/* Receive side of a QP (recv.h).
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code. */
 #include <errno.h>
 
 #include <rte_cycles.h>
 
+#include <rte_mbuf.h>
+
 #include "recv.h"
+#include "sdr_dpu.h"
 #include "txq.h"
 
 /* Receive numbers are 32 bit and every data packet names its number

@@ -7,7 +7,8 @@
 #ifndef SDR_RECV_H
 #define SDR_RECV_H
 
-#include "sdr_types.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
 
 /** Post a receive of @p len bytes at @p dst. @return its number, -EBUSY
  *  (the slot still holds an open receive) or -EAGAIN (the number would come

@@ -9,6 +9,17 @@
 
 #include <stdint.h>
 
+#include "auto_counters.h"
+#include "ec_counters.h"
+#include "sr_counters.h"
+
+/* The schemes' drop reasons, declared in their folders (sr/sr_counters.h,
+ * ec/ec_counters.h, rel/auto_counters.h): one line per scheme here. They
+ * index the workers' counter arrays in the fast path, so they are known at
+ * build time (a scheme's per-QP counters are not: sdr_qpctr.h). */
+#define SDR_SCHEME_RX_DROPS(X) SDR_SR_RX_DROPS(X) SDR_EC_RX_DROPS(X)
+#define SDR_SCHEME_TX_ERRS(X) SDR_SR_TX_ERRS(X) SDR_EC_TX_ERRS(X) SDR_AUTO_TX_ERRS(X)
+
 /* X(name, description) — receive-side packet drops */
 #define SDR_RX_DROP_LIST(X)                                                                  \
 	X(truncated, "frame shorter than its headers claim")                                 \
@@ -41,24 +52,9 @@
 	X(ctrl_unknown, "control message of an unknown or unsupported type")                 \
 	X(cts_bad, "CTS entry beyond the sender's window (1024 ahead)")                      \
 	X(cts_stale, "re-sent CTS for a send already under way or done (harmless)")          \
-	X(ack_bad, "ACK entry with reserved bits or unknown flags")                          \
-	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)")     \
-	X(ack_unsent, "ACK bit for a chunk not yet transmitted (ignored)")                   \
 	X(abort_stale, "ABORT entry for no posted receive of that number")                  \
 	X(abort_bad, "ABORT entry with an impossible status or length")                    \
-	X(ec_parity_bad, "malformed parity header (code, k, m, indices, reserved bits)")     \
-	X(ec_parity_not_ec, "parity packet on a QP whose reliability is neither EC nor AUTO") \
-	X(ec_param_mismatch, "parity code/k/m disagree with the QP's or the message's first parity") \
-	X(ec_parity_unknown, "parity for no posted receive of that message number")          \
-	X(ec_parity_late, "parity for a receive already completed (harmless)")               \
-	X(ec_parity_sub, "parity submessage or packet index out of the message's range")     \
-	X(ec_parity_len, "parity lengths disagree (message, coded chunk, packet, received data)") \
-	X(ec_parity_dup, "duplicate parity packet")                                          \
-	X(ec_parity_unused, "parity for a submessage already complete (harmless)")           \
-	X(ec_parity_early, "parity dropped on its header, ICRC unchecked: its receive or submessage was complete (harmless)") \
-	X(ec_pool_exhausted, "no parity buffer free (packet dropped; the fallback recovers)") \
-	X(nack_bad, "NACK entry with k out of range, unknown flags or bits past k")          \
-	X(nack_stale, "NACK entry for no outstanding send (old or unknown)")                 \
+	SDR_SCHEME_RX_DROPS(X)                                                               \
 	X(arp_ignored, "ARP not addressed to this DPU")                                      \
 	X(handoff_full, "inter-worker hand-off ring full")
 
@@ -81,9 +77,7 @@
 #define SDR_TX_ERR_LIST(X)                                                                   \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")                               \
 	X(tx_full, "TX queue refused packets after retries (dropped)")                       \
-	X(sr_nomem, "no memory for SR state (a send failed with -EIO, or a retransmission was not queued)") \
-	X(ec_encode_failed, "parity of a submessage not encoded (no codec/memory); SR fallback") \
-	X(ec_nomem, "no memory for a receive's EC state (parity dropped; SR fallback)")
+	SDR_SCHEME_TX_ERRS(X)
 
 /* control plane (main lcore): every refused or dropped host connection and
  * every refused request of a kind a hostile host would send; the reason is

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The drop counters' names (sdr_counters.h: one X-macro list).
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -3,9 +3,12 @@
  * Send window (send.h): one RoCEv2 UC RDMA WRITE-with-immediate per MTU
  * packet, in send order, each send only after the receiver's clear-to-send
  * for it.
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code.
  */
 #include <errno.h>
 #include <string.h>
+
+#include <rte_mbuf.h>
 
 #include "cq.h"
 #include "send.h"

@@ -12,7 +12,8 @@
 #ifndef SDR_SEND_H
 #define SDR_SEND_H
 
-#include "sdr_types.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
 
 struct sdr_send_hooks {
 	void *ctx;

@@ -3,8 +3,11 @@
  * together with the pacer's departure times, and the frames built into it.
  * It only calls sdr_txq_alloc() and sdr_txq_enqueue() below it, so the
  * engine unit tests (tests/firmware) run this code over their own fake
- * queue. */
+ * queue.
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code. */
 #include <string.h>
+
+#include <rte_mbuf.h>
 
 #include "txq.h"
 

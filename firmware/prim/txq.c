@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Transmit primitive (txq.h), the DPDK side: mbuf allocation, bursts to
- * the port. Pacing and frame building are in txframe.c. */
+ * the port. Pacing and frame building are in txframe.c.
+ * Layer prim/: a primitive, the lowest firmware layer; calls only common/ code. */
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 

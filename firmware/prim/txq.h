@@ -9,7 +9,10 @@
 #ifndef SDR_TXQ_H
 #define SDR_TXQ_H
 
-#include "sdr_types.h"
+#include "sdr_dpu.h"
+#include "sdr_inst.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
 
 /** How far a paced QP or port may catch up after its worker was late (off
  *  the CPU), in bytes at @p rate_bytes per second: --pace-burst, or by

@@ -9,25 +9,66 @@
  * from the primitives (txq.c: transmit, cq.c: completions, the receive
  * table in sdr_msgtab.c). Calls only go down that list.
  *
- * Adding a scheme is one new file and one line in sdr_rel_ops_of() (rel.c).
+ * What the control plane sees of a scheme is its descriptor (struct
+ * sdr_rel_desc, ops->desc): its per-QP counter groups (sdr_qpctr.h), its
+ * options (typed sdr_opts entries), its lines of the stats block, its keys
+ * in --stats-json and telemetry, its metrics and its part of /ops. stats.c
+ * and config.c iterate the table (sdr_rel_scheme()) and never name a
+ * scheme.
+ *
+ * Adding a scheme is one new folder (or file) and one line in the table in
+ * rel.c; a scheme outside the firmware (a test's) calls sdr_rel_register()
+ * (docs/architecture.md "Adding a scheme").
  */
 #ifndef SDR_REL_H
 #define SDR_REL_H
 
-#include "sdr_types.h"
+#include <stdio.h>
 
-/** What stats and telemetry show of a QP's scheme (filled by ops->view). */
-struct sdr_rel_view {
-	int has_rtt;                       /* SR engine: RTT estimator below */
-	uint64_t srtt, rttvar, rto, samples; /* cycles */
-	uint64_t last_ack_tsc;             /* SR engine: last ACK from the peer (0: none) */
-	int probing;                       /* SR engine: no ACK for an RTO, probing */
-	uint64_t rto_base;                 /* SR engine: the RTO without backoff (0: no sample) */
-	int has_ec;                        /* EC engine: code below */
-	int ec_per_message;                /* the code is picked per message (AUTO) */
-	unsigned ec_code, ec_k, ec_m;
-	unsigned pool_inuse, pool_nalloc;  /* receive parity pool */
-	const struct sdr_auto *au;         /* AUTO's estimates, or NULL */
+#include "sdr_dpu.h"
+#include "sdr_inst.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
+
+struct sdr_cfg;
+struct sdr_diag_send;
+struct sdr_opt;
+
+/** What the control plane sees of a scheme (ops->desc). Every member may be
+ *  NULL / 0. The hooks run on the main lcore and read the worker's state
+ *  slightly stale, like the counters. */
+struct sdr_rel_desc {
+	/** The counter groups its QPs count in (NULL-terminated). A group may
+	 *  be in several schemes (SR's is in sr, ec and auto); the table gives
+	 *  each group its slots once. */
+	struct sdr_ctr_group *const *ctrs;
+	/** Its daemon options (SDR_OPT_END-terminated typed entries storing into
+	 *  the scheme's own configuration through .var), or NULL. config.c adds
+	 *  every scheme's table to the command line once. */
+	const struct sdr_opt *opts;
+	/** Check its options once the command line is parsed (@p cfg: the
+	 *  rest): 0, or -1 after printing why on stderr. */
+	int (*opts_check)(const struct sdr_cfg *cfg);
+	/** Its lines of the stats block for @p qp (after the QP's line). */
+	void (*print)(FILE *f, const struct sdr_qp *qp);
+	/** Its keys in the QP's --stats-json object: ",\"key\":value..." */
+	void (*json)(FILE *f, const struct sdr_qp *qp);
+	/** Its keys in the QP's telemetry dict (/sdr/qps). */
+	void (*kv)(const struct sdr_qp *qp, const struct sdr_kv *kv);
+	/** Its keys in an instance's --stats-json object: ",\"key\":value..." */
+	void (*json_inst)(FILE *f, const struct sdr_inst *in);
+	/** Its gauges and counters of the QP among the Prometheus metrics
+	 *  (--metrics; stats.c: sdr_stats_walk). */
+	void (*metrics)(const struct sdr_qp *qp, const struct sdr_metric_sink *m);
+	/** Its part of the plain-words state of send @p sm, not complete, at
+	 *  TSC @p now (the /ops page, sdr-diag: common/sdr_diag.h): the
+	 *  members of @p d about retransmission and acknowledgement. */
+	void (*diag_send)(const struct sdr_qp *qp, const struct sdr_smsg *sm, uint64_t now,
+			  struct sdr_diag_send *d);
+	/** The drop counter (enum sdr_ctr) host_sq.c counts a send in whose
+	 *  send_prepare failed (the send completes with -EIO); a scheme whose
+	 *  send_prepare cannot fail leaves it 0. */
+	int prepare_failed;
 };
 
 struct sdr_rel_ops {
@@ -35,6 +76,7 @@ struct sdr_rel_ops {
 	uint8_t reliability;  /* enum sdr_reliability */
 	uint8_t keeps_ranges; /* sends keep their host ranges referenced until they
 	                         complete (retransmissions re-read them) */
+	const struct sdr_rel_desc *desc; /* counters, options, stats (every scheme has one) */
 
 	/* control plane (main lcore) */
 	/** Create the scheme's per-QP state (qp->rel) for attributes @p a
@@ -44,7 +86,6 @@ struct sdr_rel_ops {
 	void (*qp_fini)(struct sdr_qp *qp);
 	/** The QP's rate changed (bits/s, 0 = unpaced); worker lcore. */
 	void (*set_rate)(struct sdr_qp *qp, uint64_t rate_bps);
-	void (*view)(const struct sdr_qp *qp, struct sdr_rel_view *v);
 
 	/* worker lcore */
 	/** A send was posted into @p sm (generic fields set). @return 0, or a
@@ -94,6 +135,26 @@ struct sdr_rel_ops {
 
 /** The scheme of @p reliability, or NULL when this firmware has none. */
 const struct sdr_rel_ops *sdr_rel_ops_of(unsigned reliability);
+
+/** The @p i-th scheme of the table (then the registered ones), or NULL
+ *  past the last: for (i = 0; (o = sdr_rel_scheme(i)); i++). */
+const struct sdr_rel_ops *sdr_rel_scheme(unsigned i);
+
+/** Add a scheme that is not in the table (a test's toy scheme), before the
+ *  command line is parsed (its options join it then) and before any QP
+ *  exists: its counter groups get their slots. Main lcore.
+ *  @return 0; -EEXIST (its reliability is taken); -ENOSPC (no room for it or
+ *  its counters). */
+int sdr_rel_register(const struct sdr_rel_ops *ops);
+
+/** Counter @p name of scheme @p scheme (the group's name; NULL for the
+ *  counters of every QP) has value @p v. */
+typedef void (*sdr_rel_ctr_fn)(void *arg, const char *name, uint64_t v, const char *scheme);
+
+/** Call @p fn for every per-QP counter of @p st, in print order: the
+ *  counters of every QP (SDR_QP_BASE_CTRS), then every registered group's
+ *  (zero for a group @p st's QP does not count in). */
+void sdr_rel_ctrs_foreach(const struct sdr_qp_stats *st, sdr_rel_ctr_fn fn, void *arg);
 
 extern const struct sdr_rel_ops sdr_rel_none, sdr_rel_sr, sdr_rel_ec, sdr_rel_auto;
 

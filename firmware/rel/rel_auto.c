@@ -7,6 +7,7 @@
  * its parity packets; a message without parity is an SR message. Streams
  * are plain SR. The reliable-QP core (sr_qp.h) with the EC engine plugged
  * in (ec.h); this scheme chooses each send's code and feeds the model.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +16,11 @@
 
 #include <rte_ethdev.h>
 
+#include "auto_desc.h"
 #include "ec.h"
+#include "ec_desc.h"
 #include "rel.h"
+#include "sr_desc.h"
 
 struct auto_qp {
 	struct sdr_sr sr;       /* first: the reliable-QP core's state */
@@ -70,9 +74,9 @@ static void auto_full(void *ctx, struct sdr_qp *qp, const struct sdr_smsg *sm,
 	if (lost > ss->nchunks)
 		lost = ss->nchunks;
 	sdr_auto_chunks(&a->au, ss->nchunks, lost);
-	qp->st.auto_lost_rx += rx_lost;
-	qp->st.auto_lost_fed += lost;
-	qp->st.auto_chunks_fed += ss->nchunks;
+	SDR_QP_CTR(qp, auto, lost_rx) += rx_lost;
+	SDR_QP_CTR(qp, auto, lost_fed) += lost;
+	SDR_QP_CTR(qp, auto, chunks_fed) += ss->nchunks;
 }
 
 static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, char *why, size_t len)
@@ -83,7 +87,7 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 	/* the EC engine takes the EC candidates (codec handles, buffers sized
 	 * for the one with the most parity) */
 	if (!a || sdr_sr_init(&a->sr, qp) ||
-	    sdr_eceng_init(qp, &a->eng, &a->sr, sdr_g.cfg.auto_cands, sdr_g.cfg.auto_ncands, 1))
+	    sdr_eceng_init(qp, &a->eng, &a->sr, sdr_auto_opts.cands, sdr_auto_opts.ncands, 1))
 		goto nomem;
 	a->sr.events = (struct sdr_sr_events){.ctx = a, .rtt = auto_rtt, .full = auto_full};
 	a->base_bps = auto_base_rate(qp->inst);
@@ -91,9 +95,9 @@ static int auto_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *at, cha
 	ac.rate_bps = at->rate_bps ? (double)at->rate_bps : a->base_bps;
 	ac.chunk_bytes = qp->mtu * qp->ppc;
 	ac.pkts_per_chunk = qp->ppc;
-	ac.ncands = sdr_g.cfg.auto_ncands;
-	memcpy(ac.cands, sdr_g.cfg.auto_cands, sizeof(ac.cands));
-	ac.obj = (enum sdr_model_objective)sdr_g.cfg.auto_obj;
+	ac.ncands = sdr_auto_opts.ncands;
+	memcpy(ac.cands, sdr_auto_opts.cands, sizeof(ac.cands));
+	ac.obj = (enum sdr_model_objective)sdr_auto_opts.obj;
 	if (sdr_auto_init(&a->au, &ac)) { /* cannot happen: --auto-schemes was checked */
 		sdr_eceng_fini(&a->eng);
 		sdr_sr_fini(&a->sr);
@@ -116,30 +120,57 @@ nomem:
 static void auto_qp_fini(struct sdr_qp *qp)
 {
 	struct auto_qp *a = auto_of(qp);
-	struct sdr_inst *in = qp->inst;
 
 	if (!a)
 		return;
 	/* keep its decisions for --stats-json (the worker is done with it) */
-	if (!in->auto_closed)
-		in->auto_closed = calloc(SDR_AUTO_CLOSED, sizeof(*in->auto_closed));
-	if (in->auto_closed) {
-		struct sdr_auto_closed *x = &in->auto_closed[in->n_auto_closed++ % SDR_AUTO_CLOSED];
-		x->qpn = qp->qpn_base;
-		x->st = qp->st;
-		x->au = a->au;
-	}
+	sdr_auto_closed_keep(qp, &a->au);
 	sdr_eceng_fini(&a->eng);
 	sdr_sr_fini(&a->sr);
 	free(a);
 	qp->rel = NULL;
 }
 
-static void auto_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
+/* stats: AUTO's line, then the core's (the EC line, the SR line); its keys
+ * after the SR engine's (auto_desc.c, sr_desc.c) */
+static void auto_print(FILE *f, const struct sdr_qp *qp)
 {
-	sdr_sr_qp_view(qp, v);
-	v->au = &auto_of(qp)->au;
+	sdr_auto_stats_print(f, qp, &auto_of(qp)->au);
+	sdr_sr_qp_print(f, qp);
 }
+
+static void auto_json(FILE *f, const struct sdr_qp *qp)
+{
+	sdr_sr_qp_json(f, qp);
+	sdr_auto_stats_json(f, &auto_of(qp)->au, &qp->st);
+}
+
+static void auto_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
+{
+	sdr_sr_qp_kv(qp, kv);
+	sdr_auto_stats_kv(&auto_of(qp)->au, kv);
+}
+
+static void auto_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
+{
+	sdr_sr_qp_metrics(qp, m);
+	sdr_auto_stats_metrics(&auto_of(qp)->au, m);
+}
+
+static struct sdr_ctr_group *const auto_ctrs[] = {&sdr_qpc_sr, &sdr_qpc_ec, &sdr_qpc_auto, NULL};
+
+static const struct sdr_rel_desc auto_desc = {
+	.ctrs = auto_ctrs,
+	.opts = sdr_auto_opt_table,
+	.opts_check = sdr_auto_opts_check,
+	.print = auto_print,
+	.json = auto_json,
+	.kv = auto_kv,
+	.json_inst = sdr_auto_closed_json,
+	.metrics = auto_metrics,
+	.diag_send = sdr_sr_qp_diag_send,
+	.prepare_failed = SDR_CTR_auto_send_nomem,
+};
 
 static void auto_set_rate(struct sdr_qp *qp, uint64_t rate_bps)
 {
@@ -165,10 +196,10 @@ static int auto_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr
 	sdr_auto_pick(&a->au, sm->len, &s);
 	/* (m <= the QP's m: the parity buffer is sized for the candidates) */
 	if (s.rel != SDR_REL_EC || s.m > a->eng.m || !s.k) {
-		qp->st.auto_msgs_sr++;
+		SDR_QP_CTR(qp, auto, msgs_sr)++;
 		sdr_eceng_use_code(&a->eng, sm, 0, 0, 0);
 	} else {
-		qp->st.auto_msgs_ec++;
+		SDR_QP_CTR(qp, auto, msgs_ec)++;
 		sdr_eceng_use_code(&a->eng, sm, s.code, s.k, s.m);
 	}
 	return sdr_sr_qp_send_prepare(w, qp, sm, now);
@@ -177,20 +208,10 @@ static int auto_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr
 const struct sdr_rel_ops sdr_rel_auto = {
 	.name = "auto",
 	.reliability = SDR_REL_AUTO,
-	.keeps_ranges = 1,
+	.desc = &auto_desc,
 	.qp_init = auto_qp_init,
 	.qp_fini = auto_qp_fini,
 	.set_rate = auto_set_rate,
-	.view = auto_view,
 	.send_prepare = auto_send_prepare,
-	.tx = sdr_sr_qp_tx,
-	.recv_posted = sdr_sr_qp_recv_posted,
-	.rx_data = sdr_sr_qp_rx_data,
-	.rx_ctrl = sdr_sr_qp_rx_ctrl,
-	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,
-	.recv_done = sdr_sr_qp_recv_done,
-	.poll = sdr_sr_qp_poll,
-	.periodic = sdr_sr_qp_periodic,
-	.next_due = sdr_sr_qp_next_due,
-	.reset = sdr_sr_qp_reset,
+	SDR_SR_QP_OPS,
 };

@@ -6,13 +6,16 @@
  * protected by the Selective Repeat fallback (docs/reliability.md). The
  * reliable-QP core (sr_qp.h) with the EC engine plugged in (ec.h); this
  * scheme only chooses the code.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ec.h"
+#include "ec_desc.h"
 #include "rel.h"
+#include "sr_desc.h"
 
 struct ec_qp {
 	struct sdr_sr sr;      /* first: the reliable-QP core's state */
@@ -68,22 +71,27 @@ static int ec_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_s
 	return sdr_sr_qp_send_prepare(w, qp, sm, now);
 }
 
+/* its counters, options and stats: the SR engine's and the EC engine's
+ * (sr_desc.c, ec_desc.c; the EC line comes through the plug-in's hook) */
+static struct sdr_ctr_group *const ec_ctrs[] = {&sdr_qpc_sr, &sdr_qpc_ec, NULL};
+
+static const struct sdr_rel_desc ec_desc = {
+	.ctrs = ec_ctrs,
+	.opts = sdr_ec_opts,
+	.print = sdr_sr_qp_print,
+	.json = sdr_sr_qp_json,
+	.kv = sdr_sr_qp_kv,
+	.metrics = sdr_sr_qp_metrics,
+	.diag_send = sdr_sr_qp_diag_send,
+	.prepare_failed = SDR_CTR_ec_send_nomem,
+};
+
 const struct sdr_rel_ops sdr_rel_ec = {
 	.name = "ec",
 	.reliability = SDR_REL_EC,
-	.keeps_ranges = 1,
+	.desc = &ec_desc,
 	.qp_init = ec_qp_init,
 	.qp_fini = ec_qp_fini,
-	.view = sdr_sr_qp_view,
 	.send_prepare = ec_send_prepare,
-	.tx = sdr_sr_qp_tx,
-	.recv_posted = sdr_sr_qp_recv_posted,
-	.rx_data = sdr_sr_qp_rx_data,
-	.rx_ctrl = sdr_sr_qp_rx_ctrl,
-	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,
-	.recv_done = sdr_sr_qp_recv_done,
-	.poll = sdr_sr_qp_poll,
-	.periodic = sdr_sr_qp_periodic,
-	.next_due = sdr_sr_qp_next_due,
-	.reset = sdr_sr_qp_reset,
+	SDR_SR_QP_OPS,
 };

@@ -3,6 +3,7 @@
  * Reliability "none": raw SDR. Packets go out once; a send completes when
  * it is on the wire, a receive when its bitmap is full (or its host
  * completes it); the host sees the bitmap and decides.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include "cq.h"
 #include "recv.h"
@@ -58,10 +59,14 @@ static void none_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slo
 	sdr_cq_recv(w, qp, slot, status);
 }
 
+/* no counters, options or stats of its own; its sends cannot fail */
+static const struct sdr_rel_desc none_desc = {.ctrs = NULL};
+
 const struct sdr_rel_ops sdr_rel_none = {
 	.name = "none",
 	.reliability = SDR_REL_NONE,
 	.keeps_ranges = 0,
+	.desc = &none_desc,
 	.qp_init = none_init,
 	.qp_fini = none_fini,
 	.send_prepare = none_send_prepare,

@@ -3,12 +3,14 @@
  * Reliability "sr": Selective Repeat (docs/reliability.md), the
  * reliable-QP core (sr_qp.h) with no plug-in on every send and receive of
  * the QP.
+ * Layer rel/: a reliability scheme behind struct sdr_rel_ops; calls engines and primitives.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rel.h"
+#include "sr_desc.h"
 #include "sr_qp.h"
 
 static int sr_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why, size_t len)
@@ -35,21 +37,26 @@ static void sr_fini(struct sdr_qp *qp)
 	qp->rel = NULL;
 }
 
+/* its counters, options and stats: the SR engine's (sr_desc.c) */
+static struct sdr_ctr_group *const sr_ctrs[] = {&sdr_qpc_sr, NULL};
+
+static const struct sdr_rel_desc sr_desc = {
+	.ctrs = sr_ctrs,
+	.opts = sdr_sr_opts,
+	.print = sdr_sr_qp_print,
+	.json = sdr_sr_qp_json,
+	.kv = sdr_sr_qp_kv,
+	.metrics = sdr_sr_qp_metrics,
+	.diag_send = sdr_sr_qp_diag_send,
+	.prepare_failed = SDR_CTR_sr_nomem,
+};
+
 const struct sdr_rel_ops sdr_rel_sr = {
 	.name = "sr",
 	.reliability = SDR_REL_SR,
-	.keeps_ranges = 1,
+	.desc = &sr_desc,
 	.qp_init = sr_init,
 	.qp_fini = sr_fini,
-	.view = sdr_sr_qp_view,
 	.send_prepare = sdr_sr_qp_send_prepare,
-	.tx = sdr_sr_qp_tx,
-	.recv_posted = sdr_sr_qp_recv_posted,
-	.rx_data = sdr_sr_qp_rx_data,
-	.rx_ctrl = sdr_sr_qp_rx_ctrl,
-	.recv_done = sdr_sr_qp_recv_done,
-	.poll = sdr_sr_qp_poll,
-	.periodic = sdr_sr_qp_periodic,
-	.next_due = sdr_sr_qp_next_due,
-	.reset = sdr_sr_qp_reset,
+	SDR_SR_QP_OPS,
 };

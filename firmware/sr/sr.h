@@ -21,7 +21,10 @@
 #define SDR_SR_ENGINE_H
 
 #include "sdr_sr.h"
-#include "sdr_types.h"
+#include "sr_counters.h"
+#include "sdr_dpu.h"
+#include "sdr_qp.h"
+#include "sdr_worker.h"
 
 /** Sender state of one chunk (or the immediate unit) of a send. */
 struct sdr_sr_unit {

@@ -173,19 +173,3 @@ void sdr_sr_qp_reset(struct sdr_qp *qp)
 	if (sr->hooks)
 		sr->hooks->reset(sr->hook_ctx);
 }
-
-void sdr_sr_qp_view(const struct sdr_qp *qp, struct sdr_rel_view *v)
-{
-	const struct sdr_sr *sr = sdr_sr_of(qp);
-
-	v->has_rtt = 1;
-	v->srtt = sr->rtt.srtt;
-	v->rttvar = sr->rtt.rttvar;
-	v->rto = sr->rtt.rto;
-	v->samples = sr->rtt.samples;
-	v->last_ack_tsc = sr->ack_rx_tsc;
-	v->probing = sr->probing;
-	v->rto_base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt) : 0;
-	if (sr->hooks)
-		sr->hooks->view(sr->hook_ctx, v);
-}

@@ -4,7 +4,7 @@
  * plug-in"): the skeleton every reliable scheme (SR, EC, AUTO) runs on a
  * QP, written once. Receive: place -> dropped -> note -> complete; send:
  * prepare + progress, the first pass with the SR timers; the ACK/PARITY/NACK
- * dispatch, the expiry loop, timers, reset, view. Its entry points have the
+ * dispatch, the expiry loop, timers, reset, stats. Its entry points have the
  * shape of struct sdr_rel_ops' members: a scheme lists them in its table.
  *
  * A plug-in (the EC engine, ec.h) adds to the skeleton through a table of
@@ -18,9 +18,10 @@
 #ifndef SDR_SR_QP_H
 #define SDR_SR_QP_H
 
+#include <stdio.h>
+
 #include "sr.h"
 
-struct sdr_rel_view;
 
 /**
  * What a plug-in adds to the core (every entry is filled; @p ctx is the
@@ -69,8 +70,13 @@ struct sdr_sr_hooks {
 	void (*poll)(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 	/** Teardown/error, after the SR state was reset: forget all live state. */
 	void (*reset)(void *ctx);
-	/** Fill the plug-in's part of the view. */
-	void (*view)(const void *ctx, struct sdr_rel_view *v);
+	/** Optional: the plug-in's lines of the stats block, before the
+	 *  core's (sr_desc.c: sdr_sr_qp_print). Main lcore. */
+	void (*stats_print)(const void *ctx, FILE *f, const struct sdr_qp *qp);
+	/** Optional: the plug-in's metrics of the QP, after the core's
+	 *  (sr_desc.c: sdr_sr_qp_metrics). Main lcore. */
+	void (*stats_metrics)(const void *ctx, const struct sdr_qp *qp,
+			      const struct sdr_metric_sink *m);
 };
 
 /** The core's state of @p qp (first in the scheme's per-QP state). */
@@ -101,6 +107,23 @@ void sdr_sr_qp_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 uint64_t sdr_sr_qp_next_due(struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_reset(struct sdr_qp *qp);
-void sdr_sr_qp_view(const struct sdr_qp *qp, struct sdr_rel_view *v);
+
+/* The entries of struct sdr_rel_ops that every scheme built on the SR core
+ * takes from it as they are (SR, EC, AUTO): a scheme's table names its own
+ * qp_init/qp_fini/send_prepare and then SDR_SR_QP_OPS. */
+/* clang-format off */
+#define SDR_SR_QP_OPS                                   \
+	.keeps_ranges = 1,                              \
+	.tx = sdr_sr_qp_tx,                             \
+	.recv_posted = sdr_sr_qp_recv_posted,           \
+	.rx_data = sdr_sr_qp_rx_data,                   \
+	.rx_ctrl = sdr_sr_qp_rx_ctrl,                   \
+	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,       \
+	.recv_done = sdr_sr_qp_recv_done,               \
+	.poll = sdr_sr_qp_poll,                         \
+	.periodic = sdr_sr_qp_periodic,                 \
+	.next_due = sdr_sr_qp_next_due,                 \
+	.reset = sdr_sr_qp_reset
+/* clang-format on */
 
 #endif /* SDR_SR_QP_H */

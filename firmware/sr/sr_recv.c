@@ -3,9 +3,12 @@
  * Selective Repeat engine, receiver side and timers (sr.h): ACK
  * generation, final entries of completed receives, re-acknowledgement of
  * retransmissions, the global timeout.
+ * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
 #include <string.h>
+
+#include <rte_mbuf.h>
 
 #include "send.h"
 #include "sr.h"
@@ -26,8 +29,8 @@ static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack
 	sdr_txq_ctrl(w, qp, m,
 		     sdr_ctrl_ack_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
 					 qp->qpn_base, e, (uint16_t)n));
-	qp->st.sr_acks_tx++;
-	qp->st.sr_ack_entries_tx += n;
+	SDR_QP_CTR(qp, sr, acks_tx)++;
+	SDR_QP_CTR(qp, sr, ack_entries_tx) += n;
 }
 
 struct ack_out {
@@ -194,7 +197,7 @@ void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *s
 	if (!d->flags || d->seq != seq || (d->reack_tsc && now - d->reack_tsc < sr->ack_period))
 		return;
 	d->reack_tsc = now;
-	qp->st.sr_reacks++;
+	SDR_QP_CTR(qp, sr, reacks)++;
 	fin_queue(w, qp, sr, d, now);
 }
 
@@ -207,7 +210,7 @@ void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uin
 	/* (progress_tsc may be a little after @now: it is set mid-iteration) */
 	if (sr->global_timeout && qp->ack_cursor != qp->send_next && now > qp->progress_tsc &&
 	    now - qp->progress_tsc > sr->global_timeout) {
-		qp->st.sr_send_timeouts++;
+		SDR_QP_CTR(qp, sr, send_timeouts)++;
 		qp->state = SDR_QPS_ERROR; /* the worker aborts it: -ETIMEDOUT */
 	}
 }
@@ -226,7 +229,7 @@ unsigned sdr_sr_recv_expired(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now,
 		    now <= s->last_tsc || now - s->last_tsc <= sr->global_timeout)
 			continue;
 		if (sdr_rq_complete(&qp->rq, s->seq) >= 0) {
-			qp->st.sr_recv_timeouts++;
+			SDR_QP_CTR(qp, sr, recv_timeouts)++;
 			slots[n++] = i;
 		}
 	}

@@ -2,6 +2,7 @@
 /*
  * Selective Repeat engine, sender side (sr.h): per-unit timers, the
  * retransmit queue, RTO backoff and probing, ACK processing.
+ * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "cq.h"
 #include "send.h"
 #include "sr.h"
+#include "sr_desc.h"
 #include "txq.h"
 
 #define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
@@ -22,13 +24,13 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 	 * retransmission) and once in the retransmit queue */
 	uint32_t units = qp->max_msg / (qp->mtu * qp->ppc) + 1;
 
-	sdr_rtt_init(&sr->rtt, sdr_ms_cycles(sdr_g.cfg.sr_init_rto_ms),
-		     sdr_us_cycles(sdr_g.cfg.sr_min_rto_us), sdr_g.cfg.sr_alpha_milli,
-		     sdr_g.cfg.sr_rttvar_k);
+	sdr_rtt_init(&sr->rtt, sdr_ms_cycles(sdr_sr_cfg.init_rto_ms),
+		     sdr_us_cycles(sdr_sr_cfg.min_rto_us), sdr_sr_cfg.alpha_milli,
+		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
 	sr->global_timeout = sdr_ms_cycles(sdr_g.cfg.global_timeout_ms);
-	sr->ack_period = sdr_us_cycles(sdr_g.cfg.sr_ack_us);
+	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;
 	sr->units = calloc((size_t)SDR_MAX_MSGS * units, sizeof(*sr->units));
@@ -190,14 +192,14 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		struct sdr_sr_unit *u = &ss->u[x.chunk];
 		if (u->acked || u->inq || u->tx_tsc != x.tsc)
 			continue; /* acknowledged, or superseded */
-		qp->st.sr_rto_expiries++;
+		SDR_QP_CTR(qp, sr, rto_expiries)++;
 		/* A retransmission went unanswered: back off (dead peer, or an RTO
 		 * far too short). When the peer has not answered at all for an
 		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
 		 * every expired one until it answers again (RFC 6298 5.4, 5.5) */
 		if (u->retx && sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc,
 					       sdr_ms_cycles(SR_MAX_RTO_MS)))
-			qp->st.sr_rto_backoffs++;
+			SDR_QP_CTR(qp, sr, rto_backoffs)++;
 		uint64_t heard = RTE_MAX(sr->ack_rx_tsc, qp->progress_tsc);
 		if (!sr->probing && now > heard && now - heard > sr->rtt.rto)
 			sr->probing = 1;
@@ -207,7 +209,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				u->tx_tsc = now;
 				if (sdr_tq_push(&sr->timers, x.seq, x.chunk, now))
 					u->tx_tsc = 0;
-				qp->st.sr_probe_defers++;
+				SDR_QP_CTR(qp, sr, probe_defers)++;
 				continue;
 			}
 			sr->probe_tsc = now + sr->rtt.rto;
@@ -274,7 +276,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		if (!m)
 			break;
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
-		qp->st.sr_retx_pkts++;
+		SDR_QP_CTR(qp, sr, retx_pkts)++;
 		sent++;
 		budget--;
 		if (++sr->retx_pkt == end) {
@@ -283,7 +285,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
 				u->retx++;
-			qp->st.sr_retx_units++;
+			SDR_QP_CTR(qp, sr, retx_units)++;
 			if (sdr_tq_push(&sr->timers, sm->seq, sr->retx_cur.chunk, now))
 				u->tx_tsc = 0;
 			sr->retx_pkt = UINT32_MAX;
@@ -341,13 +343,13 @@ static void ack_unit(void *arg, uint32_t unit)
 	/* Karn: only units transmitted exactly once give an RTT sample */
 	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
-		a->qp->st.sr_rtt_samples++;
+		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
 	u->acked = 1;
 	a->ss->units_acked++;
-	a->qp->st.sr_units_acked++;
+	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;
 }
 
@@ -357,7 +359,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 
-	qp->st.sr_acks_rx++;
+	SDR_QP_CTR(qp, sr, acks_rx)++;
 	sr->ack_rx_tsc = now; /* the peer answers: no probing */
 	sr->probing = 0;
 	for (uint16_t i = 0; i < h->count; i++) {
@@ -365,7 +367,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 			w->ctr[SDR_CTR_ack_bad]++;
 			continue;
 		}
-		qp->st.sr_ack_entries_rx++;
+		SDR_QP_CTR(qp, sr, ack_entries_rx)++;
 		a.sm = sr_msg(qp, sr, e.seq);
 		a.ss = sdr_sr_send_of(sr, e.seq);
 		if (!a.sm || (!a.ss->txdone && (e.flags & (SDR_ACK_F_FULL | SDR_ACK_F_CLOSED)))) {
@@ -383,7 +385,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 		} else if (e.flags & SDR_ACK_F_CLOSED) {
 			/* the receiver's host completed the receive before it was full */
 			a.sm->status = -EIO;
-			qp->st.sr_send_closed++;
+			SDR_QP_CTR(qp, sr, send_closed)++;
 			sdr_cq_send(w, qp, a.sm);
 			a.progress = 1;
 		}

@@ -244,6 +244,18 @@ static int resolve_delta(struct pipe_cfg *c, int search, struct dn_report *r)
 	return 0;
 }
 
+/* Finish @p c for a DES or a run: 2 (the exit status) for a configuration
+ * the schedules refuse, 1 for a failed dN search, 0 when ready. */
+static int cfg_ready(struct pipe_cfg *c, int search, struct dn_report *r)
+{
+	if (pipe_cfg_finish(c)) {
+		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
+				"non-blocking only)\n");
+		return 2;
+	}
+	return resolve_delta(c, search, r) ? 1 : 0;
+}
+
 static void print_list(const char *pre, const uint32_t *v, uint32_t n)
 {
 	printf("%s", pre);
@@ -323,14 +335,10 @@ static int cli_net(const struct cli *cl, struct pipe_cfg *cfg)
 static int mode_print_sched(const struct cli *cl, struct pipe_cfg *cfg)
 {
 	struct dn_report dr;
+	int rc;
 
-	if (pipe_cfg_finish(cfg)) {
-		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
-				"non-blocking only)\n");
-		return 2;
-	}
-	if (resolve_delta(cfg, cl->dn_search, &dr))
-		return 1;
+	if ((rc = cfg_ready(cfg, cl->dn_search, &dr)))
+		return rc;
 	if (predict(cfg, &cl->pol, 1, &prog, &pred, pred_it))
 		return 1;
 	return pipe_schedule_json(stdout, cfg, &prog, &pred) ? 1 : 0;
@@ -433,13 +441,8 @@ static int mode_simulate(const struct cli *cl, const struct pipe_cfg *cfg)
 			c.sched = (enum pipe_sched)k;
 		else if (k != (int)cfg->sched)
 			continue;
-		if (pipe_cfg_finish(&c)) {
-			fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
-					"non-blocking only)\n");
-			return 2;
-		}
-		if (resolve_delta(&c, cl->dn_search, &dr))
-			return 1;
+		if ((rc = cfg_ready(&c, cl->dn_search, &dr)))
+			return rc;
 		if (predict(&c, &cl->pol, cl->pred_iters, &prog, &pred, pred_it))
 			return 1;
 		pipe_metrics_get(&c, &pred.ev, 0, &m);
@@ -660,14 +663,9 @@ static int mode_run(struct cli *cl, struct pipe_cfg *cfg)
 	struct dn_report dr;
 	int rc;
 
-	if (pipe_cfg_finish(cfg)) {
-		fprintf(stderr, "sdr-pipe: invalid configuration (geopipe and greedy are "
-				"non-blocking only)\n");
-		return 2;
-	}
 	/* every DC searches alike: the result is part of the digest */
-	if (resolve_delta(cfg, cl->dn_search, &dr))
-		return 1;
+	if ((rc = cfg_ready(cfg, cl->dn_search, &dr)))
+		return rc;
 	/* the DES next to the run: as many iterations, the same policy */
 	st.npred = cl->check ? 1 : cl->ro.iters < PRED_ITERS_MAX ? cl->ro.iters : PRED_ITERS_MAX;
 	if (predict(cfg, &cl->pol, st.npred, &prog, &pred, pred_it))

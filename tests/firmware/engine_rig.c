@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
+#include "auto_desc.h"
 #include "cq.h"
 #include "ctl_mem.h"
+#include "ec_counters.h"
 #include "engine_rig.h"
 #include "host_sq.h"
 #include "recv.h"
@@ -698,11 +702,12 @@ static unsigned worker_iter(struct rig *r, int side)
 		uint64_t before[SDR_MAX_QPS_PER_CTX];
 
 		for (unsigned k = 0; k < rs->c->nqps; k++)
-			before[k] = rs->c->qps[k]->st.tx_pkts + rs->c->qps[k]->st.ec_par_pkts_tx;
+			before[k] = rs->c->qps[k]->st.tx_pkts +
+				    SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx);
 		work += sdr_worker_qp_pass(w, now);
 		for (unsigned k = 0; k < rs->c->nqps; k++)
-			if (rs->c->qps[k]->st.tx_pkts + rs->c->qps[k]->st.ec_par_pkts_tx - before[k] >
-			    SDR_BURST)
+			if (rs->c->qps[k]->st.tx_pkts + SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx) -
+				    before[k] > SDR_BURST)
 				r->bug.tx_over_budget++;
 	}
 	/* the host polls what the pass completed */
@@ -809,6 +814,14 @@ static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id,
 	sdr_worker_qp_add(s->w, qp, r->now);
 	atomic_store(&s->in->qps[id], qp);
 	return qp;
+}
+
+/* a non-zero per-QP counter, for the dump */
+static void dump_ctr(void *arg, const char *name, uint64_t v, const char *scheme)
+{
+	(void)scheme;
+	if (v)
+		fprintf(arg, " %s=%llu", name, (unsigned long long)v);
 }
 
 static struct sdr_qp_info qp_info(const struct sdr_qp *qp)
@@ -971,7 +984,7 @@ void rig_free(struct rig *r)
 		free(s->c);
 		free(s->mem);
 		free(s->cqe);
-		free(sdr_g.inst[i].auto_closed);
+		sdr_auto_closed_free();
 		while (pv->q[i].n)
 			free(heap_pop(&pv->q[i]));
 		free(pv->q[i].v);
@@ -1033,11 +1046,7 @@ void rig_dump(const struct rig *r, FILE *f)
 			qp->state, r->s[i].ncqe, qp->send_next, qp->tx_cursor, qp->ack_cursor,
 			qp->cts[hs].ok && qp->cts[hs].seq == qp->tx_cursor ? "yes" : "no",
 			(double)(r->now - qp->progress_tsc) / 1e6, qp->rq.next_seq);
-#define P(n)                                                                                 \
-	if (qp->st.n)                                                                        \
-		fprintf(f, " %s=%llu", #n, (unsigned long long)qp->st.n);
-		SDR_QP_STATS(P)
-#undef P
+		sdr_rel_ctrs_foreach(&qp->st, dump_ctr, f);
 		fprintf(f, "\n  ctr:");
 		for (unsigned c = 0; c < SDR_CTR__MAX; c++)
 			if (r->s[i].w->ctr[c])

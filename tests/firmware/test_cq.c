@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cq.h"
+#include "sdr_dpu.h"
 #include "sdr_test.h"
 
 #define RING 8

@@ -29,7 +29,10 @@
 #include <string.h>
 
 #include "engine_rig.h"
+#include "auto_counters.h"
+#include "ec_counters.h"
 #include "rel.h"
+#include "sr_counters.h"
 #include "sdr_test.h"
 
 #define MTU 1024u
@@ -330,18 +333,18 @@ static void check_conservation(const struct rig *r, int to)
 	CHECK_EQ(ws->delivered[RIG_K_DATA],
 		 qp->st.rx_pkts + sum_ctrs(r, to, data_drops, RTE_DIM(data_drops)));
 	CHECK_EQ(ws->delivered[RIG_K_PARITY],
-		 qp->st.ec_par_pkts_rx + sum_ctrs(r, to, parity_drops, RTE_DIM(parity_drops)));
+		 SDR_QP_CTR(qp, ec, par_pkts_rx) + sum_ctrs(r, to, parity_drops, RTE_DIM(parity_drops)));
 	CHECK_EQ(ws->delivered[RIG_K_CTS], qp->st.cts_rx);
-	CHECK_EQ(ws->delivered[RIG_K_ACK], qp->st.sr_acks_rx + rig_ctr(r, to, SDR_CTR_ctrl_unknown));
-	CHECK_EQ(ws->delivered[RIG_K_NACK], qp->st.ec_nacks_rx);
+	CHECK_EQ(ws->delivered[RIG_K_ACK], SDR_QP_CTR(qp, sr, acks_rx) + rig_ctr(r, to, SDR_CTR_ctrl_unknown));
+	CHECK_EQ(ws->delivered[RIG_K_NACK], SDR_QP_CTR(qp, ec, nacks_rx));
 	CHECK_EQ(ws->delivered[RIG_K_ABORT], qp->st.aborts_rx);
 	CHECK_EQ(ws->sent[RIG_K_OTHER], 0);
 	/* the frames a side sent are what its counters say it sent */
 	CHECK_EQ(r->ws[to].sent[RIG_K_DATA], qp->st.tx_pkts);
-	CHECK_EQ(r->ws[to].sent[RIG_K_PARITY], qp->st.ec_par_pkts_tx);
+	CHECK_EQ(r->ws[to].sent[RIG_K_PARITY], SDR_QP_CTR(qp, ec, par_pkts_tx));
 	CHECK_EQ(r->ws[to].sent[RIG_K_CTS], qp->st.cts_tx);
-	CHECK_EQ(r->ws[to].sent[RIG_K_ACK], qp->st.sr_acks_tx);
-	CHECK_EQ(r->ws[to].sent[RIG_K_NACK], qp->st.ec_nacks_tx);
+	CHECK_EQ(r->ws[to].sent[RIG_K_ACK], SDR_QP_CTR(qp, sr, acks_tx));
+	CHECK_EQ(r->ws[to].sent[RIG_K_NACK], SDR_QP_CTR(qp, ec, nacks_tx));
 	CHECK_EQ(r->ws[to].sent[RIG_K_ABORT], qp->st.aborts_tx);
 }
 
@@ -427,23 +430,23 @@ static void t_clean(void)
 		CHECK_EQ(rx->st.msgs_partial, 0);
 		CHECK_EQ(rx->st.chunks_done, chunks);
 		CHECK_EQ(r->ws[from].lost[RIG_K_DATA] + r->ws[from].lost[RIG_K_CTS], 0);
-		CHECK_EQ(tx->st.sr_retx_pkts, 0);
-		CHECK_EQ(tx->st.sr_rto_expiries, 0);
-		CHECK_EQ(rx->st.ec_decodes, 0);
-		CHECK_EQ(rx->st.ec_nacks_tx, 0);
-		CHECK_EQ(rx->st.sr_recv_timeouts, 0);
+		CHECK_EQ(SDR_QP_CTR(tx, sr, retx_pkts), 0);
+		CHECK_EQ(SDR_QP_CTR(tx, sr, rto_expiries), 0);
+		CHECK_EQ(SDR_QP_CTR(rx, ec, decodes), 0);
+		CHECK_EQ(SDR_QP_CTR(rx, ec, nacks_tx), 0);
+		CHECK_EQ(SDR_QP_CTR(rx, sr, recv_timeouts), 0);
 		if (has_sr())
-			CHECK_EQ(tx->st.sr_units_acked, units);
+			CHECK_EQ(SDR_QP_CTR(tx, sr, units_acked), units);
 		if (sc->rel == SDR_REL_NONE || sc->rel == SDR_REL_SR) {
 			/* every frame placed, nothing dropped */
 			CHECK_EQ(rx->st.rx_pkts, frames);
 			CHECK_EQ(rx->st.rx_bytes, bytes);
 			CHECK_EQ(sum_ctrs(r, !from, data_drops, RTE_DIM(data_drops)), 0);
-			CHECK_EQ(tx->st.ec_par_pkts_tx, 0);
+			CHECK_EQ(SDR_QP_CTR(tx, ec, par_pkts_tx), 0);
 		}
 		if (sc->rel == SDR_REL_SR) {
 			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), 0);
-			CHECK_EQ(rx->st.sr_reacks, 0);
+			CHECK_EQ(SDR_QP_CTR(rx, sr, reacks), 0);
 		}
 		if (is_ec()) {
 			/* A submessage's parity follows its data: it finds the
@@ -473,11 +476,11 @@ static void t_clean(void)
 					early += par - (nsub > 1);
 				}
 			}
-			CHECK_EQ(tx->st.ec_par_pkts_tx, parity);
-			CHECK_EQ(tx->st.ec_subs_encoded, subs);
+			CHECK_EQ(SDR_QP_CTR(tx, ec, par_pkts_tx), parity);
+			CHECK_EQ(SDR_QP_CTR(tx, ec, subs_encoded), subs);
 			CHECK_EQ(rx->st.rx_pkts, rx_pkts);
 			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_late_pkt), late);
-			CHECK_EQ(rx->st.ec_par_pkts_rx, prx);
+			CHECK_EQ(SDR_QP_CTR(rx, ec, par_pkts_rx), prx);
 			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_unused), unused);
 			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_early), early);
 			CHECK_EQ(rig_ctr(r, !from, SDR_CTR_ec_parity_late), 0);
@@ -485,14 +488,14 @@ static void t_clean(void)
 			 * packets come after its completion (late_pkt above), and
 			 * the receiver answers the first of them as if the sender
 			 * had missed the final ACK: one re-ACK per such message. */
-			CHECK_EQ(rx->st.sr_reacks, small);
+			CHECK_EQ(SDR_QP_CTR(rx, sr, reacks), small);
 			/* A FULL goes out twice, one ACK period apart, and so does
 			 * a re-ACK: every entry after the first finds the send done. */
-			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * rx->st.sr_reacks);
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * SDR_QP_CTR(rx, sr, reacks));
 		}
 		if (sc->rel == SDR_REL_AUTO) {
-			CHECK_EQ(tx->st.auto_msgs_sr + tx->st.auto_msgs_ec, d->total);
-			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * rx->st.sr_reacks);
+			CHECK_EQ(SDR_QP_CTR(tx, auto, msgs_sr) + SDR_QP_CTR(tx, auto, msgs_ec), d->total);
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * SDR_QP_CTR(rx, sr, reacks));
 		}
 		check_conservation(r, !from);
 	}
@@ -508,13 +511,13 @@ static void check_recovered(const struct rig *r)
 	for (int from = 0; from < 2; from++) {
 		const struct sdr_qp *tx = r->s[from].qp, *rx = r->s[!from].qp;
 		if (sc->rel == SDR_REL_SR) {
-			CHECK(tx->st.sr_retx_pkts > 0);
-			CHECK(tx->st.sr_rto_expiries > 0);
+			CHECK(SDR_QP_CTR(tx, sr, retx_pkts) > 0);
+			CHECK(SDR_QP_CTR(tx, sr, rto_expiries) > 0);
 		} else if (is_ec()) {
-			CHECK(rx->st.ec_decodes > 0);
-			CHECK(rx->st.ec_chunks_recovered > 0);
+			CHECK(SDR_QP_CTR(rx, ec, decodes) > 0);
+			CHECK(SDR_QP_CTR(rx, ec, chunks_recovered) > 0);
 		} else {
-			CHECK(tx->st.sr_retx_pkts + rx->st.ec_decodes > 0);
+			CHECK(SDR_QP_CTR(tx, sr, retx_pkts) + SDR_QP_CTR(rx, ec, decodes) > 0);
 		}
 	}
 }
@@ -557,9 +560,9 @@ static void t_loss(void)
 			CHECK(r->ws[s].lost[RIG_K_ACK] > 0);
 		CHECK_EQ(r->s[s].qp->st.msgs_sent, 60);
 		CHECK_EQ(r->s[s].qp->st.msgs_recv, 60);
-		CHECK_EQ(r->s[s].qp->st.sr_send_timeouts + r->s[s].qp->st.sr_recv_timeouts, 0);
+		CHECK_EQ(SDR_QP_CTR(r->s[s].qp, sr, send_timeouts) + SDR_QP_CTR(r->s[s].qp, sr, recv_timeouts), 0);
 		if (sc->rel == SDR_REL_AUTO)
-			CHECK_EQ(r->s[s].qp->st.auto_msgs_sr + r->s[s].qp->st.auto_msgs_ec, 60);
+			CHECK_EQ(SDR_QP_CTR(r->s[s].qp, auto, msgs_sr) + SDR_QP_CTR(r->s[s].qp, auto, msgs_ec), 60);
 		check_conservation(r, s);
 	}
 	check_recovered(r);
@@ -585,8 +588,8 @@ static void t_reorder(void)
 		CHECK_EQ(qp->st.msgs_recv, 60);
 		if (sc->rel == SDR_REL_SR) {
 			/* reordered within the RTO is not lost */
-			CHECK_EQ(qp->st.sr_rto_expiries, 0);
-			CHECK_EQ(qp->st.sr_retx_pkts, 0);
+			CHECK_EQ(SDR_QP_CTR(qp, sr, rto_expiries), 0);
+			CHECK_EQ(SDR_QP_CTR(qp, sr, retx_pkts), 0);
 		}
 		check_conservation(r, s);
 	}
@@ -639,6 +642,28 @@ static int have_cqes(struct rig *r, void *arg)
  * progress, and A retransmits no more than one round of the units then
  * outstanding plus one unit per RTO, backed off (doubling, at most 1 s)
  * from the RTO at the cut, until then (docs/reliability.md, "Probing"). */
+/* the QP's RTO in cycles, from its scheme's telemetry key rto_us */
+static void rto_key(void *arg, const char *key, uint64_t v)
+{
+	if (!strcmp(key, "rto_us"))
+		*(uint64_t *)arg = v * (sdr_g.tsc_hz / 1000000);
+}
+
+static void no_str(void *arg, const char *key, const char *v)
+{
+	(void)arg;
+	(void)key;
+	(void)v;
+}
+
+static uint64_t rto_of(const struct sdr_qp *qp)
+{
+	uint64_t rto = 0;
+
+	qp->ops->desc->kv(qp, &(struct sdr_kv){.arg = &rto, .u64 = rto_key, .str = no_str});
+	return rto;
+}
+
 static void t_deadpeer(void)
 {
 	const uint64_t T = 500 * MS; /* --global-timeout-ms */
@@ -646,8 +671,7 @@ static void t_deadpeer(void)
 	struct rig *r = mk("--global-timeout-ms 500", 8u << 20);
 	struct sdr_qp *qa = r->s[RIG_A].qp;
 	struct count_cqes cc = {.side = RIG_A};
-	struct sdr_rel_view v;
-	uint64_t t_cut, retx0, bound, units = 0, t, rto, ok = 0;
+	uint64_t t_cut, retx0, bound, units = 0, t, rto, rto_cut, ok = 0;
 	size_t c0, c1;
 	int nrecv = 0;
 
@@ -662,7 +686,7 @@ static void t_deadpeer(void)
 	for (size_t i = 0; i < r->s[RIG_A].ncqe; i++)
 		CHECK_EQ(r->s[RIG_A].cqe[i].e.status, 0);
 	rig_run_for(r, 2 * MS);
-	CHECK(qa->st.sr_rtt_samples > 0);
+	CHECK(SDR_QP_CTR(qa, sr, rtt_samples) > 0);
 
 	/* 50 sends and 4 receives; B dies after 5 sends completed */
 	c0 = r->s[RIG_A].ncqe;
@@ -676,9 +700,8 @@ static void t_deadpeer(void)
 	r->link[RIG_A].cut = r->link[RIG_B].cut = 1;
 	t_cut = r->now;
 	c1 = r->s[RIG_A].ncqe;
-	memset(&v, 0, sizeof(v));
-	qa->ops->view(qa, &v);
-	retx0 = qa->st.sr_retx_units;
+	rto_cut = rto_of(qa);
+	retx0 = SDR_QP_CTR(qa, sr, retx_units);
 	units = (uint64_t)(nbig - (c1 - c0)) * nchunks_of(big);
 	cc.want = c0 + nbig + 4;
 	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 10 * T), 0);
@@ -702,7 +725,7 @@ static void t_deadpeer(void)
 	CHECK_EQ(ok, 5);
 	CHECK_EQ(nrecv, 4);
 	CHECK_EQ(qa->state, SDR_QPS_ERROR);
-	CHECK_EQ(qa->st.sr_send_timeouts, 1);
+	CHECK_EQ(SDR_QP_CTR(qa, sr, send_timeouts), 1);
 	CHECK_EQ(qa->st.send_errors, nbig - 5);
 	CHECK_EQ(qa->st.msgs_sent, 10 + 5);
 	/* nothing progressed after the cut; the error came one timeout later */
@@ -712,19 +735,19 @@ static void t_deadpeer(void)
 	CHECK(t <= qa->progress_tsc + T + 100 * US);
 	/* retransmissions after the cut */
 	bound = units;
-	rto = v.rto;
+	rto = rto_cut;
 	for (uint64_t x = rto; x < T; rto = rto * 2 > 1000 * MS ? 1000 * MS : rto * 2, x += rto)
 		bound++;
 	printf("dead peer: rto %.3f ms at the cut, %llu units outstanding, %llu retransmitted"
 	       " after the cut (bound %llu), %llu probe defers, %llu backoffs\n",
-	       (double)v.rto / 1e6, (unsigned long long)units,
-	       (unsigned long long)(qa->st.sr_retx_units - retx0), (unsigned long long)bound,
-	       (unsigned long long)qa->st.sr_probe_defers,
-	       (unsigned long long)qa->st.sr_rto_backoffs);
-	CHECK(qa->st.sr_retx_units - retx0 > 0);
-	CHECK(qa->st.sr_retx_units - retx0 <= bound);
-	CHECK(qa->st.sr_probe_defers > 0);
-	CHECK(qa->st.sr_rto_backoffs > 0);
+	       (double)rto_cut / 1e6, (unsigned long long)units,
+	       (unsigned long long)(SDR_QP_CTR(qa, sr, retx_units) - retx0), (unsigned long long)bound,
+	       (unsigned long long)SDR_QP_CTR(qa, sr, probe_defers),
+	       (unsigned long long)SDR_QP_CTR(qa, sr, rto_backoffs));
+	CHECK(SDR_QP_CTR(qa, sr, retx_units) - retx0 > 0);
+	CHECK(SDR_QP_CTR(qa, sr, retx_units) - retx0 <= bound);
+	CHECK(SDR_QP_CTR(qa, sr, probe_defers) > 0);
+	CHECK(SDR_QP_CTR(qa, sr, rto_backoffs) > 0);
 
 	/* the QP is in error: new operations fail -ENOTCONN */
 	c0 = r->s[RIG_A].ncqe;
@@ -809,7 +832,7 @@ static void t_chaos(void)
 		CHECK_EQ(r->s[s].ncqe, 2 * total);
 		CHECK_EQ(qp->st.msgs_sent, total);
 		CHECK_EQ(qp->st.msgs_recv, total);
-		CHECK_EQ(qp->st.sr_send_timeouts + qp->st.sr_recv_timeouts, 0);
+		CHECK_EQ(SDR_QP_CTR(qp, sr, send_timeouts) + SDR_QP_CTR(qp, sr, recv_timeouts), 0);
 		CHECK(r->ws[s].reordered > 0);
 		CHECK(r->ws[s].dup[RIG_K_DATA] > 0);
 		check_conservation(r, s);
@@ -998,13 +1021,13 @@ static void t_stale(void)
 	CHECK_EQ(d->recvs_done, total - 1);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_stale_seq), 0);
 
-	reacks = r->s[RIG_B].qp->st.sr_reacks;
+	reacks = SDR_QP_CTR(r->s[RIG_B].qp, sr, reacks);
 	stale = rig_ctr(r, RIG_B, SDR_CTR_stale_seq);
 	ncqe = r->s[RIG_B].ncqe;
 	rig_release_held(r, 0);
 	rig_run_for(r, 2 * MS);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_stale_seq), stale + 1);
-	CHECK_EQ(r->s[RIG_B].qp->st.sr_reacks, reacks);
+	CHECK_EQ(SDR_QP_CTR(r->s[RIG_B].qp, sr, reacks), reacks);
 	CHECK_EQ(r->s[RIG_B].ncqe, ncqe);
 	buf = r->s[RIG_B].mem + d->base_recv + (uint64_t)d->recv_reg[total - 1] * stride;
 	for (uint32_t i = 0; i < stride; i++)
@@ -1020,9 +1043,9 @@ static void t_stale(void)
 	check_dir(d, RIG_A);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_stale_seq), 1);
 	if (sc->rel == SDR_REL_SR)
-		CHECK(r->s[RIG_A].qp->st.sr_retx_pkts >= 1);
+		CHECK(SDR_QP_CTR(r->s[RIG_A].qp, sr, retx_pkts) >= 1);
 	if (is_ec())
-		CHECK(r->s[RIG_B].qp->st.ec_decodes >= 1);
+		CHECK(SDR_QP_CTR(r->s[RIG_B].qp, ec, decodes) >= 1);
 	check_conservation(r, RIG_B);
 	flow_fini(&f);
 	finish_rig(r);
@@ -1120,8 +1143,8 @@ static void t_badkey(void)
 	CHECK_EQ(r->s[RIG_A].ncqe, ncqe[0]);
 	CHECK_EQ(r->s[RIG_B].ncqe, ncqe[1]);
 	CHECK_EQ(qa->st.cts_rx, cts_rx);
-	CHECK_EQ(qa->st.sr_acks_rx + qa->st.ec_nacks_rx + qb->st.ec_par_pkts_rx, 0);
-	CHECK_EQ(qb->st.sr_acks_rx, 0);
+	CHECK_EQ(SDR_QP_CTR(qa, sr, acks_rx) + SDR_QP_CTR(qa, ec, nacks_rx) + SDR_QP_CTR(qb, ec, par_pkts_rx), 0);
+	CHECK_EQ(SDR_QP_CTR(qb, sr, acks_rx), 0);
 	CHECK_EQ(rig_ctr(r, RIG_A, SDR_CTR_ctrl_unknown) + rig_ctr(r, RIG_B, SDR_CTR_ctrl_unknown),
 		 0);
 
@@ -1208,7 +1231,7 @@ static void t_closed(void)
 	CHECK_EQ(qb->st.msgs_partial, 1);
 	if (has_sr()) {
 		CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == -EIO);
-		CHECK_EQ(qa->st.sr_send_closed, 1);
+		CHECK_EQ(SDR_QP_CTR(qa, sr, send_closed), 1);
 		CHECK_EQ(qa->st.send_errors, 1);
 	} else {
 		CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == 0);
@@ -1276,8 +1299,8 @@ static void t_deadsender(void)
 	CHECK_EQ(x->e.flags, SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM);
 	CHECK(x->tsc > last + T && x->tsc <= last + T + 21 * MS);
 	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem, 32 * MTU, 32), 0);
-	CHECK_EQ(qb->st.sr_recv_timeouts, 1);
-	CHECK_EQ(qb->st.sr_send_timeouts, 0);
+	CHECK_EQ(SDR_QP_CTR(qb, sr, recv_timeouts), 1);
+	CHECK_EQ(SDR_QP_CTR(qb, sr, send_timeouts), 0);
 	CHECK_EQ(qb->state, SDR_QPS_CONNECTED);
 	CHECK_EQ(qb->rq.slot[1].state, SDR_RS_POSTED);
 	finish_rig(r);
@@ -1362,15 +1385,15 @@ static void t_bug_fto_parity(void)
 	CHECK_EQ(rig_run_until(r, have_both, want, 10000 * MS), 0);
 	printf("fto: message complete after %.3f ms; receiver: %llu FTO expiries, %llu postponed,"
 	       " %llu NACKs\n", (double)(r->s[RIG_B].cqe[0].tsc - t0) / 1e6,
-	       (unsigned long long)qb->st.ec_fto_expiries,
-	       (unsigned long long)qb->st.ec_fto_postponed, (unsigned long long)qb->st.ec_nacks_tx);
+	       (unsigned long long)SDR_QP_CTR(qb, ec, fto_expiries),
+	       (unsigned long long)SDR_QP_CTR(qb, ec, fto_postponed), (unsigned long long)SDR_QP_CTR(qb, ec, nacks_tx));
 	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == 0);
 	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 0)) && e->status == 0 && e->length == len);
 	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem, len, 4242), 0);
 	CHECK_EQ(d.data_left, 0);
-	CHECK_EQ(qb->st.ec_decodes, 0);
-	CHECK(qb->st.ec_nacks_tx >= 1);
-	CHECK(qa->st.ec_nack_retx_units >= 1);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, decodes), 0);
+	CHECK(SDR_QP_CTR(qb, ec, nacks_tx) >= 1);
+	CHECK(SDR_QP_CTR(qa, ec, nack_retx_units) >= 1);
 	CHECK(r->s[RIG_B].cqe[0].tsc - t0 < 50 * MS);
 	finish_rig(r);
 }
@@ -1456,18 +1479,18 @@ static void t_early(void)
 		early += 4 * ppar - need - n % 2;
 	}
 	printf("early: accepted %llu, unused %llu, early %llu parity packets\n",
-	       (unsigned long long)qb->st.ec_par_pkts_rx,
+	       (unsigned long long)SDR_QP_CTR(qb, ec, par_pkts_rx),
 	       (unsigned long long)rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused),
 	       (unsigned long long)rig_ctr(r, RIG_B, SDR_CTR_ec_parity_early));
-	CHECK_EQ(qa->st.ec_par_pkts_tx, EARLY_MSGS * 4 * ppar);
+	CHECK_EQ(SDR_QP_CTR(qa, ec, par_pkts_tx), EARLY_MSGS * 4 * ppar);
 	CHECK_EQ(r->ws[RIG_A].lost[RIG_K_DATA], EARLY_MSGS * PPC);
-	CHECK_EQ(qb->st.ec_par_pkts_rx, acc);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, par_pkts_rx), acc);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused), unused);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_early), early);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_late), 0);
-	CHECK_EQ(qb->st.ec_decodes, EARLY_MSGS);
-	CHECK_EQ(qb->st.ec_chunks_recovered, EARLY_MSGS);
-	CHECK_EQ(qa->st.sr_retx_pkts + qb->st.ec_nacks_tx, 0);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, decodes), EARLY_MSGS);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, chunks_recovered), EARLY_MSGS);
+	CHECK_EQ(SDR_QP_CTR(qa, sr, retx_pkts) + SDR_QP_CTR(qb, ec, nacks_tx), 0);
 	check_conservation(r, RIG_B);
 
 	/* injected: receive 0 is complete */
@@ -1485,7 +1508,7 @@ static void t_early(void)
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_early), early + 2);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ctrl_bad_key), 1);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_bad_icrc), 2);
-	CHECK_EQ(qb->st.ec_par_pkts_rx, acc);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, par_pkts_rx), acc);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused) + rig_ctr(r, RIG_B, SDR_CTR_ec_parity_late),
 		 unused);
 	CHECK(s8->seq == EARLY_MSGS && s8->state == SDR_RS_POSTED && !s8->last_known &&
@@ -1538,13 +1561,13 @@ static void t_bug_fto_now(void)
 	rig_run_for(r, 2 * MS);
 	check_dir(&f.d[RIG_A], RIG_A);
 	printf("fto_now: %llu FTO expiries, %llu postponed, %llu NACKs, %llu packets retransmitted\n",
-	       (unsigned long long)r->s[RIG_B].qp->st.ec_fto_expiries,
-	       (unsigned long long)r->s[RIG_B].qp->st.ec_fto_postponed,
-	       (unsigned long long)r->s[RIG_B].qp->st.ec_nacks_tx,
-	       (unsigned long long)r->s[RIG_A].qp->st.sr_retx_pkts);
-	CHECK(r->s[RIG_B].qp->st.ec_fto_postponed > 0); /* the FTO did expire while arriving */
-	CHECK_EQ(r->s[RIG_B].qp->st.ec_nacks_tx, 0);
-	CHECK_EQ(r->s[RIG_A].qp->st.sr_retx_pkts, 0);
+	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_expiries),
+	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_postponed),
+	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, nacks_tx),
+	       (unsigned long long)SDR_QP_CTR(r->s[RIG_A].qp, sr, retx_pkts));
+	CHECK(SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_postponed) > 0); /* the FTO did expire while arriving */
+	CHECK_EQ(SDR_QP_CTR(r->s[RIG_B].qp, ec, nacks_tx), 0);
+	CHECK_EQ(SDR_QP_CTR(r->s[RIG_A].qp, sr, retx_pkts), 0);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_dup_pkt) + rig_ctr(r, RIG_B, SDR_CTR_late_pkt), 0);
 	check_conservation(r, RIG_B);
 	flow_fini(&f);
@@ -1596,7 +1619,7 @@ static void t_bug_budget(void)
 	for (int s = 0; s < 2; s++) {
 		check_dir(&f.d[s], s);
 		CHECK_EQ(r->ws[s].lost[RIG_K_DATA] + r->ws[s].lost[RIG_K_PARITY], 0);
-		CHECK_EQ(r->s[s].qp->st.sr_retx_pkts, 0);
+		CHECK_EQ(SDR_QP_CTR(r->s[s].qp, sr, retx_pkts), 0);
 		check_conservation(r, s);
 	}
 	flow_fini(&f);
@@ -1635,11 +1658,11 @@ static void t_codes(void)
 	rig_inject(r, RIG_B, buf, code_parity(r, buf, SDR_EC_XOR, 16, 4));
 	rig_run_for(r, 1 * MS);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_param_mismatch), 2);
-	CHECK_EQ(qb->st.ec_par_pkts_rx, 0);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, par_pkts_rx), 0);
 	rig_inject(r, RIG_B, buf, code_parity(r, buf, SDR_EC_RS, 16, 4));
 	rig_run_for(r, 1 * MS);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_param_mismatch), 2);
-	CHECK_EQ(qb->st.ec_par_pkts_rx, 1);
+	CHECK_EQ(SDR_QP_CTR(qb, ec, par_pkts_rx), 1);
 	rig_recv_complete(r, RIG_B, 0);
 	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 10 * MS), 0);
 	finish_rig(r);

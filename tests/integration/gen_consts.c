@@ -5,22 +5,28 @@
  *   rx_drops        the receive-drop counters (SDR_RX_DROP_LIST of
  *                   firmware/prim/sdr_counters.h), in order
  *   host_errs, tx_errs  the other two counter lists
- *   qp_stats        the per-QP counters (SDR_QP_STATS of firmware/prim/sdr_types.h),
- *                   in the order of the stats JSON's qp_totals
+ *   qp_stats        the per-QP counters (SDR_QP_BASE_CTRS of firmware/prim/sdr_qpctr.h,
+ *                   then the groups of the schemes SR, EC, AUTO: sr/sr_counters.h,
+ *                   ec/ec_counters.h, rel/auto_counters.h), in the order of the
+ *                   stats JSON's qp_totals (the order of the scheme table, rel.c)
  *   imm_nibbles     data packets at least of a message that carries a user
  *                   immediate (SDR_IMM_NIBBLES; common/sdr_wire_build.c
  *                   sdr_wire_msg_pkts()); one without has ceil(size / MTU)
  * Usage: gen_consts OUT.json (meson runs it at build time; DPDK headers for
- * sdr_types.h, nothing of DPDK linked).
+ * no DPDK).
  */
 #include <stdio.h>
 
 #include "sdr_counters.h"
-#include "sdr_types.h"
+#include "auto_counters.h"
+#include "ec_counters.h"
+#include "sdr_qpctr.h"
+#include "sr_counters.h"
 #include "sdr_wire.h"
 
 #define NAME(n, d) " \"" #n "\"",
 #define QP_STAT(n) " \"" #n "\"",
+#define QP_GSTAT(g, n) " \"" #g "_" #n "\"",
 
 static void list(FILE *f, const char *key, const char *const *v, size_t n, int last)
 {
@@ -35,7 +41,8 @@ int main(int argc, char **argv)
 	static const char *const rx[] = {SDR_RX_DROP_LIST(NAME)};
 	static const char *const host[] = {SDR_HOST_ERR_LIST(NAME)};
 	static const char *const tx[] = {SDR_TX_ERR_LIST(NAME)};
-	static const char *const qp[] = {SDR_QP_STATS(QP_STAT)};
+	static const char *const qp[] = {SDR_QP_BASE_CTRS(QP_STAT) SDR_SR_QP_CTRS(QP_GSTAT)
+					 SDR_EC_QP_CTRS(QP_GSTAT) SDR_AUTO_QP_CTRS(QP_GSTAT)};
 	FILE *f;
 
 	if (argc != 2 || (f = fopen(argv[1], "w")) == NULL) {

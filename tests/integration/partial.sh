@@ -23,7 +23,7 @@ import json, sys
 sys.path.insert(0, sys.argv[2])
 from sr_check import consts
 d = json.load(open(sys.argv[1]))
-names = consts()["qp_stats"]  # SDR_QP_STATS of firmware/prim/sdr_types.h
+names = consts()["qp_stats"]  # the per-QP counters (gen_consts.c)
 for inst in d["instances"]:
     keys = list(inst["qp_totals"])
     assert keys == names, "qp_totals keys %s != QP_STATS %s" % (keys, names)

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Selective Repeat engine as the control plane sees it (layer sr): its
+ * counter group, its options (typed sdr_opts entries), its stats line and
+ * keys, its metrics and its part of /ops (sr_desc.h).
+ */
+#include <inttypes.h>
+
+#include "sdr_diag.h"
+#include "sdr_opts.h"
+#include "sr_desc.h"
+
+SDR_QP_CTR_GROUP_DEFINE(sr, SDR_SR_QP_CTRS);
+
+struct sdr_sr_cfg sdr_sr_cfg = {
+	.alpha_milli = 500,
+	.rttvar_k = 4,
+	.min_rto_us = 2000,
+	.init_rto_ms = 200,
+	.ack_us = 500,
+};
+
+const struct sdr_opt sdr_sr_opts[] = {
+	SDR_OPT_SECTION("\nSelective Repeat (QPs with reliability SR, and the SR part of EC and "
+			"AUTO QPs;\ndocs/reliability.md):"),
+	{.name = "sr-alpha", .arg = "A", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
+	 .var = &sdr_sr_cfg.alpha_milli,
+	 .help = "RTO = (1 + A) * smoothed RTT (default 0.5; 0..16)"},
+	{.name = "sr-rttvar-k", .arg = "K", .kind = SDR_OPT_U32, .min = 0, .max = 64,
+	 .var = &sdr_sr_cfg.rttvar_k,
+	 .help = "... but at least SRTT + K * RTTVAR (RFC 6298 uses 4;\ndefault 4, 0 = off)"},
+	{.name = "sr-min-rto-us", .arg = "US", .kind = SDR_OPT_U32, .min = 1, .max = 10000000,
+	 .var = &sdr_sr_cfg.min_rto_us, .help = "RTO floor (default 2000)"},
+	{.name = "sr-init-rto-ms", .arg = "MS", .kind = SDR_OPT_U32, .min = 1, .max = 60000,
+	 .var = &sdr_sr_cfg.init_rto_ms, .help = "RTO before the first RTT sample (default 200)"},
+	{.name = "sr-ack-us", .arg = "US", .kind = SDR_OPT_U32, .min = 0, .max = 1000000,
+	 .var = &sdr_sr_cfg.ack_us,
+	 .help = "receiver ACK coalescing period (default 500); a completed\n"
+		 "receive is acknowledged at once"},
+	SDR_OPT_END,
+};
+
+/* the RTT estimator, in microseconds */
+static uint64_t cyc_us(uint64_t c)
+{
+	return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0;
+}
+
+void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
+	if (sr->hooks && sr->hooks->stats_print)
+		sr->hooks->stats_print(sr->hook_ctx, f, qp);
+	fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
+		   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
+		   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
+		   " | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
+		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto),
+		(uint64_t)sr->rtt.samples, SDR_QP_CTR(qp, sr, retx_pkts),
+		SDR_QP_CTR(qp, sr, retx_units), SDR_QP_CTR(qp, sr, rto_expiries),
+		SDR_QP_CTR(qp, sr, acks_tx), SDR_QP_CTR(qp, sr, acks_rx),
+		SDR_QP_CTR(qp, sr, send_timeouts), SDR_QP_CTR(qp, sr, recv_timeouts),
+		qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
+}
+
+void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
+	fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64 ",\"rto_us\":%" PRIu64,
+		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto));
+}
+
+void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
+	kv->u64(kv->arg, "srtt_us", cyc_us(sr->rtt.srtt));
+	kv->u64(kv->arg, "rttvar_us", cyc_us(sr->rtt.rttvar));
+	kv->u64(kv->arg, "rto_us", cyc_us(sr->rtt.rto));
+}
+
+void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+	const double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
+
+	m->gauge(m->arg, "srtt_seconds", "selective repeat: smoothed RTT", NULL,
+		 (double)sr->rtt.srtt / hz);
+	m->gauge(m->arg, "rttvar_seconds", "selective repeat: RTT variation", NULL,
+		 (double)sr->rtt.rttvar / hz);
+	m->gauge(m->arg, "rto_seconds", "selective repeat: retransmission timeout", NULL,
+		 (double)sr->rtt.rto / hz);
+	if (sr->hooks && sr->hooks->stats_metrics)
+		sr->hooks->stats_metrics(sr->hook_ctx, qp, m);
+}
+
+void sdr_sr_qp_diag_send(const struct sdr_qp *qp, const struct sdr_smsg *sm, uint64_t now,
+			 struct sdr_diag_send *d)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+	const double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
+	uint64_t rto = sr->rtt.rto, base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt) : 0;
+	uint64_t ack = sr->ack_rx_tsc;
+
+	(void)sm;
+	d->rto = (double)rto / hz;
+	d->last_ack_ago = ack ? (double)(now - ack) / hz : -1.0;
+	d->probing = sr->probing;
+	d->backoff = base ? (unsigned)((rto + base / 2) / base) : 0;
+}

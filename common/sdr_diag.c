@@ -86,9 +86,26 @@ int sdr_diag_recv_text(char *buf, size_t len, const struct sdr_diag_recv *d)
 	return n;
 }
 
+/* ": 12 of 16 chunks unacknowledged, last retransmission 40 ms ago" after
+ * the @p n characters of @p buf, when the chunks are known */
+static int send_chunks(char *buf, size_t len, int n, const struct sdr_diag_send *d)
+{
+	char x[32];
+
+	if (!d->chunks || n < 0 || (size_t)n >= len)
+		return n;
+	if (d->last_retx_ago < 0)
+		return n + snprintf(buf + n, len - (size_t)n, ": %u of %u chunks unacknowledged,"
+				    " none retransmitted yet", d->unacked, d->chunks);
+	ago(x, sizeof(x), d->last_retx_ago);
+	return n + snprintf(buf + n, len - (size_t)n, ": %u of %u chunks unacknowledged, last"
+			    " retransmission %s ago", d->unacked, d->chunks, x);
+}
+
 int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 {
 	char t[32], l[32], r[32], b[32] = "";
+	int n;
 
 	if (d->waiting_cts) {
 		ago(t, sizeof(t), d->posted_ago);
@@ -105,13 +122,16 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 	ago(r, sizeof(r), d->rto);
 	if (d->backoff >= 2)
 		snprintf(b, sizeof(b), ", backoff %ux", d->backoff);
-	if (d->last_ack_ago < 0)
-		return snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, no"
-			       " acknowledgement from the peer yet (retransmission timeout %s%s)",
-			       d->seq, t, d->pkts, r, b);
+	if (d->last_ack_ago < 0) {
+		n = snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, no"
+			     " acknowledgement from the peer yet (retransmission timeout %s%s)",
+			     d->seq, t, d->pkts, r, b);
+		return send_chunks(buf, len, n, d);
+	}
 	ago(l, sizeof(l), d->last_ack_ago);
-	return snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, waiting for the"
-		       " peer's acknowledgement (last one %s ago, retransmission timeout %s%s%s)",
-		       d->seq, t, d->pkts, l, r, b,
-		       d->probing ? "; probing: one retransmission per timeout" : "");
+	n = snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, waiting for the"
+		     " peer's acknowledgement (last one %s ago, retransmission timeout %s%s%s)",
+		     d->seq, t, d->pkts, l, r, b,
+		     d->probing ? "; probing: one retransmission per timeout" : "");
+	return send_chunks(buf, len, n, d);
 }

@@ -31,6 +31,9 @@ struct sdr_diag_send {
 	double last_ack_ago;  /**< the last acknowledgement of any send from the peer */
 	int probing;          /**< no acknowledgement for a retransmission timeout: probing */
 	unsigned backoff;     /**< the timeout's backoff factor (RTO / the estimates' RTO) */
+	uint32_t chunks;      /**< reliability: the send's chunks (0: not known) ... */
+	uint32_t unacked;     /**< ... of those, not acknowledged yet */
+	double last_retx_ago; /**< its last retransmission (< 0: none yet) */
 };
 
 /** "missing 18-63, 70, 72-80" of the clear bits below @p n of @p bm
@@ -43,7 +46,9 @@ size_t sdr_diag_missing(char *buf, size_t len, const uint64_t *bm, uint32_t n, u
 int sdr_diag_recv_text(char *buf, size_t len, const struct sdr_diag_recv *d);
 
 /** "send #88 waiting for the peer's clear-to-send for 4.0 s: the peer has
- *  not posted its receive", or the transmit / acknowledgement state. */
+ *  not posted its receive", or the transmit / acknowledgement state (all
+ *  sent, chunks known: "...: 12 of 16 chunks unacknowledged, last
+ *  retransmission 40 ms ago"). */
 int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d);
 
 /** The advice when a receive on a QP without reliability ended partial. */

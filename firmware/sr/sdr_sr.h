@@ -36,10 +36,6 @@ struct sdr_rtt {
 	uint32_t k;         /**< RTTVAR multiplier of the RFC 6298 bound (0 = off) */
 };
 
-/** Start with @p init_rto until the first sample; never below @p min_rto.
- *  @p k: the RTO is also at least SRTT + k * RTTVAR (RFC 6298's own
- *  formula, k = 4 there), which protects against spurious timeouts when
- *  the RTT jitters; 0 gives the plain (1 + alpha) * SRTT. */
 /** The RTO the estimates give, without backoff: max((1 + alpha) * SRTT,
  *  SRTT + k * RTTVAR, the floor). */
 static inline uint64_t sdr_rtt_base(const struct sdr_rtt *r)
@@ -52,6 +48,10 @@ static inline uint64_t sdr_rtt_base(const struct sdr_rtt *r)
 	return rto > r->min_rto ? rto : r->min_rto;
 }
 
+/** Start with @p init_rto until the first sample; never below @p min_rto.
+ *  @p k: the RTO is also at least SRTT + k * RTTVAR (RFC 6298's own
+ *  formula, k = 4 there), which protects against spurious timeouts when
+ *  the RTT jitters; 0 gives the plain (1 + alpha) * SRTT. */
 static inline void sdr_rtt_init(struct sdr_rtt *r, uint64_t init_rto, uint64_t min_rto,
 				uint32_t alpha_milli, uint32_t k)
 {

@@ -96,17 +96,45 @@ void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
 		sr->hooks->stats_metrics(sr->hook_ctx, qp, m);
 }
 
+/* seconds from TSC @p t to @p now; -1: never (0); a worker's @p t past the
+ * control thread's @p now is now */
+static double ago_s(uint64_t t, uint64_t now)
+{
+	if (!t)
+		return -1.0;
+	return t < now && sdr_g.tsc_hz ? (double)(now - t) / (double)sdr_g.tsc_hz : 0.0;
+}
+
 void sdr_sr_qp_diag_send(const struct sdr_qp *qp, const struct sdr_smsg *sm, uint64_t now,
 			 struct sdr_diag_send *d)
 {
 	const struct sdr_sr *sr = sdr_sr_of(qp);
+	const struct sdr_sr_send *ss = &sr->snd[sdr_seq_msg_id(sm->seq)];
 	const double hz = sdr_g.tsc_hz ? (double)sdr_g.tsc_hz : 1.0;
-	uint64_t rto = sr->rtt.rto, base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt) : 0;
-	uint64_t ack = sr->ack_rx_tsc;
+	/* the RTO without backoff: the estimates', before the first sample
+	 * the initial one (--sr-init-rto-ms, at least the floor) */
+	uint64_t rto = sr->rtt.rto, base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt)
+						: sdr_g.tsc_hz / 1000 * sdr_sr_cfg.init_rto_ms;
+	uint64_t ack = sr->ack_rx_tsc, retx = 0;
+	uint32_t n = ss->nchunks <= sr->units_max ? ss->nchunks : sr->units_max;
 
-	(void)sm;
+	if (base < sr->rtt.min_rto)
+		base = sr->rtt.min_rto;
 	d->rto = (double)rto / hz;
-	d->last_ack_ago = ack ? (double)(now - ack) / hz : -1.0;
+	d->last_ack_ago = ago_s(ack, now);
 	d->probing = sr->probing;
 	d->backoff = base ? (unsigned)((rto + base / 2) / base) : 0;
+	/* its chunks not acknowledged, its last retransmission (of any unit,
+	 * the immediate-only one too); read as the worker left them */
+	d->chunks = n;
+	d->unacked = 0;
+	for (uint32_t i = 0; ss->u && i < ss->nunits && i < sr->units_max; i++) {
+		const struct sdr_sr_unit *u = &ss->u[i];
+
+		if (i < n && !u->acked)
+			d->unacked++;
+		if (u->retx && u->tx_tsc > retx)
+			retx = u->tx_tsc;
+	}
+	d->last_retx_ago = ago_s(retx, now);
 }

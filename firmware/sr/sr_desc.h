@@ -42,7 +42,8 @@ void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv);
  *  (sdr_sr_hooks::stats_metrics) */
 void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m);
 /** The retransmission state of send @p sm at TSC @p now for /ops: the RTO,
- *  the last ACK, probing, the backoff factor (common/sdr_diag.h) */
+ *  the last ACK, probing, the backoff factor, its chunks not acknowledged,
+ *  its last retransmission (common/sdr_diag.h) */
 void sdr_sr_qp_diag_send(const struct sdr_qp *qp, const struct sdr_smsg *sm, uint64_t now,
 			 struct sdr_diag_send *d);
 

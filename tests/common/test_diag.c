@@ -59,6 +59,24 @@ int main(void)
 	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
 		    " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
 		    " probing: one retransmission per timeout)");
+	/* the chunks not acknowledged, the last retransmission */
+	s.chunks = 16;
+	s.unacked = 12;
+	s.last_retx_ago = 0.04;
+	sdr_diag_send_text(buf, sizeof(buf), &s);
+	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
+		    " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
+		    " probing: one retransmission per timeout): 12 of 16 chunks unacknowledged, last"
+		    " retransmission 40 ms ago");
+	s.last_ack_ago = -1;
+	s.last_retx_ago = -1;
+	s.unacked = 16;
+	sdr_diag_send_text(buf, sizeof(buf), &s);
+	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, no acknowledgement from the"
+		    " peer yet (retransmission timeout 40 ms, backoff 8x): 16 of 16 chunks"
+		    " unacknowledged, none retransmitted yet");
+	CHECK(sdr_diag_send_text(buf, 20, &s) >= 20); /* truncated, terminated */
+	CHECK(strlen(buf) == 19);
 	sdr_diag_missing(buf, 8, bm, 64, 6); /* truncated, terminated */
 	CHECK(strlen(buf) <= 7);
 	return t_finish("sdr_diag");

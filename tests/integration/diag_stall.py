@@ -5,9 +5,10 @@ Scenarios: norecv (A sends, B never posts its receive: the send waits for
 the clear-to-send), partial (a QP without reliability over a lossy link:
 the receive has some chunks, names the missing ones and says what to add),
 linkdown (an SR QP over a link that drops everything: the receive has no
-packet, the send waits for an acknowledgement), peerdead (the receiving host
-goes away in the middle of an SR message: the send waits for an
-acknowledgement, the last one long ago).
+packet, the send waits for an acknowledgement: none of its chunks
+acknowledged, retransmitted, the timeout backed off), peerdead (the
+receiving host goes away in the middle of an SR message: the send waits for
+an acknowledgement, the last one long ago, some chunks unacknowledged).
 Usage: diag_stall.py SOCK_A SOCK_B METRICS_PORT SCENARIO SDR_DIAG"""
 import re
 import subprocess
@@ -61,9 +62,19 @@ elif scenario == "partial":
 elif scenario == "peerdead":
     want(r"send #0 posted \d+\.\d s ago, (all 256 packets sent, waiting for the peer's "
          r"acknowledgement \(last one \d+\.\d s ago|\d+ of 256 packets on the wire)")
+    # all sent: how many chunks the peer has not acknowledged, the last
+    # retransmission (the peer went away mid-message: some, not all, in)
+    m = re.search(r"send #0 posted .*, all 256 packets sent, waiting .*\): (\d+) of (\d+) chunks "
+                  r"unacknowledged, last retransmission \d+(\.\d)? (s|ms|us) ago", out.stdout)
+    if "all 256 packets sent" in out.stdout and not (m and 0 < int(m.group(1)) < int(m.group(2))):
+        print("FAIL: no count of unacknowledged chunks and last retransmission")
+        ok = False
 else:
     want(r"recv #0 posted \d+\.\d s ago, 0 of \d+ chunks, no packet of it yet from 10\.0\.0\.1")
     want(r"send #0 posted \d+\.\d s ago, all 64 packets sent, no acknowledgement from the peer "
          r"yet \(retransmission timeout")
+    # nothing acknowledged, retransmitted with the timeout backed off
+    want(r"no acknowledgement from the peer yet \(retransmission timeout [^)]*, backoff \d+x\): "
+         r"(\d+) of \1 chunks unacknowledged, last retransmission \d+(\.\d)? (s|ms|us) ago")
 print("diag %s: %s" % (scenario, "OK" if ok else "FAILED"))
 sys.exit(0 if ok else 1)

@@ -59,8 +59,11 @@ struct sdr_opt {
 	                        programs can share one table */
 };
 
+/* (initializers: clang-format 14 would make blocks of them) */
+/* clang-format off */
 #define SDR_OPT_SECTION(text) {.name = NULL, .help = (text)}
 #define SDR_OPT_END {.name = NULL, .help = NULL}
+/* clang-format on */
 
 struct sdr_opts {
 	const char *prog;        /**< in messages: "PROG: ..." */

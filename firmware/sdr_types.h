@@ -95,17 +95,20 @@ struct sdr_smsg {
 
 /* Per-QP counters: one list, which generates the struct, the fold of a
  * destroyed QP into its instance, the JSON dump and telemetry (stats.c). */
-#define SDR_QP_STATS(X)                                                                      \
-	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
-	X(send_errors) X(cts_tx) X(cts_rx) X(aborts_tx) X(aborts_rx) X(chunks_done) X(sr_retx_pkts) X(sr_retx_units)  \
-	X(sr_rto_expiries) X(sr_acks_tx) X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) \
-	X(sr_units_acked) X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts)          \
-	X(sr_send_closed) X(sr_rto_backoffs) X(sr_probe_defers) X(sr_reacks)                 \
-	X(ec_subs_encoded) X(ec_par_pkts_tx)                                                 \
-	X(ec_par_pkts_rx) X(ec_par_chunks_rx) X(ec_decodes) X(ec_chunks_recovered)           \
-	X(ec_decode_failures) X(ec_fto_expiries) X(ec_fto_postponed) X(ec_nacks_tx) X(ec_nack_entries_tx) \
-	X(ec_nacks_rx) X(ec_nack_entries_rx) X(ec_nack_retx_units) X(auto_msgs_ec)           \
-	X(auto_msgs_sr) X(auto_chunks_fed) X(auto_lost_fed) X(auto_lost_rx)
+/* clang-format off */
+#define SDR_QP_STATS(X)                                                                          \
+	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv)                  \
+	X(msgs_partial) X(send_errors) X(cts_tx) X(cts_rx) X(aborts_tx) X(aborts_rx)             \
+	X(chunks_done) X(sr_retx_pkts) X(sr_retx_units) X(sr_rto_expiries) X(sr_acks_tx)         \
+	X(sr_ack_entries_tx) X(sr_acks_rx) X(sr_ack_entries_rx) X(sr_units_acked)                \
+	X(sr_rtt_samples) X(sr_send_timeouts) X(sr_recv_timeouts) X(sr_send_closed)              \
+	X(sr_rto_backoffs) X(sr_probe_defers) X(sr_reacks) X(ec_subs_encoded)                    \
+	X(ec_par_pkts_tx) X(ec_par_pkts_rx) X(ec_par_chunks_rx) X(ec_decodes)                    \
+	X(ec_chunks_recovered) X(ec_decode_failures) X(ec_fto_expiries) X(ec_fto_postponed)      \
+	X(ec_nacks_tx) X(ec_nack_entries_tx) X(ec_nacks_rx) X(ec_nack_entries_rx)                \
+	X(ec_nack_retx_units) X(auto_msgs_ec) X(auto_msgs_sr) X(auto_chunks_fed)                 \
+	X(auto_lost_fed) X(auto_lost_rx)
+/* clang-format on */
 
 struct sdr_qp_stats {
 #define SDR_QP_STAT_FIELD(n) uint64_t n;

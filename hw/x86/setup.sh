@@ -13,12 +13,12 @@ bdir=${1:-$top/build}
 # systemd: systemd-analyze verify of the bundle's unit (check-bundle);
 # python3-torch: the torch.distributed backend's tests (tests/python);
 # ethtool: the bump-in-the-wire rig turns veth offloads off (bridge test,
-# hw/x86/bridge-netns.sh). The
+# hw/x86/bridge-netns.sh); clang-format: the C style check (clang_format). The
 # BlueField cross compiler and qemu are installed by hw/bluefield/make-sysroot.sh.
 pkgs="meson ninja-build pkg-config gcc clang libclang-rt-dev binutils python3
       libdpdk-dev dpdk dpdk-dev libisal-dev libpcap-dev
       iproute2 procps bc systemd tshark python3-scapy python3-matplotlib gnuplot-nox
-      universal-ctags python3-torch ethtool"
+      universal-ctags python3-torch ethtool clang-format"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -120,8 +120,11 @@ struct sdr_opt {
 	                        SDR_TIME_UNIT_NEEDED; 0 = seconds */
 };
 
+/* (initializers: clang-format 14 would make blocks of them) */
+/* clang-format off */
 #define SDR_OPT_SECTION(text) {.name = NULL, .help = (text)}
 #define SDR_OPT_END {.name = NULL, .help = NULL}
+/* clang-format on */
 
 struct sdr_opts {
 	const char *prog;        /**< in messages: "PROG: ..." */

@@ -70,7 +70,9 @@ struct sdr_scheme {
 #define SDR_SCHEME_LABEL 1u         /**< NONE, SR, AUTO, RS(32,8) */
 #define SDR_SCHEME_EC_PREFIX 2u     /**< none, sr, auto, ec:rs:32:8 */
 /** The EC code the programs use when only "ec" is said: rs:32:8. */
+/* clang-format off */
 #define SDR_SCHEME_EC_DEFAULT {SDR_REL_EC, SDR_EC_RS, 32, 8}
+/* clang-format on */
 #define SDR_SCHEME_EC_DEFAULT_SPEC "rs:32:8"
 /** Longest text sdr_scheme_format() writes, with the NUL. */
 #define SDR_SCHEME_STR_MAX 24u

@@ -44,6 +44,7 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
  * like the counters): the stats block, --stats-json "workers", telemetry
  * /sdr/workers. pace_cycles / pace_polls is the pacer's cost per loop
  * (docs/architecture.md "Pacing"). */
+/* clang-format off */
 #define WORKER_STATS(X)                                                                      \
 	X(loops, w->loops) X(work_loops, w->work_loops) X(idle_sleeps, w->idle_sleeps)         \
 	X(pace_polls, w->pace_polls)                                                             \
@@ -52,6 +53,7 @@ static void port_sum(unsigned inst, struct sdr_port_stats *p)
 	X(visits_touched, w->visits[SDR_VISIT_TOUCHED])                                          \
 	X(visits_timer, w->visits[SDR_VISIT_TIMER]) X(handoff_rx, w->handoff_rx)             \
 	X(pace_outliers, w->pace_outliers) X(loop_tx_full, w->loop_tx_full)
+/* clang-format on */
 
 static uint64_t rd(const uint64_t *p)
 {

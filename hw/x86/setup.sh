@@ -16,12 +16,13 @@ bdir=${1:-$top/build}
 # hw/x86/bridge-netns.sh); libmicrohttpd-dev: the daemon's --metrics HTTP
 # server; prometheus: promtool and a real server scraping it (tests); curl:
 # the metrics tests; tmux: sdr-top's terminal test (sdr-top is Python's curses,
-# on ncurses). The
+# on ncurses); clang-format: the C style check (clang_format). The
 # BlueField cross compiler and qemu are installed by hw/bluefield/make-sysroot.sh.
 pkgs="meson ninja-build pkg-config gcc clang libclang-rt-dev binutils python3
       libdpdk-dev dpdk dpdk-dev libisal-dev libpcap-dev
       iproute2 procps bc systemd tshark python3-scapy python3-matplotlib gnuplot-nox
-      universal-ctags python3-torch ethtool libmicrohttpd-dev prometheus curl tmux"
+      universal-ctags python3-torch ethtool libmicrohttpd-dev prometheus curl tmux
+      clang-format"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

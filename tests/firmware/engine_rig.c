@@ -1025,8 +1025,10 @@ unsigned rig_check_invariants(const struct rig *r)
 			(unsigned long long)b->f);                                           \
 		n++;                                                                         \
 	}
+	/* clang-format off */
 	BUG(malformed_tx) BUG(mbuf_leak) BUG(mr_ref_underflow) BUG(send_not_queued)
 	BUG(recv_not_done) BUG(tx_over_budget)
+	/* clang-format on */
 #undef BUG
 	return n;
 }

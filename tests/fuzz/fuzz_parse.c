@@ -308,11 +308,13 @@ static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, 
 void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 {
 	static const uint32_t sizes[] = {0, 1, 3, 4, 61, 1024};
+	/* clang-format off */
 	static const uint8_t arp[42] = {
 		0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 0, 0, 0, 0, 1, 0x08, 0x06,
 		0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01, 0x02, 0, 0, 0, 0, 1,
 		10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2,
 	};
+	/* clang-format on */
 	uint8_t buf[SDR_CTRL_HDR_LEN + SDR_CTRL_HDR_WIRE + 4 * SDR_CTS_ENTRY_WIRE + 8];
 	struct sdr_cts_entry e[4] = {{0, 4096}, {1, 65536}, {2, 1}, {1023, 0}};
 	struct sdr_l2l3 a = {

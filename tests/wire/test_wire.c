@@ -523,11 +523,13 @@ static void test_parity(void)
 	CHECK(sdr_ctrl_parity_encode(msg, 0x100, &h) == SDR_PARITY_DATA_OFF);
 	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
 	/* the wire layout, byte by byte (docs/wire-format.md) */
+	/* clang-format off */
 	static const uint8_t want[SDR_PARITY_DATA_OFF] = {
 		0x53, 0x44, 0x52, 0x43, 2, 4, 0, 1, 0, 0, 1, 0,
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 0, 4, 0, 0, 0xCA, 0xFE, 0xF0, 0x0D,
 		1, 32, 8, 0, 0x01, 0x02, 7, 0, 0, 3, 0, 16, 0, 1, 0, 0};
+	/* clang-format on */
 	CHECK(!memcmp(msg, want, sizeof(want)));
 	memset(msg + SDR_PARITY_DATA_OFF, 0x5A, 64);
 	CHECK(sdr_ctrl_hdr_decode(msg, sizeof(msg), &ch) == 0 && ch.type == SDR_CTRL_PARITY &&
@@ -627,10 +629,12 @@ static void test_nack(void)
 	d.missing = 0x81;
 	len = sdr_ctrl_nack_encode(msg, 0x100, &d, 1);
 	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	/* clang-format off */
 	static const uint8_t want[36] = {
 		0x53, 0x44, 0x52, 0x43, 2, 3, 0, 1, 0, 0, 1, 0,
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 5, 6, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0x81};
+	/* clang-format on */
 	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
 	/* decode: bits at or past k, k 0, unknown flags are refused */
 	msg[SDR_CTRL_HDR_WIRE + 14] = 1; /* bit 8 with k = 8 */
@@ -695,11 +699,13 @@ static void test_ack(void)
 	d.bits[15] = 0x7E;
 	len = sdr_ctrl_ack_encode(msg, 0x100, &d, 1);
 	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	/* clang-format off */
 	static const uint8_t want[48] = {
 		0x53, 0x44, 0x52, 0x43, 2, 2, 0, 1, 0, 0, 1, 0,
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 0x0A, 0x0B, 0x0C, 0x0D, 1, 0, 1, 0x80,
 		0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7E};
+	/* clang-format on */
 	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.off == 0x180);
 	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.key == 0x0102030405060708ull);
@@ -738,10 +744,12 @@ static void test_abort(void)
 	struct sdr_abort_entry e = {.seq = 0x01020304, .status = -90, .length = 0x00100000}, d;
 	struct sdr_ctrl_hdr h;
 	size_t len = sdr_ctrl_abort_encode(msg, 0x100, &e, 1);
+	/* clang-format off */
 	static const uint8_t want[32] = {
 		0x53, 0x44, 0x52, 0x43, 2, 5, 0, 1, 0, 0, 1, 0,
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 		1, 2, 3, 4, 0xFF, 0xFF, 0xFF, 0xA6, 0, 0x10, 0, 0};
+	/* clang-format on */
 
 	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
 	CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));

@@ -95,11 +95,15 @@ static int send_chunks(char *buf, size_t len, int n, const struct sdr_diag_send 
 	if (!d->chunks || n < 0 || (size_t)n >= len)
 		return n;
 	if (d->last_retx_ago < 0)
-		return n + snprintf(buf + n, len - (size_t)n, ": %u of %u chunks unacknowledged,"
-				    " none retransmitted yet", d->unacked, d->chunks);
+		return n + snprintf(buf + n, len - (size_t)n,
+				    ": %u of %u chunks unacknowledged,"
+				    " none retransmitted yet",
+				    d->unacked, d->chunks);
 	ago(x, sizeof(x), d->last_retx_ago);
-	return n + snprintf(buf + n, len - (size_t)n, ": %u of %u chunks unacknowledged, last"
-			    " retransmission %s ago", d->unacked, d->chunks, x);
+	return n + snprintf(buf + n, len - (size_t)n,
+			    ": %u of %u chunks unacknowledged, last"
+			    " retransmission %s ago",
+			    d->unacked, d->chunks, x);
 }
 
 int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
@@ -109,13 +113,17 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 
 	if (d->waiting_cts) {
 		ago(t, sizeof(t), d->posted_ago);
-		return snprintf(buf, len, "send #%u waiting for the peer's clear-to-send for %s:"
-				" the peer has not posted its receive", d->seq, t);
+		return snprintf(buf, len,
+				"send #%u waiting for the peer's clear-to-send for %s:"
+				" the peer has not posted its receive",
+				d->seq, t);
 	}
 	ago(t, sizeof(t), d->posted_ago);
 	if (d->pkts_sent < d->pkts)
-		return snprintf(buf, len, "send #%u posted %s ago, %u of %u packets on the wire"
-			       " (paced or behind other sends)", d->seq, t, d->pkts_sent, d->pkts);
+		return snprintf(buf, len,
+				"send #%u posted %s ago, %u of %u packets on the wire"
+				" (paced or behind other sends)",
+				d->seq, t, d->pkts_sent, d->pkts);
 	if (!d->rto)
 		return snprintf(buf, len, "send #%u posted %s ago, all %u packets on the wire",
 				d->seq, t, d->pkts);
@@ -123,13 +131,15 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 	if (d->backoff >= 2)
 		snprintf(b, sizeof(b), ", backoff %ux", d->backoff);
 	if (d->last_ack_ago < 0) {
-		n = snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, no"
+		n = snprintf(buf, len,
+			     "send #%u posted %s ago, all %u packets sent, no"
 			     " acknowledgement from the peer yet (retransmission timeout %s%s)",
 			     d->seq, t, d->pkts, r, b);
 		return send_chunks(buf, len, n, d);
 	}
 	ago(l, sizeof(l), d->last_ack_ago);
-	n = snprintf(buf, len, "send #%u posted %s ago, all %u packets sent, waiting for the"
+	n = snprintf(buf, len,
+		     "send #%u posted %s ago, all %u packets sent, waiting for the"
 		     " peer's acknowledgement (last one %s ago, retransmission timeout %s%s%s)",
 		     d->seq, t, d->pkts, l, r, b,
 		     d->probing ? "; probing: one retransmission per timeout" : "");

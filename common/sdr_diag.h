@@ -25,15 +25,15 @@ struct sdr_diag_recv {
 struct sdr_diag_send {
 	uint32_t seq;
 	double posted_ago;
-	int waiting_cts;    /**< the peer's clear-to-send has not come */
+	int waiting_cts;          /**< the peer's clear-to-send has not come */
 	uint32_t pkts, pkts_sent; /**< data packets, and of those sent once */
-	double rto;         /**< reliability: retransmission timeout now (0: none) */
-	double last_ack_ago;  /**< the last acknowledgement of any send from the peer */
-	int probing;          /**< no acknowledgement for a retransmission timeout: probing */
-	unsigned backoff;     /**< the timeout's backoff factor (RTO / the estimates' RTO) */
-	uint32_t chunks;      /**< reliability: the send's chunks (0: not known) ... */
-	uint32_t unacked;     /**< ... of those, not acknowledged yet */
-	double last_retx_ago; /**< its last retransmission (< 0: none yet) */
+	double rto;               /**< reliability: retransmission timeout now (0: none) */
+	double last_ack_ago;      /**< the last acknowledgement of any send from the peer */
+	int probing;              /**< no acknowledgement for a retransmission timeout: probing */
+	unsigned backoff;         /**< the timeout's backoff factor (RTO / the estimates' RTO) */
+	uint32_t chunks;          /**< reliability: the send's chunks (0: not known) ... */
+	uint32_t unacked;         /**< ... of those, not acknowledged yet */
+	double last_retx_ago;     /**< its last retransmission (< 0: none yet) */
 };
 
 /** "missing 18-63, 70, 72-80" of the clear bits below @p n of @p bm

@@ -26,12 +26,18 @@
 #ifndef SDR_HAVE_MICROHTTPD
 int sdr_metrics_start(const char *spec)
 {
-	fprintf(stderr, "sdr-dpu: --metrics %s: built without libmicrohttpd (Debian package"
-			" libmicrohttpd-dev)\n", spec);
+	fprintf(stderr,
+		"sdr-dpu: --metrics %s: built without libmicrohttpd (Debian package"
+		" libmicrohttpd-dev)\n",
+		spec);
 	return -1;
 }
-void sdr_metrics_poll(void) {}
-void sdr_metrics_stop(void) {}
+void sdr_metrics_poll(void)
+{
+}
+void sdr_metrics_stop(void)
+{
+}
 #else
 #include <microhttpd.h>
 
@@ -39,7 +45,7 @@ void sdr_metrics_stop(void) {}
 #define METRICS_IDLE_S 5
 #define METRICS_WAIT_MS 3000 /* a page the control thread did not render by then: 503 */
 #define MAX_FAMILIES 256
-#define HIST_HELP                                                                           \
+#define HIST_HELP                                                                              \
 	"send completion time (post to completion; for SR, EC and AUTO until the receiver has" \
 	" all of it) by message size class"
 
@@ -69,8 +75,7 @@ struct render {
 	unsigned n;
 };
 
-static struct family *family(struct render *r, const char *name, const char *help,
-			     const char *type)
+static struct family *family(struct render *r, const char *name, const char *help, const char *type)
 {
 	for (unsigned i = 0; i < r->n; i++)
 		if (!strcmp(r->fam[i].name, name))
@@ -285,7 +290,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/ops"))
 		return serve(c, PAGE_OPS, "text/plain; charset=utf-8");
 	if (!strcmp(url, "/"))
-		return text(c, MHD_HTTP_OK, "sdr-dpu " SDR_VERSION ": /metrics (Prometheus),"
+		return text(c, MHD_HTTP_OK,
+			    "sdr-dpu " SDR_VERSION ": /metrics (Prometheus),"
 			    " /ops (operations not complete, sdr-diag)\n");
 	return text(c, MHD_HTTP_NOT_FOUND, "sdr-dpu: no such page (/metrics, /ops)\n");
 }
@@ -310,11 +316,10 @@ int sdr_metrics_start(const char *spec)
 		goto bad;
 	sa.sin_port = htons((uint16_t)port);
 	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
-			       (uint16_t)port, NULL, NULL, on_request, NULL,
-			       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-			       MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNS,
-			       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_IDLE_S,
-			       MHD_OPTION_END);
+			       (uint16_t)port, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
+			       (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_LIMIT,
+			       (unsigned)METRICS_CONNS, MHD_OPTION_CONNECTION_TIMEOUT,
+			       (unsigned)METRICS_IDLE_S, MHD_OPTION_END);
 	if (!mhd) {
 		fprintf(stderr, "sdr-dpu: --metrics %s: cannot listen there (in use?)\n", spec);
 		return -1;

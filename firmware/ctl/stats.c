@@ -70,11 +70,15 @@ void sdr_stats_print(FILE *f)
 		port_sum(i, &p);
 		memset(&es, 0, sizeof(es));
 		rte_eth_stats_get(in->port, &es);
-		fprintf(f, "\n  ######## sdr-dpu %s %s: port %u ########\n", SDR_VERSION, in->cfg.name,
-			in->port);
-		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 " RX-missed: %-8" PRIu64
-			   " RX-nombuf: %" PRIu64 "\n", p.rx_pkts, p.rx_bytes, es.imissed, es.rx_nombuf);
-		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64 " TX-errors: %" PRIu64 "\n",
+		fprintf(f, "\n  ######## sdr-dpu %s %s: port %u ########\n", SDR_VERSION,
+			in->cfg.name, in->port);
+		fprintf(f,
+			"  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64
+			" RX-missed: %-8" PRIu64 " RX-nombuf: %" PRIu64 "\n",
+			p.rx_pkts, p.rx_bytes, es.imissed, es.rx_nombuf);
+		fprintf(f,
+			"  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64 " TX-errors: %" PRIu64
+			"\n",
 			p.tx_pkts, p.tx_bytes, es.oerrors);
 		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
 			struct sdr_qp *qp = atomic_load(&in->qps[q]);
@@ -82,22 +86,27 @@ void sdr_stats_print(FILE *f)
 				continue;
 			sdr_stats_qp_print(f, qp);
 		}
-		fprintf(f, "  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64 " partial %" PRIu64
-			   " send-errors %" PRIu64 "\n", in->closed.msgs_sent, in->closed.msgs_recv,
-			in->closed.msgs_partial, in->closed.send_errors);
+		fprintf(f,
+			"  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64
+			" partial %" PRIu64 " send-errors %" PRIu64 "\n",
+			in->closed.msgs_sent, in->closed.msgs_recv, in->closed.msgs_partial,
+			in->closed.send_errors);
 		sdr_linkemu_print(f, in);
 	}
 	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
 		const struct sdr_worker *w = &sdr_g.workers[i];
 		uint64_t polls = rd(&w->pace_polls);
 
-		fprintf(f, "  worker %u: loops %" PRIu64 " idle-sleeps %" PRIu64 " | QP visits paced %"
-			   PRIu64 " touched %" PRIu64 " timer %" PRIu64 " | pacer frames %" PRIu64
-			   " stalls %" PRIu64 " %.0f cycles/loop | hand-off in %" PRIu64 "\n", i,
-			rd(&w->loops), rd(&w->idle_sleeps), rd(&w->visits[SDR_VISIT_PACED]),
+		fprintf(f,
+			"  worker %u: loops %" PRIu64 " idle-sleeps %" PRIu64
+			" | QP visits paced %" PRIu64 " touched %" PRIu64 " timer %" PRIu64
+			" | pacer frames %" PRIu64 " stalls %" PRIu64
+			" %.0f cycles/loop | hand-off in %" PRIu64 "\n",
+			i, rd(&w->loops), rd(&w->idle_sleeps), rd(&w->visits[SDR_VISIT_PACED]),
 			rd(&w->visits[SDR_VISIT_TOUCHED]), rd(&w->visits[SDR_VISIT_TIMER]),
 			rd(&w->pace_frames), rd(&w->pace_stalls),
-			polls ? (double)rd(&w->pace_cycles) / (double)polls : 0.0, rd(&w->handoff_rx));
+			polls ? (double)rd(&w->pace_cycles) / (double)polls : 0.0,
+			rd(&w->handoff_rx));
 	}
 	fprintf(f, "  ---- drops and errors (all ports, non-zero) ----\n");
 	int any = 0;
@@ -136,8 +145,8 @@ int sdr_stats_json(const char *path)
 		const char *sep = "";
 
 		fprintf(f, "%s{", i ? "," : "");
-#define J(n, v)                                                                              \
-	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, rd(&(v)));                                     \
+#define J(n, v)                                             \
+	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, rd(&(v))); \
 	sep = ",";
 		WORKER_STATS(J)
 #undef J
@@ -147,10 +156,12 @@ int sdr_stats_json(const char *path)
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
 		struct sdr_inst *in = &sdr_g.inst[i];
 		port_sum(i, &p);
-		fprintf(f, "%s{\"name\":\"%s\",\"port\":%u,\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			   ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"link\":{\"on\":%d",
-			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts, p.tx_bytes,
-			sdr_linkemu_on(in));
+		fprintf(f,
+			"%s{\"name\":\"%s\",\"port\":%u,\"rx_pkts\":%" PRIu64
+			",\"rx_bytes\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
+			",\"link\":{\"on\":%d",
+			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts,
+			p.tx_bytes, sdr_linkemu_on(in));
 		sdr_linkemu_foreach(in, -1, json_link_cb, f);
 		/* per lane: the per-peer profiles, then the default lane */
 		fprintf(f, ",\"lanes\":[");
@@ -196,8 +207,9 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		/* mbufs out of the port's pool (per-lcore caches count as free):
 		 * what RX, the link emulator and TX hold; a leak shows here */
 		snprintf(k, sizeof(k), "inst%u_mbufs_in_use", i);
-		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ?
-					  rte_mempool_in_use_count(sdr_g.inst[i].pool) : 0);
+		rte_tel_data_add_dict_u64(
+			d, k,
+			sdr_g.inst[i].pool ? rte_mempool_in_use_count(sdr_g.inst[i].pool) : 0);
 		snprintf(k, sizeof(k), "inst%u_mbufs", i);
 		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ? sdr_g.inst[i].pool->size : 0);
 	}
@@ -214,16 +226,16 @@ static int tel_workers(const char *cmd, const char *params, struct rte_tel_data 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "workers", sdr_g.nworkers);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", sdr_g.tsc_hz);
-#define T(n, v)                                                                              \
-	{                                                                                    \
-		uint64_t sum = 0;                                                            \
-		for (unsigned i = 0; i < sdr_g.nworkers; i++) {                              \
-			const struct sdr_worker *w = &sdr_g.workers[i];                      \
-			snprintf(k, sizeof(k), "w%u_" #n, i);                                \
-			rte_tel_data_add_dict_u64(d, k, rd(&(v)));                           \
-			sum += rd(&(v));                                                     \
-		}                                                                            \
-		rte_tel_data_add_dict_u64(d, #n, sum);                                       \
+#define T(n, v)                                                         \
+	{                                                               \
+		uint64_t sum = 0;                                       \
+		for (unsigned i = 0; i < sdr_g.nworkers; i++) {         \
+			const struct sdr_worker *w = &sdr_g.workers[i]; \
+			snprintf(k, sizeof(k), "w%u_" #n, i);           \
+			rte_tel_data_add_dict_u64(d, k, rd(&(v)));      \
+			sum += rd(&(v));                                \
+		}                                                       \
+		rte_tel_data_add_dict_u64(d, #n, sum);                  \
 	}
 	WORKER_STATS(T)
 #undef T
@@ -309,9 +321,9 @@ static int tel_pace_peak(const char *cmd, const char *params, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "window_ns", win_ns);
 	rte_tel_data_add_dict_u64(d, "peak_bytes", pk.peak);
 	rte_tel_data_add_dict_u64(d, "peak_bytes_after_idle", pk.peak_idle);
-	rte_tel_data_add_dict_u64(d, "span_ns",
-				  (uint64_t)((unsigned __int128)(pk.last - pk.first) * 1000000000u /
-					     sdr_g.tsc_hz));
+	rte_tel_data_add_dict_u64(
+		d, "span_ns",
+		(uint64_t)((unsigned __int128)(pk.last - pk.first) * 1000000000u / sdr_g.tsc_hz));
 	rte_tel_data_add_dict_u64(d, "rate_bps", qp ? qp->rate_bps : 0); /* (0: gone) */
 	rte_tel_data_add_dict_u64(d, "recorded", pk.recorded);
 	return 0;
@@ -377,7 +389,8 @@ static int tel_link(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "lanes", sdr_linkemu_lanes(&sdr_g.inst[inst]));
-	if (lane >= 0 && sdr_linkemu_lane_desc(&sdr_g.inst[inst], (unsigned)lane, desc, sizeof(desc)))
+	if (lane >= 0 &&
+	    sdr_linkemu_lane_desc(&sdr_g.inst[inst], (unsigned)lane, desc, sizeof(desc)))
 		rte_tel_data_add_dict_string(d, "lane", desc);
 	sdr_linkemu_foreach(&sdr_g.inst[inst], lane, tel_link_cb, d);
 	return 0;
@@ -389,15 +402,18 @@ void sdr_telemetry_register(void)
 				   "sdr-dpu drop/error counters and per-instance packet counts");
 	rte_telemetry_register_cmd("/sdr/qps", tel_qps,
 				   "Per-QP counters of an instance. Parameters: instance index");
-	rte_telemetry_register_cmd("/sdr/workers", tel_workers,
-				   "Per-worker loop, QP-visit, pacer and hand-off counters (w<N>_...) and"
-				   " their sums");
-	rte_telemetry_register_cmd("/sdr/pace_peak", tel_pace_peak,
-				   "Peak frame bytes of a QP in a window (--pace-trace). Parameters:"
-				   " instance,qp_id,window_ns");
-	rte_telemetry_register_cmd("/sdr/link", tel_link,
-				   "Link-emulator counters of an instance, every lane together or one lane."
-				   " Parameters: instance index[,lane index]");
+	rte_telemetry_register_cmd(
+		"/sdr/workers", tel_workers,
+		"Per-worker loop, QP-visit, pacer and hand-off counters (w<N>_...) and"
+		" their sums");
+	rte_telemetry_register_cmd(
+		"/sdr/pace_peak", tel_pace_peak,
+		"Peak frame bytes of a QP in a window (--pace-trace). Parameters:"
+		" instance,qp_id,window_ns");
+	rte_telemetry_register_cmd(
+		"/sdr/link", tel_link,
+		"Link-emulator counters of an instance, every lane together or one lane."
+		" Parameters: instance index[,lane index]");
 }
 
 /* ---- every statistic for exporters (sdr_stats_walk, metrics.c) ---- */
@@ -507,14 +523,12 @@ static void walk_metric(const struct ctr_walk *cw, enum sdr_stat_kind kind, cons
 	cw->s->sample(cw->s->arg, kind, n, help, label ? lb : cw->labels, v);
 }
 
-static void walk_gauge(void *arg, const char *name, const char *help, const char *label,
-		       double v)
+static void walk_gauge(void *arg, const char *name, const char *help, const char *label, double v)
 {
 	walk_metric(arg, SDR_STAT_GAUGE, name, help, label, v);
 }
 
-static void walk_counter(void *arg, const char *name, const char *help, const char *label,
-			 double v)
+static void walk_counter(void *arg, const char *name, const char *help, const char *label, double v)
 {
 	walk_metric(arg, SDR_STAT_COUNTER, name, help, label, v);
 }
@@ -575,8 +589,8 @@ void sdr_stats_walk(const struct sdr_stats_sink *s)
 		const struct sdr_worker *w = &sdr_g.workers[i];
 
 		snprintf(lb, sizeof(lb), "worker=\"%u\"", i);
-#define W(n, v) s->sample(s->arg, SDR_STAT_COUNTER, "worker_" #n, "worker loop: " #n, lb, \
-			  (double)rd(&(v)));
+#define W(n, v) \
+	s->sample(s->arg, SDR_STAT_COUNTER, "worker_" #n, "worker loop: " #n, lb, (double)rd(&(v)));
 		WORKER_STATS(W)
 #undef W
 	}
@@ -658,22 +672,26 @@ void sdr_stats_ops(FILE *f)
 			rq = &qp->rq;
 			if (qp->state == SDR_QPS_CONNECTED || qp->state == SDR_QPS_ERROR)
 				sdr_format_ipv4(qp->remote.ip, peer);
-			fprintf(f, "  QP 0x%06x (%s, peer %s, %s): %u receive(s) posted,"
-				   " %u send(s) outstanding\n", qp->qpn_base, qp->ops->name,
-				*peer ? peer : "-",
-				qp->state == SDR_QPS_CONNECTED ? "connected" :
-				qp->state == SDR_QPS_ERROR ? "ERROR" : "not connected",
+			fprintf(f,
+				"  QP 0x%06x (%s, peer %s, %s): %u receive(s) posted,"
+				" %u send(s) outstanding\n",
+				qp->qpn_base, qp->ops->name, *peer ? peer : "-",
+				qp->state == SDR_QPS_CONNECTED ? "connected"
+				: qp->state == SDR_QPS_ERROR   ? "ERROR"
+							       : "not connected",
 				rq->nposted, sends_outstanding(qp));
 			/* receives, oldest first */
 			for (uint32_t k = sdr_rq_posted_span(rq); k > 0 && shown < 64; k--) {
 				uint32_t idx = (rq->next_seq - k) % SDR_MAX_MSGS;
 				const struct sdr_rslot *s = &rq->slot[idx];
 				struct sdr_diag_recv d = {
-					.seq = s->seq, .posted_ago = AGO(s->post_tsc),
+					.seq = s->seq,
+					.posted_ago = AGO(s->post_tsc),
 					.chunks_got = s->chunks_got,
 					.chunks = sdr_rslot_nchunks(rq, s),
 					.chunk_bm = rq->chunk_priv + (size_t)idx * rq->chunk_words,
-					.peer = peer, .last_pkt_ago = AGO(s->last_tsc),
+					.peer = peer,
+					.last_pkt_ago = AGO(s->last_tsc),
 					.no_rel = qp->reliability == SDR_REL_NONE,
 				};
 				if (s->state != SDR_RS_POSTED)
@@ -689,11 +707,12 @@ void sdr_stats_ops(FILE *f)
 				const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
 				const struct sdr_cts_slot *cts = &qp->cts[sdr_seq_msg_id(seq)];
 				struct sdr_diag_send d = {
-					.seq = seq, .posted_ago = AGO(sm->post_tsc),
+					.seq = seq,
+					.posted_ago = AGO(sm->post_tsc),
 					.waiting_cts = !(cts->ok && cts->seq == seq),
 					.pkts = sm->npkts,
 					.pkts_sent = (int32_t)(seq - qp->tx_cursor) < 0 ? sm->npkts
-						     : sm->pkt,
+											: sm->pkt,
 					.last_ack_ago = -1.0,
 				};
 				if (sm->state != SDR_SM_QUEUED || sm->seq != seq)

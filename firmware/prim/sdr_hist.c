@@ -5,7 +5,7 @@
 
 const double sdr_ct_bound_s[SDR_CT_BUCKETS] = {
 	50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3,
-	50e-3, 100e-3, 250e-3, 500e-3, 1.0, 2.5, 5.0, 7.5, 10.0,
+	50e-3, 100e-3, 250e-3, 500e-3, 1.0,  2.5,    5.0,  7.5,   10.0,
 };
 /* (no worker sees these before sdr_ct_hist_init: all above 10 s until then) */
 uint64_t sdr_ct_bound_cyc[SDR_CT_BUCKETS];

@@ -29,8 +29,11 @@ struct send_lat {
 static int send_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *p)
 {
 	uint64_t sz = tool_plan_size(l->plan, idx);
-	struct sdr_send_wr wr = {.mr = l->mr, .addr = p, .length = (uint32_t)sz,
-				 .imm = tool_plan_imm(l->plan, idx), .wr_id = idx};
+	struct sdr_send_wr wr = {.mr = l->mr,
+				 .addr = p,
+				 .length = (uint32_t)sz,
+				 .imm = tool_plan_imm(l->plan, idx),
+				 .wr_id = idx};
 	int rc;
 
 	if (l->fd >= 0) {
@@ -102,8 +105,13 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	uint64_t total = tool_plan_messages(plan);
 	struct send_lat sl = {malloc((total ? total : 1) * sizeof(double)),
 			      malloc((total ? total : 1) * sizeof(uint64_t)), 0};
-	struct tool_loop l = {.opt = &opt, .ops = &send_ops, .ctx = ctx, .qp = qp, .plan = plan,
-			      .fd = file_fd, .priv = &sl};
+	struct tool_loop l = {.opt = &opt,
+			      .ops = &send_ops,
+			      .ctx = ctx,
+			      .qp = qp,
+			      .plan = plan,
+			      .fd = file_fd,
+			      .priv = &sl};
 
 	int rc = -1;
 
@@ -201,9 +209,10 @@ static int session(struct sdr_ctx *ctx, struct tool_plan *plan, int file_fd, uin
 			if (peer_res.failed || peer_res.ok != tool_plan_messages(plan))
 				ok = 0;
 			if (peer_res.failed && sch.rel == SDR_REL_NONE)
-				fprintf(stderr, "sdr-send: the receiver did not get %" PRIu64
-					" message(s) whole: %s\n", peer_res.failed,
-					sdr_diag_no_rel_hint);
+				fprintf(stderr,
+					"sdr-send: the receiver did not get %" PRIu64
+					" message(s) whole: %s\n",
+					peer_res.failed, sdr_diag_no_rel_hint);
 		}
 	}
 	return ok ? 0 : 1;

@@ -19,8 +19,12 @@ int main(void)
 {
 	char buf[1024];
 	uint64_t bm[2] = {0};
-	struct sdr_diag_recv r = {.seq = 1234, .posted_ago = 2.3, .chunk_bm = bm, .chunks = 64,
-				  .peer = "10.99.1.1", .last_pkt_ago = 1.9};
+	struct sdr_diag_recv r = {.seq = 1234,
+				  .posted_ago = 2.3,
+				  .chunk_bm = bm,
+				  .chunks = 64,
+				  .peer = "10.99.1.1",
+				  .last_pkt_ago = 1.9};
 	struct sdr_diag_send s = {.seq = 88, .posted_ago = 4.0, .waiting_cts = 1};
 
 	for (int i = 0; i < 18; i++)
@@ -47,8 +51,12 @@ int main(void)
 	sdr_diag_send_text(buf, sizeof(buf), &s);
 	expect(buf, "send #88 waiting for the peer's clear-to-send for 4.0 s: the peer has not"
 		    " posted its receive");
-	s = (struct sdr_diag_send){.seq = 90, .posted_ago = 1.5, .pkts = 64, .pkts_sent = 64,
-				   .rto = 0.04, .last_ack_ago = -1};
+	s = (struct sdr_diag_send){.seq = 90,
+				   .posted_ago = 1.5,
+				   .pkts = 64,
+				   .pkts_sent = 64,
+				   .rto = 0.04,
+				   .last_ack_ago = -1};
 	sdr_diag_send_text(buf, sizeof(buf), &s);
 	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, no acknowledgement from the"
 		    " peer yet (retransmission timeout 40 ms)");
@@ -56,18 +64,20 @@ int main(void)
 	s.probing = 1;
 	s.backoff = 8;
 	sdr_diag_send_text(buf, sizeof(buf), &s);
-	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
-		    " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
-		    " probing: one retransmission per timeout)");
+	expect(buf,
+	       "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
+	       " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
+	       " probing: one retransmission per timeout)");
 	/* the chunks not acknowledged, the last retransmission */
 	s.chunks = 16;
 	s.unacked = 12;
 	s.last_retx_ago = 0.04;
 	sdr_diag_send_text(buf, sizeof(buf), &s);
-	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
-		    " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
-		    " probing: one retransmission per timeout): 12 of 16 chunks unacknowledged, last"
-		    " retransmission 40 ms ago");
+	expect(buf,
+	       "send #90 posted 1.5 s ago, all 64 packets sent, waiting for the peer's"
+	       " acknowledgement (last one 300 ms ago, retransmission timeout 40 ms, backoff 8x;"
+	       " probing: one retransmission per timeout): 12 of 16 chunks unacknowledged, last"
+	       " retransmission 40 ms ago");
 	s.last_ack_ago = -1;
 	s.last_retx_ago = -1;
 	s.unacked = 16;

@@ -95,11 +95,9 @@ static int parse_num(const char *s, const char *e, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-enum {
-	K_QPN, K_RKEY, K_KEY, K_IP, K_MAC, K_MTU, K_MAX_MSG, K_CHUNK, K_GEN, K_REL, K_EC, K__N
-};
-static const char *const qp_keys[K__N] = {"qpn", "rkey", "key", "ip", "mac", "mtu",
-					   "max_msg", "chunk_pkts", "gen", "rel", "ec"};
+enum { K_QPN, K_RKEY, K_KEY, K_IP, K_MAC, K_MTU, K_MAX_MSG, K_CHUNK, K_GEN, K_REL, K_EC, K__N };
+static const char *const qp_keys[K__N] = {"qpn",     "rkey",       "key", "ip",  "mac", "mtu",
+					  "max_msg", "chunk_pkts", "gen", "rel", "ec"};
 
 int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 {
@@ -118,7 +116,8 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 		uint64_t v = 0;
 		int k;
 
-		if (eq == NULL || eq == p || end - eq - 1 <= 0 || (size_t)(end - eq - 1) >= sizeof(val))
+		if (eq == NULL || eq == p || end - eq - 1 <= 0 ||
+		    (size_t)(end - eq - 1) >= sizeof(val))
 			return -1;
 		for (k = 0; k < K__N; k++)
 			if (strlen(qp_keys[k]) == (size_t)(eq - p) &&
@@ -147,10 +146,10 @@ int sdr_qp_info_parse(const char *s, struct sdr_qp_info *info)
 		}
 		default: {
 			static const uint64_t maxv[K__N] = {
-				[K_QPN] = SDR_QPN_MASK, [K_RKEY] = UINT32_MAX,
-				[K_KEY] = UINT64_MAX, [K_MTU] = 4096,
+				[K_QPN] = SDR_QPN_MASK,   [K_RKEY] = UINT32_MAX,
+				[K_KEY] = UINT64_MAX,     [K_MTU] = 4096,
 				[K_MAX_MSG] = UINT32_MAX, [K_CHUNK] = UINT32_MAX,
-				[K_GEN] = UINT8_MAX, [K_REL] = SDR_REL_AUTO};
+				[K_GEN] = UINT8_MAX,      [K_REL] = SDR_REL_AUTO};
 			if (parse_num(val, val + strlen(val), maxv[k], &v))
 				return -1;
 			break;

@@ -44,19 +44,19 @@ enum sdr_ctl_type {
 /** What a peer needs to know to send to a QP (exchanged out of band).
  *  Portable text form: see sdr_qp_info_format()/sdr_qp_info_parse(). */
 struct sdr_qp_info {
-	uint32_t qpn;          /**< base of the QPN block (24 bit) */
-	uint32_t rkey;         /**< R_Key of the QP's zero-based window */
-	uint32_t ip;           /**< DPU IPv4, host order */
-	uint8_t mac[6];        /**< DPU MAC */
-	uint16_t mtu;          /**< 1024, 2048 or 4096 */
-	uint32_t max_msg;      /**< M: bytes per message slot */
-	uint32_t chunk_pkts;   /**< packets per bitmap chunk */
-	uint8_t generations;   /**< QPNs in the block */
-	uint8_t reliability;   /**< enum sdr_reliability */
-	uint16_t ec;           /**< reliability EC: code, k, m packed by
+	uint32_t qpn;        /**< base of the QPN block (24 bit) */
+	uint32_t rkey;       /**< R_Key of the QP's zero-based window */
+	uint32_t ip;         /**< DPU IPv4, host order */
+	uint8_t mac[6];      /**< DPU MAC */
+	uint16_t mtu;        /**< 1024, 2048 or 4096 */
+	uint32_t max_msg;    /**< M: bytes per message slot */
+	uint32_t chunk_pkts; /**< packets per bitmap chunk */
+	uint8_t generations; /**< QPNs in the block */
+	uint8_t reliability; /**< enum sdr_reliability */
+	uint16_t ec;         /**< reliability EC: code, k, m packed by
 	                            sdr_ec_param_pack() (sdr_scheme_ec());
 	                            0 otherwise */
-	uint64_t ctrl_key;     /**< 64-bit secret drawn at random per QP: every
+	uint64_t ctrl_key;   /**< 64-bit secret drawn at random per QP: every
 	                            control packet sent to this QP carries it
 	                            (docs/security.md); keep it as secret as the
 	                            R_Key */
@@ -68,15 +68,15 @@ struct sdr_qp_info {
 #define SDR_QP_RATE_MAX 10000000000000ull /* 10 Tbit/s */
 
 struct sdr_qp_attr_abi {
-	uint32_t max_msg;     /**< 0 = daemon default */
-	uint32_t chunk_pkts;  /**< 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability: NONE, SR, EC or AUTO */
-	uint8_t ec_code;      /**< EC: enum sdr_ec_code; 0 otherwise */
-	uint8_t ec_k, ec_m;   /**< EC: data / parity chunks per submessage; 0 otherwise */
-	uint64_t rate_bps;    /**< 0 = unpaced (reserved for pacing) */
-	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base (must be
+	uint32_t max_msg;    /**< 0 = daemon default */
+	uint32_t chunk_pkts; /**< 0 = daemon default */
+	uint8_t reliability; /**< enum sdr_reliability: NONE, SR, EC or AUTO */
+	uint8_t ec_code;     /**< EC: enum sdr_ec_code; 0 otherwise */
+	uint8_t ec_k, ec_m;  /**< EC: data / parity chunks per submessage; 0 otherwise */
+	uint64_t rate_bps;   /**< 0 = unpaced (reserved for pacing) */
+	uint32_t want_qpn;   /**< 0 = allocate; else this QPN block base (must be
 	                           aligned to the generation count and free) */
-	uint32_t want_rkey;   /**< 0 = random */
+	uint32_t want_rkey;  /**< 0 = random */
 };
 
 struct sdr_ctl_req {
@@ -99,10 +99,10 @@ struct sdr_ctl_resp {
 	uint16_t type;
 	uint16_t pad0;
 	int32_t status;
-	uint32_t id;        /**< mr_id or qp_id */
-	uint64_t seg_size;  /**< size of the segment whose fd comes with this */
+	uint32_t id;       /**< mr_id or qp_id */
+	uint64_t seg_size; /**< size of the segment whose fd comes with this */
 	struct sdr_qp_info info;
-	char msg[128];      /**< human-readable reason when status != 0 */
+	char msg[128]; /**< human-readable reason when status != 0 */
 };
 
 /* ================= context segment ================= */
@@ -129,43 +129,44 @@ struct sdr_seg_hdr {
 
 /* ---- submission descriptor: host -> DPU, 64 bytes ---- */
 enum sdr_sq_op {
-	SDR_SQ_SEND = 1,         /**< one-shot send of [offset, offset+length) of mr */
-	SDR_SQ_RECV = 2,         /**< post a receive buffer */
-	SDR_SQ_RECV_COMPLETE = 3,/**< complete receive @c seq now (partial allowed) */
-	SDR_SQ_STREAM_START = 4, /**< open a streaming send of @c length bytes */
-	SDR_SQ_STREAM_DATA = 5,  /**< @c length bytes from mr/offset to msg_offset */
-	SDR_SQ_STREAM_END = 6,   /**< no more data for stream @c seq */
+	SDR_SQ_SEND = 1,          /**< one-shot send of [offset, offset+length) of mr */
+	SDR_SQ_RECV = 2,          /**< post a receive buffer */
+	SDR_SQ_RECV_COMPLETE = 3, /**< complete receive @c seq now (partial allowed) */
+	SDR_SQ_STREAM_START = 4,  /**< open a streaming send of @c length bytes */
+	SDR_SQ_STREAM_DATA = 5,   /**< @c length bytes from mr/offset to msg_offset */
+	SDR_SQ_STREAM_END = 6,    /**< no more data for stream @c seq */
 };
 
 struct sdr_sqe {
-	uint8_t opcode;     /**< enum sdr_sq_op */
-	uint8_t flags;      /**< must be 0 */
+	uint8_t opcode; /**< enum sdr_sq_op */
+	uint8_t flags;  /**< must be 0 */
 	uint16_t qp_id;
 	uint32_t mr_id;
-	uint64_t wr_id;     /**< opaque to the DPU, echoed in the CQE */
-	uint64_t offset;    /**< byte offset within the MR */
-	uint32_t length;    /**< bytes */
-	uint32_t imm;       /**< user immediate (SEND, STREAM_START) */
-	uint32_t seq;       /**< message number (RECV_COMPLETE, STREAM_DATA/END) */
-	uint32_t msg_offset;/**< STREAM_DATA: byte offset in the message (MTU aligned) */
+	uint64_t wr_id;      /**< opaque to the DPU, echoed in the CQE */
+	uint64_t offset;     /**< byte offset within the MR */
+	uint32_t length;     /**< bytes */
+	uint32_t imm;        /**< user immediate (SEND, STREAM_START) */
+	uint32_t seq;        /**< message number (RECV_COMPLETE, STREAM_DATA/END) */
+	uint32_t msg_offset; /**< STREAM_DATA: byte offset in the message (MTU aligned) */
 	uint8_t reserved[24];
 };
 _Static_assert(sizeof(struct sdr_sqe) == 64, "sqe is 64 bytes");
 
 /* ---- completion: DPU -> host, 32 bytes ---- */
-#define SDR_CQE_F_PARTIAL 0x01     /**< receive completed with data missing (bitmap not full) */
-#define SDR_CQE_F_IMM 0x02         /**< @c imm holds the whole user immediate */
-#define SDR_CQE_F_IMM_PARTIAL 0x04 /**< receive completed before all 8 nibbles of the
+#define SDR_CQE_F_PARTIAL 0x01 /**< receive completed with data missing (bitmap not full) */
+#define SDR_CQE_F_IMM 0x02     /**< @c imm holds the whole user immediate */
+#define SDR_CQE_F_IMM_PARTIAL \
+	0x04 /**< receive completed before all 8 nibbles of the
                                         immediate arrived (@c imm incomplete, no F_IMM) */
 
 struct sdr_cqe {
 	uint64_t wr_id;
-	uint32_t seq;       /**< message number within the QP and direction */
-	uint32_t length;    /**< bytes received (last byte + 1) / sent */
+	uint32_t seq;    /**< message number within the QP and direction */
+	uint32_t length; /**< bytes received (last byte + 1) / sent */
 	uint32_t imm;
-	int32_t status;     /**< 0 or negative errno, see sdr.h */
+	int32_t status; /**< 0 or negative errno, see sdr.h */
 	uint16_t qp_id;
-	uint8_t opcode;     /**< the enum sdr_sq_op it completes (SEND for streams too) */
+	uint8_t opcode; /**< the enum sdr_sq_op it completes (SEND for streams too) */
 	uint8_t flags;
 	uint32_t reserved;
 };
@@ -182,16 +183,16 @@ struct sdr_qseg_hdr {
 	uint32_t slots;        /**< 1024 */
 	uint32_t bitmap_words; /**< per slot */
 	uint32_t chunk_bytes;
-	uint64_t slot_off;     /**< offset of struct sdr_qseg_slot[slots] */
-	uint64_t bitmap_off;   /**< offset of uint64_t[slots][bitmap_words] */
+	uint64_t slot_off;   /**< offset of struct sdr_qseg_slot[slots] */
+	uint64_t bitmap_off; /**< offset of uint64_t[slots][bitmap_words] */
 };
 
 /** Live per-slot state the host may read (DPU-written). */
 struct sdr_qseg_slot {
-	_Atomic uint32_t seq;       /**< receive number that owns the slot now */
-	_Atomic uint32_t chunks_set;/**< chunk bits set so far */
-	_Atomic uint32_t imm_mask;  /**< nibbles of the user immediate received */
-	_Atomic uint32_t imm;       /**< user immediate, valid nibbles per imm_mask */
+	_Atomic uint32_t seq;        /**< receive number that owns the slot now */
+	_Atomic uint32_t chunks_set; /**< chunk bits set so far */
+	_Atomic uint32_t imm_mask;   /**< nibbles of the user immediate received */
+	_Atomic uint32_t imm;        /**< user immediate, valid nibbles per imm_mask */
 };
 
 /* ================= helpers (common/sdr_abi.c) ================= */

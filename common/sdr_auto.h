@@ -43,19 +43,19 @@ extern "C" {
 #define SDR_AUTO_CLASSES 160u /* chunk-count classes: quarter octaves up to 2^40 */
 
 struct sdr_auto_cfg {
-	double rate_bps;          /**< injection rate (the QP's or port's pacing), > 0 */
-	uint32_t chunk_bytes;     /**< EC/bitmap chunk, >= 1 */
-	uint32_t pkts_per_chunk;  /**< >= 1 */
-	double alpha;             /**< RTO = (1+alpha) RTT in the model (default 0.5) */
-	double beta;              /**< FTO slack (default alpha/2: pass < 0) */
+	double rate_bps;         /**< injection rate (the QP's or port's pacing), > 0 */
+	uint32_t chunk_bytes;    /**< EC/bitmap chunk, >= 1 */
+	uint32_t pkts_per_chunk; /**< >= 1 */
+	double alpha;            /**< RTO = (1+alpha) RTT in the model (default 0.5) */
+	double beta;             /**< FTO slack (default alpha/2: pass < 0) */
 	struct sdr_scheme cands[SDR_AUTO_MAX_CANDS];
-	uint32_t ncands;          /**< 1..SDR_AUTO_MAX_CANDS; 0 = the model's default set */
+	uint32_t ncands; /**< 1..SDR_AUTO_MAX_CANDS; 0 = the model's default set */
 	enum sdr_model_objective obj;
 	struct sdr_scheme initial; /**< before estimates exist (default SR) */
-	uint32_t min_rtt_samples; /**< RTT samples needed before the model is used */
-	double prior_loss;        /**< per-chunk loss assumed before samples, [0, 1) */
-	double prior_chunks;      /**< weight of the prior, in chunks (>= 0) */
-	double half_life_chunks;  /**< loss estimate half-life, chunks (> 0) */
+	uint32_t min_rtt_samples;  /**< RTT samples needed before the model is used */
+	double prior_loss;         /**< per-chunk loss assumed before samples, [0, 1) */
+	double prior_chunks;       /**< weight of the prior, in chunks (>= 0) */
+	double half_life_chunks;   /**< loss estimate half-life, chunks (> 0) */
 };
 
 /** Defaults: alpha 0.5, beta alpha/2, the model's 5 default candidates,
@@ -65,27 +65,27 @@ struct sdr_auto_cfg {
 void sdr_auto_cfg_default(struct sdr_auto_cfg *cfg);
 
 struct sdr_auto_class {
-	double srtt, loss;  /**< estimates the decision was made with */
-	double mean;        /**< its predicted mean (s) */
-	double p999;        /**< its predicted p99.9 (s) */
+	double srtt, loss; /**< estimates the decision was made with */
+	double mean;       /**< its predicted mean (s) */
+	double p999;       /**< its predicted p99.9 (s) */
 	uint8_t valid;
-	uint8_t pick;       /**< index into cfg.cands */
+	uint8_t pick; /**< index into cfg.cands */
 };
 
 struct sdr_auto {
 	struct sdr_auto_cfg cfg;
-	double srtt, rttvar;   /**< seconds; valid when rtt_samples > 0 */
+	double srtt, rttvar; /**< seconds; valid when rtt_samples > 0 */
 	uint64_t rtt_samples;
-	double lost, sent;     /**< decayed chunk counts (prior included) */
-	uint64_t chunks_seen;  /**< real first-pass chunks fed (not decayed) */
-	uint64_t picks[SDR_AUTO_MAX_CANDS]; /**< messages per candidate */
+	double lost, sent;                     /**< decayed chunk counts (prior included) */
+	uint64_t chunks_seen;                  /**< real first-pass chunks fed (not decayed) */
+	uint64_t picks[SDR_AUTO_MAX_CANDS];    /**< messages per candidate */
 	uint64_t pick_min[SDR_AUTO_MAX_CANDS]; /**< smallest message (bytes) it was picked for */
 	uint64_t pick_max[SDR_AUTO_MAX_CANDS]; /**< largest (both 0 while picks is 0) */
-	uint64_t initial_picks; /**< messages sent with cfg.initial (no estimate) */
-	uint64_t evals;        /**< model evaluations (cache misses) */
-	uint64_t eval_errors;  /**< evaluations that failed (cfg.initial used) */
-	struct sdr_scheme last; /**< the last pick */
-	double last_mean, last_p999;  /**< its prediction (0 if initial) */
+	uint64_t initial_picks;                /**< messages sent with cfg.initial (no estimate) */
+	uint64_t evals;                        /**< model evaluations (cache misses) */
+	uint64_t eval_errors;                  /**< evaluations that failed (cfg.initial used) */
+	struct sdr_scheme last;                /**< the last pick */
+	double last_mean, last_p999;           /**< its prediction (0 if initial) */
 	struct sdr_auto_class cls[SDR_AUTO_CLASSES];
 };
 

@@ -33,14 +33,14 @@ int sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp, const 
 		   enum sdr_desc_why *why)
 {
 	*why = SDR_DESC_OK;
-	if (d->flags || !reserved_zero(d) || d->opcode < SDR_SQ_SEND || d->opcode > SDR_SQ_STREAM_END)
+	if (d->flags || !reserved_zero(d) || d->opcode < SDR_SQ_SEND ||
+	    d->opcode > SDR_SQ_STREAM_END)
 		return refuse(why, SDR_DESC_BAD, -EINVAL);
 	if (!qp)
 		return refuse(why, SDR_DESC_BAD_QP, -EBADF);
 	switch (d->opcode) {
 	case SDR_SQ_RECV_COMPLETE:
-	case SDR_SQ_STREAM_END:
-		return 0;
+	case SDR_SQ_STREAM_END: return 0;
 	case SDR_SQ_STREAM_START:
 		if (d->length == 0 || d->length > qp->max_msg)
 			return refuse(why, SDR_DESC_BAD_LEN, -EMSGSIZE);

@@ -17,8 +17,8 @@
 
 /** What a descriptor is checked against on its QP. */
 struct sdr_desc_qp {
-	uint32_t max_msg;  /**< the QP's message slot size M */
-	uint32_t mtu;      /**< its MTU (stream offsets are multiples) */
+	uint32_t max_msg; /**< the QP's message slot size M */
+	uint32_t mtu;     /**< its MTU (stream offsets are multiples) */
 	int connected;
 };
 

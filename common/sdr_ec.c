@@ -20,10 +20,8 @@ struct sdr_ec {
 const struct sdr_ec_ops *sdr_ec_default_ops(enum sdr_ec_code code)
 {
 	switch (code) {
-	case SDR_EC_RS:
-		return sdr_ec_gfni_usable() ? &sdr_ec_gfni_rs_ops : &sdr_ec_isal_rs_ops;
-	case SDR_EC_XOR:
-		return &sdr_ec_xor_ops;
+	case SDR_EC_RS: return sdr_ec_gfni_usable() ? &sdr_ec_gfni_rs_ops : &sdr_ec_isal_rs_ops;
+	case SDR_EC_XOR: return &sdr_ec_xor_ops;
 	}
 	return NULL;
 }
@@ -34,8 +32,7 @@ int sdr_ec_check_params(enum sdr_ec_code code, unsigned int k, unsigned int m)
 	    k + m > SDR_EC_MAX_CHUNKS)
 		return -EINVAL;
 	switch (code) {
-	case SDR_EC_RS:
-		return 0;
+	case SDR_EC_RS: return 0;
 	case SDR_EC_XOR:
 		/* m > k would leave parity groups without data. */
 		return m <= k ? 0 : -EINVAL;
@@ -49,8 +46,7 @@ struct sdr_ec *sdr_ec_create_with(const struct sdr_ec_ops *ops, unsigned int k, 
 	int rc;
 
 	if (ops == NULL || ops->init == NULL || ops->fini == NULL || ops->encode == NULL ||
-	    ops->decode == NULL || ops->max_len == 0 ||
-	    sdr_ec_check_params(ops->code, k, m) != 0) {
+	    ops->decode == NULL || ops->max_len == 0 || sdr_ec_check_params(ops->code, k, m) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -194,8 +190,7 @@ int sdr_ec_decode(struct sdr_ec *ec, uint8_t *const *chunks, const uint8_t *pres
 	unsigned int i;
 	int missing, rc;
 
-	if (ec == NULL || chunks == NULL || present == NULL || len == 0 ||
-	    len > ec->ops->max_len)
+	if (ec == NULL || chunks == NULL || present == NULL || len == 0 || len > ec->ops->max_len)
 		return -EINVAL;
 	for (i = 0; i < ec->k + ec->m; i++)
 		if (chunks[i] == NULL && (present[i] || i < ec->k))

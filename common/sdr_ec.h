@@ -81,8 +81,8 @@ struct sdr_ec_ops {
 	/** Optional (NULL: sdr_ec_encode_update() says -ENOTSUP): add data
 	 *  chunk @p i (< k) to the parity, parity[j] ^= its term of parity row
 	 *  j, for every j < m. 0 or -errno (hardware). */
-	int (*encode_update)(void *priv, unsigned int i, const uint8_t *data, uint8_t *const *parity,
-			     size_t len);
+	int (*encode_update)(void *priv, unsigned int i, const uint8_t *data,
+			     uint8_t *const *parity, size_t len);
 };
 
 /** Software backends, usable with sdr_ec_create_with(). isal_rs: ISA-L;

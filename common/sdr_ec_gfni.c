@@ -58,9 +58,9 @@ int sdr_ec_gfni_usable(void)
 }
 
 /* Rows [r0, r0 + NR) of the dot product, NR a constant after inlining. */
-static inline __attribute__((always_inline)) GFNI_TARGET void
-dot_rows(size_t len, unsigned k, const uint64_t *mat, const uint8_t *const *src,
-	 uint8_t *const *dst, unsigned r0, const unsigned NR)
+static inline __attribute__((always_inline)) GFNI_TARGET void dot_rows(
+	size_t len, unsigned k, const uint64_t *mat, const uint8_t *const *src, uint8_t *const *dst,
+	unsigned r0, const unsigned NR)
 {
 	for (size_t off = 0; off < len; off += 64) {
 		__mmask64 msk = len - off >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (len - off)) - 1;
@@ -80,9 +80,14 @@ dot_rows(size_t len, unsigned k, const uint64_t *mat, const uint8_t *const *src,
 				acc[r] = _mm512_ternarylogic_epi64(
 					acc[r],
 					_mm512_gf2p8affine_epi64_epi8(
-						x, _mm512_set1_epi64((long long)mat[(r0 + r) * k + j]), 0),
+						x,
+						_mm512_set1_epi64((long long)mat[(r0 + r) * k + j]),
+						0),
 					_mm512_gf2p8affine_epi64_epi8(
-						y, _mm512_set1_epi64((long long)mat[(r0 + r) * k + j + 1]), 0),
+						y,
+						_mm512_set1_epi64(
+							(long long)mat[(r0 + r) * k + j + 1]),
+						0),
 					0x96);
 		}
 		if (j < k) {
@@ -90,8 +95,11 @@ dot_rows(size_t len, unsigned k, const uint64_t *mat, const uint8_t *const *src,
 
 			for (unsigned r = 0; r < NR; r++)
 				acc[r] = _mm512_xor_si512(
-					acc[r], _mm512_gf2p8affine_epi64_epi8(
-							x, _mm512_set1_epi64((long long)mat[(r0 + r) * k + j]), 0));
+					acc[r],
+					_mm512_gf2p8affine_epi64_epi8(
+						x,
+						_mm512_set1_epi64((long long)mat[(r0 + r) * k + j]),
+						0));
 		}
 		for (unsigned r = 0; r < NR; r++)
 			_mm512_mask_storeu_epi8(dst[r0 + r] + off, msk, acc[r]);
@@ -125,8 +133,9 @@ GFNI_TARGET void sdr_ec_gfni_mad(size_t len, unsigned k, unsigned rows, unsigned
 		for (unsigned r = 0; r < rows; r++) {
 			__m512i p = _mm512_maskz_loadu_epi8(msk, dst[r] + off);
 
-			p = _mm512_xor_si512(p, _mm512_gf2p8affine_epi64_epi8(
-							x, _mm512_set1_epi64((long long)mat[r * k + i]), 0));
+			p = _mm512_xor_si512(
+				p, _mm512_gf2p8affine_epi64_epi8(
+					   x, _mm512_set1_epi64((long long)mat[r * k + i]), 0));
 			_mm512_mask_storeu_epi8(dst[r] + off, msk, p);
 		}
 	}

@@ -169,9 +169,10 @@ static int init_common(void **priv, unsigned int k, unsigned int m, int gfni)
 	s->p_idx = malloc(m);
 	s->cached_d = malloc(m);
 	s->cached_p = malloc(m);
-	if (s->gen == NULL || s->plog == NULL || s->enc_tbls == NULL || s->b == NULL || s->binv == NULL ||
-	    s->dec_mat == NULL || s->dec_tbls == NULL || s->src == NULL || s->out == NULL ||
-	    s->d_idx == NULL || s->p_idx == NULL || s->cached_d == NULL || s->cached_p == NULL) {
+	if (s->gen == NULL || s->plog == NULL || s->enc_tbls == NULL || s->b == NULL ||
+	    s->binv == NULL || s->dec_mat == NULL || s->dec_tbls == NULL || s->src == NULL ||
+	    s->out == NULL || s->d_idx == NULL || s->p_idx == NULL || s->cached_d == NULL ||
+	    s->cached_p == NULL) {
 		isal_fini(s);
 		return -ENOMEM;
 	}
@@ -230,7 +231,8 @@ static int isal_encode_update(void *priv, unsigned int i, const uint8_t *data,
 
 	/* (ISA-L's prototype lacks const: it only reads data and the tables) */
 	ec_encode_data_update((int)len, (int)s->k, (int)s->m, (int)i, s->enc_tbls,
-			      (unsigned char *)(uintptr_t)data, (unsigned char **)(uintptr_t)parity);
+			      (unsigned char *)(uintptr_t)data,
+			      (unsigned char **)(uintptr_t)parity);
 	return 0;
 }
 

@@ -36,9 +36,9 @@
 #endif
 
 const struct sdr_scheme sdr_model_default_schemes[SDR_MODEL_N_DEFAULT_SCHEMES] = {
-	{ SDR_REL_SR, 0, 0, 0 },          { SDR_REL_EC, SDR_EC_RS, 32, 8 },
-	{ SDR_REL_EC, SDR_EC_RS, 16, 4 }, { SDR_REL_EC, SDR_EC_RS, 8, 2 },
-	{ SDR_REL_EC, SDR_EC_XOR, 32, 8 },
+	{SDR_REL_SR, 0, 0, 0},           {SDR_REL_EC, SDR_EC_RS, 32, 8},
+	{SDR_REL_EC, SDR_EC_RS, 16, 4},  {SDR_REL_EC, SDR_EC_RS, 8, 2},
+	{SDR_REL_EC, SDR_EC_XOR, 32, 8},
 };
 
 /* ------------------------------------------------------------------ */
@@ -80,7 +80,7 @@ static int scheme_ok(const struct sdr_scheme *s)
 static int p_ec_both(enum sdr_ec_code code, uint32_t k, uint32_t m, double p, double *fail,
 		     double *ok)
 {
-	struct sdr_scheme s = { SDR_REL_EC, (uint8_t)code, (uint16_t)k, (uint16_t)m };
+	struct sdr_scheme s = {SDR_REL_EC, (uint8_t)code, (uint16_t)k, (uint16_t)m};
 
 	if (code > 255 || k > 65535 || m > 65535 || !scheme_ok(&s) || !(p >= 0.0 && p <= 1.0))
 		return -EINVAL;
@@ -129,11 +129,11 @@ double sdr_model_p_ec(enum sdr_ec_code code, uint32_t k, uint32_t m, double p)
 
 struct sr_ctx {
 	double t, o;
-	unsigned rounds;                         /* R; 0 when p_chunk == 0 */
-	double c0;                               /* log(1 - p) */
-	double w[SDR_MODEL_MAX_ROUNDS + 1];      /* w[r], r = 1..R */
-	double q[SDR_MODEL_MAX_ROUNDS + 1];      /* floor(r O / T) */
-	double ph[SDR_MODEL_MAX_ROUNDS + 1];     /* r O / T - q[r], in [0, 1) */
+	unsigned rounds;                     /* R; 0 when p_chunk == 0 */
+	double c0;                           /* log(1 - p) */
+	double w[SDR_MODEL_MAX_ROUNDS + 1];  /* w[r], r = 1..R */
+	double q[SDR_MODEL_MAX_ROUNDS + 1];  /* floor(r O / T) */
+	double ph[SDR_MODEL_MAX_ROUNDS + 1]; /* r O / T - q[r], in [0, 1) */
 };
 
 static int sr_ctx_init(struct sr_ctx *c, uint64_t max_chunks, double t, double o, double pc)
@@ -342,7 +342,7 @@ int sdr_model_sr_max_cdf(uint64_t chunks, double t_inj, double o, double p_chunk
 struct ec_mix {
 	uint64_t l_full, k, k_part;
 	double q_full, q_part;
-	uint64_t lo, hi;   /* support of f */
+	uint64_t lo, hi; /* support of f */
 	double ln_fact_l, lq, lq1;
 };
 
@@ -383,8 +383,8 @@ struct ec_eval {
 	struct sr_ctx sr;
 	struct ec_mix mix;
 	double t_inj, rtt, beta;
-	double base;       /* inj + RTT */
-	double p0;         /* P(no submessage fails) */
+	double base; /* inj + RTT */
+	double p0;   /* P(no submessage fails) */
 	double p_fb;
 };
 
@@ -491,8 +491,9 @@ static int derive(const struct sdr_model_params *p, struct derived *d)
 	d->m = p->msg_bytes / p->chunk_bytes + (p->msg_bytes % p->chunk_bytes ? 1 : 0);
 	if (d->m > SDR_MODEL_MAX_CHUNKS)
 		return -EINVAL;
-	d->n = p->pkts_per_chunk ? p->pkts_per_chunk
-				 : (p->chunk_bytes + SDR_MODEL_MTU_DEFAULT - 1) / SDR_MODEL_MTU_DEFAULT;
+	d->n = p->pkts_per_chunk
+		       ? p->pkts_per_chunk
+		       : (p->chunk_bytes + SDR_MODEL_MTU_DEFAULT - 1) / SDR_MODEL_MTU_DEFAULT;
 	d->t = (double)p->chunk_bytes * 8.0 / p->rate_bps;
 	if (!(d->t > 0.0) || !isfinite(d->t))
 		return -EINVAL;
@@ -637,9 +638,8 @@ int sdr_model_quantile(const struct sdr_model_params *prm, double q, double *out
 	return 0;
 }
 
-int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *cands,
-		   size_t n, enum sdr_model_objective obj, struct sdr_model_result *results,
-		   size_t *best)
+int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *cands, size_t n,
+		   enum sdr_model_objective obj, struct sdr_model_result *results, size_t *best)
 {
 	struct sdr_model_params p;
 	double best_v = INFINITY;
@@ -673,4 +673,3 @@ int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *
 	*best = best_i;
 	return 0;
 }
-

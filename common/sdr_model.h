@@ -54,7 +54,6 @@ extern "C" {
  * SDR_SCHEME_MODEL | SDR_SCHEME_SR_EC, and SDR_SCHEME_MODEL_NAMES for the
  * model's own names rs<k>x<m>) and sdr_scheme_format(). */
 
-
 /** What sdr_model_pick() minimises. */
 enum sdr_model_objective {
 	SDR_MODEL_OBJ_MEAN = 0, /**< predicted mean completion time */
@@ -63,37 +62,37 @@ enum sdr_model_objective {
 
 /** Link and message parameters plus the scheme to evaluate. */
 struct sdr_model_params {
-	uint64_t msg_bytes;      /**< message size, >= 1 */
-	uint32_t chunk_bytes;    /**< bitmap chunk size, >= 1 */
-	uint32_t pkts_per_chunk; /**< N; 0 = ceil(chunk_bytes / SDR_MODEL_MTU_DEFAULT) */
-	double rate_bps;         /**< link rate, > 0 */
-	double rtt_s;            /**< round-trip time, >= 0 */
-	double pkt_loss;         /**< i.i.d. per-packet loss p, in [0, 1) */
-	double alpha;            /**< RTO = (1 + alpha) * RTT, alpha >= 0 */
-	double beta;             /**< FTO slack beta * RTT, >= 0; < 0 means alpha / 2 */
+	uint64_t msg_bytes;       /**< message size, >= 1 */
+	uint32_t chunk_bytes;     /**< bitmap chunk size, >= 1 */
+	uint32_t pkts_per_chunk;  /**< N; 0 = ceil(chunk_bytes / SDR_MODEL_MTU_DEFAULT) */
+	double rate_bps;          /**< link rate, > 0 */
+	double rtt_s;             /**< round-trip time, >= 0 */
+	double pkt_loss;          /**< i.i.d. per-packet loss p, in [0, 1) */
+	double alpha;             /**< RTO = (1 + alpha) * RTT, alpha >= 0 */
+	double beta;              /**< FTO slack beta * RTT, >= 0; < 0 means alpha / 2 */
 	struct sdr_scheme scheme; /**< SR or EC */
 };
 
 /** Everything the model predicts for one (params, scheme). */
 struct sdr_model_result {
 	struct sdr_scheme scheme;
-	uint64_t chunks;        /**< M */
-	uint64_t parity_chunks; /**< ceil(M * m / k); 0 for SR */
-	uint64_t submsgs;       /**< L = ceil(M / k); 0 for SR */
+	uint64_t chunks;         /**< M */
+	uint64_t parity_chunks;  /**< ceil(M * m / k); 0 for SR */
+	uint64_t submsgs;        /**< L = ceil(M / k); 0 for SR */
 	uint32_t pkts_per_chunk; /**< N actually used */
-	double t_inj;           /**< T_INJ, one chunk */
-	double p_chunk;         /**< per-chunk loss */
-	double rto;             /**< (1 + alpha) * RTT */
-	double beta;            /**< beta actually used */
-	double fto;             /**< (M + parity) * T_INJ + beta * RTT; 0 for SR */
-	double p_ec;            /**< decode success of one full submessage; 1 for SR */
-	double p_fallback;      /**< P(at least one submessage fails); 0 for SR */
-	double mean;            /**< exact mean of the protocol abstraction */
-	double mean_paper;      /**< the paper's formula read literally (EC: its lower-bound
+	double t_inj;            /**< T_INJ, one chunk */
+	double p_chunk;          /**< per-chunk loss */
+	double rto;              /**< (1 + alpha) * RTT */
+	double beta;             /**< beta actually used */
+	double fto;              /**< (M + parity) * T_INJ + beta * RTT; 0 for SR */
+	double p_ec;             /**< decode success of one full submessage; 1 for SR */
+	double p_fallback;       /**< P(at least one submessage fails); 0 for SR */
+	double mean;             /**< exact mean of the protocol abstraction */
+	double mean_paper;       /**< the paper's formula read literally (EC: its lower-bound
 	                             form; docs/papers.md §1.4) */
-	double p99;             /**< 99th percentile */
-	double p999;            /**< 99.9th percentile */
-	int exact_regime;       /**< 1 if t_start(M) = M*T <= RTO: SR formula exact */
+	double p99;              /**< 99th percentile */
+	double p999;             /**< 99.9th percentile */
+	int exact_regime;        /**< 1 if t_start(M) = M*T <= RTO: SR formula exact */
 };
 
 /**
@@ -164,9 +163,8 @@ extern const struct sdr_scheme sdr_model_default_schemes[];
  * @return 0; -EINVAL bad link parameter, bad candidate, n == 0 or best NULL;
  *         -ERANGE as sdr_model_eval().
  */
-int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *cands,
-		   size_t n, enum sdr_model_objective obj, struct sdr_model_result *results,
-		   size_t *best);
+int sdr_model_pick(const struct sdr_model_params *prm, const struct sdr_scheme *cands, size_t n,
+		   enum sdr_model_objective obj, struct sdr_model_result *results, size_t *best);
 
 #ifdef __cplusplus
 }

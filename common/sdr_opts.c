@@ -43,12 +43,9 @@ static uint64_t type_max(enum sdr_opt_kind k)
 {
 	switch (k) {
 	case SDR_OPT_U32:
-	case SDR_OPT_SIZE32:
-		return UINT32_MAX;
-	case SDR_OPT_INT:
-		return INT_MAX;
-	default:
-		return UINT64_MAX;
+	case SDR_OPT_SIZE32: return UINT32_MAX;
+	case SDR_OPT_INT: return INT_MAX;
+	default: return UINT64_MAX;
 	}
 }
 
@@ -108,8 +105,10 @@ static const char *fmt_scaled(char *b, size_t len, uint64_t v, int rate)
 
 static const char *unit_name(int unit)
 {
-	return unit == SDR_TIME_NS ? "ns" : unit == SDR_TIME_US ? "us" : unit == SDR_TIME_MS ? "ms"
-											    : "s";
+	return unit == SDR_TIME_NS   ? "ns"
+	       : unit == SDR_TIME_US ? "us"
+	       : unit == SDR_TIME_MS ? "ms"
+				     : "s";
 }
 
 /* "PROG: --NAME: 'ARG' is not ... " on stderr */
@@ -124,11 +123,13 @@ static int refuse(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 	case SDR_OPT_SIZE:
 	case SDR_OPT_SIZE32:
 		fprintf(stderr, "a size in [%s, %s] (K/M/G suffixes)",
-			fmt_scaled(lo, sizeof(lo), o->min, 0), fmt_scaled(hi, sizeof(hi), int_max(o), 0));
+			fmt_scaled(lo, sizeof(lo), o->min, 0),
+			fmt_scaled(hi, sizeof(hi), int_max(o), 0));
 		break;
 	case SDR_OPT_RATE:
 		fprintf(stderr, "a rate in [%s, %s] (bits/s: 10g, 2.5gbit, 800m, 1e9)",
-			fmt_scaled(lo, sizeof(lo), o->min, 1), fmt_scaled(hi, sizeof(hi), int_max(o), 1));
+			fmt_scaled(lo, sizeof(lo), o->min, 1),
+			fmt_scaled(hi, sizeof(hi), int_max(o), 1));
 		break;
 	case SDR_OPT_DOUBLE:
 	case SDR_OPT_MILLI:
@@ -141,7 +142,8 @@ static int refuse(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 		const char *u = unit_name(o->unit);
 
 		if (isinf(fmax))
-			fprintf(stderr, "a duration %s %g%s", *open == '(' ? ">" : ">=", o->fmin, u);
+			fprintf(stderr, "a duration %s %g%s", *open == '(' ? ">" : ">=", o->fmin,
+				u);
 		else
 			fprintf(stderr, "a duration in %s%g%s, %g%s]", open, o->fmin, u, fmax, u);
 		if (o->bare == SDR_TIME_UNIT_NEEDED)
@@ -151,12 +153,8 @@ static int refuse(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 				unit_name(o->bare));
 		break;
 	}
-	case SDR_OPT_ENUM:
-		print_names(stderr, o->names);
-		break;
-	case SDR_OPT_BOOL:
-		fprintf(stderr, "yes, no, on, off, true, false, 1 or 0");
-		break;
+	case SDR_OPT_ENUM: print_names(stderr, o->names); break;
+	case SDR_OPT_BOOL: fprintf(stderr, "yes, no, on, off, true, false, 1 or 0"); break;
 	default: /* the integers */
 		fprintf(stderr, "a %s in [%" PRIu64 ", %" PRIu64 "]",
 			o->flags & SDR_OPTF_POW2 ? "power of two" : "number", o->min, int_max(o));
@@ -175,17 +173,11 @@ static void store_int(const struct sdr_opt *o, void *t, int64_t v)
 	switch (o->kind) {
 	case SDR_OPT_U32:
 	case SDR_OPT_SIZE32:
-	case SDR_OPT_MILLI:
-		*(uint32_t *)t = (uint32_t)v;
-		break;
+	case SDR_OPT_MILLI: *(uint32_t *)t = (uint32_t)v; break;
 	case SDR_OPT_INT:
 	case SDR_OPT_ENUM:
-	case SDR_OPT_BOOL:
-		*(int *)t = (int)v;
-		break;
-	default:
-		*(uint64_t *)t = (uint64_t)v;
-		break;
+	case SDR_OPT_BOOL: *(int *)t = (int)v; break;
+	default: *(uint64_t *)t = (uint64_t)v; break;
 	}
 }
 
@@ -209,8 +201,8 @@ static int in_real_range(const struct sdr_opt *o, double v)
 static int parse_bool(const char *arg, int64_t *v)
 {
 	static const struct sdr_opt_name words[] = {
-		{"yes", 1}, {"no", 0}, {"on", 1}, {"off", 0}, {"true", 1}, {"false", 0},
-		{"1", 1},   {"0", 0},  SDR_OPT_NAMES_END,
+		{"yes", 1},   {"no", 0}, {"on", 1}, {"off", 0},        {"true", 1},
+		{"false", 0}, {"1", 1},  {"0", 0},  SDR_OPT_NAMES_END,
 	};
 	const struct sdr_opt o = {.names = words};
 
@@ -256,8 +248,8 @@ int sdr_opt_apply(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 					*(double *)t = d;
 				break;
 			case SDR_OPT_DURATION:
-				if (sdr_parse_duration(arg, o->bare, (enum sdr_time_unit)o->unit, &d,
-						       NULL) ||
+				if (sdr_parse_duration(arg, o->bare, (enum sdr_time_unit)o->unit,
+						       &d, NULL) ||
 				    !in_real_range(o, d))
 					return refuse(s, o, arg);
 				*(double *)t = d;
@@ -274,9 +266,7 @@ int sdr_opt_apply(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 					return refuse(s, o, arg);
 				*(int *)t = (int)w;
 				break;
-			case SDR_OPT_STRING:
-				*(const char **)t = arg;
-				break;
+			case SDR_OPT_STRING: *(const char **)t = arg; break;
 			default:
 				fprintf(stderr, "%s: --%s: unknown kind %d\n", s->prog, o->name,
 					(int)o->kind);
@@ -295,7 +285,10 @@ int sdr_opt_apply(const struct sdr_opts *s, const struct sdr_opt *o, const char 
 
 /* --- the table ------------------------------------------------------------ */
 
-static int is_end(const struct sdr_opt *o) { return o->name == NULL && o->help == NULL; }
+static int is_end(const struct sdr_opt *o)
+{
+	return o->name == NULL && o->help == NULL;
+}
 
 /* an entry of another variant of the table */
 static int skip(const struct sdr_opts *s, const struct sdr_opt *o)
@@ -406,11 +399,14 @@ int sdr_opts_parse(const struct sdr_opts *s, int argc, char **argv, void *ctx)
 			const char *what = argv[optind - 1];
 
 			if (c == ':')
-				fprintf(stderr, "%s: %s needs an argument (see --help)\n", s->prog, what);
+				fprintf(stderr, "%s: %s needs an argument (see --help)\n", s->prog,
+					what);
 			else if (optopt && optopt != '?')
-				fprintf(stderr, "%s: unknown option '-%c' (see --help)\n", s->prog, optopt);
+				fprintf(stderr, "%s: unknown option '-%c' (see --help)\n", s->prog,
+					optopt);
 			else
-				fprintf(stderr, "%s: unknown or incomplete option '%s' (see --help)\n",
+				fprintf(stderr,
+					"%s: unknown or incomplete option '%s' (see --help)\n",
 					s->prog, what);
 			return -1;
 		} else {

@@ -70,9 +70,9 @@ enum sdr_opt_kind {
 };
 
 /** Flags of a typed entry. */
-#define SDR_OPTF_POW2 0x1u    /**< integer kinds: a power of two as well */
-#define SDR_OPTF_GT_MIN 0x2u  /**< real kinds: above fmin, not at it */
-#define SDR_OPTF_CLEAR 0x4u   /**< SDR_OPT_BOOL flag: stores 0 (--no-X) */
+#define SDR_OPTF_POW2 0x1u   /**< integer kinds: a power of two as well */
+#define SDR_OPTF_GT_MIN 0x2u /**< real kinds: above fmin, not at it */
+#define SDR_OPTF_CLEAR 0x4u  /**< SDR_OPT_BOOL flag: stores 0 (--no-X) */
 
 /** A word an entry takes: the enum's names, or special values of a number
  *  ("random" = -1 next to 0..1022). */
@@ -80,7 +80,10 @@ struct sdr_opt_name {
 	const char *name;
 	int64_t value;
 };
-#define SDR_OPT_NAMES_END {NULL, 0}
+#define SDR_OPT_NAMES_END \
+	{                 \
+		NULL, 0   \
+	}
 
 /**
  * Handler of an option: @p arg is its argument (NULL for one without),
@@ -91,18 +94,18 @@ struct sdr_opt_name {
 typedef int (*sdr_opt_fn)(const struct sdr_opt *o, const char *arg, void *ctx);
 
 struct sdr_opt {
-	const char *name;  /**< long name without "--"; NULL: a section heading
+	const char *name; /**< long name without "--"; NULL: a section heading
 	                        (help printed as is) or, with help NULL too, the end */
-	char short_name;   /**< -X alias, 0 = none */
-	const char *arg;   /**< the argument's name in --help; NULL = takes none */
-	const char *help;  /**< help text; '\n' separates lines, each printed
+	char short_name;  /**< -X alias, 0 = none */
+	const char *arg;  /**< the argument's name in --help; NULL = takes none */
+	const char *help; /**< help text; '\n' separates lines, each printed
 	                        at the help column */
-	const char *dflt;  /**< appended to the help as "(default DFLT)"; NULL = no
+	const char *dflt; /**< appended to the help as "(default DFLT)"; NULL = no
 	                        such note (the help may state it) */
-	sdr_opt_fn fn;     /**< handler; NULL only for "help" */
-	void *var;         /**< for the stock handlers and the caller's own */
-	int id;            /**< free for the caller (one handler, many options) */
-	unsigned only;     /**< 0: in every variant; else only in the variants
+	sdr_opt_fn fn;    /**< handler; NULL only for "help" */
+	void *var;        /**< for the stock handlers and the caller's own */
+	int id;           /**< free for the caller (one handler, many options) */
+	unsigned only;    /**< 0: in every variant; else only in the variants
 	                        whose bit is set (struct sdr_opts::variant): two
 	                        programs can share one table */
 	/* typed entries (.kind != SDR_OPT_FN) */
@@ -113,10 +116,10 @@ struct sdr_opt {
 	unsigned flags;    /**< SDR_OPTF_* */
 	const struct sdr_opt_name *names; /**< ENUM: its words; integer kinds:
 	                        words taken besides numbers (end: SDR_OPT_NAMES_END) */
-	size_t off;        /**< with .var NULL: the target's offset in the base
+	size_t off;                       /**< with .var NULL: the target's offset in the base
 	                        struct (ctx, or struct sdr_opts::base's answer) */
-	signed char unit;  /**< DURATION: the target's unit (enum sdr_time_unit) */
-	signed char bare;  /**< DURATION: the unit of a bare number, or
+	signed char unit;                 /**< DURATION: the target's unit (enum sdr_time_unit) */
+	signed char bare;                 /**< DURATION: the unit of a bare number, or
 	                        SDR_TIME_UNIT_NEEDED; 0 = seconds */
 };
 
@@ -127,12 +130,12 @@ struct sdr_opt {
 /* clang-format on */
 
 struct sdr_opts {
-	const char *prog;        /**< in messages: "PROG: ..." */
-	const char *usage;       /**< printed before the options (synopsis, description) */
-	const char *footer;      /**< printed after them (may be NULL) */
+	const char *prog;   /**< in messages: "PROG: ..." */
+	const char *usage;  /**< printed before the options (synopsis, description) */
+	const char *footer; /**< printed after them (may be NULL) */
 	const struct sdr_opt *opt;
-	int col;                 /**< column of the help texts; 0 = 23 */
-	unsigned variant;        /**< which entries with 'only' set apply (a bit) */
+	int col;          /**< column of the help texts; 0 = 23 */
+	unsigned variant; /**< which entries with 'only' set apply (a bit) */
 	/** The struct a typed entry's .off indexes (NULL: ctx itself); e.g. the
 	 *  current instance for per-instance options, the config otherwise. */
 	void *(*base)(const struct sdr_opt *o, void *ctx);

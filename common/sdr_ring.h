@@ -34,7 +34,7 @@ struct sdr_ring_idx {
 struct sdr_ring {
 	struct sdr_ring_idx *idx;
 	uint8_t *entries;
-	uint32_t size;  /**< trusted copy (never re-read from shared memory) */
+	uint32_t size; /**< trusted copy (never re-read from shared memory) */
 	uint32_t mask;
 	uint32_t esize;
 	uint32_t local; /**< our own index (prod for a producer, cons for a consumer) */
@@ -44,7 +44,10 @@ struct sdr_ring {
 	                     producer reads it only when that is not enough */
 };
 
-static inline int sdr_is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+static inline int sdr_is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 /** Initialise a ring's shared index block (done once by the segment's creator). */
 static inline void sdr_ring_format(struct sdr_ring_idx *idx, uint32_t size, uint32_t esize)

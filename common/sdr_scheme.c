@@ -21,12 +21,9 @@ int sdr_scheme_check(const struct sdr_scheme *s, unsigned flags)
 	switch (s->rel) {
 	case SDR_REL_NONE:
 	case SDR_REL_SR:
-	case SDR_REL_AUTO:
-		return s->code || s->k || s->m ? -EINVAL : 0;
-	case SDR_REL_EC:
-		break;
-	default:
-		return -EINVAL;
+	case SDR_REL_AUTO: return s->code || s->k || s->m ? -EINVAL : 0;
+	case SDR_REL_EC: break;
+	default: return -EINVAL;
 	}
 	if (s->code != SDR_EC_RS && s->code != SDR_EC_XOR)
 		return -EINVAL;
@@ -80,7 +77,8 @@ static int model_name(const char *s, struct sdr_scheme *r)
 		size_t n = strlen(names[i].prefix);
 
 		if (strncasecmp(s, names[i].prefix, n) == 0 && km(s + n, 'x', 1, &k, &m) == 0) {
-			*r = (struct sdr_scheme){SDR_REL_EC, names[i].code, (uint16_t)k, (uint16_t)m};
+			*r = (struct sdr_scheme){SDR_REL_EC, names[i].code, (uint16_t)k,
+						 (uint16_t)m};
 			return 0;
 		}
 	}
@@ -90,8 +88,8 @@ static int model_name(const char *s, struct sdr_scheme *r)
 int sdr_scheme_parse(const char *s, unsigned flags, const struct sdr_scheme *ec_default,
 		     struct sdr_scheme *out)
 {
-	static const char *const kw[] = {[SDR_REL_NONE] = "none", [SDR_REL_SR] = "sr",
-					 [SDR_REL_AUTO] = "auto"};
+	static const char *const kw[] = {
+		[SDR_REL_NONE] = "none", [SDR_REL_SR] = "sr", [SDR_REL_AUTO] = "auto"};
 	int fold = (flags & SDR_SCHEME_MODEL_NAMES) != 0;
 	struct sdr_scheme r = {0, 0, 0, 0};
 	enum sdr_ec_code code;
@@ -141,9 +139,11 @@ int sdr_scheme_format(const struct sdr_scheme *s, unsigned style, char *buf, siz
 	if (s == NULL || buf == NULL || s->rel > SDR_REL_AUTO || style > SDR_SCHEME_EC_PREFIX)
 		return -EINVAL;
 	if (s->rel != SDR_REL_EC)
-		n = snprintf(buf, len, "%s", style == SDR_SCHEME_LABEL ? label[s->rel] : spec[s->rel]);
+		n = snprintf(buf, len, "%s",
+			     style == SDR_SCHEME_LABEL ? label[s->rel] : spec[s->rel]);
 	else if (style == SDR_SCHEME_LABEL)
-		n = snprintf(buf, len, "%s(%u,%u)", s->code == SDR_EC_XOR ? "XOR" : "RS", s->k, s->m);
+		n = snprintf(buf, len, "%s(%u,%u)", s->code == SDR_EC_XOR ? "XOR" : "RS", s->k,
+			     s->m);
 	else
 		n = snprintf(buf, len, "%s%s:%u:%u", style == SDR_SCHEME_EC_PREFIX ? "ec:" : "",
 			     sdr_ec_code_name(s->code), s->k, s->m);

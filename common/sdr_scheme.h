@@ -66,9 +66,9 @@ struct sdr_scheme {
 #define SDR_SCHEME_MODEL_NAMES 0x2u /**< also accept the model's names (any case) */
 #define SDR_SCHEME_SR_EC 0x4u       /**< only SR and EC schemes (not none, auto) */
 /** Styles of sdr_scheme_format(). */
-#define SDR_SCHEME_SPEC 0u          /**< none, sr, auto, rs:32:8 */
-#define SDR_SCHEME_LABEL 1u         /**< NONE, SR, AUTO, RS(32,8) */
-#define SDR_SCHEME_EC_PREFIX 2u     /**< none, sr, auto, ec:rs:32:8 */
+#define SDR_SCHEME_SPEC 0u      /**< none, sr, auto, rs:32:8 */
+#define SDR_SCHEME_LABEL 1u     /**< NONE, SR, AUTO, RS(32,8) */
+#define SDR_SCHEME_EC_PREFIX 2u /**< none, sr, auto, ec:rs:32:8 */
 /** The EC code the programs use when only "ec" is said: rs:32:8. */
 /* clang-format off */
 #define SDR_SCHEME_EC_DEFAULT {SDR_REL_EC, SDR_EC_RS, 32, 8}
@@ -114,9 +114,18 @@ static inline uint16_t sdr_ec_param_pack(unsigned code, unsigned k, unsigned m)
 {
 	return (uint16_t)((code & 3) << 12 | ((k - 1) & 63) << 6 | ((m - 1) & 63));
 }
-static inline unsigned sdr_ec_param_code(uint16_t v) { return (v >> 12) & 3; }
-static inline unsigned sdr_ec_param_k(uint16_t v) { return ((v >> 6) & 63) + 1; }
-static inline unsigned sdr_ec_param_m(uint16_t v) { return (v & 63) + 1; }
+static inline unsigned sdr_ec_param_code(uint16_t v)
+{
+	return (v >> 12) & 3;
+}
+static inline unsigned sdr_ec_param_k(uint16_t v)
+{
+	return ((v >> 6) & 63) + 1;
+}
+static inline unsigned sdr_ec_param_m(uint16_t v)
+{
+	return (v & 63) + 1;
+}
 
 /** struct sdr_qp_info::ec of a scheme: packed (code, k, m) for EC, else 0. */
 static inline uint16_t sdr_scheme_ec(const struct sdr_scheme *s)

@@ -21,9 +21,12 @@ int sdr_parse_u64(const char *s, uint64_t *v, int suffixes)
 		return -1;
 	if (suffixes && *end) {
 		switch (*end) {
-		case 'k': case 'K': mul = 1ull << 10; break;
-		case 'm': case 'M': mul = 1ull << 20; break;
-		case 'g': case 'G': mul = 1ull << 30; break;
+		case 'k':
+		case 'K': mul = 1ull << 10; break;
+		case 'm':
+		case 'M': mul = 1ull << 20; break;
+		case 'g':
+		case 'G': mul = 1ull << 30; break;
 		default: return -1;
 		}
 		end++;
@@ -51,10 +54,26 @@ int sdr_parse_rate(const char *s, uint64_t *bps)
 	if (errno || end == s || !(v >= 0))
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
-	case 'g': case 'G': mul = 1e9; end++; break;
-	case 't': case 'T': mul = 1e12; end++; break;
+	case 'k':
+	case 'K':
+		mul = 1e3;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1e6;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1e9;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mul = 1e12;
+		end++;
+		break;
 	}
 	if (*end && strcmp(end, "bit") && strcmp(end, "bps") && strcmp(end, "b"))
 		return -1;
@@ -70,8 +89,8 @@ int sdr_parse_duration(const char *s, int bare, enum sdr_time_unit out, double *
 	static const struct {
 		const char *name;
 		int exp;
-	} units[] = {{"s", SDR_TIME_S}, {"ms", SDR_TIME_MS}, {"us", SDR_TIME_US},
-		     {"ns", SDR_TIME_NS}};
+	} units[] = {
+		{"s", SDR_TIME_S}, {"ms", SDR_TIME_MS}, {"us", SDR_TIME_US}, {"ns", SDR_TIME_NS}};
 	/* exact powers of ten, index 9 + (out - unit) */
 	static const double p10[19] = {1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1,
 				       1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9};

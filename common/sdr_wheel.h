@@ -72,10 +72,10 @@ struct sdr_wheel_flow {
 struct sdr_wheel {
 	struct sdr_wheel_flow *f;
 	uint32_t head[SDR_WHEEL_SLOTS], tail[SDR_WHEEL_SLOTS];
-	uint32_t rhead, rtail;  /**< ready list */
-	uint32_t nready;        /**< flows in it */
-	uint64_t cursor;        /**< absolute slot number polled last */
-	unsigned shift;         /**< cycles per slot = 2^shift */
+	uint32_t rhead, rtail; /**< ready list */
+	uint32_t nready;       /**< flows in it */
+	uint64_t cursor;       /**< absolute slot number polled last */
+	unsigned shift;        /**< cycles per slot = 2^shift */
 	uint64_t hz;
 };
 
@@ -314,14 +314,14 @@ static inline int sdr_wheel_pending(const struct sdr_wheel *w, uint64_t now, uin
 #define SDR_SCHED_MAX_PORTS 4
 
 struct sdr_sched {
-	struct sdr_wheel wheel;                     /**< backlogged flows by t_next */
+	struct sdr_wheel wheel;                          /**< backlogged flows by t_next */
 	struct sdr_wheel_flow port[SDR_SCHED_MAX_PORTS]; /**< port gates */
-	uint32_t nactive[SDR_SCHED_MAX_PORTS];      /**< active flows per port */
+	uint32_t nactive[SDR_SCHED_MAX_PORTS];           /**< active flows per port */
 	uint32_t bhead[SDR_SCHED_MAX_PORTS], btail[SDR_SCHED_MAX_PORTS]; /**< due flows
 	                                               waiting for their port gate */
 	unsigned nports;
-	uint32_t pass;   /**< flows still to hand out in this poll */
-	uint8_t stall;   /**< sdr_sched_ready() refused since the caller cleared it */
+	uint32_t pass; /**< flows still to hand out in this poll */
+	uint8_t stall; /**< sdr_sched_ready() refused since the caller cleared it */
 };
 
 /** @p nflows flows, all idle and unpaced, of port 0; @p nports unpaced
@@ -333,8 +333,8 @@ static inline void sdr_sched_init(struct sdr_sched *s, struct sdr_wheel_flow *fl
 	sdr_wheel_init(&s->wheel, flows, nflows, hz, shift, now);
 	s->nports = nports < SDR_SCHED_MAX_PORTS ? nports : SDR_SCHED_MAX_PORTS;
 	for (unsigned p = 0; p < SDR_SCHED_MAX_PORTS; p++) {
-		s->port[p] = (struct sdr_wheel_flow){.t_next = now, .next = SDR_WHEEL_NIL,
-						     .prev = SDR_WHEEL_NIL};
+		s->port[p] = (struct sdr_wheel_flow){
+			.t_next = now, .next = SDR_WHEEL_NIL, .prev = SDR_WHEEL_NIL};
 		s->nactive[p] = 0;
 		s->bhead[p] = s->btail[p] = SDR_WHEEL_NIL;
 	}
@@ -375,8 +375,11 @@ static inline void sdr_sched_flow_reset(struct sdr_sched *s, uint32_t i, unsigne
 	sdr_sched__unlink(s, i);
 	if (f->active && s->nactive[f->port])
 		s->nactive[f->port]--;
-	*f = (struct sdr_wheel_flow){.t_next = now, .t_last = now, .next = SDR_WHEEL_NIL,
-				     .prev = SDR_WHEEL_NIL, .port = (uint8_t)port};
+	*f = (struct sdr_wheel_flow){.t_next = now,
+				     .t_last = now,
+				     .next = SDR_WHEEL_NIL,
+				     .prev = SDR_WHEEL_NIL,
+				     .port = (uint8_t)port};
 }
 
 /** Flow @p i's rate (bytes/s, 0 = unpaced) and catch-up bound, at once: the

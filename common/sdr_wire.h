@@ -44,7 +44,8 @@ extern "C" {
 
 /** Offset of the payload in a data packet we build (no IP options) that
  *  carries an immediate (opcode 0x2B). */
-#define SDR_DATA_HDR_LEN (SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN)
+#define SDR_DATA_HDR_LEN \
+	(SDR_ETH_HLEN + SDR_IPV4_HLEN + SDR_UDP_HLEN + SDR_BTH_LEN + SDR_RETH_LEN + SDR_IMM_LEN)
 /** Offset of the payload in a data packet of a message without immediate
  *  (opcode 0x2A: no ImmDt). */
 #define SDR_WRITE_HDR_LEN (SDR_DATA_HDR_LEN - SDR_IMM_LEN)
@@ -57,7 +58,7 @@ extern "C" {
 #define SDR_OP_UC_WRITE_ONLY_IMM 0x2B /**< data of a message with a user immediate */
 
 /* BTH byte 1 flags */
-#define SDR_BTH_SE 0x80     /**< set on the last data packet of a message */
+#define SDR_BTH_SE 0x80 /**< set on the last data packet of a message */
 #define SDR_BTH_MIGREQ 0x40
 #define SDR_BTH_PAD_SHIFT 4 /**< PadCnt, bits 5..4 */
 
@@ -72,8 +73,8 @@ extern "C" {
 #define SDR_IMM_MSG_BITS 10
 #define SDR_IMM_OFF_BITS 18
 #define SDR_IMM_FRAG_BITS 4
-#define SDR_MAX_MSGS (1u << SDR_IMM_MSG_BITS)     /**< 1024 slots per QP */
-#define SDR_MAX_PKTS (1u << SDR_IMM_OFF_BITS)     /**< packets per message */
+#define SDR_MAX_MSGS (1u << SDR_IMM_MSG_BITS) /**< 1024 slots per QP */
+#define SDR_MAX_PKTS (1u << SDR_IMM_OFF_BITS) /**< packets per message */
 /** The user's 32-bit immediate travels as 8 nibbles; packet p carries
  *  nibble (p % 8), least significant nibble first. Messages of fewer than 8
  *  packets add zero-length "immediate-only" packets for offsets npkts..7.
@@ -87,9 +88,18 @@ static inline uint32_t sdr_imm_pack(uint32_t msg_id, uint32_t pkt_off, uint32_t 
 	return ((msg_id & (SDR_MAX_MSGS - 1)) << 22) | ((pkt_off & (SDR_MAX_PKTS - 1)) << 4) |
 	       (frag & 0xF);
 }
-static inline uint32_t sdr_imm_msg_id(uint32_t imm) { return imm >> 22; }
-static inline uint32_t sdr_imm_pkt_off(uint32_t imm) { return (imm >> 4) & (SDR_MAX_PKTS - 1); }
-static inline uint32_t sdr_imm_frag(uint32_t imm) { return imm & 0xF; }
+static inline uint32_t sdr_imm_msg_id(uint32_t imm)
+{
+	return imm >> 22;
+}
+static inline uint32_t sdr_imm_pkt_off(uint32_t imm)
+{
+	return (imm >> 4) & (SDR_MAX_PKTS - 1);
+}
+static inline uint32_t sdr_imm_frag(uint32_t imm)
+{
+	return imm & 0xF;
+}
 /** Nibble of the user immediate carried by packet @p pkt_off. */
 static inline uint32_t sdr_user_imm_nibble(uint32_t user_imm, uint32_t pkt_off)
 {
@@ -99,7 +109,10 @@ static inline uint32_t sdr_user_imm_nibble(uint32_t user_imm, uint32_t pkt_off)
 /* ---- generations: each SDR QP owns a block of G consecutive QPNs ---- */
 /** Message sequence number n (counted from 0 per direction after connect)
  *  maps to slot n % 1024 and generation (n / 1024) % G. */
-static inline uint32_t sdr_seq_msg_id(uint32_t seq) { return seq & (SDR_MAX_MSGS - 1); }
+static inline uint32_t sdr_seq_msg_id(uint32_t seq)
+{
+	return seq & (SDR_MAX_MSGS - 1);
+}
 static inline uint32_t sdr_seq_gen(uint32_t seq, uint32_t generations)
 {
 	return (seq >> SDR_IMM_MSG_BITS) & (generations - 1);
@@ -110,7 +123,10 @@ static inline uint32_t sdr_seq_gen(uint32_t seq, uint32_t generations)
  * msg_id (seq % 1024, in the immediate) the packet names its full 32-bit
  * message number, so a late packet can never be placed into a later use
  * of the same slot and generation (docs/wire-format.md §4). */
-static inline uint32_t sdr_seq_psn(uint32_t seq) { return seq >> SDR_IMM_MSG_BITS; }
+static inline uint32_t sdr_seq_psn(uint32_t seq)
+{
+	return seq >> SDR_IMM_MSG_BITS;
+}
 /** The message number a data packet names: its PSN and its msg_id (from
  *  the ImmDt of a 0x2B packet, from the VA of a 0x2A one). */
 static inline uint32_t sdr_psn_seq(uint32_t psn, uint32_t msg_id)
@@ -125,7 +141,7 @@ struct sdr_l2l3 {
 	uint32_t src_ip; /**< host byte order */
 	uint32_t dst_ip; /**< host byte order */
 	uint16_t udp_sport;
-	uint8_t ttl;     /**< 0 means 64 */
+	uint8_t ttl; /**< 0 means 64 */
 	uint8_t dscp;
 };
 
@@ -135,10 +151,10 @@ struct sdr_data_hdr {
 	uint32_t psn;      /**< 24 bit */
 	uint64_t va;       /**< msg_id * M + pkt_off * MTU */
 	uint32_t rkey;
-	uint32_t dma_len;  /**< payload bytes in this packet (0 for imm-only) */
-	uint32_t imm;      /**< host order; sent big-endian (0x2B only) */
-	uint8_t se;        /**< last data packet of the message */
-	uint8_t no_imm;    /**< 1: a packet of a message whose user immediate is 0:
+	uint32_t dma_len; /**< payload bytes in this packet (0 for imm-only) */
+	uint32_t imm;     /**< host order; sent big-endian (0x2B only) */
+	uint8_t se;       /**< last data packet of the message */
+	uint8_t no_imm;   /**< 1: a packet of a message whose user immediate is 0:
 	                        opcode 0x2A, no ImmDt (imm is not sent) */
 };
 
@@ -193,15 +209,16 @@ static inline size_t sdr_data_hdr_len(const struct sdr_data_hdr *h)
  */
 size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct sdr_data_hdr *h);
 /** The same from a template of @p a (sdr_hdr_tmpl_init()). */
-size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, const struct sdr_data_hdr *h);
+size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t,
+			    const struct sdr_data_hdr *h);
 
 /**
  * Write headers of a control packet (UC SEND Only) for a control message of
  * @p msg_len bytes; the message goes at buf + SDR_CTRL_HDR_LEN.
  * @return total frame length.
  */
-size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn,
-			  uint32_t psn, size_t msg_len);
+size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn, uint32_t psn,
+			  size_t msg_len);
 /** The same from a template (sdr_hdr_tmpl_init()). */
 size_t sdr_build_ctrl_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint32_t dest_qpn,
 			    uint32_t psn, size_t msg_len);
@@ -257,15 +274,15 @@ const char *sdr_icrc_selected(void);
 enum sdr_parse_result {
 	SDR_PARSE_OK_DATA = 0,
 	SDR_PARSE_OK_CTRL,
-	SDR_PARSE_ARP,          /**< ARP frame (firmware may answer it) */
-	SDR_PARSE_TRUNCATED,    /**< shorter than its headers claim */
-	SDR_PARSE_NOT_IPV4,     /**< other ethertype */
-	SDR_PARSE_IP_BAD,       /**< bad version/IHL/total length/checksum/fragment */
+	SDR_PARSE_ARP,       /**< ARP frame (firmware may answer it) */
+	SDR_PARSE_TRUNCATED, /**< shorter than its headers claim */
+	SDR_PARSE_NOT_IPV4,  /**< other ethertype */
+	SDR_PARSE_IP_BAD,    /**< bad version/IHL/total length/checksum/fragment */
 	SDR_PARSE_NOT_UDP,
-	SDR_PARSE_NOT_ROCE,     /**< UDP but not dst port 4791 */
-	SDR_PARSE_BAD_BTH,      /**< unknown opcode, TVer != 0, bad pad */
+	SDR_PARSE_NOT_ROCE, /**< UDP but not dst port 4791 */
+	SDR_PARSE_BAD_BTH,  /**< unknown opcode, TVer != 0, bad pad */
 	SDR_PARSE_BAD_ICRC,
-	SDR_PARSE_BAD_LEN,      /**< DMA length disagrees with the payload */
+	SDR_PARSE_BAD_LEN, /**< DMA length disagrees with the payload */
 	SDR_PARSE__MAX
 };
 
@@ -278,16 +295,16 @@ struct sdr_parsed {
 	uint8_t opcode;
 	uint8_t se;
 	uint32_t dest_qpn, psn;
-	uint32_t icrc_off;       /**< offset of the ICRC in the frame */
+	uint32_t icrc_off; /**< offset of the ICRC in the frame */
 	/* data packets (sdr_parse_reth()) */
 	uint64_t va;
 	uint32_t rkey, dma_len;
-	uint32_t imm;            /**< ImmDt (0x2B); 0 for 0x2A */
+	uint32_t imm; /**< ImmDt (0x2B); 0 for 0x2A */
 	/* the packet's place in its receiver's window: from the ImmDt (0x2B,
 	 * sdr_parse_reth()) or from the VA (0x2A, sdr_data_locate()) */
 	uint32_t msg_id, pkt_off;
-	uint8_t imm_nib;         /**< 0x2B: nibble pkt_off % 8 of the user immediate */
-	uint8_t imm_zero;        /**< 0x2A: the user immediate is 0 (all nibbles) */
+	uint8_t imm_nib;  /**< 0x2B: nibble pkt_off % 8 of the user immediate */
+	uint8_t imm_zero; /**< 0x2A: the user immediate is 0 (all nibbles) */
 	/* payload (data) or control message (ctrl), pad stripped */
 	const uint8_t *payload;
 	uint32_t payload_len;
@@ -350,14 +367,14 @@ const char *sdr_parse_result_name(enum sdr_parse_result r);
 
 /* ---- SDR control messages (payload of UC SEND Only) ---- */
 #define SDR_CTRL_MAGIC 0x53445243u /* "SDRC" */
-#define SDR_CTRL_VERSION 2 /* 2: 64-bit key in the header, ABORT */
+#define SDR_CTRL_VERSION 2         /* 2: 64-bit key in the header, ABORT */
 
 enum sdr_ctrl_type {
-	SDR_CTRL_CTS = 1, /**< receiver -> sender: receive slots posted */
-	SDR_CTRL_ACK = 2, /**< receiver -> sender: SR acknowledgements */
-	SDR_CTRL_NACK = 3, /**< receiver -> sender: EC chunks that cannot be decoded */
+	SDR_CTRL_CTS = 1,    /**< receiver -> sender: receive slots posted */
+	SDR_CTRL_ACK = 2,    /**< receiver -> sender: SR acknowledgements */
+	SDR_CTRL_NACK = 3,   /**< receiver -> sender: EC chunks that cannot be decoded */
 	SDR_CTRL_PARITY = 4, /**< sender -> receiver: one packet of an EC parity chunk */
-	SDR_CTRL_ABORT = 5, /**< sender -> receiver: a send ended before its data went out */
+	SDR_CTRL_ABORT = 5,  /**< sender -> receiver: a send ended before its data went out */
 	SDR_CTRL__MAX
 };
 
@@ -408,10 +425,10 @@ size_t sdr_ctrl_cts_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_cts_
 struct sdr_ack_entry {
 	uint32_t seq;
 	uint32_t cum;
-	uint32_t off;   /**< window start - cum, < 2^24 */
+	uint32_t off; /**< window start - cum, < 2^24 */
 	uint8_t flags;
 	uint8_t bits[16];
-	uint32_t lost;  /**< FULL only: encoded when non-zero over bits[0..3];
+	uint32_t lost; /**< FULL only: encoded when non-zero over bits[0..3];
 	                     decoded from them (other entries: 0) */
 };
 #define SDR_ACK_OFF_MAX 0xFFFFFFu
@@ -538,8 +555,8 @@ size_t sdr_arp_reply(const uint8_t *frame, size_t len, uint32_t my_ip, const uin
 		     uint8_t *reply);
 
 /* ---- small helpers ---- */
-int sdr_parse_mac(const char *s, uint8_t mac[6]);  /**< "aa:bb:..", 0 or -1 */
-int sdr_parse_ipv4(const char *s, uint32_t *ip);   /**< dotted quad -> host order */
+int sdr_parse_mac(const char *s, uint8_t mac[6]); /**< "aa:bb:..", 0 or -1 */
+int sdr_parse_ipv4(const char *s, uint32_t *ip);  /**< dotted quad -> host order */
 void sdr_format_mac(const uint8_t mac[6], char out[18]);
 void sdr_format_ipv4(uint32_t ip, char out[16]);
 

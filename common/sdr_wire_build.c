@@ -100,11 +100,12 @@ static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint8_
 	return frame_len(bth_payload); /* = SDR_ETH_HLEN + ip_len */
 }
 
-size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t, const struct sdr_data_hdr *h)
+size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t,
+			    const struct sdr_data_hdr *h)
 {
-	size_t flen = build_l2_to_bth(buf, t, h->no_imm ? SDR_OP_UC_WRITE_ONLY : SDR_OP_UC_WRITE_ONLY_IMM,
-				      h->se, h->dest_qpn, h->psn,
-				      sdr_data_hdr_len(h) - SDR_CTRL_HDR_LEN + (size_t)h->dma_len);
+	size_t flen = build_l2_to_bth(
+		buf, t, h->no_imm ? SDR_OP_UC_WRITE_ONLY : SDR_OP_UC_WRITE_ONLY_IMM, h->se,
+		h->dest_qpn, h->psn, sdr_data_hdr_len(h) - SDR_CTRL_HDR_LEN + (size_t)h->dma_len);
 	uint8_t *reth = buf + SDR_CTRL_HDR_LEN;
 
 	wr64(reth + RETH_OFF_VA, h->va);
@@ -129,8 +130,8 @@ size_t sdr_build_data_hdr(uint8_t *buf, const struct sdr_l2l3 *a, const struct s
 	return sdr_build_data_hdr_t(buf, &t, h);
 }
 
-size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn,
-			  uint32_t psn, size_t msg_len)
+size_t sdr_build_ctrl_hdr(uint8_t *buf, const struct sdr_l2l3 *a, uint32_t dest_qpn, uint32_t psn,
+			  size_t msg_len)
 {
 	struct sdr_hdr_tmpl t;
 
@@ -159,8 +160,8 @@ size_t sdr_arp_reply(const uint8_t *frame, size_t len, uint32_t my_ip, const uin
 	if (len < ARP_FRAME_LEN || rd16(frame + 12) != SDR_ETHERTYPE_ARP)
 		return 0;
 	/* Ethernet/IPv4 request only: htype 1, ptype 0x0800, hlen 6, plen 4. */
-	if (rd16(arp) != 1 || rd16(arp + 2) != SDR_ETHERTYPE_IPV4 || arp[4] != 6 ||
-	    arp[5] != 4 || rd16(arp + 6) != ARP_OP_REQUEST)
+	if (rd16(arp) != 1 || rd16(arp + 2) != SDR_ETHERTYPE_IPV4 || arp[4] != 6 || arp[5] != 4 ||
+	    rd16(arp + 6) != ARP_OP_REQUEST)
 		return 0;
 	if (rd32(arp + 24) != my_ip)
 		return 0;

@@ -144,8 +144,8 @@ static const struct entry_codec codecs[SDR_CTRL__MAX] = {
 			  NULL, cts_put, cts_get},
 	[SDR_CTRL_ACK] = {SDR_ACK_ENTRY_WIRE, SDR_ACK_MAX_ENTRIES, sizeof(struct sdr_ack_entry),
 			  ack_ok, ack_put, ack_get},
-	[SDR_CTRL_NACK] = {SDR_NACK_ENTRY_WIRE, SDR_NACK_MAX_ENTRIES,
-			   sizeof(struct sdr_nack_entry), nack_ok, nack_put, nack_get},
+	[SDR_CTRL_NACK] = {SDR_NACK_ENTRY_WIRE, SDR_NACK_MAX_ENTRIES, sizeof(struct sdr_nack_entry),
+			   nack_ok, nack_put, nack_get},
 	[SDR_CTRL_ABORT] = {SDR_ABORT_ENTRY_WIRE, SDR_ABORT_MAX_ENTRIES,
 			    sizeof(struct sdr_abort_entry), NULL, abort_put, abort_get},
 };
@@ -196,8 +196,7 @@ int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
 	if (h->type == SDR_CTRL_PARITY && (h->count != 1 || len <= SDR_PARITY_DATA_OFF))
 		return -1;
 	c = &codecs[h->type];
-	if (c->wire && (h->count > c->max ||
-			(size_t)h->count * c->wire > len - SDR_CTRL_HDR_WIRE))
+	if (c->wire && (h->count > c->max || (size_t)h->count * c->wire > len - SDR_CTRL_HDR_WIRE))
 		return -1;
 	return 0;
 }

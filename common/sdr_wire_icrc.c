@@ -148,8 +148,7 @@ uint32_t sdr_icrc_compute(const uint8_t *frame, size_t len_without_icrc)
 		mbth[BTH_OFF_RESV8] = 0xFF;
 	}
 	crc = crc32_gzip_refl(0, hdr, masked);
-	return crc32_gzip_refl(crc, ip + covered,
-			       len_without_icrc - SDR_ETH_HLEN - covered);
+	return crc32_gzip_refl(crc, ip + covered, len_without_icrc - SDR_ETH_HLEN - covered);
 }
 
 uint32_t sdr_icrc_inplace(uint8_t *frame, size_t len_without_icrc)

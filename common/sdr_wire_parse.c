@@ -10,11 +10,16 @@
 #include "sdr_wire_priv.h"
 
 static const char *const parse_names[SDR_PARSE__MAX] = {
-	[SDR_PARSE_OK_DATA] = "ok_data",   [SDR_PARSE_OK_CTRL] = "ok_ctrl",
-	[SDR_PARSE_ARP] = "arp",           [SDR_PARSE_TRUNCATED] = "truncated",
-	[SDR_PARSE_NOT_IPV4] = "not_ipv4", [SDR_PARSE_IP_BAD] = "ip_bad",
-	[SDR_PARSE_NOT_UDP] = "not_udp",   [SDR_PARSE_NOT_ROCE] = "not_roce",
-	[SDR_PARSE_BAD_BTH] = "bad_bth",   [SDR_PARSE_BAD_ICRC] = "bad_icrc",
+	[SDR_PARSE_OK_DATA] = "ok_data",
+	[SDR_PARSE_OK_CTRL] = "ok_ctrl",
+	[SDR_PARSE_ARP] = "arp",
+	[SDR_PARSE_TRUNCATED] = "truncated",
+	[SDR_PARSE_NOT_IPV4] = "not_ipv4",
+	[SDR_PARSE_IP_BAD] = "ip_bad",
+	[SDR_PARSE_NOT_UDP] = "not_udp",
+	[SDR_PARSE_NOT_ROCE] = "not_roce",
+	[SDR_PARSE_BAD_BTH] = "bad_bth",
+	[SDR_PARSE_BAD_ICRC] = "bad_icrc",
 	[SDR_PARSE_BAD_LEN] = "bad_dma_len",
 };
 

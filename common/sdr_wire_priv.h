@@ -56,7 +56,10 @@
 
 /* ---- byte access: unaligned, explicit byte order ---- */
 
-static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
 static inline uint32_t rd24(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
@@ -65,7 +68,10 @@ static inline uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
-static inline uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) << 32 | rd32(p + 4); }
+static inline uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
+}
 static inline uint32_t rd32le(const uint8_t *p)
 {
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
@@ -112,7 +118,10 @@ static inline uint16_t ip_csum(const uint8_t *p, size_t len)
 	return (uint16_t)~sum;
 }
 
-static inline uint32_t pad_of(size_t len) { return (uint32_t)((4 - (len & 3)) & 3); }
+static inline uint32_t pad_of(size_t len)
+{
+	return (uint32_t)((4 - (len & 3)) & 3);
+}
 
 /* Frame length, Ethernet header to ICRC, of a packet whose BTH payload
  * (everything after the BTH up to, not including, the pad) is @p bth_payload. */

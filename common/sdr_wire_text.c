@@ -54,12 +54,11 @@ int sdr_parse_ipv4(const char *s, uint32_t *ip)
 
 void sdr_format_mac(const uint8_t mac[6], char out[18])
 {
-	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
-		 mac[4], mac[5]);
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
 }
 
 void sdr_format_ipv4(uint32_t ip, char out[16])
 {
-	snprintf(out, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xFF, (ip >> 8) & 0xFF,
-		 ip & 0xFF);
+	snprintf(out, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xFF, (ip >> 8) & 0xFF, ip & 0xFF);
 }

@@ -45,52 +45,52 @@ static inline void t_report(const char *kind, const char *file, int line, const 
 	fputc('\n', stderr);
 }
 
-#define CHECK(cond, ...)                                                                    \
-	do {                                                                                \
-		t_checks++;                                                                 \
-		if (!(cond)) {                                                              \
-			t_failures++;                                                       \
-			t_report("CHECK", __FILE__, __LINE__, #cond, " " __VA_ARGS__);      \
-		}                                                                           \
+#define CHECK(cond, ...)                                                               \
+	do {                                                                           \
+		t_checks++;                                                            \
+		if (!(cond)) {                                                         \
+			t_failures++;                                                  \
+			t_report("CHECK", __FILE__, __LINE__, #cond, " " __VA_ARGS__); \
+		}                                                                      \
 	} while (0)
 
-#define REQUIRE(cond, ...)                                                                  \
-	do {                                                                                \
-		t_checks++;                                                                 \
-		if (!(cond)) {                                                              \
-			t_failures++;                                                       \
-			t_report("REQUIRE", __FILE__, __LINE__, #cond, " " __VA_ARGS__);    \
-			exit(1);                                                            \
-		}                                                                           \
+#define REQUIRE(cond, ...)                                                               \
+	do {                                                                             \
+		t_checks++;                                                              \
+		if (!(cond)) {                                                           \
+			t_failures++;                                                    \
+			t_report("REQUIRE", __FILE__, __LINE__, #cond, " " __VA_ARGS__); \
+			exit(1);                                                         \
+		}                                                                        \
 	} while (0)
 
 /* Like CHECK, also prints two integer values. */
-#define CHECK_EQ(a, b)                                                                      \
-	do {                                                                                \
-		long long a_ = (long long)(a), b_ = (long long)(b);                         \
-		t_checks++;                                                                 \
-		if (a_ != b_) {                                                             \
-			fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n",   \
-				__FILE__, __LINE__, #a, #b, a_, b_);                        \
-			t_failures++;                                                       \
-		}                                                                           \
+#define CHECK_EQ(a, b)                                                                    \
+	do {                                                                              \
+		long long a_ = (long long)(a), b_ = (long long)(b);                       \
+		t_checks++;                                                               \
+		if (a_ != b_) {                                                           \
+			fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", \
+				__FILE__, __LINE__, #a, #b, a_, b_);                      \
+			t_failures++;                                                     \
+		}                                                                         \
 	} while (0)
 
 /* Abort the current loop after a failure so one bug does not print 10^5 lines. */
-#define CHECK_OR_BREAK(cond)                                                                \
-	if (t_checks++, !(cond)) {                                                          \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-		t_failures++;                                                               \
-		break;                                                                      \
+#define CHECK_OR_BREAK(cond)                                                             \
+	if (t_checks++, !(cond)) {                                                       \
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		t_failures++;                                                            \
+		break;                                                                   \
 	}
 
 /* Give up on the whole test after too many failures. */
-#define BAIL_IF_MANY()                                                                      \
-	do {                                                                                \
-		if (t_failures > 50) {                                                      \
-			fprintf(stderr, "too many failures, giving up\n");                  \
-			exit(1);                                                            \
-		}                                                                           \
+#define BAIL_IF_MANY()                                                     \
+	do {                                                               \
+		if (t_failures > 50) {                                     \
+			fprintf(stderr, "too many failures, giving up\n"); \
+			exit(1);                                           \
+		}                                                          \
 	} while (0)
 
 static uint64_t t_rng __attribute__((unused)) = 0x9E3779B97F4A7C15ull;
@@ -105,10 +105,16 @@ static inline uint64_t t_rnd(void)
 }
 
 /** Uniform-ish in [0, n); 0 when n == 0. */
-static inline uint64_t t_below(uint64_t n) { return n ? t_rnd() % n : 0; }
+static inline uint64_t t_below(uint64_t n)
+{
+	return n ? t_rnd() % n : 0;
+}
 
 /** Uniform-ish in [lo, hi]. */
-static inline uint64_t t_range(uint64_t lo, uint64_t hi) { return lo + t_below(hi - lo + 1); }
+static inline uint64_t t_range(uint64_t lo, uint64_t hi)
+{
+	return lo + t_below(hi - lo + 1);
+}
 
 static inline void t_seed(const char *name, uint64_t dflt)
 {

@@ -21,8 +21,7 @@
 
 /* ---------------------------------------------------------------- PRNG -- */
 
-static uint64_t
-splitmix64(uint64_t *x)
+static uint64_t splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
 
@@ -31,8 +30,7 @@ splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void
-sdr_link_rng_seed(struct sdr_link_rng *r, uint64_t seed, unsigned stream)
+void sdr_link_rng_seed(struct sdr_link_rng *r, uint64_t seed, unsigned stream)
 {
 	/* Each stream starts its own splitmix64 sequence: seed mixed with the
 	 * stream number, so streams of one seed are unrelated. */
@@ -44,14 +42,12 @@ sdr_link_rng_seed(struct sdr_link_rng *r, uint64_t seed, unsigned stream)
 		r->s[0] = 1; /* xoshiro must not start from all zeros */
 }
 
-static inline uint64_t
-rotl(uint64_t x, int k)
+static inline uint64_t rotl(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t
-sdr_link_rng_next(struct sdr_link_rng *r)
+uint64_t sdr_link_rng_next(struct sdr_link_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -66,43 +62,40 @@ sdr_link_rng_next(struct sdr_link_rng *r)
 	return result;
 }
 
-double
-sdr_link_rng_unit(struct sdr_link_rng *r)
+double sdr_link_rng_unit(struct sdr_link_rng *r)
 {
 	return (double)(sdr_link_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
 /* Uniform integer in [0, n) (n > 0), multiply-high: no modulo bias worth
  * speaking of for n << 2^64. */
-static inline uint64_t
-rng_below(struct sdr_link_rng *r, uint64_t n)
+static inline uint64_t rng_below(struct sdr_link_rng *r, uint64_t n)
 {
 	return (uint64_t)(((unsigned __int128)sdr_link_rng_next(r) * n) >> 64);
 }
 
-static inline bool
-rng_bernoulli(struct sdr_link_rng *r, double p)
+static inline bool rng_bernoulli(struct sdr_link_rng *r, double p)
 {
 	return sdr_link_rng_unit(r) < p;
 }
 
 /* ------------------------------------------------------------ the model -- */
 
-static bool
-prob_ok(double p)
+static bool prob_ok(double p)
 {
 	return p >= 0.0 && p <= 1.0; /* false for NaN */
 }
 
-int
-sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
+int sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
 {
 	if (link == NULL || cfg == NULL)
 		return -EINVAL;
 	if (cfg->delay_ns > SDR_LINK_MAX_DELAY_NS || cfg->jitter_ns > SDR_LINK_MAX_DELAY_NS ||
-	    cfg->reorder_extra_ns > SDR_LINK_MAX_DELAY_NS || cfg->rate_bps > SDR_LINK_MAX_RATE_BPS ||
+	    cfg->reorder_extra_ns > SDR_LINK_MAX_DELAY_NS ||
+	    cfg->rate_bps > SDR_LINK_MAX_RATE_BPS ||
 	    (cfg->rate_bps != 0 && cfg->rate_bps < SDR_LINK_MIN_RATE_BPS) ||
-	    (cfg->rate_bps != 0 && (cfg->buffer_bytes == 0 || cfg->buffer_bytes > SDR_LINK_MAX_BUFFER)) ||
+	    (cfg->rate_bps != 0 &&
+	     (cfg->buffer_bytes == 0 || cfg->buffer_bytes > SDR_LINK_MAX_BUFFER)) ||
 	    !prob_ok(cfg->loss) || !prob_ok(cfg->reorder) || !prob_ok(cfg->dup) ||
 	    !prob_ok(cfg->corrupt) || cfg->corrupt_max_bits < 1 ||
 	    cfg->corrupt_max_bits > SDR_LINK_CORRUPT_MAX_BITS || cfg->limit < 1 ||
@@ -120,8 +113,7 @@ sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
 
 /* Drain the bottleneck up to now_ns. drain_rem carries the fraction of a bit
  * (in units of 1e-9 bit) so that no rounding drifts over millions of frames. */
-static void
-bottleneck_drain(struct sdr_link *l, uint64_t now_ns)
+static void bottleneck_drain(struct sdr_link *l, uint64_t now_ns)
 {
 	unsigned __int128 num;
 	uint64_t drained;
@@ -141,8 +133,7 @@ bottleneck_drain(struct sdr_link *l, uint64_t now_ns)
 	l->drain_rem = (uint64_t)(num % NS_PER_S);
 }
 
-uint64_t
-sdr_link_backlog_at(const struct sdr_link *link, uint64_t now_ns)
+uint64_t sdr_link_backlog_at(const struct sdr_link *link, uint64_t now_ns)
 {
 	struct sdr_link tmp = *link;
 
@@ -154,9 +145,8 @@ sdr_link_backlog_at(const struct sdr_link *link, uint64_t now_ns)
 	return (tmp.backlog_bits + 7) / 8;
 }
 
-enum sdr_link_action
-sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
-		struct sdr_link_verdict *v)
+enum sdr_link_action sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
+				     struct sdr_link_verdict *v)
 {
 	const struct sdr_link_cfg *c = &l->cfg;
 	struct sdr_link_stats *st = &l->stats;
@@ -192,7 +182,8 @@ sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
 			st->max_backlog_bytes = st->backlog_bytes;
 		/* The last bit leaves once backlog_bits, less the fraction of a
 		 * bit already drained, have been sent: ceil to a whole ns. */
-		unsigned __int128 need = (unsigned __int128)l->backlog_bits * NS_PER_S - l->drain_rem;
+		unsigned __int128 need = (unsigned __int128)l->backlog_bits * NS_PER_S -
+					 l->drain_rem;
 		exit_ns = now_ns + (uint64_t)((need + c->rate_bps - 1) / c->rate_bps);
 	} else {
 		l->last_arrival_ns = now_ns;
@@ -261,13 +252,16 @@ sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
 			if (frame_len <= SDR_LINK_CORRUPT_MIN_OFFSET) {
 				st->corrupt_short++;
 			} else {
-				uint64_t region = (uint64_t)(frame_len - SDR_LINK_CORRUPT_MIN_OFFSET) * 8;
+				uint64_t region = (uint64_t)(frame_len -
+							     SDR_LINK_CORRUPT_MIN_OFFSET) *
+						  8;
 				uint64_t k = 1 + rng_below(r, c->corrupt_max_bits);
 
 				if (k > region)
 					k = region;
 				while (v->n_flips < k) {
-					uint32_t b = (uint32_t)(SDR_LINK_CORRUPT_MIN_OFFSET * 8 + rng_below(r, region));
+					uint32_t b = (uint32_t)(SDR_LINK_CORRUPT_MIN_OFFSET * 8 +
+								rng_below(r, region));
 					bool dupbit = false;
 
 					for (unsigned i = 0; i < v->n_flips; i++)
@@ -287,8 +281,7 @@ sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
 	return v->action;
 }
 
-void
-sdr_link_corrupt_apply(uint8_t *frame, uint32_t len, const struct sdr_link_verdict *v)
+void sdr_link_corrupt_apply(uint8_t *frame, uint32_t len, const struct sdr_link_verdict *v)
 {
 	for (unsigned i = 0; i < v->n_flips; i++) {
 		uint32_t b = v->flip_bit[i];
@@ -312,53 +305,55 @@ static const char *const stat_help[] = {
 #undef SDR_LINK_STATS_HELP_
 };
 
-unsigned
-sdr_link_stats_count(void)
+unsigned sdr_link_stats_count(void)
 {
 	return (unsigned)(sizeof(stat_names) / sizeof(stat_names[0]));
 }
 
-const char *
-sdr_link_stats_name(unsigned i)
+const char *sdr_link_stats_name(unsigned i)
 {
 	return i < sdr_link_stats_count() ? stat_names[i] : NULL;
 }
 
-const char *
-sdr_link_stats_help(unsigned i)
+const char *sdr_link_stats_help(unsigned i)
 {
 	return i < sdr_link_stats_count() ? stat_help[i] : NULL;
 }
 
-uint64_t
-sdr_link_stats_value(const struct sdr_link_stats *s, unsigned i)
+uint64_t sdr_link_stats_value(const struct sdr_link_stats *s, unsigned i)
 {
 	/* the struct is exactly the X-macro list of uint64_t, in order */
 	const uint64_t *v = (const uint64_t *)s;
 
-	_Static_assert(sizeof(struct sdr_link_stats) == sizeof(stat_names) / sizeof(stat_names[0]) *
-							      sizeof(uint64_t),
+	_Static_assert(sizeof(struct sdr_link_stats) ==
+			       sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t),
 		       "sdr_link_stats must be the SDR_LINK_STATS list of uint64_t");
 	return i < sdr_link_stats_count() ? v[i] : 0;
 }
 
-void
-sdr_link_stats_print(FILE *f, const char *title, const struct sdr_link_stats *s)
+void sdr_link_stats_print(FILE *f, const char *title, const struct sdr_link_stats *s)
 {
 	fprintf(f, "  ######## link emulator %s ########\n", title ? title : "");
 	fprintf(f, "  RX-in:      packets: %-14" PRIu64 " bytes: %" PRIu64 "\n", s->pkts_in,
 		s->bytes_in);
-	fprintf(f, "  Delivered:  packets: %-14" PRIu64 " bytes: %-14" PRIu64 " delayed: %" PRIu64 "\n",
+	fprintf(f,
+		"  Delivered:  packets: %-14" PRIu64 " bytes: %-14" PRIu64 " delayed: %" PRIu64
+		"\n",
 		s->delivered, s->bytes_delivered, s->delayed);
-	fprintf(f, "  Released:   packets: %-14" PRIu64 " held: %-14" PRIu64 " max-held: %" PRIu64 "\n",
+	fprintf(f,
+		"  Released:   packets: %-14" PRIu64 " held: %-14" PRIu64 " max-held: %" PRIu64
+		"\n",
 		s->released, s->held, s->max_held);
-	fprintf(f, "  Dropped:    buffer: %-15" PRIu64 " loss: %-14" PRIu64 " ge-loss: %-10" PRIu64
-		   " limit: %" PRIu64 "\n",
+	fprintf(f,
+		"  Dropped:    buffer: %-15" PRIu64 " loss: %-14" PRIu64 " ge-loss: %-10" PRIu64
+		" limit: %" PRIu64 "\n",
 		s->dropped_buffer, s->dropped_loss, s->dropped_ge, s->dropped_limit);
-	fprintf(f, "  Altered:    reordered: %-12" PRIu64 " duplicated: %-8" PRIu64 " dup-failed: %-7" PRIu64
-		   " corrupted: %" PRIu64 " (too short: %" PRIu64 ")\n",
+	fprintf(f,
+		"  Altered:    reordered: %-12" PRIu64 " duplicated: %-8" PRIu64
+		" dup-failed: %-7" PRIu64 " corrupted: %" PRIu64 " (too short: %" PRIu64 ")\n",
 		s->reordered, s->duplicated, s->dup_failed, s->corrupted, s->corrupt_short);
-	fprintf(f, "  Bottleneck: backlog: %-13" PRIu64 " max-backlog: %-7" PRIu64 " ge-bad: %-11" PRIu64
-		   " max-release-lag-ns: %" PRIu64 "\n",
+	fprintf(f,
+		"  Bottleneck: backlog: %-13" PRIu64 " max-backlog: %-7" PRIu64
+		" ge-bad: %-11" PRIu64 " max-release-lag-ns: %" PRIu64 "\n",
 		s->backlog_bytes, s->max_backlog_bytes, s->ge_bad_frames, s->max_release_lag_ns);
 }

@@ -64,49 +64,49 @@ extern "C" {
 #define SDR_LINK_DEFAULT_SEED 1u
 
 /* Upper bounds the parser enforces (sanity, and no overflow in ns/bit math). */
-#define SDR_LINK_MAX_DELAY_NS 10000000000ull /**< 10 s */
+#define SDR_LINK_MAX_DELAY_NS 10000000000ull    /**< 10 s */
 #define SDR_LINK_MAX_RATE_BPS 10000000000000ull /**< 10 Tbit/s */
-#define SDR_LINK_MIN_RATE_BPS 1000ull /**< 1 kbit/s */
-#define SDR_LINK_MAX_BUFFER 1000000000000ull /**< 1 TB */
+#define SDR_LINK_MIN_RATE_BPS 1000ull           /**< 1 kbit/s */
+#define SDR_LINK_MAX_BUFFER 1000000000000ull    /**< 1 TB */
 #define SDR_LINK_MAX_LIMIT (1u << 24)
 
 /** Parsed link description. Zero/false means "feature off". */
 struct sdr_link_cfg {
-	uint64_t delay_ns;       /**< fixed one-way delay */
-	uint64_t jitter_ns;      /**< extra delay uniform in [0, jitter_ns] */
-	uint64_t rate_bps;       /**< bottleneck rate, bits/s; 0 = no bottleneck */
-	uint64_t buffer_bytes;   /**< bottleneck buffer (only with rate_bps) */
-	double loss;             /**< Bernoulli loss probability */
-	bool ge;                 /**< Gilbert-Elliott loss model on */
-	double ge_p_gb;          /**< P(good -> bad) per frame */
-	double ge_p_bg;          /**< P(bad -> good) per frame */
-	double ge_loss_good;     /**< loss probability in the good state */
-	double ge_loss_bad;      /**< loss probability in the bad state */
-	double reorder;          /**< reorder probability */
+	uint64_t delay_ns;         /**< fixed one-way delay */
+	uint64_t jitter_ns;        /**< extra delay uniform in [0, jitter_ns] */
+	uint64_t rate_bps;         /**< bottleneck rate, bits/s; 0 = no bottleneck */
+	uint64_t buffer_bytes;     /**< bottleneck buffer (only with rate_bps) */
+	double loss;               /**< Bernoulli loss probability */
+	bool ge;                   /**< Gilbert-Elliott loss model on */
+	double ge_p_gb;            /**< P(good -> bad) per frame */
+	double ge_p_bg;            /**< P(bad -> good) per frame */
+	double ge_loss_good;       /**< loss probability in the good state */
+	double ge_loss_bad;        /**< loss probability in the bad state */
+	double reorder;            /**< reorder probability */
 	uint64_t reorder_extra_ns; /**< extra delay of a reordered frame */
-	double dup;              /**< duplication probability */
-	double corrupt;          /**< corruption probability */
+	double dup;                /**< duplication probability */
+	double corrupt;            /**< corruption probability */
 	unsigned corrupt_max_bits; /**< flip 1..corrupt_max_bits bits */
 	uint64_t seed;
-	unsigned limit;          /**< most frames held by the DPDK glue */
+	unsigned limit; /**< most frames held by the DPDK glue */
 };
 
 /** Verdict kinds. */
 enum sdr_link_action {
 	SDR_LINK_DELIVER = 0,
-	SDR_LINK_DROP_BUFFER,    /**< bottleneck buffer full (drop-tail) */
-	SDR_LINK_DROP_GE,        /**< Gilbert-Elliott loss */
-	SDR_LINK_DROP_LOSS,      /**< Bernoulli loss */
+	SDR_LINK_DROP_BUFFER, /**< bottleneck buffer full (drop-tail) */
+	SDR_LINK_DROP_GE,     /**< Gilbert-Elliott loss */
+	SDR_LINK_DROP_LOSS,   /**< Bernoulli loss */
 };
 
 /** What to do with one arriving frame. */
 struct sdr_link_verdict {
 	enum sdr_link_action action;
-	bool reordered;          /**< got the reorder extra delay */
-	bool duplicate;          /**< emit a copy at dup_depart_ns */
-	uint8_t n_flips;         /**< bits to flip (0 = not corrupted) */
-	uint64_t depart_ns;      /**< release time of the frame */
-	uint64_t dup_depart_ns;  /**< release time of the copy (== depart_ns) */
+	bool reordered;              /**< got the reorder extra delay */
+	bool duplicate;              /**< emit a copy at dup_depart_ns */
+	uint8_t n_flips;             /**< bits to flip (0 = not corrupted) */
+	uint64_t depart_ns;          /**< release time of the frame */
+	uint64_t dup_depart_ns;      /**< release time of the copy (== depart_ns) */
 	uint64_t bottleneck_exit_ns; /**< when its last bit left the bottleneck */
 	uint32_t flip_bit[SDR_LINK_CORRUPT_MAX_BITS]; /**< bit index in the frame,
 		bit b is (frame[b / 8] >> (b % 8)) & 1; all >= 8*42, distinct */
@@ -118,27 +118,27 @@ struct sdr_link_verdict {
  * "core" counters are kept by struct sdr_link; "glue" counters by the DPDK
  * part (zero when only the core is used).
  */
-#define SDR_LINK_STATS(X)                                                        \
-	X(pkts_in, "frames offered to the link")                                 \
-	X(bytes_in, "bytes offered to the link")                                 \
-	X(delivered, "frames that survive the link (decided to deliver)")        \
-	X(bytes_delivered, "bytes of delivered frames")                          \
-	X(delayed, "delivered frames with departure later than arrival")         \
-	X(dropped_buffer, "dropped: bottleneck buffer full (drop-tail)")         \
-	X(dropped_ge, "dropped: Gilbert-Elliott burst loss")                     \
-	X(dropped_loss, "dropped: Bernoulli loss")                               \
-	X(dropped_limit, "dropped: emulator holds 'limit' frames already")       \
-	X(reordered, "frames given the reorder extra delay")                     \
-	X(duplicated, "frames decided to be duplicated")                         \
-	X(dup_failed, "duplicates not made (no mbuf in dup pool or no slot)")    \
-	X(corrupted, "frames with bits flipped")                                 \
-	X(corrupt_short, "corruption skipped: frame <= 42 bytes")                \
-	X(released, "frames (and copies) handed to the application")             \
-	X(held, "frames held right now (current queue depth)")                   \
-	X(max_held, "most frames held at once")                                  \
-	X(backlog_bytes, "bottleneck backlog at the last arrival (bytes)")       \
-	X(max_backlog_bytes, "largest bottleneck backlog seen (bytes)")          \
-	X(ge_bad_frames, "frames that found the Gilbert-Elliott bad state")      \
+#define SDR_LINK_STATS(X)                                                     \
+	X(pkts_in, "frames offered to the link")                              \
+	X(bytes_in, "bytes offered to the link")                              \
+	X(delivered, "frames that survive the link (decided to deliver)")     \
+	X(bytes_delivered, "bytes of delivered frames")                       \
+	X(delayed, "delivered frames with departure later than arrival")      \
+	X(dropped_buffer, "dropped: bottleneck buffer full (drop-tail)")      \
+	X(dropped_ge, "dropped: Gilbert-Elliott burst loss")                  \
+	X(dropped_loss, "dropped: Bernoulli loss")                            \
+	X(dropped_limit, "dropped: emulator holds 'limit' frames already")    \
+	X(reordered, "frames given the reorder extra delay")                  \
+	X(duplicated, "frames decided to be duplicated")                      \
+	X(dup_failed, "duplicates not made (no mbuf in dup pool or no slot)") \
+	X(corrupted, "frames with bits flipped")                              \
+	X(corrupt_short, "corruption skipped: frame <= 42 bytes")             \
+	X(released, "frames (and copies) handed to the application")          \
+	X(held, "frames held right now (current queue depth)")                \
+	X(max_held, "most frames held at once")                               \
+	X(backlog_bytes, "bottleneck backlog at the last arrival (bytes)")    \
+	X(max_backlog_bytes, "largest bottleneck backlog seen (bytes)")       \
+	X(ge_bad_frames, "frames that found the Gilbert-Elliott bad state")   \
 	X(max_release_lag_ns, "largest (release time - departure time), ns")
 
 /** All counters, uint64_t each, in SDR_LINK_STATS order. */
@@ -167,11 +167,11 @@ enum sdr_link_stream {
 struct sdr_link {
 	struct sdr_link_cfg cfg;
 	struct sdr_link_rng rng[SDR_LINK_RNG_COUNT];
-	uint64_t last_arrival_ns;  /**< arrivals are clamped to be monotonic */
-	uint64_t backlog_bits;     /**< bits in the bottleneck at last_arrival_ns */
-	uint64_t drain_rem;        /**< fractional bits drained, in 1/1e9 bit */
-	uint64_t last_depart_ns;   /**< in-order departure floor */
-	bool ge_bad;               /**< Gilbert-Elliott state */
+	uint64_t last_arrival_ns; /**< arrivals are clamped to be monotonic */
+	uint64_t backlog_bits;    /**< bits in the bottleneck at last_arrival_ns */
+	uint64_t drain_rem;       /**< fractional bits drained, in 1/1e9 bit */
+	uint64_t last_depart_ns;  /**< in-order departure floor */
+	bool ge_bad;              /**< Gilbert-Elliott state */
 	struct sdr_link_stats stats;
 };
 
@@ -272,8 +272,8 @@ unsigned sdr_link_mbufs_needed(const struct sdr_link_cfg *cfg, unsigned frame_by
  *
  * @return 0 if it fits, -ENOSPC if not (message in @p err).
  */
-int sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes,
-			double line_rate_bps, unsigned pool_mbufs, char *err, size_t errlen);
+int sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double line_rate_bps,
+			unsigned pool_mbufs, char *err, size_t errlen);
 
 /** Write a one-line message into @p err (if not NULL) - the parsers' errors
  *  (sdr_link_cfg.c, sdr_link_peers.c, and sdr-pipe's network and controller

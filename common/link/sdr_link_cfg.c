@@ -21,8 +21,7 @@
 
 /* ------------------------------------------------------------- parsing -- */
 
-void
-sdr_link_seterr(char *err, size_t errlen, const char *fmt, ...)
+void sdr_link_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -40,26 +39,27 @@ struct unit {
 
 /* for printing a spec back (sdr_link_format); parsing is sdr_parse_duration() */
 static const struct unit time_units[] = {
-	{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1},
+	{"s", 1e9},
+	{"ms", 1e6},
+	{"us", 1e3},
+	{"ns", 1},
 };
 
 static const struct unit rate_units[] = {
-	{"bit", 1},   {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}, {"tbit", 1e12},
-	{"bps", 1},   {"kbps", 1e3}, {"mbps", 1e6}, {"gbps", 1e9}, {"tbps", 1e12},
+	{"bit", 1}, {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}, {"tbit", 1e12},
+	{"bps", 1}, {"kbps", 1e3}, {"mbps", 1e6}, {"gbps", 1e9}, {"tbps", 1e12},
 };
 
 static const struct unit size_units[] = {
-	{"b", 1},         {"kb", 1e3},          {"mb", 1e6},
-	{"gb", 1e9},      {"tb", 1e12},         {"kib", 1024.0},
-	{"mib", 1048576.0}, {"gib", 1073741824.0},
+	{"b", 1},     {"kb", 1e3},     {"mb", 1e6},        {"gb", 1e9},
+	{"tb", 1e12}, {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
 };
 
 #define N_UNITS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A plain non-negative decimal number: digits, optional fraction, optional
  * exponent. strtod alone would also take "inf", "nan", hex and a sign. */
-static int
-parse_number(const char *s, double *out, const char **end)
+static int parse_number(const char *s, double *out, const char **end)
 {
 	char *e;
 
@@ -75,16 +75,18 @@ parse_number(const char *s, double *out, const char **end)
 	return 0;
 }
 
-static int
-parse_with_unit(const char *key, const char *val, const struct unit *units, size_t n_units,
-		bool case_fold, const char *unit_help, double *out, char *err, size_t errlen)
+static int parse_with_unit(const char *key, const char *val, const struct unit *units,
+			   size_t n_units, bool case_fold, const char *unit_help, double *out,
+			   char *err, size_t errlen)
 {
 	const char *end;
 	double v;
 
 	if (parse_number(val, &v, &end) != 0) {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit (%s)",
-		       key, val, unit_help);
+		sdr_link_seterr(
+			err, errlen,
+			"link spec: key '%s': '%s' is not a non-negative number with a unit (%s)",
+			key, val, unit_help);
 		return -EINVAL;
 	}
 	if (*end == '\0') {
@@ -92,93 +94,105 @@ parse_with_unit(const char *key, const char *val, const struct unit *units, size
 			*out = 0;
 			return 0;
 		}
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (%s)", key, val, unit_help);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (%s)", key,
+				val, unit_help);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n_units; i++) {
-		if (case_fold ? strcasecmp(end, units[i].name) == 0 : strcmp(end, units[i].name) == 0) {
+		if (case_fold ? strcasecmp(end, units[i].name) == 0
+			      : strcmp(end, units[i].name) == 0) {
 			*out = v * units[i].mult;
 			return 0;
 		}
 	}
-	sdr_link_seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use %s)", key, end, val,
-	       unit_help);
+	sdr_link_seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use %s)", key,
+			end, val, unit_help);
 	return -EINVAL;
 }
 
-static int
-parse_time(const char *key, const char *val, uint64_t *ns, char *err, size_t errlen)
+static int parse_time(const char *key, const char *val, uint64_t *ns, char *err, size_t errlen)
 {
 	const char *unit;
 	double v;
 
 	/* common/sdr_units.c: the one duration parser, here with a unit required */
 	switch (sdr_parse_duration(val, SDR_TIME_UNIT_NEEDED, SDR_TIME_NS, &v, &unit)) {
-	case 0:
-		break;
+	case 0: break;
 	case SDR_TIME_ENOUNIT:
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' needs a unit (s, ms, us, ns)", key, val);
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s': '%s' needs a unit (s, ms, us, ns)", key, val);
 		return -EINVAL;
 	case SDR_TIME_EUNIT:
-		sdr_link_seterr(err, errlen, "link spec: key '%s': unknown unit '%s' in '%s' (use s, ms, us, ns)",
-		       key, unit, val);
+		sdr_link_seterr(
+			err, errlen,
+			"link spec: key '%s': unknown unit '%s' in '%s' (use s, ms, us, ns)", key,
+			unit, val);
 		return -EINVAL;
 	default:
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not a non-negative number with a unit"
-		       " (s, ms, us, ns)", key, val);
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s': '%s' is not a non-negative number with a unit"
+				" (s, ms, us, ns)",
+				key, val);
 		return -EINVAL;
 	}
 	v = nearbyint(v);
 	if (v > (double)SDR_LINK_MAX_DELAY_NS) {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': %s is more than the 10 s the emulator supports",
-		       key, val);
+		sdr_link_seterr(
+			err, errlen,
+			"link spec: key '%s': %s is more than the 10 s the emulator supports", key,
+			val);
 		return -EINVAL;
 	}
 	*ns = (uint64_t)v;
 	return 0;
 }
 
-static int
-parse_prob(const char *key, const char *val, double *p, char *err, size_t errlen)
+static int parse_prob(const char *key, const char *val, double *p, char *err, size_t errlen)
 {
 	const char *end;
 	double v;
 
 	if (parse_number(val, &v, &end) != 0 || !(*end == '\0' || strcmp(end, "%") == 0)) {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not a probability (0..1, e.g. 1e-3, or 0.1%%)",
-		       key, val);
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s': '%s' is not a probability (0..1, e.g. 1e-3, "
+				"or 0.1%%)",
+				key, val);
 		return -EINVAL;
 	}
 	if (*end == '%')
 		v /= 100.0;
 	if (v > 1.0) {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': probability %s is more than 1", key, val);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': probability %s is more than 1",
+				key, val);
 		return -EINVAL;
 	}
 	*p = v;
 	return 0;
 }
 
-static int
-parse_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-	   size_t errlen)
+static int parse_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,
+		      char *err, size_t errlen)
 {
 	char *e;
 	unsigned long long v;
 
 	if (!isdigit((unsigned char)val[0])) {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned integer", key, val);
+		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned integer",
+				key, val);
 		return -EINVAL;
 	}
 	errno = 0;
 	v = strtoull(val, &e, 0);
 	if (errno != 0 || *e != '\0') {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' is not an unsigned 64-bit integer", key, val);
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s': '%s' is not an unsigned 64-bit integer", key,
+				val);
 		return -EINVAL;
 	}
 	if (v < lo || v > hi) {
-		sdr_link_seterr(err, errlen, "link spec: key '%s': %s is outside %" PRIu64 "..%" PRIu64, key, val, lo,
-		       hi);
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s': %s is outside %" PRIu64 "..%" PRIu64, key,
+				val, lo, hi);
 		return -EINVAL;
 	}
 	*out = v;
@@ -187,8 +201,7 @@ parse_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, uint64_t 
 
 /* Split "a:b:c" in place into at most max fields; returns the count or -1
  * if there are more. */
-static int
-split_colon(char *s, char **f, int max)
+static int split_colon(char *s, char **f, int max)
 {
 	int n = 0;
 
@@ -204,16 +217,26 @@ split_colon(char *s, char **f, int max)
 }
 
 enum key_id {
-	K_DELAY, K_JITTER, K_RATE, K_BUFFER, K_LOSS, K_GE, K_REORDER, K_DUP, K_CORRUPT, K_SEED,
-	K_LIMIT, K_COUNT
+	K_DELAY,
+	K_JITTER,
+	K_RATE,
+	K_BUFFER,
+	K_LOSS,
+	K_GE,
+	K_REORDER,
+	K_DUP,
+	K_CORRUPT,
+	K_SEED,
+	K_LIMIT,
+	K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
-	"delay", "jitter", "rate", "buffer", "loss", "ge", "reorder", "dup", "corrupt", "seed", "limit",
+	"delay",   "jitter", "rate",    "buffer", "loss",  "ge",
+	"reorder", "dup",    "corrupt", "seed",   "limit",
 };
 
-void
-sdr_link_cfg_default(struct sdr_link_cfg *cfg)
+void sdr_link_cfg_default(struct sdr_link_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ge_loss_bad = 1.0;
@@ -223,8 +246,7 @@ sdr_link_cfg_default(struct sdr_link_cfg *cfg)
 	cfg->limit = SDR_LINK_DEFAULT_LIMIT;
 }
 
-static char *
-trim(char *s)
+static char *trim(char *s)
 {
 	char *e;
 
@@ -236,9 +258,8 @@ trim(char *s)
 	return s;
 }
 
-static int
-parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, char *err,
-	   size_t errlen)
+static int parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, char *err,
+		      size_t errlen)
 {
 	char *f[4];
 	int n, rc;
@@ -246,43 +267,48 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 	uint64_t u;
 
 	switch (k) {
-	case K_DELAY:
-		return parse_time(key, val, &c->delay_ns, err, errlen);
-	case K_JITTER:
-		return parse_time(key, val, &c->jitter_ns, err, errlen);
+	case K_DELAY: return parse_time(key, val, &c->delay_ns, err, errlen);
+	case K_JITTER: return parse_time(key, val, &c->jitter_ns, err, errlen);
 	case K_RATE:
-		rc = parse_with_unit(key, val, rate_units, N_UNITS(rate_units), true,
-				     "bit, kbit, mbit, gbit, tbit or bps, kbps, mbps, gbps, tbps (bits/s)",
-				     &d, err, errlen);
+		rc = parse_with_unit(
+			key, val, rate_units, N_UNITS(rate_units), true,
+			"bit, kbit, mbit, gbit, tbit or bps, kbps, mbps, gbps, tbps (bits/s)", &d,
+			err, errlen);
 		if (rc != 0)
 			return rc;
 		d = nearbyint(d);
-		if (d != 0 && (d < (double)SDR_LINK_MIN_RATE_BPS || d > (double)SDR_LINK_MAX_RATE_BPS)) {
-			sdr_link_seterr(err, errlen, "link spec: key 'rate': %s is outside 1kbit..10tbit (0 = no bottleneck)",
-			       val);
+		if (d != 0 &&
+		    (d < (double)SDR_LINK_MIN_RATE_BPS || d > (double)SDR_LINK_MAX_RATE_BPS)) {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'rate': %s is outside 1kbit..10tbit (0 = "
+					"no bottleneck)",
+					val);
 			return -EINVAL;
 		}
 		c->rate_bps = (uint64_t)d;
 		return 0;
 	case K_BUFFER:
 		rc = parse_with_unit(key, val, size_units, N_UNITS(size_units), true,
-				     "B, KB, MB, GB, TB (x1000) or KiB, MiB, GiB (x1024)", &d, err, errlen);
+				     "B, KB, MB, GB, TB (x1000) or KiB, MiB, GiB (x1024)", &d, err,
+				     errlen);
 		if (rc != 0)
 			return rc;
 		d = nearbyint(d);
 		if (d < 1 || d > (double)SDR_LINK_MAX_BUFFER) {
-			sdr_link_seterr(err, errlen, "link spec: key 'buffer': %s is outside 1B..1TB", val);
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'buffer': %s is outside 1B..1TB", val);
 			return -EINVAL;
 		}
 		c->buffer_bytes = (uint64_t)d;
 		return 0;
-	case K_LOSS:
-		return parse_prob(key, val, &c->loss, err, errlen);
+	case K_LOSS: return parse_prob(key, val, &c->loss, err, errlen);
 	case K_GE:
 		n = split_colon(val, f, 4);
 		if (n < 2) {
 			sdr_link_seterr(err, errlen,
-			       "link spec: key 'ge': '%s' must be p_gb:p_bg[:loss_good[:loss_bad]]", val);
+					"link spec: key 'ge': '%s' must be "
+					"p_gb:p_bg[:loss_good[:loss_bad]]",
+					val);
 			return -EINVAL;
 		}
 		if ((rc = parse_prob("ge p_gb", f[0], &c->ge_p_gb, err, errlen)) != 0 ||
@@ -290,12 +316,16 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 			return rc;
 		c->ge_loss_good = 0.0;
 		c->ge_loss_bad = 1.0;
-		if (n > 2 && (rc = parse_prob("ge loss_good", f[2], &c->ge_loss_good, err, errlen)) != 0)
+		if (n > 2 &&
+		    (rc = parse_prob("ge loss_good", f[2], &c->ge_loss_good, err, errlen)) != 0)
 			return rc;
-		if (n > 3 && (rc = parse_prob("ge loss_bad", f[3], &c->ge_loss_bad, err, errlen)) != 0)
+		if (n > 3 &&
+		    (rc = parse_prob("ge loss_bad", f[3], &c->ge_loss_bad, err, errlen)) != 0)
 			return rc;
 		if (c->ge_p_bg == 0 && c->ge_p_gb > 0) {
-			sdr_link_seterr(err, errlen, "link spec: key 'ge': p_bg must be > 0 (else the bad state never ends)");
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'ge': p_bg must be > 0 (else the bad state "
+					"never ends)");
 			return -EINVAL;
 		}
 		c->ge = true;
@@ -303,52 +333,55 @@ parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, ch
 	case K_REORDER:
 		n = split_colon(val, f, 2);
 		if (n < 1) {
-			sdr_link_seterr(err, errlen, "link spec: key 'reorder': '%s' must be PROB[:EXTRA_DELAY]", val);
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'reorder': '%s' must be PROB[:EXTRA_DELAY]",
+					val);
 			return -EINVAL;
 		}
 		if ((rc = parse_prob(key, f[0], &c->reorder, err, errlen)) != 0)
 			return rc;
 		if (n == 2) {
-			if ((rc = parse_time("reorder extra delay", f[1], &c->reorder_extra_ns, err, errlen)) != 0)
+			if ((rc = parse_time("reorder extra delay", f[1], &c->reorder_extra_ns, err,
+					     errlen)) != 0)
 				return rc;
 			if (c->reorder_extra_ns == 0) {
-				sdr_link_seterr(err, errlen, "link spec: key 'reorder': extra delay must be > 0");
+				sdr_link_seterr(
+					err, errlen,
+					"link spec: key 'reorder': extra delay must be > 0");
 				return -EINVAL;
 			}
 		}
 		return 0;
-	case K_DUP:
-		return parse_prob(key, val, &c->dup, err, errlen);
+	case K_DUP: return parse_prob(key, val, &c->dup, err, errlen);
 	case K_CORRUPT:
 		n = split_colon(val, f, 2);
 		if (n < 1) {
-			sdr_link_seterr(err, errlen, "link spec: key 'corrupt': '%s' must be PROB[:MAXBITS]", val);
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'corrupt': '%s' must be PROB[:MAXBITS]",
+					val);
 			return -EINVAL;
 		}
 		if ((rc = parse_prob(key, f[0], &c->corrupt, err, errlen)) != 0)
 			return rc;
 		if (n == 2) {
-			if ((rc = parse_uint("corrupt maxbits", f[1], 1, SDR_LINK_CORRUPT_MAX_BITS, &u, err,
-					     errlen)) != 0)
+			if ((rc = parse_uint("corrupt maxbits", f[1], 1, SDR_LINK_CORRUPT_MAX_BITS,
+					     &u, err, errlen)) != 0)
 				return rc;
 			c->corrupt_max_bits = (unsigned)u;
 		}
 		return 0;
-	case K_SEED:
-		return parse_uint(key, val, 0, UINT64_MAX, &c->seed, err, errlen);
+	case K_SEED: return parse_uint(key, val, 0, UINT64_MAX, &c->seed, err, errlen);
 	case K_LIMIT:
 		if ((rc = parse_uint(key, val, 1, SDR_LINK_MAX_LIMIT, &u, err, errlen)) != 0)
 			return rc;
 		c->limit = (unsigned)u;
 		return 0;
-	case K_COUNT:
-		break;
+	case K_COUNT: break;
 	}
 	return -EINVAL;
 }
 
-int
-sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t errlen)
+int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t errlen)
 {
 	char buf[SPEC_MAX];
 	struct sdr_link_cfg c;
@@ -388,7 +421,8 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 			}
 			eq = strchr(item, '=');
 			if (eq == NULL) {
-				sdr_link_seterr(err, errlen, "link spec: '%s' needs a value (key=value)", item);
+				sdr_link_seterr(err, errlen,
+						"link spec: '%s' needs a value (key=value)", item);
 				return -EINVAL;
 			}
 			*eq = '\0';
@@ -398,18 +432,22 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 				if (strcmp(key, key_names[k]) == 0)
 					break;
 			if (k == K_COUNT) {
-				sdr_link_seterr(err, errlen,
-				       "link spec: unknown key '%s' (known: delay, jitter, rate, buffer, loss, ge, reorder, dup, corrupt, seed, limit)",
-				       key);
+				sdr_link_seterr(
+					err, errlen,
+					"link spec: unknown key '%s' (known: delay, jitter, rate, "
+					"buffer, loss, ge, reorder, dup, corrupt, seed, limit)",
+					key);
 				return -EINVAL;
 			}
 			if (seen[k]) {
-				sdr_link_seterr(err, errlen, "link spec: key '%s' given twice", key);
+				sdr_link_seterr(err, errlen, "link spec: key '%s' given twice",
+						key);
 				return -EINVAL;
 			}
 			seen[k] = true;
 			if (*val == '\0') {
-				sdr_link_seterr(err, errlen, "link spec: key '%s' has an empty value", key);
+				sdr_link_seterr(err, errlen,
+						"link spec: key '%s' has an empty value", key);
 				return -EINVAL;
 			}
 			rc = parse_item((enum key_id)k, key, val, &c, err, errlen);
@@ -423,7 +461,8 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 
 	if (seen[K_BUFFER] && c.rate_bps == 0) {
 		sdr_link_seterr(err, errlen,
-		       "link spec: key 'buffer' needs a bottleneck rate (rate=...); without one nothing queues");
+				"link spec: key 'buffer' needs a bottleneck rate (rate=...); "
+				"without one nothing queues");
 		return -EINVAL;
 	}
 	if (c.rate_bps != 0 && !seen[K_BUFFER])
@@ -436,9 +475,8 @@ sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t err
 
 /* Shortest exact rendering: "12.5ms", "200us", "1gbit", "4MB": the largest
  * unit of units[first..last] not larger than v. */
-static void
-fmt_scaled(char *buf, size_t len, double v, const struct unit *units, size_t n, size_t first,
-	   size_t last)
+static void fmt_scaled(char *buf, size_t len, double v, const struct unit *units, size_t n,
+		       size_t first, size_t last)
 {
 	size_t best = first;
 
@@ -446,13 +484,13 @@ fmt_scaled(char *buf, size_t len, double v, const struct unit *units, size_t n, 
 		if (units[i].mult < units[best].mult)
 			best = i; /* smallest as the fallback */
 	for (size_t i = first; i <= last && i < n; i++)
-		if (units[i].mult <= v && (units[best].mult > v || units[i].mult > units[best].mult))
+		if (units[i].mult <= v &&
+		    (units[best].mult > v || units[i].mult > units[best].mult))
 			best = i;
 	snprintf(buf, len, "%.15g%s", v / units[best].mult, units[best].name);
 }
 
-static void
-fmt_time(char *buf, size_t len, uint64_t ns)
+static void fmt_time(char *buf, size_t len, uint64_t ns)
 {
 	if (ns == 0) {
 		snprintf(buf, len, "0");
@@ -461,36 +499,33 @@ fmt_time(char *buf, size_t len, uint64_t ns)
 	fmt_scaled(buf, len, (double)ns, time_units, N_UNITS(time_units), 0, 3);
 }
 
-static void
-fmt_rate(char *buf, size_t len, uint64_t bps)
+static void fmt_rate(char *buf, size_t len, uint64_t bps)
 {
 	fmt_scaled(buf, len, (double)bps, rate_units, N_UNITS(rate_units), 0, 4);
 }
 
-static void
-fmt_size(char *buf, size_t len, uint64_t bytes)
+static void fmt_size(char *buf, size_t len, uint64_t bytes)
 {
 	static const struct unit up[] = {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
 
 	fmt_scaled(buf, len, (double)bytes, up, N_UNITS(up), 0, 3);
 }
 
-int
-sdr_link_cfg_format(const struct sdr_link_cfg *c, char *buf, size_t len)
+int sdr_link_cfg_format(const struct sdr_link_cfg *c, char *buf, size_t len)
 {
 	char tmp[64], tmp2[64];
 	size_t off = 0;
 	int n = 0;
 
-#define APPEND(...)                                                                           \
-	do {                                                                                  \
-		int w_ = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,      \
-				  "%s", n > 0 ? "," : "");                                    \
-		off += (size_t)w_;                                                            \
-		w_ = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,          \
-			      __VA_ARGS__);                                                   \
-		off += (size_t)w_;                                                            \
-		n++;                                                                          \
+#define APPEND(...)                                                                              \
+	do {                                                                                     \
+		int w_ = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, "%s", \
+				  n > 0 ? "," : "");                                             \
+		off += (size_t)w_;                                                               \
+		w_ = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,           \
+			      __VA_ARGS__);                                                      \
+		off += (size_t)w_;                                                               \
+		n++;                                                                             \
 	} while (0)
 
 	if (len > 0)
@@ -540,8 +575,8 @@ struct sizing {
 	double eff_rate;
 };
 
-static void
-size_it(const struct sdr_link_cfg *c, unsigned frame_bytes, double line_rate_bps, struct sizing *z)
+static void size_it(const struct sdr_link_cfg *c, unsigned frame_bytes, double line_rate_bps,
+		    struct sizing *z)
 {
 	double frame_bits = (double)(frame_bytes ? frame_bytes : 64) * 8;
 	double eff = line_rate_bps > 0 ? line_rate_bps : 0;
@@ -561,8 +596,8 @@ size_it(const struct sdr_link_cfg *c, unsigned frame_bytes, double line_rate_bps
 	z->total = total;
 }
 
-unsigned
-sdr_link_mbufs_needed(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double line_rate_bps)
+unsigned sdr_link_mbufs_needed(const struct sdr_link_cfg *cfg, unsigned frame_bytes,
+			       double line_rate_bps)
 {
 	struct sizing z;
 
@@ -570,9 +605,8 @@ sdr_link_mbufs_needed(const struct sdr_link_cfg *cfg, unsigned frame_bytes, doub
 	return z.total > (double)UINT32_MAX ? UINT32_MAX : (unsigned)z.total;
 }
 
-int
-sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double line_rate_bps,
-		    unsigned pool_mbufs, char *err, size_t errlen)
+int sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double line_rate_bps,
+			unsigned pool_mbufs, char *err, size_t errlen)
 {
 	struct sizing z;
 	char rate[32], hold[32], bdp[32], buf[32];
@@ -586,9 +620,11 @@ sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, double
 	fmt_size(bdp, sizeof(bdp), (uint64_t)(z.eff_rate * z.hold_ns / 1e9 / 8));
 	fmt_size(buf, sizeof(buf), cfg->rate_bps ? cfg->buffer_bytes : 0);
 	sdr_link_seterr(err, errlen,
-	       "link emulator needs %.0f mbufs (BDP of %s x %s = %s = %.0f frames of %u B%s + buffer %s = %.0f frames + margin%s); the pool has %u; raise the pool size / -m or lower delay/rate/buffer (or set limit=)",
-	       z.total, rate, hold, bdp, z.span_frames, fb, cfg->dup > 0 ? " incl. duplicates" : "", buf,
-	       z.buffer_frames, z.total >= (double)cfg->limit + 512 ? ", capped by limit" : "",
-	       pool_mbufs);
+			"link emulator needs %.0f mbufs (BDP of %s x %s = %s = %.0f frames of %u "
+			"B%s + buffer %s = %.0f frames + margin%s); the pool has %u; raise the "
+			"pool size / -m or lower delay/rate/buffer (or set limit=)",
+			z.total, rate, hold, bdp, z.span_frames, fb,
+			cfg->dup > 0 ? " incl. duplicates" : "", buf, z.buffer_frames,
+			z.total >= (double)cfg->limit + 512 ? ", capped by limit" : "", pool_mbufs);
 	return -ENOSPC;
 }

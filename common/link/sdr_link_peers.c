@@ -19,8 +19,7 @@
 #define IPV4_MIN_HLEN 20u
 #define PROFILE_SPEC_MAX 4096u
 
-void
-sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt)
+void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt)
 {
 	struct sdr_link_profile *d = &p->lane[0];
 
@@ -36,8 +35,7 @@ sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt)
 	}
 }
 
-static bool
-name_ok(const char *s, size_t n)
+static bool name_ok(const char *s, size_t n)
 {
 	if (n == 0 || n >= SDR_LINK_PROFILE_NAME_MAX || !isalpha((unsigned char)s[0]))
 		return false;
@@ -47,8 +45,7 @@ name_ok(const char *s, size_t n)
 	return true;
 }
 
-int
-sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen)
+int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen)
 {
 	char buf[PROFILE_SPEC_MAX], *ips, *link, *c;
 	struct sdr_link_profile prof;
@@ -58,11 +55,13 @@ sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t e
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (spec == NULL || strlen(spec) >= sizeof(buf)) {
-		sdr_link_seterr(err, errlen, "link peer: %s", spec ? "longer than 4095 characters" : "missing");
+		sdr_link_seterr(err, errlen, "link peer: %s",
+				spec ? "longer than 4095 characters" : "missing");
 		return -EINVAL;
 	}
 	if (nprof >= SDR_LINK_PROFILES_MAX) {
-		sdr_link_seterr(err, errlen, "link peer: more than %u profiles", SDR_LINK_PROFILES_MAX);
+		sdr_link_seterr(err, errlen, "link peer: more than %u profiles",
+				SDR_LINK_PROFILES_MAX);
 		return -ENOSPC;
 	}
 	strcpy(buf, spec);
@@ -76,9 +75,10 @@ sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t e
 		c = strchr(ips, ':');
 		if (c == NULL || !name_ok(ips, (size_t)(c - ips))) {
 			sdr_link_seterr(err, errlen,
-			       "link peer '%s': a profile is [NAME:]IP[+IP...]:SPEC; NAME is a letter"
-			       " then letters, digits, '_', '-', '.' (at most %u)",
-			       spec, SDR_LINK_PROFILE_NAME_MAX - 1);
+					"link peer '%s': a profile is [NAME:]IP[+IP...]:SPEC; NAME "
+					"is a letter"
+					" then letters, digits, '_', '-', '.' (at most %u)",
+					spec, SDR_LINK_PROFILE_NAME_MAX - 1);
 			return -EINVAL;
 		}
 		*c = '\0';
@@ -88,20 +88,23 @@ sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t e
 		snprintf(prof.name, sizeof(prof.name), "peer%u", nprof);
 	}
 	if (strcmp(prof.name, SDR_LINK_DEFAULT_LANE_NAME) == 0) {
-		sdr_link_seterr(err, errlen, "link peer '%s': the name '%s' is the default lane's", spec,
-		       SDR_LINK_DEFAULT_LANE_NAME);
+		sdr_link_seterr(err, errlen, "link peer '%s': the name '%s' is the default lane's",
+				spec, SDR_LINK_DEFAULT_LANE_NAME);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < nprof; i++)
 		if (strcmp(p->lane[i].name, prof.name) == 0) {
-			sdr_link_seterr(err, errlen, "link peer '%s': a profile named '%s' exists already", spec,
-			       prof.name);
+			sdr_link_seterr(err, errlen,
+					"link peer '%s': a profile named '%s' exists already", spec,
+					prof.name);
 			return -EINVAL;
 		}
 	link = strchr(ips, ':');
 	if (link == NULL) {
-		sdr_link_seterr(err, errlen, "link peer '%s': no ':' before the link description"
-		       " ([NAME:]IP[+IP...]:SPEC; an empty SPEC is a perfect link)", spec);
+		sdr_link_seterr(err, errlen,
+				"link peer '%s': no ':' before the link description"
+				" ([NAME:]IP[+IP...]:SPEC; an empty SPEC is a perfect link)",
+				spec);
 		return -EINVAL;
 	}
 	*link++ = '\0';
@@ -117,23 +120,27 @@ sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t e
 		for (char *e = a + strlen(a); e > a && isspace((unsigned char)e[-1]);)
 			*--e = '\0';
 		if (sdr_parse_ipv4(a, &ip) != 0) {
-			sdr_link_seterr(err, errlen, "link peer '%s': '%s' is not an IPv4 address", spec, a);
+			sdr_link_seterr(err, errlen, "link peer '%s': '%s' is not an IPv4 address",
+					spec, a);
 			return -EINVAL;
 		}
 		for (unsigned i = 0; i < prof.naddr; i++)
 			if (prof.addr[i] == ip) {
-				sdr_link_seterr(err, errlen, "link peer '%s': %s given twice", spec, a);
+				sdr_link_seterr(err, errlen, "link peer '%s': %s given twice", spec,
+						a);
 				return -EINVAL;
 			}
 		for (unsigned i = 0; i < p->naddr; i++)
 			if (p->addr[i] == ip) {
-				sdr_link_seterr(err, errlen, "link peer '%s': %s is already in profile '%s'", spec,
-				       a, p->lane[p->lane_of[i]].name);
+				sdr_link_seterr(err, errlen,
+						"link peer '%s': %s is already in profile '%s'",
+						spec, a, p->lane[p->lane_of[i]].name);
 				return -EINVAL;
 			}
 		if (p->naddr + prof.naddr >= SDR_LINK_PEER_ADDRS_MAX) {
-			sdr_link_seterr(err, errlen, "link peer: more than %u addresses in all profiles",
-			       SDR_LINK_PEER_ADDRS_MAX);
+			sdr_link_seterr(err, errlen,
+					"link peer: more than %u addresses in all profiles",
+					SDR_LINK_PEER_ADDRS_MAX);
 			return -ENOSPC;
 		}
 		prof.addr[prof.naddr++] = ip;
@@ -156,8 +163,7 @@ sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t e
 	return 0;
 }
 
-unsigned
-sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip)
+unsigned sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip)
 {
 	for (unsigned i = 0; i < p->naddr; i++)
 		if (p->addr[i] == ip)
@@ -165,14 +171,12 @@ sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip)
 	return p->nlanes - 1;
 }
 
-bool
-sdr_link_plan_active(const struct sdr_link_plan *p)
+bool sdr_link_plan_active(const struct sdr_link_plan *p)
 {
 	return p->nlanes > 1 || p->lane[0].emulated;
 }
 
-int
-sdr_link_frame_src_ipv4(const uint8_t *f, uint32_t len, uint32_t *ip)
+int sdr_link_frame_src_ipv4(const uint8_t *f, uint32_t len, uint32_t *ip)
 {
 	uint32_t l3 = ETH_HLEN;
 	unsigned type;
@@ -193,8 +197,7 @@ sdr_link_frame_src_ipv4(const uint8_t *f, uint32_t len, uint32_t *ip)
 	return 0;
 }
 
-int
-sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len)
+int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len)
 {
 	const struct sdr_link_profile *x = &p->lane[i];
 	char spec[512], a[16];
@@ -219,9 +222,8 @@ sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_
 	return (int)off;
 }
 
-unsigned
-sdr_link_plan_mbufs_needed(const struct sdr_link_plan *p, unsigned frame_bytes,
-			   double line_rate_bps)
+unsigned sdr_link_plan_mbufs_needed(const struct sdr_link_plan *p, unsigned frame_bytes,
+				    double line_rate_bps)
 {
 	uint64_t sum = 0;
 
@@ -230,9 +232,8 @@ sdr_link_plan_mbufs_needed(const struct sdr_link_plan *p, unsigned frame_bytes,
 	return sum > UINT32_MAX ? UINT32_MAX : (unsigned)sum;
 }
 
-void
-sdr_link_plan_cap(struct sdr_link_plan *p, unsigned frames, unsigned frame_bytes,
-		  double line_rate_bps)
+void sdr_link_plan_cap(struct sdr_link_plan *p, unsigned frames, unsigned frame_bytes,
+		       double line_rate_bps)
 {
 	unsigned want[SDR_LINK_LANES_MAX];
 	bool done[SDR_LINK_LANES_MAX] = {false};
@@ -269,8 +270,7 @@ sdr_link_plan_cap(struct sdr_link_plan *p, unsigned frames, unsigned frame_bytes
 	}
 }
 
-void
-sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats *s)
+void sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats *s)
 {
 	uint64_t *d = (uint64_t *)sum;
 
@@ -288,8 +288,7 @@ sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats *s)
 		sum->max_release_lag_ns = s->max_release_lag_ns;
 }
 
-int
-sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
+int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
 {
 	if (plan == NULL || plan->nlanes < 1 || plan->nlanes > SDR_LINK_LANES_MAX ||
 	    plan->naddr > SDR_LINK_PEER_ADDRS_MAX)
@@ -305,8 +304,7 @@ sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
 	return 0;
 }
 
-unsigned
-sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len)
+unsigned sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len)
 {
 	uint32_t ip;
 
@@ -320,10 +318,10 @@ sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len)
 	return s->last_lane;
 }
 
-enum sdr_link_action
-sdr_link_set_decide(struct sdr_link_set *s, uint64_t now_ns, const uint8_t *frame,
-		    uint32_t head_len, uint32_t frame_len, unsigned *lane,
-		    struct sdr_link_verdict *v)
+enum sdr_link_action sdr_link_set_decide(struct sdr_link_set *s, uint64_t now_ns,
+					 const uint8_t *frame, uint32_t head_len,
+					 uint32_t frame_len, unsigned *lane,
+					 struct sdr_link_verdict *v)
 {
 	*lane = sdr_link_set_lane(s, frame, head_len);
 	return sdr_link_decide(&s->link[*lane], now_ns, frame_len, v);

@@ -57,16 +57,16 @@ extern "C" {
 struct sdr_link_profile {
 	char name[SDR_LINK_PROFILE_NAME_MAX];
 	struct sdr_link_cfg cfg;
-	bool emulated;       /**< false: the default lane without --link */
-	unsigned naddr;      /**< source addresses (0 for the default lane) */
+	bool emulated;                          /**< false: the default lane without --link */
+	unsigned naddr;                         /**< source addresses (0 for the default lane) */
 	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX]; /**< IPv4, host byte order */
 };
 
 /** Profiles and the default lane of one receiving port. */
 struct sdr_link_plan {
-	unsigned nlanes;     /**< profiles + 1; lane nlanes - 1 is the default */
+	unsigned nlanes; /**< profiles + 1; lane nlanes - 1 is the default */
 	struct sdr_link_profile lane[SDR_LINK_LANES_MAX];
-	unsigned naddr;      /**< every listed address, for the lookup */
+	unsigned naddr; /**< every listed address, for the lookup */
 	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX];
 	uint8_t lane_of[SDR_LINK_PEER_ADDRS_MAX];
 };
@@ -134,7 +134,7 @@ void sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats 
 struct sdr_link_set {
 	struct sdr_link_plan plan;
 	struct sdr_link link[SDR_LINK_LANES_MAX];
-	uint32_t last_ip;    /**< one-entry cache of the lookup */
+	uint32_t last_ip; /**< one-entry cache of the lookup */
 	unsigned last_lane;
 	bool last_valid;
 };

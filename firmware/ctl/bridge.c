@@ -29,16 +29,16 @@
 #include "sdr_link_dpdk.h"
 
 #define BR_BURST 32
-#define BR_DATA_ROOM 9216        /* a 9000-byte MTU frame */
+#define BR_DATA_ROOM 9216 /* a 9000-byte MTU frame */
 #define BR_NB_DESC 1024
-#define BR_LINE_BPS 10e9         /* BDP of a link spec without rate= */
-#define BR_FRAME_EST 1024u       /* frame size for the pool estimate (ACKs are small) */
+#define BR_LINE_BPS 10e9   /* BDP of a link spec without rate= */
+#define BR_FRAME_EST 1024u /* frame size for the pool estimate (ACKs are small) */
 
 struct br_dir {
-	const char *spec;         /* --link-ab / --link-ba (or --link) */
+	const char *spec; /* --link-ab / --link-ba (or --link) */
 	struct sdr_link_cfg cfg;
 	struct sdr_link_rx *link;
-	uint16_t in, out;         /* ports */
+	uint16_t in, out; /* ports */
 	uint64_t rx, rx_bytes, tx, tx_drop;
 };
 
@@ -53,34 +53,44 @@ static void br_signal(int sig)
 void sdr_bridge_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: sdr-dpu [EAL options] -- --bridge [options]\n"
-"\n"
-"Bump in the wire: forward every frame between DPDK ports 0 and 1 (port 0's\n"
-"frames out of port 1 and back), each direction through the long-haul link\n"
-"emulator. No hosts attach. The EAL needs exactly two ports, e.g.\n"
-"  --no-huge --no-shconf --no-pci -m 1024 -l 0 --file-prefix=br\n"
-"  --vdev=net_af_packet0,iface=brA,framesz=9216,blocksz=36864,framecnt=8192\n"
-"  --vdev=net_af_packet1,iface=brB,framesz=9216,blocksz=36864,framecnt=8192\n"
-"Both ports are put in promiscuous mode.\n"
-"\n"
-"Options:\n"
-"  --link SPEC          emulate SPEC in both directions (docs/link-emulator.md);\n"
-"                       the B->A direction uses seed+1 so that the two\n"
-"                       directions lose independently\n"
-"  --link-ab SPEC       the port 0 -> port 1 direction (overrides --link)\n"
-"  --link-ba SPEC       the port 1 -> port 0 direction (overrides --link)\n"
-"  --mbufs N            packet buffers (default 16384, raised to what the\n"
-"                       emulated links hold: their bandwidth-delay products)\n"
-"  --idle-us US         sleep after --idle-spins empty polls (default 20; 0 =\n"
-"                       busy-poll); held frames are released on the next poll\n"
-"  --idle-spins N       (default 256)\n"
-"  --stats-interval S   print the counters every S seconds (default 0 = at exit)\n"
-"  --stats-json FILE    write the counters as JSON at exit\n"
-"  --help\n");
+		"Usage: sdr-dpu [EAL options] -- --bridge [options]\n"
+		"\n"
+		"Bump in the wire: forward every frame between DPDK ports 0 and 1 (port 0's\n"
+		"frames out of port 1 and back), each direction through the long-haul link\n"
+		"emulator. No hosts attach. The EAL needs exactly two ports, e.g.\n"
+		"  --no-huge --no-shconf --no-pci -m 1024 -l 0 --file-prefix=br\n"
+		"  --vdev=net_af_packet0,iface=brA,framesz=9216,blocksz=36864,framecnt=8192\n"
+		"  --vdev=net_af_packet1,iface=brB,framesz=9216,blocksz=36864,framecnt=8192\n"
+		"Both ports are put in promiscuous mode.\n"
+		"\n"
+		"Options:\n"
+		"  --link SPEC          emulate SPEC in both directions (docs/link-emulator.md);\n"
+		"                       the B->A direction uses seed+1 so that the two\n"
+		"                       directions lose independently\n"
+		"  --link-ab SPEC       the port 0 -> port 1 direction (overrides --link)\n"
+		"  --link-ba SPEC       the port 1 -> port 0 direction (overrides --link)\n"
+		"  --mbufs N            packet buffers (default 16384, raised to what the\n"
+		"                       emulated links hold: their bandwidth-delay products)\n"
+		"  --idle-us US         sleep after --idle-spins empty polls (default 20; 0 =\n"
+		"                       busy-poll); held frames are released on the next poll\n"
+		"  --idle-spins N       (default 256)\n"
+		"  --stats-interval S   print the counters every S seconds (default 0 = at exit)\n"
+		"  --stats-json FILE    write the counters as JSON at exit\n"
+		"  --help\n");
 }
 
-enum { B_BRIDGE = 1, B_LINK, B_LINK_AB, B_LINK_BA, B_MBUFS, B_IDLE_US, B_IDLE_SPINS, B_STATS,
-       B_JSON, B_HELP };
+enum {
+	B_BRIDGE = 1,
+	B_LINK,
+	B_LINK_AB,
+	B_LINK_BA,
+	B_MBUFS,
+	B_IDLE_US,
+	B_IDLE_SPINS,
+	B_STATS,
+	B_JSON,
+	B_HELP
+};
 
 struct br_opts {
 	const char *link, *link_ab, *link_ba, *json;
@@ -103,11 +113,17 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 /* 0, 1 (--help printed), or -1 (message printed) */
 static int br_parse(int argc, char **argv, struct br_opts *o)
 {
-	static const struct option lo[] = {
-		{"bridge", 0, 0, B_BRIDGE}, {"link", 1, 0, B_LINK}, {"link-ab", 1, 0, B_LINK_AB},
-		{"link-ba", 1, 0, B_LINK_BA}, {"mbufs", 1, 0, B_MBUFS}, {"idle-us", 1, 0, B_IDLE_US},
-		{"idle-spins", 1, 0, B_IDLE_SPINS}, {"stats-interval", 1, 0, B_STATS},
-		{"stats-json", 1, 0, B_JSON}, {"help", 0, 0, B_HELP}, {0, 0, 0, 0}};
+	static const struct option lo[] = {{"bridge", 0, 0, B_BRIDGE},
+					   {"link", 1, 0, B_LINK},
+					   {"link-ab", 1, 0, B_LINK_AB},
+					   {"link-ba", 1, 0, B_LINK_BA},
+					   {"mbufs", 1, 0, B_MBUFS},
+					   {"idle-us", 1, 0, B_IDLE_US},
+					   {"idle-spins", 1, 0, B_IDLE_SPINS},
+					   {"stats-interval", 1, 0, B_STATS},
+					   {"stats-json", 1, 0, B_JSON},
+					   {"help", 0, 0, B_HELP},
+					   {0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -141,14 +157,16 @@ static int br_parse(int argc, char **argv, struct br_opts *o)
 		case B_JSON: o->json = optarg; break;
 		case B_HELP: sdr_bridge_usage(stdout); return 1;
 		default:
-			fprintf(stderr, "sdr-dpu --bridge: unknown or incomplete option '%s' (--help lists "
-					"the bridge's options; the DPU options do not apply)\n",
+			fprintf(stderr,
+				"sdr-dpu --bridge: unknown or incomplete option '%s' (--help lists "
+				"the bridge's options; the DPU options do not apply)\n",
 				argv[optind - 1]);
 			return -1;
 		}
 		continue;
 bad:
-		fprintf(stderr, "sdr-dpu --bridge: bad value '%s' for %s\n", optarg, argv[optind - 2]);
+		fprintf(stderr, "sdr-dpu --bridge: bad value '%s' for %s\n", optarg,
+			argv[optind - 2]);
 		return -1;
 	}
 	if (optind != argc) {
@@ -187,7 +205,8 @@ static int br_port(uint16_t port, struct rte_mempool *pool)
 	    (rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd)) ||
 	    (rc = rte_eth_rx_queue_setup(port, 0, nrxd, rte_eth_dev_socket_id(port), NULL, pool)) ||
 	    (rc = rte_eth_tx_queue_setup(port, 0, ntxd, rte_eth_dev_socket_id(port), NULL))) {
-		fprintf(stderr, "sdr-dpu --bridge: port %u: setup failed: %s\n", port, rte_strerror(-rc));
+		fprintf(stderr, "sdr-dpu --bridge: port %u: setup failed: %s\n", port,
+			rte_strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -199,12 +218,14 @@ static void br_print(FILE *f, struct br_dir *d, int n)
 		struct sdr_link_stats st;
 		char title[64];
 
-		fprintf(f, "bridge port %u -> port %u: %" PRIu64 " frames (%" PRIu64 " bytes) in, %" PRIu64
-			   " out, %" PRIu64 " dropped at TX\n",
+		fprintf(f,
+			"bridge port %u -> port %u: %" PRIu64 " frames (%" PRIu64
+			" bytes) in, %" PRIu64 " out, %" PRIu64 " dropped at TX\n",
 			d[i].in, d[i].out, d[i].rx, d[i].rx_bytes, d[i].tx, d[i].tx_drop);
 		if (d[i].link) {
 			sdr_link_rx_stats(d[i].link, &st);
-			snprintf(title, sizeof(title), "link emulator port %u -> %u", d[i].in, d[i].out);
+			snprintf(title, sizeof(title), "link emulator port %u -> %u", d[i].in,
+				 d[i].out);
 			sdr_link_stats_print(f, title, &st);
 		}
 	}
@@ -223,9 +244,11 @@ static int br_json(const char *path, struct br_dir *d, int n)
 		memset(&st, 0, sizeof(st));
 		if (d[i].link)
 			sdr_link_rx_stats(d[i].link, &st);
-		fprintf(f, "%s{\"in\":%u,\"out\":%u,\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			   ",\"tx\":%" PRIu64 ",\"tx_drop\":%" PRIu64 ",\"link\":{",
-			i ? "," : "", d[i].in, d[i].out, d[i].rx, d[i].rx_bytes, d[i].tx, d[i].tx_drop);
+		fprintf(f,
+			"%s{\"in\":%u,\"out\":%u,\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			",\"tx\":%" PRIu64 ",\"tx_drop\":%" PRIu64 ",\"link\":{",
+			i ? "," : "", d[i].in, d[i].out, d[i].rx, d[i].rx_bytes, d[i].tx,
+			d[i].tx_drop);
 		int k = 0;
 #define BR_JSON_FIELD_(name, help) fprintf(f, "%s\"%s\":%" PRIu64, k++ ? "," : "", #name, st.name);
 		SDR_LINK_STATS(BR_JSON_FIELD_)
@@ -279,8 +302,10 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 	signal(SIGINT, br_signal);
 	signal(SIGTERM, br_signal);
 	if (rte_eth_dev_count_avail() != 2) {
-		fprintf(stderr, "sdr-dpu --bridge: needs exactly two DPDK ports (two --vdev), the EAL "
-				"has %u\n", rte_eth_dev_count_avail());
+		fprintf(stderr,
+			"sdr-dpu --bridge: needs exactly two DPDK ports (two --vdev), the EAL "
+			"has %u\n",
+			rte_eth_dev_count_avail());
 		goto out;
 	}
 	unsigned need = 0;
@@ -289,15 +314,17 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 		if (d[i].spec)
 			need += sdr_link_mbufs_needed(&d[i].cfg, BR_FRAME_EST, BR_LINE_BPS);
 	unsigned nmbufs = o.mbufs > need + 2 * BR_NB_DESC + 1024 ? o.mbufs
-								: need + 2 * BR_NB_DESC + 1024;
+								 : need + 2 * BR_NB_DESC + 1024;
 
 	pool = rte_pktmbuf_pool_create("sdr_bridge", nmbufs, 256, 0,
 				       RTE_PKTMBUF_HEADROOM + BR_DATA_ROOM, rte_socket_id());
 	if (!pool) {
-		fprintf(stderr, "sdr-dpu --bridge: cannot allocate %u mbufs of %u B (%u MB): %s (raise "
-				"EAL -m, or lower the links' delay x rate and buffer)\n",
+		fprintf(stderr,
+			"sdr-dpu --bridge: cannot allocate %u mbufs of %u B (%u MB): %s (raise "
+			"EAL -m, or lower the links' delay x rate and buffer)\n",
 			nmbufs, RTE_PKTMBUF_HEADROOM + BR_DATA_ROOM,
-			(unsigned)((uint64_t)nmbufs * (RTE_PKTMBUF_HEADROOM + BR_DATA_ROOM + 256) >> 20),
+			(unsigned)((uint64_t)nmbufs * (RTE_PKTMBUF_HEADROOM + BR_DATA_ROOM + 256) >>
+				   20),
 			rte_strerror(rte_errno));
 		goto out;
 	}
@@ -309,7 +336,9 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 			continue;
 		d[i].link = sdr_link_rx_attach(d[i].in, 0, &d[i].cfg, pool);
 		if (!d[i].link) {
-			fprintf(stderr, "sdr-dpu --bridge: cannot attach the link emulator to port %u: %s\n",
+			fprintf(stderr,
+				"sdr-dpu --bridge: cannot attach the link emulator to port %u: "
+				"%s\n",
 				d[i].in, rte_strerror(rte_errno));
 			goto out;
 		}
@@ -321,8 +350,8 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 			goto out;
 		}
 		if ((rc = rte_eth_promiscuous_enable(p)))
-			fprintf(stderr, "sdr-dpu --bridge: note: port %u: promiscuous mode: %s\n", p,
-				rte_strerror(-rc));
+			fprintf(stderr, "sdr-dpu --bridge: note: port %u: promiscuous mode: %s\n",
+				p, rte_strerror(-rc));
 	}
 	for (int i = 0; i < 2; i++) {
 		if (!d[i].spec || sdr_link_cfg_format(&d[i].cfg, desc, sizeof(desc)) < 0)
@@ -379,8 +408,9 @@ int sdr_bridge_cli(int argc, char **argv, int dd)
 				sdr_bridge_usage(stdout);
 				return 0;
 			}
-		fprintf(stderr, "sdr-dpu --bridge: give the EAL arguments (two ports), then --, then "
-				"--bridge and its options (sdr-dpu --bridge --help)\n");
+		fprintf(stderr,
+			"sdr-dpu --bridge: give the EAL arguments (two ports), then --, then "
+			"--bridge and its options (sdr-dpu --bridge --help)\n");
 		return 2;
 	}
 	char *prog = argv[0], *dash = argv[dd];

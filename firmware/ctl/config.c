@@ -155,25 +155,43 @@ static const struct sdr_opt_name quota_keys[] = {{"uid", 0}, {"pid", 1}, SDR_OPT
 static const struct sdr_opt cfg_opts[] = {
 	SDR_OPT_SECTION("\nPer-DPU-instance options (apply to the current instance; "
 			"--instance starts the next):"),
-	{.name = "name", .arg = "PATH", .kind = SDR_OPT_STRING, INST(name),
+	{.name = "name",
+	 .arg = "PATH",
+	 .kind = SDR_OPT_STRING,
+	 INST(name),
 	 .help = "unix socket hosts attach to (default /tmp/sdr-dpu.sock)"},
-	{.name = "port", .arg = "N", .kind = SDR_OPT_INT, .max = RTE_MAX_ETHPORTS - 1, INST(port),
+	{.name = "port",
+	 .arg = "N",
+	 .kind = SDR_OPT_INT,
+	 .max = RTE_MAX_ETHPORTS - 1,
+	 INST(port),
 	 .help = "DPDK port id of this instance (default: next unused port)"},
 	{.name = "ip", .arg = "A.B.C.D", .fn = on_ip, .help = "this DPU's IPv4 address (required)"},
-	{.name = "mac", .arg = "MAC", .fn = on_mac, .id = 0,
+	{.name = "mac",
+	 .arg = "MAC",
+	 .fn = on_mac,
+	 .id = 0,
 	 .help = "this DPU's MAC (default: the port's MAC; net_tap, whose\n"
 		 "port MAC is its kernel interface's: 02:53:44:52 + the\n"
 		 "port MAC's last two bytes; a port without a MAC, e.g.\n"
 		 "net_ring: 02:53:44:52:PORT:INSTANCE+1)"},
-	{.name = "peer-mac", .arg = "MAC", .fn = on_mac, .id = 1,
+	{.name = "peer-mac",
+	 .arg = "MAC",
+	 .fn = on_mac,
+	 .id = 1,
 	 .help = "static next-hop MAC for every peer (required, except with\n"
 		 "--ring-pair where it defaults to the other instance's MAC)"},
-	{.name = "link", .arg = "SPEC", .kind = SDR_OPT_STRING, INST(link),
+	{.name = "link",
+	 .arg = "SPEC",
+	 .kind = SDR_OPT_STRING,
+	 INST(link),
 	 .help = "long-haul link emulator on this port's receive side\n"
 		 "(e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\n"
 		 "see docs/link-emulator.md); with --link-peer: the link of\n"
 		 "frames from sources no profile lists"},
-	{.name = "link-peer", .arg = "[NAME:]IP[+IP...]:SPEC", .fn = on_link_peer,
+	{.name = "link-peer",
+	 .arg = "[NAME:]IP[+IP...]:SPEC",
+	 .fn = on_link_peer,
 	 .help = "a per-peer link on the receive side (repeatable, at most\n"
 		 "16): frames whose source IPv4 address is one of IPs take\n"
 		 "the link SPEC (--link's syntax; empty = perfect link);\n"
@@ -181,70 +199,132 @@ static const struct sdr_opt cfg_opts[] = {
 		 "bottleneck FIFO). NAME labels its counters (default\n"
 		 "peerN). E.g. into2:10.100.0.2+10.100.1.2:delay=12.5ms,\n"
 		 "rate=2gbit,buffer=4MB"},
-	{.name = "port-rate", .arg = "RATE", .kind = SDR_OPT_RATE, .max = 10000000000000ull,
+	{.name = "port-rate",
+	 .arg = "RATE",
+	 .kind = SDR_OPT_RATE,
+	 .max = 10000000000000ull,
 	 INST(port_rate),
 	 .help = "pace everything this instance sends to RATE (bits/s:\n"
 		 "10g, 2.5gbit, 800m, 1e9; default 0 = unpaced). QPs may\n"
 		 "have their own, lower rate (libsdr qp attr rate_bps)"},
-	{.name = "instance", .fn = on_instance,
+	{.name = "instance",
+	 .fn = on_instance,
 	 .help = "start describing another DPU instance in this process"},
 	SDR_OPT_SECTION("\nGlobal options:"),
-	{.name = "bridge", .fn = on_bridge,
+	{.name = "bridge",
+	 .fn = on_bridge,
 	 .help = "run as a bump in the wire between two ports with the link\n"
 		 "emulator each way, not as a DPU (sdr-dpu --bridge --help)"},
-	{.name = "ring-pair", .kind = SDR_OPT_BOOL, CFG(ring_pair),
+	{.name = "ring-pair",
+	 .kind = SDR_OPT_BOOL,
+	 CFG(ring_pair),
 	 .help = "create two ports joined back to back by a net_ring pair\n"
 		 "(two DPUs in one process; needs two instances)"},
-	{.name = "mtu", .arg = "N", U32(1024, 4096), .flags = SDR_OPTF_POW2, CFG(mtu),
+	{.name = "mtu",
+	 .arg = "N",
+	 U32(1024, 4096),
+	 .flags = SDR_OPTF_POW2,
+	 CFG(mtu),
 	 .help = "RoCE path MTU: 1024, 2048 or 4096 (default 4096)"},
-	{.name = "chunk-pkts", .arg = "N", U32(1, 1024), CFG(chunk_pkts),
+	{.name = "chunk-pkts",
+	 .arg = "N",
+	 U32(1, 1024),
+	 CFG(chunk_pkts),
 	 .help = "packets per bitmap chunk, 1..1024 (default 16)"},
-	{.name = "max-msg", .arg = "BYTES", .kind = SDR_OPT_SIZE32, .min = 1, .max = 1u << 30,
+	{.name = "max-msg",
+	 .arg = "BYTES",
+	 .kind = SDR_OPT_SIZE32,
+	 .min = 1,
+	 .max = 1u << 30,
 	 CFG(max_msg),
 	 .help = "default and upper bound of a QP's max message size M; K/M/G\n"
 		 "suffixes (default 64M; at most 1G at 4096 MTU)"},
-	{.name = "generations", .arg = "G", U32(1, 16), .flags = SDR_OPTF_POW2, CFG(generations),
+	{.name = "generations",
+	 .arg = "G",
+	 U32(1, 16),
+	 .flags = SDR_OPTF_POW2,
+	 CFG(generations),
 	 .help = "QPNs (message generations) per SDR QP, power of two 1..16\n(default 4)"},
-	{.name = "workers", .arg = "N", U32(1, SDR_MAX_WORKERS), CFG(workers),
+	{.name = "workers",
+	 .arg = "N",
+	 U32(1, SDR_MAX_WORKERS),
+	 CFG(workers),
 	 .help = "worker lcores (default: every non-main lcore of -l/-c, >= 1)"},
-	{.name = "idle-us", .arg = "US", U32(0, 100000), CFG(idle_us),
+	{.name = "idle-us",
+	 .arg = "US",
+	 U32(0, 100000),
+	 CFG(idle_us),
 	 .help = "sleep of an idle worker after --idle-spins empty polls\n"
 		 "(default 50; 0 = busy-poll)"},
-	{.name = "idle-spins", .arg = "N", U32(1, 1u << 30), CFG(idle_spins),
+	{.name = "idle-spins",
+	 .arg = "N",
+	 U32(1, 1u << 30),
+	 CFG(idle_spins),
 	 .help = "empty polls before an idle worker sleeps (default 256)"},
-	{.name = "cts-resend-ms", .arg = "MS", U32(0, 60000), CFG(cts_resend_ms),
+	{.name = "cts-resend-ms",
+	 .arg = "MS",
+	 U32(0, 60000),
+	 CFG(cts_resend_ms),
 	 .help = "re-send clear-to-send for posted receives that saw no data\n"
 		 "(default 20; 0 = never)"},
-	{.name = "mbufs", .arg = "N", U32(511, 1u << 24), CFG(mbufs),
+	{.name = "mbufs",
+	 .arg = "N",
+	 U32(511, 1u << 24),
+	 CFG(mbufs),
 	 .help = "packet buffers per instance (default 8191)"},
-	{.name = "pace-burst", .arg = "BYTES", .kind = SDR_OPT_SIZE32, .min = 2048,
-	 .max = 1u << 30, CFG(pace_burst),
+	{.name = "pace-burst",
+	 .arg = "BYTES",
+	 .kind = SDR_OPT_SIZE32,
+	 .min = 2048,
+	 .max = 1u << 30,
+	 CFG(pace_burst),
 	 .help = "how far a paced QP (or port) whose worker was late catches\n"
 		 "up, at line rate (default: 200 us of its rate, at least\n"
 		 "64K); an idle QP earns nothing"},
-	{.name = "pace-trace", .arg = "N", .kind = SDR_OPT_SIZE32, .max = 1u << 24,
+	{.name = "pace-trace",
+	 .arg = "N",
+	 .kind = SDR_OPT_SIZE32,
+	 .max = 1u << 24,
 	 CFG(pace_trace),
 	 .help = "keep the departure times of the last N paced frames per\n"
 		 "worker (rounded up to a power of two; default 0 = off):\n"
 		 "telemetry /sdr/pace_peak measures a QP's peak rate"},
-	{.name = "no-icrc", .kind = SDR_OPT_BOOL, .flags = SDR_OPTF_CLEAR, CFG(icrc),
+	{.name = "no-icrc",
+	 .kind = SDR_OPT_BOOL,
+	 .flags = SDR_OPTF_CLEAR,
+	 CFG(icrc),
 	 .help = "neither generate nor verify the ICRC (benchmarks only)"},
-	{.name = "icrc-crc", .arg = "auto|by8|isal", .fn = on_icrc_crc,
+	{.name = "icrc-crc",
+	 .arg = "auto|by8|isal",
+	 .fn = on_icrc_crc,
 	 .help = "the CRC-32 code of the ICRC (same CRC): isal = ISA-L's\n"
 		 "dispatcher (AVX-512 where present; auto, the default);\n"
 		 "by8 = its 128-bit PCLMUL variant (x86-64), for comparison"},
-	{.name = "qpn-epoch", .arg = "N|random", .kind = SDR_OPT_INT, .max = SDR_QPN_EPOCHS - 1,
-	 .names = qpn_random, CFG(qpn_epoch),
+	{.name = "qpn-epoch",
+	 .arg = "N|random",
+	 .kind = SDR_OPT_INT,
+	 .max = SDR_QPN_EPOCHS - 1,
+	 .names = qpn_random,
+	 CFG(qpn_epoch),
 	 .help = "QPN range of this boot: QPN blocks start at\n"
 		 "0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\n"
 		 "packets for an earlier incarnation count as stale_epoch)"},
-	{.name = "stats-interval", .arg = "S", U32(0, 86400), CFG(stats_interval),
+	{.name = "stats-interval",
+	 .arg = "S",
+	 U32(0, 86400),
+	 CFG(stats_interval),
 	 .help = "print the stats block every S seconds (default 0 = only at exit)"},
-	{.name = "stats-json", .arg = "FILE", .kind = SDR_OPT_STRING, CFG(stats_json),
+	{.name = "stats-json",
+	 .arg = "FILE",
+	 .kind = SDR_OPT_STRING,
+	 CFG(stats_json),
 	 .help = "write all counters as JSON to FILE at exit"},
 	{.name = "help", .help = "this text"},
 	{.name = "version", .fn = on_version, .help = "print the version"},
-	{.name = "global-timeout-ms", .arg = "MS", U32(0, MS_MAX), CFG(global_timeout_ms),
+	{.name = "global-timeout-ms",
+	 .arg = "MS",
+	 U32(0, MS_MAX),
+	 CFG(global_timeout_ms),
 	 .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\n"
 		 "the error state (outstanding operations complete with\n"
 		 "-ETIMEDOUT); a receive without progress for MS completes\n"
@@ -255,28 +335,50 @@ static const struct sdr_opt cfg_opts[] = {
 /* the schemes' options come here (struct sdr_rel_desc::opts; cfg_table()) */
 
 static const struct sdr_opt cfg_opts_hosts[] = {
-	SDR_OPT_SECTION("\n"
-			"Hosts (control socket; docs/host-api.md \"Limits and quotas\"). Quotas hold per\n"
-			"client and instance; 0 = no limit. A refusal says which quota in its reason\n"
-			"(sdr_last_error()) and counts in ctl_quota_*:"),
-	{.name = "quota-key", .arg = "uid|pid", .kind = SDR_OPT_ENUM, .names = quota_keys,
+	SDR_OPT_SECTION(
+		"\n"
+		"Hosts (control socket; docs/host-api.md \"Limits and quotas\"). Quotas hold per\n"
+		"client and instance; 0 = no limit. A refusal says which quota in its reason\n"
+		"(sdr_last_error()) and counts in ctl_quota_*:"),
+	{.name = "quota-key",
+	 .arg = "uid|pid",
+	 .kind = SDR_OPT_ENUM,
+	 .names = quota_keys,
 	 CFG(quota_by_pid),
 	 .help = "who a client is: the peer's uid (default; processes of\n"
 		 "one user share its quotas) or its pid (SO_PEERCRED)"},
-	{.name = "quota-conns", .arg = "N", U32(0, 1u << 20), CFG(quota_conns),
+	{.name = "quota-conns",
+	 .arg = "N",
+	 U32(0, 1u << 20),
+	 CFG(quota_conns),
 	 .help = "connections open at once, attached or not (default " SDR_STR(
 		 QUOTA_CONNS_DEFAULT) ")"},
-	{.name = "quota-ctxs", .arg = "N", U32(0, 1u << 20), CFG(quota_ctxs),
+	{.name = "quota-ctxs",
+	 .arg = "N",
+	 U32(0, 1u << 20),
+	 CFG(quota_ctxs),
 	 .help = "attached contexts (default " SDR_STR(QUOTA_CTXS_DEFAULT) ")"},
-	{.name = "quota-qps", .arg = "N", U32(0, 1u << 20), CFG(quota_qps),
+	{.name = "quota-qps",
+	 .arg = "N",
+	 U32(0, 1u << 20),
+	 CFG(quota_qps),
 	 .help = "QPs (default " SDR_STR(QUOTA_QPS_DEFAULT) ")"},
-	{.name = "quota-mr-bytes", .arg = "B", .kind = SDR_OPT_SIZE, .max = 1ull << 50,
+	{.name = "quota-mr-bytes",
+	 .arg = "B",
+	 .kind = SDR_OPT_SIZE,
+	 .max = 1ull << 50,
 	 CFG(quota_mr_bytes),
 	 .help = "registered memory, K/M/G suffixes (default " SDR_STR(QUOTA_MR_GB_DEFAULT) "G)"},
-	{.name = "ctl-reply-timeout-ms", .arg = "MS", U32(1, MS_MAX), CFG(ctl_reply_timeout_ms),
+	{.name = "ctl-reply-timeout-ms",
+	 .arg = "MS",
+	 U32(1, MS_MAX),
+	 CFG(ctl_reply_timeout_ms),
 	 .help = "drop a client that does not take a reply within MS\n"
 		 "(it does not read its socket; default " SDR_STR(CTL_REPLY_TO_DEFAULT) ")"},
-	{.name = "ctl-hello-timeout-ms", .arg = "MS", U32(1, MS_MAX), CFG(ctl_hello_timeout_ms),
+	{.name = "ctl-hello-timeout-ms",
+	 .arg = "MS",
+	 U32(1, MS_MAX),
+	 CFG(ctl_hello_timeout_ms),
 	 .help = "drop a connection that has not attached (HELLO)\n"
 		 "within MS of connecting (default " SDR_STR(CTL_HELLO_TO_DEFAULT) ")"},
 	SDR_OPT_END,
@@ -284,21 +386,22 @@ static const struct sdr_opt cfg_opts_hosts[] = {
 
 static struct sdr_opts cfg_set = {
 	.prog = "sdr-dpu",
-	.usage =
-"Usage: sdr-dpu [EAL options] -- [options]\n"
-"\n"
-"sdr-dpu: software-defined reliability firmware. Moves host messages as RoCEv2\n"
-"UC RDMA WRITE (with immediate, or without for immediate 0) packets, one per\n"
-"MTU, and keeps SDR receive bitmaps. Hosts attach through a unix socket\n"
-"(libsdr).\n"
-"\n"
-"EAL options come first (e.g. --no-huge --no-shconf --no-pci -m 512\n"
-"--file-prefix=dpu-a --vdev=net_af_packet0,iface=veth-a,framesz=9216,blocksz=36864).\n"
-"Every DPDK port works: net_af_packet, net_tap, net_ring, net_pcap, net_null, mlx5.\n",
+	.usage = "Usage: sdr-dpu [EAL options] -- [options]\n"
+		 "\n"
+		 "sdr-dpu: software-defined reliability firmware. Moves host messages as RoCEv2\n"
+		 "UC RDMA WRITE (with immediate, or without for immediate 0) packets, one per\n"
+		 "MTU, and keeps SDR receive bitmaps. Hosts attach through a unix socket\n"
+		 "(libsdr).\n"
+		 "\n"
+		 "EAL options come first (e.g. --no-huge --no-shconf --no-pci -m 512\n"
+		 "--file-prefix=dpu-a "
+		 "--vdev=net_af_packet0,iface=veth-a,framesz=9216,blocksz=36864).\n"
+		 "Every DPDK port works: net_af_packet, net_tap, net_ring, net_pcap, net_null, "
+		 "mlx5.\n",
 	.footer = "\n"
-"Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
-"(/sdr/stats, /sdr/qps, /sdr/workers, /sdr/pace_peak; read them with\n"
-"dpdk-telemetry.py -f <file-prefix>).\n",
+		  "Stats are printed at SIGINT/SIGTERM and exposed through DPDK telemetry\n"
+		  "(/sdr/stats, /sdr/qps, /sdr/workers, /sdr/pace_peak; read them with\n"
+		  "dpdk-telemetry.py -f <file-prefix>).\n",
 	.base = cfg_base,
 };
 
@@ -397,7 +500,8 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 		if (first < 0)
 			return -1;
 		if (first < argc) {
-			fprintf(stderr, "sdr-dpu: unexpected argument '%s' (see --help)\n", argv[first]);
+			fprintf(stderr, "sdr-dpu: unexpected argument '%s' (see --help)\n",
+				argv[first]);
 			return -1;
 		}
 		ic = x.ic;
@@ -407,12 +511,15 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	uint32_t chunk = cfg->mtu * cfg->chunk_pkts;
 	if (cfg->max_msg % chunk || cfg->max_msg < 8 * cfg->mtu) {
 		fprintf(stderr,
-			"sdr-dpu: --max-msg %u must be a multiple of the chunk (%u packets x %u B = %u B)"
-			" and at least 8 packets\n", cfg->max_msg, cfg->chunk_pkts, cfg->mtu, chunk);
+			"sdr-dpu: --max-msg %u must be a multiple of the chunk (%u packets x %u B "
+			"= %u B)"
+			" and at least 8 packets\n",
+			cfg->max_msg, cfg->chunk_pkts, cfg->mtu, chunk);
 		return -1;
 	}
 	if (cfg->max_msg / cfg->mtu > SDR_MAX_PKTS) {
-		fprintf(stderr, "sdr-dpu: --max-msg %u exceeds %u packets of %u B (18-bit packet offset)\n",
+		fprintf(stderr,
+			"sdr-dpu: --max-msg %u exceeds %u packets of %u B (18-bit packet offset)\n",
 			cfg->max_msg, SDR_MAX_PKTS, cfg->mtu);
 		return -1;
 	}
@@ -425,7 +532,8 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 				return -1;
 	}
 	if (cfg->ring_pair && cfg->ninst != 2) {
-		fprintf(stderr, "sdr-dpu: --ring-pair needs exactly two instances (use --instance)\n");
+		fprintf(stderr,
+			"sdr-dpu: --ring-pair needs exactly two instances (use --instance)\n");
 		return -1;
 	}
 	for (unsigned i = 0; i < cfg->ninst; i++) {

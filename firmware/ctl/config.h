@@ -14,15 +14,15 @@
 #define SDR_MAX_LINK_PEERS 16
 
 struct sdr_inst_cfg {
-	const char *name;      /* unix socket path */
-	int port;              /* DPDK port id, -1 = next unused */
+	const char *name; /* unix socket path */
+	int port;         /* DPDK port id, -1 = next unused */
 	uint32_t ip;
 	uint8_t mac[6], peer_mac[6];
 	int has_ip, has_mac, has_peer_mac;
-	const char *link;      /* link emulator spec (RX of this port), NULL = none */
+	const char *link; /* link emulator spec (RX of this port), NULL = none */
 	const char *link_peer[SDR_MAX_LINK_PEERS]; /* --link-peer profiles */
 	unsigned n_link_peer;
-	uint64_t port_rate;    /* bits/s, 0 = unpaced */
+	uint64_t port_rate; /* bits/s, 0 = unpaced */
 };
 
 struct sdr_cfg {
@@ -30,26 +30,26 @@ struct sdr_cfg {
 	uint32_t chunk_pkts;
 	uint32_t max_msg;
 	uint32_t generations;
-	unsigned workers;      /* 0 = one per available worker lcore */
+	unsigned workers; /* 0 = one per available worker lcore */
 	unsigned idle_us;
 	unsigned idle_spins;
 	unsigned stats_interval;
 	const char *stats_json;
 	unsigned cts_resend_ms;
 	unsigned mbufs;
-	uint32_t pace_burst;   /* pacer catch-up bound, bytes; 0 = by rate */
-	uint32_t pace_trace;   /* paced frames recorded per worker; 0 = none */
+	uint32_t pace_burst; /* pacer catch-up bound, bytes; 0 = by rate */
+	uint32_t pace_trace; /* paced frames recorded per worker; 0 = none */
 	int icrc;
 	int ring_pair;
 	uint32_t global_timeout_ms; /* no progress of a reliable QP's sends: error state */
-	int qpn_epoch;             /* -1 = random per boot */
+	int qpn_epoch;              /* -1 = random per boot */
 	/* control plane: per-client quotas (per instance; 0 = no limit) and
 	 * timeouts (docs/host-api.md "Limits and quotas") */
-	int quota_by_pid;          /* --quota-key: 0 = peer uid, 1 = peer pid */
-	uint32_t quota_conns;      /* connections open at once */
-	uint32_t quota_ctxs;       /* attached contexts */
-	uint32_t quota_qps;        /* QPs */
-	uint64_t quota_mr_bytes;   /* registered bytes */
+	int quota_by_pid;              /* --quota-key: 0 = peer uid, 1 = peer pid */
+	uint32_t quota_conns;          /* connections open at once */
+	uint32_t quota_ctxs;           /* attached contexts */
+	uint32_t quota_qps;            /* QPs */
+	uint64_t quota_mr_bytes;       /* registered bytes */
 	uint32_t ctl_reply_timeout_ms; /* a reply the client does not take: drop it */
 	uint32_t ctl_hello_timeout_ms; /* a connection that does not say HELLO: drop it */
 	unsigned ninst;

@@ -91,9 +91,12 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 				SDR_ABI_MAJOR, SDR_ABI_MINOR);
 	if (sdr_g.cfg.quota_ctxs && cl->q->ctxs >= sdr_g.cfg.quota_ctxs) {
 		char w[48], wl[64];
-		ctl_note(SDR_CTR_ctl_quota_ctxs, in->cfg.name, "HELLO of %s refused: %u contexts"
-			 " attached (--quota-ctxs)", ctl_who_log(cl, wl), cl->q->ctxs);
-		return ctl_fail(r, EDQUOT, "%s has %u contexts attached to this DPU (--quota-ctxs %u)",
+		ctl_note(SDR_CTR_ctl_quota_ctxs, in->cfg.name,
+			 "HELLO of %s refused: %u contexts"
+			 " attached (--quota-ctxs)",
+			 ctl_who_log(cl, wl), cl->q->ctxs);
+		return ctl_fail(r, EDQUOT,
+				"%s has %u contexts attached to this DPU (--quota-ctxs %u)",
 				ctl_who(cl, w), cl->q->ctxs, sdr_g.cfg.quota_ctxs);
 	}
 	for (slot = 0; slot < SDR_MAX_CTX && in->ctxs[slot]; slot++)
@@ -141,8 +144,10 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	h->sq_off = sq;
 	h->cq_idx_off = cq_idx;
 	h->cq_off = cq;
-	sdr_ring_format((void *)((uint8_t *)c->seg + sq_idx), SDR_SQ_ENTRIES, sizeof(struct sdr_sqe));
-	sdr_ring_format((void *)((uint8_t *)c->seg + cq_idx), SDR_CQ_ENTRIES, sizeof(struct sdr_cqe));
+	sdr_ring_format((void *)((uint8_t *)c->seg + sq_idx), SDR_SQ_ENTRIES,
+			sizeof(struct sdr_sqe));
+	sdr_ring_format((void *)((uint8_t *)c->seg + cq_idx), SDR_CQ_ENTRIES,
+			sizeof(struct sdr_cqe));
 	/* our views use our own sizes, never the (host-writable) header's */
 	sdr_ring_attach(&c->sq, (void *)((uint8_t *)c->seg + sq_idx), (uint8_t *)c->seg + sq,
 			SDR_SQ_ENTRIES, sizeof(struct sdr_sqe), 0);
@@ -194,7 +199,8 @@ static void client_drop(unsigned i)
 	struct sdr_hctx *c = cl->ctx;
 
 	if (c) {
-		printf("sdr-dpu[%s]: host pid %d detached (context %u): tearing down its QPs and MRs\n",
+		printf("sdr-dpu[%s]: host pid %d detached (context %u): tearing down its QPs and "
+		       "MRs\n",
 		       cl->in->cfg.name, (int)c->pid, c->id);
 		cl->q->qps -= c->nqps;
 		for (unsigned k = 0; k < SDR_MAX_MRS; k++)
@@ -249,34 +255,21 @@ static int client_serve(struct client *cl)
 	if (q.type != SDR_CTL_HELLO && !cl->ctx) {
 		ctl_fail(&r, ENOTCONN, "send HELLO first");
 	} else if (q.abi_major != SDR_ABI_MAJOR) {
-		ctl_fail(&r, EPROTO, "ABI %u.x, this daemon speaks %u.%u", q.abi_major, SDR_ABI_MAJOR,
-			 SDR_ABI_MINOR);
+		ctl_fail(&r, EPROTO, "ABI %u.x, this daemon speaks %u.%u", q.abi_major,
+			 SDR_ABI_MAJOR, SDR_ABI_MINOR);
 	} else {
 		switch (q.type) {
-		case SDR_CTL_HELLO:
-			do_hello(cl, &q, &r, &pass);
-			break;
+		case SDR_CTL_HELLO: do_hello(cl, &q, &r, &pass); break;
 		case SDR_CTL_MR_REG:
 			if (ctl_req_mr_reg(cl, &q, fd, &r) == 1)
 				fd = -1; /* kept */
 			break;
-		case SDR_CTL_MR_DEREG:
-			ctl_req_mr_dereg(cl, &q, &r);
-			break;
-		case SDR_CTL_QP_CREATE:
-			ctl_req_qp_create(cl, &q, &r, &pass);
-			break;
-		case SDR_CTL_QP_CONNECT:
-			ctl_req_qp_connect(cl->ctx, &q, &r);
-			break;
-		case SDR_CTL_QP_DESTROY:
-			ctl_req_qp_destroy(cl, &q, &r);
-			break;
-		case SDR_CTL_QP_SET_RATE:
-			ctl_req_qp_set_rate(cl->ctx, &q, &r);
-			break;
-		default:
-			ctl_fail(&r, EOPNOTSUPP, "request type %u not supported", q.type);
+		case SDR_CTL_MR_DEREG: ctl_req_mr_dereg(cl, &q, &r); break;
+		case SDR_CTL_QP_CREATE: ctl_req_qp_create(cl, &q, &r, &pass); break;
+		case SDR_CTL_QP_CONNECT: ctl_req_qp_connect(cl->ctx, &q, &r); break;
+		case SDR_CTL_QP_DESTROY: ctl_req_qp_destroy(cl, &q, &r); break;
+		case SDR_CTL_QP_SET_RATE: ctl_req_qp_set_rate(cl->ctx, &q, &r); break;
+		default: ctl_fail(&r, EOPNOTSUPP, "request type %u not supported", q.type);
 		}
 	}
 	if (fd >= 0)
@@ -325,12 +318,14 @@ static void accept_clients(struct sdr_inst *in)
 			return;
 		getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l);
 		if (nclients == MAX_CLIENTS) {
-			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full, "the daemon has %d connections"
-				    " open, its maximum; pid %d refused", MAX_CLIENTS, (int)cr.pid);
+			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full,
+				    "the daemon has %d connections"
+				    " open, its maximum; pid %d refused",
+				    MAX_CLIENTS, (int)cr.pid);
 			continue;
 		}
 		q = ctl_quota_get((unsigned)(in - sdr_g.inst),
-			      sdr_g.cfg.quota_by_pid ? (uint32_t)cr.pid : (uint32_t)cr.uid);
+				  sdr_g.cfg.quota_by_pid ? (uint32_t)cr.pid : (uint32_t)cr.uid);
 		if (!q) { /* cannot happen: one quota per connection at most */
 			conn_refuse(in, cfd, EUSERS, SDR_CTR_ctl_table_full, "no quota entry free");
 			continue;
@@ -340,9 +335,10 @@ static void accept_clients(struct sdr_inst *in)
 		cl->pid = cr.pid;
 		cl->uid = cr.uid;
 		if (sdr_g.cfg.quota_conns && q->conns >= sdr_g.cfg.quota_conns) {
-			conn_refuse(in, cfd, EDQUOT, SDR_CTR_ctl_quota_conns, "%s has %u connections open"
-				    " to this DPU (--quota-conns %u)", ctl_who(cl, w), q->conns,
-				    sdr_g.cfg.quota_conns);
+			conn_refuse(in, cfd, EDQUOT, SDR_CTR_ctl_quota_conns,
+				    "%s has %u connections open"
+				    " to this DPU (--quota-conns %u)",
+				    ctl_who(cl, w), q->conns, sdr_g.cfg.quota_conns);
 			if (!q->conns)
 				q->used = 0;
 			continue;
@@ -367,11 +363,14 @@ int sdr_ctrl_init(struct sdr_inst *in)
 	/* QPN epoch: a restarted daemon numbers its QPs differently, so the
 	 * packets its peers still send to the old incarnation are recognised
 	 * (stale_epoch) instead of landing in new QPs. */
-	in->qpn_first = SDR_QPN_FIRST + SDR_QPN_EPOCH_SPAN *
-		(uint32_t)(sdr_g.cfg.qpn_epoch >= 0 ? (uint64_t)sdr_g.cfg.qpn_epoch
-						    : 1 + rte_rand() % (SDR_QPN_EPOCHS - 1));
+	in->qpn_first = SDR_QPN_FIRST +
+			SDR_QPN_EPOCH_SPAN *
+				(uint32_t)(sdr_g.cfg.qpn_epoch >= 0
+						   ? (uint64_t)sdr_g.cfg.qpn_epoch
+						   : 1 + rte_rand() % (SDR_QPN_EPOCHS - 1));
 	if (strlen(in->cfg.name) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "sdr-dpu: --name %s is too long for a unix socket path\n", in->cfg.name);
+		fprintf(stderr, "sdr-dpu: --name %s is too long for a unix socket path\n",
+			in->cfg.name);
 		return -1;
 	}
 	strcpy(sa.sun_path, in->cfg.name);
@@ -388,7 +387,8 @@ int sdr_ctrl_init(struct sdr_inst *in)
 	unlink(in->cfg.name);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16)) {
-		fprintf(stderr, "sdr-dpu: cannot listen on %s: %s\n", in->cfg.name, strerror(errno));
+		fprintf(stderr, "sdr-dpu: cannot listen on %s: %s\n", in->cfg.name,
+			strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -396,7 +396,8 @@ int sdr_ctrl_init(struct sdr_inst *in)
 	chmod(in->cfg.name, 0660);
 	in->listen_fd = fd;
 	if (sdr_mrpop_init()) /* without it, the workers fault MR pages in as packets land */
-		fprintf(stderr, "sdr-dpu: cannot start the MR populate thread: %s\n", strerror(errno));
+		fprintf(stderr, "sdr-dpu: cannot start the MR populate thread: %s\n",
+			strerror(errno));
 	return 0;
 }
 
@@ -439,17 +440,20 @@ void sdr_ctrl_poll(int timeout_ms)
 			} else if (rc < 0 || (ev & (POLLHUP | POLLERR))) {
 				client_drop(i);
 			} else if ((int64_t)(t - cl->pend_by) >= 0) {
-				ctl_note(SDR_CTR_ctl_reply_timeout, cl->in->cfg.name, "%s dropped: it did"
-					 " not take its reply within %u ms (--ctl-reply-timeout-ms)",
-					 ctl_who_log(cl, w), sdr_g.cfg.ctl_reply_timeout_ms);
+				ctl_note(
+					SDR_CTR_ctl_reply_timeout, cl->in->cfg.name,
+					"%s dropped: it did"
+					" not take its reply within %u ms (--ctl-reply-timeout-ms)",
+					ctl_who_log(cl, w), sdr_g.cfg.ctl_reply_timeout_ms);
 				client_drop(i);
 			}
 			continue;
 		}
 		if (!cl->ctx && (int64_t)(t - cl->hello_by) >= 0 && !(ev & POLLIN)) {
-			ctl_note(SDR_CTR_ctl_hello_timeout, cl->in->cfg.name, "%s dropped: no HELLO"
-				 " within %u ms (--ctl-hello-timeout-ms)", ctl_who_log(cl, w),
-				 sdr_g.cfg.ctl_hello_timeout_ms);
+			ctl_note(SDR_CTR_ctl_hello_timeout, cl->in->cfg.name,
+				 "%s dropped: no HELLO"
+				 " within %u ms (--ctl-hello-timeout-ms)",
+				 ctl_who_log(cl, w), sdr_g.cfg.ctl_hello_timeout_ms);
 			client_drop(i);
 			continue;
 		}

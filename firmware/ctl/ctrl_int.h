@@ -30,12 +30,12 @@ struct client {
 	struct quota *q;
 	pid_t pid;
 	uid_t uid;
-	uint64_t hello_by;    /* ms: dropped if not attached by then */
+	uint64_t hello_by; /* ms: dropped if not attached by then */
 	/* A reply the socket could not take (the client does not read): no
 	 * further request is read from the client until it is sent, and the
 	 * client is dropped if that does not happen by pend_by. */
 	int pending;
-	int pend_fd;          /* descriptor to pass (owned by its ctx/QP) or -1 */
+	int pend_fd; /* descriptor to pass (owned by its ctx/QP) or -1 */
 	uint64_t pend_by;
 	struct sdr_ctl_resp pend;
 };
@@ -68,8 +68,7 @@ struct quota *ctl_quota_get(unsigned inst, uint32_t key);
 
 /** MR_REG with memfd @p fd: @return 1 when the MR now owns @p fd, else
  *  0 or -errno (the reply says why). */
-int ctl_req_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
-		   struct sdr_ctl_resp *r);
+int ctl_req_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd, struct sdr_ctl_resp *r);
 int ctl_req_mr_dereg(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
 
 /** Unmap a memory region (nothing when it is not mapped). */

@@ -33,8 +33,8 @@ void ctl_note(enum sdr_ctr ctr, const char *inst, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (quiet[ctr])
-		printf("sdr-dpu[%s]: %s (%s; %llu more not logged)\n", inst, buf, sdr_ctr_names[ctr],
-		       (unsigned long long)quiet[ctr]);
+		printf("sdr-dpu[%s]: %s (%s; %llu more not logged)\n", inst, buf,
+		       sdr_ctr_names[ctr], (unsigned long long)quiet[ctr]);
 	else
 		printf("sdr-dpu[%s]: %s (%s)\n", inst, buf, sdr_ctr_names[ctr]);
 	last[ctr] = t;

@@ -31,7 +31,7 @@ static uint64_t sdr_secret64(void)
 }
 
 /* Which attributes qp_attr_check() looks at. */
-#define ATTR_RATE 1u  /* rate_bps: QP_CREATE and QP_SET_RATE */
+#define ATTR_RATE 1u /* rate_bps: QP_CREATE and QP_SET_RATE */
 #define ATTR_ALL (~0u)
 
 static int attr_refused(struct sdr_ctl_resp *r, int err, const char *fmt, ...)
@@ -62,39 +62,49 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 
 	if ((which & ATTR_RATE) && a->rate_bps &&
 	    (a->rate_bps < SDR_QP_RATE_MIN || a->rate_bps > SDR_QP_RATE_MAX))
-		return attr_refused(r, EINVAL, "rate_bps %llu out of range (0 = unpaced, else %llu .."
-				    " %llu bit/s)", (unsigned long long)a->rate_bps,
-				    SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
+		return attr_refused(r, EINVAL,
+				    "rate_bps %llu out of range (0 = unpaced, else %llu .."
+				    " %llu bit/s)",
+				    (unsigned long long)a->rate_bps, SDR_QP_RATE_MIN,
+				    SDR_QP_RATE_MAX);
 	if (which != ATTR_ALL)
 		return 0;
 	if (!sdr_rel_ops_of(a->reliability))
-		return attr_refused(r, EOPNOTSUPP, "reliability %u is not available in this firmware"
-				    " (NONE, SR, EC or AUTO)", a->reliability);
+		return attr_refused(r, EOPNOTSUPP,
+				    "reliability %u is not available in this firmware"
+				    " (NONE, SR, EC or AUTO)",
+				    a->reliability);
 	if (ppc < 1 || ppc > 1024)
 		return attr_refused(r, EINVAL, "chunk_pkts %u out of [1, 1024]", ppc);
 	if (max_msg > sdr_g.cfg.max_msg)
-		return attr_refused(r, EINVAL, "max_msg %u exceeds the daemon's --max-msg %u", max_msg,
-				    sdr_g.cfg.max_msg);
+		return attr_refused(r, EINVAL, "max_msg %u exceeds the daemon's --max-msg %u",
+				    max_msg, sdr_g.cfg.max_msg);
 	if (max_msg % (mtu * ppc) || max_msg < 8 * mtu || max_msg / mtu > SDR_MAX_PKTS)
-		return attr_refused(r, EINVAL, "max_msg %u must be a multiple of the chunk (%u B),"
-				    " >= 8 packets and <= %u packets", max_msg, mtu * ppc, SDR_MAX_PKTS);
+		return attr_refused(r, EINVAL,
+				    "max_msg %u must be a multiple of the chunk (%u B),"
+				    " >= 8 packets and <= %u packets",
+				    max_msg, mtu * ppc, SDR_MAX_PKTS);
 	if (a->reliability == SDR_REL_EC) {
 		if (sdr_ec_param_check(a->ec_code, a->ec_k, a->ec_m))
-			return attr_refused(r, EINVAL, "EC parameters code %u k %u m %u invalid (code 1"
+			return attr_refused(r, EINVAL,
+					    "EC parameters code %u k %u m %u invalid (code 1"
 					    " RS or 2 XOR, 1 <= k <= 64, 1 <= m <= 32, XOR m <= k)",
 					    a->ec_code, a->ec_k, a->ec_m);
 		/* parity memory of the pool: at least one submessage's parity */
 		if ((uint64_t)a->ec_m * mtu * ppc > pool)
-			return attr_refused(r, EINVAL, "EC: m (%u) parity chunks of %u B exceed"
-					    " --ec-pool-mb %u", a->ec_m, mtu * ppc, sdr_ec_cfg.pool_mb);
+			return attr_refused(r, EINVAL,
+					    "EC: m (%u) parity chunks of %u B exceed"
+					    " --ec-pool-mb %u",
+					    a->ec_m, mtu * ppc, sdr_ec_cfg.pool_mb);
 	} else if (a->ec_code || a->ec_k || a->ec_m) {
 		return attr_refused(r, EINVAL, "EC parameters given for reliability %u (must be 0)",
 				    a->reliability);
 	} else if (a->reliability == SDR_REL_AUTO &&
 		   (uint64_t)sdr_auto_opts.max_m * mtu * ppc > pool) {
-		return attr_refused(r, EINVAL, "AUTO: m (%u) parity chunks of %u B (--auto-schemes)"
-				    " exceed --ec-pool-mb %u", sdr_auto_opts.max_m, mtu * ppc,
-				    sdr_ec_cfg.pool_mb);
+		return attr_refused(r, EINVAL,
+				    "AUTO: m (%u) parity chunks of %u B (--auto-schemes)"
+				    " exceed --ec-pool-mb %u",
+				    sdr_auto_opts.max_m, mtu * ppc, sdr_ec_cfg.pool_mb);
 	}
 	return 0;
 }
@@ -116,13 +126,14 @@ static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		uint32_t base = a->want_qpn >= in->qpn_first ? in->qpn_first : SDR_QPN_FIRST;
 		if (a->want_qpn < base || (a->want_qpn - base) % gens ||
 		    (a->want_qpn - base) / gens >= SDR_MAX_QPS)
-			return ctl_fail(r, EINVAL,
-					"QPN 0x%x is not a block base (0x%x + k*%u or 0x%x + k*%u, k < %d)",
-					a->want_qpn, in->qpn_first, gens, SDR_QPN_FIRST, gens,
-					SDR_MAX_QPS);
+			return ctl_fail(
+				r, EINVAL,
+				"QPN 0x%x is not a block base (0x%x + k*%u or 0x%x + k*%u, k < %d)",
+				a->want_qpn, in->qpn_first, gens, SDR_QPN_FIRST, gens, SDR_MAX_QPS);
 		id = (a->want_qpn - base) / gens;
 		if (atomic_load(&in->qps[id]))
-			return ctl_fail(r, EADDRINUSE, "QPN 0x%x (block %u) is in use", a->want_qpn, id);
+			return ctl_fail(r, EADDRINUSE, "QPN 0x%x (block %u) is in use", a->want_qpn,
+					id);
 	} else {
 		/* where the port steers by QPN (port.c), the first free one whose
 		 * packets land on the context's worker; else the first free one
@@ -162,13 +173,16 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 		return r->status;
 	if (sdr_g.cfg.quota_qps && cl->q->qps >= sdr_g.cfg.quota_qps) {
 		char w[48], wl[64];
-		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name, "QP_CREATE of %s refused: %u QPs"
-			 " (--quota-qps)", ctl_who_log(cl, wl), cl->q->qps);
+		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name,
+			 "QP_CREATE of %s refused: %u QPs"
+			 " (--quota-qps)",
+			 ctl_who_log(cl, wl), cl->q->qps);
 		return ctl_fail(r, EDQUOT, "%s has %u QPs on this DPU (--quota-qps %u)",
 				ctl_who(cl, w), cl->q->qps, sdr_g.cfg.quota_qps);
 	}
 	if (c->nqps == SDR_MAX_QPS_PER_CTX)
-		return ctl_fail(r, ENOSPC, "too many QPs in this context (%d)", SDR_MAX_QPS_PER_CTX);
+		return ctl_fail(r, ENOSPC, "too many QPs in this context (%d)",
+				SDR_MAX_QPS_PER_CTX);
 	if (qp_block_pick(c, a, r, &ids.id))
 		return r->status;
 	if (SDR_CQ_OVF_FOR(c->nqps + 1) > c->ovf_cap) {
@@ -223,8 +237,8 @@ static int connect_refused(struct sdr_qp *qp, struct sdr_ctl_resp *r, const char
 	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
 	va_end(ap);
 	r->status = -EINVAL;
-	ctl_note(SDR_CTR_ctl_connect_refused, qp->inst->cfg.name, "QP_CONNECT of QP 0x%06x refused: %s",
-		 qp->qpn_base, r->msg);
+	ctl_note(SDR_CTR_ctl_connect_refused, qp->inst->cfg.name,
+		 "QP_CONNECT of QP 0x%06x refused: %s", qp->qpn_base, r->msg);
 	return -EINVAL;
 }
 
@@ -243,13 +257,17 @@ static int peer_check(struct sdr_qp *qp, const struct sdr_qp_info *x, struct sdr
 	if (x->ip == 0xFFFFFFFFu)
 		return connect_refused(qp, r, "peer IP %s is the broadcast address", ip);
 	if ((x->ip >> 28) == 0xE)
-		return connect_refused(qp, r, "peer IP %s is multicast (224.0.0.0/4): RC/UC peers are"
-				       " unicast", ip);
+		return connect_refused(qp, r,
+				       "peer IP %s is multicast (224.0.0.0/4): RC/UC peers are"
+				       " unicast",
+				       ip);
 	if ((x->ip >> 28) == 0xF)
 		return connect_refused(qp, r, "peer IP %s is reserved (240.0.0.0/4)", ip);
 	if ((x->ip >> 24) == 127)
-		return connect_refused(qp, r, "peer IP %s is loopback (127.0.0.0/8): the DPU's packets"
-				       " leave through its port", ip);
+		return connect_refused(qp, r,
+				       "peer IP %s is loopback (127.0.0.0/8): the DPU's packets"
+				       " leave through its port",
+				       ip);
 	if (!memcmp(x->mac, zero_mac, 6) || (x->mac[0] & 1))
 		return connect_refused(qp, r, "peer MAC %s is %s", mac,
 				       x->mac[0] & 1 ? "multicast/broadcast" : "zero");
@@ -258,25 +276,31 @@ static int peer_check(struct sdr_qp *qp, const struct sdr_qp_info *x, struct sdr
 				       x->generations);
 	if (x->qpn > SDR_QPN_MASK || x->qpn + x->generations - 1 > SDR_QPN_MASK ||
 	    x->qpn % x->generations || x->qpn < SDR_QPN_FIRST)
-		return connect_refused(qp, r, "peer QPN 0x%x is not a QPN block base (24 bits, aligned"
-				       " to its %u generations, >= 0x%x)", x->qpn, x->generations,
-				       SDR_QPN_FIRST);
+		return connect_refused(qp, r,
+				       "peer QPN 0x%x is not a QPN block base (24 bits, aligned"
+				       " to its %u generations, >= 0x%x)",
+				       x->qpn, x->generations, SDR_QPN_FIRST);
 	if (x->ip == in->ip && x->qpn == qp->qpn_base)
-		return connect_refused(qp, r, "peer is this QP itself (IP %s, QPN 0x%x)", ip, x->qpn);
+		return connect_refused(qp, r, "peer is this QP itself (IP %s, QPN 0x%x)", ip,
+				       x->qpn);
 	if (x->mtu != qp->mtu || x->max_msg != qp->max_msg || x->chunk_pkts != qp->ppc ||
 	    x->generations != qp->gens || x->reliability != qp->reliability)
-		return connect_refused(qp, r, "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts"
-				       " %u/%u gens %u/%u rel %u/%u (ours/peer's)", qp->mtu, x->mtu,
-				       qp->max_msg, x->max_msg, qp->ppc, x->chunk_pkts, qp->gens,
-				       x->generations, qp->reliability, x->reliability);
+		return connect_refused(qp, r,
+				       "peer QP disagrees: mtu %u/%u max_msg %u/%u chunk_pkts"
+				       " %u/%u gens %u/%u rel %u/%u (ours/peer's)",
+				       qp->mtu, x->mtu, qp->max_msg, x->max_msg, qp->ppc,
+				       x->chunk_pkts, qp->gens, x->generations, qp->reliability,
+				       x->reliability);
 	if (qp->info_ec && x->ec != qp->info_ec)
-		return connect_refused(qp, r, "peer QP's EC parameters disagree: code %u k %u m %u /"
-				       " code %u k %u m %u (ours/peer's)", sdr_ec_param_code(qp->info_ec),
-				       sdr_ec_param_k(qp->info_ec), sdr_ec_param_m(qp->info_ec),
-				       sdr_ec_param_code(x->ec), sdr_ec_param_k(x->ec),
-				       sdr_ec_param_m(x->ec));
+		return connect_refused(qp, r,
+				       "peer QP's EC parameters disagree: code %u k %u m %u /"
+				       " code %u k %u m %u (ours/peer's)",
+				       sdr_ec_param_code(qp->info_ec), sdr_ec_param_k(qp->info_ec),
+				       sdr_ec_param_m(qp->info_ec), sdr_ec_param_code(x->ec),
+				       sdr_ec_param_k(x->ec), sdr_ec_param_m(x->ec));
 	if (!qp->info_ec && x->ec)
-		return connect_refused(qp, r, "peer info carries EC parameters 0x%x with reliability %u",
+		return connect_refused(qp, r,
+				       "peer info carries EC parameters 0x%x with reliability %u",
 				       x->ec, x->reliability);
 	return 0;
 }
@@ -294,7 +318,8 @@ int ctl_req_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct s
 	if (peer_check(qp, &remote, r))
 		return r->status;
 	cmd.obj = qp;
-	return sdr_worker_call(qp->worker, &cmd) ? ctl_fail(r, ETIMEDOUT, "worker did not answer") : 0;
+	return sdr_worker_call(qp->worker, &cmd) ? ctl_fail(r, ETIMEDOUT, "worker did not answer")
+						 : 0;
 }
 
 int ctl_req_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
@@ -307,7 +332,8 @@ int ctl_req_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 	if (qp_attr_check(&q->qp_attr, ATTR_RATE, r))
 		return r->status;
 	cmd.obj = qp;
-	return sdr_worker_call(qp->worker, &cmd) ? ctl_fail(r, ETIMEDOUT, "worker did not answer") : 0;
+	return sdr_worker_call(qp->worker, &cmd) ? ctl_fail(r, ETIMEDOUT, "worker did not answer")
+						 : 0;
 }
 
 void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)

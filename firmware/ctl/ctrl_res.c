@@ -58,22 +58,26 @@ static int mr_memory_check(int fd, const struct stat *st, struct sdr_ctl_resp *r
 	if (!S_ISREG(st->st_mode))
 		return ctl_fail(r, EBADF, "passed descriptor is not a memfd/regular file");
 	if (fstatfs(fd, &sfs))
-		return ctl_fail(r, EBADF, "fstatfs of the passed descriptor failed: %s", strerror(errno));
+		return ctl_fail(r, EBADF, "fstatfs of the passed descriptor failed: %s",
+				strerror(errno));
 	if ((uint32_t)sfs.f_type == (uint32_t)HUGETLBFS_MAGIC)
-		return ctl_fail(r, EINVAL, "memfd on hugetlbfs (MFD_HUGETLB) refused: a page punched out"
+		return ctl_fail(r, EINVAL,
+				"memfd on hugetlbfs (MFD_HUGETLB) refused: a page punched out"
 				" of it refaults only while huge pages are free, else SIGBUS");
 	if ((uint32_t)sfs.f_type != (uint32_t)TMPFS_MAGIC)
-		return ctl_fail(r, EINVAL, "memory on file system 0x%lx refused: only a plain (shmem)"
-				" memfd cannot lose pages under the DPU", (unsigned long)sfs.f_type);
+		return ctl_fail(r, EINVAL,
+				"memory on file system 0x%lx refused: only a plain (shmem)"
+				" memfd cannot lose pages under the DPU",
+				(unsigned long)sfs.f_type);
 	/* A host that shrinks the file under our mapping would fault the DPU. */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return ctl_fail(r, EPERM, "memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
+		return ctl_fail(r, EPERM,
+				"memfd must be sealed with F_SEAL_SHRINK (libsdr does this)");
 	return 0;
 }
 
-int ctl_req_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
-		   struct sdr_ctl_resp *r)
+int ctl_req_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd, struct sdr_ctl_resp *r)
 {
 	struct sdr_hctx *c = cl->ctx;
 	struct stat st;
@@ -86,27 +90,31 @@ int ctl_req_mr_reg(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	if (fd < 0)
 		return ctl_fail(r, EBADF, "MR_REG needs a memfd passed with SCM_RIGHTS");
 	if (q->length == 0 || q->length > (1ull << 40))
-		return ctl_fail(r, EINVAL, "MR length %llu out of range", (unsigned long long)q->length);
+		return ctl_fail(r, EINVAL, "MR length %llu out of range",
+				(unsigned long long)q->length);
 	if (fstat(fd, &st))
 		return ctl_fail(r, EBADF, "passed descriptor is not a memfd/regular file");
 	if (mr_memory_check(fd, &st, r)) {
-		ctl_note(SDR_CTR_ctl_mr_refused, c->inst->cfg.name, "MR_REG of host pid %d refused: %s",
-			 (int)cl->pid, r->msg);
+		ctl_note(SDR_CTR_ctl_mr_refused, c->inst->cfg.name,
+			 "MR_REG of host pid %d refused: %s", (int)cl->pid, r->msg);
 		return r->status;
 	}
 	if (q->fd_offset > (uint64_t)st.st_size || q->length > (uint64_t)st.st_size - q->fd_offset)
 		return ctl_fail(r, ERANGE, "range [%llu, +%llu) lies outside the %lld-byte memfd",
-			    (unsigned long long)q->fd_offset, (unsigned long long)q->length,
-			    (long long)st.st_size);
+				(unsigned long long)q->fd_offset, (unsigned long long)q->length,
+				(long long)st.st_size);
 	if (sdr_g.cfg.quota_mr_bytes && cl->q->mr_bytes + q->length > sdr_g.cfg.quota_mr_bytes) {
 		char w[48], wl[64];
 		ctl_note(SDR_CTR_ctl_quota_mr_bytes, c->inst->cfg.name,
 			 "MR_REG of %s refused: %llu + %llu bytes (--quota-mr-bytes)",
 			 ctl_who_log(cl, wl), (unsigned long long)cl->q->mr_bytes,
 			 (unsigned long long)q->length);
-		return ctl_fail(r, EDQUOT, "%s has %llu bytes registered on this DPU; %llu more exceed"
-				" --quota-mr-bytes %llu", ctl_who(cl, w), (unsigned long long)cl->q->mr_bytes,
-				(unsigned long long)q->length, (unsigned long long)sdr_g.cfg.quota_mr_bytes);
+		return ctl_fail(r, EDQUOT,
+				"%s has %llu bytes registered on this DPU; %llu more exceed"
+				" --quota-mr-bytes %llu",
+				ctl_who(cl, w), (unsigned long long)cl->q->mr_bytes,
+				(unsigned long long)q->length,
+				(unsigned long long)sdr_g.cfg.quota_mr_bytes);
 	}
 	for (id = 0; id < SDR_MAX_MRS; id++)
 		if (!atomic_load(&c->mrs[id].valid) && c->mrs[id].fd < 0) {

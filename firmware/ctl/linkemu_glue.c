@@ -112,7 +112,9 @@ int sdr_linkemu_attach(struct sdr_inst *in)
 	for (unsigned q = 0; q < sdr_g.nworkers; q++) {
 		in->link[q] = sdr_link_rx_attach_plan(in->port, (uint16_t)q, p, in->pool);
 		if (!in->link[q]) {
-			fprintf(stderr, "sdr-dpu: cannot attach the link emulator to port %u queue %u: %s\n",
+			fprintf(stderr,
+				"sdr-dpu: cannot attach the link emulator to port %u queue %u: "
+				"%s\n",
 				in->port, q, rte_strerror(rte_errno));
 			return -1;
 		}
@@ -120,7 +122,8 @@ int sdr_linkemu_attach(struct sdr_inst *in)
 	for (unsigned i = 0; i < p->nlanes; i++)
 		if (sdr_link_plan_format(p, i, desc, sizeof(desc)) >= 0)
 			printf("sdr-dpu[%s]: link emulator on RX of port %u: %s%s\n", in->cfg.name,
-			       in->port, p->nlanes > 1 ? desc : desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1,
+			       in->port,
+			       p->nlanes > 1 ? desc : desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1,
 			       sdr_g.nworkers > 1 ? " (per RX queue)" : "");
 	return 0;
 }
@@ -173,8 +176,8 @@ void sdr_linkemu_print(FILE *f, struct sdr_inst *in)
 	if (!sdr_linkemu_on(in))
 		return;
 	sum_stats(in, -1, &s);
-	sdr_link_stats_print(f, p->nlanes > 1 ? "  link emulator (RX, every lane)"
-					       : "  link emulator (RX)", &s);
+	sdr_link_stats_print(
+		f, p->nlanes > 1 ? "  link emulator (RX, every lane)" : "  link emulator (RX)", &s);
 	if (p->nlanes == 1)
 		return;
 	for (unsigned i = 0; i < p->nlanes; i++) {
@@ -185,8 +188,8 @@ void sdr_linkemu_print(FILE *f, struct sdr_inst *in)
 	}
 }
 
-void sdr_linkemu_foreach(struct sdr_inst *in, int lane,
-			 void (*fn)(void *, const char *, uint64_t), void *arg)
+void sdr_linkemu_foreach(struct sdr_inst *in, int lane, void (*fn)(void *, const char *, uint64_t),
+			 void *arg)
 {
 	struct sdr_link_stats s;
 

@@ -78,7 +78,8 @@ static int setup_workers(void)
 	if (n == 0 || (sdr_g.cfg.workers && n < sdr_g.cfg.workers)) {
 		fprintf(stderr,
 			"sdr-dpu: %u worker lcore(s) needed, the EAL gave %u besides the main lcore"
-			" (use e.g. -l 0-%u)\n", sdr_g.cfg.workers ? sdr_g.cfg.workers : 1, n,
+			" (use e.g. -l 0-%u)\n",
+			sdr_g.cfg.workers ? sdr_g.cfg.workers : 1, n,
 			sdr_g.cfg.workers ? sdr_g.cfg.workers : 1);
 		return -1;
 	}
@@ -149,10 +150,11 @@ int main(int argc, char **argv)
 		sdr_format_mac(in->mac, mac);
 		sdr_format_mac(in->peer_mac, pmac);
 		sdr_format_ipv4(in->ip, ip);
-		printf("sdr-dpu[%s]: ready on port %u, ip %s mac %s peer-mac %s, mtu %u, QPNs from 0x%x,"
+		printf("sdr-dpu[%s]: ready on port %u, ip %s mac %s peer-mac %s, mtu %u, QPNs from "
+		       "0x%x,"
 		       " %u worker(s)%s\n",
-		       in->cfg.name, in->port, ip, mac, pmac, sdr_g.cfg.mtu, in->qpn_first, sdr_g.nworkers,
-		       sdr_linkemu_on(in) ? ", link emulator on RX" : "");
+		       in->cfg.name, in->port, ip, mac, pmac, sdr_g.cfg.mtu, in->qpn_first,
+		       sdr_g.nworkers, sdr_linkemu_on(in) ? ", link emulator on RX" : "");
 	}
 
 	next_stats = rte_get_tsc_cycles() + sdr_g.cfg.stats_interval * sdr_g.tsc_hz;

@@ -49,10 +49,10 @@ static pthread_mutex_t pop_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pop_cv = PTHREAD_COND_INITIALIZER;   /* work queued / stop */
 static pthread_cond_t pop_done = PTHREAD_COND_INITIALIZER; /* current job finished */
 static struct pop_job *pop_head, **pop_tail = &pop_head;
-static const void *pop_cur;     /* key of the job being run */
-static _Atomic int pop_cancel;  /* stop the current job */
+static const void *pop_cur;    /* key of the job being run */
+static _Atomic int pop_cancel; /* stop the current job */
 static int pop_stop, pop_running;
-static int pop_unsupported;     /* kernel without MADV_POPULATE_WRITE */
+static int pop_unsupported; /* kernel without MADV_POPULATE_WRITE */
 static pthread_t pop_thr;
 
 /* Map the resident pages of [addr, addr + len) (page aligned). */
@@ -96,10 +96,11 @@ static void *pop_main(void *arg)
 		pop_cur = j->key;
 		atomic_store(&pop_cancel, 0);
 		pthread_mutex_unlock(&pop_mu);
-		for (size_t off = 0; vec && !pop_unsupported && off < j->len &&
-				     !atomic_load(&pop_cancel); off += POP_CHUNK)
-			pop_chunk(j->addr + off, j->len - off < POP_CHUNK ? j->len - off : POP_CHUNK,
-				  pg, vec);
+		for (size_t off = 0;
+		     vec && !pop_unsupported && off < j->len && !atomic_load(&pop_cancel);
+		     off += POP_CHUNK)
+			pop_chunk(j->addr + off,
+				  j->len - off < POP_CHUNK ? j->len - off : POP_CHUNK, pg, vec);
 		free(j);
 		pthread_mutex_lock(&pop_mu);
 		pop_cur = NULL;

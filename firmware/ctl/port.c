@@ -39,7 +39,8 @@ static int make_ring_pair(void)
 	pa = rte_eth_from_rings("sdr_ring_a", ba, n, ab, n, rte_socket_id());
 	pb = rte_eth_from_rings("sdr_ring_b", ab, n, ba, n, rte_socket_id());
 	if (pa < 0 || pb < 0) {
-		fprintf(stderr, "sdr-dpu: rte_eth_from_rings failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "sdr-dpu: rte_eth_from_rings failed: %s\n",
+			rte_strerror(rte_errno));
 		return -1;
 	}
 	sdr_g.cfg.inst[0].port = pa;
@@ -77,7 +78,8 @@ static const char *frame_hint(const char *driver, uint16_t port, uint32_t need_l
 			snprintf(ifname, sizeof(ifname), "IFACE");
 		snprintf(hint, sizeof(hint),
 			 "net_tap: give its kernel interface an MTU of at least %u, e.g."
-			 " ip link set %s mtu 9000", need_l3, ifname);
+			 " ip link set %s mtu 9000",
+			 need_l3, ifname);
 		return hint;
 	}
 	return "lower --mtu, or give the port a larger MTU";
@@ -167,8 +169,10 @@ static int setup_port(struct sdr_inst *in)
 	}
 	if (info.max_mtu < need_l3) {
 		fprintf(stderr,
-			"sdr-dpu: port %u (%s) has a maximum MTU of %u; RoCE MTU %u needs an L3 MTU of %u"
-			" (lower --mtu)\n", port, info.driver_name, info.max_mtu, sdr_g.cfg.mtu, need_l3);
+			"sdr-dpu: port %u (%s) has a maximum MTU of %u; RoCE MTU %u needs an L3 "
+			"MTU of %u"
+			" (lower --mtu)\n",
+			port, info.driver_name, info.max_mtu, sdr_g.cfg.mtu, need_l3);
 		return -1;
 	}
 	memset(&conf, 0, sizeof(conf));
@@ -179,8 +183,10 @@ static int setup_port(struct sdr_inst *in)
 		 * kernel interface allows; they pass frames up to what it does.
 		 * Leave the MTU alone rather than shrink the kernel interface,
 		 * and say what to check for this PMD. */
-		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs %u B"
-		       " frames (%s)\n", port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
+		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs "
+		       "%u B"
+		       " frames (%s)\n",
+		       port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
 		       need_l3 + SDR_ETH_HLEN, frame_hint(info.driver_name, port, need_l3));
 	}
 	in->rss_steer = 0;
@@ -203,7 +209,8 @@ static int setup_port(struct sdr_inst *in)
 	}
 	rc = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (rc) {
-		fprintf(stderr, "sdr-dpu: port %u: configure failed: %s\n", port, rte_strerror(-rc));
+		fprintf(stderr, "sdr-dpu: port %u: configure failed: %s\n", port,
+			rte_strerror(-rc));
 		return -1;
 	}
 	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
@@ -223,18 +230,24 @@ static int setup_port(struct sdr_inst *in)
 	}
 	if (!in->pool) {
 		fprintf(stderr,
-			"sdr-dpu: cannot allocate %u mbufs of %u B (%u MB) for port %u: %s (raise EAL -m,"
-			" or lower --mbufs)\n", nmbufs, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
-			(unsigned)((uint64_t)nmbufs * (RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA + 256) >> 20),
+			"sdr-dpu: cannot allocate %u mbufs of %u B (%u MB) for port %u: %s (raise "
+			"EAL -m,"
+			" or lower --mbufs)\n",
+			nmbufs, RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA,
+			(unsigned)((uint64_t)nmbufs *
+					   (RTE_PKTMBUF_HEADROOM + SDR_MBUF_DATA + 256) >>
+				   20),
 			port, rte_strerror(rte_errno));
 		if (extra)
 			sdr_linkemu_pool_error(in, nmbufs);
 		return -1;
 	}
 	for (unsigned q = 0; q < nq; q++) {
-		rc = rte_eth_rx_queue_setup(port, q, nrxd, rte_eth_dev_socket_id(port), NULL, in->pool);
+		rc = rte_eth_rx_queue_setup(port, q, nrxd, rte_eth_dev_socket_id(port), NULL,
+					    in->pool);
 		if (!rc)
-			rc = rte_eth_tx_queue_setup(port, q, ntxd, rte_eth_dev_socket_id(port), NULL);
+			rc = rte_eth_tx_queue_setup(port, q, ntxd, rte_eth_dev_socket_id(port),
+						    NULL);
 		if (rc) {
 			fprintf(stderr, "sdr-dpu: port %u queue %u setup failed: %s\n", port, q,
 				rte_strerror(-rc));
@@ -250,16 +263,18 @@ static int setup_port(struct sdr_inst *in)
 	}
 	if (in->rss_steer && rss_reta_set(port, in->rss_reta, nq)) {
 		printf("sdr-dpu: note: port %u (%s): cannot set the RSS redirection table; packets"
-		       " of another worker's QP are handed off\n", port, info.driver_name);
+		       " of another worker's QP are handed off\n",
+		       port, info.driver_name);
 		in->rss_steer = 0;
 	}
 	if (nq > 1)
 		printf("sdr-dpu: port %u (%s): %s\n", port, info.driver_name,
 		       in->rss_steer ? "RSS on the UDP source port steers each QP to its worker"
 		       : conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS
-				 ? "RSS, but not on the UDP source port alone (packets that arrive on"
-				   " another worker's queue are handed off)"
-				 : "no RSS (packets that arrive on another worker's queue are handed off)");
+			       ? "RSS, but not on the UDP source port alone (packets that arrive on"
+				 " another worker's queue are handed off)"
+			       : "no RSS (packets that arrive on another worker's queue are handed "
+				 "off)");
 	/* We answer to our own MAC, which need not be the port's. */
 	rte_eth_promiscuous_enable(port);
 	if (!in->cfg.has_mac) {
@@ -272,7 +287,8 @@ static int setup_port(struct sdr_inst *in)
 			sdr_format_mac(ea.addr_bytes, km);
 			sdr_format_mac(in->mac, dm);
 			printf("sdr-dpu: note: port %u (net_tap) has its kernel interface's MAC %s;"
-			       " this DPU uses %s (give --mac to choose)\n", port, km, dm);
+			       " this DPU uses %s (give --mac to choose)\n",
+			       port, km, dm);
 		}
 	} else {
 		memcpy(in->mac, in->cfg.mac, 6);
@@ -305,7 +321,8 @@ int sdr_ports_init(void)
 		}
 		if (ic->port < 0 || !rte_eth_dev_is_valid_port((uint16_t)ic->port)) {
 			fprintf(stderr,
-				"sdr-dpu: instance %u (%s): no DPDK port %s (give one with --vdev, e.g."
+				"sdr-dpu: instance %u (%s): no DPDK port %s (give one with --vdev, "
+				"e.g."
 				" --vdev=net_af_packet0,iface=eth0, or use --ring-pair)\n",
 				i, ic->name, ic->port < 0 ? "left" : "with that id");
 			return -1;

@@ -57,7 +57,8 @@ int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_at
 	}
 	chunk_words = sdr_words_for((max_msg / mtu + ppc - 1) / ppc);
 	slot_off = RTE_ALIGN_CEIL(sizeof(struct sdr_qseg_hdr), SDR_CACHE_LINE);
-	bm_off = RTE_ALIGN_CEIL(slot_off + SDR_MAX_MSGS * sizeof(struct sdr_qseg_slot), SDR_CACHE_LINE);
+	bm_off = RTE_ALIGN_CEIL(slot_off + SDR_MAX_MSGS * sizeof(struct sdr_qseg_slot),
+				SDR_CACHE_LINE);
 	size = RTE_ALIGN_CEIL(bm_off + (size_t)SDR_MAX_MSGS * chunk_words * 8, 4096);
 	qp->qseg = sdr_seg_create("sdr-qp", size, &qp->qseg_fd);
 	if (!qp->qseg) {

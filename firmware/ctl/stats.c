@@ -69,9 +69,13 @@ void sdr_stats_print(FILE *f)
 		memset(&es, 0, sizeof(es));
 		rte_eth_stats_get(in->port, &es);
 		fprintf(f, "\n  ######## sdr-dpu %s: port %u ########\n", in->cfg.name, in->port);
-		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 " RX-missed: %-8" PRIu64
-			   " RX-nombuf: %" PRIu64 "\n", p.rx_pkts, p.rx_bytes, es.imissed, es.rx_nombuf);
-		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64 " TX-errors: %" PRIu64 "\n",
+		fprintf(f,
+			"  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64
+			" RX-missed: %-8" PRIu64 " RX-nombuf: %" PRIu64 "\n",
+			p.rx_pkts, p.rx_bytes, es.imissed, es.rx_nombuf);
+		fprintf(f,
+			"  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64 " TX-errors: %" PRIu64
+			"\n",
 			p.tx_pkts, p.tx_bytes, es.oerrors);
 		for (unsigned q = 0; q < SDR_MAX_QPS; q++) {
 			struct sdr_qp *qp = atomic_load(&in->qps[q]);
@@ -79,22 +83,27 @@ void sdr_stats_print(FILE *f)
 				continue;
 			sdr_stats_qp_print(f, qp);
 		}
-		fprintf(f, "  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64 " partial %" PRIu64
-			   " send-errors %" PRIu64 "\n", in->closed.msgs_sent, in->closed.msgs_recv,
-			in->closed.msgs_partial, in->closed.send_errors);
+		fprintf(f,
+			"  QPs (live + closed): msgs sent %" PRIu64 " recv %" PRIu64
+			" partial %" PRIu64 " send-errors %" PRIu64 "\n",
+			in->closed.msgs_sent, in->closed.msgs_recv, in->closed.msgs_partial,
+			in->closed.send_errors);
 		sdr_linkemu_print(f, in);
 	}
 	for (unsigned i = 0; i < sdr_g.nworkers; i++) {
 		const struct sdr_worker *w = &sdr_g.workers[i];
 		uint64_t polls = rd(&w->pace_polls);
 
-		fprintf(f, "  worker %u: loops %" PRIu64 " idle-sleeps %" PRIu64 " | QP visits paced %"
-			   PRIu64 " touched %" PRIu64 " timer %" PRIu64 " | pacer frames %" PRIu64
-			   " stalls %" PRIu64 " %.0f cycles/loop | hand-off in %" PRIu64 "\n", i,
-			rd(&w->loops), rd(&w->idle_sleeps), rd(&w->visits[SDR_VISIT_PACED]),
+		fprintf(f,
+			"  worker %u: loops %" PRIu64 " idle-sleeps %" PRIu64
+			" | QP visits paced %" PRIu64 " touched %" PRIu64 " timer %" PRIu64
+			" | pacer frames %" PRIu64 " stalls %" PRIu64
+			" %.0f cycles/loop | hand-off in %" PRIu64 "\n",
+			i, rd(&w->loops), rd(&w->idle_sleeps), rd(&w->visits[SDR_VISIT_PACED]),
 			rd(&w->visits[SDR_VISIT_TOUCHED]), rd(&w->visits[SDR_VISIT_TIMER]),
 			rd(&w->pace_frames), rd(&w->pace_stalls),
-			polls ? (double)rd(&w->pace_cycles) / (double)polls : 0.0, rd(&w->handoff_rx));
+			polls ? (double)rd(&w->pace_cycles) / (double)polls : 0.0,
+			rd(&w->handoff_rx));
 	}
 	fprintf(f, "  ---- drops and errors (all ports, non-zero) ----\n");
 	int any = 0;
@@ -133,8 +142,8 @@ int sdr_stats_json(const char *path)
 		const char *sep = "";
 
 		fprintf(f, "%s{", i ? "," : "");
-#define J(n, v)                                                                              \
-	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, rd(&(v)));                                     \
+#define J(n, v)                                             \
+	fprintf(f, "%s\"" #n "\":%" PRIu64, sep, rd(&(v))); \
 	sep = ",";
 		WORKER_STATS(J)
 #undef J
@@ -144,10 +153,12 @@ int sdr_stats_json(const char *path)
 	for (unsigned i = 0; i < sdr_g.ninst; i++) {
 		struct sdr_inst *in = &sdr_g.inst[i];
 		port_sum(i, &p);
-		fprintf(f, "%s{\"name\":\"%s\",\"port\":%u,\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			   ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"link\":{\"on\":%d",
-			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts, p.tx_bytes,
-			sdr_linkemu_on(in));
+		fprintf(f,
+			"%s{\"name\":\"%s\",\"port\":%u,\"rx_pkts\":%" PRIu64
+			",\"rx_bytes\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
+			",\"link\":{\"on\":%d",
+			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts,
+			p.tx_bytes, sdr_linkemu_on(in));
 		sdr_linkemu_foreach(in, -1, json_link_cb, f);
 		/* per lane: the per-peer profiles, then the default lane */
 		fprintf(f, ",\"lanes\":[");
@@ -193,8 +204,9 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		/* mbufs out of the port's pool (per-lcore caches count as free):
 		 * what RX, the link emulator and TX hold; a leak shows here */
 		snprintf(k, sizeof(k), "inst%u_mbufs_in_use", i);
-		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ?
-					  rte_mempool_in_use_count(sdr_g.inst[i].pool) : 0);
+		rte_tel_data_add_dict_u64(
+			d, k,
+			sdr_g.inst[i].pool ? rte_mempool_in_use_count(sdr_g.inst[i].pool) : 0);
 		snprintf(k, sizeof(k), "inst%u_mbufs", i);
 		rte_tel_data_add_dict_u64(d, k, sdr_g.inst[i].pool ? sdr_g.inst[i].pool->size : 0);
 	}
@@ -211,16 +223,16 @@ static int tel_workers(const char *cmd, const char *params, struct rte_tel_data 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "workers", sdr_g.nworkers);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", sdr_g.tsc_hz);
-#define T(n, v)                                                                              \
-	{                                                                                    \
-		uint64_t sum = 0;                                                            \
-		for (unsigned i = 0; i < sdr_g.nworkers; i++) {                              \
-			const struct sdr_worker *w = &sdr_g.workers[i];                      \
-			snprintf(k, sizeof(k), "w%u_" #n, i);                                \
-			rte_tel_data_add_dict_u64(d, k, rd(&(v)));                           \
-			sum += rd(&(v));                                                     \
-		}                                                                            \
-		rte_tel_data_add_dict_u64(d, #n, sum);                                       \
+#define T(n, v)                                                         \
+	{                                                               \
+		uint64_t sum = 0;                                       \
+		for (unsigned i = 0; i < sdr_g.nworkers; i++) {         \
+			const struct sdr_worker *w = &sdr_g.workers[i]; \
+			snprintf(k, sizeof(k), "w%u_" #n, i);           \
+			rte_tel_data_add_dict_u64(d, k, rd(&(v)));      \
+			sum += rd(&(v));                                \
+		}                                                       \
+		rte_tel_data_add_dict_u64(d, #n, sum);                  \
 	}
 	WORKER_STATS(T)
 #undef T
@@ -306,9 +318,9 @@ static int tel_pace_peak(const char *cmd, const char *params, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "window_ns", win_ns);
 	rte_tel_data_add_dict_u64(d, "peak_bytes", pk.peak);
 	rte_tel_data_add_dict_u64(d, "peak_bytes_after_idle", pk.peak_idle);
-	rte_tel_data_add_dict_u64(d, "span_ns",
-				  (uint64_t)((unsigned __int128)(pk.last - pk.first) * 1000000000u /
-					     sdr_g.tsc_hz));
+	rte_tel_data_add_dict_u64(
+		d, "span_ns",
+		(uint64_t)((unsigned __int128)(pk.last - pk.first) * 1000000000u / sdr_g.tsc_hz));
 	rte_tel_data_add_dict_u64(d, "rate_bps", qp ? qp->rate_bps : 0); /* (0: gone) */
 	rte_tel_data_add_dict_u64(d, "recorded", pk.recorded);
 	return 0;
@@ -374,7 +386,8 @@ static int tel_link(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "lanes", sdr_linkemu_lanes(&sdr_g.inst[inst]));
-	if (lane >= 0 && sdr_linkemu_lane_desc(&sdr_g.inst[inst], (unsigned)lane, desc, sizeof(desc)))
+	if (lane >= 0 &&
+	    sdr_linkemu_lane_desc(&sdr_g.inst[inst], (unsigned)lane, desc, sizeof(desc)))
 		rte_tel_data_add_dict_string(d, "lane", desc);
 	sdr_linkemu_foreach(&sdr_g.inst[inst], lane, tel_link_cb, d);
 	return 0;
@@ -386,13 +399,16 @@ void sdr_telemetry_register(void)
 				   "sdr-dpu drop/error counters and per-instance packet counts");
 	rte_telemetry_register_cmd("/sdr/qps", tel_qps,
 				   "Per-QP counters of an instance. Parameters: instance index");
-	rte_telemetry_register_cmd("/sdr/workers", tel_workers,
-				   "Per-worker loop, QP-visit, pacer and hand-off counters (w<N>_...) and"
-				   " their sums");
-	rte_telemetry_register_cmd("/sdr/pace_peak", tel_pace_peak,
-				   "Peak frame bytes of a QP in a window (--pace-trace). Parameters:"
-				   " instance,qp_id,window_ns");
-	rte_telemetry_register_cmd("/sdr/link", tel_link,
-				   "Link-emulator counters of an instance, every lane together or one lane."
-				   " Parameters: instance index[,lane index]");
+	rte_telemetry_register_cmd(
+		"/sdr/workers", tel_workers,
+		"Per-worker loop, QP-visit, pacer and hand-off counters (w<N>_...) and"
+		" their sums");
+	rte_telemetry_register_cmd(
+		"/sdr/pace_peak", tel_pace_peak,
+		"Peak frame bytes of a QP in a window (--pace-trace). Parameters:"
+		" instance,qp_id,window_ns");
+	rte_telemetry_register_cmd(
+		"/sdr/link", tel_link,
+		"Link-emulator counters of an instance, every lane together or one lane."
+		" Parameters: instance index[,lane index]");
 }

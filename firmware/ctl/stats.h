@@ -26,8 +26,7 @@ void sdr_telemetry_register(void);
  * it belongs to ("sr", "ec", "auto", a registered scheme's), or NULL for
  * the counters every QP keeps.
  */
-typedef void (*sdr_stats_ctr_fn)(void *arg, const char *name, uint64_t value,
-				 const char *scheme);
+typedef void (*sdr_stats_ctr_fn)(void *arg, const char *name, uint64_t value, const char *scheme);
 
 /**
  * Every per-QP counter of @p st, in the order of --stats-json: the

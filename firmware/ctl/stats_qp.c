@@ -12,9 +12,10 @@
 
 void sdr_stats_qp_print(FILE *f, const struct sdr_qp *qp)
 {
-	fprintf(f, "  QP 0x%06x (ctx %u, worker %u, %s): msgs sent %" PRIu64 " recv %" PRIu64
-		   " partial %" PRIu64 " send-errors %" PRIu64 " | pkts tx %" PRIu64
-		   " rx %" PRIu64 " | chunks %" PRIu64 " | CTS tx %" PRIu64 " rx %" PRIu64 "\n",
+	fprintf(f,
+		"  QP 0x%06x (ctx %u, worker %u, %s): msgs sent %" PRIu64 " recv %" PRIu64
+		" partial %" PRIu64 " send-errors %" PRIu64 " | pkts tx %" PRIu64 " rx %" PRIu64
+		" | chunks %" PRIu64 " | CTS tx %" PRIu64 " rx %" PRIu64 "\n",
 		qp->qpn_base, qp->ctx ? qp->ctx->id : 0, qp->worker,
 		qp->state == SDR_QPS_CONNECTED ? "connected" : "created", qp->st.msgs_sent,
 		qp->st.msgs_recv, qp->st.msgs_partial, qp->st.send_errors, qp->st.tx_pkts,

@@ -68,18 +68,18 @@ struct sdr_eceng {
 	                        parity */
 	struct sdr_eceng_codec cd[SDR_ECENG_CODES]; /* the codes the QP sends and accepts */
 	unsigned ncd;
-	uint8_t *txpar;      /* sender: m parity chunks being sent */
-	uint8_t *zero;       /* a zero chunk (padding of the last submessage) */
-	uint8_t *shortc;     /* a padded copy of a short last chunk */
+	uint8_t *txpar;                         /* sender: m parity chunks being sent */
+	uint8_t *zero;                          /* a zero chunk (padding of the last submessage) */
+	uint8_t *shortc;                        /* a padded copy of a short last chunk */
 	struct sdr_ecfw_pool pool;              /* receiver: parity chunks */
 	struct sdr_eceng_rmsg *r[SDR_MAX_MSGS]; /* per receive slot, set at its first parity */
 	uint8_t *rmsg_region; /* [SDR_MAX_MSGS][rmsg_stride]: the slots' receive state */
 	size_t rmsg_stride;
-	uint32_t nsub_max;    /* submessages of the largest message accepted */
-	uint8_t k_min;        /* smallest k accepted (per message: of its candidates) */
-	uint32_t armed[SDR_MAX_MSGS];       /* receives (numbers) with an armed FTO */
+	uint32_t nsub_max;            /* submessages of the largest message accepted */
+	uint8_t k_min;                /* smallest k accepted (per message: of its candidates) */
+	uint32_t armed[SDR_MAX_MSGS]; /* receives (numbers) with an armed FTO */
 	uint32_t n_armed;
-	uint64_t rtt_min;    /* min CTS-to-first-packet time seen (cycles), 0 = none */
+	uint64_t rtt_min; /* min CTS-to-first-packet time seen (cycles), 0 = none */
 	uint64_t next_scan;
 	struct sdr_eceng_send snd[SDR_MAX_MSGS];
 	struct sdr_eceng_recv rcv[SDR_MAX_MSGS];
@@ -102,7 +102,7 @@ void sdr_eceng_fini(struct sdr_eceng *ec);
 /* ---- sender (worker lcore) ---- */
 /** Send @p sm (posted, about to be prepared by sdr_sr_qp_send_prepare())
  *  uses code (@p code, @p k, @p m); k == 0: no parity. */
-void sdr_eceng_use_code(struct sdr_eceng *ec, const struct sdr_smsg *sm, unsigned code,
-			unsigned k, unsigned m);
+void sdr_eceng_use_code(struct sdr_eceng *ec, const struct sdr_smsg *sm, unsigned code, unsigned k,
+			unsigned m);
 
 #endif /* SDR_EC_ENGINE_H */

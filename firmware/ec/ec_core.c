@@ -14,8 +14,7 @@
 
 /* ---------------- parameters and clocks ---------------- */
 
-struct sdr_ec *sdr_eceng_codec_of(const struct sdr_eceng *ec, unsigned code, unsigned k,
-				  unsigned m)
+struct sdr_ec *sdr_eceng_codec_of(const struct sdr_eceng *ec, unsigned code, unsigned k, unsigned m)
 {
 	for (unsigned i = 0; i < ec->ncd; i++)
 		if (ec->cd[i].code == code && ec->cd[i].k == k && ec->cd[i].m == m)

@@ -20,15 +20,27 @@ struct sdr_ec_cfg sdr_ec_cfg = {
 const struct sdr_opt sdr_ec_opts[] = {
 	SDR_OPT_SECTION("\nErasure coding (QPs with reliability EC, and AUTO's EC messages;\n"
 			"docs/reliability.md):"),
-	{.name = "ec-beta", .arg = "B", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
+	{.name = "ec-beta",
+	 .arg = "B",
+	 .kind = SDR_OPT_MILLI,
+	 .fmin = 0,
+	 .fmax = 16,
 	 .var = &sdr_ec_cfg.beta_milli,
 	 .help = "fallback timeout FTO = (M + ceil(M*m/k)) * T_INJ + B * RTT\n"
 		 "(default 1.0; 0..16)"},
-	{.name = "ec-rtt-us", .arg = "US", .kind = SDR_OPT_U32, .min = 0, .max = 10000000,
+	{.name = "ec-rtt-us",
+	 .arg = "US",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 10000000,
 	 .var = &sdr_ec_cfg.rtt_us,
 	 .help = "RTT of the FTO (default 0 = estimate: the QP's smoothed\n"
 		 "RTT, else the smallest CTS-to-first-packet time)"},
-	{.name = "ec-pool-mb", .arg = "MB", .kind = SDR_OPT_U32, .min = 1, .max = 65536,
+	{.name = "ec-pool-mb",
+	 .arg = "MB",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 65536,
 	 .var = &sdr_ec_cfg.pool_mb,
 	 .help = "parity buffers of one receiving EC or AUTO QP (default 64)"},
 	SDR_OPT_END,
@@ -36,10 +48,11 @@ const struct sdr_opt sdr_ec_opts[] = {
 
 void sdr_ec_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_eceng *ec)
 {
-	fprintf(f, "    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64
-		   " rx %" PRIu64 " | decodes %" PRIu64 " chunks recovered %" PRIu64
-		   " failures %" PRIu64 " | FTO expiries %" PRIu64 " NACKs tx %" PRIu64
-		   " rx %" PRIu64 " | pool %u/%u bufs\n",
+	fprintf(f,
+		"    EC %s(%u,%u): subs encoded %" PRIu64 " parity pkts tx %" PRIu64 " rx %" PRIu64
+		" | decodes %" PRIu64 " chunks recovered %" PRIu64 " failures %" PRIu64
+		" | FTO expiries %" PRIu64 " NACKs tx %" PRIu64 " rx %" PRIu64
+		" | pool %u/%u bufs\n",
 		ec->per_message ? "per-message, max" : sdr_ec_code_name((enum sdr_ec_code)ec->code),
 		ec->k, ec->m, SDR_QP_CTR(qp, ec, subs_encoded), SDR_QP_CTR(qp, ec, par_pkts_tx),
 		SDR_QP_CTR(qp, ec, par_pkts_rx), SDR_QP_CTR(qp, ec, decodes),

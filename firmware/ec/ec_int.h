@@ -13,10 +13,10 @@
 struct sdr_eceng_rmsg {
 	uint32_t seq, msg_len, imm;
 	uint8_t code, k, m;
-	uint32_t par_pkts;      /* parity packets accepted */
+	uint32_t par_pkts; /* parity packets accepted */
 	struct sdr_ecfw_geom g;
-	uint8_t *sub_done;      /* [nsub] complete or decoded */
-	uint8_t *sub_par;       /* [nsub] parity buffers the submessage holds */
+	uint8_t *sub_done;         /* [nsub] complete or decoded */
+	uint8_t *sub_par;          /* [nsub] parity buffers the submessage holds */
 	struct sdr_ecfw_buf **par; /* [nsub * m] parity chunks being received */
 };
 

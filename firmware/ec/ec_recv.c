@@ -16,7 +16,7 @@
 #include "sr_desc.h"
 #include "txq.h"
 
-#define EC_SCAN_US 200      /* FTO list scanned at most this often */
+#define EC_SCAN_US 200 /* FTO list scanned at most this often */
 #define EC_NACK_MAX_PER_MSG 256
 
 /* RTT used by the FTO: --ec-rtt-us; else the QP's smoothed RTT when it
@@ -350,8 +350,7 @@ void sdr_eceng_rx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, con
 		w->ctr[SDR_CTR_ec_parity_late]++;
 		return;
 	}
-	if (h.msg_len > s->len ||
-	    sdr_ecfw_geom_init(&g, h.msg_len, qp->mtu, qp->ppc, h.k, h.m)) {
+	if (h.msg_len > s->len || sdr_ecfw_geom_init(&g, h.msg_len, qp->mtu, qp->ppc, h.k, h.m)) {
 		w->ctr[SDR_CTR_ec_parity_len]++;
 		return;
 	}
@@ -513,9 +512,10 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_
 		 * the sender's count: it retransmits it) */
 		if (!ec->rcv[slot].fto_fired && first < hi_chunk)
 			ec->rcv[slot].lost += (uint32_t)__builtin_popcountll(
-				hi_chunk - first >= 64 ? miss : miss & ((1ull << (hi_chunk - first)) - 1));
-		e[n] = (struct sdr_nack_entry){.seq = s->seq, .sub = (uint16_t)sub, .k = (uint8_t)k,
-					       .missing = miss};
+				hi_chunk - first >= 64 ? miss
+						       : miss & ((1ull << (hi_chunk - first)) - 1));
+		e[n] = (struct sdr_nack_entry){
+			.seq = s->seq, .sub = (uint16_t)sub, .k = (uint8_t)k, .missing = miss};
 		if (imm) {
 			e[n].flags = SDR_NACK_F_IMM;
 			imm = 0;
@@ -529,8 +529,8 @@ static uint32_t fto_expired(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_
 	}
 	ec->rcv[slot].fto_fired = 1;
 	if (imm) { /* every chunk is in; only the immediate-only packets are not */
-		e[n++] = (struct sdr_nack_entry){.seq = s->seq, .k = (uint8_t)k,
-						 .flags = SDR_NACK_F_IMM};
+		e[n++] = (struct sdr_nack_entry){
+			.seq = s->seq, .k = (uint8_t)k, .flags = SDR_NACK_F_IMM};
 		listed++;
 	}
 	if (n)
@@ -620,7 +620,9 @@ void sdr_eceng_poll(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint64_t
 		if (s->state != SDR_RS_POSTED)
 			continue; /* decoded just now; dropped from the list next scan */
 		/* re-armed: the retransmissions' injection, one RTT, beta RTT */
-		ec->rcv[slot].fto_due = now + sdr_ecfw_fto(listed, 1, 0, sdr_eceng_chunk_t_inj(qp),
-							   rtt, sdr_ec_cfg.beta_milli) + rtt;
+		ec->rcv[slot].fto_due = now +
+					sdr_ecfw_fto(listed, 1, 0, sdr_eceng_chunk_t_inj(qp), rtt,
+						     sdr_ec_cfg.beta_milli) +
+					rtt;
 	}
 }

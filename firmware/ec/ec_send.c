@@ -19,8 +19,8 @@
 
 /* ---------------- sender ---------------- */
 
-void sdr_eceng_use_code(struct sdr_eceng *ec, const struct sdr_smsg *sm, unsigned code,
-			unsigned k, unsigned m)
+void sdr_eceng_use_code(struct sdr_eceng *ec, const struct sdr_smsg *sm, unsigned code, unsigned k,
+			unsigned m)
 {
 	struct sdr_eceng_send *es = &ec->snd[sdr_seq_msg_id(sm->seq)];
 
@@ -46,7 +46,8 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 	/* The receiver NACKs one FTO after the first chunk, and the NACK needs
 	 * half an RTT: the chunk timers wait that long on top of the RTO. */
 	ss->hold = sdr_ecfw_fto(ss->nchunks, es->k ? es->k : 1, es->k ? es->m : 0,
-				sdr_eceng_chunk_t_inj(qp), rtt, sdr_ec_cfg.beta_milli) + rtt;
+				sdr_eceng_chunk_t_inj(qp), rtt, sdr_ec_cfg.beta_milli) +
+		   rtt;
 }
 
 /* Encode submessage @p s of a one-shot send into ec->txpar. */
@@ -123,12 +124,20 @@ int sdr_eceng_tx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
 		uint32_t plen = sdr_ecfw_par_pkt_len(&g, es->sub, pkt);
 		size_t mlen = SDR_PARITY_DATA_OFF + plen;
 		struct sdr_parity_hdr h = {
-			.seq = sm->seq, .msg_len = sm->len, .imm = sm->imm, .code = es->code,
-			.k = es->k, .m = es->m, .sub = (uint16_t)es->sub, .pidx = (uint8_t)pidx,
-			.pkt = (uint16_t)pkt, .npkt = (uint16_t)npkt,
+			.seq = sm->seq,
+			.msg_len = sm->len,
+			.imm = sm->imm,
+			.code = es->code,
+			.k = es->k,
+			.m = es->m,
+			.sub = (uint16_t)es->sub,
+			.pidx = (uint8_t)pidx,
+			.pkt = (uint16_t)pkt,
+			.npkt = (uint16_t)npkt,
 			.clen = sdr_ecfw_sub_clen(&g, es->sub),
 		};
-		struct rte_mbuf *m = sdr_txq_reserve(w, qp, sdr_wire_ctrl_frame_bytes((uint32_t)mlen), now);
+		struct rte_mbuf *m = sdr_txq_reserve(
+			w, qp, sdr_wire_ctrl_frame_bytes((uint32_t)mlen), now);
 		uint8_t *buf;
 
 		if (!m)

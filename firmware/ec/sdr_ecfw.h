@@ -28,12 +28,12 @@
 /* ---------------- submessage geometry ---------------- */
 
 struct sdr_ecfw_geom {
-	uint32_t len;    /**< message bytes (>= 1) */
+	uint32_t len; /**< message bytes (>= 1) */
 	uint32_t mtu;
-	uint32_t cbytes; /**< chunk bytes C = mtu * ppc */
-	uint32_t nchunks;/**< N */
+	uint32_t cbytes;  /**< chunk bytes C = mtu * ppc */
+	uint32_t nchunks; /**< N */
 	uint32_t k, m;
-	uint32_t nsub;   /**< ceil(N / k) */
+	uint32_t nsub; /**< ceil(N / k) */
 };
 
 /** Fill @p g. @return 0, or -EINVAL (len, mtu, ppc, k or m is 0). */
@@ -120,10 +120,10 @@ static inline uint64_t sdr_ecfw_t_inj(uint64_t bytes, uint64_t rate_bytes, uint6
 /** One parity chunk being received. */
 struct sdr_ecfw_buf {
 	struct sdr_ecfw_buf *next; /**< free list */
-	uint8_t *data;          /**< cbytes bytes, 64-byte aligned */
-	uint32_t got;           /**< packets received */
-	uint32_t npkt;          /**< packets expected */
-	uint64_t bm[];          /**< packet bitmap, bm_words words */
+	uint8_t *data;             /**< cbytes bytes, 64-byte aligned */
+	uint32_t got;              /**< packets received */
+	uint32_t npkt;             /**< packets expected */
+	uint64_t bm[];             /**< packet bitmap, bm_words words */
 };
 
 struct sdr_ecfw_pool {

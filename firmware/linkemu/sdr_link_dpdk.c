@@ -31,7 +31,7 @@ struct lane {
 	uint32_t fifo_mask;
 	uint32_t fifo_head; /* next to release */
 	uint32_t fifo_tail; /* next free */
-	uint32_t cap;  /* cfg.limit: most frames the lane holds (FIFO and heap) */
+	uint32_t cap;       /* cfg.limit: most frames the lane holds (FIFO and heap) */
 	uint32_t held;
 	uint64_t dropped_limit;
 	uint64_t bytes_limit; /* bytes of dropped_limit frames */
@@ -59,28 +59,24 @@ struct sdr_link_rx {
 	void *trace_arg;
 } __rte_cache_aligned;
 
-static inline uint64_t
-tsc_to_ns(uint64_t tsc, uint64_t hz)
+static inline uint64_t tsc_to_ns(uint64_t tsc, uint64_t hz)
 {
 	return (uint64_t)(((unsigned __int128)tsc * 1000000000u) / hz);
 }
 
-uint64_t
-sdr_link_now_ns(void)
+uint64_t sdr_link_now_ns(void)
 {
 	return tsc_to_ns(rte_rdtsc(), rte_get_tsc_hz());
 }
 
 /* ------------------------------------------------------------- heap -- */
 
-static inline bool
-ent_before(const struct hold_ent *a, const struct hold_ent *b)
+static inline bool ent_before(const struct hold_ent *a, const struct hold_ent *b)
 {
 	return a->depart_ns < b->depart_ns || (a->depart_ns == b->depart_ns && a->seq < b->seq);
 }
 
-static void
-heap_push(struct sdr_link_rx *rx, const struct hold_ent *e)
+static void heap_push(struct sdr_link_rx *rx, const struct hold_ent *e)
 {
 	uint32_t i = rx->heap_n++;
 
@@ -95,8 +91,7 @@ heap_push(struct sdr_link_rx *rx, const struct hold_ent *e)
 	rx->heap[i] = *e;
 }
 
-static void
-heap_pop(struct sdr_link_rx *rx)
+static void heap_pop(struct sdr_link_rx *rx)
 {
 	struct hold_ent last = rx->heap[--rx->heap_n];
 	uint32_t i = 0, n = rx->heap_n;
@@ -120,8 +115,7 @@ heap_pop(struct sdr_link_rx *rx)
 
 /* ------------------------------------------------------------ create -- */
 
-static void
-free_holding(struct sdr_link_rx *rx)
+static void free_holding(struct sdr_link_rx *rx)
 {
 	for (unsigned i = 0; i < SDR_LINK_LANES_MAX; i++)
 		rte_free(rx->lane[i].fifo);
@@ -129,9 +123,8 @@ free_holding(struct sdr_link_rx *rx)
 	rte_free(rx);
 }
 
-struct sdr_link_rx *
-sdr_link_rx_create_plan(const struct sdr_link_plan *plan, int socket_id,
-			struct rte_mempool *dup_pool)
+struct sdr_link_rx *sdr_link_rx_create_plan(const struct sdr_link_plan *plan, int socket_id,
+					    struct rte_mempool *dup_pool)
 {
 	struct sdr_link_rx *rx;
 	uint64_t heap_cap = 0;
@@ -185,8 +178,8 @@ sdr_link_rx_create_plan(const struct sdr_link_plan *plan, int socket_id,
 	return rx;
 }
 
-struct sdr_link_rx *
-sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socket_id, struct rte_mempool *dup_pool)
+struct sdr_link_rx *sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socket_id,
+				       struct rte_mempool *dup_pool)
 {
 	struct sdr_link_plan plan;
 
@@ -200,8 +193,7 @@ sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socket_id, struct rte_mem
 
 /* ------------------------------------------------------------ fast path -- */
 
-void
-sdr_link_corrupt_mbuf(struct rte_mbuf *m, const struct sdr_link_verdict *v)
+void sdr_link_corrupt_mbuf(struct rte_mbuf *m, const struct sdr_link_verdict *v)
 {
 	for (unsigned i = 0; i < v->n_flips; i++) {
 		uint32_t off = v->flip_bit[i] / 8;
@@ -215,17 +207,20 @@ sdr_link_corrupt_mbuf(struct rte_mbuf *m, const struct sdr_link_verdict *v)
 		}
 		if (seg == NULL)
 			continue;
-		*rte_pktmbuf_mtod_offset(seg, uint8_t *, off) ^= (uint8_t)(1u << (v->flip_bit[i] % 8));
+		*rte_pktmbuf_mtod_offset(seg, uint8_t *,
+					 off) ^= (uint8_t)(1u << (v->flip_bit[i] % 8));
 	}
 }
 
-static inline void
-hold(struct sdr_link_rx *rx, unsigned li, struct rte_mbuf *m, uint64_t depart_ns,
-     uint64_t arrival_ns, bool reordered)
+static inline void hold(struct sdr_link_rx *rx, unsigned li, struct rte_mbuf *m, uint64_t depart_ns,
+			uint64_t arrival_ns, bool reordered)
 {
 	struct lane *l = &rx->lane[li];
-	struct hold_ent e = {.m = m, .depart_ns = depart_ns, .arrival_ns = arrival_ns,
-			     .seq = rx->seq++, .lane = li};
+	struct hold_ent e = {.m = m,
+			     .depart_ns = depart_ns,
+			     .arrival_ns = arrival_ns,
+			     .seq = rx->seq++,
+			     .lane = li};
 
 	if (reordered)
 		heap_push(rx, &e);
@@ -236,8 +231,7 @@ hold(struct sdr_link_rx *rx, unsigned li, struct rte_mbuf *m, uint64_t depart_ns
 		l->max_held = l->held;
 }
 
-static inline void
-admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t now_ns)
+static inline void admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t now_ns)
 {
 	struct sdr_link_verdict v;
 	struct rte_mbuf *copy = NULL;
@@ -259,7 +253,8 @@ admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t now_ns)
 	if (v.duplicate) {
 		/* deep copy before corruption: the copy is a clean frame */
 		if (l->held + 2 <= l->cap)
-			copy = rte_pktmbuf_copy(m, rx->dup_pool ? rx->dup_pool : m->pool, 0, UINT32_MAX);
+			copy = rte_pktmbuf_copy(m, rx->dup_pool ? rx->dup_pool : m->pool, 0,
+						UINT32_MAX);
 		if (copy == NULL)
 			l->dup_failed++;
 	}
@@ -273,8 +268,7 @@ admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t now_ns)
 /* The held frame that departs first: the earliest of the lanes' FIFO heads
  * and the heap's top (ties: arrival order), or NULL. *lane_fifo is the
  * lane whose FIFO it heads, or -1 for the heap. */
-static inline struct hold_ent *
-next_out(struct sdr_link_rx *rx, int *lane_fifo)
+static inline struct hold_ent *next_out(struct sdr_link_rx *rx, int *lane_fifo)
 {
 	struct hold_ent *best = rx->heap_n > 0 ? &rx->heap[0] : NULL;
 
@@ -294,9 +288,8 @@ next_out(struct sdr_link_rx *rx, int *lane_fifo)
 	return best;
 }
 
-uint16_t
-sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max_pkts,
-		    uint64_t now_ns)
+uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max_pkts,
+			     uint64_t now_ns)
 {
 	uint16_t out = 0;
 
@@ -326,9 +319,8 @@ sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max
 	return out;
 }
 
-uint16_t
-sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,
-		    uint16_t max_pkts, uint64_t now_ns)
+uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,
+			     uint16_t max_pkts, uint64_t now_ns)
 {
 	for (uint16_t i = 0; i < nb_pkts; i++) {
 		if (i + 4 < nb_pkts)
@@ -338,9 +330,8 @@ sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_
 	return sdr_link_rx_release(rx, pkts, max_pkts, now_ns);
 }
 
-static uint16_t
-rx_callback(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t nb_pkts,
-	    uint16_t max_pkts, void *arg)
+static uint16_t rx_callback(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[],
+			    uint16_t nb_pkts, uint16_t max_pkts, void *arg)
 {
 	struct sdr_link_rx *rx = arg;
 
@@ -351,9 +342,9 @@ rx_callback(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t nb_
 
 /* ------------------------------------------------------------ control -- */
 
-struct sdr_link_rx *
-sdr_link_rx_attach_plan(uint16_t port, uint16_t queue, const struct sdr_link_plan *plan,
-			struct rte_mempool *dup_pool)
+struct sdr_link_rx *sdr_link_rx_attach_plan(uint16_t port, uint16_t queue,
+					    const struct sdr_link_plan *plan,
+					    struct rte_mempool *dup_pool)
 {
 	struct rte_eth_dev_info info;
 	struct sdr_link_rx *rx;
@@ -389,9 +380,8 @@ sdr_link_rx_attach_plan(uint16_t port, uint16_t queue, const struct sdr_link_pla
 	return rx;
 }
 
-struct sdr_link_rx *
-sdr_link_rx_attach(uint16_t port, uint16_t queue, const struct sdr_link_cfg *cfg,
-		   struct rte_mempool *dup_pool)
+struct sdr_link_rx *sdr_link_rx_attach(uint16_t port, uint16_t queue,
+				       const struct sdr_link_cfg *cfg, struct rte_mempool *dup_pool)
 {
 	struct sdr_link_plan plan;
 
@@ -403,8 +393,7 @@ sdr_link_rx_attach(uint16_t port, uint16_t queue, const struct sdr_link_cfg *cfg
 	return sdr_link_rx_attach_plan(port, queue, &plan, dup_pool);
 }
 
-void
-sdr_link_rx_detach(struct sdr_link_rx *rx)
+void sdr_link_rx_detach(struct sdr_link_rx *rx)
 {
 	if (rx == NULL)
 		return;
@@ -426,8 +415,7 @@ sdr_link_rx_detach(struct sdr_link_rx *rx)
 	free_holding(rx);
 }
 
-uint64_t
-sdr_link_rx_next_departure(const struct sdr_link_rx *rx)
+uint64_t sdr_link_rx_next_departure(const struct sdr_link_rx *rx)
 {
 	int lf;
 	struct hold_ent *h = next_out((struct sdr_link_rx *)(uintptr_t)rx, &lf);
@@ -435,20 +423,17 @@ sdr_link_rx_next_departure(const struct sdr_link_rx *rx)
 	return h != NULL ? h->depart_ns : UINT64_MAX;
 }
 
-unsigned
-sdr_link_rx_nlanes(const struct sdr_link_rx *rx)
+unsigned sdr_link_rx_nlanes(const struct sdr_link_rx *rx)
 {
 	return rx->nlanes;
 }
 
-const struct sdr_link_plan *
-sdr_link_rx_plan(const struct sdr_link_rx *rx)
+const struct sdr_link_plan *sdr_link_rx_plan(const struct sdr_link_rx *rx)
 {
 	return &rx->set.plan;
 }
 
-void
-sdr_link_rx_lane_stats(const struct sdr_link_rx *rx, unsigned lane, struct sdr_link_stats *s)
+void sdr_link_rx_lane_stats(const struct sdr_link_rx *rx, unsigned lane, struct sdr_link_stats *s)
 {
 	const struct lane *l;
 
@@ -469,8 +454,7 @@ sdr_link_rx_lane_stats(const struct sdr_link_rx *rx, unsigned lane, struct sdr_l
 	s->max_release_lag_ns = l->max_release_lag_ns;
 }
 
-void
-sdr_link_rx_stats(const struct sdr_link_rx *rx, struct sdr_link_stats *s)
+void sdr_link_rx_stats(const struct sdr_link_rx *rx, struct sdr_link_stats *s)
 {
 	struct sdr_link_stats x;
 
@@ -481,15 +465,13 @@ sdr_link_rx_stats(const struct sdr_link_rx *rx, struct sdr_link_stats *s)
 	}
 }
 
-void
-sdr_link_rx_set_trace(struct sdr_link_rx *rx, sdr_link_trace_fn fn, void *arg)
+void sdr_link_rx_set_trace(struct sdr_link_rx *rx, sdr_link_trace_fn fn, void *arg)
 {
 	rx->trace_arg = arg;
 	rx->trace = fn;
 }
 
-const struct sdr_link_cfg *
-sdr_link_rx_cfg(const struct sdr_link_rx *rx)
+const struct sdr_link_cfg *sdr_link_rx_cfg(const struct sdr_link_rx *rx)
 {
 	return &rx->set.plan.lane[rx->nlanes - 1].cfg;
 }

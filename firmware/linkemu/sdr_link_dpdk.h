@@ -53,8 +53,8 @@ struct sdr_link_rx;
  * @param depart_ns   the departure time the model gave it
  * @param release_ns  the emulator's clock when it was released (>= depart_ns)
  */
-typedef void (*sdr_link_trace_fn)(const struct rte_mbuf *m, uint64_t arrival_ns,
-				  uint64_t depart_ns, uint64_t release_ns, void *arg);
+typedef void (*sdr_link_trace_fn)(const struct rte_mbuf *m, uint64_t arrival_ns, uint64_t depart_ns,
+				  uint64_t release_ns, void *arg);
 
 /** The emulator's clock: TSC converted to ns. */
 uint64_t sdr_link_now_ns(void);

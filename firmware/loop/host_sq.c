@@ -31,7 +31,9 @@ static void err_cqe(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_s
 		    enum sdr_ctr ctr)
 {
 	struct sdr_cqe e = {
-		.wr_id = d->wr_id, .status = status, .qp_id = d->qp_id,
+		.wr_id = d->wr_id,
+		.status = status,
+		.qp_id = d->qp_id,
 		.opcode = d->opcode == SDR_SQ_STREAM_START ? SDR_SQ_SEND : d->opcode,
 	};
 	sq_refuse(w, ctr);
@@ -158,8 +160,7 @@ static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 		qp->ops->recv_posted(qp, sdr_seq_msg_id((uint32_t)seq), now);
 }
 
-static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d,
-		   uint64_t now)
+static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d, uint64_t now)
 {
 	struct sdr_qp *qp = qp_of(c, d->qp_id);
 	struct sdr_qp_limits lim;
@@ -185,12 +186,8 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 	}
 	switch (d->opcode) {
 	case SDR_SQ_SEND:
-	case SDR_SQ_STREAM_START:
-		do_send(w, c, qp, d, mr, now);
-		break;
-	case SDR_SQ_STREAM_DATA:
-		do_stream_data(w, qp, d, mr);
-		break;
+	case SDR_SQ_STREAM_START: do_send(w, c, qp, d, mr, now); break;
+	case SDR_SQ_STREAM_DATA: do_stream_data(w, qp, d, mr); break;
 	case SDR_SQ_STREAM_END: {
 		struct sdr_smsg *sm = stream_of(qp, d->seq);
 		if (sm)
@@ -199,9 +196,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 			sq_refuse(w, SDR_CTR_sqe_no_target);
 		break;
 	}
-	case SDR_SQ_RECV:
-		do_recv(w, c, qp, d, mr, now);
-		break;
+	case SDR_SQ_RECV: do_recv(w, c, qp, d, mr, now); break;
 	case SDR_SQ_RECV_COMPLETE:
 		idx = sdr_rq_complete(&qp->rq, d->seq);
 		if (idx >= 0)

@@ -103,7 +103,8 @@ int sdr_worker_call(unsigned worker, struct sdr_cmd *cmd)
 			/* The worker is wedged; the command stays owned by it, so
 			 * callers must not free @cmd: they allocate it statically
 			 * or leak it on this path. */
-			fprintf(stderr, "sdr-dpu: worker %u did not answer a command in 5 s\n", worker);
+			fprintf(stderr, "sdr-dpu: worker %u did not answer a command in 5 s\n",
+				worker);
 			return -ETIMEDOUT;
 		}
 		rte_delay_us_sleep(50);
@@ -221,8 +222,7 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 
 	cmd->result = 0;
 	switch (cmd->type) {
-	case SDR_CMD_NOP:
-		break;
+	case SDR_CMD_NOP: break;
 	case SDR_CMD_ADD_CTX:
 		c = cmd->obj;
 		c->next_on_worker = w->ctxs;
@@ -238,9 +238,7 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 			ovf_swap(qp->ctx, cmd);
 		sdr_worker_qp_add(w, qp, now);
 		break;
-	case SDR_CMD_CONNECT_QP:
-		sdr_worker_qp_connect(w, cmd->obj, cmd->remote);
-		break;
+	case SDR_CMD_CONNECT_QP: sdr_worker_qp_connect(w, cmd->obj, cmd->remote); break;
 	case SDR_CMD_DEL_QP:
 		qp = cmd->obj;
 		sdr_qp_abort(w, qp, -ECANCELED);
@@ -248,9 +246,7 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 		qp->state = SDR_QPS_DEAD;
 		qp_del(w, qp, now);
 		break;
-	case SDR_CMD_SET_RATE:
-		sdr_worker_qp_rate(w, cmd->obj, cmd->arg);
-		break;
+	case SDR_CMD_SET_RATE: sdr_worker_qp_rate(w, cmd->obj, cmd->arg); break;
 	case SDR_CMD_MR_DEREG: {
 		struct sdr_mr_ent *mr = cmd->obj;
 		if (mr->refcnt)
@@ -291,7 +287,8 @@ int sdr_worker_init(struct sdr_worker *w, uint64_t now)
 	sdr_wheel_init(&w->timers, w->tflows, SDR_FLOWS, sdr_g.tsc_hz, SDR_TIMER_SHIFT, now);
 	/* each worker paces its own TX queue at its share of the port rate */
 	for (unsigned i = 0; i < sdr_g.cfg.ninst; i++) {
-		uint64_t rate = sdr_g.cfg.inst[i].port_rate / 8 / (sdr_g.nworkers ? sdr_g.nworkers : 1);
+		uint64_t rate = sdr_g.cfg.inst[i].port_rate / 8 /
+				(sdr_g.nworkers ? sdr_g.nworkers : 1);
 		sdr_sched_port_rate(&w->sched, i, rate, sdr_pace_burst(rate));
 	}
 	/* what two TSC reads cost (taken off the pacer's sampled cycles) */
@@ -506,7 +503,8 @@ int sdr_worker_main(void *arg)
 			if (c->hdr)
 				atomic_store_explicit(&c->hdr->heartbeat,
 						      atomic_load_explicit(&c->hdr->heartbeat,
-									   memory_order_relaxed) + 1,
+									   memory_order_relaxed) +
+							      1,
 						      memory_order_relaxed);
 		}
 		work += sdr_worker_qp_pass(w, now);

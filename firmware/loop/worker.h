@@ -7,7 +7,7 @@
 
 /* command from the main lcore to a worker */
 enum sdr_cmd_type {
-	SDR_CMD_NOP = 0,  /* quiescence barrier */
+	SDR_CMD_NOP = 0, /* quiescence barrier */
 	SDR_CMD_ADD_CTX,
 	SDR_CMD_DEL_CTX,
 	SDR_CMD_ADD_QP,

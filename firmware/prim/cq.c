@@ -59,8 +59,12 @@ void sdr_cq_post(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_cqe 
 void sdr_cq_send(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm)
 {
 	struct sdr_cqe e = {
-		.wr_id = sm->wr_id, .seq = sm->seq, .length = sm->len, .status = sm->status,
-		.qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_SEND,
+		.wr_id = sm->wr_id,
+		.seq = sm->seq,
+		.length = sm->len,
+		.status = sm->status,
+		.qp_id = (uint16_t)qp->id,
+		.opcode = SDR_SQ_SEND,
 	};
 	/* sends that keep their ranges release them all now; the others
 	 * released each range once it was on the wire */
@@ -82,8 +86,13 @@ void sdr_cq_recv(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t
 	const struct sdr_rslot *s = &qp->rq.slot[slot];
 	int full = sdr_rslot_full(s), data = s->last_known && s->pkts_got == s->npkts;
 	struct sdr_cqe e = {
-		.wr_id = s->wr_id, .seq = s->seq, .length = full ? s->msg_len : s->max_end,
-		.imm = s->imm, .status = status, .qp_id = (uint16_t)qp->id, .opcode = SDR_SQ_RECV,
+		.wr_id = s->wr_id,
+		.seq = s->seq,
+		.length = full ? s->msg_len : s->max_end,
+		.imm = s->imm,
+		.status = status,
+		.qp_id = (uint16_t)qp->id,
+		.opcode = SDR_SQ_RECV,
 		.flags = (uint8_t)((s->imm_mask == 0xFF ? SDR_CQE_F_IMM : SDR_CQE_F_IMM_PARTIAL) |
 				   (data ? 0 : SDR_CQE_F_PARTIAL)),
 	};

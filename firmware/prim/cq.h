@@ -19,7 +19,7 @@
  *  receive they can have outstanding, and a ring of refused descriptors.
  *  Allocated at attach for one QP and grown (by the main lcore, before a QP
  *  is added; ctrl_qp.c) as QPs are created. */
-#define SDR_CQ_OVF_FOR(nqps) ((uint32_t)(nqps) * 2 * SDR_MAX_MSGS + SDR_SQ_ENTRIES)
+#define SDR_CQ_OVF_FOR(nqps) ((uint32_t)(nqps)*2 * SDR_MAX_MSGS + SDR_SQ_ENTRIES)
 
 /** Post completion @p e to context @p c (in the ring by the end of the loop
  *  pass, or when SDR_BURST are waiting). */

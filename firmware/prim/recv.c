@@ -85,7 +85,8 @@ void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
 	/* Oldest receive first: the sender uses them in order, so when mbufs
 	 * run short the ones it needs next must not be the ones left out. */
 	for (uint32_t k = 0; k < span; k++) {
-		const struct sdr_rslot *s = &qp->rq.slot[(qp->rq.next_seq - span + k) % SDR_MAX_MSGS];
+		const struct sdr_rslot *s =
+			&qp->rq.slot[(qp->rq.next_seq - span + k) % SDR_MAX_MSGS];
 		if (s->state != SDR_RS_POSTED || s->pkts_got || s->imm_mask)
 			continue;
 		e[n].seq = s->seq;

@@ -27,7 +27,7 @@ struct sdr_hctx {
 	void *seg;
 	size_t seg_size;
 	int seg_fd;
-	struct sdr_ring sq, cq;   /* worker-side views */
+	struct sdr_ring sq, cq; /* worker-side views */
 	struct sdr_seg_hdr *hdr;
 	struct sdr_mr_ent mrs[SDR_MAX_MRS];
 	struct sdr_qp *qps[SDR_MAX_QPS_PER_CTX];
@@ -39,8 +39,8 @@ struct sdr_hctx {
 	 * its end (one producer-index store per pass; cq.c) */
 	struct sdr_cqe cqb[SDR_BURST];
 	unsigned ncqb;
-	int broken;               /* SQ corrupt: stop serving it */
-	int32_t sq_credit;        /* fair SQ service (host_sq.c; worker only) */
+	int broken;        /* SQ corrupt: stop serving it */
+	int32_t sq_credit; /* fair SQ service (host_sq.c; worker only) */
 	struct sdr_hctx *next_on_worker;
 };
 

@@ -21,14 +21,20 @@ struct sdr_dpu {
 	struct sdr_worker workers[SDR_MAX_WORKERS];
 	uint64_t tsc_hz;
 	volatile int running;
-	int workers_stopped; /* set by main after the workers returned */
+	int workers_stopped;            /* set by main after the workers returned */
 	uint64_t ctl_ctr[SDR_CTR__MAX]; /* counters of the control plane (main lcore only) */
 };
 
 extern struct sdr_dpu sdr_g;
 
 /** Microseconds, milliseconds of the TSC. */
-static inline uint64_t sdr_us_cycles(uint64_t us) { return us * sdr_g.tsc_hz / 1000000; }
-static inline uint64_t sdr_ms_cycles(uint64_t ms) { return ms * sdr_g.tsc_hz / 1000; }
+static inline uint64_t sdr_us_cycles(uint64_t us)
+{
+	return us * sdr_g.tsc_hz / 1000000;
+}
+static inline uint64_t sdr_ms_cycles(uint64_t ms)
+{
+	return ms * sdr_g.tsc_hz / 1000;
+}
 
 #endif /* SDR_DPU_H */

@@ -18,12 +18,12 @@
 
 /** A registered memory region as the DPU sees it. */
 struct sdr_mr_ent {
-	uint8_t *addr;            /**< DPU-side mapping */
+	uint8_t *addr; /**< DPU-side mapping */
 	uint64_t len;
-	_Atomic uint32_t valid;   /**< published by the control plane (release) */
-	uint32_t refcnt;          /**< in-flight operations (owning worker only) */
+	_Atomic uint32_t valid; /**< published by the control plane (release) */
+	uint32_t refcnt;        /**< in-flight operations (owning worker only) */
 	int fd;
-	uint64_t map_len;         /**< what was mmap'ed (for munmap) */
+	uint64_t map_len; /**< what was mmap'ed (for munmap) */
 };
 
 /** Limits a descriptor is checked against (per QP). */
@@ -44,9 +44,12 @@ static inline int sdr_sqe_check(const struct sdr_sqe *d, const struct sdr_qp_lim
 				enum sdr_ctr *ctr)
 {
 	static const enum sdr_ctr ctr_of[] = {
-		[SDR_DESC_BAD] = SDR_CTR_sqe_bad,         [SDR_DESC_BAD_QP] = SDR_CTR_sqe_bad_qp,
-		[SDR_DESC_BAD_MR] = SDR_CTR_sqe_bad_mr,   [SDR_DESC_BAD_RANGE] = SDR_CTR_sqe_bad_range,
-		[SDR_DESC_BAD_LEN] = SDR_CTR_sqe_bad_len, [SDR_DESC_NOT_CONN] = SDR_CTR_sqe_not_conn,
+		[SDR_DESC_BAD] = SDR_CTR_sqe_bad,
+		[SDR_DESC_BAD_QP] = SDR_CTR_sqe_bad_qp,
+		[SDR_DESC_BAD_MR] = SDR_CTR_sqe_bad_mr,
+		[SDR_DESC_BAD_RANGE] = SDR_CTR_sqe_bad_range,
+		[SDR_DESC_BAD_LEN] = SDR_CTR_sqe_bad_len,
+		[SDR_DESC_NOT_CONN] = SDR_CTR_sqe_not_conn,
 	};
 	struct sdr_mr_ent *mr = NULL;
 	enum sdr_desc_why why;

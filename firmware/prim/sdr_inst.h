@@ -18,7 +18,6 @@
 struct rte_mempool;
 struct sdr_hctx;
 
-
 struct sdr_inst {
 	unsigned idx;
 	struct sdr_inst_cfg cfg;
@@ -30,12 +29,12 @@ struct sdr_inst {
 	struct sdr_hctx *ctxs[SDR_MAX_CTX];
 	struct sdr_qp *_Atomic qps[SDR_MAX_QPS];
 	void *link[SDR_MAX_WORKERS]; /* struct sdr_link_rx * per queue, or NULL */
-	struct sdr_qp_stats closed; /* folded in from destroyed QPs (main lcore) */
-	uint32_t qpn_first;         /* QPN of block 0 in this boot (epoch) */
+	struct sdr_qp_stats closed;  /* folded in from destroyed QPs (main lcore) */
+	uint32_t qpn_first;          /* QPN of block 0 in this boot (epoch) */
 	/* the port steers each QP's packets to its worker's queue (RSS on the
 	 * UDP source port alone, common/sdr_rss.h): QPNs are chosen for it */
 	uint8_t rss_steer;
-	uint16_t rss_reta;          /* its redirection table's size */
+	uint16_t rss_reta; /* its redirection table's size */
 };
 
 /** Is @p qpn inside this boot's QPN range (see --qpn-epoch)? */
@@ -56,7 +55,6 @@ static inline struct sdr_qp *sdr_qp_lookup(struct sdr_inst *in, uint32_t qpn, ui
 	*gen = rel % gens;
 	return qp;
 }
-
 
 /** A QP's flow in its worker's pacer and timer wheel. */
 static inline uint32_t sdr_qp_flow(const struct sdr_qp *qp)

@@ -71,7 +71,8 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 	s->state = SDR_RS_POSTED;
 	rq->nposted++;
 	memset(pkt_bm_of(rq, idx), 0, sdr_words_for(pkts) * sizeof(uint64_t));
-	memset(rq->chunk_priv + (size_t)idx * rq->chunk_words, 0, rq->chunk_words * sizeof(uint64_t));
+	memset(rq->chunk_priv + (size_t)idx * rq->chunk_words, 0,
+	       rq->chunk_words * sizeof(uint64_t));
 	/* The host cleared these too; clear again so a careless host cannot
 	 * make a fresh receive look partly done. */
 	for (uint32_t w = 0; w < rq->chunk_words; w++)
@@ -176,7 +177,7 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		/* same slot and generation, another message: 4096 (1024 slots x
 		 * G generations) or more messages apart */
 		*drop = (int32_t)(sdr_psn_seq(p->psn, idx) - s->seq) < 0 ? SDR_CTR_stale_seq
-									  : SDR_CTR_early_seq;
+									 : SDR_CTR_early_seq;
 		return -1;
 	}
 	if (s->state == SDR_RS_DONE) {
@@ -224,7 +225,8 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		return -1;
 	}
 	if (s->last_known) {
-		if (p->se ? (off + 1 != s->npkts || start + len != s->msg_len) : off + 1 >= s->npkts) {
+		if (p->se ? (off + 1 != s->npkts || start + len != s->msg_len)
+			  : off + 1 >= s->npkts) {
 			*drop = SDR_CTR_bad_len;
 			return -1;
 		}
@@ -237,7 +239,8 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		*drop = SDR_CTR_dup_pkt;
 		return -1;
 	}
-	if ((p->imm_zero ? note_imm_zero(rq, idx, s, drop) : note_imm(rq, idx, s, off, nib, drop)) < 0)
+	if ((p->imm_zero ? note_imm_zero(rq, idx, s, drop) : note_imm(rq, idx, s, off, nib, drop)) <
+	    0)
 		return -1;
 
 	memcpy(s->dst + start, p->payload, len);
@@ -285,7 +288,8 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 		return -1;
 	}
 	for (uint32_t b = 0; b < SDR_IMM_NIBBLES; b++)
-		if ((s->imm_mask & (1u << b)) && ((s->imm >> (4 * b)) & 0xF) != ((imm >> (4 * b)) & 0xF)) {
+		if ((s->imm_mask & (1u << b)) &&
+		    ((s->imm >> (4 * b)) & 0xF) != ((imm >> (4 * b)) & 0xF)) {
 			*drop = SDR_CTR_imm_mismatch;
 			return -1;
 		}

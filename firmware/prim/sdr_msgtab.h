@@ -21,7 +21,7 @@
 enum sdr_rslot_state { SDR_RS_FREE = 0, SDR_RS_POSTED, SDR_RS_DONE };
 
 struct sdr_rslot {
-	uint8_t *dst;       /**< start of the posted buffer (host memory, mapped) */
+	uint8_t *dst; /**< start of the posted buffer (host memory, mapped) */
 	uint64_t wr_id;
 	uint64_t first_tsc; /**< first packet seen (reliability timers) */
 	uint64_t last_tsc;  /**< last packet placed (global timeout) */
@@ -31,16 +31,16 @@ struct sdr_rslot {
 	uint32_t seq;       /**< receive number owning the slot */
 	uint32_t len;       /**< posted length */
 	uint32_t posted_pkts;
-	uint32_t npkts;     /**< packets of the message, once the last one is seen */
-	uint32_t msg_len;   /**< message length, once the last packet is seen */
+	uint32_t npkts;   /**< packets of the message, once the last one is seen */
+	uint32_t msg_len; /**< message length, once the last packet is seen */
 	uint32_t pkts_got;
-	uint32_t max_end;   /**< highest byte end placed so far */
+	uint32_t max_end; /**< highest byte end placed so far */
 	uint32_t chunks_got;
 	uint32_t imm;
 	uint16_t mr_id;
 	uint8_t imm_mask;
 	uint8_t last_known;
-	uint8_t state;      /**< enum sdr_rslot_state */
+	uint8_t state;       /**< enum sdr_rslot_state */
 	uint8_t ack_pending; /**< SR: listed for the next ACK */
 	uint8_t fto_fired;   /**< EC: the fallback timeout expired once */
 	uint32_t lost;       /**< EC: data chunks that did not arrive on their first
@@ -61,13 +61,13 @@ struct sdr_rdone {
 
 struct sdr_rq {
 	uint32_t mtu, max_msg, ppc, gens, rkey;
-	uint32_t pkt_words;   /**< 64-bit words of one slot's packet bitmap */
-	uint32_t chunk_words; /**< 64-bit words of one slot's chunk bitmap */
-	uint32_t next_seq;    /**< number the next posted receive gets */
-	uint32_t nposted;     /**< receives posted and not completed */
-	uint64_t *pkt_bm;     /**< [SDR_MAX_MSGS][pkt_words], private */
-	uint64_t *chunk_bm;   /**< [SDR_MAX_MSGS][chunk_words], host-shared */
-	uint64_t *chunk_priv; /**< [SDR_MAX_MSGS][chunk_words], private copy (ACKs trust
+	uint32_t pkt_words;           /**< 64-bit words of one slot's packet bitmap */
+	uint32_t chunk_words;         /**< 64-bit words of one slot's chunk bitmap */
+	uint32_t next_seq;            /**< number the next posted receive gets */
+	uint32_t nposted;             /**< receives posted and not completed */
+	uint64_t *pkt_bm;             /**< [SDR_MAX_MSGS][pkt_words], private */
+	uint64_t *chunk_bm;           /**< [SDR_MAX_MSGS][chunk_words], host-shared */
+	uint64_t *chunk_priv;         /**< [SDR_MAX_MSGS][chunk_words], private copy (ACKs trust
 	                           only DPU memory) */
 	struct sdr_qseg_slot *shared; /**< [SDR_MAX_MSGS], host-shared */
 	struct sdr_rslot slot[SDR_MAX_MSGS];
@@ -90,7 +90,10 @@ static inline uint32_t sdr_rq_posted_span(const struct sdr_rq *rq)
 }
 
 /** Words a slot needs for @p bits bits. */
-static inline uint32_t sdr_words_for(uint32_t bits) { return (bits + 63) / 64; }
+static inline uint32_t sdr_words_for(uint32_t bits)
+{
+	return (bits + 63) / 64;
+}
 
 /**
  * Initialise @p rq. @p chunk_bm and @p shared live in the QP's shared

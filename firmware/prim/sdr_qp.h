@@ -24,8 +24,8 @@ enum sdr_qp_state { SDR_QPS_CREATED = 0, SDR_QPS_CONNECTED, SDR_QPS_DEAD, SDR_QP
 enum sdr_smsg_state { SDR_SM_FREE = 0, SDR_SM_QUEUED, SDR_SM_DONE };
 
 struct sdr_srange {
-	uint8_t *src;      /* host memory (mapped) */
-	uint32_t msg_off;  /* MTU aligned */
+	uint8_t *src;     /* host memory (mapped) */
+	uint32_t msg_off; /* MTU aligned */
 	uint32_t len;
 	uint16_t mr_id;
 };
@@ -66,21 +66,21 @@ struct sdr_qp {
 	unsigned worker;
 	int state; /* enum sdr_qp_state; written by the owning worker */
 	struct sdr_qp_info remote;
-	uint64_t ctrl_key;    /* ours: control packets to this QP must carry it */
+	uint64_t ctrl_key; /* ours: control packets to this QP must carry it */
 	struct sdr_l2l3 l2;
 	struct sdr_hdr_tmpl tmpl; /* headers of l2's frames (sdr_hdr_tmpl_init at connect) */
-	uint32_t psn;         /* control packets sent (their PSN) */
-	uint64_t rate_bps;    /* its rate (0 = unpaced): the worker's pacer (w->sched) */
-	uint64_t touch_loop;  /* worker loop + 1 in which it was last touched / visited */
+	uint32_t psn;             /* control packets sent (their PSN) */
+	uint64_t rate_bps;        /* its rate (0 = unpaced): the worker's pacer (w->sched) */
+	uint64_t touch_loop;      /* worker loop + 1 in which it was last touched / visited */
 	uint64_t visit_loop;
 	/* (what a visit reads of every QP comes first, in the first page or two;
 	 * the per-message tables follow) */
-	unsigned ncts_out;    /* receive side: CTS entries waiting */
+	unsigned ncts_out; /* receive side: CTS entries waiting */
 	unsigned nabort_out;
 	uint64_t next_rects_tsc;
-	uint32_t send_next;  /* number of the next posted send */
-	uint32_t tx_cursor;  /* send being transmitted (all older are on the wire) */
-	uint32_t ack_cursor; /* oldest send not yet completed */
+	uint32_t send_next;    /* number of the next posted send */
+	uint32_t tx_cursor;    /* send being transmitted (all older are on the wire) */
+	uint32_t ack_cursor;   /* oldest send not yet completed */
 	uint64_t progress_tsc; /* last progress of the sends (global timeout) */
 	struct sdr_qp_stats st;
 	struct sdr_qp *next_on_worker;

@@ -14,9 +14,11 @@
 #include <stdint.h>
 
 /* The counters of every QP, whatever its scheme: X(name) */
+/* clang-format off */
 #define SDR_QP_BASE_CTRS(X)                                                                  \
 	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
 	X(send_errors) X(cts_tx) X(cts_rx) X(aborts_tx) X(aborts_rx) X(chunks_done)
+/* clang-format on */
 
 /* Slots for the schemes' counter groups, all groups together */
 #define SDR_QP_XCTRS_MAX 64
@@ -45,11 +47,11 @@ static inline void sdr_qp_stats_fold(struct sdr_qp_stats *dst, const struct sdr_
  * SDR_QP_CTR(qp, GROUP, NAME)++.
  */
 struct sdr_ctr_group {
-	const char *name;           /* "sr" */
-	const char *const *names;   /* the counters' printed names: "sr_retx_pkts", ... */
+	const char *name;         /* "sr" */
+	const char *const *names; /* the counters' printed names: "sr_retx_pkts", ... */
 	unsigned n;
-	unsigned base;              /* its first slot in struct sdr_qp_stats::x (rel.c) */
-	int registered;             /* base is valid */
+	unsigned base;  /* its first slot in struct sdr_qp_stats::x (rel.c) */
+	int registered; /* base is valid */
 };
 
 #define SDR_QPC_ENUM_(g, n) SDR_QPC_##g##_##n,
@@ -57,15 +59,15 @@ struct sdr_ctr_group {
 
 /** In a header: enum SDR_QPC_<g>_<name> and the group sdr_qpc_<g>; LIST(X)
  *  calls X(g, name) per counter. */
-#define SDR_QP_CTR_GROUP_DECLARE(g, LIST)                                                    \
-	enum { LIST(SDR_QPC_ENUM_) SDR_QPC_##g##__N };                                       \
+#define SDR_QP_CTR_GROUP_DECLARE(g, LIST)              \
+	enum { LIST(SDR_QPC_ENUM_) SDR_QPC_##g##__N }; \
 	extern struct sdr_ctr_group sdr_qpc_##g
 
 /** In one .c file: the group's names and its descriptor. */
-#define SDR_QP_CTR_GROUP_DEFINE(g, LIST)                                                     \
-	static const char *const sdr_qpc_##g##_names[] = {LIST(SDR_QPC_NAME_)};               \
-	struct sdr_ctr_group sdr_qpc_##g = {.name = #g, .names = sdr_qpc_##g##_names,         \
-					    .n = SDR_QPC_##g##__N}
+#define SDR_QP_CTR_GROUP_DEFINE(g, LIST)                                        \
+	static const char *const sdr_qpc_##g##_names[] = {LIST(SDR_QPC_NAME_)}; \
+	struct sdr_ctr_group sdr_qpc_##g = {                                    \
+		.name = #g, .names = sdr_qpc_##g##_names, .n = SDR_QPC_##g##__N}
 
 /** Counter NAME of group G of @p st (struct sdr_qp_stats), an lvalue. */
 #define SDR_QPS_CTR(st, g, n) ((st)->x[sdr_qpc_##g.base + SDR_QPC_##g##_##n])

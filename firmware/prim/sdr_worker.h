@@ -54,7 +54,7 @@ struct sdr_worker {
 	uint64_t ctr[SDR_CTR__MAX];
 	struct sdr_port_stats port[SDR_MAX_INST];
 	uint64_t loops, idle_sleeps;
-	uint64_t work_loops;     /* loops that did something */
+	uint64_t work_loops; /* loops that did something */
 	struct sdr_txdone txdone[SDR_TXDONE_MAX];
 	unsigned ntxdone;
 	struct rte_mbuf *txb[SDR_MAX_INST][SDR_BURST];
@@ -70,21 +70,21 @@ struct sdr_worker {
 	struct sdr_qp **touched;               /* [SDR_FLOWS] */
 	unsigned ntouched;
 	uint64_t pace_stalls;
-	unsigned loop_tx;        /* data frames reserved in this loop (SDR_LOOP_TX) */
-	uint64_t loop_tx_full;   /* reservations deferred to the next loop for it */
-	uint64_t visits[3];      /* QP visits: SDR_VISIT_PACED, _TOUCHED, _TIMER */
-	uint64_t rects_period;   /* --cts-resend-ms in cycles */
-	uint64_t pace_cycles;    /* TSC cycles in the pacer in sampled loops ... */
-	uint64_t pace_polls;     /* ... and how many loops were sampled */
-	uint64_t pace_frames;    /* frames reserved through the pacer */
-	unsigned pace_tsc_cost;  /* cycles of one pair of TSC reads (subtracted) */
-	uint64_t pace_sample_max; /* a longer interval was not the pacer's (20 us) */
-	uint64_t pace_outliers;  /* intervals left out for that */
-	uint8_t pace_sample;     /* this loop is sampled */
-	uint64_t handoff_rx;     /* packets other workers handed to this one */
+	unsigned loop_tx;           /* data frames reserved in this loop (SDR_LOOP_TX) */
+	uint64_t loop_tx_full;      /* reservations deferred to the next loop for it */
+	uint64_t visits[3];         /* QP visits: SDR_VISIT_PACED, _TOUCHED, _TIMER */
+	uint64_t rects_period;      /* --cts-resend-ms in cycles */
+	uint64_t pace_cycles;       /* TSC cycles in the pacer in sampled loops ... */
+	uint64_t pace_polls;        /* ... and how many loops were sampled */
+	uint64_t pace_frames;       /* frames reserved through the pacer */
+	unsigned pace_tsc_cost;     /* cycles of one pair of TSC reads (subtracted) */
+	uint64_t pace_sample_max;   /* a longer interval was not the pacer's (20 us) */
+	uint64_t pace_outliers;     /* intervals left out for that */
+	uint8_t pace_sample;        /* this loop is sampled */
+	uint64_t handoff_rx;        /* packets other workers handed to this one */
 	struct sdr_pace_rec *trace; /* --pace-trace: the last trace_cap paced frames */
 	uint64_t ntrace;
-	uint32_t trace_cap;      /* a power of two */
+	uint32_t trace_cap; /* a power of two */
 	_Atomic int exited; /* the loop returned (shutdown): commands run inline */
 } __rte_cache_aligned;
 

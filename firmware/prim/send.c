@@ -42,8 +42,8 @@ void sdr_send_flushed(struct sdr_worker *w)
 	w->ntxdone = 0;
 }
 
-unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned budget,
-			     uint64_t now, const struct sdr_send_hooks *h)
+unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned budget, uint64_t now,
+			     const struct sdr_send_hooks *h)
 {
 	unsigned sent = 0;
 
@@ -80,7 +80,8 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 			uint32_t plen = r->len - at < qp->mtu ? r->len - at : qp->mtu;
 			uint32_t moff = r->msg_off + at;
 
-			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
+			m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0),
+					    now);
 			if (!m)
 				break;
 			sdr_txq_data(w, qp, m, sm, moff / qp->mtu, r->src + at, plen,
@@ -146,9 +147,9 @@ void sdr_send_abort_flush(struct sdr_worker *w, struct sdr_qp *qp)
 	m = sdr_txq_alloc(w, qp->inst);
 	if (m) { /* (else: the receiver's CTS re-send brings us back here) */
 		sdr_txq_ctrl(w, qp, m,
-			     sdr_ctrl_abort_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
-						   qp->qpn_base, qp->abort_out,
-						   (uint16_t)qp->nabort_out));
+			     sdr_ctrl_abort_encode(
+				     rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
+				     qp->qpn_base, qp->abort_out, (uint16_t)qp->nabort_out));
 		qp->st.aborts_tx++;
 	}
 	qp->nabort_out = 0;

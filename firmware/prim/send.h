@@ -32,8 +32,8 @@ struct sdr_send_hooks {
 };
 
 /** Transmit first passes, at most @p budget packets. @return packets sent. */
-unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned budget,
-			     uint64_t now, const struct sdr_send_hooks *h);
+unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned budget, uint64_t now,
+			     const struct sdr_send_hooks *h);
 
 /** Move qp->ack_cursor past sends that are over. */
 void sdr_send_window_advance(struct sdr_qp *qp);

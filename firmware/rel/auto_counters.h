@@ -9,7 +9,7 @@
 
 #include "sdr_qpctr.h"
 
-#define SDR_AUTO_QP_CTRS(X)                                                                  \
+#define SDR_AUTO_QP_CTRS(X) \
 	X(auto, msgs_ec) X(auto, msgs_sr) X(auto, chunks_fed) X(auto, lost_fed) X(auto, lost_rx)
 
 SDR_QP_CTR_GROUP_DECLARE(auto, SDR_AUTO_QP_CTRS);

@@ -24,9 +24,10 @@ static int on_auto_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
 	(void)o;
 	(void)ctx;
 	if (sdr_auto_schemes_parse(arg, sdr_auto_opts.cands, &sdr_auto_opts.ncands)) {
-		fprintf(stderr, "sdr-dpu: --auto-schemes: '%s' is not a list of at most %u"
-				" distinct schemes sr, rs:K:M, xor:K:M (1 <= K <= 64,"
-				" 1 <= M <= 32, XOR M <= K)\n",
+		fprintf(stderr,
+			"sdr-dpu: --auto-schemes: '%s' is not a list of at most %u"
+			" distinct schemes sr, rs:K:M, xor:K:M (1 <= K <= 64,"
+			" 1 <= M <= 32, XOR M <= K)\n",
 			arg, SDR_AUTO_MAX_CANDS);
 		return -2;
 	}
@@ -40,11 +41,16 @@ static const struct sdr_opt_name objectives[] = {
 const struct sdr_opt sdr_auto_opt_table[] = {
 	SDR_OPT_SECTION("\nAUTO (QPs with reliability AUTO pick SR or an EC code per message "
 			"from the\nmeasured RTT and chunk loss; docs/reliability.md \"AUTO\"):"),
-	{.name = "auto-schemes", .arg = "LIST", .fn = on_auto_schemes,
+	{.name = "auto-schemes",
+	 .arg = "LIST",
+	 .fn = on_auto_schemes,
 	 .help = "candidates, comma-separated: sr, rs:K:M, xor:K:M (1 <= K\n"
 		 "<= 64, 1 <= M <= 32, XOR M <= K; at most 8)\n"
 		 "(default " AUTO_SCHEMES_DEFAULT ")"},
-	{.name = "auto-objective", .arg = "O", .kind = SDR_OPT_ENUM, .names = objectives,
+	{.name = "auto-objective",
+	 .arg = "O",
+	 .kind = SDR_OPT_ENUM,
+	 .names = objectives,
 	 .var = &sdr_auto_opts.obj,
 	 .help = "minimise the predicted mean or p999 completion time\n(default mean)"},
 	SDR_OPT_END,
@@ -127,17 +133,17 @@ void sdr_auto_stats_json(FILE *f, const struct sdr_auto *a, const struct sdr_qp_
 	struct auto_view v;
 
 	auto_view(a, &v);
-	fprintf(f, ",\"auto\":{\"srtt_us\":%.1f,\"rttvar_us\":%.1f,"
-		   "\"rtt_samples\":%" PRIu64 ",\"chunk_loss\":%.6g,"
-		   "\"chunks_seen\":%" PRIu64 ",\"last_pick\":\"%s\","
-		   "\"last_mean_us\":%.1f,\"last_p999_us\":%.1f,"
-		   "\"initial_picks\":%" PRIu64 ",\"evals\":%" PRIu64
-		   ",\"eval_errors\":%" PRIu64 ",\"msgs_ec\":%" PRIu64
-		   ",\"msgs_sr\":%" PRIu64 ",\"chunks_fed\":%" PRIu64
-		   ",\"lost_fed\":%" PRIu64 ",\"lost_rx\":%" PRIu64 ",\"picks\":{",
+	fprintf(f,
+		",\"auto\":{\"srtt_us\":%.1f,\"rttvar_us\":%.1f,"
+		"\"rtt_samples\":%" PRIu64 ",\"chunk_loss\":%.6g,"
+		"\"chunks_seen\":%" PRIu64 ",\"last_pick\":\"%s\","
+		"\"last_mean_us\":%.1f,\"last_p999_us\":%.1f,"
+		"\"initial_picks\":%" PRIu64 ",\"evals\":%" PRIu64 ",\"eval_errors\":%" PRIu64
+		",\"msgs_ec\":%" PRIu64 ",\"msgs_sr\":%" PRIu64 ",\"chunks_fed\":%" PRIu64
+		",\"lost_fed\":%" PRIu64 ",\"lost_rx\":%" PRIu64 ",\"picks\":{",
 		v.srtt_us, v.rttvar_us, v.rtt_samples, v.loss, v.chunks_seen, v.last,
-		v.last_mean_us, v.last_p999_us, v.initial_picks, v.evals,
-		v.eval_errors, SDR_QPS_CTR(st, auto, msgs_ec), SDR_QPS_CTR(st, auto, msgs_sr),
+		v.last_mean_us, v.last_p999_us, v.initial_picks, v.evals, v.eval_errors,
+		SDR_QPS_CTR(st, auto, msgs_ec), SDR_QPS_CTR(st, auto, msgs_sr),
 		SDR_QPS_CTR(st, auto, chunks_fed), SDR_QPS_CTR(st, auto, lost_fed),
 		SDR_QPS_CTR(st, auto, lost_rx));
 	for (uint32_t i = 0; i < v.ncands; i++)
@@ -156,12 +162,12 @@ void sdr_auto_stats_print(FILE *f, const struct sdr_qp *qp, const struct sdr_aut
 	struct auto_view v;
 
 	auto_view(au, &v);
-	fprintf(f, "    AUTO: srtt %.0f us (%" PRIu64 " samples) chunk loss %.3g"
-		   " (%" PRIu64 " chunks) | last pick %s (mean %.0f us) | evals %"
-		   PRIu64 " | initial %" PRIu64 " | msgs EC %" PRIu64 " SR %" PRIu64
-		   " |", v.srtt_us, v.rtt_samples, v.loss, v.chunks_seen, v.last,
-		v.last_mean_us, v.evals, v.initial_picks, SDR_QP_CTR(qp, auto, msgs_ec),
-		SDR_QP_CTR(qp, auto, msgs_sr));
+	fprintf(f,
+		"    AUTO: srtt %.0f us (%" PRIu64 " samples) chunk loss %.3g"
+		" (%" PRIu64 " chunks) | last pick %s (mean %.0f us) | evals %" PRIu64
+		" | initial %" PRIu64 " | msgs EC %" PRIu64 " SR %" PRIu64 " |",
+		v.srtt_us, v.rtt_samples, v.loss, v.chunks_seen, v.last, v.last_mean_us, v.evals,
+		v.initial_picks, SDR_QP_CTR(qp, auto, msgs_ec), SDR_QP_CTR(qp, auto, msgs_sr));
 	for (uint32_t i = 0; i < v.ncands; i++)
 		fprintf(f, " %s %" PRIu64, v.name[i], v.picks[i]);
 	fprintf(f, "\n");
@@ -189,7 +195,9 @@ void sdr_auto_stats_kv(const struct sdr_auto *au, const struct sdr_kv *kv)
 		for (int j = 11; j < n && j < (int)sizeof(key); j++)
 			key[j] = (key[j] >= 'A' && key[j] <= 'Z') ? (char)(key[j] + 32)
 				 : ((key[j] >= '0' && key[j] <= '9') ||
-				    (key[j] >= 'a' && key[j] <= 'z')) ? key[j] : '_';
+				    (key[j] >= 'a' && key[j] <= 'z'))
+					 ? key[j]
+					 : '_';
 		while (n > 11 && key[n - 1] == '_')
 			key[--n] = 0;
 		kv->u64(kv->arg, key, v.picks[i]);

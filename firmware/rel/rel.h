@@ -63,8 +63,8 @@ struct sdr_rel_desc {
 
 struct sdr_rel_ops {
 	const char *name;
-	uint8_t reliability;  /* enum sdr_reliability */
-	uint8_t keeps_ranges; /* sends keep their host ranges referenced until they
+	uint8_t reliability;             /* enum sdr_reliability */
+	uint8_t keeps_ranges;            /* sends keep their host ranges referenced until they
 	                         complete (retransmissions re-read them) */
 	const struct sdr_rel_desc *desc; /* counters, options, stats (every scheme has one) */
 
@@ -72,7 +72,8 @@ struct sdr_rel_ops {
 	/** Create the scheme's per-QP state (qp->rel) for attributes @p a
 	 *  (checked by the caller). @return 0, or a negative errno with
 	 *  @p why filled. */
-	int (*qp_init)(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why, size_t whylen);
+	int (*qp_init)(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why,
+		       size_t whylen);
 	void (*qp_fini)(struct sdr_qp *qp);
 	/** The QP's rate changed (bits/s, 0 = unpaced); worker lcore. */
 	void (*set_rate)(struct sdr_qp *qp, uint64_t rate_bps);
@@ -80,7 +81,8 @@ struct sdr_rel_ops {
 	/* worker lcore */
 	/** A send was posted into @p sm (generic fields set). @return 0, or a
 	 *  negative errno (the send then fails). */
-	int (*send_prepare)(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm, uint64_t now);
+	int (*send_prepare)(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
+			    uint64_t now);
 	/** Transmit: retransmissions, then first transmissions of the sends
 	 *  the receiver cleared. @return packets sent. */
 	unsigned (*tx)(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);

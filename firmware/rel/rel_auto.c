@@ -23,10 +23,10 @@
 #include "sr_desc.h"
 
 struct auto_qp {
-	struct sdr_sr sr;       /* first: the reliable-QP core's state */
-	struct sdr_eceng eng;   /* the EC engine plugged into it */
-	struct sdr_auto au;     /* estimates and per-message pick */
-	double base_bps;        /* model rate when the QP has none (port/link) */
+	struct sdr_sr sr;     /* first: the reliable-QP core's state */
+	struct sdr_eceng eng; /* the EC engine plugged into it */
+	struct sdr_auto au;   /* estimates and per-message pick */
+	double base_bps;      /* model rate when the QP has none (port/link) */
 };
 
 static struct auto_qp *auto_of(const struct sdr_qp *qp)
@@ -44,7 +44,8 @@ static double auto_base_rate(const struct sdr_inst *in)
 		return (double)in->cfg.port_rate;
 	memset(&link, 0, sizeof(link));
 	if (rte_eth_link_get_nowait(in->port, &link) == 0 &&
-	    link.link_speed != RTE_ETH_SPEED_NUM_NONE && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		return link.link_speed * 1e6;
 	return 10e9;
 }

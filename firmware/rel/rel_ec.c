@@ -18,8 +18,8 @@
 #include "sr_desc.h"
 
 struct ec_qp {
-	struct sdr_sr sr;      /* first: the reliable-QP core's state */
-	struct sdr_eceng eng;  /* the EC engine plugged into it */
+	struct sdr_sr sr;     /* first: the reliable-QP core's state */
+	struct sdr_eceng eng; /* the EC engine plugged into it */
 };
 
 static struct ec_qp *ec_of(const struct sdr_qp *qp)
@@ -30,8 +30,8 @@ static struct ec_qp *ec_of(const struct sdr_qp *qp)
 static int ec_qp_init(struct sdr_qp *qp, const struct sdr_qp_attr_abi *a, char *why, size_t len)
 {
 	struct ec_qp *e = calloc(1, sizeof(*e));
-	const struct sdr_scheme code = {.rel = SDR_REL_EC, .code = a->ec_code, .k = a->ec_k,
-					.m = a->ec_m};
+	const struct sdr_scheme code = {
+		.rel = SDR_REL_EC, .code = a->ec_code, .k = a->ec_k, .m = a->ec_m};
 
 	if (!e || sdr_sr_init(&e->sr, qp) || sdr_eceng_init(qp, &e->eng, &e->sr, &code, 1, 0)) {
 		if (e) {

@@ -27,13 +27,13 @@
 /* ---------------- RTT / RTO ---------------- */
 
 struct sdr_rtt {
-	uint64_t srtt;      /**< smoothed RTT (cycles), valid once samples > 0 */
-	uint64_t rttvar;    /**< RTT variance (cycles) */
-	uint64_t rto;       /**< current retransmission timeout (cycles) */
-	uint64_t min_rto;   /**< floor (cycles) */
-	uint64_t samples;   /**< RTT samples taken */
+	uint64_t srtt;        /**< smoothed RTT (cycles), valid once samples > 0 */
+	uint64_t rttvar;      /**< RTT variance (cycles) */
+	uint64_t rto;         /**< current retransmission timeout (cycles) */
+	uint64_t min_rto;     /**< floor (cycles) */
+	uint64_t samples;     /**< RTT samples taken */
 	uint32_t alpha_milli; /**< alpha * 1000 */
-	uint32_t k;         /**< RTTVAR multiplier of the RFC 6298 bound (0 = off) */
+	uint32_t k;           /**< RTTVAR multiplier of the RFC 6298 bound (0 = off) */
 };
 
 /** Start with @p init_rto until the first sample; never below @p min_rto.
@@ -202,9 +202,9 @@ static inline void sdr_ack_window_get(const uint64_t *bm, uint32_t nbits, uint32
  * @return the number of calls.
  */
 static inline uint32_t sdr_ack_walk(uint32_t cum, uint32_t off,
-				    const uint8_t bits[SDR_ACK_WINDOW_BITS / 8],
-				    uint32_t nchunks, uint32_t *from,
-				    void (*fn)(void *arg, uint32_t chunk), void *arg)
+				    const uint8_t bits[SDR_ACK_WINDOW_BITS / 8], uint32_t nchunks,
+				    uint32_t *from, void (*fn)(void *arg, uint32_t chunk),
+				    void *arg)
 {
 	uint32_t calls = 0, end = cum < nchunks ? cum : nchunks;
 

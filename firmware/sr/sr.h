@@ -28,8 +28,8 @@
 
 /** Sender state of one chunk (or the immediate unit) of a send. */
 struct sdr_sr_unit {
-	uint64_t tx_tsc;   /* last (re)transmission of the unit's last packet */
-	uint16_t sent;     /* packets transmitted in the first pass */
+	uint64_t tx_tsc;          /* last (re)transmission of the unit's last packet */
+	uint16_t sent;            /* packets transmitted in the first pass */
 	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
 	uint8_t pad[3];
 };
@@ -40,24 +40,24 @@ struct sdr_sr_send {
 	uint32_t nchunks;      /* chunks of the message */
 	uint32_t nunits;       /* nchunks, + 1 for the immediate-only packets (npkts < 8) */
 	uint32_t units_acked;
-	uint32_t ack_from;     /* cumulative point already walked */
-	uint32_t retx_chunks;  /* data chunks retransmitted at least once */
-	uint64_t hold;         /* extra wait of the timers (cycles; EC: parity first) */
-	uint8_t txdone;        /* every packet transmitted once; waits for the ACK */
+	uint32_t ack_from;    /* cumulative point already walked */
+	uint32_t retx_chunks; /* data chunks retransmitted at least once */
+	uint64_t hold;        /* extra wait of the timers (cycles; EC: parity first) */
+	uint8_t txdone;       /* every packet transmitted once; waits for the ACK */
 };
 
 /** Receiver state of one receive slot. */
 struct sdr_sr_recv {
-	uint32_t ack_cum;      /* chunks below this are all in (private bitmap) */
-	uint8_t ack_pending;   /* listed for the next ACK */
+	uint32_t ack_cum;    /* chunks below this are all in (private bitmap) */
+	uint8_t ack_pending; /* listed for the next ACK */
 };
 
 /** A final ACK entry waiting to be sent (receiver). */
 struct sdr_sr_fin {
-	uint64_t due;      /* send at or after this TSC */
+	uint64_t due; /* send at or after this TSC */
 	uint32_t seq, cum, lost;
-	uint8_t flags;     /* SDR_ACK_F_FULL or SDR_ACK_F_CLOSED */
-	uint8_t copies;    /* sent so far */
+	uint8_t flags;  /* SDR_ACK_F_FULL or SDR_ACK_F_CLOSED */
+	uint8_t copies; /* sent so far */
 };
 #define SDR_SR_FIN_CAP 4096
 
@@ -79,17 +79,17 @@ struct sdr_sr {
 	struct sdr_sr_unit *units; /* [SDR_MAX_MSGS][units_max], sized at init */
 	uint32_t units_max;        /* units of the longest message */
 	struct sdr_rtt rtt;
-	struct sdr_tq timers; /* (seq, unit, tx time) in transmit order */
-	struct sdr_tq retxq;  /* units to retransmit */
+	struct sdr_tq timers;       /* (seq, unit, tx time) in transmit order */
+	struct sdr_tq retxq;        /* units to retransmit */
 	struct sdr_tq_ent retx_cur; /* unit being retransmitted */
-	uint32_t retx_pkt;    /* next packet of retx_cur; UINT32_MAX = none */
-	uint64_t backoff_tsc; /* no further RTO backoff before this */
-	uint64_t probe_tsc;   /* probing: next unit may be retransmitted at this TSC */
-	uint64_t ack_rx_tsc;  /* last ACK from the peer (0: none yet) */
-	uint8_t probing;      /* no ACK for an RTO: one unit per RTO until the peer
+	uint32_t retx_pkt;          /* next packet of retx_cur; UINT32_MAX = none */
+	uint64_t backoff_tsc;       /* no further RTO backoff before this */
+	uint64_t probe_tsc;         /* probing: next unit may be retransmitted at this TSC */
+	uint64_t ack_rx_tsc;        /* last ACK from the peer (0: none yet) */
+	uint8_t probing;            /* no ACK for an RTO: one unit per RTO until the peer
 	                         answers (RFC 6298 5.4/5.5) */
-	uint8_t full_copies;  /* final FULL entries sent per receive (EC: 2) */
-	uint64_t global_timeout; /* cycles, 0 = none */
+	uint8_t full_copies;        /* final FULL entries sent per receive (EC: 2) */
+	uint64_t global_timeout;    /* cycles, 0 = none */
 	struct sdr_sr_events events;
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */
@@ -99,15 +99,15 @@ struct sdr_sr {
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;
-	uint64_t ack_due;     /* send the pending ACK entries at this TSC */
-	uint64_t ack_period;  /* --sr-ack-us in cycles */
+	uint64_t ack_due;    /* send the pending ACK entries at this TSC */
+	uint64_t ack_period; /* --sr-ack-us in cycles */
 	/* Final entries (FULL / CLOSED) of completed receives, queued at
 	 * completion: they do not live in the slot, so reposting it cannot
 	 * lose them (docs/reliability.md "Acknowledgement is a guarantee") */
 	struct sdr_sr_fin *fin; /* [SDR_SR_FIN_CAP] FIFO */
 	uint32_t fin_head, fin_n;
-	uint8_t ack_now;      /* a final entry is waiting: flush in this loop */
-	uint64_t fin_next;    /* earliest later-due final entry, 0 = none */
+	uint8_t ack_now;   /* a final entry is waiting: flush in this loop */
+	uint64_t fin_next; /* earliest later-due final entry, 0 = none */
 	struct sdr_sr_recv rcv[SDR_MAX_MSGS];
 	struct sdr_rdone done[SDR_MAX_MSGS]; /* the last final entry of each slot */
 };

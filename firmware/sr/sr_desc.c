@@ -22,17 +22,39 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 const struct sdr_opt sdr_sr_opts[] = {
 	SDR_OPT_SECTION("\nSelective Repeat (QPs with reliability SR, and the SR part of EC and "
 			"AUTO QPs;\ndocs/reliability.md):"),
-	{.name = "sr-alpha", .arg = "A", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16,
+	{.name = "sr-alpha",
+	 .arg = "A",
+	 .kind = SDR_OPT_MILLI,
+	 .fmin = 0,
+	 .fmax = 16,
 	 .var = &sdr_sr_cfg.alpha_milli,
 	 .help = "RTO = (1 + A) * smoothed RTT (default 0.5; 0..16)"},
-	{.name = "sr-rttvar-k", .arg = "K", .kind = SDR_OPT_U32, .min = 0, .max = 64,
+	{.name = "sr-rttvar-k",
+	 .arg = "K",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 64,
 	 .var = &sdr_sr_cfg.rttvar_k,
 	 .help = "... but at least SRTT + K * RTTVAR (RFC 6298 uses 4;\ndefault 4, 0 = off)"},
-	{.name = "sr-min-rto-us", .arg = "US", .kind = SDR_OPT_U32, .min = 1, .max = 10000000,
-	 .var = &sdr_sr_cfg.min_rto_us, .help = "RTO floor (default 2000)"},
-	{.name = "sr-init-rto-ms", .arg = "MS", .kind = SDR_OPT_U32, .min = 1, .max = 60000,
-	 .var = &sdr_sr_cfg.init_rto_ms, .help = "RTO before the first RTT sample (default 200)"},
-	{.name = "sr-ack-us", .arg = "US", .kind = SDR_OPT_U32, .min = 0, .max = 1000000,
+	{.name = "sr-min-rto-us",
+	 .arg = "US",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 10000000,
+	 .var = &sdr_sr_cfg.min_rto_us,
+	 .help = "RTO floor (default 2000)"},
+	{.name = "sr-init-rto-ms",
+	 .arg = "MS",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 60000,
+	 .var = &sdr_sr_cfg.init_rto_ms,
+	 .help = "RTO before the first RTT sample (default 200)"},
+	{.name = "sr-ack-us",
+	 .arg = "US",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 1000000,
 	 .var = &sdr_sr_cfg.ack_us,
 	 .help = "receiver ACK coalescing period (default 500); a completed\n"
 		 "receive is acknowledged at once"},
@@ -51,10 +73,11 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 
 	if (sr->hooks && sr->hooks->stats_print)
 		sr->hooks->stats_print(sr->hook_ctx, f, qp);
-	fprintf(f, "    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64
-		   " us (%" PRIu64 " samples) | retx pkts %" PRIu64 " units %" PRIu64
-		   " rto-expiries %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
-		   " | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
+	fprintf(f,
+		"    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64 " us (%" PRIu64
+		" samples) | retx pkts %" PRIu64 " units %" PRIu64 " rto-expiries %" PRIu64
+		" | ACKs tx %" PRIu64 " rx %" PRIu64 " | timeouts send %" PRIu64 " recv %" PRIu64
+		"%s\n",
 		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto),
 		(uint64_t)sr->rtt.samples, SDR_QP_CTR(qp, sr, retx_pkts),
 		SDR_QP_CTR(qp, sr, retx_units), SDR_QP_CTR(qp, sr, rto_expiries),

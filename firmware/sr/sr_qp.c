@@ -60,7 +60,9 @@ unsigned sdr_sr_qp_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	struct sdr_sr *sr = sdr_sr_of(qp);
 	const struct sdr_send_hooks h = {
-		.ctx = sr, .before = sr->hooks ? core_before : NULL, .sent = core_sent,
+		.ctx = sr,
+		.before = sr->hooks ? core_before : NULL,
+		.sent = core_sent,
 		.passed = core_passed,
 	};
 	unsigned sent = sdr_sr_tx(w, qp, sr, now);

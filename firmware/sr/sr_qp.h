@@ -22,7 +22,6 @@
 
 #include "sr.h"
 
-
 /**
  * What a plug-in adds to the core (every entry is filled; @p ctx is the
  * QP's struct sdr_sr::hook_ctx). The core calls each one at the point of

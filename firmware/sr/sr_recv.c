@@ -18,7 +18,6 @@
  * of 8 * 128 chunks (64 MiB at 16 x 4 KiB) past its cumulative point. */
 #define SR_ACK_WINDOWS_MAX 8
 
-
 static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack_entry *e,
 		   unsigned n)
 {
@@ -114,7 +113,8 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr
 		hi = s->max_end ? (s->max_end - 1) / chunk_bytes + 1 : 0;
 		if (hi > nb)
 			hi = nb;
-		for (uint32_t k = 0, off = 0; k < SR_ACK_WINDOWS_MAX; k++, off += SDR_ACK_WINDOW_BITS) {
+		for (uint32_t k = 0, off = 0; k < SR_ACK_WINDOWS_MAX;
+		     k++, off += SDR_ACK_WINDOW_BITS) {
 			struct sdr_ack_entry *x;
 
 			if (k && (uint64_t)cum + off >= hi)

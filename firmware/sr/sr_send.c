@@ -14,7 +14,7 @@
 #include "sr_desc.h"
 #include "txq.h"
 
-#define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
+#define SR_EXPIRE_MAX 256  /* timer entries looked at per loop iteration */
 #define SR_MAX_RTO_MS 1000 /* backoff ceiling */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
@@ -197,8 +197,8 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		 * far too short). When the peer has not answered at all for an
 		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
 		 * every expired one until it answers again (RFC 6298 5.4, 5.5) */
-		if (u->retx && sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc,
-					       sdr_ms_cycles(SR_MAX_RTO_MS)))
+		if (u->retx &&
+		    sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc, sdr_ms_cycles(SR_MAX_RTO_MS)))
 			SDR_QP_CTR(qp, sr, rto_backoffs)++;
 		uint64_t heard = RTE_MAX(sr->ack_rx_tsc, qp->progress_tsc);
 		if (!sr->probing && now > heard && now - heard > sr->rtt.rto)
@@ -265,7 +265,8 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		uint32_t pkt = sr->retx_pkt, plen = 0;
 		const uint8_t *src = NULL;
 		if (pkt < sm->npkts) {
-			plen = sm->len - pkt * qp->mtu < qp->mtu ? sm->len - pkt * qp->mtu : qp->mtu;
+			plen = sm->len - pkt * qp->mtu < qp->mtu ? sm->len - pkt * qp->mtu
+								 : qp->mtu;
 			src = pkt_src(qp, sm, pkt);
 			if (!src) { /* cannot happen: ranges stay until completion */
 				sr->retx_pkt = UINT32_MAX;

@@ -114,8 +114,8 @@ int app_tcp_accept_n(const char *bind_addr, uint16_t port, int n, double timeout
 			double left = deadline - app_now();
 
 			if (left <= 0) {
-				say(why, whylen, "%d of %d connected to port %u within %.3g s", got, n,
-				    port, timeout_s);
+				say(why, whylen, "%d of %d connected to port %u within %.3g s", got,
+				    n, port, timeout_s);
 				e = ETIMEDOUT;
 				goto fail;
 			}
@@ -312,19 +312,19 @@ static void lat_line(const char *who, const char *size, double *v, uint64_t n, i
 	i99 = (uint64_t)((double)n * 0.99 + 0.999999999);
 	i99 = i99 ? i99 - 1 : 0;
 	if (json)
-		printf("{\"latency\":\"%s\",\"size\":%s,\"n\":%llu,\"mean_ms\":%.3f,\"p50_ms\":%.3f,"
+		printf("{\"latency\":\"%s\",\"size\":%s,\"n\":%llu,\"mean_ms\":%.3f,\"p50_ms\":%."
+		       "3f,"
 		       "\"p99_ms\":%.3f,\"max_ms\":%.3f}\n",
-		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
-		       v[i99] * 1e3, v[n - 1] * 1e3);
+		       who, size, (unsigned long long)n, sum / (double)n * 1e3,
+		       v[(n - 1) / 2] * 1e3, v[i99] * 1e3, v[n - 1] * 1e3);
 	else
 		printf("%s completion time, size %s: n %llu mean %.3f ms p50 %.3f ms p99 %.3f ms"
 		       " max %.3f ms\n",
-		       who, size, (unsigned long long)n, sum / (double)n * 1e3, v[(n - 1) / 2] * 1e3,
-		       v[i99] * 1e3, v[n - 1] * 1e3);
+		       who, size, (unsigned long long)n, sum / (double)n * 1e3,
+		       v[(n - 1) / 2] * 1e3, v[i99] * 1e3, v[n - 1] * 1e3);
 }
 
-void app_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
-			int json)
+void app_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n, int json)
 {
 	double *v = malloc((n ? n : 1) * sizeof(*v));
 	uint64_t *seen = malloc((n ? n : 1) * sizeof(*seen));

@@ -33,7 +33,8 @@ const char *sdr_strerror(int status)
 	case -EBADF: return "unknown QP";
 	case -ENOENT: return "unknown or deregistered MR";
 	case -ERANGE: return "offset + length outside the MR";
-	case -EMSGSIZE: return "zero length, longer than max_msg, or longer than the posted receive";
+	case -EMSGSIZE:
+		return "zero length, longer than max_msg, or longer than the posted receive";
 	case -ENOTCONN: return "QP not connected";
 	case -EBUSY: return "resource busy (receive slot or MR in use)";
 	case -ECANCELED: return "QP destroyed or context detached";

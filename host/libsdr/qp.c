@@ -111,8 +111,11 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 				return NULL;
 			}
 		if (!rate_ok(attr->rate_bps)) {
-			libsdr_set_err(ctx, "rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
-				(unsigned long long)attr->rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
+			libsdr_set_err(
+				ctx,
+				"rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
+				(unsigned long long)attr->rate_bps, SDR_QP_RATE_MIN,
+				SDR_QP_RATE_MAX);
 			errno = EINVAL;
 			return NULL;
 		}
@@ -222,8 +225,9 @@ int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps)
 	if (qp == NULL)
 		return -EINVAL;
 	if (!rate_ok(rate_bps)) {
-		libsdr_set_err(qp->ctx, "rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
-			(unsigned long long)rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
+		libsdr_set_err(qp->ctx,
+			       "rate_bps %llu out of range (0 = unpaced, else %llu .. %llu bit/s)",
+			       (unsigned long long)rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
 		return -EINVAL;
 	}
 	memset(&req, 0, sizeof(req));
@@ -272,6 +276,12 @@ int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote)
 }
 
 #ifdef SDR_TEST_HOOKS /* the tests' build only (sdr_internal.h) */
-uint32_t sdr__qp_id(const struct sdr_qp *qp) { return qp ? qp->qp_id : 0; }
-uint32_t sdr__outstanding(const struct sdr_ctx *ctx) { return ctx ? ctx->outstanding : 0; }
+uint32_t sdr__qp_id(const struct sdr_qp *qp)
+{
+	return qp ? qp->qp_id : 0;
+}
+uint32_t sdr__outstanding(const struct sdr_ctx *ctx)
+{
+	return ctx ? ctx->outstanding : 0;
+}
 #endif

@@ -159,4 +159,7 @@ int sdr_recv_poll(struct sdr_recv_handle *h)
 	return h ? libsdr_op_poll(&h->op) : -EINVAL;
 }
 
-uint32_t sdr_recv_seq(const struct sdr_recv_handle *h) { return h ? h->op.seq : 0; }
+uint32_t sdr_recv_seq(const struct sdr_recv_handle *h)
+{
+	return h ? h->op.seq : 0;
+}

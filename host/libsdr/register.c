@@ -185,6 +185,15 @@ int sdr_mr_dereg(struct sdr_mr *mr)
 	return 0;
 }
 
-void *sdr_mr_addr(const struct sdr_mr *mr) { return mr ? mr->addr : NULL; }
-size_t sdr_mr_length(const struct sdr_mr *mr) { return mr ? (size_t)mr->len : 0; }
-uint32_t sdr_mr_id(const struct sdr_mr *mr) { return mr ? mr->id : 0; }
+void *sdr_mr_addr(const struct sdr_mr *mr)
+{
+	return mr ? mr->addr : NULL;
+}
+size_t sdr_mr_length(const struct sdr_mr *mr)
+{
+	return mr ? (size_t)mr->len : 0;
+}
+uint32_t sdr_mr_id(const struct sdr_mr *mr)
+{
+	return mr ? mr->id : 0;
+}

@@ -140,8 +140,7 @@ struct sdr_mr *sdr_mr_reg(struct sdr_ctx *ctx, void *addr, size_t len, uint32_t 
  * @return an MR, or NULL with errno as sdr_mr_reg(); EINVAL also for a
  *  negative fd or len 0.
  */
-struct sdr_mr *sdr_mr_reg_fd(struct sdr_ctx *ctx, int fd, uint64_t offset, size_t len,
-			     void *addr);
+struct sdr_mr *sdr_mr_reg_fd(struct sdr_ctx *ctx, int fd, uint64_t offset, size_t len, void *addr);
 
 /**
  * Deregister. The MR stays valid when this fails.
@@ -165,9 +164,9 @@ uint32_t sdr_mr_id(const struct sdr_mr *mr);
  * into a struct sdr_scheme. */
 
 struct sdr_qp_attr {
-	uint32_t max_msg;     /**< bytes per message slot; 0 = daemon default */
-	uint32_t chunk_pkts;  /**< packets per bitmap chunk; 0 = daemon default */
-	uint8_t reliability;  /**< enum sdr_reliability: SDR_REL_NONE, SDR_REL_SR
+	uint32_t max_msg;    /**< bytes per message slot; 0 = daemon default */
+	uint32_t chunk_pkts; /**< packets per bitmap chunk; 0 = daemon default */
+	uint8_t reliability; /**< enum sdr_reliability: SDR_REL_NONE, SDR_REL_SR
 	                           (Selective Repeat on the DPU: a send completes
 	                           when the receiver acknowledged every chunk; a
 	                           dead peer gives -ETIMEDOUT, then -ENOTCONN;
@@ -255,12 +254,12 @@ int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote);
 
 struct sdr_send_wr {
 	struct sdr_mr *mr;
-	const void *addr;   /**< start inside mr, or NULL to use @c offset */
-	uint64_t offset;    /**< byte offset in mr when addr is NULL */
-	uint32_t length;    /**< bytes, 1..max_msg */
-	uint32_t imm;       /**< user immediate, delivered with the message; 0 = none
+	const void *addr; /**< start inside mr, or NULL to use @c offset */
+	uint64_t offset;  /**< byte offset in mr when addr is NULL */
+	uint32_t length;  /**< bytes, 1..max_msg */
+	uint32_t imm;     /**< user immediate, delivered with the message; 0 = none
 	                         (the message costs no packets for it: docs/host-api.md) */
-	uint64_t wr_id;     /**< returned in the completion */
+	uint64_t wr_id;   /**< returned in the completion */
 };
 
 /**
@@ -280,14 +279,14 @@ struct sdr_send_wr {
 int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_send_handle **h);
 
 struct sdr_stream_start_wr {
-	uint32_t length;  /**< total message length, 1..max_msg */
+	uint32_t length; /**< total message length, 1..max_msg */
 	uint32_t imm;
 	uint64_t wr_id;
 };
 
 struct sdr_stream_wr {
 	struct sdr_mr *mr;
-	const void *addr;    /**< start inside mr, or NULL to use @c offset */
+	const void *addr; /**< start inside mr, or NULL to use @c offset */
 	uint64_t offset;
 	uint32_t length;     /**< bytes, >= 1; a multiple of the MTU unless the
 	                          piece ends the message */
@@ -337,10 +336,10 @@ uint32_t sdr_send_seq(const struct sdr_send_handle *h);
 
 struct sdr_recv_wr {
 	struct sdr_mr *mr;
-	void *addr;         /**< start inside mr, or NULL to use @c offset */
+	void *addr; /**< start inside mr, or NULL to use @c offset */
 	uint64_t offset;
-	uint32_t length;    /**< bytes, 1..max_msg (ours); a longer send fails */
-	uint32_t reserved;  /**< must be 0 */
+	uint32_t length;   /**< bytes, 1..max_msg (ours); a longer send fails */
+	uint32_t reserved; /**< must be 0 */
 	uint64_t wr_id;
 };
 
@@ -361,8 +360,7 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
  * @param nchunks chunks covering the posted length.
  * @return 0, -EINVAL (NULL).
  */
-int sdr_recv_bitmap_get(const struct sdr_recv_handle *h, const uint64_t **bitmap,
-			size_t *nchunks);
+int sdr_recv_bitmap_get(const struct sdr_recv_handle *h, const uint64_t **bitmap, size_t *nchunks);
 
 /** Chunks of @p h received so far (population count of its bitmap).
  *  @return count, or -EINVAL. */
@@ -387,7 +385,8 @@ int sdr_recv_complete(struct sdr_recv_handle *h);
 
 /** sdr_recv_poll() results */
 #define SDR_POLL_PENDING 0
-#define SDR_POLL_DONE 1    /**< every byte of the message arrived (the immediate too,
+#define SDR_POLL_DONE \
+	1                  /**< every byte of the message arrived (the immediate too,
                                 unless the completion has SDR_CQE_F_IMM_PARTIAL) */
 #define SDR_POLL_PARTIAL 2 /**< completed with chunks missing (SDR_CQE_F_PARTIAL) */
 
@@ -406,16 +405,16 @@ uint32_t sdr_recv_seq(const struct sdr_recv_handle *h);
 
 /** A work completion. */
 struct sdr_wc {
-	uint64_t wr_id;     /**< the caller's wr_id */
-	struct sdr_qp *qp;  /**< NULL for a completion libsdr cannot attribute */
-	void *handle;       /**< struct sdr_send_handle* / sdr_recv_handle*, or NULL */
-	uint32_t seq;       /**< message number */
-	uint32_t length;    /**< bytes received (last byte + 1) / sent */
-	uint32_t imm;       /**< valid when flags has SDR_CQE_F_IMM */
-	int32_t status;     /**< 0 or a negative errno, see the top of this file */
-	uint8_t opcode;     /**< SDR_SQ_SEND (sends and streams) or SDR_SQ_RECV; other
+	uint64_t wr_id;    /**< the caller's wr_id */
+	struct sdr_qp *qp; /**< NULL for a completion libsdr cannot attribute */
+	void *handle;      /**< struct sdr_send_handle* / sdr_recv_handle*, or NULL */
+	uint32_t seq;      /**< message number */
+	uint32_t length;   /**< bytes received (last byte + 1) / sent */
+	uint32_t imm;      /**< valid when flags has SDR_CQE_F_IMM */
+	int32_t status;    /**< 0 or a negative errno, see the top of this file */
+	uint8_t opcode;    /**< SDR_SQ_SEND (sends and streams) or SDR_SQ_RECV; other
 	                         enum sdr_sq_op values only for rejected descriptors */
-	uint8_t flags;      /**< receives: SDR_CQE_F_PARTIAL (data missing),
+	uint8_t flags;     /**< receives: SDR_CQE_F_PARTIAL (data missing),
 	                         SDR_CQE_F_IMM (imm valid), SDR_CQE_F_IMM_PARTIAL
 	                         (immediate incomplete); see common/sdr_abi.h */
 	uint16_t reserved;
@@ -432,14 +431,14 @@ int sdr_cq_poll(struct sdr_ctx *ctx, struct sdr_wc *wc, int max);
 
 /** Counters of one context (for diagnostics). */
 struct sdr_ctx_stats {
-	uint64_t sq_posted;        /**< descriptors written to the SQ ring */
-	uint64_t sq_full;          /**< posts refused: SQ ring full */
-	uint64_t cq_full;          /**< posts refused: cq_entries outstanding */
-	uint64_t slot_busy;        /**< posts refused: handle of n-1024 not reaped */
-	uint64_t cqe_seen;         /**< CQEs drained */
-	uint64_t cqe_unmatched;    /**< CQEs not matching an outstanding operation */
-	uint64_t wc_dropped;       /**< unmatched completions dropped (queue full) */
-	uint64_t wc_orphaned;      /**< completions of destroyed QPs, discarded */
+	uint64_t sq_posted;     /**< descriptors written to the SQ ring */
+	uint64_t sq_full;       /**< posts refused: SQ ring full */
+	uint64_t cq_full;       /**< posts refused: cq_entries outstanding */
+	uint64_t slot_busy;     /**< posts refused: handle of n-1024 not reaped */
+	uint64_t cqe_seen;      /**< CQEs drained */
+	uint64_t cqe_unmatched; /**< CQEs not matching an outstanding operation */
+	uint64_t wc_dropped;    /**< unmatched completions dropped (queue full) */
+	uint64_t wc_orphaned;   /**< completions of destroyed QPs, discarded */
 };
 /** @return 0 or -EINVAL. */
 int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);

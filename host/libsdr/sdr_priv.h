@@ -36,9 +36,9 @@ struct sdr_op {
 	struct sdr_qp *qp;
 	uint64_t wr_id;
 	uint32_t seq;
-	uint32_t length;      /* posted (receive) / total (send, stream) */
-	uint8_t state;        /* enum op_state */
-	uint8_t reaped;       /* completion returned to the user */
+	uint32_t length; /* posted (receive) / total (send, stream) */
+	uint8_t state;   /* enum op_state */
+	uint8_t reaped;  /* completion returned to the user */
 	uint8_t is_recv;
 	uint8_t stream;       /* 1 = open stream, 2 = ended stream */
 	uint8_t complete_req; /* RECV_COMPLETE posted */

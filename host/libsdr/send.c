@@ -123,10 +123,12 @@ int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_
 		return fail(ctx, -EINVAL, "not an open stream");
 	if (wr->msg_offset % qp->mtu)
 		return fail(ctx, -EINVAL, "msg_offset not a multiple of the MTU");
-	if (wr->length == 0 || wr->msg_offset > op->length || wr->length > op->length - wr->msg_offset)
+	if (wr->length == 0 || wr->msg_offset > op->length ||
+	    wr->length > op->length - wr->msg_offset)
 		return fail(ctx, -EMSGSIZE, "length 0 or past the end of the stream");
 	if (wr->msg_offset + wr->length != op->length && wr->length % qp->mtu)
-		return fail(ctx, -EINVAL, "stream data must be whole packets unless it ends the message");
+		return fail(ctx, -EINVAL,
+			    "stream data must be whole packets unless it ends the message");
 	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
@@ -171,4 +173,7 @@ int sdr_send_poll(struct sdr_send_handle *h)
 	return h ? libsdr_op_poll(&h->op) : -EINVAL;
 }
 
-uint32_t sdr_send_seq(const struct sdr_send_handle *h) { return h ? h->op.seq : 0; }
+uint32_t sdr_send_seq(const struct sdr_send_handle *h)
+{
+	return h ? h->op.seq : 0;
+}

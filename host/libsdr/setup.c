@@ -41,7 +41,7 @@ static int seg_attach(struct sdr_ctx *ctx)
 	}
 	if (hdr.abi_major != SDR_ABI_MAJOR) {
 		libsdr_set_err(ctx, "daemon ABI %u.%u, libsdr speaks %u.%u", hdr.abi_major,
-			hdr.abi_minor, SDR_ABI_MAJOR, SDR_ABI_MINOR);
+			       hdr.abi_minor, SDR_ABI_MAJOR, SDR_ABI_MINOR);
 		return -1;
 	}
 	if (hdr.seg_size != ctx->seg_size || hdr.sq_esize != sizeof(struct sdr_sqe) ||
@@ -82,7 +82,8 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 	if (attr) {
 		for (size_t i = 0; i < sizeof(attr->reserved) / sizeof(attr->reserved[0]); i++)
 			if (attr->reserved[i]) {
-				snprintf(attach_err, sizeof(attach_err), "attr.reserved[%zu] is not 0", i);
+				snprintf(attach_err, sizeof(attach_err),
+					 "attr.reserved[%zu] is not 0", i);
 				errno = EINVAL;
 				return NULL;
 			}

@@ -60,18 +60,15 @@ static int parse_scaled(const char *opt, const char *val, const struct suffix *t
 }
 
 static const struct suffix size_sfx[] = {
-	{ "", 1 },           { "b", 1 },           { "k", 0x1p10 },      { "kb", 0x1p10 },
-	{ "kib", 0x1p10 },   { "m", 0x1p20 },      { "mb", 0x1p20 },     { "mib", 0x1p20 },
-	{ "g", 0x1p30 },     { "gb", 0x1p30 },     { "gib", 0x1p30 },    { "t", 0x1p40 },
-	{ "tb", 0x1p40 },    { "tib", 0x1p40 },    { NULL, 0 },
+	{"", 1},         {"b", 1},       {"k", 0x1p10},   {"kb", 0x1p10},  {"kib", 0x1p10},
+	{"m", 0x1p20},   {"mb", 0x1p20}, {"mib", 0x1p20}, {"g", 0x1p30},   {"gb", 0x1p30},
+	{"gib", 0x1p30}, {"t", 0x1p40},  {"tb", 0x1p40},  {"tib", 0x1p40}, {NULL, 0},
 };
 static const struct suffix rate_sfx[] = {
-	{ "", 1 },         { "bit", 1 },       { "bps", 1 },       { "b/s", 1 },
-	{ "k", 1e3 },      { "kbit", 1e3 },    { "kbps", 1e3 },    { "kb/s", 1e3 },
-	{ "m", 1e6 },      { "mbit", 1e6 },    { "mbps", 1e6 },    { "mb/s", 1e6 },
-	{ "g", 1e9 },      { "gbit", 1e9 },    { "gbps", 1e9 },    { "gb/s", 1e9 },
-	{ "t", 1e12 },     { "tbit", 1e12 },   { "tbps", 1e12 },   { "tb/s", 1e12 },
-	{ NULL, 0 },
+	{"", 1},        {"bit", 1},     {"bps", 1},    {"b/s", 1},    {"k", 1e3},    {"kbit", 1e3},
+	{"kbps", 1e3},  {"kb/s", 1e3},  {"m", 1e6},    {"mbit", 1e6}, {"mbps", 1e6}, {"mb/s", 1e6},
+	{"g", 1e9},     {"gbit", 1e9},  {"gbps", 1e9}, {"gb/s", 1e9}, {"t", 1e12},   {"tbit", 1e12},
+	{"tbps", 1e12}, {"tb/s", 1e12}, {NULL, 0},
 };
 
 static int parse_bytes(const char *opt, const char *val, uint64_t max, uint64_t *out)
@@ -117,7 +114,8 @@ static int parse_schemes(const char *val, struct sdr_scheme *out, size_t *n)
 		if (sdr_scheme_parse(tok, MODEL_SCHEMES, NULL, &out[*n]) != 0) {
 			fprintf(stderr,
 				"sdr-model: invalid --schemes entry '%s': expected sr, rs:K:M "
-				"(k+m <= %u) or xor:K:M (m <= k <= %u); also rs<K>x<M>, xor<K>x<M>\n",
+				"(k+m <= %u) or xor:K:M (m <= k <= %u); also rs<K>x<M>, "
+				"xor<K>x<M>\n",
 				tok, SDR_SCHEME_MODEL_KM_MAX, SDR_SCHEME_MODEL_XOR_K_MAX);
 			return -EINVAL;
 		}
@@ -130,7 +128,7 @@ static int parse_schemes(const char *val, struct sdr_scheme *out, size_t *n)
 
 static void fmt_bytes(uint64_t b, char *buf, size_t len)
 {
-	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double v = (double)b;
 	int u = 0;
 
@@ -153,8 +151,7 @@ struct cli {
 	int have_size, have_rate, have_rtt, have_loss, chunk_loss, json;
 };
 
-enum { O_SIZE = 1, O_RATE, O_PACED, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_SCHEMES,
-       O_OBJ };
+enum { O_SIZE = 1, O_RATE, O_PACED, O_RTT, O_LOSS, O_CHUNK_LOSS, O_CHUNK, O_MTU, O_SCHEMES, O_OBJ };
 
 static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 {
@@ -184,9 +181,7 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 			c->paced_bps = v;
 		c->have_rate = 1;
 		break;
-	case O_RTT: /* a typed entry; stored */
-		c->have_rtt = 1;
-		break;
+	case O_RTT: /* a typed entry; stored */ c->have_rtt = 1; break;
 	case O_LOSS:
 	case O_CHUNK_LOSS:
 		if (c->have_loss) {
@@ -197,15 +192,9 @@ static int on_opt(const struct sdr_opt *o, const char *arg, void *ctx)
 		c->chunk_loss = o->id == O_CHUNK_LOSS;
 		c->have_loss = 1;
 		break;
-	case O_CHUNK:
-		rc = parse_bytes(opt, arg, UINT32_MAX, &c->chunk);
-		break;
-	case O_MTU:
-		rc = parse_bytes(opt, arg, UINT32_MAX, &c->mtu);
-		break;
-	case O_SCHEMES:
-		rc = parse_schemes(arg, c->sch, &c->nsch);
-		break;
+	case O_CHUNK: rc = parse_bytes(opt, arg, UINT32_MAX, &c->chunk); break;
+	case O_MTU: rc = parse_bytes(opt, arg, UINT32_MAX, &c->mtu); break;
+	case O_SCHEMES: rc = parse_schemes(arg, c->sch, &c->nsch); break;
 	case O_OBJ:
 		if (strcasecmp(arg, "mean") == 0)
 			c->obj = SDR_MODEL_OBJ_MEAN;
@@ -227,8 +216,10 @@ static int on_parse_scheme(const struct sdr_opt *o, const char *arg, void *ctx)
 	(void)o;
 	(void)ctx;
 	if (sdr_scheme_parse(arg, SDR_SCHEME_MODEL | SDR_SCHEME_MODEL_NAMES, NULL, &s)) {
-		fprintf(stderr, "sdr-model: '%s' is not a scheme (none, sr, auto, rs:K:M, xor:K:M,"
-				" ec:CODE:K:M, rs<K>x<M>, xor<K>x<M>)\n", arg);
+		fprintf(stderr,
+			"sdr-model: '%s' is not a scheme (none, sr, auto, rs:K:M, xor:K:M,"
+			" ec:CODE:K:M, rs<K>x<M>, xor<K>x<M>)\n",
+			arg);
 		exit(2);
 	}
 	sdr_scheme_format(&s, SDR_SCHEME_SPEC, spec, sizeof(spec));
@@ -263,7 +254,8 @@ static int on_list_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
 	sdr_scheme_format(&dflt, SDR_SCHEME_SPEC, spec, sizeof(spec));
 	printf("\"ec_default\":\"%s\",\"model_default\":[", spec);
 	for (unsigned i = 0; i < SDR_MODEL_N_DEFAULT_SCHEMES; i++) {
-		sdr_scheme_format(&sdr_model_default_schemes[i], SDR_SCHEME_SPEC, spec, sizeof(spec));
+		sdr_scheme_format(&sdr_model_default_schemes[i], SDR_SCHEME_SPEC, spec,
+				  sizeof(spec));
 		printf("%s\"%s\"", i ? "," : "", spec);
 	}
 	printf("]}\n");
@@ -275,48 +267,93 @@ static int on_list_schemes(const struct sdr_opt *o, const char *arg, void *ctx)
 #define NONNEG(f) .kind = SDR_OPT_DOUBLE, C(f) /* [0, infinity) */
 
 static const struct sdr_opt opts[] = {
-	{.name = "size", .arg = "BYTES", .fn = on_opt, .id = O_SIZE,
+	{.name = "size",
+	 .arg = "BYTES",
+	 .fn = on_opt,
+	 .id = O_SIZE,
 	 .help = "message size; suffix K, M, G, T (powers of 1024; KiB, MB\n"
 		 "and so on are read the same), e.g. 256K, 4M, 1.5G"},
-	{.name = "rate", .arg = "RATE", .fn = on_opt, .id = O_RATE,
+	{.name = "rate",
+	 .arg = "RATE",
+	 .fn = on_opt,
+	 .id = O_RATE,
 	 .help = "link rate in bit/s; suffix k, m, g, t (powers of 1000)\n"
 		 "optionally followed by bit, bps or b/s, e.g. 1gbit, 400G"},
-	{.name = "paced", .arg = "RATE", .fn = on_opt, .id = O_PACED,
+	{.name = "paced",
+	 .arg = "RATE",
+	 .fn = on_opt,
+	 .id = O_PACED,
 	 .help = "instead of --rate: the pacing rate of frame bytes (sdr-dpu\n"
 		 "--port-rate, a QP's rate_bps); the model's rate is RATE x\n"
 		 "MTU / frame bytes of a full packet (78 B of headers and\n"
 		 "ICRC around it)"},
-	{.name = "rtt", .arg = "TIME", .kind = SDR_OPT_DURATION, C(p.rtt_s), .fn = on_opt,
+	{.name = "rtt",
+	 .arg = "TIME",
+	 .kind = SDR_OPT_DURATION,
+	 C(p.rtt_s),
+	 .fn = on_opt,
 	 .id = O_RTT,
 	 .help = "round-trip time; suffix s, ms, us or ns (bare = seconds)"},
-	{.name = "loss", .arg = "P", .fn = on_opt, .id = O_LOSS,
+	{.name = "loss",
+	 .arg = "P",
+	 .fn = on_opt,
+	 .id = O_LOSS,
 	 .help = "i.i.d. per-packet loss probability, 0 <= P < 1"},
-	{.name = "chunk-loss", .arg = "P", .fn = on_opt, .id = O_CHUNK_LOSS,
+	{.name = "chunk-loss",
+	 .arg = "P",
+	 .fn = on_opt,
+	 .id = O_CHUNK_LOSS,
 	 .help = "per-chunk loss instead (ignores --mtu for the loss)"},
-	{.name = "chunk", .arg = "BYTES", .fn = on_opt, .id = O_CHUNK, .dflt = "64K",
+	{.name = "chunk",
+	 .arg = "BYTES",
+	 .fn = on_opt,
+	 .id = O_CHUNK,
+	 .dflt = "64K",
 	 .help = "bitmap chunk size"},
-	{.name = "mtu", .arg = "BYTES", .fn = on_opt, .id = O_MTU, .dflt = "4K",
+	{.name = "mtu",
+	 .arg = "BYTES",
+	 .fn = on_opt,
+	 .id = O_MTU,
+	 .dflt = "4K",
 	 .help = "packet payload size; packets per chunk = ceil(chunk/mtu),\n"
 		 "per-chunk loss = 1-(1-P)^packets"},
-	{.name = "alpha", .arg = "A", NONNEG(p.alpha), .dflt = "0.5",
+	{.name = "alpha",
+	 .arg = "A",
+	 NONNEG(p.alpha),
+	 .dflt = "0.5",
 	 .help = "RTO = (1+A)*RTT, A >= 0"},
-	{.name = "beta", .arg = "B", NONNEG(p.beta), .dflt = "A/2",
+	{.name = "beta",
+	 .arg = "B",
+	 NONNEG(p.beta),
+	 .dflt = "A/2",
 	 .help = "fallback timeout slack: FTO = injection time + B*RTT,\nB >= 0"},
-	{.name = "schemes", .arg = "LIST", .fn = on_opt, .id = O_SCHEMES,
+	{.name = "schemes",
+	 .arg = "LIST",
+	 .fn = on_opt,
+	 .id = O_SCHEMES,
 	 .dflt = "sr,rs:32:8,rs:16:4,rs:8:2,xor:32:8",
 	 .help = "comma-separated: sr, rs:K:M (k+m <= 255), xor:K:M\n"
 		 "(m <= k <= 4096); the model's names rs<K>x<M> (alias\n"
 		 "mds<K>x<M>) and xor<K>x<M> too, any case; on a tie the\n"
 		 "earlier scheme is picked"},
-	{.name = "objective", .arg = "OBJ", .fn = on_opt, .id = O_OBJ, .dflt = "mean",
+	{.name = "objective",
+	 .arg = "OBJ",
+	 .fn = on_opt,
+	 .id = O_OBJ,
+	 .dflt = "mean",
 	 .help = "what the pick minimises: mean or p999"},
-	{.name = "json", .kind = SDR_OPT_BOOL, C(json),
+	{.name = "json",
+	 .kind = SDR_OPT_BOOL,
+	 C(json),
 	 .help = "print one JSON object instead of the table"},
-	{.name = "parse-scheme", .arg = "SPEC", .fn = on_parse_scheme,
+	{.name = "parse-scheme",
+	 .arg = "SPEC",
+	 .fn = on_parse_scheme,
 	 .help = "print SPEC (any spelling of a scheme) as JSON: spec,\n"
 		 "label, rel, code, k, m, whether a QP runs it and the\n"
 		 "model evaluates it; exit 2 if it is none"},
-	{.name = "list-schemes", .fn = on_list_schemes,
+	{.name = "list-schemes",
+	 .fn = on_list_schemes,
 	 .help = "print what a scheme may be as JSON: reliabilities, codes,\n"
 		 "a QP's and the model's limits, the defaults"},
 	{.name = "help", .help = "this text"},
@@ -325,23 +362,27 @@ static const struct sdr_opt opts[] = {
 
 static const struct sdr_opts opt_set = {
 	.prog = "sdr-model",
-	.usage = "Usage: sdr-model --size BYTES (--rate RATE | --paced RATE) --rtt TIME\n"
-		 "                 (--loss P | --chunk-loss P) [--chunk BYTES] [--mtu BYTES]\n"
-		 "                 [--alpha A] [--beta B] [--schemes LIST] [--objective mean|p999]\n"
-		 "                 [--json]\n"
-		 "       sdr-model --parse-scheme SPEC | --list-schemes\n"
-		 "\n"
-		 "Predicts the completion time of one SDR Write under selective repeat (SR) and\n"
-		 "erasure coding with SR fallback (EC), using the model of docs/model.md.\n"
-		 "\n",
+	.usage =
+		"Usage: sdr-model --size BYTES (--rate RATE | --paced RATE) --rtt TIME\n"
+		"                 (--loss P | --chunk-loss P) [--chunk BYTES] [--mtu BYTES]\n"
+		"                 [--alpha A] [--beta B] [--schemes LIST] [--objective mean|p999]\n"
+		"                 [--json]\n"
+		"       sdr-model --parse-scheme SPEC | --list-schemes\n"
+		"\n"
+		"Predicts the completion time of one SDR Write under selective repeat (SR) and\n"
+		"erasure coding with SR fallback (EC), using the model of docs/model.md.\n"
+		"\n",
 	.opt = opts,
 	.col = 21,
 };
 
 int main(int argc, char **argv)
 {
-	struct cli c = {.p = {.alpha = 0.5, .beta = -1.0}, .nsch = SDR_MODEL_N_DEFAULT_SCHEMES,
-			.obj = SDR_MODEL_OBJ_MEAN, .chunk = 64 << 10, .mtu = SDR_MODEL_MTU_DEFAULT};
+	struct cli c = {.p = {.alpha = 0.5, .beta = -1.0},
+			.nsch = SDR_MODEL_N_DEFAULT_SCHEMES,
+			.obj = SDR_MODEL_OBJ_MEAN,
+			.chunk = 64 << 10,
+			.mtu = SDR_MODEL_MTU_DEFAULT};
 	struct sdr_model_result res[MAX_SCHEMES];
 	size_t best;
 	int first, rc;
@@ -411,12 +452,13 @@ int main(int argc, char **argv)
 			char spec[SDR_SCHEME_STR_MAX];
 
 			sdr_scheme_format(&sch[i], SDR_SCHEME_SPEC, spec, sizeof(spec));
-			printf("%s{\"name\":\"%s\",\"spec\":\"%s\",\"mean_s\":%.17g,\"mean_paper_s\":%.17g,"
+			printf("%s{\"name\":\"%s\",\"spec\":\"%s\",\"mean_s\":%.17g,\"mean_paper_"
+			       "s\":%.17g,"
 			       "\"p99_s\":%.17g,\"p999_s\":%.17g,\"p_fallback\":%.17g,"
 			       "\"p_ec\":%.17g,\"parity_chunks\":%llu,\"submsgs\":%llu,"
 			       "\"fto_s\":%.17g}",
-			       i ? "," : "", names[i], spec, res[i].mean, res[i].mean_paper, res[i].p99,
-			       res[i].p999, res[i].p_fallback, res[i].p_ec,
+			       i ? "," : "", names[i], spec, res[i].mean, res[i].mean_paper,
+			       res[i].p99, res[i].p999, res[i].p_fallback, res[i].p_ec,
 			       (unsigned long long)res[i].parity_chunks,
 			       (unsigned long long)res[i].submsgs, res[i].fto);
 		}
@@ -435,8 +477,8 @@ int main(int argc, char **argv)
 	       "beta %.3g\n",
 	       p.pkt_loss, chunk_loss ? "chunk" : "packet", r0->p_chunk, r0->t_inj * 1e6,
 	       r0->rto * 1e3, p.alpha, r0->beta);
-	printf("t_start(M) = %.6g ms %s RTO: SR formula %s\n\n", (double)r0->chunks * r0->t_inj * 1e3,
-	       r0->exact_regime ? "<=" : ">",
+	printf("t_start(M) = %.6g ms %s RTO: SR formula %s\n\n",
+	       (double)r0->chunks * r0->t_inj * 1e3, r0->exact_regime ? "<=" : ">",
 	       r0->exact_regime ? "exact" : "a lower bound (retransmissions overlap first sends)");
 	printf("%-11s %11s %11s %11s %14s %11s %8s\n", "scheme", "mean ms", "p99 ms", "p99.9 ms",
 	       "paper mean ms", "P_fallback", "parity");
@@ -444,8 +486,9 @@ int main(int argc, char **argv)
 		const struct sdr_model_result *r = &res[i];
 
 		if (r->scheme.rel == SDR_REL_SR)
-			printf("%-11s %11.3f %11.3f %11.3f %14.3f %11s %8s\n", names[i], r->mean * 1e3,
-			       r->p99 * 1e3, r->p999 * 1e3, r->mean_paper * 1e3, "-", "-");
+			printf("%-11s %11.3f %11.3f %11.3f %14.3f %11s %8s\n", names[i],
+			       r->mean * 1e3, r->p99 * 1e3, r->p999 * 1e3, r->mean_paper * 1e3, "-",
+			       "-");
 		else
 			printf("%-11s %11.3f %11.3f %11.3f %14.3f %11.3g %8llu\n", names[i],
 			       r->mean * 1e3, r->p99 * 1e3, r->p999 * 1e3, r->mean_paper * 1e3,

@@ -24,8 +24,14 @@ typedef enum {
 } nn_result_t;
 
 /* Logger handed to init(): level, subsystem mask, file, line, printf format. */
-enum { NN_LOG_NONE = 0, NN_LOG_VERSION = 1, NN_LOG_WARN = 2, NN_LOG_INFO = 3,
-       NN_LOG_ABORT = 4, NN_LOG_TRACE = 5 };
+enum {
+	NN_LOG_NONE = 0,
+	NN_LOG_VERSION = 1,
+	NN_LOG_WARN = 2,
+	NN_LOG_INFO = 3,
+	NN_LOG_ABORT = 4,
+	NN_LOG_TRACE = 5
+};
 #define NN_SUBSYS_INIT 0x1ul
 #define NN_SUBSYS_NET 0x10ul
 #define NN_SUBSYS_ALL (~0ul)
@@ -37,12 +43,12 @@ typedef nn_result_t (*nn_profiler_cb_t)(void **ev, int type, void *phandle, int6
 					void *ext);
 
 /* Constants (net plugin API v8..v10). */
-#define NN_HANDLE_MAXSIZE 128     /* bytes of a listen handle */
-#define NN_PTR_HOST 0x1           /* ptrSupport / regMr type: host memory */
+#define NN_HANDLE_MAXSIZE 128 /* bytes of a listen handle */
+#define NN_PTR_HOST 0x1       /* ptrSupport / regMr type: host memory */
 #define NN_PTR_CUDA 0x2
 #define NN_PTR_DMABUF 0x4
-#define NN_MAX_REQUESTS 32        /* requests in flight per comm (older NCCL: 8) */
-#define NN_DEVICE_HOST 0          /* netDeviceType: no device offload */
+#define NN_MAX_REQUESTS 32 /* requests in flight per comm (older NCCL: 8) */
+#define NN_DEVICE_HOST 0   /* netDeviceType: no device offload */
 
 /* Device offload handle of connect/accept (unused: netDeviceType HOST). */
 typedef struct {
@@ -55,17 +61,17 @@ typedef struct {
 
 /* getProperties, v8. */
 typedef struct {
-	char *name;           /* for logs */
-	char *pci_path;       /* /sys PCI directory; NULL for a virtual device */
-	uint64_t guid;        /* same guid = same port to the fabric */
-	int ptr_support;      /* NN_PTR_* */
-	int reg_is_global;    /* regMr not tied to one comm */
-	int speed;            /* Mbit/s */
+	char *name;        /* for logs */
+	char *pci_path;    /* /sys PCI directory; NULL for a virtual device */
+	uint64_t guid;     /* same guid = same port to the fabric */
+	int ptr_support;   /* NN_PTR_* */
+	int reg_is_global; /* regMr not tied to one comm */
+	int speed;         /* Mbit/s */
 	int port;
-	float latency;        /* microseconds */
+	float latency; /* microseconds */
 	int max_comms;
-	int max_recvs;        /* receives grouped in one irecv */
-	int dev_type;         /* NN_DEVICE_HOST */
+	int max_recvs; /* receives grouped in one irecv */
+	int dev_type;  /* NN_DEVICE_HOST */
 	int dev_version;
 } nn_props_v8_t;
 
@@ -83,7 +89,7 @@ typedef struct {
 	uint64_t guid;
 	int ptr_support;
 	int reg_is_global;
-	int force_flush;      /* flush every receive */
+	int force_flush; /* flush every receive */
 	int speed;
 	int port;
 	float latency;
@@ -111,13 +117,12 @@ typedef struct {
 	nn_result_t (*connect)(int dev, void *handle, void **send_comm, nn_dev_handle_t **dev_comm);
 	nn_result_t (*accept)(void *listen_comm, void **recv_comm, nn_dev_handle_t **dev_comm);
 	nn_result_t (*reg_mr)(void *comm, void *data, size_t size, int type, void **mh);
-	nn_result_t (*reg_mr_dmabuf)(void *comm, void *data, size_t size, int type,
-				     uint64_t offset, int fd, void **mh);
+	nn_result_t (*reg_mr_dmabuf)(void *comm, void *data, size_t size, int type, uint64_t offset,
+				     int fd, void **mh);
 	nn_result_t (*dereg_mr)(void *comm, void *mh);
-	nn_result_t (*isend)(void *send_comm, void *data, int size, int tag, void *mh,
+	nn_result_t (*isend)(void *send_comm, void *data, int size, int tag, void *mh, void **req);
+	nn_result_t (*irecv)(void *recv_comm, int n, void **data, int *sizes, int *tags, void **mhs,
 			     void **req);
-	nn_result_t (*irecv)(void *recv_comm, int n, void **data, int *sizes, int *tags,
-			     void **mhs, void **req);
 	nn_result_t (*iflush)(void *recv_comm, int n, void **data, int *sizes, void **mhs,
 			      void **req);
 	nn_result_t (*test)(void *req, int *done, int *sizes);
@@ -138,8 +143,8 @@ typedef struct {
 	nn_result_t (*connect)(int dev, void *handle, void **send_comm, nn_dev_handle_t **dev_comm);
 	nn_result_t (*accept)(void *listen_comm, void **recv_comm, nn_dev_handle_t **dev_comm);
 	nn_result_t (*reg_mr)(void *comm, void *data, size_t size, int type, void **mh);
-	nn_result_t (*reg_mr_dmabuf)(void *comm, void *data, size_t size, int type,
-				     uint64_t offset, int fd, void **mh);
+	nn_result_t (*reg_mr_dmabuf)(void *comm, void *data, size_t size, int type, uint64_t offset,
+				     int fd, void **mh);
 	nn_result_t (*dereg_mr)(void *comm, void *mh);
 	nn_result_t (*isend)(void *send_comm, void *data, size_t size, int tag, void *mh,
 			     void **req);
@@ -168,8 +173,8 @@ typedef struct {
 			       void **send_comm, nn_dev_handle_t **dev_comm);
 	nn_result_t (*accept)(void *listen_comm, void **recv_comm, nn_dev_handle_t **dev_comm);
 	nn_result_t (*reg_mr)(void *comm, void *data, size_t size, int type, void **mh);
-	nn_result_t (*reg_mr_dmabuf)(void *comm, void *data, size_t size, int type,
-				     uint64_t offset, int fd, void **mh);
+	nn_result_t (*reg_mr_dmabuf)(void *comm, void *data, size_t size, int type, uint64_t offset,
+				     int fd, void **mh);
 	nn_result_t (*dereg_mr)(void *comm, void *mh);
 	nn_result_t (*isend)(void *send_comm, void *data, size_t size, int tag, void *mh,
 			     void *phandle, void **req);

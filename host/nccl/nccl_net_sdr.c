@@ -39,14 +39,14 @@
 #define NS_IMM_ZERO 0x80000000u
 #define NS_IMM_TAG 0x40000000u
 #define NS_PEER_GRACE_MS 2000
-#define NS_MAX_COMMS 4096     /* comms per device and process */
+#define NS_MAX_COMMS 4096 /* comms per device and process */
 
 static nn_logger_t ns_logger;
 static pthread_mutex_t ns_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ns_ndev = -1;
 static char *ns_sock[NS_MAX_DEVS];
 static char ns_name[NS_MAX_DEVS][16];
-static struct sdr_qp_attr ns_attr;     /* SDR_REL, SDR_MAX_MSG, SDR_CHUNK_PKTS */
+static struct sdr_qp_attr ns_attr; /* SDR_REL, SDR_MAX_MSG, SDR_CHUNK_PKTS */
 static char ns_rel_text[SDR_SCHEME_STR_MAX];
 static uint32_t ns_max_msg[NS_MAX_DEVS]; /* the daemon's, probed once */
 static int ns_speed_mbps = 100000;
@@ -83,12 +83,12 @@ static uint64_t ns_now_ms(void)
 struct ns_handle {
 	uint32_t magic;
 	uint16_t version;
-	uint16_t port;        /* TCP port of the listener, network order */
-	uint32_t addr;        /* IPv4 of the listener, network order */
+	uint16_t port; /* TCP port of the listener, network order */
+	uint32_t addr; /* IPv4 of the listener, network order */
 	uint32_t reserved;
-	uint64_t nonce;       /* pairs the connector's hello with this listen */
+	uint64_t nonce;        /* pairs the connector's hello with this listen */
 	struct sdr_qp_info qp; /* the receiving QP (the listener's) */
-	void *stage;          /* connect(): the comm being set up (local only) */
+	void *stage;           /* connect(): the comm being set up (local only) */
 };
 _Static_assert(sizeof(struct ns_handle) <= NN_HANDLE_MAXSIZE, "NCCL handle too large");
 
@@ -101,9 +101,9 @@ struct ns_hello {
 };
 
 struct ns_mr {
-	char *base;           /* NCCL's buffer */
+	char *base; /* NCCL's buffer */
 	size_t len;
-	char *shadow;         /* libsdr memory of the same size */
+	char *shadow; /* libsdr memory of the same size */
 	struct sdr_mr *mr;
 };
 
@@ -114,12 +114,12 @@ struct ns_req {
 	int state;
 	int send;
 	uint32_t gen;
-	size_t size;          /* posted */
-	size_t got;           /* completed */
-	char *data;           /* NCCL's buffer */
-	char *shadow;         /* staging (NULL: scratch, zero-byte message) */
+	size_t size;  /* posted */
+	size_t got;   /* completed */
+	char *data;   /* NCCL's buffer */
+	char *shadow; /* staging (NULL: scratch, zero-byte message) */
 	int tag;
-	int err;              /* nn_result_t when failed */
+	int err; /* nn_result_t when failed */
 };
 
 enum { ST_NEW = 0, ST_CONNECTING, ST_HELLO, ST_WAIT_ACK, ST_READY };
@@ -131,8 +131,8 @@ struct ns_dev {
 	pthread_mutex_t lock;
 	struct sdr_ctx *ctx;
 	int refs;
-	int broken;           /* the daemon died */
-	char *scratch;        /* zero-byte messages */
+	int broken;    /* the daemon died */
+	char *scratch; /* zero-byte messages */
 	struct sdr_mr *scratch_mr;
 	struct ns_comm *comms[NS_MAX_COMMS]; /* by id - 1 */
 };
@@ -142,15 +142,15 @@ static pthread_once_t ns_devs_once = PTHREAD_ONCE_INIT;
 struct ns_comm {
 	pthread_mutex_t *lock; /* the device's */
 	struct ns_dev *d;
-	uint32_t id;          /* index + 1 in d->comms */
+	uint32_t id; /* index + 1 in d->comms */
 	int dev;
 	int send;
-	int fd;               /* TCP side channel (peer liveness) */
+	int fd; /* TCP side channel (peer liveness) */
 	int state;
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
 	struct sdr_qp_info peer;
-	char *scratch;        /* zero-byte messages */
+	char *scratch; /* zero-byte messages */
 	struct sdr_mr *scratch_mr;
 	uint32_t max_msg;
 	struct ns_req req[NN_MAX_REQUESTS];
@@ -158,7 +158,7 @@ struct ns_comm {
 	int inflight;
 	uint64_t peer_eof_ms; /* when the side channel saw EOF, 0 = not yet */
 	uint64_t last_check_ms;
-	int broken;           /* nn_result_t of a failure that leaves the QP unusable */
+	int broken; /* nn_result_t of a failure that leaves the QP unusable */
 	uint64_t msgs, bytes, copied;
 	/* handshake buffers */
 	struct ns_hello hello;
@@ -171,7 +171,7 @@ struct ns_comm {
 struct ns_listen {
 	int dev;
 	int fd;
-	struct ns_comm *rc;   /* the receive comm prepared by listen() */
+	struct ns_comm *rc; /* the receive comm prepared by listen() */
 };
 
 /* ------------------------------------------------------------ init */
@@ -488,7 +488,7 @@ static nn_result_t ns_listen(int dev, void *handle, void **listen_comm)
 {
 	struct ns_handle *h = handle;
 	struct ns_listen *l;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t sl = sizeof(sa);
 
 	if (dev < 0 || dev >= ns_ndev)
@@ -556,7 +556,7 @@ static nn_result_t ns_connect_step(int dev, struct ns_handle *h, void **send_com
 
 	*send_comm = NULL;
 	if (!c) {
-		struct sockaddr_in sa = { .sin_family = AF_INET };
+		struct sockaddr_in sa = {.sin_family = AF_INET};
 		struct sdr_qp_info mine;
 		if (dev < 0 || dev >= ns_ndev || h->magic != NS_MAGIC || h->version != NS_VERSION) {
 			WARN("connect: not an sdr handle (or another version of the plugin)");
@@ -567,8 +567,10 @@ static nn_result_t ns_connect_step(int dev, struct ns_handle *h, void **send_com
 			return NN_SYSTEM_ERROR;
 		sdr_qp_info_get(c->qp, &mine);
 		if (ns_same_dpu(&mine, &h->qp)) {
-			WARN("connect: both ranks use the same sdr-dpu instance (%s); a DPU does not "
-			     "send to itself: give each rank (host) its own SDR_DPU", ns_sock[dev]);
+			WARN("connect: both ranks use the same sdr-dpu instance (%s); a DPU does "
+			     "not "
+			     "send to itself: give each rank (host) its own SDR_DPU",
+			     ns_sock[dev]);
 			ns_comm_free(c);
 			return NN_SYSTEM_ERROR;
 		}
@@ -576,7 +578,8 @@ static nn_result_t ns_connect_step(int dev, struct ns_handle *h, void **send_com
 		rc = sdr_qp_connect(c->qp, &h->qp);
 		pthread_mutex_unlock(c->lock);
 		if (rc != 0) {
-			WARN("connect: QP connect: %s: %s", sdr_strerror(rc), sdr_last_error(c->ctx));
+			WARN("connect: QP connect: %s: %s", sdr_strerror(rc),
+			     sdr_last_error(c->ctx));
 			ns_comm_free(c);
 			return NN_SYSTEM_ERROR;
 		}
@@ -600,7 +603,7 @@ static nn_result_t ns_connect_step(int dev, struct ns_handle *h, void **send_com
 		h->stage = c;
 	}
 	if (c->state == ST_CONNECTING) {
-		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+		struct pollfd p = {.fd = c->fd, .events = POLLOUT};
 		int err = 0;
 		socklen_t el = sizeof(err);
 		if (poll(&p, 1, 0) <= 0)
@@ -627,7 +630,8 @@ static nn_result_t ns_connect_step(int dev, struct ns_handle *h, void **send_com
 	if (c->state == ST_WAIT_ACK) {
 		rc = ns_io(c->fd, &c->ack, sizeof(c->ack), &c->io_done, 0);
 		if (rc < 0) {
-			WARN("connect: side channel: %s (the peer refused or exited)", strerror(-rc));
+			WARN("connect: side channel: %s (the peer refused or exited)",
+			     strerror(-rc));
 			goto fail;
 		}
 		if (rc == 0)
@@ -798,8 +802,8 @@ static nn_result_t ns_reg_mr(void *comm, void *data, size_t size, int type, void
 	return NN_SUCCESS;
 }
 
-static nn_result_t ns_reg_mr_dmabuf(void *comm, void *data, size_t size, int type,
-				    uint64_t offset, int fd, void **mh)
+static nn_result_t ns_reg_mr_dmabuf(void *comm, void *data, size_t size, int type, uint64_t offset,
+				    int fd, void **mh)
 {
 	(void)offset;
 	(void)fd;
@@ -862,7 +866,7 @@ static nn_result_t ns_fail_status(struct ns_comm *c, int rc, const char *what)
 	}
 	WARN("%s: %s", what, sdr_strerror(rc));
 	return rc == -EMSGSIZE || rc == -EINVAL || rc == -ERANGE ? NN_INTERNAL_ERROR
-								    : NN_SYSTEM_ERROR;
+								 : NN_SYSTEM_ERROR;
 }
 
 /* Post one send or receive of @p size bytes at @p data (inside @p m). */
@@ -876,21 +880,22 @@ static nn_result_t ns_post(struct ns_comm *c, int send, void *data, size_t size,
 
 	*request = NULL;
 	if (c->d->broken && !c->broken) {
-		WARN("%s: the sdr-dpu daemon (%s) is gone", send ? "isend" : "irecv", ns_sock[c->dev]);
+		WARN("%s: the sdr-dpu daemon (%s) is gone", send ? "isend" : "irecv",
+		     ns_sock[c->dev]);
 		c->broken = c->d->broken;
 	}
 	if (c->broken)
 		return c->broken;
 	if (size > c->max_msg) {
 		WARN("%s of %zu bytes: larger than a message (%u bytes: the daemon's --max-msg, "
-		     "SDR_MAX_MSG); lower NCCL_BUFFSIZE", send ? "isend" : "irecv", size,
-		     c->max_msg);
+		     "SDR_MAX_MSG); lower NCCL_BUFFSIZE",
+		     send ? "isend" : "irecv", size, c->max_msg);
 		return NN_INTERNAL_ERROR;
 	}
 	if (size > 0) {
 		if (!m || (char *)data < m->base || (char *)data + size > m->base + m->len) {
-			WARN("%s: buffer %p+%zu not inside its registration", send ? "isend" : "irecv",
-			     data, size);
+			WARN("%s: buffer %p+%zu not inside its registration",
+			     send ? "isend" : "irecv", data, size);
 			return NN_INTERNAL_ERROR;
 		}
 		off = (uint64_t)((char *)data - m->base);
@@ -905,8 +910,10 @@ static nn_result_t ns_post(struct ns_comm *c, int send, void *data, size_t size,
 	r->tag = tag;
 	r->shadow = size ? m->shadow + off : NULL;
 	if (send) {
-		struct sdr_send_wr wr = { .mr = mr, .offset = off, .length = size ? size : 1,
-					  .wr_id = ns_wr_id(c, r) };
+		struct sdr_send_wr wr = {.mr = mr,
+					 .offset = off,
+					 .length = size ? size : 1,
+					 .wr_id = ns_wr_id(c, r)};
 		if (size == 0)
 			wr.imm = NS_IMM_ZERO;
 		else if (ns_check_tags)
@@ -915,8 +922,10 @@ static nn_result_t ns_post(struct ns_comm *c, int send, void *data, size_t size,
 			memcpy(r->shadow, data, size);
 		rc = sdr_send_post(c->qp, &wr, NULL);
 	} else {
-		struct sdr_recv_wr wr = { .mr = mr, .offset = off, .length = size ? size : 1,
-					  .wr_id = ns_wr_id(c, r) };
+		struct sdr_recv_wr wr = {.mr = mr,
+					 .offset = off,
+					 .length = size ? size : 1,
+					 .wr_id = ns_wr_id(c, r)};
 		rc = sdr_recv_post(c->qp, &wr, NULL);
 	}
 	if (rc == -EAGAIN)
@@ -955,8 +964,8 @@ static nn_result_t ns_isend_v10(void *comm, void *data, size_t size, int tag, vo
 	return ns_isend(comm, data, size, tag, mh, req);
 }
 
-static nn_result_t ns_irecv(void *comm, int n, void **data, size_t *sizes, int *tags,
-			    void **mhs, void **req)
+static nn_result_t ns_irecv(void *comm, int n, void **data, size_t *sizes, int *tags, void **mhs,
+			    void **req)
 {
 	struct ns_comm *c = comm;
 	nn_result_t r;
@@ -1032,8 +1041,9 @@ static void ns_complete(struct ns_dev *d, const struct sdr_wc *wc)
 	if (wc->status != 0) {
 		if (wc->status == -EMSGSIZE)
 			WARN("%s of %zu bytes: size mismatch: %s", r->send ? "isend" : "irecv",
-			     r->size, r->send ? "the peer posted a smaller receive"
-					      : "the peer sent more than this receive holds");
+			     r->size,
+			     r->send ? "the peer posted a smaller receive"
+				     : "the peer sent more than this receive holds");
 		else
 			WARN("%s of %zu bytes failed: %s", r->send ? "isend" : "irecv", r->size,
 			     sdr_strerror(wc->status));
@@ -1056,8 +1066,8 @@ static void ns_complete(struct ns_dev *d, const struct sdr_wc *wc)
 		if (ns_check_tags && !zero &&
 		    (!(wc->flags & SDR_CQE_F_IMM) ||
 		     wc->imm != (NS_IMM_TAG | ((uint32_t)r->tag & 0x3fffffffu)))) {
-			WARN("irecv: tag mismatch: posted tag %d, the message carries %s0x%x", r->tag,
-			     (wc->flags & SDR_CQE_F_IMM) ? "" : "no tag, ", wc->imm);
+			WARN("irecv: tag mismatch: posted tag %d, the message carries %s0x%x",
+			     r->tag, (wc->flags & SDR_CQE_F_IMM) ? "" : "no tag, ", wc->imm);
 			r->err = NN_INTERNAL_ERROR;
 			r->state = REQ_FAILED;
 			c->broken = r->err;
@@ -1065,7 +1075,8 @@ static void ns_complete(struct ns_dev *d, const struct sdr_wc *wc)
 		}
 		r->got = zero ? 0 : wc->length;
 		if (r->got > r->size) {
-			WARN("irecv of %zu bytes: size mismatch: the peer sent %zu", r->size, r->got);
+			WARN("irecv of %zu bytes: size mismatch: the peer sent %zu", r->size,
+			     r->got);
 			r->err = NN_INTERNAL_ERROR;
 			r->state = REQ_FAILED;
 			return;
@@ -1130,8 +1141,10 @@ static nn_result_t ns_test(void *request, int *done, int *sizes)
 			WARN("test: the connection failed earlier; this request cannot complete");
 			res = c->broken;
 		} else if (ns_peer_gone(c)) {
-			WARN("test: the peer closed its connection (exited?) with this %s of %zu bytes "
-			     "pending", r->send ? "send" : "receive", r->size);
+			WARN("test: the peer closed its connection (exited?) with this %s of %zu "
+			     "bytes "
+			     "pending",
+			     r->send ? "send" : "receive", r->size);
 			c->broken = res = NN_SYSTEM_ERROR;
 		}
 		goto out;

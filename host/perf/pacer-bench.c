@@ -46,11 +46,11 @@ struct opts {
 	uint64_t sim_ms;
 	uint64_t hz;
 	unsigned budget;
-	uint64_t burst;     /* catch-up bound (sdr-dpu --pace-burst); 0 = its default */
-	unsigned shift;     /* wheel: 2^shift cycles per slot */
+	uint64_t burst; /* catch-up bound (sdr-dpu --pace-burst); 0 = its default */
+	unsigned shift; /* wheel: 2^shift cycles per slot */
 	unsigned reps;
-	uint64_t msg;       /* 0 = always backlogged; else message bytes */
-	double load;        /* offered load per flow, fraction of its rate */
+	uint64_t msg; /* 0 = always backlogged; else message bytes */
+	double load;  /* offered load per flow, fraction of its rate */
 	int json_only;
 };
 
@@ -70,13 +70,13 @@ static struct opts o = {
 /* ---------------- per-flow bookkeeping (same for every variant) ------ */
 
 struct fstat {
-	uint64_t rate;      /* bytes/s configured */
-	uint64_t bytes;     /* sent in total */
+	uint64_t rate;             /* bytes/s configured */
+	uint64_t bytes;            /* sent in total */
 	uint64_t win, win_bytes;   /* deviation window (index, bytes) */
 	uint64_t pwin, pwin_bytes; /* peak window */
-	double max_dev;     /* max |window bytes - expected| / expected, windows >= 1 */
-	double max_peak;    /* max peak-window bytes / (rate x peak window) */
-	uint64_t backlog;   /* frames waiting (--msg) */
+	double max_dev;            /* max |window bytes - expected| / expected, windows >= 1 */
+	double max_peak;           /* max peak-window bytes / (rate x peak window) */
+	uint64_t backlog;          /* frames waiting (--msg) */
 };
 
 static struct fstat *fs;
@@ -317,7 +317,8 @@ static int run_one(uint32_t flows, uint64_t b)
 	uint64_t pay = b - sdr_wire_data_frame_bytes(0, 1);
 	msg_frames = o.msg ? (o.msg + pay - 1) / pay : 0;
 	arr_period = o.msg ? (uint64_t)((double)msg_frames * (double)b * (double)o.hz /
-					((double)qp_rate * o.load)) : 0;
+					((double)qp_rate * o.load))
+			   : 0;
 	if (!s || !wf || !touched || !fs || !step) {
 		fprintf(stderr, "sdr-pacer-bench: out of memory or --poll-ns too small\n");
 		return -1;
@@ -343,19 +344,21 @@ static int run_one(uint32_t flows, uint64_t b)
 		}
 	}
 	if (!o.json_only) {
-		printf("  ---- flows %u, frame %" PRIu64 " B, port %.3g Gbit/s, each flow %.4g Mbit/s,"
+		printf("  ---- flows %u, frame %" PRIu64
+		       " B, port %.3g Gbit/s, each flow %.4g Mbit/s,"
 		       " poll %" PRIu64 " ns, %" PRIu64 " ms virtual, median of %u ----\n",
 		       flows, b, o.port_bps / 1e9, qp_rate * 8 / 1e6, o.poll_ns, o.sim_ms, o.reps);
 		if (o.msg)
-			printf("  offered: a %" PRIu64 " B message per flow every %.1f us (load %.2f)\n",
+			printf("  offered: a %" PRIu64
+			       " B message per flow every %.1f us (load %.2f)\n",
 			       o.msg, (double)arr_period * 1e6 / (double)o.hz, o.load);
 		printf("  %-13s %10s %9s %9s %8s %10s %12s %12s\n", "pacer", "frames", "ns/frame",
 		       "ns/poll", "visits/f", "rate", "max dev", "max peak");
 		printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8s %10s %12s %12s\n", name[0],
 		       sm[0].frames, sm[0].ns_per_frame, sm[0].ns_per_poll, "-", "-", "-", "-");
 		if (o.msg) /* on/off traffic: window deviation means nothing */
-			printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8.3f %10.5f %12s %11.2fx\n", name[1],
-			       sm[1].frames, sm[1].ns_per_frame, sm[1].ns_per_poll,
+			printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8.3f %10.5f %12s %11.2fx\n",
+			       name[1], sm[1].frames, sm[1].ns_per_frame, sm[1].ns_per_poll,
 			       sm[1].visits_per_frame, sm[1].agg_ratio, "-", sm[1].max_peak);
 		else
 			printf("  %-13s %10" PRIu64 " %9.2f %9.1f %8.3f %10.5f %11.3f%% %11.2fx\n",
@@ -392,8 +395,10 @@ static int parse_list(const char *opt, const char *str, uint64_t lo, uint64_t hi
 	snprintf(buf, sizeof(buf), "%s", str);
 	for (char *a = strtok_r(buf, ",", &sp); a; a = strtok_r(NULL, ",", &sp)) {
 		if (n == 16 || sdr_parse_u64(a, &out[n], 0) || out[n] < lo || out[n] > hi) {
-			fprintf(stderr, "sdr-pacer-bench: %s: '%s' is not in [%" PRIu64 ", %" PRIu64
-				"] (or more than 16 values)\n", opt, a, lo, hi);
+			fprintf(stderr,
+				"sdr-pacer-bench: %s: '%s' is not in [%" PRIu64 ", %" PRIu64
+				"] (or more than 16 values)\n",
+				opt, a, lo, hi);
 			return -1;
 		}
 		n++;
@@ -420,43 +425,84 @@ static int on_list(const struct sdr_opt *d, const char *arg, void *ctx)
 #define U64(f, lo, hi) .kind = SDR_OPT_U64, .min = (lo), .max = (hi), .var = &o.f
 #define U32(f, lo, hi) .kind = SDR_OPT_U32, .min = (lo), .max = (hi), .var = &o.f
 /* share and load: a fraction in (0, 1] */
-#define FRACTION(f) .kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1, .flags = SDR_OPTF_GT_MIN, \
-		    .var = &o.f
+#define FRACTION(f) \
+	.kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1, .flags = SDR_OPTF_GT_MIN, .var = &o.f
 
 static const struct sdr_opt opts[] = {
-	{.name = "flows", .arg = "LIST", .fn = on_list, .var = o.flows, .dflt = "1,16,256",
+	{.name = "flows",
+	 .arg = "LIST",
+	 .fn = on_list,
+	 .var = o.flows,
+	 .dflt = "1,16,256",
 	 .help = "flow (QP) counts"},
-	{.name = "frames", .arg = "LIST", .fn = on_list, .var = o.frames,
+	{.name = "frames",
+	 .arg = "LIST",
+	 .fn = on_list,
+	 .var = o.frames,
 	 .help = "frame sizes in bytes (default 4174,142: 4 KiB and 64 B of\n"
 		 "payload plus 78 B of headers and ICRC)"},
-	{.name = "port-rate", .arg = "RATE", .kind = SDR_OPT_RATE, .min = 1000000,
-	 .var = &o.port_bps, .dflt = "10g", .help = "port rate, bits/s"},
-	{.name = "share", .arg = "F", FRACTION(share), .dflt = "0.95",
+	{.name = "port-rate",
+	 .arg = "RATE",
+	 .kind = SDR_OPT_RATE,
+	 .min = 1000000,
+	 .var = &o.port_bps,
+	 .dflt = "10g",
+	 .help = "port rate, bits/s"},
+	{.name = "share",
+	 .arg = "F",
+	 FRACTION(share),
+	 .dflt = "0.95",
 	 .help = "the flows' rates add up to F x port rate"},
-	{.name = "poll-ns", .arg = "N", U64(poll_ns, 1, 0), .dflt = "200",
+	{.name = "poll-ns",
+	 .arg = "N",
+	 U64(poll_ns, 1, 0),
+	 .dflt = "200",
 	 .help = "virtual time between worker polls"},
-	{.name = "budget", .arg = "N", U32(budget, 1, 4096), .dflt = "32",
+	{.name = "budget",
+	 .arg = "N",
+	 U32(budget, 1, 4096),
+	 .dflt = "32",
 	 .help = "frames per poll at most"},
-	{.name = "sim-ms", .arg = "N", U64(sim_ms, 1, 100000), .dflt = "100",
+	{.name = "sim-ms",
+	 .arg = "N",
+	 U64(sim_ms, 1, 100000),
+	 .dflt = "100",
 	 .help = "virtual duration of each run"},
-	{.name = "hz", .arg = "N", U64(hz, 1000000, 10000000000ull), .dflt = "2000000000",
+	{.name = "hz",
+	 .arg = "N",
+	 U64(hz, 1000000, 10000000000ull),
+	 .dflt = "2000000000",
 	 .help = "virtual TSC frequency"},
-	{.name = "burst", .arg = "BYTES", .kind = SDR_OPT_SIZE, .min = 1, .var = &o.burst,
+	{.name = "burst",
+	 .arg = "BYTES",
+	 .kind = SDR_OPT_SIZE,
+	 .min = 1,
+	 .var = &o.burst,
 	 .help = "catch-up bound of a late flow or port (sdr-dpu --pace-burst;\n"
 		 "default as sdr-dpu: 200 us of the rate, at least 64 KiB)"},
-	{.name = "slot-shift", .arg = "N", U32(shift, 1, 30),
+	{.name = "slot-shift",
+	 .arg = "N",
+	 U32(shift, 1, 30),
 	 .help = "timing wheel: 2^N cycles per slot (default 12, as sdr-dpu;\n"
 		 "4096 slots)"},
-	{.name = "reps", .arg = "N", U32(reps, 1, 15),
+	{.name = "reps",
+	 .arg = "N",
+	 U32(reps, 1, 15),
 	 .help = "runs of each variant, interleaved; median wall time (default 3)"},
 	{.name = "json", .kind = SDR_OPT_BOOL, .var = &o.json_only, .help = "JSON lines only"},
 	{.name = "help", .short_name = 'h', .help = "this text"},
-	{.name = "msg", .arg = "BYTES", .kind = SDR_OPT_SIZE, .max = 1ull << 30, .var = &o.msg,
+	{.name = "msg",
+	 .arg = "BYTES",
+	 .kind = SDR_OPT_SIZE,
+	 .max = 1ull << 30,
+	 .var = &o.msg,
 	 .help = "offered load instead of backlogged flows: each flow gets a\n"
 		 "message of BYTES of payload (frame - 78 B each) once per\n"
 		 "period, periods staggered across flows (default 0: always\n"
 		 "backlogged)"},
-	{.name = "load", .arg = "F", FRACTION(load),
+	{.name = "load",
+	 .arg = "F",
+	 FRACTION(load),
 	 .help = "with --msg: offered load of each flow, fraction of its rate\n(default 0.5)"},
 	SDR_OPT_END,
 };

@@ -18,10 +18,10 @@
 #include "sdr_opts.h"
 
 #define MAX_LIST 32
-#define TS_RING 1024u          /* >= messages outstanding (all QPs, each direction) */
-#define MAX_QPS 1024           /* --qps: QP pairs (a daemon instance holds 1024) */
-#define MAX_CTXS 16            /* contexts per side (one per worker, at most) */
-#define PACE_TRACE 1048576     /* --pace-trace of the daemons when pacing is measured */
+#define TS_RING 1024u      /* >= messages outstanding (all QPs, each direction) */
+#define MAX_QPS 1024       /* --qps: QP pairs (a daemon instance holds 1024) */
+#define MAX_CTXS 16        /* contexts per side (one per worker, at most) */
+#define PACE_TRACE 1048576 /* --pace-trace of the daemons when pacing is measured */
 #define MAX_LAT_SAMPLES (4u << 20)
 #define MAX_WINDOWS 64
 
@@ -40,18 +40,18 @@ struct opts {
 	uint64_t iters, warmup;
 	int iters_set, warmup_set, window_set;
 	uint32_t window;
-	double duration;          /* s; 0 = use iters */
-	int rel;                  /* enum sdr_reliability */
-	uint16_t rel_ec;          /* rel EC: its code (--rel CODE or --ec), packed */
-	int rel_code;             /* --rel named the EC code */
-	struct sdr_scheme ec;     /* --ec (default SDR_SCHEME_EC_DEFAULT) */
+	double duration;      /* s; 0 = use iters */
+	int rel;              /* enum sdr_reliability */
+	uint16_t rel_ec;      /* rel EC: its code (--rel CODE or --ec), packed */
+	int rel_code;         /* --rel named the EC code */
+	struct sdr_scheme ec; /* --ec (default SDR_SCHEME_EC_DEFAULT) */
 	uint32_t chunk_pkts, mtu, workers;
-	const char *port_rate;    /* passed through */
+	const char *port_rate; /* passed through */
 	uint64_t port_rate_bps;
-	uint64_t rate_bps;        /* --rate: each sending QP's rate_bps */
-	uint32_t qps;             /* --qps: QP pairs */
-	double gap_us;            /* --gap-us: on/off traffic, idle time of a QP */
-	uint32_t imm;             /* --imm: every send's user immediate */
+	uint64_t rate_bps; /* --rate: each sending QP's rate_bps */
+	uint32_t qps;      /* --qps: QP pairs */
+	double gap_us;     /* --gap-us: on/off traffic, idle time of a QP */
+	uint32_t imm;      /* --imm: every send's user immediate */
 	const char *link;
 	int no_icrc;
 	int busy_poll;
@@ -60,8 +60,8 @@ struct opts {
 	const char *dpu_extra[16];
 	int n_dpu_extra;
 	int json_only;
-	double timeout;           /* s without progress before a run fails */
-	double recv_timeout_ms;   /* NONE: complete a stuck receive partially */
+	double timeout;         /* s without progress before a run fails */
+	double recv_timeout_ms; /* NONE: complete a stuck receive partially */
 	uint32_t recv_ahead;
 	uint64_t buf_budget;
 	/* codec */
@@ -83,10 +83,42 @@ extern struct opts o;                /* perf_opts.c */
 extern volatile sig_atomic_t g_stop; /* perf_util.c; set on SIGINT, SIGTERM, SIGHUP */
 
 enum {
-	O_RIG = 1, O_DPU_A, O_DPU_B, O_DPU_BIN, O_SIZE, O_ITERS, O_WARMUP, O_WINDOW, O_DURATION,
-	O_REL, O_EC, O_CHUNK_PKTS, O_MTU, O_WORKERS, O_PORT_RATE, O_RATE, O_LINK, O_NO_ICRC, O_BUSY,
-	O_EAL, O_JSON_ONLY, O_TIMEOUT, O_RTIMEOUT, O_CODE, O_K, O_M, O_CHUNK, O_SIZES, O_LOSS,
-	O_SCHEMES, O_SWEEP_MODE, O_KEEP_LOGS, O_DPU_ARG, O_QPS, O_GAP, O_IMM,
+	O_RIG = 1,
+	O_DPU_A,
+	O_DPU_B,
+	O_DPU_BIN,
+	O_SIZE,
+	O_ITERS,
+	O_WARMUP,
+	O_WINDOW,
+	O_DURATION,
+	O_REL,
+	O_EC,
+	O_CHUNK_PKTS,
+	O_MTU,
+	O_WORKERS,
+	O_PORT_RATE,
+	O_RATE,
+	O_LINK,
+	O_NO_ICRC,
+	O_BUSY,
+	O_EAL,
+	O_JSON_ONLY,
+	O_TIMEOUT,
+	O_RTIMEOUT,
+	O_CODE,
+	O_K,
+	O_M,
+	O_CHUNK,
+	O_SIZES,
+	O_LOSS,
+	O_SCHEMES,
+	O_SWEEP_MODE,
+	O_KEEP_LOGS,
+	O_DPU_ARG,
+	O_QPS,
+	O_GAP,
+	O_IMM,
 };
 
 /* The options of the rig and of the daemons, of the runs, of codec and sweep. */
@@ -128,9 +160,9 @@ struct rig {
 	pid_t pid[MAX_DAEMONS];
 	char log[MAX_DAEMONS][160];
 	int ndaemons;
-	char ns_tag[16];  /* rig.sh veth-up TAG; "" = no namespaces */
-	char vars[RV__N][128]; /* what rig.sh veth-up printed */
-	char link[512];  /* effective --link spec ("" = none) */
+	char ns_tag[16];              /* rig.sh veth-up TAG; "" = no namespaces */
+	char vars[RV__N][128];        /* what rig.sh veth-up printed */
+	char link[512];               /* effective --link spec ("" = none) */
 	char prefix[MAX_DAEMONS][64]; /* EAL file prefixes (telemetry sockets) */
 };
 
@@ -158,8 +190,19 @@ void av_fw_inst(struct argv_b *a, const struct rig *r);
 /* ------------------------------------------------------------------ */
 /* one run (perf_engine.c), its figures (perf_measure.c, perf_telemetry.c) */
 
-enum { WK_LOOPS, WK_WORK, WK_POLLS, WK_CYCLES, WK_FRAMES, WK_STALLS, WK_VPACED, WK_VTOUCHED,
-       WK_VTIMER, WK_HANDOFF, WK__N };
+enum {
+	WK_LOOPS,
+	WK_WORK,
+	WK_POLLS,
+	WK_CYCLES,
+	WK_FRAMES,
+	WK_STALLS,
+	WK_VPACED,
+	WK_VTOUCHED,
+	WK_VTIMER,
+	WK_HANDOFF,
+	WK__N
+};
 
 struct run_params {
 	const char *mode; /* "bw" or "lat" */
@@ -171,7 +214,7 @@ struct run_params {
 };
 
 struct run_result {
-	int ok;               /* 1 measured, 0 failed, -1 skipped */
+	int ok; /* 1 measured, 0 failed, -1 skipped */
 	char error[256];
 	uint64_t measured, msgs_ok, msgs_partial, msgs_err, send_err;
 	uint64_t bytes, pkts;
@@ -184,16 +227,16 @@ struct run_result {
 	double win[MAX_WINDOWS]; /* wire Gbit/s per whole 1 s window */
 	int nwin;
 	double memcpy_gbps;
-	double bound_gbps;    /* 2 copies + 2 CRC passes per CPU-second (bound_baseline) */
-	double cpu_s;         /* worker CPU seconds during the measurement */
-	double gbps_per_cpu;  /* goodput per worker CPU-second */
-	double mpps_per_cpu;  /* packets per worker CPU-second */
+	double bound_gbps;   /* 2 copies + 2 CRC passes per CPU-second (bound_baseline) */
+	double cpu_s;        /* worker CPU seconds during the measurement */
+	double gbps_per_cpu; /* goodput per worker CPU-second */
+	double mpps_per_cpu; /* packets per worker CPU-second */
 	unsigned qps, ctxs;
-	double setup_s;       /* creating and connecting every QP (both sides) */
+	double setup_s; /* creating and connecting every QP (both sides) */
 	double rss_kib_qp, rss_kib_qp_end, vsz_kib_qp; /* daemons' memory per QP */
-	double wk[WK__N];     /* workers' counters during the measurement */
+	double wk[WK__N];                    /* workers' counters during the measurement */
 	double peak_win_us, peak, peak_idle; /* --gap-us / paced: peak over 10 frame times */
-	int npeak;            /* QPs whose departures were read */
+	int npeak;                           /* QPs whose departures were read */
 };
 
 double workers_cpu_s(const struct rig *r);
@@ -204,10 +247,8 @@ void read_peaks(const struct rig *rig, const struct run_params *p, struct run_re
 void lat_stats(float *v, uint64_t n, double *out, int with_min);
 uint64_t pkts_per_msg(uint64_t size);
 double msg_wire_bytes(uint64_t size);
-double memcpy_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-		       uint64_t bytes);
-double bound_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-		      uint64_t bytes);
+double memcpy_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, uint64_t bytes);
+double bound_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, uint64_t bytes);
 
 void run_engine(const struct rig *rig, const struct run_params *p, struct run_result *res);
 void print_run(const struct rig *rig, const struct run_params *p, const struct run_result *r);
@@ -217,7 +258,7 @@ void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel,
 /* ------------------------------------------------------------------ */
 /* the modes                                                           */
 
-int run_codec(void);  /* perf_codec.c */
-int run_sweep(void);  /* perf_sweep.c */
+int run_codec(void); /* perf_codec.c */
+int run_sweep(void); /* perf_sweep.c */
 
 #endif

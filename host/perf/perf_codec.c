@@ -68,22 +68,27 @@ int run_codec(void)
 	double enc_all = (double)enc_iters * (k + m) * o.chunk / enc_s / 1e9;
 	double dec_data = (double)dec_iters * k * o.chunk / dec_s / 1e9;
 	if (!o.json_only) {
-		printf("  ---------------- sdr-perf codec: %s(%u,%u) chunk %" PRIu64 " B, backend %s"
-		       " ----------------\n", sdr_ec_code_name(o.code), k, m, o.chunk,
-		       sdr_ec_backend_name(ec));
+		printf("  ---------------- sdr-perf codec: %s(%u,%u) chunk %" PRIu64
+		       " B, backend %s"
+		       " ----------------\n",
+		       sdr_ec_code_name(o.code), k, m, o.chunk, sdr_ec_backend_name(ec));
 		printf("  encode : %" PRIu64 " calls in %.6f s  %.3f GB/s of data (k chunks)"
-		       "  %.3f GB/s data+parity\n", enc_iters, enc_s, enc_data, enc_all);
+		       "  %.3f GB/s data+parity\n",
+		       enc_iters, enc_s, enc_data, enc_all);
 		printf("  decode : %" PRIu64 " calls in %.6f s  %.3f GB/s of data (k chunks),"
-		       " %d data chunks erased\n", dec_iters, dec_s, dec_data, erased);
+		       " %d data chunks erased\n",
+		       dec_iters, dec_s, dec_data, erased);
 		printf("  -----------------------------------------------------------------\n");
 	}
 	sb_add(&j, "{\"mode\":\"codec\",\"code\":");
 	sb_jstr(&j, sdr_ec_code_name(o.code));
 	sb_add(&j, ",\"backend\":");
 	sb_jstr(&j, sdr_ec_backend_name(ec));
-	sb_add(&j, ",\"k\":%u,\"m\":%u,\"chunk\":%" PRIu64 ",\"status\":\"ok\",\"encode_iters\":%"
-	       PRIu64 ",\"decode_iters\":%" PRIu64 ",\"erasures\":%d", k, m, o.chunk, enc_iters,
-	       dec_iters, erased);
+	sb_add(&j,
+	       ",\"k\":%u,\"m\":%u,\"chunk\":%" PRIu64
+	       ",\"status\":\"ok\",\"encode_iters\":%" PRIu64 ",\"decode_iters\":%" PRIu64
+	       ",\"erasures\":%d",
+	       k, m, o.chunk, enc_iters, dec_iters, erased);
 	sb_jnum(&j, "encode_GBps", enc_data);
 	sb_jnum(&j, "encode_GBps_all", enc_all);
 	sb_jnum(&j, "decode_GBps", dec_data);

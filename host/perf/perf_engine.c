@@ -52,7 +52,8 @@ static int ends_buffers(struct ends *e, unsigned nctx, uint64_t size, uint64_t w
 			e->buf[c][i] = fill ? (uint8_t)(i * 131 + 7) : 0;
 		e->mr[c] = sdr_mr_reg(e->ctx[c], e->buf[c], e->len[c], 0);
 		if (!e->mr[c]) {
-			fail(res, "sdr_mr_reg: %s (%s)", strerror(errno), sdr_last_error(e->ctx[c]));
+			fail(res, "sdr_mr_reg: %s (%s)", strerror(errno),
+			     sdr_last_error(e->ctx[c]));
 			return -1;
 		}
 	}
@@ -70,7 +71,7 @@ struct eng {
 	uint64_t mpm;
 	uint32_t ahead, nq, nc;
 	double t_post[TS_RING], t_sdone[TS_RING], t_meas, t_last, t_progress, t_dur_end;
-	double *q_free; /* --gap-us: when each QP may post its next send */
+	double *q_free;      /* --gap-us: when each QP may post its next send */
 	uint8_t st[TS_RING]; /* bit0 send done, bit1 recv done, bit2 partial requested */
 	struct sdr_recv_handle *rh[TS_RING];
 	float *lat, *slat;
@@ -164,14 +165,19 @@ static int eng_connect(struct eng *e)
 		eb->qp[k] = ea->qp[k] ? sdr_qp_create(eb->ctx[k % nc], &attr) : NULL;
 		if (!ea->qp[k] || !eb->qp[k]) {
 			int err = errno;
-			snprintf(res->error, sizeof(res->error), "sdr_qp_create(rel=%s, QP %u): %s (%s)",
+			snprintf(res->error, sizeof(res->error),
+				 "sdr_qp_create(rel=%s, QP %u): %s (%s)",
 				 sdr_rel_name((unsigned)p->rel), k, strerror(err),
 				 sdr_last_error(ea->qp[k] ? eb->ctx[k % nc] : ea->ctx[k % nc]));
-			res->ok = (err == EOPNOTSUPP || err == ENOTSUP) && p->rel != SDR_REL_NONE ? -1 : 0;
+			res->ok = (err == EOPNOTSUPP || err == ENOTSUP) && p->rel != SDR_REL_NONE
+					  ? -1
+					  : 0;
 			return -1;
 		}
-		if ((rc = sdr_qp_info_get(ea->qp[k], &ia)) || (rc = sdr_qp_info_get(eb->qp[k], &ib)) ||
-		    (rc = sdr_qp_connect(ea->qp[k], &ib)) || (rc = sdr_qp_connect(eb->qp[k], &ia))) {
+		if ((rc = sdr_qp_info_get(ea->qp[k], &ia)) ||
+		    (rc = sdr_qp_info_get(eb->qp[k], &ib)) ||
+		    (rc = sdr_qp_connect(ea->qp[k], &ib)) ||
+		    (rc = sdr_qp_connect(eb->qp[k], &ia))) {
 			fail(res, "connect (QP %u): %s (%s / %s)", k, sdr_strerror(rc),
 			     sdr_last_error(ea->ctx[k % nc]), sdr_last_error(eb->ctx[k % nc]));
 			return -1;
@@ -203,13 +209,15 @@ static int eng_post_recvs(struct eng *e, int *progress)
 		unsigned k = (unsigned)(e->rposted % e->nq), c = k % e->nc;
 		struct sdr_recv_wr wr = {.mr = e->eb.mr[c],
 					 .addr = e->eb.buf[c] + (e->rposted % e->eb.nbuf) * p->size,
-					 .length = (uint32_t)p->size, .wr_id = e->rposted};
+					 .length = (uint32_t)p->size,
+					 .wr_id = e->rposted};
 		struct sdr_recv_handle *h;
 		int rc = sdr_recv_post(e->eb.qp[k], &wr, &h);
 		if (rc == -EAGAIN)
 			break;
 		if (rc) {
-			fail(e->res, "sdr_recv_post(%" PRIu64 "): %s", e->rposted, sdr_strerror(rc));
+			fail(e->res, "sdr_recv_post(%" PRIu64 "): %s", e->rposted,
+			     sdr_strerror(rc));
 			return -1;
 		}
 		e->rh[e->rposted % TS_RING] = h;
@@ -232,7 +240,8 @@ static int eng_post_sends(struct eng *e, int *progress)
 		struct sdr_send_wr wr = {.mr = e->ea.mr[c],
 					 .addr = e->ea.buf[c] + (e->sposted % e->ea.nbuf) * p->size,
 					 .length = (uint32_t)p->size,
-					 .imm = o.imm, .wr_id = e->sposted};
+					 .imm = o.imm,
+					 .wr_id = e->sposted};
 		int rc;
 		/* q_free: 0 never sent, < 0 in flight, else free from then */
 		if (o.gap_us > 0 && e->q_free[k] != 0 && !(e->q_free[k] > 0 && t >= e->q_free[k]))
@@ -242,7 +251,8 @@ static int eng_post_sends(struct eng *e, int *progress)
 		if (rc == -EAGAIN)
 			break;
 		if (rc) {
-			fail(e->res, "sdr_send_post(%" PRIu64 "): %s", e->sposted, sdr_strerror(rc));
+			fail(e->res, "sdr_send_post(%" PRIu64 "): %s", e->sposted,
+			     sdr_strerror(rc));
 			return -1;
 		}
 		e->q_free[k] = -1; /* in flight */
@@ -403,15 +413,17 @@ static int eng_loop(struct eng *e)
 			e->spin = 0;
 		}
 		/* duration mode: stop posting once the measurement time is over */
-		if (p->duration > 0 && e->t_dur_end > 0 && t >= e->t_dur_end && e->total == UINT64_MAX)
+		if (p->duration > 0 && e->t_dur_end > 0 && t >= e->t_dur_end &&
+		    e->total == UINT64_MAX)
 			e->total = e->sposted;
 		if (p->rel == SDR_REL_NONE && o.recv_timeout_ms > 0 && (++e->spin & 255) == 0 &&
 		    eng_expire(e, t))
 			return -1;
 		if (t - e->t_progress > o.timeout) {
-			fail(e->res, "no progress for %.1f s: sends posted %" PRIu64 " done %" PRIu64
-				     ", receives posted %" PRIu64 " done %" PRIu64, o.timeout,
-			     e->sposted, e->sdone, e->rposted, e->rdone);
+			fail(e->res,
+			     "no progress for %.1f s: sends posted %" PRIu64 " done %" PRIu64
+			     ", receives posted %" PRIu64 " done %" PRIu64,
+			     o.timeout, e->sposted, e->sdone, e->rposted, e->rdone);
 			return -1;
 		}
 	}

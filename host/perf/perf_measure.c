@@ -30,7 +30,7 @@ void lat_stats(float *v, uint64_t n, double *out, int with_min)
 	qsort(v, n, sizeof(*v), cmp_float);
 	for (uint64_t i = 0; i < n; i++)
 		sum += v[i];
-	/* nearest-rank percentiles */
+		/* nearest-rank percentiles */
 #define PCT(p) v[(uint64_t)ceil((p) * (double)n) ? (uint64_t)ceil((p) * (double)n) - 1 : 0]
 	out[0] = sum / (double)n;
 	out[1] = PCT(0.50);
@@ -61,12 +61,10 @@ double msg_wire_bytes(uint64_t size)
 		       sdr_wire_data_frame_bytes(0, 1);
 }
 
-
 /* Copy the measured payload once, in MTU pieces, from the send buffers to
  * the receive buffers: the cost of one of the two copies the DPU makes per
  * payload byte (host -> mbuf on TX, mbuf -> host on RX). */
-double memcpy_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-			      uint64_t bytes)
+double memcpy_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, uint64_t bytes)
 {
 	uint64_t done = 0;
 	size_t so = 0, d_o = 0;
@@ -115,8 +113,7 @@ static const char *bound_crc(void)
 }
 
 static volatile uint32_t bound_sink; /* the CRCs are used: not optimised away */
-double bound_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-			     uint64_t bytes)
+double bound_baseline(uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, uint64_t bytes)
 {
 	static uint8_t frame[BOUND_BUFS][4096 + 128];
 	uint64_t done = 0;

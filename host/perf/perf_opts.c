@@ -78,7 +78,8 @@ static int split_list(const char *arg, int max, int (*cb)(const char *item, int 
 static int cb_size(const char *s, int i, void *ud)
 {
 	(void)ud;
-	return sdr_parse_u64(s, &o.sizes[i], 1) || o.sizes[i] == 0 || o.sizes[i] > (1ull << 30) ? -1 : 0;
+	return sdr_parse_u64(s, &o.sizes[i], 1) || o.sizes[i] == 0 || o.sizes[i] > (1ull << 30) ? -1
+												: 0;
 }
 
 static int cb_loss(const char *s, int i, void *ud)

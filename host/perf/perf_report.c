@@ -22,9 +22,9 @@ static void print_human(const struct rig *rig, const struct run_params *p,
 	printf("  ---------------- sdr-perf %s: rig %s (%s) ----------------\n", p->mode,
 	       rig_names[rig->kind], pmd);
 	printf("  size %" PRIu64 " B  window %u  mtu %u  chunk %u pkts  workers %u  rel %s"
-	       "  icrc %s  imm 0x%x  QP pairs %u%s\n", p->size, p->window, o.mtu, o.chunk_pkts,
-	       workers, scheme, o.no_icrc ? "off" : "on", o.imm, o.qps,
-	       o.gap_us > 0 ? "  on/off" : "");
+	       "  icrc %s  imm 0x%x  QP pairs %u%s\n",
+	       p->size, p->window, o.mtu, o.chunk_pkts, workers, scheme, o.no_icrc ? "off" : "on",
+	       o.imm, o.qps, o.gap_us > 0 ? "  on/off" : "");
 	if (rig->link[0] || o.port_rate)
 		printf("  link %s  port-rate %s\n", rig->link[0] ? rig->link : "-",
 		       o.port_rate ? o.port_rate : "-");
@@ -34,44 +34,45 @@ static void print_human(const struct rig *rig, const struct run_params *p,
 		printf("  FAILED: %s\n", r->error);
 	} else {
 		printf("  messages   : %" PRIu64 " measured (%" PRIu64 " warm-up): ok %" PRIu64
-		       "  partial %" PRIu64 "  error %" PRIu64 "\n", r->measured, p->warmup,
-		       r->msgs_ok, r->msgs_partial, r->msgs_err);
+		       "  partial %" PRIu64 "  error %" PRIu64 "\n",
+		       r->measured, p->warmup, r->msgs_ok, r->msgs_partial, r->msgs_err);
 		printf("  payload    : %" PRIu64 " B in %.6f s  goodput %.3f Gbit/s"
-		       "  (wire %.3f Gbit/s)\n", r->bytes, r->elapsed, r->goodput_gbps,
-		       r->wire_gbps);
+		       "  (wire %.3f Gbit/s)\n",
+		       r->bytes, r->elapsed, r->goodput_gbps, r->wire_gbps);
 		printf("  packets    : %" PRIu64 "  %.4f Mpps  %.0f msg/s\n", r->pkts, r->mpps,
 		       r->msg_rate);
 		printf("  completion : post -> receive complete (us): mean %.1f  p50 %.1f"
-		       "  p99 %.1f  p99.9 %.1f  max %.1f  (%" PRIu64 " samples)\n", r->lat[0],
-		       r->lat[1], r->lat[2], r->lat[3], r->lat[4], r->nlat);
+		       "  p99 %.1f  p99.9 %.1f  max %.1f  (%" PRIu64 " samples)\n",
+		       r->lat[0], r->lat[1], r->lat[2], r->lat[3], r->lat[4], r->nlat);
 		printf("  send done  : post -> on the wire (us):     mean %.1f  p50 %.1f"
-		       "  p99 %.1f  p99.9 %.1f  max %.1f\n", r->slat[0], r->slat[1],
-		       r->slat[2], r->slat[3], r->slat[4]);
+		       "  p99 %.1f  p99.9 %.1f  max %.1f\n",
+		       r->slat[0], r->slat[1], r->slat[2], r->slat[3], r->slat[4]);
 		if (isfinite(r->cpu_s))
 			printf("  workers    : %.3f CPU-s in %.3f s wall: %.3f Gbit/s and %.4f Mpps"
-			       " per worker CPU-second\n", r->cpu_s, r->elapsed, r->gbps_per_cpu,
-			       r->mpps_per_cpu);
+			       " per worker CPU-second\n",
+			       r->cpu_s, r->elapsed, r->gbps_per_cpu, r->mpps_per_cpu);
 		if (isfinite(r->memcpy_gbps))
 			printf("  memcpy     : same bytes in MTU pieces, one copy: %.3f Gbit/s\n",
 			       r->memcpy_gbps);
 		if (isfinite(r->bound_gbps))
-			printf("  bound      : same bytes, 2 copies + 2 CRC passes (%s) in MTU pieces:"
+			printf("  bound      : same bytes, 2 copies + 2 CRC passes (%s) in MTU "
+			       "pieces:"
 			       " %.3f Gbit/s per CPU-second; goodput per worker CPU-second /"
-			       " bound %.3f\n", sdr_icrc_selected(), r->bound_gbps,
-			       r->gbps_per_cpu / r->bound_gbps);
+			       " bound %.3f\n",
+			       sdr_icrc_selected(), r->bound_gbps, r->gbps_per_cpu / r->bound_gbps);
 		printf("  QPs        : %u pairs on %u contexts per side, set up in %.3f s"
 		       " (%.1f us per QP); daemon memory per QP %.1f KiB resident"
-		       " (%.1f KiB after the run), %.1f KiB virtual\n", r->qps, r->ctxs,
-		       r->setup_s, r->setup_s * 1e6 / (2.0 * r->qps), r->rss_kib_qp,
-		       r->rss_kib_qp_end, r->vsz_kib_qp);
+		       " (%.1f KiB after the run), %.1f KiB virtual\n",
+		       r->qps, r->ctxs, r->setup_s, r->setup_s * 1e6 / (2.0 * r->qps),
+		       r->rss_kib_qp, r->rss_kib_qp_end, r->vsz_kib_qp);
 		if (isfinite(r->wk[WK_LOOPS]) && r->wk[WK_LOOPS] > 0)
 			printf("  workers    : %.0f loops, QP visits %.2f per loop (paced %.0f,"
 			       " touched %.0f, timer %.0f); pacer %.0f cycles per loop (%.0f"
 			       " sampled), %.0f frames, %.0f stalls; hand-off %.0f packets\n",
 			       r->wk[WK_LOOPS],
 			       (r->wk[WK_VPACED] + r->wk[WK_VTOUCHED] + r->wk[WK_VTIMER]) /
-				       r->wk[WK_LOOPS], r->wk[WK_VPACED], r->wk[WK_VTOUCHED],
-			       r->wk[WK_VTIMER],
+				       r->wk[WK_LOOPS],
+			       r->wk[WK_VPACED], r->wk[WK_VTOUCHED], r->wk[WK_VTIMER],
 			       r->wk[WK_POLLS] > 0 ? r->wk[WK_CYCLES] / r->wk[WK_POLLS] : NAN,
 			       r->wk[WK_POLLS], r->wk[WK_FRAMES], r->wk[WK_STALLS],
 			       r->wk[WK_HANDOFF]);
@@ -103,7 +104,8 @@ static void print_json(const struct rig *rig, const struct run_params *p,
 	sb_jstr(&j, rig_names[rig->kind]);
 	sb_add(&j, ",\"pmd\":");
 	sb_jstr(&j, pmd);
-	sb_add(&j, ",\"size\":%" PRIu64 ",\"iters\":%" PRIu64 ",\"warmup\":%" PRIu64
+	sb_add(&j,
+	       ",\"size\":%" PRIu64 ",\"iters\":%" PRIu64 ",\"warmup\":%" PRIu64
 	       ",\"window\":%u,\"mtu\":%u,\"chunk_pkts\":%u,\"workers\":%u,\"rel\":",
 	       p->size, r->measured ? r->measured : p->iters, p->warmup, p->window, o.mtu,
 	       o.chunk_pkts, workers);
@@ -121,10 +123,11 @@ static void print_json(const struct rig *rig, const struct run_params *p,
 		sb_add(&j, ",\"status\":\"%s\",\"error\":", r->ok < 0 ? "skipped" : "failed");
 		sb_jstr(&j, r->error);
 	} else {
-		sb_add(&j, ",\"status\":\"ok\",\"msgs_ok\":%" PRIu64 ",\"msgs_partial\":%" PRIu64
+		sb_add(&j,
+		       ",\"status\":\"ok\",\"msgs_ok\":%" PRIu64 ",\"msgs_partial\":%" PRIu64
 		       ",\"msgs_err\":%" PRIu64 ",\"send_err\":%" PRIu64 ",\"bytes\":%" PRIu64
-		       ",\"pkts\":%" PRIu64, r->msgs_ok, r->msgs_partial, r->msgs_err, r->send_err,
-		       r->bytes, r->pkts);
+		       ",\"pkts\":%" PRIu64,
+		       r->msgs_ok, r->msgs_partial, r->msgs_err, r->send_err, r->bytes, r->pkts);
 		sb_jnum(&j, "elapsed_s", r->elapsed);
 		sb_jnum(&j, "goodput_gbps", r->goodput_gbps);
 		sb_jnum(&j, "wire_gbps", r->wire_gbps);
@@ -158,8 +161,10 @@ static void print_json(const struct rig *rig, const struct run_params *p,
 		sb_jnum(&j, "worker_loops", r->wk[WK_LOOPS]);
 		sb_jnum(&j, "worker_work_loops", r->wk[WK_WORK]);
 		sb_jnum(&j, "qp_visits_per_loop",
-			r->wk[WK_LOOPS] > 0 ? (r->wk[WK_VPACED] + r->wk[WK_VTOUCHED] +
-					       r->wk[WK_VTIMER]) / r->wk[WK_LOOPS] : NAN);
+			r->wk[WK_LOOPS] > 0
+				? (r->wk[WK_VPACED] + r->wk[WK_VTOUCHED] + r->wk[WK_VTIMER]) /
+					  r->wk[WK_LOOPS]
+				: NAN);
 		sb_jnum(&j, "visits_paced", r->wk[WK_VPACED]);
 		sb_jnum(&j, "visits_touched", r->wk[WK_VTOUCHED]);
 		sb_jnum(&j, "visits_timer", r->wk[WK_VTIMER]);

@@ -26,7 +26,7 @@ const char *const rig_names[] = {"ring", "veth", "attach"};
 const char *const rig_pmds[] = {"net_ring", "net_af_packet", "unknown"};
 
 /* The names of rig.sh veth-up's NAME=VALUE lines (enum RV_*). */
-static const char *const rv_names[RV__N] = {"NS_A", "NS_B", "DIP_A", "DIP_B",
+static const char *const rv_names[RV__N] = {"NS_A",   "NS_B",   "DIP_A",  "DIP_B",
 					    "DMAC_A", "DMAC_B", "VDEV_A", "VDEV_B"};
 
 struct rig *g_rig; /* for cleanup at exit */
@@ -132,8 +132,10 @@ static int rig_veth_up(struct rig *r, unsigned qpairs)
 	FILE *f;
 
 	if (find_rig_sh(rig_sh, sizeof(rig_sh))) {
-		fprintf(stderr, "sdr-perf: the rig script (hw/x86/rig.sh) is not at %s or %s; set "
-			"SDR_RIG\n", SDR_RIG_SH_SOURCE, SDR_RIG_SH_INSTALLED);
+		fprintf(stderr,
+			"sdr-perf: the rig script (hw/x86/rig.sh) is not at %s or %s; set "
+			"SDR_RIG\n",
+			SDR_RIG_SH_SOURCE, SDR_RIG_SH_INSTALLED);
 		return -1;
 	}
 	snprintf(r->ns_tag, sizeof(r->ns_tag), "p%u", (unsigned)getpid() % 1000000);

@@ -49,8 +49,10 @@ int run_sweep(void)
 				uint16_t ec;
 
 				idx++;
-				fprintf(stderr, "sdr-perf: sweep [%d/%d] scheme=%s loss=%g size=%" PRIu64
-					" ...\n", idx, total, o.schemes[si], o.nloss ? o.loss[li] : 0.0,
+				fprintf(stderr,
+					"sdr-perf: sweep [%d/%d] scheme=%s loss=%g size=%" PRIu64
+					" ...\n",
+					idx, total, o.schemes[si], o.nloss ? o.loss[li] : 0.0,
 					o.sizes[zi]);
 				if (parse_scheme(o.schemes[si], &rel, &ec, NULL)) {
 					fill_params(&p, o.sweep_mode, o.sizes[zi], 0, 0);

@@ -102,8 +102,8 @@ double workers_cpu_s(const struct rig *r)
 			/* pid (comm) state ppid ... field 14 utime, 15 stime */
 			if (!strstr(buf, "(rte-worker") || !(rp = strrchr(buf, ')')))
 				continue;
-			if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-				   &st) == 2) {
+			if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				   &ut, &st) == 2) {
 				sum += (double)(ut + st) / (double)hz;
 				found = 1;
 			}
@@ -113,10 +113,9 @@ double workers_cpu_s(const struct rig *r)
 	return found ? sum : NAN;
 }
 
-
-static const char *const wk_keys[WK__N] = {"loops", "work_loops", "pace_polls", "pace_cycles",
-					   "pace_frames", "pace_stalls", "visits_paced",
-					   "visits_touched", "visits_timer", "handoff_rx"};
+static const char *const wk_keys[WK__N] = {
+	"loops",       "work_loops",   "pace_polls",     "pace_cycles",  "pace_frames",
+	"pace_stalls", "visits_paced", "visits_touched", "visits_timer", "handoff_rx"};
 
 void workers_read(const struct rig *r, double *v)
 {
@@ -187,13 +186,15 @@ void read_peaks(const struct rig *rig, const struct run_params *p, struct run_re
 	res->peak_win_us = win_ns / 1e3;
 	res->peak = res->peak_idle = 0;
 	for (unsigned k = 0; k < res->qps && k < 64; k++) {
-		snprintf(cmd, sizeof(cmd), "/sdr/pace_peak,0,%u,%llu", k, (unsigned long long)win_ns);
+		snprintf(cmd, sizeof(cmd), "/sdr/pace_peak,0,%u,%llu", k,
+			 (unsigned long long)win_ns);
 		if (tel_query(rig->prefix[0], cmd, buf, sizeof(buf)) < 0 ||
 		    !(tel_num(buf, "frames") > 0))
 			continue;
 		res->npeak++;
 		res->peak = fmax(res->peak, tel_num(buf, "peak_bytes") / allow);
-		res->peak_idle = fmax(res->peak_idle, tel_num(buf, "peak_bytes_after_idle") / allow);
+		res->peak_idle = fmax(res->peak_idle,
+				      tel_num(buf, "peak_bytes_after_idle") / allow);
 	}
 	if (!res->npeak)
 		res->peak = res->peak_idle = NAN;

@@ -37,7 +37,6 @@ static int run_one_mode(void)
 	return r.ok == 0 || g_stop;
 }
 
-
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_signal};

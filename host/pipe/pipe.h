@@ -41,50 +41,49 @@ enum pipe_sched {
 };
 
 enum pipe_comm {
-	PIPE_COMM_DEFAULT = 0,  /**< per schedule: gpipe/1f1b blocking, others not */
+	PIPE_COMM_DEFAULT = 0, /**< per schedule: gpipe/1f1b blocking, others not */
 	PIPE_COMM_BLOCKING = 1,
 	PIPE_COMM_NONBLOCKING = 2,
 };
 
-
 /** Everything both processes (and the DES) must agree on. */
 struct pipe_cfg {
-	uint32_t stages, micro;            /**< S, M */
-	uint8_t dc_of[PIPE_MAX_STAGES];    /**< DC of each stage, < PIPE_MAX_DC; every DC
+	uint32_t stages, micro;         /**< S, M */
+	uint8_t dc_of[PIPE_MAX_STAGES]; /**< DC of each stage, < PIPE_MAX_DC; every DC
 	                                        0..dcs-1 hosts a stage */
-	uint32_t dcs;                      /**< D, resolved by pipe_cfg_finish() */
-	double tf, tb;                     /**< forward / backward seconds per micro-batch */
-	uint64_t act_bytes, grad_bytes;    /**< activation (s -> s+1), gradient (s+1 -> s) */
-	double rtt;                        /**< cross-DC round trip (s), without a net */
-	uint64_t rate_bps;                 /**< cross-DC bottleneck rate (bit/s of frame bytes)
+	uint32_t dcs;                   /**< D, resolved by pipe_cfg_finish() */
+	double tf, tb;                  /**< forward / backward seconds per micro-batch */
+	uint64_t act_bytes, grad_bytes; /**< activation (s -> s+1), gradient (s+1 -> s) */
+	double rtt;                     /**< cross-DC round trip (s), without a net */
+	uint64_t rate_bps;              /**< cross-DC bottleneck rate (bit/s of frame bytes)
 	                                        without a net; with one, the rate of unpaced
 	                                        QPs between DCs that no link (or a link
 	                                        without a rate) carries */
-	double loss;                       /**< per-packet loss of every link of the default
+	double loss;                    /**< per-packet loss of every link of the default
 	                                        network (without a net; DES only) */
-	const struct pipe_net *net;        /**< network description (pipe_net.h), not owned;
+	const struct pipe_net *net;     /**< network description (pipe_net.h), not owned;
 	                                        NULL = one link per ordered DC pair, delay
 	                                        rtt/2, rate rate_bps (pipe_net_default()) */
-	uint32_t mtu, frame_overhead;      /**< for wire bytes: per packet header bytes */
+	uint32_t mtu, frame_overhead;   /**< for wire bytes: per packet header bytes */
 	enum pipe_sched sched;
-	enum pipe_comm comm;               /**< resolved by pipe_cfg_finish(): never DEFAULT */
-	uint32_t delta_n;                  /**< GeoPipe extra warm-up forwards (UINT32_MAX =
+	enum pipe_comm comm;                   /**< resolved by pipe_cfg_finish(): never DEFAULT */
+	uint32_t delta_n;                      /**< GeoPipe extra warm-up forwards (UINT32_MAX =
 	                                        the auto rule, pipe_stage_delta();
 	                                        PIPE_DELTA_STAGE = delta_stage[]) */
 	uint32_t delta_stage[PIPE_MAX_STAGES]; /**< per stage, when delta_n is
 	                                        PIPE_DELTA_STAGE (pipe_delta_search()) */
-	uint32_t mem_budget;               /**< max in-flight activations per stage (0 = default:
+	uint32_t mem_budget;              /**< max in-flight activations per stage (0 = default:
 	                                        S for greedy, M otherwise) */
-	struct sdr_scheme rel;             /**< reliability of the cross-DC QPs (--rel) */
-	uint64_t loss_seed;                /**< 0: a lossy link adds the model's mean loss
+	struct sdr_scheme rel;            /**< reliability of the cross-DC QPs (--rel) */
+	uint64_t loss_seed;               /**< 0: a lossy link adds the model's mean loss
 	                                        recovery; else one drawn per message from
 	                                        the model's distribution, seeded (DES only,
 	                                        not in the digest) */
-	uint32_t chunk_bytes;              /**< SDR chunk for the completion-time model of a
+	uint32_t chunk_bytes;             /**< SDR chunk for the completion-time model of a
 	                                        lossy link (the daemons' --chunk-pkts x mtu;
 	                                        DES only, not in the digest) */
-	double tf_stage[PIPE_MAX_STAGES];  /**< forward time of stage s (0 = tf); --tf-stage */
-	double tb_stage[PIPE_MAX_STAGES];  /**< backward time of stage s (0 = tb); --tb-stage */
+	double tf_stage[PIPE_MAX_STAGES]; /**< forward time of stage s (0 = tf); --tf-stage */
+	double tb_stage[PIPE_MAX_STAGES]; /**< backward time of stage s (0 = tb); --tb-stage */
 };
 
 /** Forward / backward time of stage @p s: its own (tf_stage, tb_stage) or
@@ -168,8 +167,8 @@ struct pipe_order {
 	uint32_t n[PIPE_MAX_STAGES];
 };
 #define PIPE_OP_M(x) ((uint32_t)(x) >> 1)
-#define PIPE_OP_KIND(x) ((enum pipe_op)((x) & 1))
-#define PIPE_OP(m, k) ((uint16_t)((m) * 2 + (k)))
+#define PIPE_OP_KIND(x) ((enum pipe_op)((x)&1))
+#define PIPE_OP(m, k) ((uint16_t)((m)*2 + (k)))
 
 /**
  * Per-stage compute order of @p c->sched. The greedy schedule is computed
@@ -203,9 +202,15 @@ enum pipe_ins_kind {
  *  2*s + 1 = gradients s+1 -> s. */
 #define PIPE_CH_ACT(s) (2 * (s))
 #define PIPE_CH_GRAD(s) (2 * (s) + 1)
-#define PIPE_NCHAN(S) (2 * ((S) - 1))
-static inline uint32_t pipe_ch_src(uint32_t ch) { return ch & 1 ? ch / 2 + 1 : ch / 2; }
-static inline uint32_t pipe_ch_dst(uint32_t ch) { return ch & 1 ? ch / 2 : ch / 2 + 1; }
+#define PIPE_NCHAN(S) (2 * ((S)-1))
+static inline uint32_t pipe_ch_src(uint32_t ch)
+{
+	return ch & 1 ? ch / 2 + 1 : ch / 2;
+}
+static inline uint32_t pipe_ch_dst(uint32_t ch)
+{
+	return ch & 1 ? ch / 2 : ch / 2 + 1;
+}
 /** Whether channel @p ch runs between two DCs (its stages' DCs differ). */
 static inline int pipe_ch_cross(const struct pipe_cfg *c, uint32_t ch)
 {
@@ -218,8 +223,8 @@ static inline uint64_t pipe_ch_bytes(const struct pipe_cfg *c, uint32_t ch)
 }
 
 struct pipe_ins {
-	uint8_t kind;  /**< enum pipe_ins_kind */
-	uint8_t op;    /**< enum pipe_op for COMPUTE */
+	uint8_t kind; /**< enum pipe_ins_kind */
+	uint8_t op;   /**< enum pipe_op for COMPUTE */
 	uint16_t m;
 	uint16_t chan;
 };
@@ -251,8 +256,8 @@ struct pipe_event {
 	uint16_t stage, m;
 	uint8_t kind, op;
 	uint16_t chan;
-	double t0, t1;    /**< seconds from the iteration start */
-	uint64_t csum;    /**< WAIT_RECV: checksum verified; POST_SEND: sent */
+	double t0, t1; /**< seconds from the iteration start */
+	uint64_t csum; /**< WAIT_RECV: checksum verified; POST_SEND: sent */
 };
 
 struct pipe_events {
@@ -265,11 +270,11 @@ void pipe_events_free(struct pipe_events *e);
 /** Predicted transmission of one cross-DC message (for the chart). */
 struct pipe_tx {
 	uint16_t chan, m;
-	int16_t link;      /**< pipe_net link it crossed, -1 = not emulated */
-	uint8_t scheme;    /**< enum sdr_rel it was sent with (AUTO: the pick) */
+	int16_t link;                    /**< pipe_net link it crossed, -1 = not emulated */
+	uint8_t scheme;                  /**< enum sdr_rel it was sent with (AUTO: the pick) */
 	double t_start, t_end, t_arrive; /**< first bit sent, last bit sent, arrived
 	                                      (loss recovery included) */
-	double loss_extra; /**< of t_arrive: the model's mean loss recovery (s) */
+	double loss_extra;               /**< of t_arrive: the model's mean loss recovery (s) */
 };
 
 struct pipe_des_out {
@@ -345,7 +350,8 @@ int pipe_des_timer(struct pipe_des *d, double t, uint64_t tag);
  *  @return 0, -EINVAL (times before now or out of order, not a posted
  *  message, delivered twice), -ENOMEM. */
 int pipe_des_deliver(struct pipe_des *d, uint32_t ch, uint32_t m, int link, uint8_t scheme,
-		     double t_start, double t_end, double t_arrive, double t_complete, double extra);
+		     double t_start, double t_end, double t_arrive, double t_complete,
+		     double extra);
 /**
  * Run one iteration of @p p starting at absolute time @p t0 with transport
  * @p x. Events in @p out are relative to @p t0; so are its tx records.
@@ -374,11 +380,11 @@ int pipe_events_check(const struct pipe_cfg *c, const struct pipe_prog *p,
 /* ---------------- metrics and output ---------------- */
 
 struct pipe_metrics {
-	double iter_time;                   /**< last compute end */
-	double busy[PIPE_MAX_STAGES];       /**< compute time of the stage */
-	double bubble[PIPE_MAX_STAGES];     /**< 1 - busy / iter_time */
-	double bubble_all;                  /**< mean over stages */
-	uint64_t bytes_cross, bytes_local;  /**< payload bytes */
+	double iter_time;                  /**< last compute end */
+	double busy[PIPE_MAX_STAGES];      /**< compute time of the stage */
+	double bubble[PIPE_MAX_STAGES];    /**< 1 - busy / iter_time */
+	double bubble_all;                 /**< mean over stages */
+	uint64_t bytes_cross, bytes_local; /**< payload bytes */
 	uint32_t peak_inflight[PIPE_MAX_STAGES];
 };
 
@@ -408,6 +414,5 @@ int pipe_payload_check(const void *buf, uint64_t len, uint32_t iter, uint32_t ch
 		       uint64_t *csum);
 
 double pipe_now(void);
-
 
 #endif /* SDR_PIPE_H */

@@ -23,7 +23,8 @@ int pipe_cba_label(const struct pipe_cfg *c, const struct pipe_events *e, uint32
 	 * posts, the sender's wait for the send (start, end); per stage: its
 	 * last compute's start */
 	double *wait = malloc((6 * nmsg + S) * sizeof(double)), *need = wait + nmsg;
-	double *sent = need + nmsg, *rposted = sent + nmsg, *sw0 = rposted + nmsg, *sw1 = sw0 + nmsg;
+	double *sent = need + nmsg, *rposted = sent + nmsg, *sw0 = rposted + nmsg,
+	       *sw1 = sw0 + nmsg;
 	double *clast = sw1 + nmsg;
 	int ncb = 0, seen = 0;
 
@@ -61,9 +62,11 @@ int pipe_cba_label(const struct pipe_cfg *c, const struct pipe_events *e, uint32
 				need[k] = x->t0;
 			} else if (x->kind == PIPE_I_POST_RECV && at_dst) {
 				rposted[k] = x->t0;
-			} else if (x->kind == PIPE_I_POST_SEND && x->stage == pipe_ch_src(x->chan)) {
+			} else if (x->kind == PIPE_I_POST_SEND &&
+				   x->stage == pipe_ch_src(x->chan)) {
 				sent[k] = x->t0;
-			} else if (x->kind == PIPE_I_WAIT_SEND && x->stage == pipe_ch_src(x->chan)) {
+			} else if (x->kind == PIPE_I_WAIT_SEND &&
+				   x->stage == pipe_ch_src(x->chan)) {
 				sw0[k] = x->t0;
 				sw1[k] = x->t1;
 			}
@@ -199,7 +202,7 @@ double pipe_cba_slack(const struct pipe_cfg *c, const struct pipe_net *net,
 /* ---------------- policies ---------------- */
 
 static const char *const policy_names[PIPE_POLICY_COUNT] = {"none", "equal", "static", "cba",
-								      "cba-shift"};
+							    "cba-shift"};
 
 const char *pipe_policy_name(enum pipe_policy p)
 {
@@ -324,7 +327,8 @@ static uint64_t shift_fund(const struct pipe_cfg *c, const struct pipe_net *net,
 		for (uint32_t b = a; b > 0; b--) {
 			uint32_t x = cand[b - 1], y = cand[b];
 
-			if (cost[y] < cost[x] || (cost[y] == cost[x] && out->slack[y] > out->slack[x])) {
+			if (cost[y] < cost[x] ||
+			    (cost[y] == cost[x] && out->slack[y] > out->slack[x])) {
 				cand[b - 1] = y;
 				cand[b] = x;
 			} else {
@@ -362,7 +366,9 @@ static int shift_undo(const struct pipe_alloc *prev, struct pipe_alloc *out)
 		return 0;
 	for (uint32_t i = 0; i < prev->n; i++) {
 		out->rate[i] = out->req[i] = prev->base_rate[i];
-		out->gave[i] = prev->rate[i] > prev->base_rate[i] ? prev->rate[i] - prev->base_rate[i] : 0;
+		out->gave[i] = prev->rate[i] > prev->base_rate[i]
+				       ? prev->rate[i] - prev->base_rate[i]
+				       : 0;
 	}
 	out->undone = 1;
 	return 1;
@@ -379,17 +385,19 @@ struct alloc_ws {
 
 /* static: the given rates, which must fit every link. */
 static int alloc_static(const struct pipe_net *net, const struct pipe_flows *fl,
-			const struct pipe_policy_cfg *pc, struct alloc_ws *w, struct pipe_alloc *out,
-			char *why, size_t whylen)
+			const struct pipe_policy_cfg *pc, struct alloc_ws *w,
+			struct pipe_alloc *out, char *why, size_t whylen)
 {
 	if (pc->nstatic != fl->n) {
-		sdr_link_seterr(why, whylen, "static: %u rates given, the pipeline has %u cross-DC flows",
-		    pc->nstatic, fl->n);
+		sdr_link_seterr(why, whylen,
+				"static: %u rates given, the pipeline has %u cross-DC flows",
+				pc->nstatic, fl->n);
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < fl->n; i++) {
 		if (pc->static_bps[i] == 0) {
-			sdr_link_seterr(why, whylen, "static: flow %u (channel %u) has rate 0", i, fl->f[i].chan);
+			sdr_link_seterr(why, whylen, "static: flow %u (channel %u) has rate 0", i,
+					fl->f[i].chan);
 			return -EINVAL;
 		}
 		out->rate[i] = out->req[i] = pc->static_bps[i];
@@ -398,9 +406,10 @@ static int alloc_static(const struct pipe_net *net, const struct pipe_flows *fl,
 	}
 	for (uint32_t l = 0; l < net->nlinks; l++)
 		if (net->link[l].cfg.rate_bps && w->used[l] > net->link[l].cfg.rate_bps) {
-			sdr_link_seterr(why, whylen, "static: %llu bit/s over link %s of %llu bit/s",
-			    (unsigned long long)w->used[l], net->link[l].name,
-			    (unsigned long long)net->link[l].cfg.rate_bps);
+			sdr_link_seterr(why, whylen,
+					"static: %llu bit/s over link %s of %llu bit/s",
+					(unsigned long long)w->used[l], net->link[l].name,
+					(unsigned long long)net->link[l].cfg.rate_bps);
 			return -ENOSPC;
 		}
 	return 0;
@@ -424,9 +433,10 @@ static int alloc_requests(const struct pipe_cfg *c, const struct pipe_net *net,
 		w->step[i] = pc->step_bps ? pc->step_bps : w->share[i] / 4;
 		w->lo[i] = pc->min_bps ? pc->min_bps : w->share[i] / 4;
 		if (w->step[i] == 0 || w->lo[i] == 0 || w->lo[i] > hi) {
-			sdr_link_seterr(why, whylen, "%s: flow %u: step %llu, bounds [%llu, %llu] bit/s", name, i,
-			    (unsigned long long)w->step[i], (unsigned long long)w->lo[i],
-			    (unsigned long long)hi);
+			sdr_link_seterr(why, whylen,
+					"%s: flow %u: step %llu, bounds [%llu, %llu] bit/s", name,
+					i, (unsigned long long)w->step[i],
+					(unsigned long long)w->lo[i], (unsigned long long)hi);
 			return -EINVAL;
 		}
 		/* cba-shift: the step as the flow's reversals left it */
@@ -461,7 +471,8 @@ static void alloc_fit(const struct pipe_net *net, const struct pipe_flows *fl, s
 
 			for (uint32_t j = 0; j < fl->n; j++)
 				if (fl->f[j].link == l) {
-					out->rate[j] = (uint64_t)((long double)out->rate[j] * cap / tot);
+					out->rate[j] = (uint64_t)((long double)out->rate[j] * cap /
+								  tot);
 					sum += out->rate[j];
 				}
 			w->used[l] = sum;
@@ -474,7 +485,8 @@ static void alloc_fit(const struct pipe_net *net, const struct pipe_flows *fl, s
  * a request that gets nothing is blocked. */
 static void alloc_grant(const struct pipe_cfg *c, const struct pipe_net *net,
 			const struct pipe_flows *fl, const struct pipe_policy_cfg *pc,
-			const struct pipe_cba_label *lab, struct alloc_ws *w, struct pipe_alloc *out)
+			const struct pipe_cba_label *lab, struct alloc_ws *w,
+			struct pipe_alloc *out)
 {
 	int shift = pc->policy == PIPE_POLICY_CBA_SHIFT;
 	uint32_t *order = w->order, nord = w->nord;
@@ -483,7 +495,8 @@ static void alloc_grant(const struct pipe_cfg *c, const struct pipe_net *net,
 		for (uint32_t b = a; b > 0; b--) {
 			uint32_t x = order[b - 1], y = order[b];
 
-			if (out->wait[y] > out->wait[x] || (out->wait[y] == out->wait[x] && y < x)) {
+			if (out->wait[y] > out->wait[x] ||
+			    (out->wait[y] == out->wait[x] && y < x)) {
 				order[b - 1] = y;
 				order[b] = x;
 			} else {
@@ -507,8 +520,8 @@ static void alloc_grant(const struct pipe_cfg *c, const struct pipe_net *net,
 			got = w->used[l] < cap ? cap - w->used[l] : 0;
 			w->used[l] += got;
 			if (lab && out->cb[i] && got < delta)
-				got += shift_fund(c, net, fl, pc, lab, i, l, delta - got, w->step, w->lo,
-						  w->gained, out);
+				got += shift_fund(c, net, fl, pc, lab, i, l, delta - got, w->step,
+						  w->lo, w->gained, out);
 			out->rate[i] += got;
 			w->gained[i] = got > 0;
 		}
@@ -548,20 +561,15 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 	out->n = fl->n;
 	equal_shares(c, net, fl, w.share);
 	switch (pc->policy) {
-	case PIPE_POLICY_NONE:
-		return 0;
+	case PIPE_POLICY_NONE: return 0;
 	case PIPE_POLICY_EQUAL:
 		for (uint32_t i = 0; i < fl->n; i++)
 			out->rate[i] = out->req[i] = w.share[i];
 		return 0;
-	case PIPE_POLICY_STATIC:
-		return alloc_static(net, fl, pc, &w, out, why, whylen);
+	case PIPE_POLICY_STATIC: return alloc_static(net, fl, pc, &w, out, why, whylen);
 	case PIPE_POLICY_CBA:
-	case PIPE_POLICY_CBA_SHIFT:
-		break;
-	default:
-		sdr_link_seterr(why, whylen, "unknown policy %d", (int)pc->policy);
-		return -EINVAL;
+	case PIPE_POLICY_CBA_SHIFT: break;
+	default: sdr_link_seterr(why, whylen, "unknown policy %d", (int)pc->policy); return -EINVAL;
 	}
 	if (!(pc->shift_margin >= 0)) {
 		sdr_link_seterr(why, whylen, "%s: shift margin %g s", name, pc->shift_margin);
@@ -573,7 +581,8 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		return 0;
 	}
 	if (prev->n != fl->n) {
-		sdr_link_seterr(why, whylen, "%s: previous round has %u flows, now %u", name, prev->n, fl->n);
+		sdr_link_seterr(why, whylen, "%s: previous round has %u flows, now %u", name,
+				prev->n, fl->n);
 		return -EINVAL;
 	}
 	if (lab)
@@ -584,7 +593,8 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 		return rc;
 	/* donors' slack at the rate they ran with */
 	for (uint32_t i = 0; i < fl->n && shift; i++)
-		out->slack[i] = lab ? pipe_cba_slack(c, net, fl, lab, i, prev->rate[i], 0, NULL) : NAN;
+		out->slack[i] = lab ? pipe_cba_slack(c, net, fl, lab, i, prev->rate[i], 0, NULL)
+				    : NAN;
 	/* cba-shift: the last round's moves made their iteration slower: undo */
 	if (!(shift && shift_undo(prev, out))) {
 		alloc_fit(net, fl, &w, out);

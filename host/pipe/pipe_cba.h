@@ -156,10 +156,10 @@ struct pipe_policy_cfg {
 	 *  quarter of its equal share, max = its link's rate (or the
 	 *  configuration's rate_bps) */
 	uint64_t step_bps, min_bps, max_bps;
-	double intra_lat;                      /**< labelling's intra-DC latency (s) */
-	double shift_margin;                   /**< cba-shift: slack a donor keeps (s, >= 0) */
-	uint32_t nstatic;                      /**< static: rates given, = flows */
-	uint64_t static_bps[PIPE_MAX_FLOWS];   /**< static: per flow, in flow order */
+	double intra_lat;                    /**< labelling's intra-DC latency (s) */
+	double shift_margin;                 /**< cba-shift: slack a donor keeps (s, >= 0) */
+	uint32_t nstatic;                    /**< static: rates given, = flows */
+	uint64_t static_bps[PIPE_MAX_FLOWS]; /**< static: per flow, in flow order */
 };
 
 /** Fill defaults: policy none, automatic cba steps, intra_lat 0. */
@@ -167,26 +167,26 @@ void pipe_policy_cfg_init(struct pipe_policy_cfg *pc);
 
 /** One round's decision. */
 struct pipe_alloc {
-	uint32_t n;                       /**< flows */
-	uint64_t rate[PIPE_MAX_FLOWS];    /**< granted bit/s of frames; 0 = unpaced */
-	uint64_t req[PIPE_MAX_FLOWS];     /**< requested (= rate unless refused) */
-	uint8_t blocked[PIPE_MAX_FLOWS];  /**< request refused: blocked for the next round */
-	uint8_t cb[PIPE_MAX_FLOWS];       /**< the flow label the request came from */
-	double wait[PIPE_MAX_FLOWS];      /**< DCI wait of its CB transfers (s) */
-	double slack[PIPE_MAX_FLOWS];     /**< cba-shift: its slack at its previous rate
+	uint32_t n;                         /**< flows */
+	uint64_t rate[PIPE_MAX_FLOWS];      /**< granted bit/s of frames; 0 = unpaced */
+	uint64_t req[PIPE_MAX_FLOWS];       /**< requested (= rate unless refused) */
+	uint8_t blocked[PIPE_MAX_FLOWS];    /**< request refused: blocked for the next round */
+	uint8_t cb[PIPE_MAX_FLOWS];         /**< the flow label the request came from */
+	double wait[PIPE_MAX_FLOWS];        /**< DCI wait of its CB transfers (s) */
+	double slack[PIPE_MAX_FLOWS];       /**< cba-shift: its slack at its previous rate
 	                                       (pipe_cba_slack(); NAN: not known), 0 else */
-	uint64_t gave[PIPE_MAX_FLOWS];    /**< cba-shift: bit/s it gave to CB flows */
-	uint64_t step[PIPE_MAX_FLOWS];    /**< cba, cba-shift: its step for the next round
+	uint64_t gave[PIPE_MAX_FLOWS];      /**< cba-shift: bit/s it gave to CB flows */
+	uint64_t step[PIPE_MAX_FLOWS];      /**< cba, cba-shift: its step for the next round
 	                                       (cba-shift: halved at each reversal) */
-	int8_t dir[PIPE_MAX_FLOWS];       /**< cba-shift: sign of its last rate change
+	int8_t dir[PIPE_MAX_FLOWS];         /**< cba-shift: sign of its last rate change
 	                                       (0: none yet) */
 	uint64_t base_rate[PIPE_MAX_FLOWS]; /**< cba-shift: the rates it was decided from */
-	double base_time;                 /**< cba-shift: the iteration time those gave (s) */
-	double iter_time;                 /**< the iteration time these rates gave (s; 0 =
+	double base_time;                   /**< cba-shift: the iteration time those gave (s) */
+	double iter_time;                   /**< the iteration time these rates gave (s; 0 =
 	                                       not known): the caller fills it in after
 	                                       the iteration ran, before passing this as
 	                                       the previous round */
-	uint8_t undone;                   /**< cba-shift: these rates undo the previous
+	uint8_t undone;                     /**< cba-shift: these rates undo the previous
 	                                       round's moves */
 	uint32_t nblocked;
 };
@@ -208,10 +208,10 @@ int pipe_policy_alloc(const struct pipe_cfg *c, const struct pipe_net *net,
 
 /** One predicted iteration under a policy. */
 struct pipe_pred_iter {
-	double iter_time;         /**< s */
-	double bubble;            /**< mean over stages */
-	uint32_t ncb;             /**< CB transfers (labels of this iteration) */
-	struct pipe_alloc alloc;  /**< the rates it ran with (blocked: refused when they
+	double iter_time;        /**< s */
+	double bubble;           /**< mean over stages */
+	uint32_t ncb;            /**< CB transfers (labels of this iteration) */
+	struct pipe_alloc alloc; /**< the rates it ran with (blocked: refused when they
 	                               were decided) */
 };
 

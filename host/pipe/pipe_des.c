@@ -143,10 +143,14 @@ int pipe_des_deliver(struct pipe_des *d, uint32_t ch, uint32_t m, int link, uint
 		d->out->tx = nt;
 		d->txcap = nc;
 	}
-	d->out->tx[d->out->ntx++] = (struct pipe_tx){
-		.chan = (uint16_t)ch, .m = (uint16_t)m, .link = (int16_t)link, .scheme = scheme,
-		.t_start = t_start - d->t0, .t_end = t_end - d->t0, .t_arrive = t_arrive - d->t0,
-		.loss_extra = extra};
+	d->out->tx[d->out->ntx++] = (struct pipe_tx){.chan = (uint16_t)ch,
+						     .m = (uint16_t)m,
+						     .link = (int16_t)link,
+						     .scheme = scheme,
+						     .t_start = t_start - d->t0,
+						     .t_end = t_end - d->t0,
+						     .t_arrive = t_arrive - d->t0,
+						     .loss_extra = extra};
 	if ((rc = hpush(&d->h, t_arrive, EV_ARRIVE, (uint64_t)ch * M + m)))
 		return rc;
 	return hpush(&d->h, t_complete, EV_COMPLETE, (uint64_t)ch * M + m);
@@ -164,8 +168,12 @@ static int stage_step(struct pipe_des *d, uint32_t s)
 
 	if (st->waiting) { /* woken: the wait ends now */
 		const struct pipe_ins *in = &p->ins[s][st->pc];
-		struct pipe_event ev = {.stage = (uint16_t)s, .m = in->m, .kind = in->kind,
-					.chan = in->chan, .t0 = st->wait_t0 - t0, .t1 = t - t0};
+		struct pipe_event ev = {.stage = (uint16_t)s,
+					.m = in->m,
+					.kind = in->kind,
+					.chan = in->chan,
+					.t0 = st->wait_t0 - t0,
+					.t1 = t - t0};
 
 		if ((rc = pipe_events_add(&d->out->ev, &ev)))
 			return rc;
@@ -174,8 +182,13 @@ static int stage_step(struct pipe_des *d, uint32_t s)
 	}
 	while (st->pc < p->n[s]) {
 		const struct pipe_ins *in = &p->ins[s][st->pc];
-		struct pipe_event ev = {.stage = (uint16_t)s, .m = in->m, .kind = in->kind,
-					.op = in->op, .chan = in->chan, .t0 = t - t0, .t1 = t - t0};
+		struct pipe_event ev = {.stage = (uint16_t)s,
+					.m = in->m,
+					.kind = in->kind,
+					.op = in->op,
+					.chan = in->chan,
+					.t0 = t - t0,
+					.t1 = t - t0};
 		uint32_t mi = (uint32_t)in->chan * M + in->m;
 		struct dmsg *x = &d->msg[mi];
 
@@ -210,7 +223,8 @@ static int stage_step(struct pipe_des *d, uint32_t s)
 		if (x->has_send && x->has_recv && !x->started) {
 			x->started = 1;
 			if (pipe_ch_cross(c, in->chan))
-				rc = d->x->post(d->x->ctx, d, in->chan, in->m, x->send_post, x->recv_post);
+				rc = d->x->post(d->x->ctx, d, in->chan, in->m, x->send_post,
+						x->recv_post);
 			else
 				rc = hpush(&d->h, fmax(x->send_post, x->recv_post), EV_LOCAL, mi);
 			if (rc)
@@ -238,16 +252,12 @@ int pipe_des_exec(const struct pipe_cfg *c, const struct pipe_prog *p, double t0
 
 		d.now = e.t;
 		switch (e.type) {
-		case EV_STAGE:
-			rc = stage_step(&d, (uint32_t)e.a);
-			break;
+		case EV_STAGE: rc = stage_step(&d, (uint32_t)e.a); break;
 		case EV_LOCAL:
 			if (!(rc = hpush(&d.h, e.t, EV_ARRIVE, e.a)))
 				rc = hpush(&d.h, e.t, EV_COMPLETE, e.a);
 			break;
-		case EV_TIMER:
-			rc = x->timer(x->ctx, &d, e.a);
-			break;
+		case EV_TIMER: rc = x->timer(x->ctx, &d, e.a); break;
 		default: { /* EV_ARRIVE, EV_COMPLETE */
 			uint32_t ch = (uint32_t)(e.a / M);
 			uint32_t s = e.type == EV_ARRIVE ? pipe_ch_dst(ch) : pipe_ch_src(ch);

@@ -32,30 +32,30 @@
 
 struct lx_msg {
 	double bits, rem, rate, first;
-	int32_t next;      /* FIFO chain of its server, -1 = end */
+	int32_t next; /* FIFO chain of its server, -1 = end */
 	uint8_t started;
 };
 
 struct lx_server {
-	double cap;        /* bit/s; INFINITY = shares nothing */
-	double last;       /* rem of its messages is exact at this time */
+	double cap;  /* bit/s; INFINITY = shares nothing */
+	double last; /* rem of its messages is exact at this time */
 	int32_t head, tail;
-	uint64_t version;  /* a FIN timer of an older version is stale */
+	uint64_t version; /* a FIN timer of an older version is stale */
 };
 
 struct lx_flow {
 	uint32_t a, b;
 	int link, server;
-	double cap;                /* bit/s one message of the flow may take */
+	double cap; /* bit/s one message of the flow may take */
 	double d_ab, d_ba, loss;
-	struct sdr_scheme scheme;  /* what its messages are sent with */
-	double bits;               /* on the wire per message, parity included */
-	uint64_t payload_total;    /* payload + parity chunks (bytes) */
+	struct sdr_scheme scheme; /* what its messages are sent with */
+	double bits;              /* on the wire per message, parity included */
+	uint64_t payload_total;   /* payload + parity chunks (bytes) */
 };
 
 struct lx {
 	const struct pipe_cfg *c;
-	uint64_t rng;      /* c->loss_seed's stream: draws of loss recovery */
+	uint64_t rng; /* c->loss_seed's stream: draws of loss recovery */
 	const struct pipe_net *net;
 	struct pipe_flows fl;
 	struct lx_flow f[PIPE_MAX_FLOWS];
@@ -247,7 +247,8 @@ static int lx_timer(void *ctx, struct pipe_des *d, uint64_t tag)
 
 		next = mm->next;
 		/* done: (almost) no bits left, or too few for the clock to move */
-		if (mm->rate <= 0 || (mm->rem > 1e-9 * mm->bits && now + mm->rem / mm->rate > now)) {
+		if (mm->rate <= 0 ||
+		    (mm->rem > 1e-9 * mm->bits && now + mm->rem / mm->rate > now)) {
 			prev = k;
 			continue;
 		}
@@ -264,8 +265,9 @@ static int lx_timer(void *ctx, struct pipe_des *d, uint64_t tag)
 		if (rc)
 			return rc;
 		ta = now + f->d_ab + extra;
-		rc = pipe_des_deliver(d, ch, (uint32_t)k % M, f->link, (uint8_t)f->scheme.rel, mm->first,
-				      now, ta, x->c->rel.rel == SDR_REL_NONE ? now : ta + f->d_ba, extra);
+		rc = pipe_des_deliver(d, ch, (uint32_t)k % M, f->link, (uint8_t)f->scheme.rel,
+				      mm->first, now, ta,
+				      x->c->rel.rel == SDR_REL_NONE ? now : ta + f->d_ba, extra);
 		if (rc)
 			return rc;
 	}

@@ -73,7 +73,8 @@ static int evchk_bucket(struct evchk *x, const struct pipe_events *e, uint32_t i
 	}
 	for (size_t k = 0; k < e->n; k++) {
 		if (e->ev[k].iter >= iters || e->ev[k].stage >= S) {
-			snprintf(x->why, x->whylen, "event %zu: iteration %u / stage %u out of range", k,
+			snprintf(x->why, x->whylen,
+				 "event %zu: iteration %u / stage %u out of range", k,
 				 e->ev[k].iter, e->ev[k].stage);
 			rc = -EINVAL;
 			goto out;
@@ -123,8 +124,8 @@ static int evchk_event(struct evchk *x, uint32_t it, uint32_t s, uint32_t k,
 			x->fend[q] = ev->t1;
 		} else {
 			if (isnan(x->fend[q])) {
-				snprintf(x->why, x->whylen, "iteration %u: B(%u,%u) before F", it, s,
-					 in->m);
+				snprintf(x->why, x->whylen, "iteration %u: B(%u,%u) before F", it,
+					 s, in->m);
 				return -EINVAL;
 			}
 			x->bst[q] = ev->t0;
@@ -165,8 +166,8 @@ static int evchk_inputs(struct evchk *x, uint32_t it, uint32_t s)
 			    p->ins[s][q].m == in->m)
 				seen = 1;
 		if (!seen) {
-			snprintf(x->why, x->whylen, "iteration %u: %c(%u,%u) ran before its input", it,
-				 in->op == PIPE_F ? 'F' : 'B', s, in->m);
+			snprintf(x->why, x->whylen, "iteration %u: %c(%u,%u) ran before its input",
+				 it, in->op == PIPE_F ? 'F' : 'B', s, in->m);
 			return -EINVAL;
 		}
 	}
@@ -176,8 +177,7 @@ static int evchk_inputs(struct evchk *x, uint32_t it, uint32_t s)
 /* The events of stage s in iteration it, from x->v[*i]; *i moves past
  * them. A stage without events is an error unless @p partial.
  * @return 0 or -EINVAL. */
-static int evchk_stage(struct evchk *x, size_t n, uint32_t it, uint32_t s, int partial,
-		       size_t *i)
+static int evchk_stage(struct evchk *x, size_t n, uint32_t it, uint32_t s, int partial, size_t *i)
 {
 	size_t j = *i;
 	double tprev = -INFINITY;
@@ -219,22 +219,24 @@ static int evchk_cross(struct evchk *x, uint32_t it)
 
 			if (!present[s])
 				continue;
-			if (s > 0 && present[s - 1] && !(x->fst[q] >= x->fend[q - M] - PIPE_CLOCK_TOL)) {
+			if (s > 0 && present[s - 1] &&
+			    !(x->fst[q] >= x->fend[q - M] - PIPE_CLOCK_TOL)) {
 				snprintf(x->why, x->whylen,
-					 "iteration %u: F(%u,%u) started before F(%u,%u) ended", it, s, m,
-					 s - 1, m);
+					 "iteration %u: F(%u,%u) started before F(%u,%u) ended", it,
+					 s, m, s - 1, m);
 				return -EINVAL;
 			}
 			if (s < S - 1 && present[s + 1] &&
 			    !(x->bst[q] >= x->bend[q + M] - PIPE_CLOCK_TOL)) {
 				snprintf(x->why, x->whylen,
-					 "iteration %u: B(%u,%u) started before B(%u,%u) ended", it, s, m,
-					 s + 1, m);
+					 "iteration %u: B(%u,%u) started before B(%u,%u) ended", it,
+					 s, m, s + 1, m);
 				return -EINVAL;
 			}
 			if (!(x->bst[q] >= x->fend[q] - PIPE_CLOCK_TOL)) {
-				snprintf(x->why, x->whylen, "iteration %u: B(%u,%u) before F(%u,%u) ended",
-					 it, s, m, s, m);
+				snprintf(x->why, x->whylen,
+					 "iteration %u: B(%u,%u) before F(%u,%u) ended", it, s, m,
+					 s, m);
 				return -EINVAL;
 			}
 		}
@@ -244,12 +246,14 @@ static int evchk_cross(struct evchk *x, uint32_t it)
 
 			if (present[pipe_ch_dst(ch)] && !x->rhas[mi]) {
 				snprintf(x->why, x->whylen,
-					 "iteration %u: channel %u message %u never received", it, ch, m);
+					 "iteration %u: channel %u message %u never received", it,
+					 ch, m);
 				return -EINVAL;
 			}
 			if (x->rhas[mi] && x->shas[mi] && x->rcs[mi] != x->scs[mi]) {
 				snprintf(x->why, x->whylen,
-					 "iteration %u: channel %u message %u checksum %016llx, sent %016llx",
+					 "iteration %u: channel %u message %u checksum %016llx, "
+					 "sent %016llx",
 					 it, ch, m, (unsigned long long)x->rcs[mi],
 					 (unsigned long long)x->scs[mi]);
 				return -EINVAL;
@@ -290,8 +294,12 @@ int pipe_events_check(const struct pipe_cfg *c, const struct pipe_prog *p,
 		      const struct pipe_events *e, uint32_t iters, int partial, char *why,
 		      size_t whylen)
 {
-	struct evchk x = {.p = p, .S = c->stages, .M = c->micro,
-			  .nch = PIPE_NCHAN(c->stages), .why = why, .whylen = whylen};
+	struct evchk x = {.p = p,
+			  .S = c->stages,
+			  .M = c->micro,
+			  .nch = PIPE_NCHAN(c->stages),
+			  .why = why,
+			  .whylen = whylen};
 	size_t nmsg = (size_t)x.nch * x.M;
 	int rc;
 

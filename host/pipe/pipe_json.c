@@ -17,8 +17,8 @@ int pipe_schedule_json(FILE *f, const struct pipe_cfg *c, const struct pipe_prog
 
 	pipe_metrics_get(c, &pred->ev, 0, &m);
 	fprintf(f, "{\"sched\":\"%s\",\"comm\":\"%s\",\"stages\":%u,\"micro\":%u,\"place\":[",
-		pipe_sched_name(c->sched), c->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking",
-		S, c->micro);
+		pipe_sched_name(c->sched),
+		c->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", S, c->micro);
 	for (uint32_t s = 0; s < S; s++)
 		fprintf(f, "%s%u", s ? "," : "", c->dc_of[s]);
 	fprintf(f, "],\"tf_ms\":[");
@@ -34,8 +34,9 @@ int pipe_schedule_json(FILE *f, const struct pipe_cfg *c, const struct pipe_prog
 	fprintf(f, "],\"mem_budget\":[");
 	for (uint32_t s = 0; s < S; s++)
 		fprintf(f, "%s%u", s ? "," : "", pipe_stage_budget(c, s));
-	fprintf(f, "],\"act_bytes\":%" PRIu64 ",\"grad_bytes\":%" PRIu64 ",\"rtt_ms\":%.6f,"
-		   "\"rate_bps\":%" PRIu64 ",\"rel\":\"%s\"",
+	fprintf(f,
+		"],\"act_bytes\":%" PRIu64 ",\"grad_bytes\":%" PRIu64 ",\"rtt_ms\":%.6f,"
+		"\"rate_bps\":%" PRIu64 ",\"rel\":\"%s\"",
 		c->act_bytes, c->grad_bytes, c->rtt * 1e3, c->rate_bps,
 		pipe_rel_format(&c->rel, rel, sizeof(rel)));
 	fprintf(f, ",\"pred_iter_ms\":%.6f,\"pred_bubble\":%.6f,\"pred_bubble_stage\":[",
@@ -57,8 +58,8 @@ int pipe_schedule_json(FILE *f, const struct pipe_cfg *c, const struct pipe_prog
 			const struct pipe_ins *in = &p->ins[s][i];
 
 			if (in->kind == PIPE_I_COMPUTE)
-				fprintf(f, "%s{\"i\":\"compute\",\"op\":\"%c\",\"m\":%u}", i ? "," : "",
-					in->op == PIPE_F ? 'F' : 'B', in->m);
+				fprintf(f, "%s{\"i\":\"compute\",\"op\":\"%c\",\"m\":%u}",
+					i ? "," : "", in->op == PIPE_F ? 'F' : 'B', in->m);
 			else
 				fprintf(f, "%s{\"i\":\"%s\",\"ch\":%u,\"m\":%u}", i ? "," : "",
 					ins_names[in->kind], in->chan, in->m);

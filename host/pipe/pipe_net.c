@@ -72,17 +72,21 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 
 	if (n < 2 || !name_ok(w[1])) {
 		sdr_link_seterr(why, whylen,
-		    "line %d: 'link' needs a name (a letter, then letters, digits, '_', '-', '.'; "
-		    "at most %u characters)", line, PIPE_NET_NAME_MAX - 1);
+				"line %d: 'link' needs a name (a letter, then letters, digits, "
+				"'_', '-', '.'; "
+				"at most %u characters)",
+				line, PIPE_NET_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	if (net->nlinks == PIPE_NET_MAX_LINKS) {
-		sdr_link_seterr(why, whylen, "line %d: more than %u links", line, PIPE_NET_MAX_LINKS);
+		sdr_link_seterr(why, whylen, "line %d: more than %u links", line,
+				PIPE_NET_MAX_LINKS);
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < net->nlinks; i++)
 		if (strcmp(net->link[i].name, w[1]) == 0) {
-			sdr_link_seterr(why, whylen, "line %d: link name '%s' used twice", line, w[1]);
+			sdr_link_seterr(why, whylen, "line %d: link name '%s' used twice", line,
+					w[1]);
 			return -EINVAL;
 		}
 	l = &net->link[net->nlinks];
@@ -93,8 +97,10 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			uint32_t d;
 
 			if (have_to || parse_dc(w[i] + 3, w[i] + strlen(w[i]), &d)) {
-				sdr_link_seterr(why, whylen, "line %d: link %s: bad or repeated to= '%s' (one DC, 0..%d)",
-				    line, l->name, w[i] + 3, PIPE_MAX_DC - 1);
+				sdr_link_seterr(why, whylen,
+						"line %d: link %s: bad or repeated to= '%s' (one "
+						"DC, 0..%d)",
+						line, l->name, w[i] + 3, PIPE_MAX_DC - 1);
 				return -EINVAL;
 			}
 			l->to = (uint8_t)d;
@@ -102,27 +108,34 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 		} else if (strncmp(w[i], "from=", 5) == 0) {
 			if (have_from || parse_from(w[i] + 5, &l->from_mask)) {
 				sdr_link_seterr(why, whylen,
-				    "line %d: link %s: bad or repeated from= '%s' (DCs 0..%d, comma-separated, "
-				    "each once)", line, l->name, w[i] + 5, PIPE_MAX_DC - 1);
+						"line %d: link %s: bad or repeated from= '%s' (DCs "
+						"0..%d, comma-separated, "
+						"each once)",
+						line, l->name, w[i] + 5, PIPE_MAX_DC - 1);
 				return -EINVAL;
 			}
 			have_from = 1;
 		} else {
-			int k = snprintf(spec + off, sizeof(spec) - off, "%s%s", off ? "," : "", w[i]);
+			int k = snprintf(spec + off, sizeof(spec) - off, "%s%s", off ? "," : "",
+					 w[i]);
 
 			if (k < 0 || (size_t)k >= sizeof(spec) - off) {
-				sdr_link_seterr(why, whylen, "line %d: link %s: emulator keys too long", line, l->name);
+				sdr_link_seterr(why, whylen,
+						"line %d: link %s: emulator keys too long", line,
+						l->name);
 				return -EINVAL;
 			}
 			off += (size_t)k;
 		}
 	}
 	if (!have_to || !have_from) {
-		sdr_link_seterr(why, whylen, "line %d: link %s needs to=DC and from=DC[,DC...]", line, l->name);
+		sdr_link_seterr(why, whylen, "line %d: link %s needs to=DC and from=DC[,DC...]",
+				line, l->name);
 		return -EINVAL;
 	}
 	if (l->from_mask & (1u << l->to)) {
-		sdr_link_seterr(why, whylen, "line %d: link %s: DC %u sends to itself", line, l->name, l->to);
+		sdr_link_seterr(why, whylen, "line %d: link %s: DC %u sends to itself", line,
+				l->name, l->to);
 		return -EINVAL;
 	}
 	if (sdr_link_parse(spec, &l->cfg, err, sizeof(err))) {
@@ -130,7 +143,8 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 		return -EINVAL;
 	}
 	if (sdr_link_cfg_format(&l->cfg, l->spec, sizeof(l->spec)) >= (int)sizeof(l->spec)) {
-		sdr_link_seterr(why, whylen, "line %d: link %s: emulator keys too long", line, l->name);
+		sdr_link_seterr(why, whylen, "line %d: link %s: emulator keys too long", line,
+				l->name);
 		return -EINVAL;
 	}
 	for (uint32_t d = 0; d < PIPE_MAX_DC; d++)
@@ -138,8 +152,10 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			int8_t *p = &net->pair[d][l->to];
 
 			if (*p >= 0) {
-				sdr_link_seterr(why, whylen, "line %d: link %s: DC %u -> DC %u is already link %s", line,
-				    l->name, d, l->to, net->link[*p].name);
+				sdr_link_seterr(
+					why, whylen,
+					"line %d: link %s: DC %u -> DC %u is already link %s", line,
+					l->name, d, l->to, net->link[*p].name);
 				return -EINVAL;
 			}
 			*p = (int8_t)net->nlinks;
@@ -171,7 +187,8 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 		line++;
 		if ((c = strchr(ln, '#')))
 			*c = '\0';
-		for (char *t = strtok_r(ln, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		for (char *t = strtok_r(ln, " \t\r", &save); t;
+		     t = strtok_r(NULL, " \t\r", &save)) {
 			if (n == 64) {
 				sdr_link_seterr(why, whylen, "line %d: too many words", line);
 				rc = -EINVAL;
@@ -188,12 +205,15 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 			unsigned long d = n == 2 ? strtoul(w[1], &e, 10) : 0;
 
 			if (n != 2 || dcs_set || *e || d < 2 || d > PIPE_MAX_DC) {
-				sdr_link_seterr(why, whylen, "line %d: 'dcs N' once, 2 <= N <= %d", line, PIPE_MAX_DC);
+				sdr_link_seterr(why, whylen, "line %d: 'dcs N' once, 2 <= N <= %d",
+						line, PIPE_MAX_DC);
 				rc = -EINVAL;
 			}
 			dcs_set = (uint32_t)d;
 		} else {
-			sdr_link_seterr(why, whylen, "line %d: unknown item '%s' (known: link, dcs)", line, w[0]);
+			sdr_link_seterr(why, whylen,
+					"line %d: unknown item '%s' (known: link, dcs)", line,
+					w[0]);
 			rc = -EINVAL;
 		}
 	}
@@ -212,7 +232,8 @@ int pipe_net_parse(const char *text, struct pipe_net *net, char *why, size_t why
 				maxdc = d;
 	}
 	if (dcs_set && maxdc >= dcs_set) {
-		sdr_link_seterr(why, whylen, "DC %u named, but 'dcs %u' (DCs 0..%u)", maxdc, dcs_set, dcs_set - 1);
+		sdr_link_seterr(why, whylen, "DC %u named, but 'dcs %u' (DCs 0..%u)", maxdc,
+				dcs_set, dcs_set - 1);
 		return -EINVAL;
 	}
 	net->dcs = dcs_set ? dcs_set : maxdc + 1;
@@ -332,7 +353,8 @@ int pipe_net_check(const struct pipe_net *net, const struct pipe_cfg *c, uint64_
 	uint64_t um = 0;
 
 	if (net->dcs < c->dcs) {
-		sdr_link_seterr(why, whylen, "the placement uses %u DCs, the network has %u", c->dcs, net->dcs);
+		sdr_link_seterr(why, whylen, "the placement uses %u DCs, the network has %u",
+				c->dcs, net->dcs);
 		return -EINVAL;
 	}
 	for (uint32_t s = 0; s + 1 < c->stages; s++) {
@@ -350,8 +372,8 @@ int pipe_net_check(const struct pipe_net *net, const struct pipe_cfg *c, uint64_
 	return 0;
 }
 
-int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *const *addr,
-		       char *buf, size_t len)
+int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *const *addr, char *buf,
+		       size_t len)
 {
 	size_t off = 0;
 
@@ -365,7 +387,8 @@ int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *cons
 
 		if (l->to != dc)
 			continue;
-		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, "%s:", l->name);
+		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,
+			     "%s:", l->name);
 		off += (size_t)k;
 		for (uint32_t d = 0, first = 1; d < net->dcs; d++) {
 			struct in_addr ia;
@@ -374,12 +397,13 @@ int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *cons
 				continue;
 			if (!addr[d] || inet_pton(AF_INET, addr[d], &ia) != 1)
 				return -EINVAL;
-			k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, "%s%s",
-				     first ? "" : "+", addr[d]);
+			k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,
+				     "%s%s", first ? "" : "+", addr[d]);
 			off += (size_t)k;
 			first = 0;
 		}
-		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, ":%s\n", l->spec);
+		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, ":%s\n",
+			     l->spec);
 		off += (size_t)k;
 	}
 	if (off >= len)

@@ -47,14 +47,14 @@
 
 struct pipe_net_link {
 	char name[PIPE_NET_NAME_MAX];
-	uint8_t to;                    /**< receiving DC */
-	uint8_t from_mask;             /**< bit d: traffic of DC d takes this link */
-	struct sdr_link_cfg cfg;       /**< the emulator keys, parsed */
-	char spec[PIPE_NET_SPEC_MAX];  /**< canonical spec (sdr_link_cfg_format()) */
+	uint8_t to;                   /**< receiving DC */
+	uint8_t from_mask;            /**< bit d: traffic of DC d takes this link */
+	struct sdr_link_cfg cfg;      /**< the emulator keys, parsed */
+	char spec[PIPE_NET_SPEC_MAX]; /**< canonical spec (sdr_link_cfg_format()) */
 };
 
 struct pipe_net {
-	uint32_t dcs;                  /**< D */
+	uint32_t dcs; /**< D */
 	uint32_t nlinks;
 	struct pipe_net_link link[PIPE_NET_MAX_LINKS];
 	int8_t pair[PIPE_MAX_DC][PIPE_MAX_DC]; /**< [from][to]: link index, -1 = none */
@@ -116,8 +116,8 @@ int pipe_net_check(const struct pipe_net *net, const struct pipe_cfg *c, uint64_
  * @return characters written (without the NUL), -EINVAL (dc outside the
  *         network, a missing or malformed address), -ENOSPC (buffer too small).
  */
-int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *const *addr,
-		       char *buf, size_t len);
+int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *const *addr, char *buf,
+		       size_t len);
 
 /** Write @p net in the text format (canonical specs), one item per line.
  *  @return 0 or -EIO. */
@@ -132,7 +132,7 @@ uint64_t pipe_net_digest(const struct pipe_net *net);
 struct pipe_flow {
 	uint16_t chan;
 	uint8_t src_dc, dst_dc;
-	int16_t link;   /**< pipe_net link index, -1 = not emulated */
+	int16_t link; /**< pipe_net link index, -1 = not emulated */
 };
 
 struct pipe_flows {

@@ -39,9 +39,9 @@ void opt_topo_nsfnet(struct opt_topo *t)
 {
 	/* the literature's 1-based node numbers and km */
 	static const uint16_t e[22][3] = {
-		{1, 2, 2100},  {1, 3, 3000},  {1, 8, 4800},  {2, 3, 1200},  {2, 4, 1500},
-		{3, 6, 3600},  {4, 5, 1200},  {4, 11, 3900}, {5, 6, 2400},  {5, 7, 1200},
-		{6, 10, 2100}, {6, 14, 3600}, {7, 8, 1500},  {7, 10, 2700}, {8, 9, 1500},
+		{1, 2, 2100},  {1, 3, 3000},  {1, 8, 4800},  {2, 3, 1200},   {2, 4, 1500},
+		{3, 6, 3600},  {4, 5, 1200},  {4, 11, 3900}, {5, 6, 2400},   {5, 7, 1200},
+		{6, 10, 2100}, {6, 14, 3600}, {7, 8, 1500},  {7, 10, 2700},  {8, 9, 1500},
 		{9, 10, 1500}, {9, 12, 600},  {9, 13, 600},  {11, 12, 1200}, {11, 13, 1500},
 		{12, 14, 600}, {13, 14, 300},
 	};
@@ -94,7 +94,8 @@ static int dijkstra(const struct opt_topo *t, uint32_t src, uint32_t dst, const 
 
 		for (uint32_t v = 0; v < t->nodes; v++)
 			if (!done[v] && isfinite(dist[v]) &&
-			    (u < 0 || dist[v] < dist[u] || (dist[v] == dist[u] && hops[v] < hops[u])))
+			    (u < 0 || dist[v] < dist[u] ||
+			     (dist[v] == dist[u] && hops[v] < hops[u])))
 				u = (int)v;
 		if (u < 0)
 			return -1;
@@ -163,7 +164,8 @@ int opt_ksp(const struct opt_topo *t, uint32_t src, uint32_t dst, uint32_t K, st
 					bf[out[j].fib[i]] = 1;
 			for (uint32_t j = 0; j < i; j++)
 				bn[last->node[j]] = 1;
-			if (dijkstra(t, last->node[i], dst, bn, bf, &spur) || i + spur.hops > OPT_MAX_HOPS)
+			if (dijkstra(t, last->node[i], dst, bn, bf, &spur) ||
+			    i + spur.hops > OPT_MAX_HOPS)
 				continue;
 			tot.hops = i + spur.hops;
 			tot.km = spur.km;
@@ -245,7 +247,8 @@ void opt_spec_set(struct opt_spec *s, const struct opt_path *p, uint32_t start, 
 
 uint32_t opt_spec_count(const struct opt_spec *s, uint32_t f)
 {
-	return (uint32_t)(__builtin_popcountll(s->used[f][0]) + __builtin_popcountll(s->used[f][1]));
+	return (uint32_t)(__builtin_popcountll(s->used[f][0]) +
+			  __builtin_popcountll(s->used[f][1]));
 }
 
 static const char *const alg_names[OPT_ALG_COUNT] = {"ksp-ff", "sd-ff", "cd"};
@@ -371,7 +374,7 @@ static uint32_t rng_range(uint64_t *s, uint32_t lo, uint32_t hi) /* [lo, hi] */
 /* a held lightpath, released at t */
 struct lp {
 	double t;
-	struct opt_path p;  /* only hops and fib are used */
+	struct opt_path p; /* only hops and fib are used */
 	uint8_t start, width;
 };
 
@@ -429,9 +432,9 @@ static void lp_pop(struct lpheap *h)
 struct ochan {
 	uint16_t q[PIPE_MAX_MICRO]; /* micro-batches ready to send, FIFO */
 	uint32_t qh, qn;
-	double busy_until;          /* the transfer on the wire until then */
-	uint8_t busy, tried;        /* head: requested once already */
-	uint8_t low;                /* head: retry at fs_min (OPT_BLOCKED_MIN) */
+	double busy_until;   /* the transfer on the wire until then */
+	uint8_t busy, tried; /* head: requested once already */
+	uint8_t low;         /* head: retry at fs_min (OPT_BLOCKED_MIN) */
 	double blocked_since;
 };
 
@@ -445,11 +448,11 @@ struct osim {
 	struct opt_path (*all)[OPT_MAX_NODES][OPT_MAX_K];
 	uint8_t nall[OPT_MAX_NODES][OPT_MAX_NODES];
 	struct ochan ch[2 * PIPE_MAX_STAGES];
-	uint8_t *fs;          /* per request (chan * M + m): slots asked this iteration */
-	uint8_t *blocked;     /* per request: blocked at the first request this iteration */
+	uint8_t *fs;      /* per request (chan * M + m): slots asked this iteration */
+	uint8_t *blocked; /* per request: blocked at the first request this iteration */
 	uint64_t rng_bg, rng_ev, rng_fs;
-	uint32_t events;      /* first requests so far, for bg_every */
-	struct opt_iter *it;  /* this iteration's counters */
+	uint32_t events;     /* first requests so far, for bg_every */
+	struct opt_iter *it; /* this iteration's counters */
 	double fs_sum;
 	uint32_t fs_n;
 };
@@ -465,7 +468,8 @@ static void release_until(struct osim *o, double t)
 	}
 }
 
-static int hold(struct osim *o, const struct opt_path *p, uint32_t start, uint32_t width, double until)
+static int hold(struct osim *o, const struct opt_path *p, uint32_t start, uint32_t width,
+		double until)
 {
 	struct lp x = {.t = until, .start = (uint8_t)start, .width = (uint8_t)width};
 
@@ -494,8 +498,8 @@ static int background(struct osim *o, double t)
 		c = o->all[s][d];
 		n = o->nall[s][d];
 		o->it->bg_req++;
-		k = n > 0 ? opt_rsa(&o->spec, oc->bg_same_alg ? oc->alg : OPT_KSP_FF, c, (uint32_t)n, w,
-				    &start)
+		k = n > 0 ? opt_rsa(&o->spec, oc->bg_same_alg ? oc->alg : OPT_KSP_FF, c,
+				    (uint32_t)n, w, &start)
 			  : -1;
 		if (k < 0) {
 			o->it->bg_blocked++;
@@ -556,8 +560,8 @@ static int chan_try(struct osim *o, struct pipe_des *d, uint32_t chn)
 	t_start = now + oc->setup;
 	t_end = t_start + bits / ((double)n * oc->fs_bps);
 	/* the lightpath is held until the last bit arrived */
-	if (k >= 0 && (rc = hold(o, &cands[k], start, n + oc->guard,
-				 t_end + cands[k].km * oc->s_per_km)))
+	if (k >= 0 &&
+	    (rc = hold(o, &cands[k], start, n + oc->guard, t_end + cands[k].km * oc->s_per_km)))
 		return rc;
 	/* the burst comes right after the request that caused it */
 	if (event && !oc->bg_first && (rc = background(o, now)))
@@ -637,9 +641,10 @@ int opt_run(const struct opt_cfg *oc, const struct pipe_cfg *pc, const struct pi
 		goto out;
 	}
 	if (oc->fs_min < 1 || oc->fs_min > oc->fs_max ||
-	    (oc->fs_init && (oc->fs_init < oc->fs_min || oc->fs_init > oc->fs_max)) || oc->fs_max + oc->guard > oc->nfs || oc->nfs > OPT_MAX_FS ||
-	    oc->fs_step < 1 || oc->K < 1 || oc->K > OPT_MAX_K || oc->bg_every < 1 ||
-	    oc->bg_fs_min < 1 || oc->bg_fs_min > oc->bg_fs_max || !(oc->fs_bps > 0) ||
+	    (oc->fs_init && (oc->fs_init < oc->fs_min || oc->fs_init > oc->fs_max)) ||
+	    oc->fs_max + oc->guard > oc->nfs || oc->nfs > OPT_MAX_FS || oc->fs_step < 1 ||
+	    oc->K < 1 || oc->K > OPT_MAX_K || oc->bg_every < 1 || oc->bg_fs_min < 1 ||
+	    oc->bg_fs_min > oc->bg_fs_max || !(oc->fs_bps > 0) ||
 	    !(oc->bg_prob >= 0 && oc->bg_prob <= 1) || !(oc->bg_hold > 0) || !(oc->retry >= 0)) {
 		rc = -EINVAL;
 		goto out;
@@ -664,7 +669,8 @@ int opt_run(const struct opt_cfg *oc, const struct pipe_cfg *pc, const struct pi
 			if (a == b)
 				continue;
 			if (oc->dc_node[a] >= oc->topo.nodes || oc->dc_node[b] >= oc->topo.nodes ||
-			    oc->dc_node[a] == oc->dc_node[b] || !o->nall[oc->dc_node[a]][oc->dc_node[b]]) {
+			    oc->dc_node[a] == oc->dc_node[b] ||
+			    !o->nall[oc->dc_node[a]][oc->dc_node[b]]) {
 				rc = -EINVAL;
 				goto out;
 			}
@@ -704,8 +710,9 @@ int opt_run(const struct opt_cfg *oc, const struct pipe_cfg *pc, const struct pi
 		/* the next iteration's slots per request: the CBA rule */
 		for (uint32_t r = 0; r < nreq && oc->cba; r++)
 			if (lab[r].cross)
-				o->fs[r] = (uint8_t)pipe_cba_rule(o->fs[r], o->blocked[r], lab[r].cb,
-								  oc->fs_step, oc->fs_min, oc->fs_max);
+				o->fs[r] = (uint8_t)pipe_cba_rule(o->fs[r], o->blocked[r],
+								  lab[r].cb, oc->fs_step,
+								  oc->fs_min, oc->fs_max);
 		/* the next iteration starts when this one ended (a barrier) */
 		t0 += m.iter_time;
 	}

@@ -65,7 +65,7 @@ void opt_topo_nsfnet(struct opt_topo *t);
 
 struct opt_path {
 	uint32_t hops;
-	uint16_t fib[OPT_MAX_HOPS];    /**< directed fibres in order */
+	uint16_t fib[OPT_MAX_HOPS]; /**< directed fibres in order */
 	uint8_t node[OPT_MAX_HOPS + 1];
 	double km;
 };
@@ -114,30 +114,30 @@ enum opt_blocked {
 
 struct opt_cfg {
 	struct opt_topo topo;
-	uint32_t nfs;                 /**< slots per fibre (80) */
-	double fs_bps;                /**< bit/s per slot (75e9: 12.5 GHz at 64QAM) */
-	uint32_t guard;               /**< guard slots per lightpath (1) */
-	uint32_t K;                   /**< candidate paths (4) */
-	double s_per_km;              /**< propagation (5e-6 s/km) */
-	double setup;                 /**< s to set up a lightpath (0) */
-	uint32_t dc_node[PIPE_MAX_DC];/**< node of each DC */
-	enum opt_alg alg;             /**< for the pipeline's requests */
-	int cba;                      /**< slots per request from the CBA rule */
-	uint32_t fs_init;             /**< slots of a request without CBA, CBA's start; 0 =
+	uint32_t nfs;                     /**< slots per fibre (80) */
+	double fs_bps;                    /**< bit/s per slot (75e9: 12.5 GHz at 64QAM) */
+	uint32_t guard;                   /**< guard slots per lightpath (1) */
+	uint32_t K;                       /**< candidate paths (4) */
+	double s_per_km;                  /**< propagation (5e-6 s/km) */
+	double setup;                     /**< s to set up a lightpath (0) */
+	uint32_t dc_node[PIPE_MAX_DC];    /**< node of each DC */
+	enum opt_alg alg;                 /**< for the pipeline's requests */
+	int cba;                          /**< slots per request from the CBA rule */
+	uint32_t fs_init;                 /**< slots of a request without CBA, CBA's start; 0 =
 	                                   uniform in [fs_min, fs_max] per request (drawn
 	                                   every iteration without CBA, once with it) */
 	uint32_t fs_min, fs_max, fs_step; /**< rule's bounds and step */
-	double intra_lat;             /**< CB labels (s) */
+	double intra_lat;                 /**< CB labels (s) */
 	enum opt_blocked blocked;
-	double retry;                 /**< s from a blocked request to its retry; 0 = at
+	double retry;                  /**< s from a blocked request to its retry; 0 = at
 	                                   the next release in the network */
-	double bg_prob;               /**< burst probability per PP event (0.95) */
-	uint32_t bg_count;            /**< requests per burst (60) */
-	uint32_t bg_every;            /**< a PP event is every bg_every-th first request (1) */
-	uint32_t bg_fs_min, bg_fs_max;/**< slots of a background request (4..20) */
-	double bg_hold;               /**< mean holding time (0.2 s) */
-	int bg_same_alg;              /**< background routed with alg (else KSP-FF) */
-	int bg_first;                 /**< a burst is served before the PP request that caused it */
+	double bg_prob;                /**< burst probability per PP event (0.95) */
+	uint32_t bg_count;             /**< requests per burst (60) */
+	uint32_t bg_every;             /**< a PP event is every bg_every-th first request (1) */
+	uint32_t bg_fs_min, bg_fs_max; /**< slots of a background request (4..20) */
+	double bg_hold;                /**< mean holding time (0.2 s) */
+	int bg_same_alg;               /**< background routed with alg (else KSP-FF) */
+	int bg_first; /**< a burst is served before the PP request that caused it */
 	uint64_t seed;
 };
 
@@ -148,13 +148,13 @@ void opt_cfg_default(struct opt_cfg *oc);
 
 /** What one iteration did. */
 struct opt_iter {
-	double iter_time, bubble;     /**< s; mean over stages */
-	uint32_t pp_req, pp_blocked;  /**< transfers; of them blocked at the first request */
-	uint32_t pp_retries;          /**< further requests of blocked transfers */
+	double iter_time, bubble;    /**< s; mean over stages */
+	uint32_t pp_req, pp_blocked; /**< transfers; of them blocked at the first request */
+	uint32_t pp_retries;         /**< further requests of blocked transfers */
 	uint32_t bg_req, bg_blocked;
-	double fs_mean;               /**< slots per granted PP lightpath */
-	double wait_blocked;          /**< s transfers spent blocked */
-	uint32_t ncb;                 /**< CB transfers */
+	double fs_mean;      /**< slots per granted PP lightpath */
+	double wait_blocked; /**< s transfers spent blocked */
+	uint32_t ncb;        /**< CB transfers */
 };
 
 /**

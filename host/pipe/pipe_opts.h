@@ -27,14 +27,14 @@ struct cli {
 	uint32_t stages;
 	const char *net_file, *net_text; /* --net / --net-text */
 	int print_net;
-	int link_args_dc;                /* --print-link-args DC, -1 = not asked */
-	const char *dc_addrs;            /* --dc-addrs A0,A1,... */
-	struct pipe_policy_cfg pol;      /* --policy and its parameters */
-	const char *static_rates;        /* parsed once the flows are known */
-	uint32_t pred_iters;             /* --pred-iters */
-	int dn_search;                   /* --delta-n search */
-	uint32_t loss_draws;             /* --loss-draws */
-	const char *ctl_log;             /* --ctl-log FILE */
+	int link_args_dc;           /* --print-link-args DC, -1 = not asked */
+	const char *dc_addrs;       /* --dc-addrs A0,A1,... */
+	struct pipe_policy_cfg pol; /* --policy and its parameters */
+	const char *static_rates;   /* parsed once the flows are known */
+	uint32_t pred_iters;        /* --pred-iters */
+	int dn_search;              /* --delta-n search */
+	uint32_t loss_draws;        /* --loss-draws */
+	const char *ctl_log;        /* --ctl-log FILE */
 };
 
 /* The command line into @p cl. @return -1 to go on, else the exit code. */

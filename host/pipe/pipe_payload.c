@@ -36,7 +36,8 @@ uint64_t pipe_payload_fill(void *buf, uint64_t len, uint64_t seed, uint32_t iter
 			   uint32_t m)
 {
 	uint8_t *p = buf, *b = p + PIPE_HDR_BYTES;
-	uint64_t n = len - PIPE_HDR_BYTES, x = seed ^ ((uint64_t)iter << 40) ^ ((uint64_t)ch << 20) ^ m;
+	uint64_t n = len - PIPE_HDR_BYTES,
+		 x = seed ^ ((uint64_t)iter << 40) ^ ((uint64_t)ch << 20) ^ m;
 	uint64_t i = 0, cs;
 
 	x = x * 0x9e3779b97f4a7c15ull + 1;

@@ -123,8 +123,7 @@ size_t pipe_qpinfo_put(uint8_t *b, const struct pipe_qpinfo *q, uint32_t n)
 	return 4 + (size_t)n * PIPE_QPINFO_BYTES;
 }
 
-int pipe_qpinfo_get(const uint8_t *b, size_t len, struct pipe_qpinfo *q, uint32_t max,
-		    uint32_t *n)
+int pipe_qpinfo_get(const uint8_t *b, size_t len, struct pipe_qpinfo *q, uint32_t max, uint32_t *n)
 {
 	uint32_t k;
 

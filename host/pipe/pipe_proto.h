@@ -68,10 +68,10 @@ int pipe_msg_hdr_get(const uint8_t hdr[PIPE_PROTO_HDR], enum pipe_msg_type *type
  * that does not match, or a field out of range. */
 
 struct pipe_hello {
-	uint32_t version;  /**< PIPE_PROTO_VERSION */
-	uint32_t dc;       /**< the sender's DC */
-	uint32_t dcs;      /**< D as the sender's configuration has it */
-	uint64_t digest;   /**< pipe_cfg_digest() */
+	uint32_t version; /**< PIPE_PROTO_VERSION */
+	uint32_t dc;      /**< the sender's DC */
+	uint32_t dcs;     /**< D as the sender's configuration has it */
+	uint64_t digest;  /**< pipe_cfg_digest() */
 	uint32_t iters;
 	uint64_t seed;
 };
@@ -112,8 +112,7 @@ struct pipe_qpinfo {
 size_t pipe_qpinfo_put(uint8_t *b, const struct pipe_qpinfo *q, uint32_t n);
 /** @param max room in @p q. Also -EPROTO: more than @p max entries, a
  *  boundary >= PIPE_MAX_STAGES - 1, a dc >= PIPE_MAX_DC. */
-int pipe_qpinfo_get(const uint8_t *b, size_t len, struct pipe_qpinfo *q, uint32_t max,
-		    uint32_t *n);
+int pipe_qpinfo_get(const uint8_t *b, size_t len, struct pipe_qpinfo *q, uint32_t max, uint32_t *n);
 
 /** START: iteration, start time on DC 0's clock, one rate per cross-DC
  *  channel the receiving DC sends (0 = unpaced). */

@@ -47,17 +47,17 @@ struct rt {
 	struct chan ch[2 * PIPE_MAX_STAGES];
 	struct sdr_qp *qp_of[PIPE_MAX_STAGES]; /* per boundary b (b | b+1) */
 	pthread_barrier_t bar;
-	double t_start;       /* this iteration's start, CLOCK_MONOTONIC of this process */
+	double t_start; /* this iteration's start, CLOCK_MONOTONIC of this process */
 	uint32_t iter;
 	struct pipe_events ev[PIPE_MAX_STAGES];
 	size_t ev_mark[PIPE_MAX_STAGES];    /* where the current iteration's events start */
 	uint64_t csum_out[PIPE_MAX_STAGES]; /* checksum of the last fill, per stage */
 	uint64_t qp_rate[PIPE_MAX_STAGES];  /* rate set on the local QP of boundary b */
 	/* the protocol (main thread only) */
-	int fd[PIPE_MAX_DC];  /* DC 0: the connection of DC k; other DCs: fd[0] */
-	uint8_t *in, *out;    /* message buffers */
+	int fd[PIPE_MAX_DC]; /* DC 0: the connection of DC k; other DCs: fd[0] */
+	uint8_t *in, *out;   /* message buffers */
 	size_t in_cap, out_cap;
-	double offset;        /* other DCs: this clock minus DC 0's, as DC 0 measured it */
+	double offset; /* other DCs: this clock minus DC 0's, as DC 0 measured it */
 	struct pipe_net net_tmp;
 	const struct pipe_net *net;
 	struct pipe_flows fl;

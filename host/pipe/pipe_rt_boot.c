@@ -125,8 +125,11 @@ static void sock_timeout(int fd, double s)
 
 static void hello_mine(const struct rt *r, struct pipe_hello *h)
 {
-	*h = (struct pipe_hello){.version = PIPE_PROTO_VERSION, .dc = r->o->dc, .dcs = r->c->dcs,
-				 .digest = pipe_cfg_digest(r->c), .iters = r->o->iters,
+	*h = (struct pipe_hello){.version = PIPE_PROTO_VERSION,
+				 .dc = r->o->dc,
+				 .dcs = r->c->dcs,
+				 .digest = pipe_cfg_digest(r->c),
+				 .iters = r->o->iters,
 				 .seed = r->o->seed};
 }
 
@@ -134,15 +137,19 @@ static void hello_mine(const struct rt *r, struct pipe_hello *h)
 static int hello_check(const struct pipe_hello *me, const struct pipe_hello *peer)
 {
 	if (peer->version != me->version) {
-		fprintf(stderr, "sdr-pipe: DC %u runs protocol version %u, this one %u (another "
-				"sdr-pipe build)\n", peer->dc, peer->version, me->version);
+		fprintf(stderr,
+			"sdr-pipe: DC %u runs protocol version %u, this one %u (another "
+			"sdr-pipe build)\n",
+			peer->dc, peer->version, me->version);
 		return -EPROTO;
 	}
 	if (peer->dcs != me->dcs || peer->digest != me->digest || peer->iters != me->iters ||
 	    peer->seed != me->seed) {
-		fprintf(stderr, "sdr-pipe: DC %u runs another configuration (pass every DC the same "
-				"--stages/--micro/--place/--tf/--tb/--act/--grad/--rtt/--rate/--net/"
-				"--sched/--comm/--delta-n/--mem-budget/--rel/--iters/--seed)\n", peer->dc);
+		fprintf(stderr,
+			"sdr-pipe: DC %u runs another configuration (pass every DC the same "
+			"--stages/--micro/--place/--tf/--tb/--act/--grad/--rtt/--rate/--net/"
+			"--sched/--comm/--delta-n/--mem-budget/--rel/--iters/--seed)\n",
+			peer->dc);
 		return -EPROTO;
 	}
 	if (peer->dc == me->dc) {
@@ -260,8 +267,8 @@ int rt_clock_coordinator(struct rt *r, uint32_t k, struct pipe_run_out *out)
 		out->clock_rtt[k] = off.rtt;
 	}
 	if (r->o->verbose)
-		fprintf(stderr, "dc0: DC %u's clock is %+.6f ms from ours (round trip %.3f ms)\n", k,
-			off.offset * 1e3, off.rtt * 1e3);
+		fprintf(stderr, "dc0: DC %u's clock is %+.6f ms from ours (round trip %.3f ms)\n",
+			k, off.offset * 1e3, off.rtt * 1e3);
 	return rt_msg_send(r, r->fd[k], PIPE_MSG_OFFSET, pipe_offset_put(r->out, &off));
 }
 
@@ -285,8 +292,10 @@ int rt_clock_peer(struct rt *r)
 				return rc;
 			r->offset = off.offset;
 			if (r->o->verbose)
-				fprintf(stderr, "dc%u: our clock is %+.6f ms from DC 0's (round trip %.3f"
-						" ms)\n", r->o->dc, off.offset * 1e3, off.rtt * 1e3);
+				fprintf(stderr,
+					"dc%u: our clock is %+.6f ms from DC 0's (round trip %.3f"
+					" ms)\n",
+					r->o->dc, off.offset * 1e3, off.rtt * 1e3);
 			return 0;
 		}
 		if (t != PIPE_MSG_PING || (rc = pipe_ping_get(r->in, len, &pg)))
@@ -439,8 +448,8 @@ static int connect_qps(struct rt *r, const struct pipe_qpinfo *q, uint32_t n)
 				at = i;
 			}
 		if (found != 1 || sdr_qp_info_decode(q[at].info, &peer)) {
-			fprintf(stderr, "sdr-pipe: no valid QP info of DC %u for boundary %u|%u\n", other,
-				b, b + 1);
+			fprintf(stderr, "sdr-pipe: no valid QP info of DC %u for boundary %u|%u\n",
+				other, b, b + 1);
 			return -EPROTO;
 		}
 		rc = sdr_qp_connect(r->qp_of[b], &peer);
@@ -466,7 +475,8 @@ int rt_exchange_qps(struct rt *r)
 	if (rt_room(&r->out, &r->out_cap, 4 + (size_t)2 * PIPE_MAX_STAGES * PIPE_QPINFO_BYTES))
 		return -ENOMEM;
 	if (r->o->dc != 0) {
-		if ((rc = rt_msg_send(r, r->fd[0], PIPE_MSG_QPINFO, pipe_qpinfo_put(r->out, all, n))) ||
+		if ((rc = rt_msg_send(r, r->fd[0], PIPE_MSG_QPINFO,
+				      pipe_qpinfo_put(r->out, all, n))) ||
 		    (rc = rt_msg_recv(r, r->fd[0], PIPE_MSG_QPINFO, NULL, &len)) ||
 		    (rc = pipe_qpinfo_get(r->in, len, sel, PIPE_MAX_STAGES, &got))) {
 			rt_proto_error("QP infos", 0, rc);
@@ -489,14 +499,16 @@ int rt_exchange_qps(struct rt *r)
 
 			if (all[n + i].dc != k || b + 1 >= r->c->stages || d[b] == d[b + 1] ||
 			    (d[b] != k && d[b + 1] != k)) {
-				fprintf(stderr, "sdr-pipe: DC %u sent a QP info for boundary %u it is "
-						"not an end of\n", k, b);
+				fprintf(stderr,
+					"sdr-pipe: DC %u sent a QP info for boundary %u it is "
+					"not an end of\n",
+					k, b);
 				return -EPROTO;
 			}
 		}
 		if (got != want) {
-			fprintf(stderr, "sdr-pipe: DC %u sent %u QP infos, its boundaries are %u\n", k,
-				got, want);
+			fprintf(stderr, "sdr-pipe: DC %u sent %u QP infos, its boundaries are %u\n",
+				k, got, want);
 			return -EPROTO;
 		}
 		n += got;
@@ -510,7 +522,8 @@ int rt_exchange_qps(struct rt *r)
 			if (other == k && all[i].dc != k)
 				sel[m++] = all[i];
 		}
-		if ((rc = rt_msg_send(r, r->fd[k], PIPE_MSG_QPINFO, pipe_qpinfo_put(r->out, sel, m)))) {
+		if ((rc = rt_msg_send(r, r->fd[k], PIPE_MSG_QPINFO,
+				      pipe_qpinfo_put(r->out, sel, m)))) {
 			rt_proto_error("QP infos", k, rc);
 			return rc;
 		}

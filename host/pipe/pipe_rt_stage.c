@@ -55,9 +55,15 @@ void rt_nap(uint32_t us)
 static void record(struct rt *r, uint32_t s, const struct pipe_ins *in, double t0, double t1,
 		   uint64_t cs)
 {
-	struct pipe_event e = {.iter = r->iter, .stage = (uint16_t)s, .m = in->m, .kind = in->kind,
-			       .op = in->op, .chan = in->chan, .t0 = t0 - r->t_start,
-			       .t1 = t1 - r->t_start, .csum = cs};
+	struct pipe_event e = {.iter = r->iter,
+			       .stage = (uint16_t)s,
+			       .m = in->m,
+			       .kind = in->kind,
+			       .op = in->op,
+			       .chan = in->chan,
+			       .t0 = t0 - r->t_start,
+			       .t1 = t1 - r->t_start,
+			       .csum = cs};
 
 	if (pipe_events_add(&r->ev[s], &e))
 		rt_fatal("out of memory");
@@ -87,13 +93,15 @@ static void sdr_post_retry(struct rt *r, struct chan *k, uint32_t m, const struc
 
 	for (;;) {
 		pthread_mutex_lock(&r->sdr_mu);
-		int rc = rwr ? sdr_recv_post(k->qp, rwr, &k->rh[m]) : sdr_send_post(k->qp, swr, &k->sh[m]);
+		int rc = rwr ? sdr_recv_post(k->qp, rwr, &k->rh[m])
+			     : sdr_send_post(k->qp, swr, &k->sh[m]);
 
 		pthread_mutex_unlock(&r->sdr_mu);
 		if (rc == 0)
 			return;
 		if (rc != -EAGAIN || pipe_now() > t_end)
-			rt_fatal("%s post ch %u m %u: %s", rwr ? "recv" : "send", k->ch, m, sdr_strerror(rc));
+			rt_fatal("%s post ch %u m %u: %s", rwr ? "recv" : "send", k->ch, m,
+				 sdr_strerror(rc));
 		rt_nap(r->o->poll_us);
 	}
 }
@@ -104,8 +112,10 @@ static void do_post_recv(struct rt *r, struct chan *k, uint32_t m)
 		local_mark(k, &k->posted[m], r->iter + 1);
 		return;
 	}
-	struct sdr_recv_wr wr = {.mr = k->mr, .addr = k->buf + (uint64_t)m * k->size,
-				 .length = (uint32_t)k->size, .wr_id = seq_of(r, m)};
+	struct sdr_recv_wr wr = {.mr = k->mr,
+				 .addr = k->buf + (uint64_t)m * k->size,
+				 .length = (uint32_t)k->size,
+				 .wr_id = seq_of(r, m)};
 
 	sdr_post_retry(r, k, m, &wr, NULL);
 }
@@ -116,8 +126,10 @@ static void do_post_send(struct rt *r, struct chan *k, uint32_t m)
 		local_mark(k, &k->full[m], r->iter + 1);
 		return;
 	}
-	struct sdr_send_wr wr = {.mr = k->mr, .addr = k->sbuf + (uint64_t)m * k->size,
-				 .length = (uint32_t)k->size, .imm = (uint32_t)seq_of(r, m),
+	struct sdr_send_wr wr = {.mr = k->mr,
+				 .addr = k->sbuf + (uint64_t)m * k->size,
+				 .length = (uint32_t)k->size,
+				 .imm = (uint32_t)seq_of(r, m),
 				 .wr_id = seq_of(r, m)};
 
 	sdr_post_retry(r, k, m, NULL, &wr);
@@ -141,8 +153,8 @@ static int do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 		while (g[m] != r->iter + 1) {
 			waited = 1;
 			if (pthread_cond_timedwait(&k->cv, &k->mu, &ts) == ETIMEDOUT)
-				rt_fatal("timeout: %s ch %u m %u iteration %u", is_recv ? "recv" : "send",
-				      k->ch, m, r->iter);
+				rt_fatal("timeout: %s ch %u m %u iteration %u",
+					 is_recv ? "recv" : "send", k->ch, m, r->iter);
 		}
 		pthread_mutex_unlock(&k->mu);
 		return waited;
@@ -156,12 +168,12 @@ static int do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 		if (is_recv ? rc == SDR_POLL_DONE : rc == 1)
 			return waited;
 		if (rc != 0)
-			rt_fatal("%s ch %u m %u iteration %u failed: %s", is_recv ? "receive" : "send", k->ch,
-			      m, r->iter,
-			      rc == SDR_POLL_PARTIAL ? "partial message" : sdr_strerror(rc));
+			rt_fatal("%s ch %u m %u iteration %u failed: %s",
+				 is_recv ? "receive" : "send", k->ch, m, r->iter,
+				 rc == SDR_POLL_PARTIAL ? "partial message" : sdr_strerror(rc));
 		if (pipe_now() > t_end)
 			rt_fatal("timeout: %s ch %u m %u iteration %u (rel none on a lossy link?)",
-			      is_recv ? "recv" : "send", k->ch, m, r->iter);
+				 is_recv ? "recv" : "send", k->ch, m, r->iter);
 		rt_nap(r->o->poll_us);
 		waited = 1;
 	}
@@ -194,19 +206,22 @@ static void run_stage_iter(struct rt *r, uint32_t s)
 				struct chan *ik = &r->ch[e->chan];
 				const uint8_t *b = (ik->cross ? ik->buf : ik->buf) +
 						   (uint64_t)e->m * ik->size;
-				int rc = pipe_payload_check(b, ik->size, r->iter, e->chan, e->m, &e->csum);
+				int rc = pipe_payload_check(b, ik->size, r->iter, e->chan, e->m,
+							    &e->csum);
 
 				if (rc)
-					rt_fatal("stage %u: payload ch %u m %u iteration %u: %s", s, e->chan,
-					      e->m, r->iter,
-					      rc == -EBADMSG ? "bad checksum/header" : "wrong message");
+					rt_fatal("stage %u: payload ch %u m %u iteration %u: %s", s,
+						 e->chan, e->m, r->iter,
+						 rc == -EBADMSG ? "bad checksum/header"
+								: "wrong message");
 				verify_ev = SIZE_MAX;
 			}
 			if (oc >= 0) {
 				struct chan *ok = &r->ch[oc];
 
 				r->csum_out[s] = pipe_payload_fill(send_slot(ok, in->m), ok->size,
-								   r->o->seed, r->iter, (uint32_t)oc, in->m);
+								   r->o->seed, r->iter,
+								   (uint32_t)oc, in->m);
 			}
 			rt_sleep_until(dl);
 			record(r, s, in, t0, pipe_now(), 0);
@@ -230,7 +245,6 @@ static void run_stage_iter(struct rt *r, uint32_t s)
 		}
 	}
 }
-
 
 void *rt_stage_main(void *arg)
 {

@@ -78,7 +78,8 @@ static int apply_start(struct rt *r, const struct pipe_start *s)
 		int rc;
 
 		if (f < 0 || r->fl.f[f].src_dc != r->o->dc) {
-			fprintf(stderr, "sdr-pipe: a rate for channel %u, which DC %u does not send\n", ch,
+			fprintf(stderr,
+				"sdr-pipe: a rate for channel %u, which DC %u does not send\n", ch,
 				r->o->dc);
 			return -EPROTO;
 		}
@@ -102,8 +103,9 @@ static void ctl_log_line(const struct rt *r, uint32_t it, const struct pipe_pred
 	if (!f)
 		return;
 	pipe_cba_flow_labels(c, &r->fl, lab, cb, wait);
-	fprintf(f, "{\"iter\":%u,\"policy\":\"%s\",\"iter_ms\":%.3f,\"bubble\":%.4f,\"cb\":%u,"
-		   "\"refused\":%u,\"undone\":%u,\"flows\":[",
+	fprintf(f,
+		"{\"iter\":%u,\"policy\":\"%s\",\"iter_ms\":%.3f,\"bubble\":%.4f,\"cb\":%u,"
+		"\"refused\":%u,\"undone\":%u,\"flows\":[",
 		it, pipe_policy_name(r->o->policy ? r->o->policy->policy : PIPE_POLICY_NONE),
 		pi->iter_time * 1e3, pi->bubble, pi->ncb, pi->alloc.nblocked, pi->alloc.undone);
 	for (uint32_t i = 0; i < r->fl.n; i++) {
@@ -115,10 +117,11 @@ static void ctl_log_line(const struct rt *r, uint32_t it, const struct pipe_pred
 			fprintf(f, "\"%s\"", r->net->link[x->link].name);
 		else
 			fprintf(f, "null");
-		fprintf(f, ",\"rate_bps\":%" PRIu64 ",\"req_bps\":%" PRIu64 ",\"refused\":%u,"
-			   "\"gave_bps\":%" PRIu64 ",\"cb\":%u,\"wait_ms\":%.3f",
-			pi->alloc.rate[i], pi->alloc.req[i], pi->alloc.blocked[i], pi->alloc.gave[i],
-			cb[i], wait[i] * 1e3);
+		fprintf(f,
+			",\"rate_bps\":%" PRIu64 ",\"req_bps\":%" PRIu64 ",\"refused\":%u,"
+			"\"gave_bps\":%" PRIu64 ",\"cb\":%u,\"wait_ms\":%.3f",
+			pi->alloc.rate[i], pi->alloc.req[i], pi->alloc.blocked[i],
+			pi->alloc.gave[i], cb[i], wait[i] * 1e3);
 		slack = pipe_cba_slack(c, r->net, &r->fl, lab, i, pi->alloc.rate[i], 0, NULL);
 		if (isfinite(slack))
 			fprintf(f, ",\"slack_ms\":%.3f", slack * 1e3);
@@ -131,8 +134,8 @@ static void ctl_log_line(const struct rt *r, uint32_t it, const struct pipe_pred
 
 			if (!l->cross || !l->known)
 				continue;
-			fprintf(f, "%s{\"ch\":%u,\"m\":%u,\"cb\":%u,\"wait_ms\":%.3f", first ? "" : ",", ch,
-				m, l->cb, l->wait * 1e3);
+			fprintf(f, "%s{\"ch\":%u,\"m\":%u,\"cb\":%u,\"wait_ms\":%.3f",
+				first ? "" : ",", ch, m, l->cb, l->wait * 1e3);
 			if (isfinite(l->late))
 				fprintf(f, ",\"late_ms\":%.3f", l->late * 1e3);
 			fprintf(f, "}");
@@ -204,7 +207,8 @@ static int iterate_coordinator(struct rt *r, const uint32_t *mine, uint32_t nloc
 
 		for (uint32_t k = 1; k < c->dcs; k++) {
 			start_for(r, it, t, &cur, k, &st);
-			if ((rc = rt_msg_send(r, r->fd[k], PIPE_MSG_START, pipe_start_put(r->out, &st)))) {
+			if ((rc = rt_msg_send(r, r->fd[k], PIPE_MSG_START,
+					      pipe_start_put(r->out, &st)))) {
 				rt_proto_error("START", k, rc);
 				goto out;
 			}
@@ -234,8 +238,10 @@ static int iterate_coordinator(struct rt *r, const uint32_t *mine, uint32_t nloc
 			goto out;
 		}
 		cur.iter_time = m.iter_time; /* what these rates gave: the next decision's input */
-		pi = (struct pipe_pred_iter){.iter_time = m.iter_time, .bubble = m.bubble_all,
-					     .ncb = (uint32_t)n, .alloc = cur};
+		pi = (struct pipe_pred_iter){.iter_time = m.iter_time,
+					     .bubble = m.bubble_all,
+					     .ncb = (uint32_t)n,
+					     .alloc = cur};
 		if (out && out->it)
 			out->it[it] = pi;
 		ctl_log_line(r, it, &pi, lab);
@@ -257,7 +263,8 @@ out:
 }
 
 /* Other DCs: START, apply the rates, run, send the events; BYE at the end. */
-static int iterate_peer(struct rt *r, const uint32_t *mine, uint32_t nloc, struct pipe_events *local)
+static int iterate_peer(struct rt *r, const uint32_t *mine, uint32_t nloc,
+			struct pipe_events *local)
 {
 	static struct pipe_start st;
 	uint32_t len;
@@ -272,7 +279,8 @@ static int iterate_peer(struct rt *r, const uint32_t *mine, uint32_t nloc, struc
 			return rc;
 		}
 		if (st.iter != it) {
-			fprintf(stderr, "sdr-pipe: DC 0 started iteration %u, we expected %u\n", st.iter, it);
+			fprintf(stderr, "sdr-pipe: DC 0 started iteration %u, we expected %u\n",
+				st.iter, it);
 			return -EPROTO;
 		}
 		if ((rc = apply_start(r, &st)))
@@ -287,7 +295,7 @@ static int iterate_peer(struct rt *r, const uint32_t *mine, uint32_t nloc, struc
 		if (rt_room(&r->out, &r->out_cap, PIPE_EVENTS_BYTES((size_t)len)))
 			return -ENOMEM;
 		if ((rc = rt_msg_send(r, r->fd[0], PIPE_MSG_EVENTS,
-				   pipe_events_put(r->out, it, local->ev + from, len)))) {
+				      pipe_events_put(r->out, it, local->ev + from, len)))) {
 			rt_proto_error("events", 0, rc);
 			return rc;
 		}
@@ -339,7 +347,8 @@ int pipe_run(const struct pipe_cfg *c, const struct pipe_prog *p, const struct p
 	} else if ((rc = rt_clock_peer(&r))) {
 		rt_proto_error("clock offset", 0, rc);
 	}
-	if (rc || (rc = rt_create_qps(&r)) || (rc = rt_exchange_qps(&r)) || (rc = rt_setup_chans(&r)))
+	if (rc || (rc = rt_create_qps(&r)) || (rc = rt_exchange_qps(&r)) ||
+	    (rc = rt_setup_chans(&r)))
 		goto out;
 	pthread_barrier_init(&r.bar, NULL, nloc + 1);
 	for (uint32_t i = 0; i < nloc; i++) {

@@ -12,22 +12,22 @@
 #include "pipe_cba.h"
 
 struct pipe_rt_opts {
-	uint32_t dc;          /**< which DC this process is (0 = coordinator, TCP server) */
-	const char *dpu;      /**< daemon socket */
-	const char *bind;     /**< DC 0: address to listen on (NULL = any) */
-	const char *connect;  /**< other DCs: HOST:PORT of DC 0 */
-	uint16_t port;        /**< DC 0: port */
+	uint32_t dc;         /**< which DC this process is (0 = coordinator, TCP server) */
+	const char *dpu;     /**< daemon socket */
+	const char *bind;    /**< DC 0: address to listen on (NULL = any) */
+	const char *connect; /**< other DCs: HOST:PORT of DC 0 */
+	uint16_t port;       /**< DC 0: port */
 	uint32_t iters;
-	double timeout;       /**< seconds a wait may take / bootstrap may take */
+	double timeout; /**< seconds a wait may take / bootstrap may take */
 	uint64_t seed;
-	uint32_t poll_us;     /**< sleep between polls of a pending cross-DC op */
+	uint32_t poll_us; /**< sleep between polls of a pending cross-DC op */
 	int verbose;
-	double clock_shift;   /**< added to this process' clock wherever the protocol
+	double clock_shift; /**< added to this process' clock wherever the protocol
 	                           reads it (the clock-offset test: DC 0 must measure it
 	                           and the run must still line up); 0 normally */
 	const struct pipe_policy_cfg *policy; /**< DC 0: the controller's policy
 	                           (NULL: none, every QP unpaced) */
-	FILE *ctl_log;        /**< DC 0: one JSON line per iteration (NULL: none) */
+	FILE *ctl_log;                        /**< DC 0: one JSON line per iteration (NULL: none) */
 };
 
 /** What DC 0 measured (the other DCs leave it alone). */

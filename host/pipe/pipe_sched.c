@@ -52,7 +52,7 @@ void pipe_cfg_init(struct pipe_cfg *c)
 	c->rtt = 0.025;
 	c->rate_bps = 900000000ull;
 	c->mtu = 4096;
-	c->chunk_bytes = 16 * 4096; /* sdr-dpu's default --chunk-pkts 16 */
+	c->chunk_bytes = 16 * 4096;                          /* sdr-dpu's default --chunk-pkts 16 */
 	c->frame_overhead = sdr_wire_data_frame_bytes(0, 1); /* headers + ICRC: 78 */
 	c->sched = PIPE_SCHED_1F1B;
 	c->comm = PIPE_COMM_DEFAULT;
@@ -70,9 +70,8 @@ int pipe_cfg_finish(struct pipe_cfg *c)
 	if (c->net && c->net->dcs < c->dcs)
 		return -EINVAL;
 	for (uint32_t s = 0; s < c->stages; s++)
-		if (!isfinite(c->tf_stage[s]) ||
-		    !isfinite(c->tb_stage[s]) || c->tf_stage[s] < 0 || c->tb_stage[s] < 0 ||
-		    c->tf_stage[s] > 60 || c->tb_stage[s] > 60)
+		if (!isfinite(c->tf_stage[s]) || !isfinite(c->tb_stage[s]) || c->tf_stage[s] < 0 ||
+		    c->tb_stage[s] < 0 || c->tf_stage[s] > 60 || c->tb_stage[s] > 60)
 			return -EINVAL;
 	if (!isfinite(c->tf) || !isfinite(c->tb) || c->tf <= 0 || c->tb <= 0 || c->tf > 60 ||
 	    c->tb > 60 || !isfinite(c->rtt) || c->rtt < 0 || c->rtt > 10 || !(c->loss >= 0) ||
@@ -514,7 +513,8 @@ static int order_greedy(const struct pipe_cfg *c, struct pipe_order *o)
 		}
 		free_t[s] = end;
 		if (out_ch >= 0) {
-			uint32_t src = pipe_ch_src((uint32_t)out_ch), dst = pipe_ch_dst((uint32_t)out_ch);
+			uint32_t src = pipe_ch_src((uint32_t)out_ch),
+				 dst = pipe_ch_dst((uint32_t)out_ch);
 			double arr = end;
 
 			if (c->dc_of[src] != c->dc_of[dst]) {
@@ -572,8 +572,7 @@ static uint32_t order_bound(const struct pipe_cfg *c, uint32_t s)
 	}
 }
 
-int pipe_order_check(const struct pipe_cfg *c, const struct pipe_order *o, char *why,
-		     size_t whylen)
+int pipe_order_check(const struct pipe_cfg *c, const struct pipe_order *o, char *why, size_t whylen)
 {
 	uint32_t S = c->stages, M = c->micro;
 	uint32_t pos[PIPE_MAX_STAGES] = {0};
@@ -592,13 +591,15 @@ int pipe_order_check(const struct pipe_cfg *c, const struct pipe_order *o, char 
 
 			if (PIPE_OP_KIND(o->ops[s][i]) == PIPE_F) {
 				if (m != nf) {
-					snprintf(why, whylen, "stage %u op %u: F%u, want F%u", s, i, m, nf);
+					snprintf(why, whylen, "stage %u op %u: F%u, want F%u", s, i,
+						 m, nf);
 					return -EINVAL;
 				}
 				nf++;
 			} else {
 				if (m != nb) {
-					snprintf(why, whylen, "stage %u op %u: B%u, want B%u", s, i, m, nb);
+					snprintf(why, whylen, "stage %u op %u: B%u, want B%u", s, i,
+						 m, nb);
 					return -EINVAL;
 				}
 				if (m >= nf) {
@@ -615,8 +616,8 @@ int pipe_order_check(const struct pipe_cfg *c, const struct pipe_order *o, char 
 			return -EINVAL;
 		}
 		if (peak > order_bound(c, s)) {
-			snprintf(why, whylen, "stage %u: %u activations in flight, budget %u", s, peak,
-				 order_bound(c, s));
+			snprintf(why, whylen, "stage %u: %u activations in flight, budget %u", s,
+				 peak, order_bound(c, s));
 			return -EINVAL;
 		}
 	}

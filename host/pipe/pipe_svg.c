@@ -60,25 +60,28 @@ static void panel(FILE *f, const struct pipe_cfg *c, const struct pipe_events *e
 	if (span / step > 10)
 		step *= 2;
 	pipe_metrics_get(c, e, iter, &m);
-	fprintf(f, "<text x='4' y='%.1f' font-weight='bold'>%s: iteration %.1f ms, bubble %.1f %%"
-		   "</text>\n", y0 + 14, label, m.iter_time * 1e3, m.bubble_all * 100);
+	fprintf(f,
+		"<text x='4' y='%.1f' font-weight='bold'>%s: iteration %.1f ms, bubble %.1f %%"
+		"</text>\n",
+		y0 + 14, label, m.iter_time * 1e3, m.bubble_all * 100);
 	y0 += 22;
 	for (double t = 0; t <= span + 1e-12; t += step) {
 		double x = X0 + t * sx;
 
-		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>\n", x, y0, x,
-			y0 + rows * ROW);
-		fprintf(f, "<text x='%.1f' y='%.1f' font-size='9' text-anchor='middle'>%g</text>\n", x,
-			y0 + rows * ROW + 10, t * 1e3);
+		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>\n", x, y0,
+			x, y0 + rows * ROW);
+		fprintf(f, "<text x='%.1f' y='%.1f' font-size='9' text-anchor='middle'>%g</text>\n",
+			x, y0 + rows * ROW + 10, t * 1e3);
 	}
 	for (uint32_t s = 0; s < c->stages; s++)
-		fprintf(f, "<text x='4' y='%.1f' font-size='11'>s%u dc%u</text>\n", y0 + s * ROW + 15, s,
-			c->dc_of[s]);
+		fprintf(f, "<text x='4' y='%.1f' font-size='11'>s%u dc%u</text>\n",
+			y0 + s * ROW + 15, s, c->dc_of[s]);
 	for (int l = -1; l < (int)PIPE_NET_MAX_LINKS; l++)
 		if (row_of[l + 1] >= 0)
 			fprintf(f, "<text x='4' y='%.1f' font-size='11'>%s</text>\n",
 				y0 + (c->stages + (uint32_t)row_of[l + 1]) * ROW + 15,
-				l >= 0 && (uint32_t)l < net->nlinks ? net->link[l].name : "no link");
+				l >= 0 && (uint32_t)l < net->nlinks ? net->link[l].name
+								    : "no link");
 	for (size_t i = 0; i < e->n; i++) {
 		const struct pipe_event *x = &e->ev[i];
 		double y = y0 + x->stage * ROW, w = (x->t1 - x->t0) * sx;
@@ -86,17 +89,22 @@ static void panel(FILE *f, const struct pipe_cfg *c, const struct pipe_events *e
 		if (x->iter != iter || x->stage >= c->stages)
 			continue;
 		if (x->kind == PIPE_I_COMPUTE) {
-			fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s' "
-				   "stroke='#fff' stroke-width='0.5'><title>%c%u</title></rect>\n",
-				X0 + x->t0 * sx, y + 2, w, ROW - 4, x->op == PIPE_F ? "#4a7fd6" : "#3fa34d",
+			fprintf(f,
+				"<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s' "
+				"stroke='#fff' stroke-width='0.5'><title>%c%u</title></rect>\n",
+				X0 + x->t0 * sx, y + 2, w, ROW - 4,
+				x->op == PIPE_F ? "#4a7fd6" : "#3fa34d",
 				x->op == PIPE_F ? 'F' : 'B', x->m);
 			if (w > 14)
-				fprintf(f, "<text x='%.2f' y='%.1f' font-size='9' fill='#fff' "
-					   "text-anchor='middle'>%u</text>\n",
+				fprintf(f,
+					"<text x='%.2f' y='%.1f' font-size='9' fill='#fff' "
+					"text-anchor='middle'>%u</text>\n",
 					X0 + (x->t0 + x->t1) / 2 * sx, y + 14, x->m);
-		} else if ((x->kind == PIPE_I_WAIT_RECV || x->kind == PIPE_I_WAIT_SEND) && w > 0.2) {
-			fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='5' fill='#d9534f'>"
-				   "<title>wait %s ch%u m%u</title></rect>\n",
+		} else if ((x->kind == PIPE_I_WAIT_RECV || x->kind == PIPE_I_WAIT_SEND) &&
+			   w > 0.2) {
+			fprintf(f,
+				"<rect x='%.2f' y='%.1f' width='%.2f' height='5' fill='#d9534f'>"
+				"<title>wait %s ch%u m%u</title></rect>\n",
 				X0 + x->t0 * sx, y + ROW - 7, w,
 				x->kind == PIPE_I_WAIT_RECV ? "recv" : "send", x->chan, x->m);
 		}
@@ -106,12 +114,15 @@ static void panel(FILE *f, const struct pipe_cfg *c, const struct pipe_events *e
 			const struct pipe_tx *t = &pred->tx[i];
 			double y = y0 + (c->stages + (uint32_t)row_of[t->link + 1]) * ROW;
 
-			fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s' "
-				   "opacity='0.9'><title>ch%u m%u</title></rect>\n",
-				X0 + t->t_start * sx, y + 4, fmax((t->t_end - t->t_start) * sx, 0.5), ROW - 10,
+			fprintf(f,
+				"<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s' "
+				"opacity='0.9'><title>ch%u m%u</title></rect>\n",
+				X0 + t->t_start * sx, y + 4,
+				fmax((t->t_end - t->t_start) * sx, 0.5), ROW - 10,
 				t->chan & 1 ? "#8e5ea2" : "#e8a33d", t->chan, t->m);
-			fprintf(f, "<line x1='%.2f' y1='%.1f' x2='%.2f' y2='%.1f' stroke='%s' "
-				   "stroke-width='1'/>\n",
+			fprintf(f,
+				"<line x1='%.2f' y1='%.1f' x2='%.2f' y2='%.1f' stroke='%s' "
+				"stroke-width='1'/>\n",
 				X0 + t->t_end * sx, y + ROW / 2, X0 + t->t_arrive * sx, y + ROW / 2,
 				t->chan & 1 ? "#8e5ea2" : "#e8a33d");
 		}
@@ -129,11 +140,12 @@ int pipe_svg_write(const char *path, const struct pipe_cfg *c, const struct pipe
 
 	if (!f)
 		return -errno;
-	fprintf(f, "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
-		   "width='%.0f' height='%.0f' font-family='sans-serif' font-size='12'>\n"
-		   "<rect width='100%%' height='100%%' fill='#fff'/>\n"
-		   "<text x='4' y='16' font-size='13'>%s (ms; F blue, B green, waits red, "
-		   "link: activations orange, gradients purple; line = propagation)</text>\n",
+	fprintf(f,
+		"<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' "
+		"width='%.0f' height='%.0f' font-family='sans-serif' font-size='12'>\n"
+		"<rect width='100%%' height='100%%' fill='#fff'/>\n"
+		"<text x='4' y='16' font-size='13'>%s (ms; F blue, B green, waits red, "
+		"link: activations orange, gradients purple; line = propagation)</text>\n",
 		W_PX, h, title ? title : "sdr-pipe");
 	if (meas)
 		panel(f, c, meas, meas_iter, NULL, 30, span, "measured");

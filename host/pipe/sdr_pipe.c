@@ -27,13 +27,14 @@ static int write_events(const char *path, const struct pipe_events *e)
 
 	if (!f)
 		return -errno;
-	fprintf(f, "# iter stage kind op m chan t0 t1 csum (kind: 0 compute 1 post_recv 2 post_send "
-		   "3 wait_recv 4 wait_send; op: 0 F 1 B)\n");
+	fprintf(f,
+		"# iter stage kind op m chan t0 t1 csum (kind: 0 compute 1 post_recv 2 post_send "
+		"3 wait_recv 4 wait_send; op: 0 F 1 B)\n");
 	for (size_t i = 0; i < e->n; i++) {
 		const struct pipe_event *x = &e->ev[i];
 
-		fprintf(f, "%u %u %u %u %u %u %.9f %.9f %016" PRIx64 "\n", x->iter, x->stage, x->kind,
-			x->op, x->m, x->chan, x->t0, x->t1, x->csum);
+		fprintf(f, "%u %u %u %u %u %u %.9f %.9f %016" PRIx64 "\n", x->iter, x->stage,
+			x->kind, x->op, x->m, x->chan, x->t0, x->t1, x->csum);
 	}
 	return fclose(f) ? -errno : 0;
 }
@@ -52,10 +53,11 @@ static int read_events(const char *path, struct pipe_events *e)
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%u %u %u %u %u %u %lf %lf %" SCNx64 " %c", &it, &st, &k, &op, &m, &ch,
-			   &x.t0, &x.t1, &x.csum, &tail) != 9 ||
-		    st >= PIPE_MAX_STAGES || k > PIPE_I_WAIT_SEND || op > 1 || m >= PIPE_MAX_MICRO ||
-		    ch >= 2 * PIPE_MAX_STAGES || !isfinite(x.t0) || !isfinite(x.t1)) {
+		if (sscanf(line, "%u %u %u %u %u %u %lf %lf %" SCNx64 " %c", &it, &st, &k, &op, &m,
+			   &ch, &x.t0, &x.t1, &x.csum, &tail) != 9 ||
+		    st >= PIPE_MAX_STAGES || k > PIPE_I_WAIT_SEND || op > 1 ||
+		    m >= PIPE_MAX_MICRO || ch >= 2 * PIPE_MAX_STAGES || !isfinite(x.t0) ||
+		    !isfinite(x.t1)) {
 			fclose(f);
 			return -EINVAL;
 		}
@@ -86,7 +88,8 @@ static void json_cfg(const struct pipe_cfg *c)
 {
 	char rel[32];
 
-	printf("\"sched\":\"%s\",\"comm\":\"%s\",\"stages\":%u,\"micro\":%u,\"place\":[", pipe_sched_name(c->sched),
+	printf("\"sched\":\"%s\",\"comm\":\"%s\",\"stages\":%u,\"micro\":%u,\"place\":[",
+	       pipe_sched_name(c->sched),
 	       c->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", c->stages, c->micro);
 	for (uint32_t s = 0; s < c->stages; s++)
 		printf("%s%u", s ? "," : "", c->dc_of[s]);
@@ -94,8 +97,10 @@ static void json_cfg(const struct pipe_cfg *c)
 	       ",\"rtt_ms\":%.3f,\"rate_bps\":%" PRIu64 ",\"delta_n\":[",
 	       c->tf * 1e3, c->tb * 1e3, c->act_bytes, c->grad_bytes, c->rtt * 1e3, c->rate_bps);
 	for (uint32_t s = 0; s < c->stages; s++)
-		printf("%s%u", s ? "," : "", c->sched == PIPE_SCHED_GEOPIPE ? pipe_stage_delta(c, s) : 0);
-	printf("],\"mem_budget\":%u,\"rel\":\"%s\"", pipe_stage_budget(c, 0), pipe_rel_format(&c->rel, rel, sizeof(rel)));
+		printf("%s%u", s ? "," : "",
+		       c->sched == PIPE_SCHED_GEOPIPE ? pipe_stage_delta(c, s) : 0);
+	printf("],\"mem_budget\":%u,\"rel\":\"%s\"", pipe_stage_budget(c, 0),
+	       pipe_rel_format(&c->rel, rel, sizeof(rel)));
 }
 
 /* DES of one configuration: @p iters iterations under policy @p pol (it[],
@@ -112,8 +117,8 @@ static int predict(const struct pipe_cfg *c, const struct pipe_policy_cfg *pol, 
 		return rc;
 	}
 	if ((rc = pipe_order_check(c, &ord, why, sizeof(why)))) {
-		fprintf(stderr, "sdr-pipe: internal: %s schedule invalid: %s\n", pipe_sched_name(c->sched),
-			why);
+		fprintf(stderr, "sdr-pipe: internal: %s schedule invalid: %s\n",
+			pipe_sched_name(c->sched), why);
 		return rc;
 	}
 	if ((rc = pipe_prog_build(c, &ord, prog)))
@@ -181,7 +186,8 @@ static int cmp_d(const void *a, const void *b)
 static int print_link_args(const struct pipe_net *n, uint32_t dc, const char *addrs)
 {
 	char list[PIPE_MAX_DC * 16 + 8], *addr[PIPE_MAX_DC] = {0}, *save = NULL, *tok;
-	static char out[PIPE_NET_MAX_LINKS * (PIPE_NET_SPEC_MAX + PIPE_NET_NAME_MAX + PIPE_MAX_DC * 16)];
+	static char out[PIPE_NET_MAX_LINKS *
+			(PIPE_NET_SPEC_MAX + PIPE_NET_NAME_MAX + PIPE_MAX_DC * 16)];
 	uint32_t k = 0;
 	int rc;
 
@@ -191,10 +197,12 @@ static int print_link_args(const struct pipe_net *n, uint32_t dc, const char *ad
 		return 2;
 	}
 	strcpy(list, addrs);
-	for (tok = strtok_r(list, ",", &save); tok && k < PIPE_MAX_DC; tok = strtok_r(NULL, ",", &save))
+	for (tok = strtok_r(list, ",", &save); tok && k < PIPE_MAX_DC;
+	     tok = strtok_r(NULL, ",", &save))
 		addr[k++] = tok;
 	if (tok || k < n->dcs) {
-		fprintf(stderr, "sdr-pipe: --dc-addrs: want %u addresses (one per DC of the network)\n",
+		fprintf(stderr,
+			"sdr-pipe: --dc-addrs: want %u addresses (one per DC of the network)\n",
 			n->dcs);
 		return 2;
 	}
@@ -321,9 +329,10 @@ static int cli_net(const struct cli *cl, struct pipe_cfg *cfg)
 	}
 	for (uint32_t k = 0; k < PIPE_MAX_DC * PIPE_MAX_DC && !cl->quiet; k++)
 		if (um >> k & 1)
-			fprintf(stderr, "sdr-pipe: note: no link carries DC %u -> DC %u: not "
-					"emulated (no delay, rate --rate)\n", k / PIPE_MAX_DC,
-				k % PIPE_MAX_DC);
+			fprintf(stderr,
+				"sdr-pipe: note: no link carries DC %u -> DC %u: not "
+				"emulated (no delay, rate --rate)\n",
+				k / PIPE_MAX_DC, k % PIPE_MAX_DC);
 	if (cl->print_net)
 		return pipe_net_write(stdout, n) ? 1 : 0;
 	if (cl->link_args_dc >= 0)
@@ -391,7 +400,8 @@ static void sim_json(const struct cli *cl, const struct pipe_cfg *c, const struc
 	dn_report_print(dr, c->stages, 1);
 	if (cl->loss_draws)
 		printf(",\"pred_iter_ms_drawn\":{\"n\":%u,\"mean\":%.3f,\"min\":%.3f,"
-		       "\"max\":%.3f}", cl->loss_draws, d->mean * 1e3, d->min * 1e3, d->max * 1e3);
+		       "\"max\":%.3f}",
+		       cl->loss_draws, d->mean * 1e3, d->min * 1e3, d->max * 1e3);
 	printf("}\n");
 }
 
@@ -424,7 +434,8 @@ static void sim_text(const struct cli *cl, const struct pipe_cfg *c, const struc
 	dn_report_print(dr, c->stages, 0);
 	if (cl->loss_draws)
 		printf("  loss recovery drawn from the model, %u runs: mean %.2f ms, min "
-		       "%.2f, max %.2f\n", cl->loss_draws, d->mean * 1e3, d->min * 1e3, d->max * 1e3);
+		       "%.2f, max %.2f\n",
+		       cl->loss_draws, d->mean * 1e3, d->min * 1e3, d->max * 1e3);
 }
 
 /* --simulate: the DES of one schedule, or of every one (--sched all). */
@@ -540,8 +551,10 @@ static int run_dc(struct cli *cl, const struct pipe_cfg *cfg, struct pipe_events
 	}
 	if (ro->dc != 0) {
 		if (!cl->quiet)
-			printf("dc%u: %u iterations, %zu events, every payload verified, dependency "
-			       "check ok (local stages)\n", ro->dc, ro->iters, local.n);
+			printf("dc%u: %u iterations, %zu events, every payload verified, "
+			       "dependency "
+			       "check ok (local stages)\n",
+			       ro->dc, ro->iters, local.n);
 		return 0;
 	}
 	return -1;
@@ -637,9 +650,9 @@ static void run_text(const struct cli *cl, const struct pipe_cfg *cfg, const str
 	printf("sdr-pipe %s (%s), S=%u M=%u, tf %.2f ms tb %.2f ms, act %" PRIu64 " B grad %" PRIu64
 	       " B, rtt %.2f ms, rate %.3g bit/s, rel %s\n",
 	       pipe_sched_name(cfg->sched),
-	       cfg->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", cfg->stages, cfg->micro,
-	       cfg->tf * 1e3, cfg->tb * 1e3, cfg->act_bytes, cfg->grad_bytes, cfg->rtt * 1e3,
-	       (double)cfg->rate_bps, pipe_rel_format(&cfg->rel, rel, sizeof(rel)));
+	       cfg->comm == PIPE_COMM_BLOCKING ? "blocking" : "nonblocking", cfg->stages,
+	       cfg->micro, cfg->tf * 1e3, cfg->tb * 1e3, cfg->act_bytes, cfg->grad_bytes,
+	       cfg->rtt * 1e3, (double)cfg->rate_bps, pipe_rel_format(&cfg->rel, rel, sizeof(rel)));
 	printf("iterations: %u (stats over %u): median %.2f ms, min %.2f ms; predicted %.2f ms "
 	       "(measured/predicted %.3f)\n",
 	       cl->ro.iters, st->n, st->med * 1e3, st->tmin * 1e3, pm->iter_time * 1e3,
@@ -681,8 +694,8 @@ static int mode_run(struct cli *cl, struct pipe_cfg *cfg)
 		run_json(cl, cfg, &st);
 	else if (!cl->quiet)
 		run_text(cl, cfg, &st, ev);
-	if (cl->svg &&
-	    (rc = pipe_svg_write(cl->svg, cfg, ev, st.med_it, &pred, pipe_sched_name(cfg->sched)))) {
+	if (cl->svg && (rc = pipe_svg_write(cl->svg, cfg, ev, st.med_it, &pred,
+					    pipe_sched_name(cfg->sched)))) {
 		fprintf(stderr, "sdr-pipe: %s: %s\n", cl->svg, strerror(-rc));
 		return 1;
 	}

@@ -71,8 +71,10 @@ static void recv_verdict(struct tool_loop *l, const struct tool_slot *s, const s
 
 static int recv_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *p)
 {
-	struct sdr_recv_wr wr = {.mr = l->mr, .addr = p,
-				 .length = (uint32_t)tool_plan_size(l->plan, idx), .wr_id = idx};
+	struct sdr_recv_wr wr = {.mr = l->mr,
+				 .addr = p,
+				 .length = (uint32_t)tool_plan_size(l->plan, idx),
+				 .wr_id = idx};
 	int rc = sdr_recv_post(l->qp, &wr, &s->rh);
 
 	if (rc && rc != -EAGAIN) {
@@ -98,9 +100,9 @@ static int recv_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_
 	good = why[0] == '\0';
 	report(s->idx, sz,
 	       good ? "complete"
-		    : (wc->status == 0 && (wc->flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL)))
-			      ? "partial"
-			      : "error",
+	       : (wc->status == 0 && (wc->flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL)))
+		       ? "partial"
+		       : "error",
 	       why, chunks, nch, (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9);
 	return good;
 }
@@ -128,8 +130,8 @@ static const struct tool_loop_ops recv_ops = {
 static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *plan, int out_fd,
 	       struct tool_result *res)
 {
-	struct tool_loop l = {.opt = &opt, .ops = &recv_ops, .ctx = ctx, .qp = qp, .plan = plan,
-			      .fd = out_fd};
+	struct tool_loop l = {
+		.opt = &opt, .ops = &recv_ops, .ctx = ctx, .qp = qp, .plan = plan, .fd = out_fd};
 
 	return tool_loop_run(&l, res);
 }
@@ -147,8 +149,7 @@ static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 
 	if (opt.server) {
 		*sock = tool_tcp_listen_accept(&opt);
-		if (*sock < 0 || app_recv_qp_info(*sock, &remote) ||
-		    tool_recv_plan(*sock, &plan)) {
+		if (*sock < 0 || app_recv_qp_info(*sock, &remote) || tool_recv_plan(*sock, &plan)) {
 			fprintf(stderr, "bootstrap: bad or missing QP info / plan from sdr-send\n");
 			return 1;
 		}

@@ -28,8 +28,11 @@ struct send_lat {
 static int send_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *p)
 {
 	uint64_t sz = tool_plan_size(l->plan, idx);
-	struct sdr_send_wr wr = {.mr = l->mr, .addr = p, .length = (uint32_t)sz,
-				 .imm = tool_plan_imm(l->plan, idx), .wr_id = idx};
+	struct sdr_send_wr wr = {.mr = l->mr,
+				 .addr = p,
+				 .length = (uint32_t)sz,
+				 .imm = tool_plan_imm(l->plan, idx),
+				 .wr_id = idx};
 	int rc;
 
 	if (l->fd >= 0) {
@@ -101,8 +104,13 @@ static int run(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct tool_plan *p
 	uint64_t total = tool_plan_messages(plan);
 	struct send_lat sl = {malloc((total ? total : 1) * sizeof(double)),
 			      malloc((total ? total : 1) * sizeof(uint64_t)), 0};
-	struct tool_loop l = {.opt = &opt, .ops = &send_ops, .ctx = ctx, .qp = qp, .plan = plan,
-			      .fd = file_fd, .priv = &sl};
+	struct tool_loop l = {.opt = &opt,
+			      .ops = &send_ops,
+			      .ctx = ctx,
+			      .qp = qp,
+			      .plan = plan,
+			      .fd = file_fd,
+			      .priv = &sl};
 
 	int rc = -1;
 

@@ -75,8 +75,9 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 			struct tool_slot *s = &slots[wc[i].wr_id % w];
 
 			if (!loop_wc_ours(l, slots, &wc[i], total)) {
-				fprintf(stderr, "unexpected completion wr_id %" PRIu64
-					" status %d\n", wc[i].wr_id, wc[i].status);
+				fprintf(stderr,
+					"unexpected completion wr_id %" PRIu64 " status %d\n",
+					wc[i].wr_id, wc[i].status);
 				continue;
 			}
 			dt = t - tprev > 1e-9 ? t - tprev : 1e-9;

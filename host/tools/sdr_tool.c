@@ -66,7 +66,8 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 
 		if (sdr_scheme_parse(arg, 0, &ec_default, &sch))
 			return BAD("bad --rel '%s' (none, sr, ec, auto, or an EC code rs:K:M /"
-				   " xor:K:M)\n", arg);
+				   " xor:K:M)\n",
+				   arg);
 		o->rel = sch.rel;
 		if (sch.rel == SDR_REL_EC && strcmp(arg, "ec")) {
 			o->ec = sdr_scheme_ec(&sch); /* --rel rs:8:2 = --rel ec --ec rs:8:2 */
@@ -80,7 +81,8 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 
 		if (sdr_ec_param_parse(arg, &code, &k, &m))
 			return BAD("bad --ec '%s' (rs:K:M or xor:K:M, 1 <= K <= 64, 1 <= M <= 32,"
-				   " xor M <= K)\n", arg);
+				   " xor M <= K)\n",
+				   arg);
 		o->ec = sdr_ec_param_pack(code, k, m);
 		o->ec_set = 1;
 		break;
@@ -94,62 +96,140 @@ static int on_opt(const struct sdr_opt *d, const char *arg, void *ctx)
 
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("Daemon:"),
-	{.name = "dpu", .arg = "PATH", .kind = SDR_OPT_STRING, OFF(dpu), .dflt = SDR_DEFAULT_SOCKET,
+	{.name = "dpu",
+	 .arg = "PATH",
+	 .kind = SDR_OPT_STRING,
+	 OFF(dpu),
+	 .dflt = SDR_DEFAULT_SOCKET,
 	 .help = "sdr-dpu control socket"},
 	SDR_OPT_SECTION("QP info exchange, either TCP bootstrap (perftest style):"),
-	{.name = "connect", .arg = "HOST[:PORT]", .kind = SDR_OPT_STRING, OFF(connect),
+	{.name = "connect",
+	 .arg = "HOST[:PORT]",
+	 .kind = SDR_OPT_STRING,
+	 OFF(connect),
 	 .only = SEND,
 	 .help = "connect to 'sdr-recv --server' (port default --port;\n"
 		 "retried until --timeout)"},
-	{.name = "port", .arg = "P", .kind = SDR_OPT_U32, .min = 1, .max = 65535, OFF(port),
+	{.name = "port",
+	 .arg = "P",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 65535,
+	 OFF(port),
 	 .only = SEND,
-	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "default port for --connect"},
-	{.name = "server", .kind = SDR_OPT_BOOL, OFF(server), .only = RECV,
+	 .dflt = STR(TOOL_DEFAULT_PORT),
+	 .help = "default port for --connect"},
+	{.name = "server",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(server),
+	 .only = RECV,
 	 .help = "wait for one sdr-send on TCP; the sender's plan then\n"
 		 "sets sizes, count, seed, max-msg and file mode"},
-	{.name = "port", .arg = "P", .kind = SDR_OPT_U32, .min = 1, .max = 65535, OFF(port),
+	{.name = "port",
+	 .arg = "P",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 65535,
+	 OFF(port),
 	 .only = RECV,
-	 .dflt = STR(TOOL_DEFAULT_PORT), .help = "TCP port"},
-	{.name = "bind", .arg = "ADDR", .kind = SDR_OPT_STRING, OFF(bind), .only = RECV,
-	 .dflt = "0.0.0.0", .help = "listen address"},
+	 .dflt = STR(TOOL_DEFAULT_PORT),
+	 .help = "TCP port"},
+	{.name = "bind",
+	 .arg = "ADDR",
+	 .kind = SDR_OPT_STRING,
+	 OFF(bind),
+	 .only = RECV,
+	 .dflt = "0.0.0.0",
+	 .help = "listen address"},
 	SDR_OPT_SECTION("or command line (no TCP; give both sides the same"
 			" --sizes/--count/--seed):"),
-	{.name = "local-qpn", .arg = "N", .kind = SDR_OPT_U32, .max = 0xFFFFFF, OFF(local_qpn),
+	{.name = "local-qpn",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .max = 0xFFFFFF,
+	 OFF(local_qpn),
 	 .help = "request this QPN block base at QP create"},
-	{.name = "local-rkey", .arg = "K", .kind = SDR_OPT_U32, OFF(local_rkey),
+	{.name = "local-rkey",
+	 .arg = "K",
+	 .kind = SDR_OPT_U32,
+	 OFF(local_rkey),
 	 .help = "request this R_Key at QP create"},
-	{.name = "peer", .arg = "TEXT|@FILE", .kind = SDR_OPT_STRING, OFF(peer),
+	{.name = "peer",
+	 .arg = "TEXT|@FILE",
+	 .kind = SDR_OPT_STRING,
+	 OFF(peer),
 	 .help = "peer QP info (text form, e.g. from its QPINFO line);\n"
 		 "@FILE waits up to --timeout for the file to appear"},
 	SDR_OPT_SECTION("Either mode:"),
-	{.name = "print-qp", .kind = SDR_OPT_BOOL, OFF(print_qp),
+	{.name = "print-qp",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(print_qp),
 	 .help = "print 'QPINFO <text>' with our own QP info"},
-	{.name = "qp-file", .arg = "F", .kind = SDR_OPT_STRING, OFF(qp_file),
+	{.name = "qp-file",
+	 .arg = "F",
+	 .kind = SDR_OPT_STRING,
+	 OFF(qp_file),
 	 .help = "write our QP info text to F"},
 	SDR_OPT_SECTION("Messages:"),
-	{.name = "sizes", .arg = "LIST", .fn = on_opt, .id = O_SIZES, .dflt = DEFAULT_SIZES,
+	{.name = "sizes",
+	 .arg = "LIST",
+	 .fn = on_opt,
+	 .id = O_SIZES,
+	 .dflt = DEFAULT_SIZES,
 	 .help = "comma list with K/M/G suffixes"},
-	{.name = "count", .arg = "N", .kind = SDR_OPT_U32, .min = 1, OFF(count), .dflt = "1",
+	{.name = "count",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 OFF(count),
+	 .dflt = "1",
 	 .help = "repeat the size list N times"},
-	{.name = "seed", .arg = "S", .kind = SDR_OPT_U64, OFF(seed), .dflt = "1",
+	{.name = "seed",
+	 .arg = "S",
+	 .kind = SDR_OPT_U64,
+	 OFF(seed),
+	 .dflt = "1",
 	 .help = "pattern seed"},
-	{.name = "no-imm", .kind = SDR_OPT_BOOL, OFF(no_imm),
+	{.name = "no-imm",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(no_imm),
 	 .help = "messages without immediate (immediate 0; by default\n"
 		 "message n carries n): one packet per MTU, no\n"
 		 "immediate-only packets; the receiver expects 0 (with\n"
 		 "--server it learns it from the sender)"},
-	{.name = "max-msg", .arg = "BYTES", .kind = SDR_OPT_SIZE32, .min = 1, OFF(max_msg),
+	{.name = "max-msg",
+	 .arg = "BYTES",
+	 .kind = SDR_OPT_SIZE32,
+	 .min = 1,
+	 OFF(max_msg),
 	 .help = "QP max message (default: largest size rounded up to\n"
 		 "1 MiB; in file mode the daemon default)"},
-	{.name = "chunk-pkts", .arg = "N", .kind = SDR_OPT_U32, .min = 1, OFF(chunk_pkts),
+	{.name = "chunk-pkts",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 OFF(chunk_pkts),
 	 .help = "packets per bitmap chunk (default: daemon default)"},
-	{.name = "window", .arg = "N", .kind = SDR_OPT_U32, .min = 1, .max = 1024,
-	 OFF(window), .dflt = "8",
+	{.name = "window",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 1024,
+	 OFF(window),
+	 .dflt = "8",
 	 .help = "messages in flight"},
-	{.name = "rate", .arg = "RATE", .kind = SDR_OPT_RATE, OFF(rate_bps), .only = SEND,
+	{.name = "rate",
+	 .arg = "RATE",
+	 .kind = SDR_OPT_RATE,
+	 OFF(rate_bps),
+	 .only = SEND,
 	 .help = "pace this QP's sends (bit/s: 200m, 1.5gbit; default\n"
 		 "unpaced; the daemon's --port-rate still applies)"},
-	{.name = "rel", .arg = "none|sr|ec|auto", .fn = on_opt, .id = O_REL, .dflt = "none",
+	{.name = "rel",
+	 .arg = "none|sr|ec|auto",
+	 .fn = on_opt,
+	 .id = O_REL,
+	 .dflt = "none",
 	 .help = "reliability of the QP: none (raw SDR), sr (Selective\n"
 		 "Repeat on the DPU), ec (erasure coding with SR\n"
 		 "fallback; an EC code rs:K:M / xor:K:M here is --rel ec\n"
@@ -157,42 +237,71 @@ static const struct sdr_opt opts[] = {
 		 "per message from the measured RTT and loss, daemon\n"
 		 "--auto-schemes); with TCP the sender's choice is sent in\n"
 		 "the plan, without TCP give both sides the same"},
-	{.name = "ec", .arg = "CODE:K:M", .fn = on_opt, .id = O_EC,
+	{.name = "ec",
+	 .arg = "CODE:K:M",
+	 .fn = on_opt,
+	 .id = O_EC,
 	 .dflt = SDR_SCHEME_EC_DEFAULT_SPEC,
 	 .help = "with --rel ec: rs:K:M (Reed-Solomon) or xor:K:M, K data\n"
 		 "and M parity chunks per submessage, 1 <= K <= 64,\n"
 		 "1 <= M <= 32"},
-	{.name = "timeout", .arg = "SEC", .kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1e6,
-	 .flags = SDR_OPTF_GT_MIN, OFF(timeout), .dflt = "10",
+	{.name = "timeout",
+	 .arg = "SEC",
+	 .kind = SDR_OPT_DOUBLE,
+	 .fmin = 0,
+	 .fmax = 1e6,
+	 .flags = SDR_OPTF_GT_MIN,
+	 OFF(timeout),
+	 .dflt = "10",
 	 .help = "give up when nothing completes for SEC seconds,\n"
 		 "report pending messages and partial bitmaps, exit 1"},
-	{.name = "file", .arg = "F", .kind = SDR_OPT_STRING, OFF(file), .only = SEND,
+	{.name = "file",
+	 .arg = "F",
+	 .kind = SDR_OPT_STRING,
+	 OFF(file),
+	 .only = SEND,
 	 .help = "send file F in messages of max_msg bytes; the plan\n"
 		 "tells the receiver the file size (TCP mode)"},
-	{.name = "out", .arg = "F", .kind = SDR_OPT_STRING, OFF(out), .only = RECV,
+	{.name = "out",
+	 .arg = "F",
+	 .kind = SDR_OPT_STRING,
+	 OFF(out),
+	 .only = RECV,
 	 .help = "file mode: write the received file to F instead of\n"
 		 "verifying a pattern"},
-	{.name = "file-size", .arg = "BYTES", .kind = SDR_OPT_SIZE, .min = 1, OFF(file_size),
+	{.name = "file-size",
+	 .arg = "BYTES",
+	 .kind = SDR_OPT_SIZE,
+	 .min = 1,
+	 OFF(file_size),
 	 .only = RECV,
 	 .help = "file mode without TCP: the size of the sender's file\n"
 		 "(with the same --max-msg as the sender)"},
-	{.name = NULL, .only = SEND,
+	{.name = NULL,
+	 .only = SEND,
 	 .help = "Output: one line per completed message (a first line starting with '#' names\n"
 		 "the columns): index, size, status,\n"
 		 "  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
 		 "  Gbit/s over the interval since the previous completion,\n"
 		 "  completion = ms from this send's post to its completion;\n"
 		 "then a summary."},
-	{.name = NULL, .only = RECV,
+	{.name = NULL,
+	 .only = RECV,
 	 .help = "Output: one line per completed message (a first line starting with '#' names\n"
 		 "the columns): index, size, status, chunks set/total,\n"
 		 "  time = ms since this tool's first post (the same in sdr-send and sdr-recv),\n"
 		 "  Gbit/s over the interval since the previous completion;\n"
 		 "then a summary."},
-	{.name = "json", .kind = SDR_OPT_BOOL, OFF(json), .only = SEND,
+	{.name = "json",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(json),
+	 .only = SEND,
 	 .help = "one JSON object per line instead (\"t_ms\": time, \"ct_ms\":\n"
 		 "completion), then the summary"},
-	{.name = "json", .kind = SDR_OPT_BOOL, OFF(json), .only = RECV,
+	{.name = "json",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(json),
+	 .only = RECV,
 	 .help = "one JSON object per line instead (\"t_ms\": time),\n"
 		 "then the summary"},
 	{.name = "quiet", .kind = SDR_OPT_BOOL, OFF(quiet), .help = "summary only"},
@@ -384,7 +493,10 @@ static uint32_t get_u32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
-static uint64_t get_u64(const uint8_t *p) { return (uint64_t)get_u32(p) << 32 | get_u32(p + 4); }
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) << 32 | get_u32(p + 4);
+}
 
 /* plan: "SDRP" ver count nsizes seed(8) max_msg chunk_pkts flags
  *       file_size(8) sizes[64](8 each) rel; big-endian (version 2 added rel;
@@ -536,4 +648,3 @@ int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info)
 		usleep(50000);
 	}
 }
-

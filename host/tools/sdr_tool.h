@@ -24,7 +24,7 @@ struct tool_opts {
 	uint32_t port;       /* 1..65535 */
 	const char *connect; /* HOST[:PORT] */
 	uint32_t local_qpn, local_rkey;
-	const char *peer;    /* text, or @FILE */
+	const char *peer; /* text, or @FILE */
 	int print_qp;
 	const char *qp_file;
 	/* plan */
@@ -37,14 +37,14 @@ struct tool_opts {
 	uint32_t window;
 	double timeout;
 	int json, quiet;
-	const char *file;    /* sdr-send */
-	const char *out;     /* sdr-recv */
-	uint64_t file_size;  /* sdr-recv without TCP */
-	uint8_t rel;         /* enum sdr_reliability: --rel none|sr|ec|auto */
-	uint16_t ec;         /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
-	uint64_t rate_bps;   /* sender: --rate, 0 = unpaced */
+	const char *file;   /* sdr-send */
+	const char *out;    /* sdr-recv */
+	uint64_t file_size; /* sdr-recv without TCP */
+	uint8_t rel;        /* enum sdr_reliability: --rel none|sr|ec|auto */
+	uint16_t ec;        /* --ec CODE:K:M packed (sdr_ec_param_pack), with --rel ec */
+	uint64_t rate_bps;  /* sender: --rate, 0 = unpaced */
 	int rel_set, ec_set, ec_in_rel;
-	int no_imm;          /* --no-imm: every message with immediate 0 (none) */
+	int no_imm; /* --no-imm: every message with immediate 0 (none) */
 };
 
 /** What both sides agree on (sent by the sender over TCP). */
@@ -55,9 +55,9 @@ struct tool_plan {
 	uint32_t file_mode;
 	uint64_t file_size;
 	uint64_t sizes[TOOL_MAX_SIZES];
-	uint32_t rel;        /* enum sdr_reliability of both QPs */
-	uint16_t ec;         /* their EC parameters (sdr_ec_param_pack), 0 unless EC */
-	uint32_t no_imm;     /* 1: message n carries immediate 0 (none), not n */
+	uint32_t rel;    /* enum sdr_reliability of both QPs */
+	uint16_t ec;     /* their EC parameters (sdr_ec_param_pack), 0 unless EC */
+	uint32_t no_imm; /* 1: message n carries immediate 0 (none), not n */
 };
 
 /** The user immediate of message @p n of plan @p p: n, or 0 (no immediate)
@@ -99,9 +99,9 @@ int tool_recv_result(int fd, struct tool_result *r);
 struct tool_slot {
 	int busy;
 	uint64_t idx;
-	double t_post;               /* sdr-send: when it was posted */
-	struct sdr_send_handle *sh;  /* sdr-send */
-	struct sdr_recv_handle *rh;  /* sdr-recv */
+	double t_post;              /* sdr-send: when it was posted */
+	struct sdr_send_handle *sh; /* sdr-send */
+	struct sdr_recv_handle *rh; /* sdr-recv */
 };
 
 struct tool_loop;
@@ -115,8 +115,8 @@ struct tool_loop_ops {
 	int (*post)(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint8_t *buf);
 	/** Report the completion @p wc of message s->idx (@p t its time, @p dt
 	 *  since the previous completion): 1 if the message counts as delivered. */
-	int (*complete)(struct tool_loop *l, struct tool_slot *s, const struct sdr_wc *wc,
-			double t, double dt);
+	int (*complete)(struct tool_loop *l, struct tool_slot *s, const struct sdr_wc *wc, double t,
+			double dt);
 	/** After giving up (timeout, daemon gone): message s->idx did not complete. */
 	void (*pending)(struct tool_loop *l, struct tool_slot *s);
 };
@@ -128,13 +128,13 @@ struct tool_loop {
 	struct sdr_ctx *ctx;
 	struct sdr_qp *qp;
 	const struct tool_plan *plan;
-	int fd;          /* --file (sdr-send) / --out (sdr-recv), or -1 */
-	void *priv;      /* the caller's */
+	int fd;     /* --file (sdr-send) / --out (sdr-recv), or -1 */
+	void *priv; /* the caller's */
 	/* set by tool_loop_run() */
-	uint8_t *buf;    /* window * maxsz bytes, registered as mr */
-	uint64_t maxsz;  /* largest message of the plan */
+	uint8_t *buf;   /* window * maxsz bytes, registered as mr */
+	uint64_t maxsz; /* largest message of the plan */
 	struct sdr_mr *mr;
-	double t0;       /* app_now() before the first post */
+	double t0; /* app_now() before the first post */
 };
 
 /** Move the plan's messages through @p l->qp: a window of --window posts,

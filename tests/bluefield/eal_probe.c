@@ -27,10 +27,7 @@
 #define PROBE_PKTS 32
 #define PROBE_PAYLOAD 1024
 
-
-
-static void
-probe_addrs(struct sdr_l2l3 *a)
+static void probe_addrs(struct sdr_l2l3 *a)
 {
 	static const uint8_t src[6] = {0x02, 0, 0, 0, 0, 1};
 	static const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 2};
@@ -44,8 +41,8 @@ probe_addrs(struct sdr_l2l3 *a)
 }
 
 /* Build data packet i of a message into a fresh mbuf; NULL on failure. */
-static struct rte_mbuf *
-probe_build(struct rte_mempool *mp, uint32_t i, uint8_t *expect, size_t *len)
+static struct rte_mbuf *probe_build(struct rte_mempool *mp, uint32_t i, uint8_t *expect,
+				    size_t *len)
 {
 	struct sdr_l2l3 a;
 	struct sdr_data_hdr h;
@@ -80,8 +77,7 @@ probe_build(struct rte_mempool *mp, uint32_t i, uint8_t *expect, size_t *len)
 	return m;
 }
 
-static int
-probe_port_setup(uint16_t port, struct rte_mempool *mp)
+static int probe_port_setup(uint16_t port, struct rte_mempool *mp)
 {
 	struct rte_eth_conf conf;
 
@@ -95,8 +91,7 @@ probe_port_setup(uint16_t port, struct rte_mempool *mp)
 	return rte_eth_dev_start(port);
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	static uint8_t expect[PROBE_PKTS][SDR_DATA_HDR_LEN + PROBE_PAYLOAD + 8];
 	size_t len[PROBE_PKTS];
@@ -121,8 +116,8 @@ main(int argc, char **argv)
 	port = 0;
 	while (!rte_eth_dev_is_valid_port(port))
 		port++;
-	mp = rte_pktmbuf_pool_create("probe_pool", 1023, 32, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	mp = rte_pktmbuf_pool_create("probe_pool", 1023, 32, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     rte_socket_id());
 	if (mp == NULL || probe_port_setup(port, mp) != 0) {
 		fprintf(stderr, "eal_probe: mempool/port set-up failed\n");
 		rte_eal_cleanup();
@@ -162,8 +157,7 @@ main(int argc, char **argv)
 		CHECK(p.psn == i, "pkt %u: psn %" PRIu32, i, p.psn);
 		CHECK(sdr_imm_pkt_off(p.imm) == i, "pkt %u: imm offset %" PRIu32, i,
 		      sdr_imm_pkt_off(p.imm));
-		CHECK(p.payload_len == PROBE_PAYLOAD, "pkt %u: payload %" PRIu32, i,
-		      p.payload_len);
+		CHECK(p.payload_len == PROBE_PAYLOAD, "pkt %u: payload %" PRIu32, i, p.payload_len);
 		CHECK(p.se == (i == PROBE_PKTS - 1), "pkt %u: SE bit %u", i, p.se);
 	}
 	/* One bit flipped in the payload: the ICRC check must reject it. */
@@ -186,6 +180,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	printf("eal_probe: %u packets looped through port %u and verified; "
-	       "corrupted packet rejected\n", got, port);
+	       "corrupted packet rejected\n",
+	       got, port);
 	return 0;
 }

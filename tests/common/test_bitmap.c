@@ -107,7 +107,8 @@ static void test_random_ops(void)
 			uint32_t n = (uint32_t)t_below(nbits - first + 1);
 			uint32_t i = (uint32_t)t_below(nbits);
 
-			CHECK_OR_BREAK(sdr_bitmap_range_full(bm, first, n) == ref_range_full(first, n));
+			CHECK_OR_BREAK(sdr_bitmap_range_full(bm, first, n) ==
+				       ref_range_full(first, n));
 			CHECK_OR_BREAK(sdr_bit_test(bm, i) == ref[i]);
 			/* count of a prefix */
 			CHECK_OR_BREAK(sdr_bitmap_count(bm, first) == ref_count(first));

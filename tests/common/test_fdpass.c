@@ -61,7 +61,9 @@ int main(void)
 		} u;
 		int fds[3] = {mfd, mfd, mfd};
 		struct iovec iov = {.iov_base = msg, .iov_len = 4};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = u.buf,
 				    .msg_controllen = sizeof(u.buf)};
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 

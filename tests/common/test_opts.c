@@ -49,16 +49,26 @@ static struct ctx C;
 static const struct sdr_opt opts[] = {
 	SDR_OPT_SECTION("Group:"),
 	{.name = "size", .arg = "N", .help = "a size", .dflt = "4", .fn = on_size},
-	{.name = "verbose", .short_name = 'v', .help = "more", .fn = sdr_opt_flag, .var = &C.verbose},
-	{.name = "name", .arg = "S", .help = "first line\nsecond line", .fn = sdr_opt_str,
+	{.name = "verbose",
+	 .short_name = 'v',
+	 .help = "more",
+	 .fn = sdr_opt_flag,
+	 .var = &C.verbose},
+	{.name = "name",
+	 .arg = "S",
+	 .help = "first line\nsecond line",
+	 .fn = sdr_opt_str,
 	 .var = &C.name},
 	{.name = "a-very-long-option-name", .arg = "VALUE", .help = "long", .fn = on_eal},
 	{.name = "eal", .arg = "ARG", .help = "repeatable", .fn = on_eal},
 	{.name = "help", .short_name = 'h', .help = "this text"},
 	SDR_OPT_END,
 };
-static const struct sdr_opts set = {.prog = "test", .usage = "Usage: test [options]\n",
-				    .footer = "end\n", .opt = opts, .col = 20};
+static const struct sdr_opts set = {.prog = "test",
+				    .usage = "Usage: test [options]\n",
+				    .footer = "end\n",
+				    .opt = opts,
+				    .col = 20};
 
 static int parse(int argc, char **argv)
 {
@@ -75,8 +85,8 @@ struct tcfg {
 	const char *path;
 };
 
-static const struct sdr_opt_name modes[] = {{"mean", 0}, {"p999", 1}, {"max", 2},
-					     SDR_OPT_NAMES_END};
+static const struct sdr_opt_name modes[] = {
+	{"mean", 0}, {"p999", 1}, {"max", 2}, SDR_OPT_NAMES_END};
 static const struct sdr_opt_name random_word[] = {{"random", -1}, SDR_OPT_NAMES_END};
 static int posthook;
 
@@ -90,21 +100,37 @@ static int after(const struct sdr_opt *o, const char *arg, void *ctx)
 
 #define OFF(f) .off = offsetof(struct tcfg, f)
 static const struct sdr_opt typed[] = {
-	{.name = "mtu", .arg = "N", .kind = SDR_OPT_U32, .min = 1024, .max = 4096,
-	 .flags = SDR_OPTF_POW2, OFF(mtu), .fn = after},
+	{.name = "mtu",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1024,
+	 .max = 4096,
+	 .flags = SDR_OPTF_POW2,
+	 OFF(mtu),
+	 .fn = after},
 	{.name = "max", .arg = "B", .kind = SDR_OPT_SIZE32, .min = 1, .max = 1u << 30, OFF(max)},
 	{.name = "alpha", .arg = "A", .kind = SDR_OPT_MILLI, .fmin = 0, .fmax = 16, OFF(milli)},
 	{.name = "quota", .arg = "B", .kind = SDR_OPT_SIZE, .max = 1ull << 50, OFF(quota)},
 	{.name = "rate", .arg = "R", .kind = SDR_OPT_RATE, .min = 1000000, OFF(bps)},
 	{.name = "big", .arg = "N", .kind = SDR_OPT_U64, OFF(big)},
-	{.name = "epoch", .arg = "N|random", .kind = SDR_OPT_INT, .max = 1022,
-	 .names = random_word, OFF(epoch)},
+	{.name = "epoch",
+	 .arg = "N|random",
+	 .kind = SDR_OPT_INT,
+	 .max = 1022,
+	 .names = random_word,
+	 OFF(epoch)},
 	{.name = "mode", .arg = "M", .kind = SDR_OPT_ENUM, .names = modes, OFF(mode)},
 	{.name = "on", .kind = SDR_OPT_BOOL, OFF(on)},
 	{.name = "no-off", .kind = SDR_OPT_BOOL, .flags = SDR_OPTF_CLEAR, OFF(off)},
 	{.name = "set-on", .arg = "B", .kind = SDR_OPT_BOOL, OFF(on)},
-	{.name = "time", .arg = "T", .kind = SDR_OPT_DURATION, .unit = SDR_TIME_MS,
-	 .bare = SDR_TIME_UNIT_NEEDED, .fmin = 0, .fmax = 60000, .flags = SDR_OPTF_GT_MIN,
+	{.name = "time",
+	 .arg = "T",
+	 .kind = SDR_OPT_DURATION,
+	 .unit = SDR_TIME_MS,
+	 .bare = SDR_TIME_UNIT_NEEDED,
+	 .fmin = 0,
+	 .fmax = 60000,
+	 .flags = SDR_OPTF_GT_MIN,
 	 OFF(t_ms)},
 	{.name = "prob", .arg = "P", .kind = SDR_OPT_DOUBLE, .fmin = 0, .fmax = 1, OFF(prob)},
 	{.name = "path", .arg = "F", .kind = SDR_OPT_STRING, OFF(path)},
@@ -133,8 +159,8 @@ static int apply(const char *name, const char *arg, char *msg, size_t len)
 	return rc;
 }
 
-#define OK(name, arg) CHECK(apply(name, arg, m, sizeof(m)) == 0 && !m[0], "%s %s: %s", name, \
-			    arg ? arg : "", m)
+#define OK(name, arg) \
+	CHECK(apply(name, arg, m, sizeof(m)) == 0 && !m[0], "%s %s: %s", name, arg ? arg : "", m)
 #define NO(name, arg, want) \
 	CHECK(apply(name, arg, m, sizeof(m)) == -1 && !strcmp(m, want), "%s %s: %s", name, arg, m)
 
@@ -191,10 +217,12 @@ static void test_typed(void)
 	CHECK(T.t_ms == 2500);
 	OK("time", "250us");
 	CHECK(T.t_ms == 0.25);
-	NO("time", "5", "t: --time: '5' is not a duration in (0ms, 60000ms] "
-			"(a number and its unit: s, ms, us or ns)\n");
-	NO("time", "0s", "t: --time: '0s' is not a duration in (0ms, 60000ms] "
-			 "(a number and its unit: s, ms, us or ns)\n");
+	NO("time", "5",
+	   "t: --time: '5' is not a duration in (0ms, 60000ms] "
+	   "(a number and its unit: s, ms, us or ns)\n");
+	NO("time", "0s",
+	   "t: --time: '0s' is not a duration in (0ms, 60000ms] "
+	   "(a number and its unit: s, ms, us or ns)\n");
 	/* enums, booleans, strings */
 	OK("mode", "p999");
 	CHECK(T.mode == 1);
@@ -280,18 +308,17 @@ int main(void)
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
-		const char *want =
-			"Usage: test [options]\n"
-			"Group:\n"
-			"  --size N          a size (default 4)\n"
-			"  -v, --verbose     more\n"
-			"  --name S          first line\n"
-			"                    second line\n"
-			"  --a-very-long-option-name VALUE\n"
-			"                    long\n"
-			"  --eal ARG         repeatable\n"
-			"  -h, --help        this text\n"
-			"end\n";
+		const char *want = "Usage: test [options]\n"
+				   "Group:\n"
+				   "  --size N          a size (default 4)\n"
+				   "  -v, --verbose     more\n"
+				   "  --name S          first line\n"
+				   "                    second line\n"
+				   "  --a-very-long-option-name VALUE\n"
+				   "                    long\n"
+				   "  --eal ARG         repeatable\n"
+				   "  -h, --help        this text\n"
+				   "end\n";
 
 		sdr_opts_usage(&set, f);
 		fclose(f);

@@ -18,7 +18,10 @@ struct ent {
 	uint64_t check; /* function of seq: catches torn or stale entries */
 };
 
-static uint64_t check_of(uint64_t seq) { return ~(seq * 0x9E3779B97F4A7C15ull); }
+static uint64_t check_of(uint64_t seq)
+{
+	return ~(seq * 0x9E3779B97F4A7C15ull);
+}
 
 /* index block and entries as one shared allocation, like the real segment */
 struct shm {
@@ -30,8 +33,8 @@ static struct shm *shm_new(uint32_t size, uint32_t start)
 {
 	size_t bytes = sizeof(struct shm) + (size_t)size * sizeof(struct ent);
 	/* C11: the size must be a multiple of the alignment */
-	struct shm *s = aligned_alloc(SDR_CACHE_LINE,
-				      (bytes + SDR_CACHE_LINE - 1) / SDR_CACHE_LINE * SDR_CACHE_LINE);
+	struct shm *s = aligned_alloc(SDR_CACHE_LINE, (bytes + SDR_CACHE_LINE - 1) /
+							      SDR_CACHE_LINE * SDR_CACHE_LINE);
 
 	if (s == NULL) {
 		perror("aligned_alloc");
@@ -109,7 +112,8 @@ static void test_model(uint32_t size, uint32_t start, int rounds)
 
 			for (uint32_t i = 0; i < k; i++) {
 				const struct ent *e = sdr_ring_peek(&c, i);
-				CHECK_OR_BREAK(e->seq == next_out + i && e->check == check_of(e->seq));
+				CHECK_OR_BREAK(e->seq == next_out + i &&
+					       e->check == check_of(e->seq));
 			}
 			sdr_ring_consume(&c, k);
 			next_out += k;
@@ -179,8 +183,8 @@ static void test_hostile_prod(uint32_t start)
 	struct shm *s = shm_new(size, start);
 	struct sdr_ring c = {0};
 	struct ent out[4];
-	static const uint32_t bad_delta[] = {33, 34, 1000, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu,
-					     0xFFFFFFE0u};
+	static const uint32_t bad_delta[] = {33,          34,          1000,       0x7FFFFFFF,
+					     0x80000000u, 0xFFFFFFFFu, 0xFFFFFFE0u};
 
 	attach_or_die(&c, &s->idx, s->e, size, sizeof(struct ent), 0);
 	for (size_t i = 0; i < sizeof(bad_delta) / sizeof(bad_delta[0]); i++) {
@@ -248,7 +252,7 @@ static void test_hostile_cons(uint32_t start)
 struct stress {
 	struct shm *s;
 	uint32_t size;
-	uint64_t bad;       /* consumer: first wrong seq + 1, or 0 */
+	uint64_t bad; /* consumer: first wrong seq + 1, or 0 */
 	uint64_t received;
 	uint64_t seed;
 };
@@ -358,7 +362,8 @@ static void test_threads(uint32_t size, uint32_t start)
 	CHECK(pthread_create(&tp, NULL, producer, &st) == 0);
 	pthread_join(tc, NULL);
 	if (st.bad) {
-		fprintf(stderr, "stress: wrong entry at seq %llu\n", (unsigned long long)st.bad - 1);
+		fprintf(stderr, "stress: wrong entry at seq %llu\n",
+			(unsigned long long)st.bad - 1);
 		t_failures++;
 		/* the producer may wait forever for room; do not join it */
 		return;
@@ -372,8 +377,8 @@ static void test_threads(uint32_t size, uint32_t start)
 
 int main(void)
 {
-	static const uint32_t starts[] = {0, 5, UINT32_MAX - 7, UINT32_MAX, UINT32_MAX - 300,
-					  0x80000000u - 3};
+	static const uint32_t starts[] = {
+		0, 5, UINT32_MAX - 7, UINT32_MAX, UINT32_MAX - 300, 0x80000000u - 3};
 
 	t_seed("test_ring", 0x52494E47);
 	test_attach();

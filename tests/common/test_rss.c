@@ -63,7 +63,8 @@ int main(void)
 		uint32_t want = 0;
 		in[j / 8] = (uint8_t)(0x80 >> (j % 8));
 		for (unsigned b = 0; b < 32; b++)
-			want |= (uint32_t)(sdr_rss_key[(j + b) / 8] >> (7 - (j + b) % 8) & 1) << (31 - b);
+			want |= (uint32_t)(sdr_rss_key[(j + b) / 8] >> (7 - (j + b) % 8) & 1)
+				<< (31 - b);
 		CHECK_EQ(sdr_toeplitz(sdr_rss_key, in, 2), want);
 	}
 	for (int k = 0; k < 1000; k++) {
@@ -73,8 +74,9 @@ int main(void)
 			b[i] = (uint8_t)t_rnd();
 			c[i] = a[i] ^ b[i];
 		}
-		CHECK_OR_BREAK(sdr_toeplitz(sdr_rss_key, c, 12) ==
-			       (sdr_toeplitz(sdr_rss_key, a, 12) ^ sdr_toeplitz(sdr_rss_key, b, 12)));
+		CHECK_OR_BREAK(
+			sdr_toeplitz(sdr_rss_key, c, 12) ==
+			(sdr_toeplitz(sdr_rss_key, a, 12) ^ sdr_toeplitz(sdr_rss_key, b, 12)));
 	}
 
 	/* the source port of a QP, and the queue it lands on */

@@ -13,7 +13,7 @@
 #include "sdr_test.h"
 
 /* two schemes are equal field by field (not memcmp: no padding assumed) */
-#define SCHEME_EQ(a, b)                                                                  \
+#define SCHEME_EQ(a, b) \
 	((a)->rel == (b)->rel && (a)->code == (b)->code && (a)->k == (b)->k && (a)->m == (b)->m)
 
 /* the rules as sdr_ec_param_check() and the model spelled them before */
@@ -41,10 +41,10 @@ static void test_spellings(void)
 	CHECK(sdr_scheme_parse("auto", 0, NULL, &s) == 0 && s.rel == SDR_REL_AUTO);
 	CHECK(sdr_scheme_parse("rs:32:8", 0, NULL, &s) == 0 && s.rel == SDR_REL_EC &&
 	      s.code == SDR_EC_RS && s.k == 32 && s.m == 8);
-	CHECK(sdr_scheme_parse("xor:16:4", 0, NULL, &s) == 0 && s.code == SDR_EC_XOR &&
-	      s.k == 16 && s.m == 4);
-	CHECK(sdr_scheme_parse("ec:rs:8:2", 0, NULL, &s) == 0 && s.code == SDR_EC_RS &&
-	      s.k == 8 && s.m == 2);
+	CHECK(sdr_scheme_parse("xor:16:4", 0, NULL, &s) == 0 && s.code == SDR_EC_XOR && s.k == 16 &&
+	      s.m == 4);
+	CHECK(sdr_scheme_parse("ec:rs:8:2", 0, NULL, &s) == 0 && s.code == SDR_EC_RS && s.k == 8 &&
+	      s.m == 2);
 	CHECK(sdr_scheme_parse("ec", 0, NULL, &s) == -EINVAL);
 	CHECK(sdr_scheme_parse("ec", 0, &dflt, &s) == 0 && s.rel == SDR_REL_EC && s.k == 32 &&
 	      s.m == 8 && s.code == SDR_EC_RS);
@@ -58,10 +58,11 @@ static void test_spellings(void)
 	      s.rel == SDR_REL_AUTO);
 	CHECK(sdr_scheme_parse("auto", SDR_SCHEME_SR_EC, NULL, &s) == -EINVAL);
 	CHECK(sdr_scheme_parse("none", SDR_SCHEME_SR_EC, NULL, &s) == -EINVAL);
-	static const char *const bad[] = {"", "s", "srr", "ec:", "ec:rs", "rs:8", "rs:8:",
-					  ":8:2", "rs:8:2:", "rs:+8:2", "rs: 8:2", "RS:8:2",
-					  "ec:ec:rs:8:2", "rs:8:2 ", " sr", "xor:2:4", "rs:65:1",
-					  "rs:1:33", "rs:0:1", "rs:1:0", "rs:70000:1", "tcp"};
+	static const char *const bad[] = {
+		"",     "s",       "srr",     "ec:",     "ec:rs",  "rs:8",         "rs:8:",
+		":8:2", "rs:8:2:", "rs:+8:2", "rs: 8:2", "RS:8:2", "ec:ec:rs:8:2", "rs:8:2 ",
+		" sr",  "xor:2:4", "rs:65:1", "rs:1:33", "rs:0:1", "rs:1:0",       "rs:70000:1",
+		"tcp"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		s.rel = 99;
 		CHECK(sdr_scheme_parse(bad[i], 0, &dflt, &s) == -EINVAL, "'%s'", bad[i]);
@@ -86,8 +87,10 @@ static void test_spellings(void)
 	CHECK(sdr_scheme_format(&s, SDR_SCHEME_SPEC, buf, 8) == -ENOSPC);
 	CHECK(sdr_scheme_format(&s, 9, buf, sizeof(buf)) == -EINVAL);
 	s = (struct sdr_scheme){SDR_REL_AUTO, 0, 0, 0};
-	CHECK(sdr_scheme_format(&s, SDR_SCHEME_SPEC, buf, sizeof(buf)) == 4 && !strcmp(buf, "auto"));
-	CHECK(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, sizeof(buf)) > 0 && !strcmp(buf, "AUTO"));
+	CHECK(sdr_scheme_format(&s, SDR_SCHEME_SPEC, buf, sizeof(buf)) == 4 &&
+	      !strcmp(buf, "auto"));
+	CHECK(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, sizeof(buf)) > 0 &&
+	      !strcmp(buf, "AUTO"));
 	s.rel = 4;
 	CHECK(sdr_scheme_format(&s, SDR_SCHEME_SPEC, buf, sizeof(buf)) == -EINVAL);
 	CHECK(!strcmp(sdr_rel_name(SDR_REL_EC), "ec") && !strcmp(sdr_rel_name(7), "?"));
@@ -104,7 +107,8 @@ static void test_limits(void)
 		for (unsigned k = 0; k <= 300; k++)
 			for (unsigned m = 0; m <= 70; m++) {
 				struct sdr_scheme s = {SDR_REL_EC, (uint8_t)code, (uint16_t)k,
-						       (uint16_t)m}, r;
+						       (uint16_t)m},
+						  r;
 				char buf[SDR_SCHEME_STR_MAX];
 				int qp = qp_ok(code, k, m);
 
@@ -119,8 +123,9 @@ static void test_limits(void)
 								 sizeof(buf)) > 0);
 				CHECK_OR_BREAK(sdr_scheme_parse(buf, 0, NULL, &r) == 0 &&
 					       SCHEME_EQ(&r, &s));
-				CHECK_OR_BREAK(sdr_scheme_unpack(SDR_REL_EC, sdr_scheme_ec(&s), &r) == 0 &&
-					       SCHEME_EQ(&r, &s));
+				CHECK_OR_BREAK(
+					sdr_scheme_unpack(SDR_REL_EC, sdr_scheme_ec(&s), &r) == 0 &&
+					SCHEME_EQ(&r, &s));
 				CHECK_OR_BREAK(sdr_ec_param_code(sdr_scheme_ec(&s)) == code &&
 					       sdr_ec_param_k(sdr_scheme_ec(&s)) == k &&
 					       sdr_ec_param_m(sdr_scheme_ec(&s)) == m);

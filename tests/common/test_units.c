@@ -48,8 +48,8 @@ int main(void)
 	      !strcmp(rest, "MS"));
 	CHECK(sdr_parse_duration("5parsec", SDR_TIME_S, SDR_TIME_S, &v, &rest) == SDR_TIME_EUNIT &&
 	      !strcmp(rest, "parsec"));
-	static const char *const bad[] = {"", "-1ms", "+1ms", " 1ms", "inf", "nan", "0x10ms",
-					  "ms", ".ms", "1e999s"};
+	static const char *const bad[] = {"",    "-1ms",   "+1ms", " 1ms", "inf",
+					  "nan", "0x10ms", "ms",   ".ms",  "1e999s"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(sdr_parse_duration(bad[i], SDR_TIME_S, SDR_TIME_S, &v, NULL) == SDR_TIME_ENUM,
 		      "'%s'", bad[i]);

@@ -51,9 +51,10 @@ static void serve(struct sdr_wheel *w, uint64_t t0, uint64_t t1, uint64_t step, 
 			 * byte are truncated to 2^-32 */
 			double line = (double)rate[i] * (double)(t - t0 + 2) / (double)hz;
 			if ((double)bytes[i] > line + frame + 1e-6 && !early++)
-				fprintf(stderr, "flow %u ahead of its rate at t=%llu: %llu B > %.0f + %u\n",
-					i, (unsigned long long)t, (unsigned long long)bytes[i], line,
-					frame);
+				fprintf(stderr,
+					"flow %u ahead of its rate at t=%llu: %llu B > %.0f + %u\n",
+					i, (unsigned long long)t, (unsigned long long)bytes[i],
+					line, frame);
 			sdr_wheel_sent(w, i, frame);
 			sdr_wheel_requeue(w, i);
 			CHECK(ns < n);
@@ -184,7 +185,7 @@ int main(void)
 		static struct sdr_sched s;
 		enum { NS = 256 };
 		static struct sdr_wheel_flow sf[NS];
-		const uint64_t r = 125000000 / 4; /* 250 Mbit/s */
+		const uint64_t r = 125000000 / 4;                                 /* 250 Mbit/s */
 		const uint64_t T = sdr_wheel_cycles(sdr_wheel_cpb(hz, r), frame); /* frame time */
 		const uint64_t slack = 64 * 1024;
 		uint64_t t = 5 * hz, dep[16];
@@ -257,7 +258,8 @@ int main(void)
 		CHECK_EQ(sf[1].t_next, t + T);
 		{
 			uint32_t got = SDR_WHEEL_NIL;
-			for (uint64_t now = t; now <= t + T + 4096 && got == SDR_WHEEL_NIL; now += 512) {
+			for (uint64_t now = t; now <= t + T + 4096 && got == SDR_WHEEL_NIL;
+			     now += 512) {
 				sdr_sched_begin(&s, now);
 				got = sdr_sched_next(&s, now);
 				if (got != SDR_WHEEL_NIL)
@@ -298,7 +300,8 @@ int main(void)
 				uint64_t want = fr * (end - t1) / hz;
 				if (bytes[k] + frame < want || bytes[k] > want + frame) {
 					CHECK(0, "flow %u: %llu bytes, want %llu", k,
-					      (unsigned long long)bytes[k], (unsigned long long)want);
+					      (unsigned long long)bytes[k],
+					      (unsigned long long)want);
 					break;
 				}
 			}
@@ -340,8 +343,9 @@ int main(void)
 					blocked_seen++;
 			}
 			uint64_t want = 125000000ull * (end - t2) / hz;
-			CHECK(pb >= want && pb <= want + 2 * frame + slack, "port: %llu bytes, want %llu",
-			      (unsigned long long)pb, (unsigned long long)want);
+			CHECK(pb >= want && pb <= want + 2 * frame + slack,
+			      "port: %llu bytes, want %llu", (unsigned long long)pb,
+			      (unsigned long long)want);
 			CHECK(blocked_seen > 0);
 			/* a worker may sleep while the flows only wait for a port gate
 			 * that is not due before the sleep ends (not: while there are

@@ -93,7 +93,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--code rs|xor] [--k K] [--m M] [--chunk BYTES] [--erasures E]\n"
-		"          [--stripes N] [--seconds S] [--msg BYTES] [--backend isal-rs|isal-rs-gfni|xor-u64]\n"
+		"          [--stripes N] [--seconds S] [--msg BYTES] [--backend "
+		"isal-rs|isal-rs-gfni|xor-u64]\n"
 		"defaults: --code rs --k 32 --m 8 --chunk 4096 --erasures m --stripes 1 "
 		"--seconds 0.5 --msg 1048576\n",
 		prog);
@@ -214,10 +215,10 @@ bad:
 struct sender {
 	const struct cfg *c;
 	struct sdr_ec *ec;
-	uint8_t *msg;              /* c->msg bytes, a whole number of chunks */
-	uint8_t *pkt[SEND_PKTS];   /* chunk bytes each */
+	uint8_t *msg;            /* c->msg bytes, a whole number of chunks */
+	uint8_t *pkt[SEND_PKTS]; /* chunk bytes each */
 	uint8_t *par[SDR_EC_MAX_CHUNKS];
-	uint8_t *zero;             /* a zero chunk: padding of the last submessage */
+	uint8_t *zero; /* a zero chunk: padding of the last submessage */
 	size_t nchunks;
 };
 
@@ -315,7 +316,8 @@ static int sender_figures(const struct cfg *c, struct sdr_ec *ec)
 	} while (t[0] + t[1] + t[2] < 3 * c->seconds);
 	data_b = (double)c->msg * it;
 	printf("send, copy only:            %8.3f GB/s data  %9.0f ns/message of %zu B  "
-	       "[%lu messages; CPU time]\n", data_b / t[0] / 1e9, t[0] / it * 1e9, c->msg, it);
+	       "[%lu messages; CPU time]\n",
+	       data_b / t[0] / 1e9, t[0] / it * 1e9, c->msg, it);
 	printf("send, encode at sub end:    %8.3f GB/s data  %9.0f ns/message (encode %.0f ns)\n",
 	       data_b / t[1] / 1e9, t[1] / it * 1e9, (t[1] - t[0]) / it * 1e9);
 	printf("send, encode incrementally: %8.3f GB/s data  %9.0f ns/message (encode %.0f ns)\n",
@@ -361,7 +363,7 @@ static void print_cpu(void)
 	char line[256], model[256] = "", part[256] = "";
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	struct utsname u;
-	double load[3] = { 0, 0, 0 };
+	double load[3] = {0, 0, 0};
 
 	if (f != NULL) {
 		while (fgets(line, sizeof(line), f) != NULL) {
@@ -391,7 +393,8 @@ static void print_cpu(void)
 	f = fopen("/proc/loadavg", "r");
 	if (f != NULL) {
 		if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) == 3)
-			printf("load avg:   %.2f %.2f %.2f at start (other work on this machine skews "
+			printf("load avg:   %.2f %.2f %.2f at start (other work on this machine "
+			       "skews "
 			       "the figures)\n",
 			       load[0], load[1], load[2]);
 		fclose(f);
@@ -452,7 +455,8 @@ int main(int argc, char **argv)
 
 	/* Correctness first: encode, erase, decode, compare. */
 	for (s = 0; s < c.stripes; s++)
-		if (sdr_ec_encode(ec, (const uint8_t *const *)chunks[s], chunks[s] + c.k, c.chunk) != 0)
+		if (sdr_ec_encode(ec, (const uint8_t *const *)chunks[s], chunks[s] + c.k,
+				  c.chunk) != 0)
 			goto fail;
 	for (p = 0; p < 2; p++) {
 		for (i = 0; i < c.k; i++)
@@ -510,7 +514,8 @@ int main(int argc, char **argv)
 	t0 = now();
 	do {
 		for (i = 0; i < 16; i++, it++)
-			sdr_ec_decode(ec, chunks[it % c.stripes], present[it % N_PATTERNS], c.chunk);
+			sdr_ec_decode(ec, chunks[it % c.stripes], present[it % N_PATTERNS],
+				      c.chunk);
 		t = now() - t0;
 	} while (t < c.seconds);
 	printf("decode, new pattern:  %8.3f GB/s data (k*chunk/call)   %8.3f GB/s recovered "

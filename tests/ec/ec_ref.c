@@ -45,8 +45,9 @@ void ref_generator(enum sdr_ec_code code, unsigned int k, unsigned int m, uint8_
 		gen[j * k + j] = 1;
 	for (r = 0; r < m; r++)
 		for (j = 0; j < k; j++)
-			gen[(size_t)(k + r) * k + j] = code == SDR_EC_RS ?
-				ref_inv((uint8_t)((k + r) ^ j)) : (uint8_t)(j % m == r);
+			gen[(size_t)(k + r) * k + j] = code == SDR_EC_RS
+							       ? ref_inv((uint8_t)((k + r) ^ j))
+							       : (uint8_t)(j % m == r);
 }
 
 int ref_invert(unsigned int n, const uint8_t *in, uint8_t *out)
@@ -129,8 +130,7 @@ static int basis_add(unsigned int k, uint8_t *basis, unsigned int *piv, unsigned
 	return 1;
 }
 
-unsigned int ref_rank(unsigned int k, unsigned int rows, const uint8_t *gen,
-		      const uint8_t *present)
+unsigned int ref_rank(unsigned int k, unsigned int rows, const uint8_t *gen, const uint8_t *present)
 {
 	uint8_t *basis = malloc((size_t)(k + 1) * k);
 	unsigned int *piv = malloc((k + 1) * sizeof(*piv));
@@ -188,7 +188,8 @@ int ref_decode(unsigned int k, unsigned int m, const uint8_t *gen, uint8_t *cons
 					uint8_t acc = 0;
 
 					for (i = 0; i < k; i++)
-						acc ^= ref_mul(inv[(size_t)j * k + i], chunks[sel[i]][b]);
+						acc ^= ref_mul(inv[(size_t)j * k + i],
+							       chunks[sel[i]][b]);
 					out[j][b] = acc;
 				}
 			rc = 0;

@@ -117,13 +117,14 @@ static void check_encode(struct sdr_ec *ec, struct stripe *s)
 		size_t off = (size_t)(s->chunk[i] - s->base[i]);
 
 		if (memcmp(s->chunk[i], s->orig[i], s->len) != 0) {
-			fprintf(stderr, "encode %s k=%u m=%u len=%zu: parity %u differs from reference\n",
+			fprintf(stderr,
+				"encode %s k=%u m=%u len=%zu: parity %u differs from reference\n",
 				sdr_ec_code_name(s->code), k, m, s->len, i - k);
 			t_failures++;
 		}
 		CHECK(memcmp(s->base[i], s->snap[i], off) == 0);
-		CHECK(memcmp(s->chunk[i] + s->len, s->snap[i] + off + s->len, s->span - off - s->len) ==
-		      0);
+		CHECK(memcmp(s->chunk[i] + s->len, s->snap[i] + off + s->len,
+			     s->span - off - s->len) == 0);
 	}
 }
 
@@ -172,7 +173,8 @@ static void check_pattern(struct sdr_ec *ec, struct stripe *s, const uint8_t *pr
 		if (i < k && !present[i] && rc >= 0) {
 			if (memcmp(s->chunk[i], s->orig[i], s->len) != 0) {
 				fprintf(stderr,
-					"decode %s k=%u m=%u len=%zu: data chunk %u not recovered\n",
+					"decode %s k=%u m=%u len=%zu: data chunk %u not "
+					"recovered\n",
 					sdr_ec_code_name(s->code), k, m, s->len, i);
 				t_failures++;
 			}
@@ -287,7 +289,7 @@ static void run_case(const struct sdr_ec_ops *ops, unsigned int k, unsigned int 
  * agree, the reference encode is the same code as ISA-L's. */
 static void test_reference(void)
 {
-	static const unsigned int km[][2] = { { 2, 1 }, { 4, 2 }, { 32, 8 }, { 200, 55 }, { 1, 254 } };
+	static const unsigned int km[][2] = {{2, 1}, {4, 2}, {32, 8}, {200, 55}, {1, 254}};
 	unsigned int a, b, i;
 
 	for (a = 0; a < 256; a++) {
@@ -319,7 +321,7 @@ static void test_reference(void)
 	}
 	{
 		/* a singular matrix is detected */
-		const uint8_t sing[4] = { 3, 5, 3, 5 };
+		const uint8_t sing[4] = {3, 5, 3, 5};
 		uint8_t out[4];
 
 		CHECK_EQ(ref_invert(2, sing, out), -1);
@@ -381,7 +383,7 @@ static void test_bad_args(enum sdr_ec_code code)
 {
 	struct sdr_ec *ec = sdr_ec_create(code, 4, 2);
 	struct stripe s;
-	uint8_t present[6] = { 1, 0, 1, 1, 1, 1 };
+	uint8_t present[6] = {1, 0, 1, 1, 1, 1};
 	uint8_t *ptr[6];
 	unsigned int i;
 
@@ -436,13 +438,12 @@ static void test_rs_cache(void)
 	struct sdr_ec *ec = sdr_ec_create(SDR_EC_RS, 6, 3);
 	struct stripe s;
 	static const uint8_t seq[][9] = {
-		{ 0, 1, 1, 1, 1, 1, 0, 1, 1 }, /* d0 lost, parity 0 lost: uses p1 */
-		{ 0, 1, 1, 1, 1, 1, 1, 1, 1 }, /* d0 lost: uses p0 */
-		{ 0, 1, 1, 1, 1, 1, 0, 1, 1 },
-		{ 0, 1, 1, 1, 1, 1, 0, 0, 1 }, /* uses p2 */
-		{ 0, 0, 1, 1, 1, 1, 0, 1, 1 }, /* d0, d1 from p1, p2 */
-		{ 0, 0, 1, 1, 1, 1, 1, 1, 0 }, /* d0, d1 from p0, p1 */
-		{ 1, 0, 0, 1, 1, 1, 1, 1, 0 },
+		{0, 1, 1, 1, 1, 1, 0, 1, 1}, /* d0 lost, parity 0 lost: uses p1 */
+		{0, 1, 1, 1, 1, 1, 1, 1, 1}, /* d0 lost: uses p0 */
+		{0, 1, 1, 1, 1, 1, 0, 1, 1}, {0, 1, 1, 1, 1, 1, 0, 0, 1}, /* uses p2 */
+		{0, 0, 1, 1, 1, 1, 0, 1, 1},                              /* d0, d1 from p1, p2 */
+		{0, 0, 1, 1, 1, 1, 1, 1, 0},                              /* d0, d1 from p0, p1 */
+		{1, 0, 0, 1, 1, 1, 1, 1, 0},
 	};
 	unsigned int i, rep;
 
@@ -625,7 +626,8 @@ static void check_update(struct sdr_ec *ec, enum sdr_ec_code code, unsigned int 
 	n_encoded++;
 	for (j = 0; j < m; j++) {
 		if (memcmp(par[j], ref[j], len) != 0) {
-			fprintf(stderr, "update %s k=%u m=%u len=%zu: parity %u differs from reference\n",
+			fprintf(stderr,
+				"update %s k=%u m=%u len=%zu: parity %u differs from reference\n",
 				sdr_ec_code_name(code), k, m, len, j);
 			t_failures++;
 		}
@@ -646,10 +648,10 @@ static void check_update(struct sdr_ec *ec, enum sdr_ec_code code, unsigned int 
  * both codes, short random lengths; then chunk-sized ones. And the errors. */
 static void test_update(const struct sdr_ec_ops *const *backends, unsigned int nb)
 {
-	static const unsigned int big[][2] = { { 32, 8 }, { 4, 2 }, { 64, 32 }, { 16, 4 } };
-	static const size_t big_len[] = { 4096, 4097, 1000 };
+	static const unsigned int big[][2] = {{32, 8}, {4, 2}, {64, 32}, {16, 4}};
+	static const size_t big_len[] = {4096, 4097, 1000};
 	unsigned long before = n_encoded;
-	uint8_t buf[3][64], *p[3] = { buf[0], buf[1], buf[2] };
+	uint8_t buf[3][64], *p[3] = {buf[0], buf[1], buf[2]};
 	struct sdr_ec *ec;
 
 	for (unsigned int c = 0; c < nb; c++) {
@@ -696,16 +698,16 @@ static void test_update(const struct sdr_ec_ops *const *backends, unsigned int n
 int main(int argc, char **argv)
 {
 	static const unsigned int km[][2] = {
-		{ 1, 1 },  { 2, 1 },   { 3, 1 },   { 3, 2 },   { 4, 2 },  { 5, 2 },  { 6, 3 },
-		{ 7, 3 },  { 8, 4 },   { 9, 4 },   { 10, 4 },  { 12, 4 }, { 16, 4 }, { 20, 5 },
-		{ 24, 6 }, { 28, 7 },  { 32, 7 },  { 32, 8 },  { 32, 1 }, { 1, 8 },  { 8, 8 },
+		{1, 1},  {2, 1},  {3, 1},  {3, 2},  {4, 2},  {5, 2},  {6, 3},
+		{7, 3},  {8, 4},  {9, 4},  {10, 4}, {12, 4}, {16, 4}, {20, 5},
+		{24, 6}, {28, 7}, {32, 7}, {32, 8}, {32, 1}, {1, 8},  {8, 8},
 	};
-	static const size_t lens[] = { 1,  2,  3,  7,   8,   15,   16,   17,   31,   32,  33,
-				       63, 64, 65, 100, 255, 256, 1000, 4095, 4096, 4097 };
-	static const unsigned int exh[][2] = { { 2, 1 }, { 4, 2 }, { 5, 2 }, { 6, 3 }, { 8, 4 } };
+	static const size_t lens[] = {1,  2,  3,  7,   8,   15,  16,   17,   31,   32,  33,
+				      63, 64, 65, 100, 255, 256, 1000, 4095, 4096, 4097};
+	static const unsigned int exh[][2] = {{2, 1}, {4, 2}, {5, 2}, {6, 3}, {8, 4}};
 	/* every software backend this CPU runs: ISA-L's RS, its GFNI variant, XOR */
-	const struct sdr_ec_ops *backends[3] = { &sdr_ec_isal_rs_ops, &sdr_ec_xor_ops,
-						 &sdr_ec_gfni_rs_ops };
+	const struct sdr_ec_ops *backends[3] = {&sdr_ec_isal_rs_ops, &sdr_ec_xor_ops,
+						&sdr_ec_gfni_rs_ops};
 	unsigned int nb = sdr_ec_gfni_usable() ? 3 : 2, c, i, j;
 
 	quick = argc > 1 && strcmp(argv[1], "--quick") == 0;

@@ -156,10 +156,18 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct gen_cfg c = {
-		.l2 = {.src_mac = {0x02, 0, 0, 0, 0, 1}, .dst_mac = {0x02, 0, 0, 0, 0, 2},
-		       .src_ip = 0x0A000001, .dst_ip = 0x0A000002},
-		.src_qpn = 0x200, .dest_qpn = 0x100, .generations = 4, .rkey = 0x5D12,
-		.mtu = 1024, .max_msg = 65536, .messages = 4, .msg_len = 3000,
+		.l2 = {.src_mac = {0x02, 0, 0, 0, 0, 1},
+		       .dst_mac = {0x02, 0, 0, 0, 0, 2},
+		       .src_ip = 0x0A000001,
+		       .dst_ip = 0x0A000002},
+		.src_qpn = 0x200,
+		.dest_qpn = 0x100,
+		.generations = 4,
+		.rkey = 0x5D12,
+		.mtu = 1024,
+		.max_msg = 65536,
+		.messages = 4,
+		.msg_len = 3000,
 		.user_imm = 0x89ABCDEF,
 	};
 	uint32_t psn;
@@ -167,9 +175,10 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		/* options 'e'..'q' in order */
-		uint32_t *num[] = {&c.src_qpn, &c.dest_qpn, &c.generations, &c.rkey,
-				   &c.mtu, &c.max_msg, &c.msg_seq, &c.messages, &c.msg_len,
-				   &c.user_imm, &c.pattern_seed, &c.psn, &c.cts};
+		uint32_t *num[] = {&c.src_qpn, &c.dest_qpn, &c.generations,  &c.rkey,
+				   &c.mtu,     &c.max_msg,  &c.msg_seq,      &c.messages,
+				   &c.msg_len, &c.user_imm, &c.pattern_seed, &c.psn,
+				   &c.cts};
 
 		if (opt == 'a')
 			bad |= sdr_parse_mac(optarg, c.l2.src_mac);
@@ -194,8 +203,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if ((c.mtu != 256 && c.mtu != 512 && c.mtu != 1024 && c.mtu != 2048 && c.mtu != 4096) ||
-	    c.generations == 0 || (c.generations & (c.generations - 1)) ||
-	    c.msg_len == 0 || c.msg_len > c.max_msg || c.cts > SDR_CTS_MAX_ENTRIES ||
+	    c.generations == 0 || (c.generations & (c.generations - 1)) || c.msg_len == 0 ||
+	    c.msg_len > c.max_msg || c.cts > SDR_CTS_MAX_ENTRIES ||
 	    c.msg_len / c.mtu >= SDR_MAX_PKTS || c.dest_qpn + c.generations > SDR_QPN_MASK) {
 		fprintf(stderr, "gen_pcap: inconsistent arguments\n");
 		return 2;

@@ -36,7 +36,7 @@ static struct rig *cur; /* the fake primitives find the rig here */
 
 struct rig_frame {
 	uint64_t due, serial;
-	int from, to;  /* from = -1: injected */
+	int from, to; /* from = -1: injected */
 	enum rig_kind kind;
 	uint32_t len;
 	uint8_t data[];
@@ -60,12 +60,12 @@ struct mbuf_pool {
 struct host {
 	struct sdr_ring_idx *idx; /* the SQ ring's shared index block */
 	struct sdr_sqe *ent;
-	struct sdr_ring prod;     /* the host's producer view */
-	struct sdr_sqe *backlog;  /* FIFO waiting for room in the ring */
+	struct sdr_ring prod;    /* the host's producer view */
+	struct sdr_sqe *backlog; /* FIFO waiting for room in the ring */
 	size_t head, n, cap;
 	struct sdr_ring_idx *cq_idx; /* the CQ ring (cq.c writes it) */
 	struct sdr_cqe *cq_ent;
-	struct sdr_ring cq;          /* the host's consumer view */
+	struct sdr_ring cq; /* the host's consumer view */
 };
 
 struct rig_priv {
@@ -243,8 +243,8 @@ void rig_inject(struct rig *r, int to, const uint8_t *frame, size_t len)
 /* One line per frame transmitted (SDR_RIG_TRACE=1). */
 static void trace_frame(const struct rig *r, const struct rig_frame_info *fi)
 {
-	static const char *const kn[RIG_K__MAX] = {"DATA", "CTS", "ACK", "NACK", "PARITY",
-						   "ABORT", "OTHER"};
+	static const char *const kn[RIG_K__MAX] = {"DATA",   "CTS",   "ACK",  "NACK",
+						   "PARITY", "ABORT", "OTHER"};
 	const struct sdr_parsed *p = fi->p;
 	struct sdr_ctrl_hdr h;
 
@@ -313,8 +313,8 @@ static void wire_tx(struct rig *r, int from, const uint8_t *f, size_t len)
 		struct sdr_ctrl_hdr h;
 		if (sdr_ctrl_hdr_decode(p.payload, p.payload_len, &h) == 0) {
 			static const enum rig_kind k[SDR_CTRL__MAX] = {
-				[SDR_CTRL_CTS] = RIG_K_CTS, [SDR_CTRL_ACK] = RIG_K_ACK,
-				[SDR_CTRL_NACK] = RIG_K_NACK, [SDR_CTRL_PARITY] = RIG_K_PARITY,
+				[SDR_CTRL_CTS] = RIG_K_CTS,     [SDR_CTRL_ACK] = RIG_K_ACK,
+				[SDR_CTRL_NACK] = RIG_K_NACK,   [SDR_CTRL_PARITY] = RIG_K_PARITY,
 				[SDR_CTRL_ABORT] = RIG_K_ABORT,
 			};
 			fi.kind = h.type < SDR_CTRL__MAX && k[h.type] ? k[h.type] : RIG_K_OTHER;
@@ -364,8 +364,9 @@ static void wire_tx(struct rig *r, int from, const uint8_t *f, size_t len)
 					r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1)));
 	if (chance(pv, l->dup)) {
 		ws->dup[fi.kind]++;
-		heap_push(&pv->q[to], frame_new(r, from, to, fi.kind, f, len,
-						r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1)));
+		heap_push(&pv->q[to],
+			  frame_new(r, from, to, fi.kind, f, len,
+				    r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1)));
 	}
 }
 
@@ -622,8 +623,13 @@ void rig_send_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t
 		 uint64_t wr_id)
 {
 	struct sdr_sqe d = {
-		.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qp_id, .mr_id = 0,
-		.wr_id = wr_id, .offset = off, .length = len, .imm = imm,
+		.opcode = SDR_SQ_SEND,
+		.qp_id = (uint16_t)qp_id,
+		.mr_id = 0,
+		.wr_id = wr_id,
+		.offset = off,
+		.length = len,
+		.imm = imm,
 	};
 	host_push(r, side, &d);
 	r->s[side].sends_posted++;
@@ -633,8 +639,12 @@ void rig_recv_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t
 		 uint64_t wr_id)
 {
 	struct sdr_sqe d = {
-		.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qp_id, .mr_id = 0,
-		.wr_id = wr_id, .offset = off, .length = len,
+		.opcode = SDR_SQ_RECV,
+		.qp_id = (uint16_t)qp_id,
+		.mr_id = 0,
+		.wr_id = wr_id,
+		.offset = off,
+		.length = len,
 	};
 	host_push(r, side, &d);
 	r->s[side].recvs_posted++;
@@ -653,7 +663,9 @@ void rig_recv(struct rig *r, int side, uint64_t off, uint32_t len, uint64_t wr_i
 void rig_recv_complete(struct rig *r, int side, uint32_t seq)
 {
 	struct sdr_sqe d = {
-		.opcode = SDR_SQ_RECV_COMPLETE, .qp_id = (uint16_t)r->s[side].qp->id, .seq = seq,
+		.opcode = SDR_SQ_RECV_COMPLETE,
+		.qp_id = (uint16_t)r->s[side].qp->id,
+		.seq = seq,
 	};
 	host_push(r, side, &d);
 }
@@ -707,7 +719,8 @@ static unsigned worker_iter(struct rig *r, int side)
 		work += sdr_worker_qp_pass(w, now);
 		for (unsigned k = 0; k < rs->c->nqps; k++)
 			if (rs->c->qps[k]->st.tx_pkts + SDR_QP_CTR(rs->c->qps[k], ec, par_pkts_tx) -
-				    before[k] > SDR_BURST)
+				    before[k] >
+			    SDR_BURST)
 				r->bug.tx_over_budget++;
 	}
 	/* the host polls what the pass completed */
@@ -749,8 +762,7 @@ unsigned rig_iter(struct rig *r)
 	return 0;
 }
 
-int rig_run_until(struct rig *r, int (*done)(struct rig *r, void *arg), void *arg,
-		  uint64_t max_ns)
+int rig_run_until(struct rig *r, int (*done)(struct rig *r, void *arg), void *arg, uint64_t max_ns)
 {
 	uint64_t end = r->now + max_ns;
 
@@ -775,8 +787,8 @@ void rig_run_for(struct rig *r, uint64_t ns)
 static void parse_cfg(const char *args)
 {
 	char *copy = strdup(args ? args : ""), *save = NULL, *tok;
-	char *argv[96] = {"sdr-dpu", "--name", "rig", "--ip", "10.0.0.1", "--peer-mac",
-			  "02:53:44:52:00:02"};
+	char *argv[96] = {"sdr-dpu",    "--name",           "rig", "--ip", "10.0.0.1",
+			  "--peer-mac", "02:53:44:52:00:02"};
 	int argc = 7;
 
 	if (!copy)
@@ -796,8 +808,7 @@ static void parse_cfg(const char *args)
 /* A QP the way QP_CREATE makes one (ctrl_qp.c): qp_setup.c's objects,
  * given to the worker and the instance's table; the keys from the rig's
  * generator. */
-static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id,
-			      const struct sdr_qp_attr_abi *a)
+static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id, const struct sdr_qp_attr_abi *a)
 {
 	struct rig_side *s = &r->s[side];
 	struct sdr_qp_ids ids = {.id = id};
@@ -872,7 +883,8 @@ struct rig *rig_new(const struct rig_opts *o)
 		in->port = (uint16_t)i;
 		in->ip = 0x0A000001u + (uint32_t)i;
 		memcpy(in->mac, (uint8_t[6]){0x02, 0x53, 0x44, 0x52, 0x00, (uint8_t)(1 + i)}, 6);
-		memcpy(in->peer_mac, (uint8_t[6]){0x02, 0x53, 0x44, 0x52, 0x00, (uint8_t)(2 - i)}, 6);
+		memcpy(in->peer_mac, (uint8_t[6]){0x02, 0x53, 0x44, 0x52, 0x00, (uint8_t)(2 - i)},
+		       6);
 		in->qpn_first = SDR_QPN_FIRST + (uint32_t)i * SDR_QPN_EPOCH_SPAN; /* epochs 0, 1 */
 		in->listen_fd = -1;
 		w->idx = (unsigned)i;
@@ -911,13 +923,16 @@ struct rig *rig_new(const struct rig_opts *o)
 		c->mrs[0].len = s->mem_len;
 		c->mrs[0].fd = -1;
 		atomic_store(&c->mrs[0].valid, 1);
-		h->idx = aligned_alloc(SDR_CACHE_LINE, RTE_ALIGN_CEIL(sizeof(*h->idx), SDR_CACHE_LINE));
+		h->idx = aligned_alloc(SDR_CACHE_LINE,
+				       RTE_ALIGN_CEIL(sizeof(*h->idx), SDR_CACHE_LINE));
 		h->ent = xcalloc(RIG_SQ_ENTRIES, sizeof(*h->ent));
 		if (!h->idx)
 			die("out of memory");
 		sdr_ring_format(h->idx, RIG_SQ_ENTRIES, sizeof(struct sdr_sqe));
-		if (sdr_ring_attach(&c->sq, h->idx, h->ent, RIG_SQ_ENTRIES, sizeof(struct sdr_sqe), 0) ||
-		    sdr_ring_attach(&h->prod, h->idx, h->ent, RIG_SQ_ENTRIES, sizeof(struct sdr_sqe), 1))
+		if (sdr_ring_attach(&c->sq, h->idx, h->ent, RIG_SQ_ENTRIES, sizeof(struct sdr_sqe),
+				    0) ||
+		    sdr_ring_attach(&h->prod, h->idx, h->ent, RIG_SQ_ENTRIES,
+				    sizeof(struct sdr_sqe), 1))
 			die("SQ ring");
 		/* the CQ ring and the completions waiting for room in it (sized
 		 * as ctrl.c's HELLO does; the rig's host polls every pass) */
@@ -1019,33 +1034,35 @@ unsigned rig_check_invariants(const struct rig *r)
 	const struct rig_bugs *b = &r->bug;
 	unsigned n = 0;
 
-#define BUG(f)                                                                               \
-	if (b->f) {                                                                          \
-		fprintf(stderr, "engine_rig: invariant broken: %s = %llu\n", #f,             \
-			(unsigned long long)b->f);                                           \
-		n++;                                                                         \
+#define BUG(f)                                                                   \
+	if (b->f) {                                                              \
+		fprintf(stderr, "engine_rig: invariant broken: %s = %llu\n", #f, \
+			(unsigned long long)b->f);                               \
+		n++;                                                             \
 	}
 	/* clang-format off */
 	BUG(malformed_tx) BUG(mbuf_leak) BUG(mr_ref_underflow) BUG(send_not_queued)
 	BUG(recv_not_done) BUG(tx_over_budget)
 	/* clang-format on */
 #undef BUG
-	return n;
+			return n;
 }
 
 void rig_dump(const struct rig *r, FILE *f)
 {
-	static const char *const kn[RIG_K__MAX] = {"data", "cts", "ack", "nack", "parity",
-						   "abort", "other"};
+	static const char *const kn[RIG_K__MAX] = {"data",   "cts",   "ack",  "nack",
+						   "parity", "abort", "other"};
 
 	fprintf(f, "t = %.3f ms\n", (double)(r->now - 1000000000ull) / 1e6);
 	for (int i = 0; i < 2; i++) {
 		const struct sdr_qp *qp = r->s[i].qp;
 		uint32_t hs = qp->tx_cursor % SDR_MAX_MSGS;
 
-		fprintf(f, "side %c: qp state %d, cqes %zu; sends: next %u tx_cursor %u ack_cursor %u"
-			" (head: cts %s), progress %.3f ms ago; receives: next %u\n ", "AB"[i],
-			qp->state, r->s[i].ncqe, qp->send_next, qp->tx_cursor, qp->ack_cursor,
+		fprintf(f,
+			"side %c: qp state %d, cqes %zu; sends: next %u tx_cursor %u ack_cursor %u"
+			" (head: cts %s), progress %.3f ms ago; receives: next %u\n ",
+			"AB"[i], qp -> state, r -> s[i].ncqe, qp->send_next, qp->tx_cursor,
+			qp->ack_cursor,
 			qp->cts[hs].ok && qp->cts[hs].seq == qp->tx_cursor ? "yes" : "no",
 			(double)(r->now - qp->progress_tsc) / 1e6, qp->rq.next_seq);
 		sdr_rel_ctrs_foreach(&qp->st, dump_ctr, f);

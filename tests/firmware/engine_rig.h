@@ -61,24 +61,24 @@
 
 /** What a frame on the wire is. */
 enum rig_kind {
-	RIG_K_DATA,   /* UC RDMA WRITE Only, with immediate (0x2B) or without (0x2A) */
+	RIG_K_DATA, /* UC RDMA WRITE Only, with immediate (0x2B) or without (0x2A) */
 	RIG_K_CTS,
 	RIG_K_ACK,
 	RIG_K_NACK,
 	RIG_K_PARITY,
 	RIG_K_ABORT,
-	RIG_K_OTHER,  /* control of another type, or not parseable */
+	RIG_K_OTHER, /* control of another type, or not parseable */
 	RIG_K__MAX
 };
 
 /** One direction of the wire: frames leaving a side. */
 struct rig_link {
-	uint64_t delay_ns;   /* one way */
-	uint64_t jitter_ns;  /* each copy is delayed by a further random [0, jitter] */
-	double loss_data;    /* probability of losing a data or parity frame */
-	double loss_ctrl;    /* ... a CTS, ACK, NACK or ABORT frame */
-	double dup;          /* probability that a frame arrives twice */
-	int cut;             /* nothing passes; frames in flight are lost on arrival */
+	uint64_t delay_ns;  /* one way */
+	uint64_t jitter_ns; /* each copy is delayed by a further random [0, jitter] */
+	double loss_data;   /* probability of losing a data or parity frame */
+	double loss_ctrl;   /* ... a CTS, ACK, NACK or ABORT frame */
+	double dup;         /* probability that a frame arrives twice */
+	int cut;            /* nothing passes; frames in flight are lost on arrival */
 };
 
 /** Per direction (index: the sending side). */
@@ -94,13 +94,13 @@ struct rig_wire_stats {
 
 /** What the filter sees of a frame being transmitted. */
 struct rig_frame_info {
-	int from;                /* RIG_A or RIG_B */
+	int from; /* RIG_A or RIG_B */
 	enum rig_kind kind;
 	const struct sdr_parsed *p;
-	uint32_t seq;            /* data: the message number it names; PARITY: its seq */
-	uint32_t pkt_off;        /* data: packet offset; PARITY: submessage */
-	uint32_t dma_len;        /* data: payload bytes */
-	uint32_t pidx, ppkt;     /* PARITY: parity chunk, packet within it */
+	uint32_t seq;        /* data: the message number it names; PARITY: its seq */
+	uint32_t pkt_off;    /* data: packet offset; PARITY: submessage */
+	uint32_t dma_len;    /* data: payload bytes */
+	uint32_t pidx, ppkt; /* PARITY: parity chunk, packet within it */
 	uint64_t now;
 };
 
@@ -136,18 +136,17 @@ struct rig;
  *  ring after the loop pass that posted it (the test may post new
  *  descriptors from here: they wait in the host's backlog). */
 typedef void (*rig_cqe_fn)(struct rig *r, int side, const struct sdr_cqe *e, void *arg);
-typedef enum rig_verdict (*rig_filter_fn)(struct rig *r, const struct rig_frame_info *f,
-					  void *arg);
+typedef enum rig_verdict (*rig_filter_fn)(struct rig *r, const struct rig_frame_info *f, void *arg);
 
 struct rig_side {
 	struct sdr_inst *in;
 	struct sdr_worker *w;
 	struct sdr_hctx *c;
 	struct sdr_qp *qp;
-	uint8_t *mem;              /* host memory = MR 0 */
+	uint8_t *mem; /* host memory = MR 0 */
 	size_t mem_len;
-	int stopped;               /* its worker does not run (a dead DPU) */
-	struct rig_cqe *cqe;       /* every completion, in order */
+	int stopped;         /* its worker does not run (a dead DPU) */
+	struct rig_cqe *cqe; /* every completion, in order */
 	size_t ncqe;
 	uint64_t sends_posted, recvs_posted; /* descriptors handed to the SQ */
 };
@@ -168,15 +167,15 @@ struct rig {
 	uint64_t now;
 	uint64_t busy_ns, idle_ns, rx_lag_ns;
 	struct rig_side s[2];
-	struct rig_link link[2];        /* [from] */
-	struct rig_wire_stats ws[2];    /* [from] */
-	uint64_t fw_freed;              /* mbufs the firmware freed (rte_pktmbuf_free) */
+	struct rig_link link[2];     /* [from] */
+	struct rig_wire_stats ws[2]; /* [from] */
+	uint64_t fw_freed;           /* mbufs the firmware freed (rte_pktmbuf_free) */
 	struct rig_bugs bug;
 	rig_cqe_fn on_cqe;
 	void *on_cqe_arg;
 	rig_filter_fn filter;
 	void *filter_arg;
-	FILE *trace;                    /* every frame sent, one line (SDR_RIG_TRACE=1) */
+	FILE *trace; /* every frame sent, one line (SDR_RIG_TRACE=1) */
 	struct rig_priv *priv;
 };
 
@@ -209,8 +208,7 @@ size_t rig_sq_pending(const struct rig *r, int side);
 unsigned rig_iter(struct rig *r);
 /** Iterate until @p done returns nonzero or @p max_ns of virtual time
  *  passed. @return 0, or -1 on the time limit. */
-int rig_run_until(struct rig *r, int (*done)(struct rig *r, void *arg), void *arg,
-		  uint64_t max_ns);
+int rig_run_until(struct rig *r, int (*done)(struct rig *r, void *arg), void *arg, uint64_t max_ns);
 void rig_run_for(struct rig *r, uint64_t ns);
 
 /* ---- wire ---- */

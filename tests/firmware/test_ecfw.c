@@ -20,8 +20,8 @@ static void test_geom_example(void)
 	 * 4-packet chunks (16 KiB), RS(8,2) */
 	CHECK_EQ(sdr_ecfw_geom_init(&g, 300000, 4096, 4, 8, 2), 0);
 	CHECK_EQ(g.cbytes, 16384);
-	CHECK_EQ(g.nchunks, 19);       /* 18 full + 5088 B */
-	CHECK_EQ(g.nsub, 3);           /* 8 + 8 + 3 (5 zero chunks) */
+	CHECK_EQ(g.nchunks, 19); /* 18 full + 5088 B */
+	CHECK_EQ(g.nsub, 3);     /* 8 + 8 + 3 (5 zero chunks) */
 	CHECK_EQ(sdr_ecfw_chunk_len(&g, 18), 300000 - 18 * 16384);
 	CHECK_EQ(sdr_ecfw_sub_nreal(&g, 2), 3);
 	CHECK_EQ(sdr_ecfw_sub_clen(&g, 0), 16384);
@@ -113,7 +113,8 @@ static void test_fto(void)
 		uint64_t f = sdr_ecfw_fto(n, k, m, t, r, b);
 		CHECK_OR_BREAK(f >= sdr_ecfw_fto(n - 1, k, m, t, r, b));
 		CHECK_OR_BREAK(f >= (uint64_t)n * t);
-		CHECK_OR_BREAK(f == ((uint64_t)n + ((uint64_t)n * m + k - 1) / k) * t + r * b / 1000);
+		CHECK_OR_BREAK(f ==
+			       ((uint64_t)n + ((uint64_t)n * m + k - 1) / k) * t + r * b / 1000);
 	}
 }
 

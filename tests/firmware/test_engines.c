@@ -49,10 +49,8 @@ struct scheme {
 };
 
 static const struct scheme schemes[] = {
-	{"none", SDR_REL_NONE, 0, 0, 0},
-	{"sr", SDR_REL_SR, 0, 0, 0},
-	{"ec_rs", SDR_REL_EC, SDR_EC_RS, 4, 2},
-	{"ec_xor", SDR_REL_EC, SDR_EC_XOR, 4, 2},
+	{"none", SDR_REL_NONE, 0, 0, 0},        {"sr", SDR_REL_SR, 0, 0, 0},
+	{"ec_rs", SDR_REL_EC, SDR_EC_RS, 4, 2}, {"ec_xor", SDR_REL_EC, SDR_EC_XOR, 4, 2},
 	{"auto", SDR_REL_AUTO, 0, 0, 0},
 };
 
@@ -60,8 +58,14 @@ static const struct scheme *sc; /* the scheme under test */
 static unsigned mk_mbufs;       /* mbufs per side of the next rig (0: the rig's default) */
 static uint64_t mk_rx_lag;      /* rx_lag_ns of the next rig */
 
-static int is_ec(void) { return sc->rel == SDR_REL_EC; }
-static int has_sr(void) { return sc->rel != SDR_REL_NONE; }
+static int is_ec(void)
+{
+	return sc->rel == SDR_REL_EC;
+}
+static int has_sr(void)
+{
+	return sc->rel != SDR_REL_NONE;
+}
 
 static struct rig *mk(const char *extra, size_t mem)
 {
@@ -90,8 +94,14 @@ static void finish_rig(struct rig *r)
 
 /* ---------------- message geometry ---------------- */
 
-static uint32_t npkts_of(uint32_t len) { return (len + MTU - 1) / MTU; }
-static uint32_t nchunks_of(uint32_t len) { return (len + CHUNK - 1) / CHUNK; }
+static uint32_t npkts_of(uint32_t len)
+{
+	return (len + MTU - 1) / MTU;
+}
+static uint32_t nchunks_of(uint32_t len)
+{
+	return (len + CHUNK - 1) / CHUNK;
+}
 /* data frames of a message: its packets, and with an immediate (@p imm not
  * 0) immediate-only ones up to 8 */
 static uint32_t frames_of(uint32_t len, uint32_t imm)
@@ -99,7 +109,10 @@ static uint32_t frames_of(uint32_t len, uint32_t imm)
 	return imm && npkts_of(len) < 8 ? 8 : npkts_of(len);
 }
 /* the message has immediate-only packets */
-static int has_imm_only(uint32_t len, uint32_t imm) { return imm && npkts_of(len) < 8; }
+static int has_imm_only(uint32_t len, uint32_t imm)
+{
+	return imm && npkts_of(len) < 8;
+}
 /* parity frames of a message under code (k, m) */
 static uint32_t parity_frames_of(uint32_t len, uint32_t k, uint32_t m)
 {
@@ -119,17 +132,17 @@ static uint32_t parity_frames_of(uint32_t len, uint32_t k, uint32_t m)
 
 struct dir {
 	uint32_t total, window, stride;
-	uint32_t *len;           /* [total] */
+	uint32_t *len; /* [total] */
 	uint32_t next_send, next_recv;
-	uint32_t send_limit, recv_limit; /* post numbers below these only */
+	uint32_t send_limit, recv_limit;     /* post numbers below these only */
 	uint32_t max_out_send, max_out_recv; /* most outstanding at once */
 	uint32_t sends_done, recvs_done;
 	uint8_t *send_seen, *recv_seen;
 	uint32_t *send_reg, *recv_reg;   /* region of each message */
 	uint32_t *free_send, *free_recv; /* free region stacks */
 	uint32_t nfree_send, nfree_recv;
-	uint64_t base_send, base_recv;   /* offsets in the sender's / receiver's memory */
-	int32_t want_status;             /* of every completion */
+	uint64_t base_send, base_recv; /* offsets in the sender's / receiver's memory */
+	int32_t want_status;           /* of every completion */
 	/* mismatches (each must stay 0) */
 	uint32_t bad_status, bad_len, bad_seq, bad_imm, bad_flags, bad_data, bad_canary, twice;
 };
@@ -139,7 +152,10 @@ struct flow {
 	int repost;      /* post the next operations from the completions */
 };
 
-static uint64_t tag_of(int from, uint32_t n) { return ((uint64_t)(from + 1) << 32) | n; }
+static uint64_t tag_of(int from, uint32_t n)
+{
+	return ((uint64_t)(from + 1) << 32) | n;
+}
 /* every third message without immediate (0), the others with one */
 static uint32_t imm_of(int from, uint32_t n)
 {
@@ -148,8 +164,7 @@ static uint32_t imm_of(int from, uint32_t n)
 	return ((uint32_t)(tag_of(from, n) * 2654435761u) ^ 0xC0FFEE11u) | 1u;
 }
 
-static void dir_init(struct dir *d, uint32_t total, uint32_t window, uint32_t stride,
-		     uint64_t base)
+static void dir_init(struct dir *d, uint32_t total, uint32_t window, uint32_t stride, uint64_t base)
 {
 	memset(d, 0, sizeof(*d));
 	d->total = d->send_limit = d->recv_limit = total;
@@ -279,8 +294,8 @@ static int flow_done(struct rig *r, void *arg)
 /* Everything of direction @p from completed as it must. */
 static void check_dir(const struct dir *d, int from)
 {
-	printf("  %c->%c: %u/%u sends, %u/%u receives completed\n", "AB"[from],
-		"AB"[!from], d->sends_done, d->total, d->recvs_done, d->total);
+	printf("  %c->%c: %u/%u sends, %u/%u receives completed\n", "AB"[from], "AB"[!from],
+	       d -> sends_done, d -> total, d -> recvs_done, d -> total);
 	CHECK_EQ(d->sends_done, d->total);
 	CHECK_EQ(d->recvs_done, d->total);
 	CHECK_EQ(d->twice, 0);
@@ -297,17 +312,16 @@ static void check_dir(const struct dir *d, int from)
 
 /* Drop counters a data packet that reached a QP's scheme may end in. */
 static const enum sdr_ctr data_drops[] = {
-	SDR_CTR_no_recv, SDR_CTR_stale_gen, SDR_CTR_stale_seq, SDR_CTR_early_seq,
-	SDR_CTR_late_pkt, SDR_CTR_bad_rkey, SDR_CTR_bad_va, SDR_CTR_bad_len,
-	SDR_CTR_imm_mismatch, SDR_CTR_dup_pkt, SDR_CTR_dup_imm, SDR_CTR_bad_dma_len,
+	SDR_CTR_no_recv,      SDR_CTR_stale_gen, SDR_CTR_stale_seq, SDR_CTR_early_seq,
+	SDR_CTR_late_pkt,     SDR_CTR_bad_rkey,  SDR_CTR_bad_va,    SDR_CTR_bad_len,
+	SDR_CTR_imm_mismatch, SDR_CTR_dup_pkt,   SDR_CTR_dup_imm,   SDR_CTR_bad_dma_len,
 };
 /* ... and a parity packet. */
 static const enum sdr_ctr parity_drops[] = {
-	SDR_CTR_ec_parity_bad, SDR_CTR_ec_parity_not_ec, SDR_CTR_ec_param_mismatch,
-	SDR_CTR_ec_parity_unknown, SDR_CTR_ec_parity_late, SDR_CTR_ec_parity_sub,
-	SDR_CTR_ec_parity_len, SDR_CTR_ec_parity_dup, SDR_CTR_ec_parity_unused,
-	SDR_CTR_ec_parity_early,
-	SDR_CTR_ec_pool_exhausted, SDR_CTR_ec_nomem,
+	SDR_CTR_ec_parity_bad,     SDR_CTR_ec_parity_not_ec,  SDR_CTR_ec_param_mismatch,
+	SDR_CTR_ec_parity_unknown, SDR_CTR_ec_parity_late,    SDR_CTR_ec_parity_sub,
+	SDR_CTR_ec_parity_len,     SDR_CTR_ec_parity_dup,     SDR_CTR_ec_parity_unused,
+	SDR_CTR_ec_parity_early,   SDR_CTR_ec_pool_exhausted, SDR_CTR_ec_nomem,
 };
 
 static uint64_t sum_ctrs(const struct rig *r, int side, const enum sdr_ctr *c, size_t n)
@@ -327,15 +341,18 @@ static void check_conservation(const struct rig *r, int to)
 	const struct sdr_qp *qp = r->s[to].qp;
 	uint64_t frame_drops = rig_ctr(r, to, SDR_CTR_qp_not_ready) +
 			       rig_ctr(r, to, SDR_CTR_wrong_peer) +
-			       rig_ctr(r, to, SDR_CTR_ctrl_bad_key) + rig_ctr(r, to, SDR_CTR_ctrl_bad);
+			       rig_ctr(r, to, SDR_CTR_ctrl_bad_key) +
+			       rig_ctr(r, to, SDR_CTR_ctrl_bad);
 
 	CHECK_EQ(frame_drops, 0);
 	CHECK_EQ(ws->delivered[RIG_K_DATA],
 		 qp->st.rx_pkts + sum_ctrs(r, to, data_drops, RTE_DIM(data_drops)));
 	CHECK_EQ(ws->delivered[RIG_K_PARITY],
-		 SDR_QP_CTR(qp, ec, par_pkts_rx) + sum_ctrs(r, to, parity_drops, RTE_DIM(parity_drops)));
+		 SDR_QP_CTR(qp, ec, par_pkts_rx) +
+			 sum_ctrs(r, to, parity_drops, RTE_DIM(parity_drops)));
 	CHECK_EQ(ws->delivered[RIG_K_CTS], qp->st.cts_rx);
-	CHECK_EQ(ws->delivered[RIG_K_ACK], SDR_QP_CTR(qp, sr, acks_rx) + rig_ctr(r, to, SDR_CTR_ctrl_unknown));
+	CHECK_EQ(ws->delivered[RIG_K_ACK],
+		 SDR_QP_CTR(qp, sr, acks_rx) + rig_ctr(r, to, SDR_CTR_ctrl_unknown));
 	CHECK_EQ(ws->delivered[RIG_K_NACK], SDR_QP_CTR(qp, ec, nacks_rx));
 	CHECK_EQ(ws->delivered[RIG_K_ABORT], qp->st.aborts_rx);
 	CHECK_EQ(ws->sent[RIG_K_OTHER], 0);
@@ -352,9 +369,10 @@ static void check_conservation(const struct rig *r, int to)
 
 /* Sizes that hit every boundary of the geometry, then random ones. */
 static const uint32_t edge_sizes[] = {
-	1, 2, 100, MTU - 1, MTU, MTU + 1, 3 * MTU, CHUNK - 1, CHUNK, CHUNK + 1, 7 * MTU,
-	8 * MTU - 1, 8 * MTU, 8 * MTU + 1, 4 * CHUNK - 1, 4 * CHUNK, 4 * CHUNK + 1,
-	5 * CHUNK + 100, 40000, MAXMSG - 1, MAXMSG,
+	1,       2,           100,           MTU - 1,   MTU,           MTU + 1,
+	3 * MTU, CHUNK - 1,   CHUNK,         CHUNK + 1, 7 * MTU,       8 * MTU - 1,
+	8 * MTU, 8 * MTU + 1, 4 * CHUNK - 1, 4 * CHUNK, 4 * CHUNK + 1, 5 * CHUNK + 100,
+	40000,   MAXMSG - 1,  MAXMSG,
 };
 
 static void sizes_fill(struct dir *d, uint32_t max)
@@ -491,11 +509,14 @@ static void t_clean(void)
 			CHECK_EQ(SDR_QP_CTR(rx, sr, reacks), small);
 			/* A FULL goes out twice, one ACK period apart, and so does
 			 * a re-ACK: every entry after the first finds the send done. */
-			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * SDR_QP_CTR(rx, sr, reacks));
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale),
+				 d->total + 2 * SDR_QP_CTR(rx, sr, reacks));
 		}
 		if (sc->rel == SDR_REL_AUTO) {
-			CHECK_EQ(SDR_QP_CTR(tx, auto, msgs_sr) + SDR_QP_CTR(tx, auto, msgs_ec), d->total);
-			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale), d->total + 2 * SDR_QP_CTR(rx, sr, reacks));
+			CHECK_EQ(SDR_QP_CTR(tx, auto, msgs_sr) + SDR_QP_CTR(tx, auto, msgs_ec),
+				 d->total);
+			CHECK_EQ(rig_ctr(r, from, SDR_CTR_ack_stale),
+				 d->total + 2 * SDR_QP_CTR(rx, sr, reacks));
 		}
 		check_conservation(r, !from);
 	}
@@ -560,9 +581,13 @@ static void t_loss(void)
 			CHECK(r->ws[s].lost[RIG_K_ACK] > 0);
 		CHECK_EQ(r->s[s].qp->st.msgs_sent, 60);
 		CHECK_EQ(r->s[s].qp->st.msgs_recv, 60);
-		CHECK_EQ(SDR_QP_CTR(r->s[s].qp, sr, send_timeouts) + SDR_QP_CTR(r->s[s].qp, sr, recv_timeouts), 0);
+		CHECK_EQ(SDR_QP_CTR(r->s[s].qp, sr, send_timeouts) +
+				 SDR_QP_CTR(r->s[s].qp, sr, recv_timeouts),
+			 0);
 		if (sc->rel == SDR_REL_AUTO)
-			CHECK_EQ(SDR_QP_CTR(r->s[s].qp, auto, msgs_sr) + SDR_QP_CTR(r->s[s].qp, auto, msgs_ec), 60);
+			CHECK_EQ(SDR_QP_CTR(r->s[s].qp, auto, msgs_sr) +
+					 SDR_QP_CTR(r->s[s].qp, auto, msgs_ec),
+				 60);
 		check_conservation(r, s);
 	}
 	check_recovered(r);
@@ -736,13 +761,13 @@ static void t_deadpeer(void)
 	/* retransmissions after the cut */
 	bound = units;
 	rto = rto_cut;
-	for (uint64_t x = rto; x < T; rto = rto * 2 > 1000 * MS ? 1000 * MS : rto * 2, x += rto)
+	for (uint64_t x = rto; x<T; rto = rto * 2> 1000 * MS ? 1000 * MS : rto * 2, x += rto)
 		bound++;
 	printf("dead peer: rto %.3f ms at the cut, %llu units outstanding, %llu retransmitted"
 	       " after the cut (bound %llu), %llu probe defers, %llu backoffs\n",
 	       (double)rto_cut / 1e6, (unsigned long long)units,
-	       (unsigned long long)(SDR_QP_CTR(qa, sr, retx_units) - retx0), (unsigned long long)bound,
-	       (unsigned long long)SDR_QP_CTR(qa, sr, probe_defers),
+	       (unsigned long long)(SDR_QP_CTR(qa, sr, retx_units) - retx0),
+	       (unsigned long long)bound, (unsigned long long)SDR_QP_CTR(qa, sr, probe_defers),
 	       (unsigned long long)SDR_QP_CTR(qa, sr, rto_backoffs));
 	CHECK(SDR_QP_CTR(qa, sr, retx_units) - retx0 > 0);
 	CHECK(SDR_QP_CTR(qa, sr, retx_units) - retx0 <= bound);
@@ -803,8 +828,14 @@ static void window(double loss)
 	finish_rig(r);
 }
 
-static void t_window(void) { window(0); }
-static void t_window_loss(void) { window(0.02); }
+static void t_window(void)
+{
+	window(0);
+}
+static void t_window_loss(void)
+{
+	window(0.02);
+}
 
 /* Everything at once, with 1000 outstanding each way and messages of up to
  * 64 KiB: 5 % loss of data and control, 5 % duplicates, up to 300 us of
@@ -821,7 +852,8 @@ static void t_chaos(void)
 		r->link[s].jitter_ns = 300 * US;
 		dir_init(&f.d[s], total, win, stride, 0);
 		for (uint32_t n = 0; n < total; n++)
-			f.d[s].len[n] = (uint32_t)(t_below(4) ? t_range(1, 8 * MTU) : t_range(1, MAXMSG));
+			f.d[s].len[n] = (uint32_t)(t_below(4) ? t_range(1, 8 * MTU)
+							      : t_range(1, MAXMSG));
 	}
 	flow_start(r, &f);
 	CHECK_EQ(rig_run_until(r, flow_done, &f, 60000 * MS), 0);
@@ -845,7 +877,7 @@ static void t_chaos(void)
 /* ---------------- ABORT: a send longer than the posted receive ---------------- */
 
 struct msgsize_filter {
-	int drop_abort;    /* drop the next ABORT */
+	int drop_abort;       /* drop the next ABORT */
 	uint32_t seq_data[8]; /* data frames seen per message (A -> B) */
 };
 
@@ -905,7 +937,8 @@ static void t_msgsize(void)
 	want[0] = want[1] = 2;
 	CHECK_EQ(rig_run_until(r, have_both, want, 1000 * MS), 0);
 	rig_run_for(r, 2 * MS);
-	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == -EMSGSIZE && e->length == slen[0]);
+	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == -EMSGSIZE &&
+	      e->length == slen[0]);
 	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 0)) && e->status == -EMSGSIZE && e->length == 0 &&
 	      e->seq == 0 && e->flags == (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL));
 	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 1)) && e->status == 0);
@@ -1126,8 +1159,14 @@ static void t_badkey(void)
 		rig_inject(r, RIG_B, buf, forge(r, RIG_A, buf, n, key_b + 1));
 	}
 	{
-		struct sdr_parity_hdr h = {.seq = 0, .msg_len = 4096, .imm = 1, .code = SDR_EC_RS,
-					   .k = 4, .m = 2, .npkt = 4, .clen = 4096};
+		struct sdr_parity_hdr h = {.seq = 0,
+					   .msg_len = 4096,
+					   .imm = 1,
+					   .code = SDR_EC_RS,
+					   .k = 4,
+					   .m = 2,
+					   .npkt = 4,
+					   .clen = 4096};
 		n = sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &h);
 		memset(buf + SDR_CTRL_HDR_LEN + n, 0x77, MTU);
 		rig_inject(r, RIG_B, buf, forge(r, RIG_A, buf, n + MTU, ~key_b));
@@ -1143,7 +1182,9 @@ static void t_badkey(void)
 	CHECK_EQ(r->s[RIG_A].ncqe, ncqe[0]);
 	CHECK_EQ(r->s[RIG_B].ncqe, ncqe[1]);
 	CHECK_EQ(qa->st.cts_rx, cts_rx);
-	CHECK_EQ(SDR_QP_CTR(qa, sr, acks_rx) + SDR_QP_CTR(qa, ec, nacks_rx) + SDR_QP_CTR(qb, ec, par_pkts_rx), 0);
+	CHECK_EQ(SDR_QP_CTR(qa, sr, acks_rx) + SDR_QP_CTR(qa, ec, nacks_rx) +
+			 SDR_QP_CTR(qb, ec, par_pkts_rx),
+		 0);
 	CHECK_EQ(SDR_QP_CTR(qb, sr, acks_rx), 0);
 	CHECK_EQ(rig_ctr(r, RIG_A, SDR_CTR_ctrl_unknown) + rig_ctr(r, RIG_B, SDR_CTR_ctrl_unknown),
 		 0);
@@ -1384,9 +1425,11 @@ static void t_bug_fto_parity(void)
 	t0 = r->now;
 	CHECK_EQ(rig_run_until(r, have_both, want, 10000 * MS), 0);
 	printf("fto: message complete after %.3f ms; receiver: %llu FTO expiries, %llu postponed,"
-	       " %llu NACKs\n", (double)(r->s[RIG_B].cqe[0].tsc - t0) / 1e6,
+	       " %llu NACKs\n",
+	       (double)(r->s[RIG_B].cqe[0].tsc - t0) / 1e6,
 	       (unsigned long long)SDR_QP_CTR(qb, ec, fto_expiries),
-	       (unsigned long long)SDR_QP_CTR(qb, ec, fto_postponed), (unsigned long long)SDR_QP_CTR(qb, ec, nacks_tx));
+	       (unsigned long long)SDR_QP_CTR(qb, ec, fto_postponed),
+	       (unsigned long long)SDR_QP_CTR(qb, ec, nacks_tx));
 	CHECK((e = cqe_of(r, RIG_A, WR_SEND | 0)) && e->status == 0);
 	CHECK((e = cqe_of(r, RIG_B, WR_RECV | 0)) && e->status == 0 && e->length == len);
 	CHECK_EQ(rig_pattern_diff(r->s[RIG_B].mem, len, 4242), 0);
@@ -1422,8 +1465,13 @@ static size_t early_parity(const struct rig *r, uint8_t *buf, uint32_t seq, uint
 			   int bad_icrc)
 {
 	const struct sdr_qp *qa = r->s[RIG_A].qp;
-	struct sdr_parity_hdr h = {.seq = seq, .msg_len = MAXMSG, .imm = imm_of(RIG_A, seq),
-				   .code = sc->code, .k = sc->k, .m = sc->m, .npkt = PPC,
+	struct sdr_parity_hdr h = {.seq = seq,
+				   .msg_len = MAXMSG,
+				   .imm = imm_of(RIG_A, seq),
+				   .code = sc->code,
+				   .k = sc->k,
+				   .m = sc->m,
+				   .npkt = PPC,
 				   .clen = CHUNK};
 	size_t n = sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &h), flen;
 
@@ -1509,7 +1557,8 @@ static void t_early(void)
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ctrl_bad_key), 1);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_bad_icrc), 2);
 	CHECK_EQ(SDR_QP_CTR(qb, ec, par_pkts_rx), acc);
-	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused) + rig_ctr(r, RIG_B, SDR_CTR_ec_parity_late),
+	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_ec_parity_unused) +
+			 rig_ctr(r, RIG_B, SDR_CTR_ec_parity_late),
 		 unused);
 	CHECK(s8->seq == EARLY_MSGS && s8->state == SDR_RS_POSTED && !s8->last_known &&
 	      !s8->imm_mask && !s8->pkts_got && !s8->fto_due);
@@ -1560,12 +1609,14 @@ static void t_bug_fto_now(void)
 	CHECK_EQ(rig_run_until(r, flow_done, &f, 1000 * MS), 0);
 	rig_run_for(r, 2 * MS);
 	check_dir(&f.d[RIG_A], RIG_A);
-	printf("fto_now: %llu FTO expiries, %llu postponed, %llu NACKs, %llu packets retransmitted\n",
+	printf("fto_now: %llu FTO expiries, %llu postponed, %llu NACKs, %llu packets "
+	       "retransmitted\n",
 	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_expiries),
 	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_postponed),
 	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, nacks_tx),
 	       (unsigned long long)SDR_QP_CTR(r->s[RIG_A].qp, sr, retx_pkts));
-	CHECK(SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_postponed) > 0); /* the FTO did expire while arriving */
+	CHECK(SDR_QP_CTR(r->s[RIG_B].qp, ec, fto_postponed) >
+	      0); /* the FTO did expire while arriving */
 	CHECK_EQ(SDR_QP_CTR(r->s[RIG_B].qp, ec, nacks_tx), 0);
 	CHECK_EQ(SDR_QP_CTR(r->s[RIG_A].qp, sr, retx_pkts), 0);
 	CHECK_EQ(rig_ctr(r, RIG_B, SDR_CTR_dup_pkt) + rig_ctr(r, RIG_B, SDR_CTR_late_pkt), 0);
@@ -1632,8 +1683,14 @@ static void t_bug_budget(void)
 static size_t code_parity(const struct rig *r, uint8_t *buf, uint8_t code, uint8_t k, uint8_t m)
 {
 	const struct sdr_qp *qa = r->s[RIG_A].qp;
-	struct sdr_parity_hdr h = {.seq = 0, .msg_len = MAXMSG, .imm = 5, .code = code, .k = k,
-				   .m = m, .npkt = PPC, .clen = CHUNK};
+	struct sdr_parity_hdr h = {.seq = 0,
+				   .msg_len = MAXMSG,
+				   .imm = 5,
+				   .code = code,
+				   .k = k,
+				   .m = m,
+				   .npkt = PPC,
+				   .clen = CHUNK};
 	size_t n = sdr_ctrl_parity_encode(buf + SDR_CTRL_HDR_LEN, qa->qpn_base, &h);
 
 	memset(buf + SDR_CTRL_HDR_LEN + n, 0x5C, MTU);

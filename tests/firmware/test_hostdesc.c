@@ -180,8 +180,7 @@ static void test_stream(void)
 	EXPECT(sqe(SDR_SQ_STREAM_START, 0, 0, MAX_MSG), &qp_ok, 0, 0);
 	EXPECT(sqe(SDR_SQ_STREAM_START, UINT32_MAX, UINT64_MAX, 1), &qp_ok, 0, 0);
 	EXPECT(sqe(SDR_SQ_STREAM_START, 0, 0, 0), &qp_ok, -EMSGSIZE, SDR_CTR_sqe_bad_len);
-	EXPECT(sqe(SDR_SQ_STREAM_START, 0, 0, MAX_MSG + 1), &qp_ok, -EMSGSIZE,
-	       SDR_CTR_sqe_bad_len);
+	EXPECT(sqe(SDR_SQ_STREAM_START, 0, 0, MAX_MSG + 1), &qp_ok, -EMSGSIZE, SDR_CTR_sqe_bad_len);
 	EXPECT(sqe(SDR_SQ_STREAM_START, 0, 0, 100), &qp_nc, -ENOTCONN, SDR_CTR_sqe_not_conn);
 
 	/* DATA: MTU-aligned offset inside the message, MR range */
@@ -264,34 +263,23 @@ static int reference(const struct sdr_sqe *d, const struct sdr_qp_limits *qp, en
 static uint64_t pick64(void)
 {
 	switch (t_below(6)) {
-	case 0:
-		return 0;
-	case 1:
-		return UINT64_MAX - t_below(MAX_MSG * 2);
-	case 2:
-		return t_below(20000);
-	case 3:
-		return (1ull << 32) - 2 + t_below(4);
-	default:
-		return t_rnd();
+	case 0: return 0;
+	case 1: return UINT64_MAX - t_below(MAX_MSG * 2);
+	case 2: return t_below(20000);
+	case 3: return (1ull << 32) - 2 + t_below(4);
+	default: return t_rnd();
 	}
 }
 
 static uint32_t pick32(void)
 {
 	switch (t_below(6)) {
-	case 0:
-		return 0;
-	case 1:
-		return (uint32_t)t_below(MAX_MSG + 2);
-	case 2:
-		return (uint32_t)t_below(3) * MTU + (uint32_t)t_below(2);
-	case 3:
-		return MAX_MSG - (uint32_t)t_below(MTU + 2);
-	case 4:
-		return (uint32_t)t_below(20000);
-	default:
-		return (uint32_t)t_rnd();
+	case 0: return 0;
+	case 1: return (uint32_t)t_below(MAX_MSG + 2);
+	case 2: return (uint32_t)t_below(3) * MTU + (uint32_t)t_below(2);
+	case 3: return MAX_MSG - (uint32_t)t_below(MTU + 2);
+	case 4: return (uint32_t)t_below(20000);
+	default: return (uint32_t)t_rnd();
 	}
 }
 
@@ -301,7 +289,9 @@ static void test_random(void)
 
 	for (int i = 0; i < 300000; i++) {
 		struct sdr_sqe d;
-		const struct sdr_qp_limits *qp = t_below(20) == 0 ? NULL : t_below(5) ? &qp_ok : &qp_nc;
+		const struct sdr_qp_limits *qp = t_below(20) == 0 ? NULL
+						 : t_below(5)     ? &qp_ok
+								  : &qp_nc;
 		enum sdr_ctr want_ctr = SDR_CTR__MAX, ctr = SDR_CTR__MAX;
 		struct sdr_mr_ent *mr = NULL;
 		int want, rc;
@@ -321,7 +311,8 @@ static void test_random(void)
 		rc = sdr_sqe_check(&d, qp, mrs, NMRS, &mr, &ctr);
 		if (rc != want || (rc && ctr != want_ctr)) {
 			fprintf(stderr,
-				"op %u flags %u mr %u off %llu len %u msg_off %u qp %s: got %d (%s), "
+				"op %u flags %u mr %u off %llu len %u msg_off %u qp %s: got %d "
+				"(%s), "
 				"want %d (%s)\n",
 				d.opcode, d.flags, d.mr_id, (unsigned long long)d.offset, d.length,
 				d.msg_offset, qp ? (qp->connected ? "conn" : "unconn") : "NULL", rc,

@@ -184,8 +184,8 @@ static int place_frame(struct fx *f, const uint8_t *frame, size_t len, enum sdr_
 	return rc;
 }
 
-static struct sdr_data_hdr hdr_for(const struct fx *f, uint32_t seq, uint32_t off,
-				   uint32_t dma_len, uint32_t nib, int se)
+static struct sdr_data_hdr hdr_for(const struct fx *f, uint32_t seq, uint32_t off, uint32_t dma_len,
+				   uint32_t nib, int se)
 {
 	uint32_t idx = sdr_seq_msg_id(seq);
 
@@ -202,8 +202,8 @@ static struct sdr_data_hdr hdr_for(const struct fx *f, uint32_t seq, uint32_t of
 
 /* The same packet of a message without immediate: opcode 0x2A, placed by
  * its VA (the imm field is only the test's note of slot and offset). */
-static struct sdr_data_hdr hdr_w(const struct fx *f, uint32_t seq, uint32_t off,
-				 uint32_t dma_len, int se)
+static struct sdr_data_hdr hdr_w(const struct fx *f, uint32_t seq, uint32_t off, uint32_t dma_len,
+				 int se)
 {
 	struct sdr_data_hdr h = hdr_for(f, seq, off, dma_len, 0, se);
 
@@ -398,7 +398,8 @@ static void test_drops(void)
 	EXPECT_DROP(f, hdr_for(f, 0, 2, 1024, 2, 1), pay, &b0, SDR_CTR_bad_len);
 	EXPECT_DROP(f, hdr_for(f, 0, 1000, 1024, 0, 0), pay, &b0, SDR_CTR_bad_len);
 	EXPECT_DROP(f, hdr_for(f, 0, SDR_MAX_PKTS - 1, 1024, 0, 1), pay, &b0, SDR_CTR_bad_len);
-	EXPECT_DROP(f, hdr_for(f, 0, 0, 1000, 1, 0), pay, &b0, SDR_CTR_bad_len); /* short, not last */
+	EXPECT_DROP(f, hdr_for(f, 0, 0, 1000, 1, 0), pay, &b0,
+		    SDR_CTR_bad_len); /* short, not last */
 	EXPECT_DROP(f, hdr_for(f, 0, 0, 1, 1, 0), pay, &b0, SDR_CTR_bad_len);
 	EXPECT_DROP(f, hdr_for(f, 0, 1, 1020, 1, 0), pay, &b0, SDR_CTR_bad_len);
 	/* longer than the MTU (the frame itself is well-formed) */
@@ -527,7 +528,7 @@ static void test_drops(void)
 	EXPECT_OK(f, hdr_for(f, 2, 2, 1024, NIB(imm2, 2), 0), pay_of(2, 2, mtu), D | C);
 	EXPECT_OK(f, hdr_for(f, 2, 9, 1024, NIB(imm2, 9), 0), pay_of(2, 9, mtu), D);
 	CHECK(sdr_rq_complete(&f->rq, 2 + SDR_MAX_MSGS) == -ENOENT); /* right slot, wrong seq */
-	CHECK(sdr_rq_complete(&f->rq, 7) == -ENOENT);                 /* never posted */
+	CHECK(sdr_rq_complete(&f->rq, 7) == -ENOENT);                /* never posted */
 	CHECK(sdr_rq_complete(&f->rq, 2) == 2);
 	CHECK(f->rq.slot[2].state == SDR_RS_DONE && !sdr_rslot_full(&f->rq.slot[2]));
 	CHECK(f->rq.slot[2].pkts_got == 5);
@@ -561,8 +562,7 @@ static void test_write_only(void)
 	const uint32_t mtu = 1024, max_msg = 16384, G = 2;
 	struct fx *f = fx_new(mtu, max_msg, 4, G);
 	uint8_t pay[1024], bad[1024];
-	struct gbuf b0 = gbuf_new(3000), b1 = gbuf_new(64), b2 = gbuf_new(5000),
-		    b3 = gbuf_new(100);
+	struct gbuf b0 = gbuf_new(3000), b1 = gbuf_new(64), b2 = gbuf_new(5000), b3 = gbuf_new(100);
 	struct sdr_data_hdr h;
 	uint8_t one;
 
@@ -745,13 +745,11 @@ static void test_post_busy(void)
 
 /* Send a complete @p len-byte message (len <= mtu) for @p seq in order;
  * the last packet must complete it. */
-static void send_small(struct fx *f, uint32_t seq, uint32_t len, uint32_t imm,
-		       const struct gbuf *b)
+static void send_small(struct fx *f, uint32_t seq, uint32_t len, uint32_t imm, const struct gbuf *b)
 {
 	uint32_t idx = sdr_seq_msg_id(seq);
 
-	EXPECT_OK(f, hdr_for(f, seq, 0, len, NIB(imm, 0), 1), pay_of(seq, 0, f->rq.mtu),
-		  D | C);
+	EXPECT_OK(f, hdr_for(f, seq, 0, len, NIB(imm, 0), 1), pay_of(seq, 0, f->rq.mtu), D | C);
 	for (uint32_t o = 1; o < SDR_IMM_NIBBLES; o++)
 		EXPECT_OK(f, hdr_for(f, seq, o, 0, NIB(imm, o), 0), NULL,
 			  o == SDR_IMM_NIBBLES - 1 ? I | X : I);
@@ -821,9 +819,9 @@ struct msg {
 	uint8_t *got;         /* per data packet */
 	uint32_t *chunk_left; /* packets still missing per chunk */
 	uint32_t chunks_done, pkts_left, check_at;
-	uint8_t imm_seen;     /* mask of nibbles seen */
+	uint8_t imm_seen; /* mask of nibbles seen */
 	int complete;
-	int no_imm;           /* user immediate 0: 0x2A packets */
+	int no_imm; /* user immediate 0: 0x2A packets */
 };
 
 struct frame {
@@ -845,8 +843,8 @@ static void check_buffer_full(const struct fx *f, const struct msg *m)
 		uint8_t want = covered ? data_byte(m->seq, pos) : FRESH;
 
 		if (m->b.dst[pos] != want) {
-			fprintf(stderr, "buffer of seq %u: byte %u is 0x%02x, want 0x%02x\n", m->seq,
-				pos, m->b.dst[pos], want);
+			fprintf(stderr, "buffer of seq %u: byte %u is 0x%02x, want 0x%02x\n",
+				m->seq, pos, m->b.dst[pos], want);
 			t_failures++;
 			return;
 		}
@@ -876,10 +874,8 @@ static void add_frames(const struct fx *f, struct msg *m, struct frame *fr, size
 static uint32_t rand_msg_len(uint32_t max)
 {
 	switch (t_below(10)) {
-	case 0:
-		return 1;
-	case 1:
-		return max;
+	case 0: return 1;
+	case 1: return max;
 	case 2: { /* one around a multiple of 1024 */
 		uint32_t k = (uint32_t)t_range(1, 64) * 1024;
 		uint32_t v = k + (uint32_t)t_below(3) - 1;
@@ -895,7 +891,7 @@ static uint32_t rand_msg_len(uint32_t max)
 
 /* One round: post k receives, feed all their packets shuffled and partly
  * duplicated; check everything after every packet. */
-static uint64_t imm_dups; /* repeated immediate-only packets seen by random_round */
+static uint64_t imm_dups;             /* repeated immediate-only packets seen by random_round */
 static uint64_t write_msgs, imm_msgs; /* completed messages of each format */
 
 static void random_round(struct fx *f, int k, uint64_t *dup_count)
@@ -966,7 +962,7 @@ static void random_round(struct fx *f, int k, uint64_t *dup_count)
 		rc = place_frame(f, fr[i].f, fr[i].len, &drop, &slot);
 		if (m->complete || (!fr[i].imm_only && m->got[p]) ||
 		    (fr[i].imm_only && (m->imm_seen & (1u << (p % SDR_IMM_NIBBLES))))) {
-			enum sdr_ctr want = m->complete ? SDR_CTR_late_pkt
+			enum sdr_ctr want = m->complete      ? SDR_CTR_late_pkt
 					    : fr[i].imm_only ? SDR_CTR_dup_imm
 							     : SDR_CTR_dup_pkt;
 
@@ -984,7 +980,8 @@ static void random_round(struct fx *f, int k, uint64_t *dup_count)
 			break;
 		}
 		if (fr[i].imm_only) {
-			CHECK_EQ(rc & (SDR_PLACE_IMM | SDR_PLACE_DATA | SDR_PLACE_CHUNK), SDR_PLACE_IMM);
+			CHECK_EQ(rc & (SDR_PLACE_IMM | SDR_PLACE_DATA | SDR_PLACE_CHUNK),
+				 SDR_PLACE_IMM);
 		} else {
 			uint32_t st = p * mtu, e = st + mtu < m->msg_len ? st + mtu : m->msg_len;
 

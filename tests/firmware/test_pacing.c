@@ -29,10 +29,11 @@
 #include "worker.h"
 
 #define MTU 1024u
-#define FRAME 1102u /* sdr_wire_data_frame_bytes(1024, 1): 78 B around 1 KiB (every
+#define FRAME \
+	1102u /* sdr_wire_data_frame_bytes(1024, 1): 78 B around 1 KiB (every
                        * send here carries a non-zero immediate: opcode 0x2B) */
 #define ARGS "--mtu 1024 --chunk-pkts 4 --max-msg 65536"
-#define US 1000ull  /* the rig's TSC runs at 1 GHz: one cycle is 1 ns */
+#define US 1000ull /* the rig's TSC runs at 1 GHz: one cycle is 1 ns */
 #define MS 1000000ull
 
 /* ---- departures of A's data frames ---- */
@@ -50,8 +51,10 @@ static enum rig_verdict on_frame(struct rig *r, const struct rig_frame_info *fi,
 	(void)arg;
 	if (fi->from == RIG_A && fi->kind == RIG_K_DATA && dep.n < MAXDEP) {
 		dep.t[dep.n] = fi->now;
-		dep.bytes[dep.n] = sdr_wire_data_frame_bytes(fi->dma_len, fi->p->opcode == SDR_OP_UC_WRITE_ONLY_IMM);
-		dep.qp[dep.n] = (fi->p->dest_qpn - r->s[RIG_B].in->qpn_first) / sdr_g.cfg.generations;
+		dep.bytes[dep.n] = sdr_wire_data_frame_bytes(
+			fi->dma_len, fi->p->opcode == SDR_OP_UC_WRITE_ONLY_IMM);
+		dep.qp[dep.n] = (fi->p->dest_qpn - r->s[RIG_B].in->qpn_first) /
+				sdr_g.cfg.generations;
 		dep.n++;
 	}
 	return RIG_PASS;
@@ -60,8 +63,12 @@ static enum rig_verdict on_frame(struct rig *r, const struct rig_frame_info *fi,
 static struct rig *mk(const char *extra, uint64_t rate_bps, uint64_t mem)
 {
 	char args[256];
-	struct rig_opts o = {.args = args, .mem_bytes = mem, .seed = t_rnd(), .mbufs = 1024,
-			     .busy_ns = 1000, .idle_ns = 1000};
+	struct rig_opts o = {.args = args,
+			     .mem_bytes = mem,
+			     .seed = t_rnd(),
+			     .mbufs = 1024,
+			     .busy_ns = 1000,
+			     .idle_ns = 1000};
 	struct rig *r;
 
 	snprintf(args, sizeof(args), "%s %s", ARGS, extra);
@@ -161,7 +168,8 @@ static void t_idle(void)
 		/* at most one frame time plus a loop of jitter less than 9 T */
 		CHECK(span + 2000 >= 9 * T, "message %u: first 10 frames in %llu ns, 9 T = %llu", m,
 		      (unsigned long long)span, (unsigned long long)(9 * T));
-		CHECK(dep.t[first[m]] <= dep.t[first[m] - (m ? 1 : 0)] + 3 * MS, "message %u waited", m);
+		CHECK(dep.t[first[m]] <= dep.t[first[m] - (m ? 1 : 0)] + 3 * MS,
+		      "message %u waited", m);
 	}
 	/* a long message keeps the rate: 64 frames in 63 T (+ a loop) */
 	first[5] = dep.n;
@@ -171,8 +179,9 @@ static void t_idle(void)
 	check_schedule(first[5], dep.n, rate);
 	{
 		uint64_t span = dep.t[dep.n - 1] - dep.t[first[5]];
-		CHECK(span >= 63 * T - 63 && span <= 63 * T + 2000, "64 frames in %llu ns, 63 T = %llu",
-		      (unsigned long long)span, (unsigned long long)(63 * T));
+		CHECK(span >= 63 * T - 63 && span <= 63 * T + 2000,
+		      "64 frames in %llu ns, 63 T = %llu", (unsigned long long)span,
+		      (unsigned long long)(63 * T));
 	}
 	run_until(r, RIG_B, SDR_SQ_RECV, 6, 100 * MS);
 	CHECK_EQ(rig_check_invariants(r), 0);
@@ -188,8 +197,8 @@ static void check_gaps(size_t from, size_t to, uint64_t rate)
 	for (size_t k = from; k < to; k++) {
 		uint64_t gap = dep.t[k] - dep.t[k - 1];
 		CHECK(gap + 1000 >= cyc(FRAME, rate) && gap <= cyc(FRAME, rate) + 1000,
-		      "frame %zu: %llu ns after the one before, want %llu", k, (unsigned long long)gap,
-		      (unsigned long long)cyc(FRAME, rate));
+		      "frame %zu: %llu ns after the one before, want %llu", k,
+		      (unsigned long long)gap, (unsigned long long)cyc(FRAME, rate));
 	}
 	CHECK(dep.t[to - 1] - dep.t[from] + 1000 >= (to - 1 - from) * cyc(FRAME, rate) &&
 	      dep.t[to - 1] - dep.t[from] <= (to - 1 - from) * cyc(FRAME, rate) + 1000);
@@ -252,8 +261,9 @@ static void t_port(void)
 	check_schedule(0, 96, rate);
 	{
 		uint64_t span = dep.t[95] - dep.t[0];
-		CHECK(span >= 95 * T - 95 && span <= 95 * T + 2000, "96 frames in %llu ns, 95 T = %llu",
-		      (unsigned long long)span, (unsigned long long)(95 * T));
+		CHECK(span >= 95 * T - 95 && span <= 95 * T + 2000,
+		      "96 frames in %llu ns, 95 T = %llu", (unsigned long long)span,
+		      (unsigned long long)(95 * T));
 	}
 	/* each QP got its share of the port (round robin of the due QPs) */
 	{
@@ -262,8 +272,8 @@ static void t_port(void)
 			for (int i = 0; i < 3; i++)
 				per[i] += dep.qp[k] == qb[i];
 		for (int i = 0; i < 3; i++)
-			CHECK(per[i] >= 14 && per[i] <= 18, "QP %u: %u of the first 48 frames", q[i],
-			      per[i]);
+			CHECK(per[i] >= 14 && per[i] <= 18, "QP %u: %u of the first 48 frames",
+			      q[i], per[i]);
 	}
 	/* the port idles 5 ms: the next message leaves at the rate, no burst */
 	rig_run_for(r, 5 * MS);
@@ -280,9 +290,9 @@ static void t_port(void)
 
 static uint64_t visits(const struct rig *r, int side, int kind)
 {
-	return kind < 0 ? r->s[side].w->visits[0] + r->s[side].w->visits[1] +
-				  r->s[side].w->visits[2]
-			: r->s[side].w->visits[kind];
+	return kind < 0
+		       ? r->s[side].w->visits[0] + r->s[side].w->visits[1] + r->s[side].w->visits[2]
+		       : r->s[side].w->visits[kind];
 }
 
 /* A busy pair beside @p idle idle ones: visits of both sides. */
@@ -303,12 +313,13 @@ static uint64_t busy_beside(unsigned idle, uint64_t seed)
 	run_until(r, RIG_B, SDR_SQ_RECV, 10, 100 * MS);
 	rig_run_for(r, 50 * MS); /* past the periodic re-send: still nothing for the idle ones */
 	v = visits(r, RIG_A, -1) + visits(r, RIG_B, -1);
-	printf("  %u idle QP pairs: %llu visits (A: paced %llu touched %llu timer %llu; B: %llu %llu"
-	       " %llu), %llu loops\n", idle, (unsigned long long)v,
-	       (unsigned long long)visits(r, RIG_A, 0), (unsigned long long)visits(r, RIG_A, 1),
-	       (unsigned long long)visits(r, RIG_A, 2), (unsigned long long)visits(r, RIG_B, 0),
-	       (unsigned long long)visits(r, RIG_B, 1), (unsigned long long)visits(r, RIG_B, 2),
-	       (unsigned long long)r->s[RIG_A].w->loops);
+	printf("  %u idle QP pairs: %llu visits (A: paced %llu touched %llu timer %llu; B: %llu "
+	       "%llu"
+	       " %llu), %llu loops\n",
+	       idle, (unsigned long long)v, (unsigned long long)visits(r, RIG_A, 0),
+	       (unsigned long long)visits(r, RIG_A, 1), (unsigned long long)visits(r, RIG_A, 2),
+	       (unsigned long long)visits(r, RIG_B, 0), (unsigned long long)visits(r, RIG_B, 1),
+	       (unsigned long long)visits(r, RIG_B, 2), (unsigned long long)r->s[RIG_A].w->loops);
 	CHECK_EQ(rig_check_invariants(r), 0);
 	rig_free(r);
 	return v;
@@ -343,7 +354,8 @@ static void t_visits(void)
 	run_until(r, RIG_A, SDR_SQ_SEND, NQ, 200 * MS);
 	frames = dep.n;
 	printf("  %d paced QPs: %zu frames, %llu visits handed out by the pacer, %llu touched, %llu"
-	       " by a timer, %llu loops\n", NQ, frames, (unsigned long long)visits(r, RIG_A, 0),
+	       " by a timer, %llu loops\n",
+	       NQ, frames, (unsigned long long)visits(r, RIG_A, 0),
 	       (unsigned long long)visits(r, RIG_A, 1), (unsigned long long)visits(r, RIG_A, 2),
 	       (unsigned long long)r->s[RIG_A].w->loops);
 	CHECK_EQ(frames, (size_t)NQ * 16);
@@ -400,8 +412,8 @@ static void t_loop_budget(void)
 			most = run;
 	}
 	printf("  %d QPs x %d frames: at most %zu data frames in a loop (SDR_LOOP_TX %d), %llu"
-	       " deferred to the next loop\n", NQ, PKTS, most, SDR_LOOP_TX,
-	       (unsigned long long)r->s[RIG_A].w->loop_tx_full);
+	       " deferred to the next loop\n",
+	       NQ, PKTS, most, SDR_LOOP_TX, (unsigned long long)r->s[RIG_A].w->loop_tx_full);
 	CHECK(most <= SDR_LOOP_TX);
 	CHECK(most >= SDR_BURST); /* (and the budget was used) */
 	CHECK(r->s[RIG_A].w->loop_tx_full > 0);

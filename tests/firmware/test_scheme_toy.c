@@ -34,8 +34,13 @@ SDR_QP_CTR_GROUP_DEFINE(toy, TOY_QP_CTRS);
 static uint32_t toy_level = 3;
 static const struct sdr_opt toy_opts[] = {
 	SDR_OPT_SECTION("\nToy (a test's scheme):"),
-	{.name = "toy-level", .arg = "N", .kind = SDR_OPT_U32, .min = 1, .max = 9,
-	 .var = &toy_level, .help = "how toy it is (default 3)"},
+	{.name = "toy-level",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 9,
+	 .var = &toy_level,
+	 .help = "how toy it is (default 3)"},
 	SDR_OPT_END,
 };
 
@@ -141,7 +146,8 @@ static int have_cqes(struct rig *r, void *arg)
 static void t_toy(void)
 {
 	struct rig_opts o = {.args = "--mtu 1024 --chunk-pkts 4 --max-msg 65536 --toy-level 7",
-			     .mem_bytes = 1u << 20, .seed = t_rnd()};
+			     .mem_bytes = 1u << 20,
+			     .seed = t_rnd()};
 	struct count_cqes cc = {.side = RIG_A, .want = 5};
 	struct kv_seen seen = {0};
 	struct sdr_qp *qa;

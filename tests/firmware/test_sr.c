@@ -26,7 +26,7 @@ static void test_rtt(void)
 	sdr_rtt_sample(&r, 800); /* first: SRTT = R, RTTVAR = R/2 */
 	CHECK_EQ(r.srtt, 800);
 	CHECK_EQ(r.rttvar, 400);
-	CHECK_EQ(r.rto, 1200); /* (1 + 0.5) * 800 */
+	CHECK_EQ(r.rto, 1200);    /* (1 + 0.5) * 800 */
 	sdr_rtt_sample(&r, 1600); /* RTTVAR = 3/4*400 + 1/4*|800-1600|, SRTT = 7/8*800 + 1/8*1600 */
 	CHECK_EQ(r.rttvar, 500);
 	CHECK_EQ(r.srtt, 900);

@@ -38,7 +38,10 @@ static uint64_t rnd(void)
 	return rng * 0x2545F4914F6CDD1DULL;
 }
 
-static size_t rnd_below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
+static size_t rnd_below(size_t n)
+{
+	return n ? (size_t)(rnd() % n) : 0;
+}
 
 static void corpus_add(const uint8_t *d, size_t len, void *arg)
 {
@@ -123,16 +126,15 @@ static size_t mutate(uint8_t *b, size_t len, size_t cap)
 			break;
 		case 2: /* interesting 16-bit big-endian value */
 			if (len >= 2) {
-				uint16_t v = interesting16[rnd_below(sizeof(interesting16) / sizeof(interesting16[0]))];
+				uint16_t v = interesting16[rnd_below(sizeof(interesting16) /
+								     sizeof(interesting16[0]))];
 
 				pos = rnd_below(len - 1);
 				b[pos] = (uint8_t)(v >> 8);
 				b[pos + 1] = (uint8_t)v;
 			}
 			break;
-		case 3: /* truncate */
-			len = rnd_below(len + 1);
-			break;
+		case 3: /* truncate */ len = rnd_below(len + 1); break;
 		case 4: /* append random bytes */
 		{
 			size_t add = rnd_below(64);

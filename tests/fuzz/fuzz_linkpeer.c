@@ -24,13 +24,13 @@
 #include "sdr_fuzz.h"
 #include "sdr_link_peers.h"
 
-#define FUZZ_ASSERT(cond)                                                                   \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "fuzz_linkpeer: invariant failed at %s:%d: %s\n",   \
-				__FILE__, __LINE__, #cond);                                 \
-			abort();                                                            \
-		}                                                                           \
+#define FUZZ_ASSERT(cond)                                                                 \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			fprintf(stderr, "fuzz_linkpeer: invariant failed at %s:%d: %s\n", \
+				__FILE__, __LINE__, #cond);                               \
+			abort();                                                          \
+		}                                                                         \
 	} while (0)
 
 static struct sdr_link_plan plan, base;
@@ -79,8 +79,8 @@ static void frame(const uint8_t *f, size_t n)
 		FUZZ_ASSERT(lane < plan.nlanes);
 		FUZZ_ASSERT(lane == (have ? sdr_link_plan_lane(&plan, ip) : plan.nlanes - 1));
 		s = &set.link[lane].stats;
-		FUZZ_ASSERT(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss +
-						  s->dropped_ge);
+		FUZZ_ASSERT(s->pkts_in ==
+			    s->delivered + s->dropped_buffer + s->dropped_loss + s->dropped_ge);
 	}
 }
 
@@ -102,7 +102,8 @@ static void text(const uint8_t *d, size_t n)
 	FUZZ_ASSERT(sdr_link_plan_format(&p, 1, canon, sizeof(canon)) < (int)sizeof(canon));
 	sdr_link_plan_init(&q, NULL);
 	FUZZ_ASSERT(sdr_link_plan_add(&q, canon, err, sizeof(err)) == 0);
-	FUZZ_ASSERT(strcmp(q.lane[0].name, p.lane[1].name) == 0 && q.lane[0].naddr == p.lane[1].naddr &&
+	FUZZ_ASSERT(strcmp(q.lane[0].name, p.lane[1].name) == 0 &&
+		    q.lane[0].naddr == p.lane[1].naddr &&
 		    memcmp(q.lane[0].addr, p.lane[1].addr, sizeof(q.lane[0].addr)) == 0);
 	{
 		char a[600], b[600];
@@ -148,8 +149,8 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 	}
 	/* frames from a listed, a shared and an unlisted source, and one tagged */
 	for (unsigned k = 0; k < 4; k++) {
-		static const uint8_t src[4][4] = {{10, 100, 1, 2}, {10, 100, 3, 2}, {10, 7, 7, 7},
-						  {10, 100, 0, 2}};
+		static const uint8_t src[4][4] = {
+			{10, 100, 1, 2}, {10, 100, 3, 2}, {10, 7, 7, 7}, {10, 100, 0, 2}};
 		unsigned l3 = k == 3 ? 18 : 14;
 
 		memset(buf, 0, sizeof(buf));

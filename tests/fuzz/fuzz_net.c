@@ -42,8 +42,9 @@ static void invariants(const struct pipe_net *n)
 
 			check(l >= -1 && l < (int)n->nlinks);
 			if (l >= 0)
-				check(n->link[l].to == b && (n->link[l].from_mask >> a & 1) && a != b &&
-				      a < n->dcs && b < n->dcs && pipe_net_lookup(n, a, b) == l);
+				check(n->link[l].to == b && (n->link[l].from_mask >> a & 1) &&
+				      a != b && a < n->dcs && b < n->dcs &&
+				      pipe_net_lookup(n, a, b) == l);
 		}
 	for (uint32_t i = 0; i < n->nlinks; i++) {
 		const struct pipe_net_link *k = &n->link[i];
@@ -118,7 +119,8 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		("link l01 to=1 from=0 delay=2.5ms rate=1gbit buffer=2MB loss=0\n"
 		 "link into2 to=2 from=0,1 delay=12.5ms rate=2gbit buffer=4MB\n"),
 		"dcs 6; link a to=5 from=0,1,2,3,4 delay=1ms rate=10gbit ge=0.01:0.1:0:1 seed=7",
-		"# comment\nlink x to=0 from=1 jitter=1ms reorder=0.01:2ms dup=0.001 corrupt=1e-4:3",
+		"# comment\nlink x to=0 from=1 jitter=1ms reorder=0.01:2ms dup=0.001 "
+		"corrupt=1e-4:3",
 		"link a to=1 from=0;link a to=0 from=1",
 		"link a to=1 from=0 buffer=1MB",
 		"dcs 2\nlink a to=2 from=0",

@@ -21,13 +21,13 @@
 #include "sdr_fuzz.h"
 #include "sdr_wire.h"
 
-#define FUZZ_ASSERT(cond)                                                                   \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "fuzz_parse: invariant failed at %s:%d: %s\n",      \
-				__FILE__, __LINE__, #cond);                                 \
-			abort();                                                            \
-		}                                                                           \
+#define FUZZ_ASSERT(cond)                                                                        \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
+			fprintf(stderr, "fuzz_parse: invariant failed at %s:%d: %s\n", __FILE__, \
+				__LINE__, #cond);                                                \
+			abort();                                                                 \
+		}                                                                                \
 	} while (0)
 
 static int is_ok(enum sdr_parse_result r)
@@ -66,7 +66,8 @@ static void check_ctrl(const uint8_t *msg, size_t len)
 		FUZZ_ASSERT(SDR_CTRL_HDR_WIRE + (size_t)h.count * SDR_ACK_ENTRY_WIRE <= len);
 		for (uint16_t i = 0; i < h.count; i++)
 			if (sdr_ctrl_ack_entry_decode(msg, i, &a) == 0)
-				FUZZ_ASSERT(!(a.flags & ~SDR_ACK_F_MASK) && a.off <= SDR_ACK_OFF_MAX);
+				FUZZ_ASSERT(!(a.flags & ~SDR_ACK_F_MASK) &&
+					    a.off <= SDR_ACK_OFF_MAX);
 		return;
 	}
 	if (h.type == SDR_CTRL_PARITY) {
@@ -122,7 +123,8 @@ static void check_parsed(const uint8_t *f, size_t len, enum sdr_parse_result r,
 	if (r == SDR_PARSE_OK_DATA) {
 		FUZZ_ASSERT(p->dma_len == p->payload_len);
 		if (p->opcode == SDR_OP_UC_WRITE_ONLY) {
-			static const uint32_t geo[][2] = {{4096, 65536}, {1024, 1u << 28}, {2048, 6144}};
+			static const uint32_t geo[][2] = {
+				{4096, 65536}, {1024, 1u << 28}, {2048, 6144}};
 			FUZZ_ASSERT(p->imm_zero && p->imm == 0);
 			for (int g = 0; g < 3; g++) {
 				struct sdr_parsed q = *p;
@@ -130,7 +132,8 @@ static void check_parsed(const uint8_t *f, size_t len, enum sdr_parse_result r,
 				if (sdr_data_locate(&q, geo[g][0], geo[g][1]) == 0)
 					FUZZ_ASSERT(q.msg_id < SDR_MAX_MSGS &&
 						    q.va == (uint64_t)q.msg_id * geo[g][1] +
-								    (uint64_t)q.pkt_off * geo[g][0]);
+								    (uint64_t)q.pkt_off *
+									    geo[g][0]);
 				else
 					FUZZ_ASSERT(q.va % geo[g][0] ||
 						    q.va / geo[g][1] >= SDR_MAX_MSGS);
@@ -187,7 +190,10 @@ static enum sdr_parse_result parse_both(uint8_t *f, size_t len)
 	return r1;
 }
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
 
 static void put16(uint8_t *p, size_t v)
 {
@@ -276,8 +282,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ---- seeds: our own well-formed frames and a few near misses ---- */
 
-static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, int se,
-		      int no_imm)
+static void seed_data(sdr_fuzz_emit_fn emit, void *arg, uint32_t len, int icrc, int se, int no_imm)
 {
 	static uint8_t buf[SDR_DATA_HDR_LEN + 4096 + 8];
 	struct sdr_l2l3 a = {
@@ -342,12 +347,20 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 	/* EC: a parity packet and a NACK */
 	{
 		static uint8_t pb[SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF + 100 + 8];
-		struct sdr_parity_hdr ph = {.seq = 5, .msg_len = 300000, .imm = 0xCAFEF00D,
-					    .code = SDR_EC_RS, .k = 8, .m = 2, .sub = 2,
-					    .pidx = 1, .pkt = 3, .npkt = 4, .clen = 16384};
-		struct sdr_nack_entry ne[2] = {{.seq = 5, .sub = 1, .k = 8, .missing = 0x81},
-					       {.seq = 6, .sub = 0, .k = 64, .flags = SDR_NACK_F_IMM,
-						.missing = ~0ull}};
+		struct sdr_parity_hdr ph = {.seq = 5,
+					    .msg_len = 300000,
+					    .imm = 0xCAFEF00D,
+					    .code = SDR_EC_RS,
+					    .k = 8,
+					    .m = 2,
+					    .sub = 2,
+					    .pidx = 1,
+					    .pkt = 3,
+					    .npkt = 4,
+					    .clen = 16384};
+		struct sdr_nack_entry ne[2] = {
+			{.seq = 5, .sub = 1, .k = 8, .missing = 0x81},
+			{.seq = 6, .sub = 0, .k = 64, .flags = SDR_NACK_F_IMM, .missing = ~0ull}};
 		size_t mlen = sdr_ctrl_parity_encode(pb + SDR_CTRL_HDR_LEN, 0x200, &ph) + 100;
 		size_t flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 7, mlen);
 

@@ -16,13 +16,13 @@
 #include "pipe_proto.h"
 #include "sdr_fuzz.h"
 
-#define FUZZ_ASSERT(cond)                                                                   \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "fuzz_pipeproto: invariant failed at %s:%d: %s\n",  \
-				__FILE__, __LINE__, #cond);                                 \
-			abort();                                                            \
-		}                                                                           \
+#define FUZZ_ASSERT(cond)                                                                  \
+	do {                                                                               \
+		if (!(cond)) {                                                             \
+			fprintf(stderr, "fuzz_pipeproto: invariant failed at %s:%d: %s\n", \
+				__FILE__, __LINE__, #cond);                                \
+			abort();                                                           \
+		}                                                                          \
 	} while (0)
 
 static uint8_t out[PIPE_EVENTS_BYTES(4096)];
@@ -108,18 +108,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 6: {
 		struct pipe_events e = {0};
-		int k = n >= 4 ? pipe_events_get(in, n, &c, 1, in[0] | in[1] << 8 | in[2] << 16 |
-							       (uint32_t)in[3] << 24, &e)
+		int k = n >= 4 ? pipe_events_get(in, n, &c, 1,
+						 in[0] | in[1] << 8 | in[2] << 16 |
+							 (uint32_t)in[3] << 24,
+						 &e)
 			       : -1;
 
 		if (k >= 0) {
 			FUZZ_ASSERT((size_t)k == e.n && e.n <= 4096);
 			for (size_t i = 0; i < e.n; i++)
-				FUZZ_ASSERT(e.ev[i].stage >= 2 && e.ev[i].stage <= 3 && e.ev[i].m < 4 &&
-					    e.ev[i].t1 >= e.ev[i].t0);
-			same(in, n, pipe_events_put(out, e.n ? e.ev[0].iter : in[0] | in[1] << 8 |
-						    in[2] << 16 | (uint32_t)in[3] << 24,
-						    e.ev, (uint32_t)e.n));
+				FUZZ_ASSERT(e.ev[i].stage >= 2 && e.ev[i].stage <= 3 &&
+					    e.ev[i].m < 4 && e.ev[i].t1 >= e.ev[i].t0);
+			same(in, n,
+			     pipe_events_put(out,
+					     e.n ? e.ev[0].iter
+						 : in[0] | in[1] << 8 | in[2] << 16 |
+							     (uint32_t)in[3] << 24,
+					     e.ev, (uint32_t)e.n));
 		}
 		pipe_events_free(&e);
 		break;
@@ -132,16 +137,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 {
 	static uint8_t buf[1 + PIPE_EVENTS_BYTES(4)];
-	struct pipe_hello h = {.version = PIPE_PROTO_VERSION, .dc = 1, .dcs = 3, .digest = 5,
-			       .iters = 3, .seed = 1};
+	struct pipe_hello h = {.version = PIPE_PROTO_VERSION,
+			       .dc = 1,
+			       .dcs = 3,
+			       .digest = 5,
+			       .iters = 3,
+			       .seed = 1};
 	struct pipe_ping p = {.seq = 1, .t0 = 10.5, .peer_t = 10.6};
 	struct pipe_offset o = {.offset = 0.1, .rtt = 0.001};
 	struct pipe_qpinfo q[2] = {{.boundary = 1, .dc = 0}, {.boundary = 3, .dc = 2}};
-	static struct pipe_start s = {.iter = 2, .t_start = 5.0, .n = 2, .chan = {2, 7},
-				      .rate = {250000000, 0}};
+	static struct pipe_start s = {
+		.iter = 2, .t_start = 5.0, .n = 2, .chan = {2, 7}, .rate = {250000000, 0}};
 	struct pipe_event ev[2] = {
-		{.iter = 2, .stage = 2, .m = 1, .kind = PIPE_I_WAIT_RECV, .chan = 2, .t0 = 0.1, .t1 = 0.2},
-		{.iter = 2, .stage = 3, .m = 0, .kind = PIPE_I_COMPUTE, .op = 1, .t0 = 0.2, .t1 = 0.3},
+		{.iter = 2,
+		 .stage = 2,
+		 .m = 1,
+		 .kind = PIPE_I_WAIT_RECV,
+		 .chan = 2,
+		 .t0 = 0.1,
+		 .t1 = 0.2},
+		{.iter = 2,
+		 .stage = 3,
+		 .m = 0,
+		 .kind = PIPE_I_COMPUTE,
+		 .op = 1,
+		 .t0 = 0.2,
+		 .t1 = 0.3},
 	};
 
 	buf[0] = 0;

@@ -45,13 +45,13 @@
 #include "sdr_msgtab.h"
 #include "sdr_wire.h"
 
-#define FUZZ_ASSERT(cond)                                                                   \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "fuzz_place: invariant failed at %s:%d: %s\n",      \
-				__FILE__, __LINE__, #cond);                                 \
-			abort();                                                            \
-		}                                                                           \
+#define FUZZ_ASSERT(cond)                                                                        \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
+			fprintf(stderr, "fuzz_place: invariant failed at %s:%d: %s\n", __FILE__, \
+				__LINE__, #cond);                                                \
+			abort();                                                                 \
+		}                                                                                \
 	} while (0)
 
 #define F_MTU 1024
@@ -107,7 +107,10 @@ static uint8_t get8(struct fstate *s)
 	return *s->in++;
 }
 
-static uint8_t *dst_of(const struct fbuf *b) { return b->base + F_GUARD; }
+static uint8_t *dst_of(const struct fbuf *b)
+{
+	return b->base + F_GUARD;
+}
 
 static uint8_t f_canary_ref[F_GUARD], f_fresh_ref[F_MAX_MSG];
 
@@ -216,10 +219,8 @@ static int is_rx_drop(enum sdr_ctr c)
 	case SDR_CTR_imm_mismatch:
 	case SDR_CTR_dup_pkt:
 	case SDR_CTR_dup_imm:
-	case SDR_CTR_bad_dma_len:
-		return 1;
-	default:
-		return 0;
+	case SDR_CTR_bad_dma_len: return 1;
+	default: return 0;
 	}
 }
 
@@ -267,7 +268,7 @@ static void place(struct fstate *s, const struct sdr_parsed *parsed)
 		return;
 	}
 	FUZZ_ASSERT((rc & ~(SDR_PLACE_DATA | SDR_PLACE_CHUNK | SDR_PLACE_COMPLETE |
-			     SDR_PLACE_IMM)) == 0);
+			    SDR_PLACE_IMM)) == 0);
 	/* accepted only for a posted, not yet completed receive of its generation */
 	FUZZ_ASSERT(s->m[idx].state == M_POSTED);
 	FUZZ_ASSERT(sdr_seq_gen(s->m[idx].seq, s->rq.gens) == gen);
@@ -336,21 +337,15 @@ static void op_synth(struct fstate *s, int no_imm)
 	idx = sdr_seq_msg_id(seq);
 	off = (b & 0x80) && (a & 0x08) ? (uint32_t)b << 10 : b & 0x1F;
 	switch (c & 3) {
-	case 0:
-		len = 0;
-		break;
-	case 1:
-		len = F_MTU;
-		break;
+	case 0: len = 0; break;
+	case 1: len = F_MTU; break;
 	case 2: /* the last packet of a message */
 		len = 1 + (uint32_t)((c >> 2) | (e << 6)) % F_MTU;
 		break;
-	default:
-		len = (uint32_t)(c >> 2) * 17 % (F_MTU + 9);
-		break;
+	default: len = (uint32_t)(c >> 2) * 17 % (F_MTU + 9); break;
 	}
-	h.dest_qpn = F_QPN_BASE + ((d & 0x06) ? (uint32_t)(d >> 4) % s->rq.gens
-					      : sdr_seq_gen(seq, s->rq.gens));
+	h.dest_qpn = F_QPN_BASE +
+		     ((d & 0x06) ? (uint32_t)(d >> 4) % s->rq.gens : sdr_seq_gen(seq, s->rq.gens));
 	/* the message's PSN, or (rarely) one of another use of the slot */
 	h.psn = sdr_seq_psn(seq) + ((d & 0x06) == 0x06 && (e & 0x40) ? 4 : 0);
 	h.va = (uint64_t)idx * F_MAX_MSG + (uint64_t)off * F_MTU;
@@ -376,8 +371,8 @@ static void op_synth(struct fstate *s, int no_imm)
 	sdr_pkt_finish(frame, n, s->verify);
 	/* our own builder's frames always parse, ICRC verified or not */
 	FUZZ_ASSERT(sdr_parse(frame, n, s->verify, &p) == SDR_PARSE_OK_DATA);
-	FUZZ_ASSERT(p.dma_len == len && p.payload_len == len &&
-		    p.imm == (no_imm ? 0 : h.imm) && p.imm_zero == no_imm);
+	FUZZ_ASSERT(p.dma_len == len && p.payload_len == len && p.imm == (no_imm ? 0 : h.imm) &&
+		    p.imm_zero == no_imm);
 	s->verify ^= 1;
 	place(s, &p);
 }
@@ -523,9 +518,10 @@ static void op_ec(struct fstate *s, uint8_t b)
 		if (rc >= 0) {
 			const struct sdr_rslot *sl = &s->rq.slot[idx];
 			FUZZ_ASSERT(s->m[idx].state == M_POSTED);
-			FUZZ_ASSERT(len >= 1 && len <= sl->len && sl->last_known && sl->msg_len == len);
-			FUZZ_ASSERT(sl->npkts == (len + F_MTU - 1) / F_MTU && sl->imm_mask == 0xFF &&
-				    sl->imm == imm);
+			FUZZ_ASSERT(len >= 1 && len <= sl->len && sl->last_known &&
+				    sl->msg_len == len);
+			FUZZ_ASSERT(sl->npkts == (len + F_MTU - 1) / F_MTU &&
+				    sl->imm_mask == 0xFF && sl->imm == imm);
 		} else {
 			FUZZ_ASSERT(drop == SDR_CTR_bad_len || drop == SDR_CTR_imm_mismatch ||
 				    drop == SDR_CTR_no_recv);
@@ -540,7 +536,8 @@ static void op_ec(struct fstate *s, uint8_t b)
 			const struct sdr_rslot *sl = &s->rq.slot[idx];
 			FUZZ_ASSERT(s->m[idx].state == M_POSTED && before.sl.last_known);
 			FUZZ_ASSERT(chunk * s->rq.ppc < sl->npkts);
-			FUZZ_ASSERT(sdr_bit_test(s->chunk_bm + (size_t)idx * s->chunk_words, chunk));
+			FUZZ_ASSERT(
+				sdr_bit_test(s->chunk_bm + (size_t)idx * s->chunk_words, chunk));
 			FUZZ_ASSERT(!!(rc & SDR_PLACE_CHUNK) ==
 				    (sl->chunks_got == before.sl.chunks_got + 1));
 		}
@@ -656,24 +653,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (op % 8) {
 		case 0:
 		case 1:
-		case 2:
-			op_synth(s, (op >> 3) & 1);
-			break;
-		case 3:
-			op_raw(s);
-			break;
-		case 4:
-			op_post(s);
-			break;
-		case 5:
-			op_complete(s);
-			break;
-		case 6:
-			op_bulk(s);
-			break;
-		default:
-			op_abort(s);
-			break;
+		case 2: op_synth(s, (op >> 3) & 1); break;
+		case 3: op_raw(s); break;
+		case 4: op_post(s); break;
+		case 5: op_complete(s); break;
+		case 6: op_bulk(s); break;
+		default: op_abort(s); break;
 		}
 		for (int i = 0; i < F_NBUF; i++)
 			FUZZ_ASSERT(guards_ok(&s->buf[i]));
@@ -687,8 +672,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					FUZZ_ASSERT(s->rq.next_seq - s->rq.slot[i].seq <= span);
 				}
 			FUZZ_ASSERT(s->rq.nposted == posted);
-			FUZZ_ASSERT(!span || s->rq.slot[(s->rq.next_seq - span) % SDR_MAX_MSGS].state ==
-					     SDR_RS_POSTED);
+			FUZZ_ASSERT(!span ||
+				    s->rq.slot[(s->rq.next_seq - span) % SDR_MAX_MSGS].state ==
+					    SDR_RS_POSTED);
 		}
 	}
 	/* the end: every buffer still posted only holds writes inside its length */
@@ -703,7 +689,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ---- seeds ---- */
 
-static void put(uint8_t *b, size_t *n, uint8_t v) { b[(*n)++] = v; }
+static void put(uint8_t *b, size_t *n, uint8_t v)
+{
+	b[(*n)++] = v;
+}
 
 /* post a receive of @p len, then its packets in order (data + imm-only;
  * with @p no_imm, 0x2A data packets only) */
@@ -719,9 +708,9 @@ static void seed_msg(uint8_t *b, size_t *n, uint32_t len, int no_imm)
 		int last = p + 1 == npkts;
 		uint32_t x = plen - 1; /* case 2 length: 1 + ((c >> 2) | (e << 6)) */
 
-		put(b, n, no_imm ? 8 : 0);    /* synth (0x2A with bit 3) */
-		put(b, n, 0);                 /* a: most recent post */
-		put(b, n, (uint8_t)p);        /* b: offset */
+		put(b, n, no_imm ? 8 : 0); /* synth (0x2A with bit 3) */
+		put(b, n, 0);              /* a: most recent post */
+		put(b, n, (uint8_t)p);     /* b: offset */
 		if (plen == 0)
 			put(b, n, 0);
 		else if (plen == F_MTU && !last)

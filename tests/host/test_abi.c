@@ -8,7 +8,6 @@
 #include "sdr_abi.h"
 #include "sdr_test.h"
 
-
 static struct sdr_qp_info sample(void)
 {
 	struct sdr_qp_info q;
@@ -62,39 +61,58 @@ static void test_text(void)
 		"",
 		"qpn=0x000104",
 		/* missing key */
-		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts="
+		"16,gen=4",
 		/* key beyond 64 bits */
-		"qpn=0x4,rkey=1,key=0x10000000000000000,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=0x10000000000000000,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,"
+		"max_msg=64,chunk_pkts=16,gen=4",
 		/* missing mac */
 		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
 		/* duplicate key */
-		"qpn=0x4,qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg="
+		"64,chunk_pkts=16,gen=4",
 		/* unknown key */
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,foo=1",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4,foo=1",
 		/* trailing comma */
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4,",
 		/* bad mtu */
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=1500,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=1500,max_msg=64,chunk_"
+		"pkts=16,gen=4",
 		/* gen not a power of two */
-		"qpn=0x6,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=3",
+		"qpn=0x6,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=3",
 		/* qpn not aligned to gen */
-		"qpn=0x5,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x5,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4",
 		/* qpn beyond 24 bits */
-		"qpn=0x1000000,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x1000000,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,"
+		"chunk_pkts=16,gen=4",
 		/* rkey beyond 32 bits */
-		"qpn=0x4,rkey=0x100000000,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=0x100000000,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg="
+		"64,chunk_pkts=16,gen=4",
 		/* bad ip */
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.256,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.256,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,"
+		"chunk_pkts=16,gen=4",
 		/* bad mac */
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4",
 		/* garbage in number, negative, empty value, zero max_msg, rel out of range */
-		"qpn=0x4,rkey=1x,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
-		"qpn=0x4,rkey=-1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
-		"qpn=,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=0,chunk_pkts=16,gen=4",
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4,rel=4",
-		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=0,gen=4",
-		" qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_pkts=16,gen=4",
+		"qpn=0x4,rkey=1x,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4",
+		"qpn=0x4,rkey=-1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4",
+		"qpn=,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=0,chunk_"
+		"pkts=16,gen=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4,rel=4",
+		"qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=0,gen=4",
+		" qpn=0x4,rkey=1,key=5,ip=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096,max_msg=64,chunk_"
+		"pkts=16,gen=4",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = sdr_qp_info_parse(bad[i], &r);
@@ -152,7 +170,8 @@ static void test_ec(void)
 				uint16_t v = sdr_ec_param_pack(code, k, m);
 				CHECK(sdr_ec_param_code(v) == code && sdr_ec_param_k(v) == k &&
 				      sdr_ec_param_m(v) == m);
-				CHECK((sdr_ec_param_check(code, k, m) == 0) == (code == 1 || m <= k));
+				CHECK((sdr_ec_param_check(code, k, m) == 0) ==
+				      (code == 1 || m <= k));
 			}
 	CHECK(sdr_ec_param_check(0, 32, 8) == -EINVAL);
 	CHECK(sdr_ec_param_check(3, 32, 8) == -EINVAL);
@@ -165,10 +184,13 @@ static void test_ec(void)
 	CHECK(sdr_ec_param_parse("rs:32:8", &code, &k, &m) == 0 && code == 1 && k == 32 && m == 8);
 	CHECK(sdr_ec_param_parse("xor:32:8", &code, &k, &m) == 0 && code == 2 && k == 32 && m == 8);
 	CHECK(sdr_ec_param_parse("rs:64:32", &code, &k, &m) == 0 && k == 64 && m == 32);
-	static const char *const bad[] = {"", "rs", "rs:", "rs:32", "rs:32:", "rs::8", "rs:32:8:1",
-					  "rs:-1:8", "rs:32:+8", "RS:32:8", "xor:4:5", "rs:65:1",
-					  "rs:32:33", "rs:0:1", "rs:1:0", "ec:32:8", "rs:32:8 ",
-					  "rs:99999999999999999999:1", "xor:0x10:2"};
+	static const char *const bad[] = {"",          "rs",       "rs:",
+					  "rs:32",     "rs:32:",   "rs::8",
+					  "rs:32:8:1", "rs:-1:8",  "rs:32:+8",
+					  "RS:32:8",   "xor:4:5",  "rs:65:1",
+					  "rs:32:33",  "rs:0:1",   "rs:1:0",
+					  "ec:32:8",   "rs:32:8 ", "rs:99999999999999999999:1",
+					  "xor:0x10:2"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = sdr_ec_param_parse(bad[i], &code, &k, &m);
 		if (rc != -EINVAL)
@@ -198,11 +220,14 @@ static void test_ec(void)
 	w[31] = 0x00;
 	CHECK(sdr_qp_info_decode(w, &r) == -1);
 	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
-				"max_msg=4096,chunk_pkts=1,gen=8,rel=2", &r) == -1); /* no ec */
+				"max_msg=4096,chunk_pkts=1,gen=8,rel=2",
+				&r) == -1); /* no ec */
 	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
-				"max_msg=4096,chunk_pkts=1,gen=8,rel=1,ec=rs:8:2", &r) == -1);
+				"max_msg=4096,chunk_pkts=1,gen=8,rel=1,ec=rs:8:2",
+				&r) == -1);
 	CHECK(sdr_qp_info_parse("qpn=8,rkey=7,key=5,ip=1.2.3.4,mac=00:11:22:33:44:55,mtu=1024,"
-				"max_msg=4096,chunk_pkts=1,gen=8,rel=2,ec=xor:8:2", &r) == 0 &&
+				"max_msg=4096,chunk_pkts=1,gen=8,rel=2,ec=xor:8:2",
+				&r) == 0 &&
 	      r.reliability == SDR_REL_EC && sdr_ec_param_k(r.ec) == 8);
 }
 

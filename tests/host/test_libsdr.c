@@ -35,7 +35,6 @@ static int sqe_eq(const struct sdr_sqe *a, const struct sdr_sqe *b)
 	       SQE_FEQ(a, b, msg_offset) && SQE_FEQ(a, b, reserved);
 }
 
-
 /* ---------------- fake DPU ---------------- */
 
 #define F_MAX 8
@@ -99,8 +98,7 @@ static int make_memfd(size_t len, uint8_t **map)
 static void fake_hello(struct fake *f, struct sdr_ctl_resp *r, int *fd)
 {
 	struct sdr_seg_hdr *h;
-	uint64_t sq_idx = 256, sq = 512, cq_idx = sq + SDR_SQ_ENTRIES * 64,
-		 cq = cq_idx + 256;
+	uint64_t sq_idx = 256, sq = 512, cq_idx = sq + SDR_SQ_ENTRIES * 64, cq = cq_idx + 256;
 
 	f->seg_size = cq + (size_t)f->cq_entries * 32;
 	*fd = make_memfd(f->seg_size, &f->seg);
@@ -281,8 +279,14 @@ static void fake_free(struct fake *f)
 static void cqe_put(struct fake *f, uint64_t wr_id, uint32_t seq, uint32_t len, uint32_t imm,
 		    int32_t status, uint16_t qp, uint8_t op, uint8_t flags)
 {
-	struct sdr_cqe c = {.wr_id = wr_id, .seq = seq, .length = len, .imm = imm,
-			    .status = status, .qp_id = qp, .opcode = op, .flags = flags};
+	struct sdr_cqe c = {.wr_id = wr_id,
+			    .seq = seq,
+			    .length = len,
+			    .imm = imm,
+			    .status = status,
+			    .qp_id = qp,
+			    .opcode = op,
+			    .flags = flags};
 
 	if (sdr_ring_enqueue_burst(&f->cq, &c, 1) != 1)
 		abort();
@@ -298,13 +302,15 @@ static void fake_step(struct fake *f)
 
 		f->nsqe++;
 		if (e.flags || q == NULL) {
-			cqe_put(f, e.wr_id, 0, 0, 0, e.flags ? -EINVAL : -EBADF, e.qp_id, e.opcode, 0);
+			cqe_put(f, e.wr_id, 0, 0, 0, e.flags ? -EINVAL : -EBADF, e.qp_id, e.opcode,
+				0);
 			continue;
 		}
 		switch (e.opcode) {
 		case SDR_SQ_SEND:
 			if (!f->hold_send_cqe)
-				cqe_put(f, e.wr_id, q->send_seq, e.length, 0, 0, e.qp_id, SDR_SQ_SEND, 0);
+				cqe_put(f, e.wr_id, q->send_seq, e.length, 0, 0, e.qp_id,
+					SDR_SQ_SEND, 0);
 			q->send_seq++;
 			break;
 		case SDR_SQ_RECV: {
@@ -331,8 +337,7 @@ static void fake_step(struct fake *f)
 			}
 			break;
 		}
-		default:
-			cqe_put(f, e.wr_id, 0, 0, 0, -EINVAL, e.qp_id, e.opcode, 0);
+		default: cqe_put(f, e.wr_id, 0, 0, 0, -EINVAL, e.qp_id, e.opcode, 0);
 		}
 	}
 }
@@ -429,8 +434,8 @@ static void test_control(void)
 		x.reserved8[0] = 1;
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
-		x = (struct sdr_qp_attr){.reliability = SDR_REL_EC, .ec_code = SDR_EC_RS,
-					 .ec_k = 65, .ec_m = 8};
+		x = (struct sdr_qp_attr){
+			.reliability = SDR_REL_EC, .ec_code = SDR_EC_RS, .ec_k = 65, .ec_m = 8};
 		errno = 0;
 		CHECK(sdr_qp_create(e.ctx, &x) == NULL && errno == EINVAL);
 		x.ec_k = 32;
@@ -645,8 +650,11 @@ static void test_send_recv(void)
 	cqe_put(e.f, 12345, 3, 0, 0, -EIO, 99, SDR_SQ_SEND, 0);
 	CHECK(sdr_cq_poll(e.ctx, wc, 8) == 1 && wc[0].qp == NULL && wc[0].wr_id == 12345 &&
 	      wc[0].status == -EIO);
-	struct sdr_sqe raw = {.opcode = SDR_SQ_SEND, .flags = 1, .qp_id = (uint16_t)sdr__qp_id(e.qp),
-			      .wr_id = 4242, .length = 1};
+	struct sdr_sqe raw = {.opcode = SDR_SQ_SEND,
+			      .flags = 1,
+			      .qp_id = (uint16_t)sdr__qp_id(e.qp),
+			      .wr_id = 4242,
+			      .length = 1};
 	CHECK(sdr__sq_raw_post(e.ctx, &raw) == 0);
 	fake_step(e.f);
 	CHECK(sdr_cq_poll(e.ctx, wc, 8) == 1 && wc[0].qp == NULL && wc[0].wr_id == 4242 &&
@@ -798,8 +806,14 @@ static int fw_verdict(struct fake *f, const struct sdr_sqe *d)
 
 static uint64_t pick_len(void)
 {
-	static const uint64_t edge[] = {0, 1, F_MTU, F_MAX_MSG - 1, F_MAX_MSG, F_MAX_MSG + 1,
-					(uint64_t)F_MAX_MSG * 3, UINT32_MAX};
+	static const uint64_t edge[] = {0,
+					1,
+					F_MTU,
+					F_MAX_MSG - 1,
+					F_MAX_MSG,
+					F_MAX_MSG + 1,
+					(uint64_t)F_MAX_MSG * 3,
+					UINT32_MAX};
 	return t_below(3) ? t_below(F_MAX_MSG + 2) : edge[t_below(8)];
 }
 
@@ -857,7 +871,9 @@ static void test_desc_agreement(void)
 			/* whole packets inside the stream: only the MR can be wrong */
 			uint32_t pk = (uint32_t)t_below(F_MAX_MSG / F_MTU);
 			uint32_t n = 1 + (uint32_t)t_below(F_MAX_MSG / F_MTU - pk);
-			struct sdr_stream_wr w = {.mr = mr, .offset = off, .length = n * F_MTU,
+			struct sdr_stream_wr w = {.mr = mr,
+						  .offset = off,
+						  .length = n * F_MTU,
 						  .msg_offset = pk * F_MTU};
 
 			rc = sdr_send_stream_continue(stream, &w);
@@ -870,8 +886,9 @@ static void test_desc_agreement(void)
 			d.mr_id = (uint32_t)t_below(F_MAX + 1);
 			d.offset = off;
 			d.length = len;
-			d.msg_offset = (uint32_t)(t_below(2) ? t_below(F_MAX_MSG / F_MTU + 1) * F_MTU
-							     : t_below(F_MAX_MSG * 2));
+			d.msg_offset = (uint32_t)(t_below(2)
+							  ? t_below(F_MAX_MSG / F_MTU + 1) * F_MTU
+							  : t_below(F_MAX_MSG * 2));
 			if (t_below(8) == 0)
 				d.flags = 1;
 			if (t_below(8) == 0)
@@ -900,7 +917,8 @@ static void test_desc_agreement(void)
 		fw_calls++;
 		/* ... and agrees: accepted by one, accepted by the other */
 		CHECK(lib_rc == fw_rc, "op %u len %u off %llu mr %u qp %u: libsdr %d, firmware %d",
-		      d.opcode, d.length, (unsigned long long)d.offset, d.mr_id, d.qp_id, lib_rc, fw_rc);
+		      d.opcode, d.length, (unsigned long long)d.offset, d.mr_id, d.qp_id, lib_rc,
+		      fw_rc);
 		if (lib_rc)
 			CHECK(rc == lib_rc, "the post returned %d, the check %d", rc, lib_rc);
 		if (rc == 0) {

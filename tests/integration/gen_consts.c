@@ -41,8 +41,8 @@ int main(int argc, char **argv)
 	static const char *const rx[] = {SDR_RX_DROP_LIST(NAME)};
 	static const char *const host[] = {SDR_HOST_ERR_LIST(NAME)};
 	static const char *const tx[] = {SDR_TX_ERR_LIST(NAME)};
-	static const char *const qp[] = {SDR_QP_BASE_CTRS(QP_STAT) SDR_SR_QP_CTRS(QP_GSTAT)
-					 SDR_EC_QP_CTRS(QP_GSTAT) SDR_AUTO_QP_CTRS(QP_GSTAT)};
+	static const char *const qp[] = {SDR_QP_BASE_CTRS(QP_STAT) SDR_SR_QP_CTRS(
+		QP_GSTAT) SDR_EC_QP_CTRS(QP_GSTAT) SDR_AUTO_QP_CTRS(QP_GSTAT)};
 	FILE *f;
 
 	if (argc != 2 || (f = fopen(argv[1], "w")) == NULL) {

@@ -43,7 +43,6 @@
 #include "sdr_fdpass.h"
 #include "sdr_test.h"
 
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -61,7 +60,7 @@ static int raw_connect(const char *path)
 	REQUIRE(s >= 0, "socket: %s", strerror(errno));
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	REQUIRE(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect %s: %s", path,
-	      strerror(errno));
+		strerror(errno));
 	return s;
 }
 
@@ -89,7 +88,8 @@ static int raw_recv(int s, struct sdr_ctl_resp *r, int *fd_out, int timeout_ms)
 		return 0;
 	if (n <= 0 && n != -EMSGSIZE)
 		return -1;
-	REQUIRE(n == (ssize_t)sizeof(*r) && r->magic == SDR_CTL_MAGIC, "malformed response (%zd B)", n);
+	REQUIRE(n == (ssize_t)sizeof(*r) && r->magic == SDR_CTL_MAGIC, "malformed response (%zd B)",
+		n);
 	r->msg[sizeof(r->msg) - 1] = 0;
 	if (fd_out)
 		*fd_out = got;
@@ -133,7 +133,8 @@ static int memfd_sealed(size_t len, uint8_t **map)
 {
 	int fd = memfd_create("test-ctl", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	REQUIRE(fd >= 0 && ftruncate(fd, (off_t)len) == 0 &&
-	      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0, "memfd: %s", strerror(errno));
+			fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
+		"memfd: %s", strerror(errno));
 	if (map) {
 		*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		REQUIRE(*map != MAP_FAILED, "mmap: %s", strerror(errno));
@@ -174,8 +175,8 @@ static double transfer(struct pair *p, struct sdr_mr *ms, uint64_t soff, struct 
 	struct sdr_recv_handle *rh;
 	struct sdr_send_handle *sh;
 	struct sdr_recv_wr rw = {.mr = mr, .offset = roff, .length = len, .wr_id = id};
-	struct sdr_send_wr sw = {.mr = ms, .offset = soff, .length = len, .imm = (uint32_t)id,
-				 .wr_id = id};
+	struct sdr_send_wr sw = {
+		.mr = ms, .offset = soff, .length = len, .imm = (uint32_t)id, .wr_id = id};
 	double t0 = now_s();
 	int rs = 0, ss = 0, rc;
 
@@ -190,7 +191,7 @@ static double transfer(struct pair *p, struct sdr_mr *ms, uint64_t soff, struct 
 			rs = sdr_recv_poll(rh);
 		REQUIRE(ss >= 0 && rs >= 0, "poll: send %d recv %d", ss, rs);
 		REQUIRE(now_s() - t0 < 20, "transfer %llu did not complete (send %d recv %d)",
-		      (unsigned long long)id, ss, rs);
+			(unsigned long long)id, ss, rs);
 		if (!rs || !ss)
 			usleep(50);
 	}
@@ -221,14 +222,16 @@ static int t_hugetlb(const char *sa, const char *sb)
 	int hfd = memfd_create("test-huge", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
 
 	if (hfd < 0) {
-		printf("SKIP: memfd_create(MFD_HUGETLB) fails here (%s): the kernel has no hugetlbfs"
-		       " to test the refusal with\n", strerror(errno));
+		printf("SKIP: memfd_create(MFD_HUGETLB) fails here (%s): the kernel has no "
+		       "hugetlbfs"
+		       " to test the refusal with\n",
+		       strerror(errno));
 		return 77;
 	}
 	pair_open(&p, sa, sb);
 	REQUIRE(ftruncate(hfd, (off_t)(2 * hp)) == 0 &&
-	      fcntl(hfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
-	      "hugetlb memfd: %s", strerror(errno));
+			fcntl(hfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
+		"hugetlb memfd: %s", strerror(errno));
 	long free0 = meminfo("HugePages_Free");
 	uint8_t *h = NULL;
 	if (free0 >= 2) { /* the attack: the host maps and uses the pages */
@@ -236,28 +239,33 @@ static int t_hugetlb(const char *sa, const char *sb)
 		REQUIRE(h != MAP_FAILED, "mmap hugetlb: %s", strerror(errno));
 		memset(h, 0x5a, 2 * hp);
 	} else {
-		printf("no free huge pages (HugePages_Free %ld): registering the unmapped memfd\n", free0);
+		printf("no free huge pages (HugePages_Free %ld): registering the unmapped memfd\n",
+		       free0);
 	}
 	errno = 0;
 	struct sdr_mr *hm = sdr_mr_reg_fd(p.b, hfd, 0, 2 * hp, h);
-	REQUIRE(!hm && errno == EINVAL, "hugetlbfs memfd: mr %p errno %s (expected EINVAL)", (void *)hm,
-	      strerror(errno));
+	REQUIRE(!hm && errno == EINVAL, "hugetlbfs memfd: mr %p errno %s (expected EINVAL)",
+		(void *)hm, strerror(errno));
 	REQUIRE(strstr(sdr_last_error(p.b), "hugetlbfs"), "reason does not name hugetlbfs: '%s'",
-	      sdr_last_error(p.b));
+		sdr_last_error(p.b));
 	printf("hugetlbfs memfd refused: %s (%s)\n", strerror(errno), sdr_last_error(p.b));
 	expect("ctl_mr_refused", 1);
 	if (h) { /* the rest of the attack: punch a hole, take the free huge pages */
-		REQUIRE(fallocate(hfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)hp) == 0,
-		      "punch hugetlb: %s", strerror(errno));
+		REQUIRE(fallocate(hfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)hp) ==
+				0,
+			"punch hugetlb: %s", strerror(errno));
 		long nfree = meminfo("HugePages_Free");
 		int gfd = memfd_create("test-grab", MFD_CLOEXEC | MFD_HUGETLB);
 		if (gfd >= 0 && nfree > 0 && ftruncate(gfd, (off_t)(nfree * (long)hp)) == 0) {
-			void *g = mmap(NULL, (size_t)nfree * hp, PROT_READ | PROT_WRITE, MAP_SHARED, gfd, 0);
+			void *g = mmap(NULL, (size_t)nfree * hp, PROT_READ | PROT_WRITE, MAP_SHARED,
+				       gfd, 0);
 			if (g != MAP_FAILED)
 				memset(g, 1, (size_t)nfree * hp);
 		}
-		printf("hole punched in the hugetlb memfd, %ld free huge pages taken (HugePages_Free"
-		       " now %ld)\n", nfree, meminfo("HugePages_Free"));
+		printf("hole punched in the hugetlb memfd, %ld free huge pages taken "
+		       "(HugePages_Free"
+		       " now %ld)\n",
+		       nfree, meminfo("HugePages_Free"));
 	}
 
 	/* Plain memfds with holes: the daemon refaults them (zero pages). */
@@ -268,24 +276,27 @@ static int t_hugetlb(const char *sa, const char *sb)
 	memset(rbuf, 0xEE, len);
 	struct sdr_mr *ms = sdr_mr_reg_fd(p.a, sfd, 0, len, sbuf);
 	struct sdr_mr *mr = sdr_mr_reg_fd(p.b, rfd, 0, len, rbuf);
-	REQUIRE(ms && mr, "plain memfd registration: %s (%s)", strerror(errno), sdr_last_error(p.b));
+	REQUIRE(ms && mr, "plain memfd registration: %s (%s)", strerror(errno),
+		sdr_last_error(p.b));
 	/* 1: a transfer into the whole buffer, so the daemon has the pages mapped */
 	transfer(&p, ms, 0, mr, 0, (uint32_t)len, 1);
 	REQUIRE(!memcmp(sbuf, rbuf, len), "payload differs (first transfer)");
 	/* 2: punch the middle of the receive buffer, then receive into it */
 	REQUIRE(fallocate(rfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1 << 20, 2 << 20) == 0,
-	      "punch: %s", strerror(errno));
+		"punch: %s", strerror(errno));
 	REQUIRE(rbuf[(1 << 20) + 5] == 0, "punched range is not zero");
 	transfer(&p, ms, 1 << 20, mr, 1 << 20, 2 << 20, 2);
-	REQUIRE(!memcmp(sbuf + (1 << 20), rbuf + (1 << 20), 2 << 20), "payload into the hole differs");
+	REQUIRE(!memcmp(sbuf + (1 << 20), rbuf + (1 << 20), 2 << 20),
+		"payload into the hole differs");
 	printf("receive into a punched hole: 2 MiB bit-exact\n");
 	/* 3: punch the send buffer: the daemon reads zeros from the hole */
 	REQUIRE(fallocate(sfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1 << 20) == 0,
-	      "punch: %s", strerror(errno));
+		"punch: %s", strerror(errno));
 	memset(rbuf, 0xEE, 1 << 20);
 	transfer(&p, ms, 0, mr, 0, 1 << 20, 3);
 	for (size_t i = 0; i < (1 << 20); i++)
-		REQUIRE(rbuf[i] == 0, "byte %zu of a send from a hole is 0x%02x, not 0", i, rbuf[i]);
+		REQUIRE(rbuf[i] == 0, "byte %zu of a send from a hole is 0x%02x, not 0", i,
+			rbuf[i]);
 	printf("send from a punched hole: 1 MiB of zeros arrived\n");
 	sdr_ctx_close(p.a);
 	sdr_ctx_close(p.b);
@@ -328,7 +339,8 @@ static double attach_and_qp(const char *sock, struct sdr_ctx **out)
 	struct sdr_ctx *c = sdr_ctx_open(sock, &at);
 	REQUIRE(c, "second client cannot attach: %s (%s)", strerror(errno), sdr_last_error(NULL));
 	struct sdr_qp *qp = sdr_qp_create(c, NULL);
-	REQUIRE(qp, "second client cannot create a QP: %s (%s)", strerror(errno), sdr_last_error(c));
+	REQUIRE(qp, "second client cannot create a QP: %s (%s)", strerror(errno),
+		sdr_last_error(c));
 	*out = c;
 	return now_s() - t0;
 }
@@ -374,13 +386,15 @@ static int t_stall(const char *sock, int dpu_pid)
 	       sent, (now_s() - t0) * 1e3);
 	double dt = attach_and_qp(sock, &c1);
 	printf("a second client attached and created a QP in %.1f ms meanwhile\n", dt * 1e3);
-	REQUIRE(dt < 1.0, "the second client needed %.0f ms (the control plane is stalled)", dt * 1e3);
+	REQUIRE(dt < 1.0, "the second client needed %.0f ms (the control plane is stalled)",
+		dt * 1e3);
 	/* the daemon drops the non-reader after --ctl-reply-timeout-ms (reading
 	 * its replies now would let the daemon go on: wait for the hang-up) */
 	struct pollfd ph = {.fd = x};
 	REQUIRE(poll(&ph, 1, 5000) == 1 && (ph.revents & (POLLHUP | POLLERR)),
-	      "the non-reading client was not dropped within 5 s");
-	printf("non-reading client dropped %.0f ms after it began flooding\n", (now_s() - t0) * 1e3);
+		"the non-reading client was not dropped within 5 s");
+	printf("non-reading client dropped %.0f ms after it began flooding\n",
+	       (now_s() - t0) * 1e3);
 	struct sdr_ctl_resp r;
 	int n = 0;
 	while (raw_recv(x, &r, NULL, 0) == 1)
@@ -404,8 +418,8 @@ static int t_stall(const char *sock, int dpu_pid)
 	usleep(300000); /* the populate thread had time to run */
 	long rss1 = rss_kb(dpu_pid, "VmRSS:");
 	printf("3 GiB untouched memfd: MR_REG answered in %.1f ms; another client attached and"
-	       " created a QP in %.1f ms meanwhile; daemon RSS %+ld KiB\n", b.t * 1e3, dt * 1e3,
-	       rss1 - rss0);
+	       " created a QP in %.1f ms meanwhile; daemon RSS %+ld KiB\n",
+	       b.t * 1e3, dt * 1e3, rss1 - rss0);
 	REQUIRE(b.t < 0.5, "MR_REG of 3 GiB took %.0f ms", b.t * 1e3);
 	REQUIRE(dt < 1.0, "attach during the 3 GiB registration took %.0f ms", dt * 1e3);
 	REQUIRE(rss1 - rss0 < 64 * 1024, "daemon RSS grew by %ld KiB", rss1 - rss0);
@@ -446,9 +460,9 @@ static void attach_refused(const char *sock, const char *why)
 	errno = 0;
 	struct sdr_ctx *c = sdr_ctx_open(sock, NULL);
 	REQUIRE(!c && errno == EDQUOT, "attach over the quota: ctx %p errno %s", (void *)c,
-	      strerror(errno));
+		strerror(errno));
 	REQUIRE(strstr(sdr_last_error(NULL), why), "reason '%s' does not name %s",
-	      sdr_last_error(NULL), why);
+		sdr_last_error(NULL), why);
 	printf("attach refused: %s (%s)\n", strerror(errno), sdr_last_error(NULL));
 }
 
@@ -461,10 +475,10 @@ static void other_client(const char *sock)
 		c[i] = attach(sock);
 	for (int i = 0; i < 5; i++)
 		REQUIRE((q[i] = sdr_qp_create(c[i % 3], NULL)), "other client: QP %d: %s (%s)", i,
-		      strerror(errno), sdr_last_error(c[i % 3]));
+			strerror(errno), sdr_last_error(c[i % 3]));
 	void *buf = sdr_buf_alloc(c[0], 8 << 20);
 	REQUIRE(buf && sdr_mr_reg(c[0], buf, 8 << 20, 0), "other client: 8 MiB MR: %s (%s)",
-	      strerror(errno), sdr_last_error(c[0]));
+		strerror(errno), sdr_last_error(c[0]));
 	for (int i = 0; i < 3; i++)
 		sdr_ctx_close(c[i]);
 }
@@ -491,10 +505,10 @@ static int t_quota(const char *sock, const char *key)
 	struct sdr_ctl_req hq = {.type = SDR_CTL_HELLO};
 	int rc = raw_send(s5, &hq, -1, 0);
 	REQUIRE(rc == 0 || rc == -EPIPE || rc == -ECONNRESET, "HELLO on the 5th connection: %s",
-	      strerror(-rc));
+		strerror(-rc));
 	REQUIRE(raw_recv(s5, &r, NULL, 5000) == 1, "no reason for the refused 5th connection");
-	REQUIRE(r.status == -EDQUOT && strstr(r.msg, "--quota-conns 4"), "5th connection: status %d '%s'",
-	      r.status, r.msg);
+	REQUIRE(r.status == -EDQUOT && strstr(r.msg, "--quota-conns 4"),
+		"5th connection: status %d '%s'", r.status, r.msg);
 	REQUIRE(raw_recv(s5, &r, NULL, 5000) == -1, "the refused connection stays open");
 	close(s5);
 	printf("5th connection refused: %s (%s)\n", strerror(-r.status), r.msg);
@@ -504,7 +518,8 @@ static int t_quota(const char *sock, const char *key)
 	REQUIRE(raw_recv(idle, &r, NULL, 5000) == -1, "idle connection not dropped within 5 s");
 	double dt = now_s() - t_idle;
 	printf("idle connection without HELLO dropped after %.0f ms\n", dt * 1e3);
-	REQUIRE(dt > 1.2 && dt < 3.0, "idle connection dropped after %.0f ms, expected ~1500", dt * 1e3);
+	REQUIRE(dt > 1.2 && dt < 3.0, "idle connection dropped after %.0f ms, expected ~1500",
+		dt * 1e3);
 	close(idle);
 	expect("ctl_hello_timeout", 1);
 	/* ... which frees its connection: another one is accepted (and says nothing) */
@@ -514,33 +529,35 @@ static int t_quota(const char *sock, const char *key)
 
 	/* QPs: 5 across the contexts, the 6th refused; destroying one frees it */
 	for (int i = 0; i < 5; i++)
-		REQUIRE((q[i] = sdr_qp_create(c[i % 3], NULL)), "QP %d: %s (%s)", i, strerror(errno),
-		      sdr_last_error(c[i % 3]));
+		REQUIRE((q[i] = sdr_qp_create(c[i % 3], NULL)), "QP %d: %s (%s)", i,
+			strerror(errno), sdr_last_error(c[i % 3]));
 	errno = 0;
 	q[5] = sdr_qp_create(c[2], NULL);
 	REQUIRE(!q[5] && errno == EDQUOT && strstr(sdr_last_error(c[2]), "--quota-qps 5"),
-	      "6th QP: %p errno %s '%s'", (void *)q[5], strerror(errno), sdr_last_error(c[2]));
+		"6th QP: %p errno %s '%s'", (void *)q[5], strerror(errno), sdr_last_error(c[2]));
 	printf("6th QP refused: %s (%s)\n", strerror(errno), sdr_last_error(c[2]));
 	expect("ctl_quota_qps", 1);
 	REQUIRE(sdr_qp_destroy(q[4]) == 0, "destroy");
 	REQUIRE((q[4] = sdr_qp_create(c[2], NULL)), "QP after a destroy: %s (%s)", strerror(errno),
-	      sdr_last_error(c[2]));
+		sdr_last_error(c[2]));
 
 	/* MR bytes: 4 MiB + 4 MiB, then 4 KiB more is refused; a dereg frees it */
 	void *b0 = sdr_buf_alloc(c[0], 4 << 20), *b1 = sdr_buf_alloc(c[1], 4 << 20);
 	void *b2 = sdr_buf_alloc(c[2], 4096);
 	REQUIRE(b0 && b1 && b2, "buf_alloc");
-	struct sdr_mr *m0 = sdr_mr_reg(c[0], b0, 4 << 20, 0), *m1 = sdr_mr_reg(c[1], b1, 4 << 20, 0);
+	struct sdr_mr *m0 = sdr_mr_reg(c[0], b0, 4 << 20, 0),
+		      *m1 = sdr_mr_reg(c[1], b1, 4 << 20, 0);
 	REQUIRE(m0 && m1, "8 MiB in two MRs: %s (%s)", strerror(errno), sdr_last_error(c[1]));
 	errno = 0;
 	struct sdr_mr *m2 = sdr_mr_reg(c[2], b2, 4096, 0);
 	REQUIRE(!m2 && errno == EDQUOT && strstr(sdr_last_error(c[2]), "--quota-mr-bytes 8388608"),
-	      "MR beyond the quota: %p errno %s '%s'", (void *)m2, strerror(errno), sdr_last_error(c[2]));
+		"MR beyond the quota: %p errno %s '%s'", (void *)m2, strerror(errno),
+		sdr_last_error(c[2]));
 	printf("MR beyond 8 MiB refused: %s (%s)\n", strerror(errno), sdr_last_error(c[2]));
 	expect("ctl_quota_mr_bytes", 1);
 	REQUIRE(sdr_mr_dereg(m1) == 0, "dereg");
 	REQUIRE((m2 = sdr_mr_reg(c[2], b2, 4096, 0)), "MR after a dereg: %s (%s)", strerror(errno),
-	      sdr_last_error(c[2]));
+		sdr_last_error(c[2]));
 
 	/* another client is not affected by what this one holds */
 	pid_t pid = fork();
@@ -558,10 +575,12 @@ static int t_quota(const char *sock, const char *key)
 	}
 	int st;
 	waitpid(pid, &st, 0);
-	REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the other client (%s) was limited by this one",
-	      by_uid ? "uid 65534" : "another pid");
+	REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		"the other client (%s) was limited by this one",
+		by_uid ? "uid 65534" : "another pid");
 	printf("another client (%s) attached 3 contexts, created 5 QPs and registered 8 MiB while"
-	       " this one holds its full quotas\n", by_uid ? "uid 65534" : "pid");
+	       " this one holds its full quotas\n",
+	       by_uid ? "uid 65534" : "pid");
 	if (!by_uid) {
 		/* a process of the same uid is a client of its own, but our quota
 		 * stays ours: still at the context quota here */
@@ -590,8 +609,8 @@ static int t_maxmsg(const char *sock)
 		errno = 0;
 		struct sdr_qp *qp = sdr_qp_create(c, &a);
 		REQUIRE(!qp && errno == EINVAL && strstr(sdr_last_error(c), "--max-msg 16777216"),
-		      "max_msg %u under --max-msg 16M: %p errno %s '%s'", bad[i], (void *)qp,
-		      strerror(errno), sdr_last_error(c));
+			"max_msg %u under --max-msg 16M: %p errno %s '%s'", bad[i], (void *)qp,
+			strerror(errno), sdr_last_error(c));
 		printf("max_msg %u refused: %s\n", bad[i], sdr_last_error(c));
 	}
 	expect("ctl_attr_range", 3);
@@ -599,7 +618,7 @@ static int t_maxmsg(const char *sock)
 	struct sdr_qp *qp = sdr_qp_create(c, &a), *qd = sdr_qp_create(c, NULL);
 	REQUIRE(qp && qd, "max_msg 16M / default: %s (%s)", strerror(errno), sdr_last_error(c));
 	REQUIRE(!sdr_qp_info_get(qd, &info) && info.max_msg == 16u << 20, "default max_msg %u",
-	      info.max_msg);
+		info.max_msg);
 	printf("max_msg 16M and the default (%u) accepted\n", info.max_msg);
 	sdr_ctx_close(c);
 	return 0;
@@ -610,8 +629,16 @@ static int t_maxmsg(const char *sock)
 static int t_rate(const char *sock)
 {
 	const uint64_t vals[] = {
-		0, 1, 7, SDR_QP_RATE_MIN - 1, SDR_QP_RATE_MIN, 1000000000ull, SDR_QP_RATE_MAX,
-		SDR_QP_RATE_MAX + 1, 1ull << 62, UINT64_MAX,
+		0,
+		1,
+		7,
+		SDR_QP_RATE_MIN - 1,
+		SDR_QP_RATE_MIN,
+		1000000000ull,
+		SDR_QP_RATE_MAX,
+		SDR_QP_RATE_MAX + 1,
+		1ull << 62,
+		UINT64_MAX,
 	};
 	int s = raw_connect(sock), refused = 0;
 	struct sdr_ctl_resp r;
@@ -622,7 +649,8 @@ static int t_rate(const char *sock)
 	uint32_t qid = r.id;
 	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		struct sdr_qp_attr_abi a = {.rate_bps = vals[i]};
-		int ok_want = vals[i] == 0 || (vals[i] >= SDR_QP_RATE_MIN && vals[i] <= SDR_QP_RATE_MAX);
+		int ok_want = vals[i] == 0 ||
+			      (vals[i] >= SDR_QP_RATE_MIN && vals[i] <= SDR_QP_RATE_MAX);
 		int st_create = raw_qp_create(s, &a, &r);
 		char why[128];
 		snprintf(why, sizeof(why), "%s", r.msg);
@@ -630,19 +658,22 @@ static int t_rate(const char *sock)
 			struct sdr_ctl_req d = {.type = SDR_CTL_QP_DESTROY, .qp_id = r.id};
 			REQUIRE(raw_call(s, &d, -1, &r, NULL) == 0, "destroy");
 		}
-		struct sdr_ctl_req q = {.type = SDR_CTL_QP_SET_RATE, .qp_id = qid,
+		struct sdr_ctl_req q = {.type = SDR_CTL_QP_SET_RATE,
+					.qp_id = qid,
 					.qp_attr = {.rate_bps = vals[i]}};
 		int st_set = raw_call(s, &q, -1, &r, NULL);
 		printf("rate %llu: QP_CREATE %s, QP_SET_RATE %s%s%s\n", (unsigned long long)vals[i],
 		       st_create ? "refused" : "ok", st_set ? "refused" : "ok", st_set ? ": " : "",
 		       st_set ? r.msg : "");
 		REQUIRE(st_create == st_set, "rate %llu: QP_CREATE %d but QP_SET_RATE %d",
-		      (unsigned long long)vals[i], st_create, st_set);
-		REQUIRE((st_create == 0) == ok_want, "rate %llu: status %d", (unsigned long long)vals[i],
-		      st_create);
+			(unsigned long long)vals[i], st_create, st_set);
+		REQUIRE((st_create == 0) == ok_want, "rate %llu: status %d",
+			(unsigned long long)vals[i], st_create);
 		if (!ok_want) {
-			REQUIRE(st_create == -EINVAL && strstr(why, "rate_bps") && strstr(r.msg, "rate_bps"),
-			      "rate %llu: reasons '%s' / '%s'", (unsigned long long)vals[i], why, r.msg);
+			REQUIRE(st_create == -EINVAL && strstr(why, "rate_bps") &&
+					strstr(r.msg, "rate_bps"),
+				"rate %llu: reasons '%s' / '%s'", (unsigned long long)vals[i], why,
+				r.msg);
 			refused += 2;
 		}
 	}
@@ -657,7 +688,8 @@ static int t_rate(const char *sock)
 	a.rate_bps = SDR_QP_RATE_MAX;
 	struct sdr_qp *qp = sdr_qp_create(c, &a);
 	REQUIRE(qp, "libsdr: create with the maximum rate: %s", sdr_last_error(c));
-	REQUIRE(sdr_qp_rate_set(qp, SDR_QP_RATE_MAX + 1) == -EINVAL, "libsdr: set above the maximum");
+	REQUIRE(sdr_qp_rate_set(qp, SDR_QP_RATE_MAX + 1) == -EINVAL,
+		"libsdr: set above the maximum");
 	REQUIRE(sdr_qp_rate_set(qp, SDR_QP_RATE_MIN) == 0, "libsdr: set the minimum");
 	sdr_ctx_close(c);
 	return 0;
@@ -728,11 +760,13 @@ static int t_connect(const char *sa, const char *sb)
 	cases[18].x.ec = sdr_ec_param_pack(1, 8, 2);
 	unsigned n = sizeof(cases) / sizeof(cases[0]);
 	for (unsigned i = 0; i < n; i++) {
-		struct sdr_ctl_req q = {.type = SDR_CTL_QP_CONNECT, .qp_id = qid, .remote = cases[i].x};
+		struct sdr_ctl_req q = {
+			.type = SDR_CTL_QP_CONNECT, .qp_id = qid, .remote = cases[i].x};
 		int st = raw_call(s, &q, -1, &r, NULL);
-		printf("QP_CONNECT to %s: %s (%s)\n", cases[i].what, st ? strerror(-st) : "accepted", r.msg);
-		REQUIRE(st == -EINVAL && strstr(r.msg, cases[i].reason), "QP_CONNECT to %s: %d '%s'",
-		      cases[i].what, st, r.msg);
+		printf("QP_CONNECT to %s: %s (%s)\n", cases[i].what,
+		       st ? strerror(-st) : "accepted", r.msg);
+		REQUIRE(st == -EINVAL && strstr(r.msg, cases[i].reason),
+			"QP_CONNECT to %s: %d '%s'", cases[i].what, st, r.msg);
 	}
 	expect("ctl_connect_refused", n);
 	/* the real peer is accepted, once */
@@ -814,10 +848,10 @@ static int t_sqfair(const char *sa, const char *sb)
 		best1 = g > best1 ? g : best1;
 	}
 	printf("goodput %.2f Gbit/s alone, %.2f Gbit/s (%.0f %%) while another host floods its SQ"
-	       " with refused descriptors (%llu posted; best of %d each)\n", best0, best1,
-	       100 * best1 / best0, (unsigned long long)posted, rounds);
+	       " with refused descriptors (%llu posted; best of %d each)\n",
+	       best0, best1, 100 * best1 / best0, (unsigned long long)posted, rounds);
 	REQUIRE(best1 > 0.5 * best0, "goodput fell from %.2f to %.2f Gbit/s under the flood", best0,
-	      best1);
+		best1);
 	sdr_ctx_close(f.c);
 	sdr_ctx_close(p.a);
 	sdr_ctx_close(p.b);

@@ -21,7 +21,6 @@
 #include "sdr_internal.h"
 #include "sdr_test.h"
 
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -39,10 +38,11 @@ static struct sdr_wc wait_wc(struct sdr_ctx *c, uint64_t wr_id)
 		REQUIRE(n >= 0, "sdr_cq_poll: %d", n);
 		if (n == 1) {
 			REQUIRE(wc.wr_id == wr_id, "completion for wr_id %llu, expected %llu",
-			      (unsigned long long)wc.wr_id, (unsigned long long)wr_id);
+				(unsigned long long)wc.wr_id, (unsigned long long)wr_id);
 			return wc;
 		}
-		REQUIRE(now_s() - t0 < 10, "no completion for wr_id %llu", (unsigned long long)wr_id);
+		REQUIRE(now_s() - t0 < 10, "no completion for wr_id %llu",
+			(unsigned long long)wr_id);
 		usleep(200);
 	}
 }
@@ -96,34 +96,97 @@ int main(int argc, char **argv)
 		int status;
 		const char *counter; /* the daemon's counter for it */
 	} cases[] = {
-		{"bad opcode", {.opcode = 99, .qp_id = (uint16_t)qid, .length = 1}, -EINVAL, "sqe_bad"},
-		{"flags set", {.opcode = SDR_SQ_SEND, .flags = 1, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 1}, -EINVAL, "sqe_bad"},
-		{"reserved set", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 1, .reserved = {1}}, -EINVAL, "sqe_bad"},
-		{"unknown QP", {.opcode = SDR_SQ_SEND, .qp_id = 250, .mr_id = mid, .length = 1}, -EBADF, "sqe_bad_qp"},
-		{"QP of another context", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)sdr__qp_id(qo), .mr_id = mid, .length = 1}, -EBADF, "sqe_bad_qp"},
-		{"unknown MR", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = 200, .length = 1}, -ENOENT, "sqe_bad_mr"},
-		{"huge MR id", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = 0xFFFFFFFF, .length = 1}, -ENOENT, "sqe_bad_mr"},
-		{"range past MR end", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .offset = len - 10, .length = 100}, -ERANGE, "sqe_bad_range"},
-		{"offset overflow", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = mid, .offset = UINT64_MAX - 5, .length = 100}, -ERANGE, "sqe_bad_range"},
-		{"zero length", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0}, -EMSGSIZE, "sqe_bad_len"},
-		{"over max_msg", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0xFFFFFFFF}, -EMSGSIZE, "sqe_bad_len"},
-		{"unconnected QP send", {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1}, -ENOTCONN, "sqe_not_conn"},
-		{"unconnected QP recv", {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1}, -ENOTCONN, "sqe_not_conn"},
+		{"bad opcode",
+		 {.opcode = 99, .qp_id = (uint16_t)qid, .length = 1},
+		 -EINVAL,
+		 "sqe_bad"},
+		{"flags set",
+		 {.opcode = SDR_SQ_SEND,
+		  .flags = 1,
+		  .qp_id = (uint16_t)qid,
+		  .mr_id = mid,
+		  .length = 1},
+		 -EINVAL,
+		 "sqe_bad"},
+		{"reserved set",
+		 {.opcode = SDR_SQ_SEND,
+		  .qp_id = (uint16_t)qid,
+		  .mr_id = mid,
+		  .length = 1,
+		  .reserved = {1}},
+		 -EINVAL,
+		 "sqe_bad"},
+		{"unknown QP",
+		 {.opcode = SDR_SQ_SEND, .qp_id = 250, .mr_id = mid, .length = 1},
+		 -EBADF,
+		 "sqe_bad_qp"},
+		{"QP of another context",
+		 {.opcode = SDR_SQ_SEND,
+		  .qp_id = (uint16_t)sdr__qp_id(qo),
+		  .mr_id = mid,
+		  .length = 1},
+		 -EBADF,
+		 "sqe_bad_qp"},
+		{"unknown MR",
+		 {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = 200, .length = 1},
+		 -ENOENT,
+		 "sqe_bad_mr"},
+		{"huge MR id",
+		 {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)qid, .mr_id = 0xFFFFFFFF, .length = 1},
+		 -ENOENT,
+		 "sqe_bad_mr"},
+		{"range past MR end",
+		 {.opcode = SDR_SQ_SEND,
+		  .qp_id = (uint16_t)qid,
+		  .mr_id = mid,
+		  .offset = len - 10,
+		  .length = 100},
+		 -ERANGE,
+		 "sqe_bad_range"},
+		{"offset overflow",
+		 {.opcode = SDR_SQ_RECV,
+		  .qp_id = (uint16_t)qid,
+		  .mr_id = mid,
+		  .offset = UINT64_MAX - 5,
+		  .length = 100},
+		 -ERANGE,
+		 "sqe_bad_range"},
+		{"zero length",
+		 {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)qid, .mr_id = mid, .length = 0},
+		 -EMSGSIZE,
+		 "sqe_bad_len"},
+		{"over max_msg",
+		 {.opcode = SDR_SQ_RECV,
+		  .qp_id = (uint16_t)qid,
+		  .mr_id = mid,
+		  .length = 0xFFFFFFFF},
+		 -EMSGSIZE,
+		 "sqe_bad_len"},
+		{"unconnected QP send",
+		 {.opcode = SDR_SQ_SEND, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1},
+		 -ENOTCONN,
+		 "sqe_not_conn"},
+		{"unconnected QP recv",
+		 {.opcode = SDR_SQ_RECV, .qp_id = (uint16_t)xid, .mr_id = mid, .length = 1},
+		 -ENOTCONN,
+		 "sqe_not_conn"},
 	};
 	const unsigned ncases = sizeof(cases) / sizeof(cases[0]);
 	for (unsigned i = 0; i < ncases; i++) {
 		cases[i].d.wr_id = 1000 + i;
 		REQUIRE(sdr__sq_raw_post(a, &cases[i].d) == 0, "raw post %s", cases[i].what);
 		struct sdr_wc wc = wait_wc(a, 1000 + i);
-		REQUIRE(wc.status == cases[i].status, "%s: status %d (%s), expected %d", cases[i].what,
-		      wc.status, strerror(-wc.status), cases[i].status);
+		REQUIRE(wc.status == cases[i].status, "%s: status %d (%s), expected %d",
+			cases[i].what, wc.status, strerror(-wc.status), cases[i].status);
 		printf("hostile descriptor '%s' -> %s\n", cases[i].what, strerror(-wc.status));
 	}
 	/* References to nothing fold into nothing: no completion, just a counter. */
 	{
-		struct sdr_sqe d = {.opcode = SDR_SQ_RECV_COMPLETE, .qp_id = (uint16_t)qid, .seq = 777};
+		struct sdr_sqe d = {
+			.opcode = SDR_SQ_RECV_COMPLETE, .qp_id = (uint16_t)qid, .seq = 777};
 		REQUIRE(sdr__sq_raw_post(a, &d) == 0, "raw post");
-		struct sdr_sqe e = {.opcode = SDR_SQ_STREAM_END, .qp_id = (uint16_t)qid, .seq = 12345};
+		struct sdr_sqe e = {
+			.opcode = SDR_SQ_STREAM_END, .qp_id = (uint16_t)qid, .seq = 12345};
 		REQUIRE(sdr__sq_raw_post(a, &e) == 0, "raw post");
 	}
 	/* what the daemon must have counted, per counter (first occurrence
@@ -146,7 +209,8 @@ int main(int argc, char **argv)
 	struct sdr_recv_handle *rh;
 	struct sdr_send_handle *sh;
 	struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = (uint32_t)len, .wr_id = 1};
-	struct sdr_send_wr sw = {.mr = ma, .addr = ba, .length = (uint32_t)len, .imm = 0xC0FFEE42, .wr_id = 2};
+	struct sdr_send_wr sw = {
+		.mr = ma, .addr = ba, .length = (uint32_t)len, .imm = 0xC0FFEE42, .wr_id = 2};
 	REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post");
 	REQUIRE(sdr_send_post(qa, &sw, &sh) == 0, "send_post");
 	double t0 = now_s();
@@ -157,8 +221,8 @@ int main(int argc, char **argv)
 		if (!rs)
 			rs = sdr_recv_poll(rh);
 		REQUIRE(ss >= 0 && rs >= 0, "poll: send %d recv %d", ss, rs);
-		REQUIRE(now_s() - t0 < 20, "transfer did not complete (send %d recv %d chunks %d)", ss, rs,
-		      sdr_recv_chunks_done(rh));
+		REQUIRE(now_s() - t0 < 20, "transfer did not complete (send %d recv %d chunks %d)",
+			ss, rs, sdr_recv_chunks_done(rh));
 		usleep(100);
 	}
 	REQUIRE(rs == SDR_POLL_DONE, "receive completed partially");

@@ -43,7 +43,10 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int expect_status(int i) { return slen[i] > rlen[i] ? -EMSGSIZE : 0; }
+static int expect_status(int i)
+{
+	return slen[i] > rlen[i] ? -EMSGSIZE : 0;
+}
 
 /* one QP pair of reliability @p rel: returns the number of failed checks */
 static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
@@ -90,8 +93,8 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 		return 1;
 	}
 	for (int i = 0; i < NMSG; i++) {
-		struct sdr_recv_wr r = {.mr = mb, .addr = bb + i * SLOT, .length = rlen[i],
-					.wr_id = 100 + i};
+		struct sdr_recv_wr r = {
+			.mr = mb, .addr = bb + i * SLOT, .length = rlen[i], .wr_id = 100 + i};
 		int rc = sdr_recv_post(qb, &r, NULL);
 		if (rc) {
 			fprintf(stderr, "%s: recv_post %d: %d\n", relname, i, rc);
@@ -99,8 +102,11 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 		}
 	}
 	for (int i = 0; i < NMSG; i++) {
-		struct sdr_send_wr s = {.mr = ma, .addr = ba + i * SLOT, .length = slen[i],
-					.imm = (uint32_t)i, .wr_id = 200 + i};
+		struct sdr_send_wr s = {.mr = ma,
+					.addr = ba + i * SLOT,
+					.length = slen[i],
+					.imm = (uint32_t)i,
+					.wr_id = 200 + i};
 		sdr_pattern_fill(ba + i * SLOT, slen[i], 7, i);
 		int rc = sdr_send_post(qa, &s, NULL);
 		if (rc) {
@@ -122,7 +128,8 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 			usleep(200);
 			continue;
 		}
-		if (wc.qp == qa && wc.wr_id >= 200 && wc.wr_id < 200 + NMSG && !got_s[wc.wr_id - 200]) {
+		if (wc.qp == qa && wc.wr_id >= 200 && wc.wr_id < 200 + NMSG &&
+		    !got_s[wc.wr_id - 200]) {
 			got_s[wc.wr_id - 200] = 1;
 			sw[wc.wr_id - 200] = wc;
 			ns++;
@@ -146,7 +153,8 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 			       relname, i, slen[i], rlen[i]);
 			bad++;
 		} else if (sw[i].status != want) {
-			printf("FAIL %s: message %d (send %u B into %u B): send status %d, expected %d\n",
+			printf("FAIL %s: message %d (send %u B into %u B): send status %d, "
+			       "expected %d\n",
 			       relname, i, slen[i], rlen[i], sw[i].status, want);
 			bad++;
 		}
@@ -155,14 +163,16 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 			       relname, i, slen[i], rlen[i]);
 			bad++;
 		} else if (rw[i].status != want) {
-			printf("FAIL %s: message %d (send %u B into %u B): receive status %d, expected %d\n",
+			printf("FAIL %s: message %d (send %u B into %u B): receive status %d, "
+			       "expected %d\n",
 			       relname, i, slen[i], rlen[i], rw[i].status, want);
 			bad++;
 		} else if (want == 0) {
 			if (rw[i].length != slen[i] || (rw[i].flags & SDR_CQE_F_PARTIAL) ||
 			    !(rw[i].flags & SDR_CQE_F_IMM) || rw[i].imm != (uint32_t)i ||
 			    sdr_pattern_check(p, slen[i], 7, i) != slen[i]) {
-				printf("FAIL %s: message %d: length %u flags 0x%x imm %u or data wrong\n",
+				printf("FAIL %s: message %d: length %u flags 0x%x imm %u or data "
+				       "wrong\n",
 				       relname, i, rw[i].length, rw[i].flags, rw[i].imm);
 				bad++;
 			}
@@ -170,14 +180,16 @@ static int run(struct sdr_ctx *a, struct sdr_ctx *b, const char *relname)
 		/* nothing past the posted length */
 		for (uint32_t k = rlen[i]; k < SLOT; k++)
 			if (p[k] != GUARD) {
-				printf("FAIL %s: message %d: byte %u past the posted %u B written\n",
+				printf("FAIL %s: message %d: byte %u past the posted %u B "
+				       "written\n",
 				       relname, i, k, rlen[i]);
 				bad++;
 				break;
 			}
 		printf("%s: message %d: send %u B into a %u B receive: send %s%d, receive %s%d\n",
-		       relname, i, slen[i], rlen[i], got_s[i] ? "" : "none ", got_s[i] ? sw[i].status : 0,
-		       got_r[i] ? "" : "none ", got_r[i] ? rw[i].status : 0);
+		       relname, i, slen[i], rlen[i], got_s[i] ? "" : "none ",
+		       got_s[i] ? sw[i].status : 0, got_r[i] ? "" : "none ",
+		       got_r[i] ? rw[i].status : 0);
 	}
 	sdr_qp_destroy(qa);
 	sdr_qp_destroy(qb);

@@ -19,7 +19,6 @@
 #include "sdr.h"
 #include "sdr_test.h"
 
-
 #define MTU 4096u
 
 static struct sdr_ctx *ca, *cb;
@@ -43,8 +42,8 @@ static struct sdr_wc wait_recv(struct sdr_recv_handle *rh)
 		REQUIRE(n >= 0, "sdr_cq_poll(b): %d", n);
 		if (n == 1) {
 			REQUIRE(wc.handle == rh && wc.opcode == SDR_SQ_RECV && wc.status == 0,
-			      "unexpected completion wr_id %llu status %d",
-			      (unsigned long long)wc.wr_id, wc.status);
+				"unexpected completion wr_id %llu status %d",
+				(unsigned long long)wc.wr_id, wc.status);
 			return wc;
 		}
 		REQUIRE(now_s() - t0 < 10, "no receive completion");
@@ -62,7 +61,7 @@ static void wait_landed(struct sdr_recv_handle *rh, int chunks, int imm_known)
 	while (sdr_recv_chunks_done(rh) < chunks || (imm_known && sdr_recv_imm_get(rh, &imm))) {
 		REQUIRE(sdr_cq_poll(ca, NULL, 0) >= 0, "sdr_cq_poll(a)");
 		REQUIRE(now_s() - t0 < 10, "only %d of %d chunks landed", sdr_recv_chunks_done(rh),
-		      chunks);
+			chunks);
 		usleep(200);
 	}
 }
@@ -86,7 +85,7 @@ static void expect(const char *what, const struct sdr_wc *wc, struct sdr_recv_ha
 	REQUIRE(wc->flags == flags, "%s: flags 0x%x, expected 0x%x", what, wc->flags, flags);
 	REQUIRE(wc->length == length, "%s: length %u, expected %u", what, wc->length, length);
 	REQUIRE(sdr_recv_poll(rh) == poll, "%s: sdr_recv_poll %d, expected %d", what,
-	      sdr_recv_poll(rh), poll);
+		sdr_recv_poll(rh), poll);
 	printf("%s: flags 0x%x (%s%s%s), length %u\n", what, wc->flags,
 	       flags & SDR_CQE_F_PARTIAL ? "PARTIAL " : "", flags & SDR_CQE_F_IMM ? "IMM " : "",
 	       flags & SDR_CQE_F_IMM_PARTIAL ? "IMM_PARTIAL" : "", wc->length);
@@ -127,7 +126,8 @@ int main(int argc, char **argv)
 	 * packet carries one nibble), half the data is missing. */
 	{
 		struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = 16 * MTU, .wr_id = 10};
-		struct sdr_stream_start_wr st = {.length = 16 * MTU, .imm = 0x89ABCDEF, .wr_id = 20};
+		struct sdr_stream_start_wr st = {
+			.length = 16 * MTU, .imm = 0x89ABCDEF, .wr_id = 20};
 		struct sdr_stream_wr piece = {.mr = ma, .addr = ba, .length = 8 * MTU};
 
 		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 0");
@@ -138,8 +138,9 @@ int main(int argc, char **argv)
 		wc = wait_recv(rh);
 		expect("data missing, immediate whole", &wc, rh, SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM,
 		       8 * MTU, SDR_POLL_PARTIAL);
-		REQUIRE(wc.imm == 0x89ABCDEF && sdr_recv_imm_get(rh, &imm) == 0 && imm == 0x89ABCDEF,
-		      "immediate 0x%x", wc.imm);
+		REQUIRE(wc.imm == 0x89ABCDEF && sdr_recv_imm_get(rh, &imm) == 0 &&
+				imm == 0x89ABCDEF,
+			"immediate 0x%x", wc.imm);
 		piece.addr = ba + 8 * MTU;
 		piece.msg_offset = 8 * MTU;
 		REQUIRE(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 0b");
@@ -157,7 +158,8 @@ int main(int argc, char **argv)
 		REQUIRE(sdr_send_stream_start(qa, &st, &sh) == 0, "stream_start 1");
 		REQUIRE(sdr_send_stream_continue(sh, &piece) == 0, "stream_continue 1");
 		wait_landed(rh, 1, 0);
-		REQUIRE(sdr_recv_imm_get(rh, &imm) == -EAGAIN, "immediate complete without its packets");
+		REQUIRE(sdr_recv_imm_get(rh, &imm) == -EAGAIN,
+			"immediate complete without its packets");
 		REQUIRE(sdr_recv_complete(rh) == 0, "recv_complete 1");
 		wc = wait_recv(rh);
 		expect("data whole, immediate missing", &wc, rh, SDR_CQE_F_IMM_PARTIAL, 100,
@@ -170,7 +172,8 @@ int main(int argc, char **argv)
 	/* 2: nothing arrived yet: both parts missing. */
 	{
 		struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = 5000, .wr_id = 12};
-		struct sdr_send_wr sw = {.mr = ma, .addr = ba, .length = 5000, .imm = 7, .wr_id = 22};
+		struct sdr_send_wr sw = {
+			.mr = ma, .addr = ba, .length = 5000, .imm = 7, .wr_id = 22};
 
 		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 2");
 		REQUIRE(sdr_recv_complete(rh) == 0, "recv_complete 2");
@@ -183,8 +186,8 @@ int main(int argc, char **argv)
 	/* 3: a whole message: neither flag. */
 	{
 		struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = 5000, .wr_id = 13};
-		struct sdr_send_wr sw = {.mr = ma, .addr = ba, .length = 5000, .imm = 0xC0FFEE,
-					 .wr_id = 23};
+		struct sdr_send_wr sw = {
+			.mr = ma, .addr = ba, .length = 5000, .imm = 0xC0FFEE, .wr_id = 23};
 
 		memset(bb, 0, 5000);
 		REQUIRE(sdr_recv_post(qb, &rw, &rh) == 0, "recv_post 3");
@@ -214,7 +217,8 @@ int main(int argc, char **argv)
 		CHECK(sdr_ctx_stats_get(cb, &st) == 0 && st.wc_orphaned == 1,
 		      "wc_orphaned %llu, want 1 (the receive's -ECANCELED)",
 		      (unsigned long long)st.wc_orphaned);
-		printf("destroyed QP: its pending receive's completion discarded (wc_orphaned 1)\n");
+		printf("destroyed QP: its pending receive's completion discarded (wc_orphaned "
+		       "1)\n");
 	}
 	sdr_ctx_close(ca);
 	sdr_ctx_close(cb);

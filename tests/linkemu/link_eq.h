@@ -17,12 +17,11 @@
 
 static inline int link_cfg_eq(const struct sdr_link_cfg *a, const struct sdr_link_cfg *b)
 {
-	return LINK_FEQ(a, b, delay_ns) && LINK_FEQ(a, b, jitter_ns) &&
-	       LINK_FEQ(a, b, rate_bps) && LINK_FEQ(a, b, buffer_bytes) && LINK_FEQ(a, b, loss) &&
-	       LINK_FEQ(a, b, ge) && LINK_FEQ(a, b, ge_p_gb) && LINK_FEQ(a, b, ge_p_bg) &&
-	       LINK_FEQ(a, b, ge_loss_good) && LINK_FEQ(a, b, ge_loss_bad) &&
-	       LINK_FEQ(a, b, reorder) && LINK_FEQ(a, b, reorder_extra_ns) &&
-	       LINK_FEQ(a, b, dup) && LINK_FEQ(a, b, corrupt) &&
+	return LINK_FEQ(a, b, delay_ns) && LINK_FEQ(a, b, jitter_ns) && LINK_FEQ(a, b, rate_bps) &&
+	       LINK_FEQ(a, b, buffer_bytes) && LINK_FEQ(a, b, loss) && LINK_FEQ(a, b, ge) &&
+	       LINK_FEQ(a, b, ge_p_gb) && LINK_FEQ(a, b, ge_p_bg) && LINK_FEQ(a, b, ge_loss_good) &&
+	       LINK_FEQ(a, b, ge_loss_bad) && LINK_FEQ(a, b, reorder) &&
+	       LINK_FEQ(a, b, reorder_extra_ns) && LINK_FEQ(a, b, dup) && LINK_FEQ(a, b, corrupt) &&
 	       LINK_FEQ(a, b, corrupt_max_bits) && LINK_FEQ(a, b, seed) && LINK_FEQ(a, b, limit);
 }
 

@@ -11,8 +11,7 @@
 
 #include "sdr_link.h"
 
-static double
-now_s(void)
+static double now_s(void)
 {
 	struct timespec ts;
 
@@ -20,8 +19,7 @@ now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	static const char *const dflt[] = {
 		"",
@@ -45,7 +43,8 @@ main(int argc, char **argv)
 		uint64_t sink = 0;
 		double t0, dt;
 
-		if (sdr_link_parse(specs[i], &cfg, err, sizeof(err)) != 0 || sdr_link_init(&l, &cfg) != 0) {
+		if (sdr_link_parse(specs[i], &cfg, err, sizeof(err)) != 0 ||
+		    sdr_link_init(&l, &cfg) != 0) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}

@@ -9,15 +9,12 @@
 
 #include "sdr_test.h"
 
-
-
 /* z for a two-sided 99.9 % interval */
 #define LT_Z999 3.2905
 
 /* Wilson score interval of k successes out of n at z; is p inside? */
-static inline int
-lt_wilson_contains(unsigned long long k, unsigned long long n, double p, double z, double *lo,
-		   double *hi)
+static inline int lt_wilson_contains(unsigned long long k, unsigned long long n, double p, double z,
+				     double *lo, double *hi)
 {
 	double ph = (double)k / (double)n, nn = (double)n, z2 = z * z;
 	double centre = (ph + z2 / (2 * nn)) / (1 + z2 / nn);
@@ -29,17 +26,16 @@ lt_wilson_contains(unsigned long long k, unsigned long long n, double p, double 
 }
 
 /* CHECK that a binomial count matches probability p (99.9 % Wilson). */
-#define CHECK_RATE(what, k, n, p)                                                       \
-	do {                                                                            \
-		double lo_, hi_;                                                        \
-		int ok_ = lt_wilson_contains((k), (n), (p), LT_Z999, &lo_, &hi_);       \
+#define CHECK_RATE(what, k, n, p)                                                            \
+	do {                                                                                 \
+		double lo_, hi_;                                                             \
+		int ok_ = lt_wilson_contains((k), (n), (p), LT_Z999, &lo_, &hi_);            \
 		CHECK(ok_, "%s: %llu/%llu = %.6g, 99.9%% interval [%.6g, %.6g] misses %.6g", \
-		      (what), (unsigned long long)(k), (unsigned long long)(n),          \
-		      (double)(k) / (double)(n), lo_, hi_, (double)(p));                 \
+		      (what), (unsigned long long)(k), (unsigned long long)(n),              \
+		      (double)(k) / (double)(n), lo_, hi_, (double)(p));                     \
 	} while (0)
 
-static inline int
-lt_finish(const char *name)
+static inline int lt_finish(const char *name)
 {
 	printf("%s: %u checks, %u failed\n", name, t_checks, (unsigned)t_failures);
 	printf("%u passed, %u failed\n", t_checks - (unsigned)t_failures, (unsigned)t_failures);

@@ -38,8 +38,7 @@
 
 static struct rte_mempool *pool, *dup_pool;
 
-static struct rte_mbuf *
-mk_frame(uint64_t seq, uint32_t len)
+static struct rte_mbuf *mk_frame(uint64_t seq, uint32_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	uint8_t *p;
@@ -53,8 +52,7 @@ mk_frame(uint64_t seq, uint32_t len)
 	return m;
 }
 
-static uint64_t
-frame_seq(const struct rte_mbuf *m)
+static uint64_t frame_seq(const struct rte_mbuf *m)
 {
 	uint64_t seq;
 
@@ -64,8 +62,7 @@ frame_seq(const struct rte_mbuf *m)
 
 /* counts differing bits against the pattern; *head_bad if any of bytes
  * 0..41 (outside the seq field) differ */
-static unsigned
-diff_bits(const struct rte_mbuf *m, unsigned *head_bad)
+static unsigned diff_bits(const struct rte_mbuf *m, unsigned *head_bad)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	unsigned bits = 0;
@@ -85,13 +82,13 @@ diff_bits(const struct rte_mbuf *m, unsigned *head_bad)
 struct trace_state {
 	uint64_t min_delay_ns; /* delay + serialisation of one frame */
 	uint64_t releases;
-	uint64_t early;        /* released before departure */
-	uint64_t too_fast;     /* departure earlier than arrival + min_delay */
+	uint64_t early;    /* released before departure */
+	uint64_t too_fast; /* departure earlier than arrival + min_delay */
 	uint64_t max_lag;
 };
 
-static void
-trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart, uint64_t release, void *arg)
+static void trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart, uint64_t release,
+		     void *arg)
 {
 	struct trace_state *t = arg;
 
@@ -103,15 +100,15 @@ trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart, uint64_t r
 		t->max_lag = release - depart;
 }
 
-static void
-check_identities(const struct sdr_link_stats *s, const char *what)
+static void check_identities(const struct sdr_link_stats *s, const char *what)
 {
-	CHECK(s->pkts_in ==
-		      s->delivered + s->dropped_buffer + s->dropped_loss + s->dropped_ge + s->dropped_limit,
-	      "%s: in %" PRIu64 " != delivered %" PRIu64 " + drops", what, s->pkts_in, s->delivered);
+	CHECK(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss + s->dropped_ge +
+				    s->dropped_limit,
+	      "%s: in %" PRIu64 " != delivered %" PRIu64 " + drops", what, s->pkts_in,
+	      s->delivered);
 	CHECK(s->delivered + s->duplicated - s->dup_failed == s->released + s->held,
-	      "%s: delivered %" PRIu64 " + dup %" PRIu64 " - failed %" PRIu64 " != released %" PRIu64
-	      " + held %" PRIu64,
+	      "%s: delivered %" PRIu64 " + dup %" PRIu64 " - failed %" PRIu64
+	      " != released %" PRIu64 " + held %" PRIu64,
 	      what, s->delivered, s->duplicated, s->dup_failed, s->released, s->held);
 }
 
@@ -119,8 +116,8 @@ check_identities(const struct sdr_link_stats *s, const char *what)
 
 static uint64_t *seen; /* releases per frame number */
 
-static void
-consume(struct rte_mbuf **pkts, uint16_t n, unsigned *head_bad, unsigned *corrupt_frames)
+static void consume(struct rte_mbuf **pkts, uint16_t n, unsigned *head_bad,
+		    unsigned *corrupt_frames)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		unsigned bits = diff_bits(pkts[i], head_bad);
@@ -135,16 +132,14 @@ struct consume_arg {
 	unsigned *head_bad, *corrupt_frames;
 };
 
-static void
-consume_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
+static void consume_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
 {
 	struct consume_arg *c = arg;
 
 	consume(pkts, n, c->head_bad, c->corrupt_frames);
 }
 
-static void
-free_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
+static void free_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
 {
 	(void)arg;
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -152,9 +147,8 @@ free_cb(struct rte_mbuf **pkts, uint16_t n, void *arg)
 
 /* Release everything still held, moving the clock to each next departure;
  * take() gets every batch. Returns the clock at the end. */
-static uint64_t
-drain(struct sdr_link_rx *rx, uint64_t now, void (*take)(struct rte_mbuf **, uint16_t, void *),
-      void *arg)
+static uint64_t drain(struct sdr_link_rx *rx, uint64_t now,
+		      void (*take)(struct rte_mbuf **, uint16_t, void *), void *arg)
 {
 	struct rte_mbuf *pkts[64];
 
@@ -168,8 +162,7 @@ drain(struct sdr_link_rx *rx, uint64_t now, void (*take)(struct rte_mbuf **, uin
 	}
 }
 
-static void
-test_sim_clock(void)
+static void test_sim_clock(void)
 {
 	const unsigned n_frames = 20000, burst = 32;
 	const uint64_t step = 200000; /* one burst every 200 us */
@@ -214,22 +207,25 @@ test_sim_clock(void)
 	}
 	sdr_link_rx_stats(rx, &s);
 	check_identities(&s, "sim");
-	CHECK(s.pkts_in == n_frames && s.held == 0, "in %" PRIu64 " held %" PRIu64, s.pkts_in, s.held);
+	CHECK(s.pkts_in == n_frames && s.held == 0, "in %" PRIu64 " held %" PRIu64, s.pkts_in,
+	      s.held);
 	CHECK(s.dropped_buffer > 0 && s.dropped_loss > 0 && s.reordered > 0 && s.duplicated > 0 &&
 		      s.corrupted > 0,
 	      "every feature fired");
 	CHECK(s.dup_failed == 0, "dup failed %" PRIu64, s.dup_failed);
-	CHECK(tr.releases == s.released, "trace saw %" PRIu64 " of %" PRIu64, tr.releases, s.released);
+	CHECK(tr.releases == s.released, "trace saw %" PRIu64 " of %" PRIu64, tr.releases,
+	      s.released);
 	CHECK(tr.early == 0, "%" PRIu64 " released before departure", tr.early);
 	CHECK(tr.too_fast == 0, "%" PRIu64 " departed before arrival + delay + serialisation",
 	      tr.too_fast);
 	/* release is polled every step/5, so it is late by less than that */
-	CHECK(tr.max_lag < step / 5 && s.max_release_lag_ns == tr.max_lag, "lag %" PRIu64, tr.max_lag);
+	CHECK(tr.max_lag < step / 5 && s.max_release_lag_ns == tr.max_lag, "lag %" PRIu64,
+	      tr.max_lag);
 	CHECK(head_bad == 0, "%u header bytes changed", head_bad);
 	/* a corrupted original and its clean copy: corrupt_frames counts what
 	 * came out with flipped bits, exactly the corrupted originals */
-	CHECK(corrupt_frames == s.corrupted, "%u frames differ, %" PRIu64 " corrupted", corrupt_frames,
-	      s.corrupted);
+	CHECK(corrupt_frames == s.corrupted, "%u frames differ, %" PRIu64 " corrupted",
+	      corrupt_frames, s.corrupted);
 	for (unsigned i = 0; i < n_frames; i++) {
 		twice += seen[i] == 2;
 		more_than_twice += seen[i] > 2;
@@ -238,14 +234,13 @@ test_sim_clock(void)
 	      s.duplicated);
 	sdr_link_rx_detach(rx);
 	free(seen);
-	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak: %u of %u", rte_mempool_avail_count(pool),
-	      pool->size);
+	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak: %u of %u",
+	      rte_mempool_avail_count(pool), pool->size);
 	CHECK(rte_mempool_avail_count(dup_pool) == dup_pool->size, "dup pool leak");
 }
 
 /* limit=, a dup pool that runs dry, and detach with frames still held */
-static void
-test_limits(void)
+static void test_limits(void)
 {
 	struct sdr_link_cfg cfg;
 	struct sdr_link_rx *rx;
@@ -279,8 +274,9 @@ test_limits(void)
 		pkts[i] = mk_frame(seq++, 200);
 	CHECK(sdr_link_rx_process(rx, pkts, 32, 32, 0) == 0, "released early");
 	sdr_link_rx_stats(rx, &s);
-	CHECK(s.duplicated == 32 && s.dup_failed == 16 && s.held == 48, "dup %" PRIu64 " failed %" PRIu64
-	      " held %" PRIu64, s.duplicated, s.dup_failed, s.held);
+	CHECK(s.duplicated == 32 && s.dup_failed == 16 && s.held == 48,
+	      "dup %" PRIu64 " failed %" PRIu64 " held %" PRIu64, s.duplicated, s.dup_failed,
+	      s.held);
 	{
 		uint16_t got = 0, n;
 		while ((n = sdr_link_rx_release(rx, pkts, 32, 1000000)) > 0) {
@@ -296,18 +292,20 @@ test_limits(void)
 	rte_mempool_free(tiny);
 
 	/* bad arguments */
-	CHECK(sdr_link_rx_create(NULL, SOCKET_ID_ANY, NULL) == NULL && rte_errno == EINVAL, "NULL cfg");
+	CHECK(sdr_link_rx_create(NULL, SOCKET_ID_ANY, NULL) == NULL && rte_errno == EINVAL,
+	      "NULL cfg");
 	cfg.limit = 0;
-	CHECK(sdr_link_rx_create(&cfg, SOCKET_ID_ANY, NULL) == NULL && rte_errno == EINVAL, "limit 0");
+	CHECK(sdr_link_rx_create(&cfg, SOCKET_ID_ANY, NULL) == NULL && rte_errno == EINVAL,
+	      "limit 0");
 	sdr_link_cfg_default(&cfg);
-	CHECK(sdr_link_rx_attach(RTE_MAX_ETHPORTS - 1, 0, &cfg, NULL) == NULL && rte_errno == ENODEV,
+	CHECK(sdr_link_rx_attach(RTE_MAX_ETHPORTS - 1, 0, &cfg, NULL) == NULL &&
+		      rte_errno == ENODEV,
 	      "bad port");
 	sdr_link_rx_detach(NULL);
 }
 
 /* corruption reaches into the second segment of a chain */
-static void
-test_multiseg_corrupt(void)
+static void test_multiseg_corrupt(void)
 {
 	struct rte_mbuf *a = mk_frame(1, 100), *b = mk_frame(2, 100);
 	struct sdr_link_verdict v = {.n_flips = 3, .flip_bit = {42 * 8, 150 * 8 + 3, 199 * 8 + 7}};
@@ -342,14 +340,12 @@ struct peer_trace {
 };
 
 static const uint32_t peer_src[PEER_SRCS] = {
-	0x0a000001, /* 10.0.0.1: "near" */
-	0x0a000002, /* 10.0.0.2: "far", shared with .3 */
-	0x0a000003,
-	0x0a000009, /* unlisted: the default lane */
+	0x0a000001,             /* 10.0.0.1: "near" */
+	0x0a000002,             /* 10.0.0.2: "far", shared with .3 */
+	0x0a000003, 0x0a000009, /* unlisted: the default lane */
 };
 
-static struct rte_mbuf *
-mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
+static struct rte_mbuf *mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	uint8_t *p;
@@ -369,9 +365,8 @@ mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
 	return m;
 }
 
-static void
-peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart, uint64_t release,
-	      void *arg)
+static void peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart,
+			  uint64_t release, void *arg)
 {
 	struct peer_trace *t = arg;
 	unsigned src = *rte_pktmbuf_mtod_offset(m, const uint8_t *, PEER_SEQ_OFF);
@@ -388,8 +383,7 @@ peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart, uint6
 	}
 }
 
-static void
-test_peers(void)
+static void test_peers(void)
 {
 	const unsigned rounds = 400;
 	const uint64_t step = 100000; /* a burst every 100 us */
@@ -398,16 +392,21 @@ test_peers(void)
 	struct sdr_link_cfg dflt;
 	struct sdr_link_rx *rx;
 	struct sdr_link_stats tot, lane[3], sum;
-	struct peer_trace tr = {.min_delay = {2000000, 10000000 + 10000, 10000000 + 10000, 1000000}};
+	struct peer_trace tr = {
+		.min_delay = {2000000, 10000000 + 10000, 10000000 + 10000, 1000000}};
 	struct rte_mbuf *pkts[64];
 	char err[512];
 	uint64_t now = 1000000000ull, seq = 0, offered[PEER_SRCS] = {0};
 
 	CHECK(sdr_link_parse("delay=1ms", &dflt, err, sizeof(err)) == 0, "%s", err);
 	sdr_link_plan_init(&plan, &dflt);
-	CHECK(sdr_link_plan_add(&plan, "near:10.0.0.1:delay=2ms", err, sizeof(err)) == 0, "%s", err);
-	CHECK(sdr_link_plan_add(&plan, "far:10.0.0.2+10.0.0.3:delay=10ms,rate=1gbit,buffer=1MB,"
-				"reorder=0.05:3ms,seed=3", err, sizeof(err)) == 0, "%s", err);
+	CHECK(sdr_link_plan_add(&plan, "near:10.0.0.1:delay=2ms", err, sizeof(err)) == 0, "%s",
+	      err);
+	CHECK(sdr_link_plan_add(&plan,
+				"far:10.0.0.2+10.0.0.3:delay=10ms,rate=1gbit,buffer=1MB,"
+				"reorder=0.05:3ms,seed=3",
+				err, sizeof(err)) == 0,
+	      "%s", err);
 	rx = sdr_link_rx_create_plan(&plan, SOCKET_ID_ANY, NULL);
 	CHECK(rx != NULL, "create: %s", rte_strerror(rte_errno));
 	if (rx == NULL)
@@ -429,7 +428,8 @@ test_peers(void)
 		out = sdr_link_rx_process(rx, pkts, nb, RTE_DIM(pkts), now);
 		rte_pktmbuf_free_bulk(pkts, out);
 		for (int k = 1; k <= 4; k++) {
-			while ((out = sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), now + k * step / 5)) > 0)
+			while ((out = sdr_link_rx_release(rx, pkts, RTE_DIM(pkts),
+							  now + k * step / 5)) > 0)
 				rte_pktmbuf_free_bulk(pkts, out);
 		}
 		now += step;
@@ -444,11 +444,12 @@ test_peers(void)
 	}
 	check_identities(&tot, "every lane");
 	CHECK(memcmp(&sum, &tot, sizeof(sum)) == 0, "the totals are the lanes' sum");
-	CHECK(lane[0].pkts_in == offered[0], "near: in %" PRIu64 " offered %" PRIu64, lane[0].pkts_in,
-	      offered[0]);
+	CHECK(lane[0].pkts_in == offered[0], "near: in %" PRIu64 " offered %" PRIu64,
+	      lane[0].pkts_in, offered[0]);
 	CHECK(lane[1].pkts_in == offered[1] + offered[2], "far: in %" PRIu64, lane[1].pkts_in);
 	CHECK(lane[2].pkts_in == offered[3], "default: in %" PRIu64, lane[2].pkts_in);
-	CHECK(lane[0].dropped_buffer == 0 && lane[2].dropped_buffer == 0 && lane[0].delivered == offered[0],
+	CHECK(lane[0].dropped_buffer == 0 && lane[2].dropped_buffer == 0 &&
+		      lane[0].delivered == offered[0],
 	      "the lanes without a bottleneck lose nothing");
 	/* the shared bottleneck: 1.6x overload fills 1 MB, then drops */
 	CHECK(lane[1].dropped_buffer > 0 && lane[1].max_backlog_bytes > 900000,
@@ -468,7 +469,7 @@ test_peers(void)
 	 * left no earlier than all delivered far bytes take at that rate after
 	 * the first arrival (+ the delay) */
 	CHECK(tr.max_depart[1] >= 1000000000ull + lane[1].bytes_delivered * 8 + 10000000 ||
-	      tr.max_depart[2] >= 1000000000ull + lane[1].bytes_delivered * 8 + 10000000,
+		      tr.max_depart[2] >= 1000000000ull + lane[1].bytes_delivered * 8 + 10000000,
 	      "far lane drained faster than its rate");
 	sdr_link_rx_detach(rx);
 	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak: %u of %u",
@@ -476,14 +477,16 @@ test_peers(void)
 
 	/* a plan without a default --link: unlisted frames are not held back */
 	sdr_link_plan_init(&plan, NULL);
-	CHECK(sdr_link_plan_add(&plan, "near:10.0.0.1:delay=2ms", err, sizeof(err)) == 0, "%s", err);
+	CHECK(sdr_link_plan_add(&plan, "near:10.0.0.1:delay=2ms", err, sizeof(err)) == 0, "%s",
+	      err);
 	rx = sdr_link_rx_create_plan(&plan, SOCKET_ID_ANY, NULL);
 	CHECK(rx != NULL);
 	if (rx == NULL)
 		return;
 	pkts[0] = mk_peer_frame(3, 1, 200);
 	pkts[1] = mk_peer_frame(0, 2, 200);
-	CHECK(sdr_link_rx_process(rx, pkts, 2, RTE_DIM(pkts), 5000) == 1, "the unlisted frame passes");
+	CHECK(sdr_link_rx_process(rx, pkts, 2, RTE_DIM(pkts), 5000) == 1,
+	      "the unlisted frame passes");
 	CHECK(*rte_pktmbuf_mtod_offset(pkts[0], uint8_t *, PEER_SEQ_OFF) == 3);
 	rte_pktmbuf_free(pkts[0]);
 	CHECK(sdr_link_rx_release(rx, pkts, RTE_DIM(pkts), 5000 + 1999999) == 0);
@@ -495,8 +498,7 @@ test_peers(void)
 
 /* -------------------------------------------- B: a real ring port -- */
 
-static void
-test_ring_port(void)
+static void test_ring_port(void)
 {
 	const unsigned n_frames = 3000;
 	struct rte_eth_conf conf;
@@ -568,8 +570,8 @@ test_ring_port(void)
 	      "received %" PRIu64 " released %" PRIu64, received, s.released);
 	CHECK(tr.early == 0, "%" PRIu64 " released before departure", tr.early);
 	CHECK(tr.too_fast == 0, "%" PRIu64 " departures under 2 ms", tr.too_fast);
-	CHECK(s.dropped_loss > 0 && s.duplicated > 0, "loss %" PRIu64 " dup %" PRIu64, s.dropped_loss,
-	      s.duplicated);
+	CHECK(s.dropped_loss > 0 && s.duplicated > 0, "loss %" PRIu64 " dup %" PRIu64,
+	      s.dropped_loss, s.duplicated);
 	sdr_link_stats_print(stdout, "port loopback queue 0", &s);
 
 	CHECK(rte_eth_dev_stop(port) == 0, "stop");
@@ -580,8 +582,7 @@ test_ring_port(void)
 	      rte_mempool_avail_count(pool), pool->size);
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	if (rte_eal_init(argc, argv) < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));

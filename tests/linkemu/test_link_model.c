@@ -11,8 +11,7 @@
 #include "link_test.h"
 #include "sdr_link.h"
 
-static void
-mk(struct sdr_link *l, const char *spec)
+static void mk(struct sdr_link *l, const char *spec)
 {
 	struct sdr_link_cfg c;
 	char err[256];
@@ -23,17 +22,16 @@ mk(struct sdr_link *l, const char *spec)
 	}
 }
 
-static void
-check_conservation(const struct sdr_link *l, const char *what)
+static void check_conservation(const struct sdr_link *l, const char *what)
 {
 	const struct sdr_link_stats *s = &l->stats;
 
 	CHECK(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss + s->dropped_ge,
-	      "%s: in %" PRIu64 " != delivered %" PRIu64 " + drops", what, s->pkts_in, s->delivered);
+	      "%s: in %" PRIu64 " != delivered %" PRIu64 " + drops", what, s->pkts_in,
+	      s->delivered);
 }
 
-static void
-test_prng(void)
+static void test_prng(void)
 {
 	/* xoshiro256** from state {1,2,3,4}, worked by hand: the first output is
 	 * rotl(2*5,7)*9 = 11520; the step leaves s1 = 2 ^ (3 ^ 1) = 0, so the
@@ -63,8 +61,7 @@ test_prng(void)
 	CHECK(fabs(sum / 100000 - 0.5) < 3.3 * 0.2887 / sqrt(100000), "mean %g", sum / 100000);
 }
 
-static void
-test_bernoulli_loss(void)
+static void test_bernoulli_loss(void)
 {
 	static const double ps[] = {1e-3, 1e-2, 0.3};
 	const unsigned n = 400000;
@@ -100,8 +97,7 @@ test_bernoulli_loss(void)
 /* Gilbert-Elliott with loss_good = 0, loss_bad = 1: losses come in bursts whose
  * length is geometric with mean 1/p_bg; the stationary loss rate is
  * p_gb / (p_gb + p_bg). */
-static void
-test_gilbert_elliott(void)
+static void test_gilbert_elliott(void)
 {
 	const double p_gb = 0.01, p_bg = 0.25;
 	const unsigned n = 1000000;
@@ -119,14 +115,16 @@ test_gilbert_elliott(void)
 			run = 0;
 		}
 	}
-	CHECK(l.stats.dropped_ge == l.stats.ge_bad_frames, "loss_bad=1, loss_good=0: losses = bad frames");
+	CHECK(l.stats.dropped_ge == l.stats.ge_bad_frames,
+	      "loss_bad=1, loss_good=0: losses = bad frames");
 	{
 		/* mean burst length: sd of a geometric with mean m is sqrt(m(m-1)) */
 		double m = (double)burst_frames / (double)bursts, want = 1 / p_bg;
 		double sd = sqrt(want * (want - 1)) / sqrt((double)bursts);
 
-		CHECK(fabs(m - want) < LT_Z999 * sd, "mean burst %.4f, want %.4f +- %.4f (%llu bursts)",
-		      m, want, LT_Z999 * sd, bursts);
+		CHECK(fabs(m - want) < LT_Z999 * sd,
+		      "mean burst %.4f, want %.4f +- %.4f (%llu bursts)", m, want, LT_Z999 * sd,
+		      bursts);
 	}
 	{
 		/* stationary loss rate, with the Markov-chain variance of a time
@@ -155,20 +153,19 @@ test_gilbert_elliott(void)
 		mean = lb * bad + lg * (n - bad);
 		sd = sqrt(lb * (1 - lb) * bad + lg * (1 - lg) * (n - bad));
 		CHECK(fabs((double)l.stats.dropped_ge - mean) < LT_Z999 * sd,
-		      "GE lossy states: %" PRIu64 " lost, want %.0f +- %.0f", l.stats.dropped_ge, mean,
-		      LT_Z999 * sd);
+		      "GE lossy states: %" PRIu64 " lost, want %.0f +- %.0f", l.stats.dropped_ge,
+		      mean, LT_Z999 * sd);
 		{
 			double pib = 0.02 / 0.12, lam = 1 - 0.12;
 			double sdb = sqrt(pib * (1 - pib) * (1 + lam) / (1 - lam) / n);
 
-			CHECK(fabs((double)bad / n - pib) < LT_Z999 * sdb, "bad-state share %.4f want %.4f",
-			      (double)bad / n, pib);
+			CHECK(fabs((double)bad / n - pib) < LT_Z999 * sdb,
+			      "bad-state share %.4f want %.4f", (double)bad / n, pib);
 		}
 	}
 }
 
-static void
-test_delay_exact(void)
+static void test_delay_exact(void)
 {
 	struct sdr_link l;
 	struct sdr_link_verdict v;
@@ -199,8 +196,7 @@ test_delay_exact(void)
 	CHECK(v.depart_ns == 123, "clamped arrival %" PRIu64, v.depart_ns);
 }
 
-static void
-test_jitter(void)
+static void test_jitter(void)
 {
 	const uint64_t jit = 200000, delay = 5000000;
 	const unsigned n = 100000;
@@ -225,8 +221,8 @@ test_jitter(void)
 	/* uniform on {0..J}: mean J/2, sd (J+1)/sqrt(12) */
 	CHECK(fabs(sum / n - jit / 2.0) < LT_Z999 * (jit + 1) / sqrt(12.0) / sqrt((double)n),
 	      "jitter mean %.1f want %.1f", sum / n, jit / 2.0);
-	CHECK(min < jit / 100 && max > jit - jit / 100, "jitter spans [%" PRIu64 ", %" PRIu64 "]", min,
-	      max);
+	CHECK(min < jit / 100 && max > jit - jit / 100, "jitter spans [%" PRIu64 ", %" PRIu64 "]",
+	      min, max);
 
 	/* dense arrivals (spacing << jitter): jitter must not reorder */
 	mk(&l, "delay=5ms,jitter=0.2ms,seed=5");
@@ -241,8 +237,7 @@ test_jitter(void)
 	CHECK(out_of_range == 0, "departed before arrival + delay");
 }
 
-static void
-test_rate(void)
+static void test_rate(void)
 {
 	struct sdr_link l;
 	struct sdr_link_verdict v;
@@ -253,7 +248,8 @@ test_rate(void)
 	mk(&l, "rate=1gbit,buffer=1GB,delay=1ms");
 	for (uint64_t k = 0; k < 1000; k++) {
 		sdr_link_decide(&l, 0, 1500, &v);
-		bad += v.bottleneck_exit_ns != (k + 1) * 12000 || v.depart_ns != (k + 1) * 12000 + 1000000;
+		bad += v.bottleneck_exit_ns != (k + 1) * 12000 ||
+		       v.depart_ns != (k + 1) * 12000 + 1000000;
 	}
 	CHECK(bad == 0, "%d burst frames off the 12 us grid", bad);
 
@@ -291,8 +287,7 @@ test_rate(void)
 	}
 }
 
-static void
-test_buffer(void)
+static void test_buffer(void)
 {
 	struct sdr_link l;
 	struct sdr_link_verdict v;
@@ -302,11 +297,13 @@ test_buffer(void)
 	mk(&l, "rate=1gbit,buffer=10KB");
 	for (unsigned k = 0; k < 100; k++)
 		admitted += sdr_link_decide(&l, 0, 1000, &v) == SDR_LINK_DELIVER;
-	CHECK(admitted == 10 && l.stats.dropped_buffer == 90, "admitted %u drops %" PRIu64, admitted,
-	      l.stats.dropped_buffer);
-	CHECK(l.stats.max_backlog_bytes == 10000, "max backlog %" PRIu64, l.stats.max_backlog_bytes);
+	CHECK(admitted == 10 && l.stats.dropped_buffer == 90, "admitted %u drops %" PRIu64,
+	      admitted, l.stats.dropped_buffer);
+	CHECK(l.stats.max_backlog_bytes == 10000, "max backlog %" PRIu64,
+	      l.stats.max_backlog_bytes);
 	/* after 3 serialisation times (24 us) exactly 3 more fit */
-	CHECK(sdr_link_backlog_at(&l, 24000) == 7000, "backlog %" PRIu64, sdr_link_backlog_at(&l, 24000));
+	CHECK(sdr_link_backlog_at(&l, 24000) == 7000, "backlog %" PRIu64,
+	      sdr_link_backlog_at(&l, 24000));
 	admitted = 0;
 	for (unsigned k = 0; k < 100; k++)
 		admitted += sdr_link_decide(&l, 24000, 1000, &v) == SDR_LINK_DELIVER;
@@ -333,8 +330,7 @@ test_buffer(void)
 	CHECK(sdr_link_decide(&l, 0, 1000, &v) == SDR_LINK_DELIVER, "exact-fit frame dropped");
 }
 
-static void
-test_reorder(void)
+static void test_reorder(void)
 {
 	const unsigned n = 200000;
 	struct sdr_link l;
@@ -366,8 +362,7 @@ test_reorder(void)
 	CHECK(bad_extra == 0, "%u departures wrong", bad_extra);
 }
 
-static void
-test_dup(void)
+static void test_dup(void)
 {
 	const unsigned n = 200000;
 	struct sdr_link l;
@@ -388,8 +383,7 @@ test_dup(void)
 	check_conservation(&l, "dup");
 }
 
-static void
-test_corrupt(void)
+static void test_corrupt(void)
 {
 	const unsigned n = 100000, maxbits = 5;
 	struct sdr_link l;
@@ -436,15 +430,16 @@ test_corrupt(void)
 	/* frames of 42 bytes or less have no payload to corrupt */
 	mk(&l, "corrupt=1");
 	sdr_link_decide(&l, 0, 42, &v);
-	CHECK(v.n_flips == 0 && l.stats.corrupt_short == 1 && l.stats.corrupted == 0, "short frame");
+	CHECK(v.n_flips == 0 && l.stats.corrupt_short == 1 && l.stats.corrupted == 0,
+	      "short frame");
 	sdr_link_decide(&l, 0, 43, &v);
 	CHECK(v.n_flips == 1 && v.flip_bit[0] >= 336 && v.flip_bit[0] < 344, "43-byte frame");
 }
 
 /* All the random features at once, on a bottleneck, fed a fixed arrival
  * pattern: returns a hash of the verdict sequence. */
-static uint64_t
-run_hash(const char *spec, unsigned n, struct sdr_link_stats *st, uint64_t *loss_hash)
+static uint64_t run_hash(const char *spec, unsigned n, struct sdr_link_stats *st,
+			 uint64_t *loss_hash)
 {
 	struct sdr_link l;
 	struct sdr_link_verdict v;
@@ -454,8 +449,8 @@ run_hash(const char *spec, unsigned n, struct sdr_link_stats *st, uint64_t *loss
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = k * 900ull + (k % 7) * 50;
 		sdr_link_decide(&l, t, 64 + (k * 131) % 1400, &v);
-		uint64_t fields[] = {v.action, v.reordered, v.duplicate, v.n_flips, v.depart_ns,
-				     v.n_flips ? v.flip_bit[0] : 0};
+		uint64_t fields[] = {v.action,  v.reordered, v.duplicate,
+				     v.n_flips, v.depart_ns, v.n_flips ? v.flip_bit[0] : 0};
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 			h = (h ^ fields[i]) * 1099511628211ull;
 		lh = (lh ^ (v.action == SDR_LINK_DROP_LOSS)) * 1099511628211ull;
@@ -467,8 +462,7 @@ run_hash(const char *spec, unsigned n, struct sdr_link_stats *st, uint64_t *loss
 	return h;
 }
 
-static void
-test_reproducible(void)
+static void test_reproducible(void)
 {
 	const char *a = "delay=3ms,jitter=50us,rate=5gbit,buffer=20KB,loss=0.01,ge=0.001:0.3,"
 			"reorder=0.01:200us,dup=0.01,corrupt=0.01:4,seed=77";
@@ -479,10 +473,11 @@ test_reproducible(void)
 
 	CHECK(run_hash(a, 100000, &s1, &l1) == run_hash(a, 100000, &s2, &l2), "same seed differs");
 	CHECK(memcmp(&s1, &s2, sizeof(s1)) == 0, "same seed: counters differ");
-	CHECK(run_hash(a, 100000, NULL, NULL) != run_hash(b, 100000, NULL, NULL), "seeds 77/78 agree");
+	CHECK(run_hash(a, 100000, NULL, NULL) != run_hash(b, 100000, NULL, NULL),
+	      "seeds 77/78 agree");
 	/* all kinds of decision really happened in this run */
-	CHECK(s1.dropped_buffer > 0 && s1.dropped_loss > 0 && s1.dropped_ge > 0 && s1.reordered > 0 &&
-		      s1.duplicated > 0 && s1.corrupted > 0,
+	CHECK(s1.dropped_buffer > 0 && s1.dropped_loss > 0 && s1.dropped_ge > 0 &&
+		      s1.reordered > 0 && s1.duplicated > 0 && s1.corrupted > 0,
 	      "run lacks some decision kinds");
 	{
 		struct sdr_link l;
@@ -492,12 +487,12 @@ test_reproducible(void)
 	/* switching other features off leaves the Bernoulli loss decisions alone
 	 * (own stream) as long as the frames reaching the loss stage are the same */
 	run_hash("loss=0.01,seed=77", 100000, NULL, &l1);
-	run_hash("loss=0.01,dup=0.3,corrupt=0.2:3,reorder=0.1,jitter=1ms,seed=77", 100000, NULL, &l3);
+	run_hash("loss=0.01,dup=0.3,corrupt=0.2:3,reorder=0.1,jitter=1ms,seed=77", 100000, NULL,
+		 &l3);
 	CHECK(l1 == l3, "other features changed loss decisions");
 }
 
-static void
-test_stats_names(void)
+static void test_stats_names(void)
 {
 	unsigned n = sdr_link_stats_count();
 	struct sdr_link_stats s;
@@ -509,7 +504,8 @@ test_stats_names(void)
 	for (unsigned i = 0; i < n; i++) {
 		CHECK(sdr_link_stats_name(i) && sdr_link_stats_help(i), "name %u", i);
 		for (unsigned j = 0; j < i; j++)
-			CHECK(strcmp(sdr_link_stats_name(i), sdr_link_stats_name(j)) != 0, "dup name");
+			CHECK(strcmp(sdr_link_stats_name(i), sdr_link_stats_name(j)) != 0,
+			      "dup name");
 	}
 	CHECK(sdr_link_stats_name(n) == NULL && sdr_link_stats_value(&s, n) == 0, "out of range");
 	for (unsigned i = 0; i < n; i++)
@@ -527,8 +523,7 @@ test_stats_names(void)
 	free(buf);
 }
 
-int
-main(void)
+int main(void)
 {
 	test_prng();
 	test_bernoulli_loss();

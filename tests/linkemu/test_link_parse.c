@@ -7,8 +7,7 @@
 #include "link_test.h"
 #include "sdr_link.h"
 
-static struct sdr_link_cfg
-ok(const char *spec)
+static struct sdr_link_cfg ok(const char *spec)
 {
 	struct sdr_link_cfg c;
 	char err[256];
@@ -21,8 +20,7 @@ ok(const char *spec)
 }
 
 /* The spec must be rejected with -EINVAL and a message containing @p needle. */
-static void
-bad(const char *spec, const char *needle)
+static void bad(const char *spec, const char *needle)
 {
 	struct sdr_link_cfg c, before;
 	char err[256];
@@ -33,13 +31,13 @@ bad(const char *spec, const char *needle)
 	rc = sdr_link_parse(spec, &c, err, sizeof(err));
 	CHECK(rc == -EINVAL, "'%s' accepted (rc %d)", spec, rc);
 	if (rc != 0) {
-		CHECK(strstr(err, needle) != NULL, "'%s': message '%s' lacks '%s'", spec, err, needle);
+		CHECK(strstr(err, needle) != NULL, "'%s': message '%s' lacks '%s'", spec, err,
+		      needle);
 		CHECK(link_cfg_eq(&c, &before), "'%s': cfg changed on error", spec);
 	}
 }
 
-static void
-test_time_units(void)
+static void test_time_units(void)
 {
 	CHECK(ok("delay=1s").delay_ns == 1000000000ull, "s");
 	CHECK(ok("delay=12.5ms").delay_ns == 12500000ull, "ms");
@@ -52,18 +50,17 @@ test_time_units(void)
 	CHECK(ok("delay=.5us").delay_ns == 500, "leading dot");
 }
 
-static void
-test_rate_units(void)
+static void test_rate_units(void)
 {
 	static const struct {
 		const char *s;
 		uint64_t bps;
 	} t[] = {
-		{"rate=2000bit", 2000ull},     {"rate=64kbit", 64000ull},
-		{"rate=100mbit", 100000000ull}, {"rate=1gbit", 1000000000ull},
-		{"rate=2.5Gbit", 2500000000ull}, {"rate=1tbit", 1000000000000ull},
-		{"rate=9600bps", 9600ull},     {"rate=56kbps", 56000ull},
-		{"rate=10mbps", 10000000ull},  {"rate=40gbps", 40000000000ull},
+		{"rate=2000bit", 2000ull},        {"rate=64kbit", 64000ull},
+		{"rate=100mbit", 100000000ull},   {"rate=1gbit", 1000000000ull},
+		{"rate=2.5Gbit", 2500000000ull},  {"rate=1tbit", 1000000000000ull},
+		{"rate=9600bps", 9600ull},        {"rate=56kbps", 56000ull},
+		{"rate=10mbps", 10000000ull},     {"rate=40gbps", 40000000000ull},
 		{"rate=1TBPS", 1000000000000ull}, {"rate=10tbit", 10000000000000ull},
 	};
 
@@ -76,27 +73,24 @@ test_rate_units(void)
 	CHECK(ok("rate=0").rate_bps == 0, "rate=0 means no bottleneck");
 }
 
-static void
-test_size_units(void)
+static void test_size_units(void)
 {
 	static const struct {
 		const char *s;
 		uint64_t bytes;
 	} t[] = {
-		{"rate=1gbit,buffer=1500B", 1500},        {"rate=1gbit,buffer=64KB", 64000},
-		{"rate=1gbit,buffer=4MB", 4000000},       {"rate=1gbit,buffer=1GB", 1000000000},
-		{"rate=1gbit,buffer=64KiB", 65536},       {"rate=1gbit,buffer=4MiB", 4194304},
-		{"rate=1gbit,buffer=1GiB", 1073741824},   {"rate=1gbit,buffer=2.5kb", 2500},
-		{"rate=1gbit,buffer=1mib", 1048576},
-		{"rate=1gbit,buffer=1TB", 1000000000000ull},
+		{"rate=1gbit,buffer=1500B", 1500},      {"rate=1gbit,buffer=64KB", 64000},
+		{"rate=1gbit,buffer=4MB", 4000000},     {"rate=1gbit,buffer=1GB", 1000000000},
+		{"rate=1gbit,buffer=64KiB", 65536},     {"rate=1gbit,buffer=4MiB", 4194304},
+		{"rate=1gbit,buffer=1GiB", 1073741824}, {"rate=1gbit,buffer=2.5kb", 2500},
+		{"rate=1gbit,buffer=1mib", 1048576},    {"rate=1gbit,buffer=1TB", 1000000000000ull},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		CHECK(ok(t[i].s).buffer_bytes == t[i].bytes, "%s", t[i].s);
 }
 
-static void
-test_probabilities_and_models(void)
+static void test_probabilities_and_models(void)
 {
 	struct sdr_link_cfg c;
 
@@ -129,8 +123,7 @@ test_probabilities_and_models(void)
 	CHECK(ok("limit=1000").limit == 1000, "limit");
 }
 
-static void
-test_defaults_and_full(void)
+static void test_defaults_and_full(void)
 {
 	struct sdr_link_cfg d, c;
 
@@ -139,8 +132,8 @@ test_defaults_and_full(void)
 	CHECK(link_cfg_eq(&c, &d), "empty spec is the default");
 	c = ok("   ");
 	CHECK(link_cfg_eq(&c, &d), "blank spec is the default");
-	CHECK(d.seed == SDR_LINK_DEFAULT_SEED && d.limit == SDR_LINK_DEFAULT_LIMIT && d.rate_bps == 0 &&
-		      d.loss == 0 && !d.ge && d.delay_ns == 0,
+	CHECK(d.seed == SDR_LINK_DEFAULT_SEED && d.limit == SDR_LINK_DEFAULT_LIMIT &&
+		      d.rate_bps == 0 && d.loss == 0 && !d.ge && d.delay_ns == 0,
 	      "defaults");
 
 	c = ok(" delay = 12.5ms , jitter=0.2ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7 ");
@@ -149,8 +142,7 @@ test_defaults_and_full(void)
 	      "the example spec");
 }
 
-static void
-test_errors(void)
+static void test_errors(void)
 {
 	bad("delay", "needs a value");
 	bad("delay=", "empty value");
@@ -220,8 +212,7 @@ test_errors(void)
 	}
 }
 
-static void
-test_format_roundtrip(void)
+static void test_format_roundtrip(void)
 {
 	static const char *const specs[] = {
 		"",
@@ -252,8 +243,7 @@ test_format_roundtrip(void)
 	}
 }
 
-static void
-test_init_validates(void)
+static void test_init_validates(void)
 {
 	struct sdr_link_cfg c;
 	struct sdr_link l;
@@ -276,8 +266,7 @@ test_init_validates(void)
 	CHECK(sdr_link_init(NULL, &c) == -EINVAL, "NULL");
 }
 
-static void
-test_pool_sizing(void)
+static void test_pool_sizing(void)
 {
 	struct sdr_link_cfg c = ok("delay=12.5ms,rate=1gbit,buffer=4MB");
 	char err[512];
@@ -302,12 +291,12 @@ test_pool_sizing(void)
 	CHECK(sdr_link_check_pool(&c, 1500, 10e9, 4685, err, sizeof(err)) == 0, "fits");
 	CHECK(sdr_link_check_pool(&c, 1500, 10e9, 4684, err, sizeof(err)) == -ENOSPC, "too small");
 	CHECK(strstr(err, "needs 4685 mbufs") && strstr(err, "1gbit x 12.5ms") &&
-		      strstr(err, "buffer 4MB") && strstr(err, "the pool has 4684") && strstr(err, "-m"),
+		      strstr(err, "buffer 4MB") && strstr(err, "the pool has 4684") &&
+		      strstr(err, "-m"),
 	      "message: %s", err);
 }
 
-int
-main(void)
+int main(void)
 {
 	test_time_units();
 	test_rate_units();

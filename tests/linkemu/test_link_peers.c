@@ -18,8 +18,7 @@
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
 /* An Ethernet + IPv4 header from @p src (the rest of the frame is zero). */
-static void
-mk_frame(uint8_t *f, size_t len, uint32_t src, int vlan)
+static void mk_frame(uint8_t *f, size_t len, uint32_t src, int vlan)
 {
 	size_t l3 = vlan ? 18 : 14;
 
@@ -38,8 +37,7 @@ mk_frame(uint8_t *f, size_t len, uint32_t src, int vlan)
 	f[l3 + 15] = (uint8_t)src;
 }
 
-static void
-add_ok(struct sdr_link_plan *p, const char *spec)
+static void add_ok(struct sdr_link_plan *p, const char *spec)
 {
 	char err[512];
 	int rc = sdr_link_plan_add(p, spec, err, sizeof(err));
@@ -47,8 +45,7 @@ add_ok(struct sdr_link_plan *p, const char *spec)
 	REQUIRE(rc == 0, "'%s' refused: %s", spec, err);
 }
 
-static void
-add_bad(struct sdr_link_plan *p, const char *spec, int want, const char *needle)
+static void add_bad(struct sdr_link_plan *p, const char *spec, int want, const char *needle)
 {
 	char err[512];
 	struct sdr_link_plan before = *p;
@@ -56,12 +53,10 @@ add_bad(struct sdr_link_plan *p, const char *spec, int want, const char *needle)
 
 	CHECK(rc == want, "'%s': rc %d, want %d (%s)", spec, rc, want, err);
 	CHECK(strstr(err, needle) != NULL, "'%s': message '%s' lacks '%s'", spec, err, needle);
-	CHECK(link_plan_eq(&before, p), "'%s': a refused profile changed the plan",
-	      spec);
+	CHECK(link_plan_eq(&before, p), "'%s': a refused profile changed the plan", spec);
 }
 
-static void
-test_parse(void)
+static void test_parse(void)
 {
 	struct sdr_link_plan p;
 	struct sdr_link_cfg d;
@@ -93,7 +88,8 @@ test_parse(void)
 	/* canonical text, and adding it back gives the same profile */
 	sdr_link_plan_format(&p, 1, buf, sizeof(buf));
 	CHECK(strcmp(buf, "peer1:10.100.0.2+10.100.2.2:delay=12.5ms,rate=2gbit,buffer=4MB,"
-			  "ge=0.01:0.5:0:1") == 0, "format '%s'", buf);
+			  "ge=0.01:0.5:0:1") == 0,
+	      "format '%s'", buf);
 	{
 		struct sdr_link_plan q;
 
@@ -103,8 +99,8 @@ test_parse(void)
 
 		sdr_link_plan_format(&q, 0, again, sizeof(again));
 		CHECK(strcmp(again, buf) == 0 && q.lane[0].cfg.ge_p_bg == p.lane[1].cfg.ge_p_bg &&
-		      q.lane[0].cfg.delay_ns == p.lane[1].cfg.delay_ns &&
-		      strcmp(q.lane[0].name, "peer1") == 0 && q.lane[0].naddr == 2,
+			      q.lane[0].cfg.delay_ns == p.lane[1].cfg.delay_ns &&
+			      strcmp(q.lane[0].name, "peer1") == 0 && q.lane[0].naddr == 2,
 		      "round trip of '%s': '%s'", buf, again);
 	}
 	sdr_link_plan_format(&p, 2, buf, sizeof(buf));
@@ -145,8 +141,8 @@ test_parse(void)
 		size_t off = 0;
 
 		for (unsigned i = 0; i < SDR_LINK_PEER_ADDRS_MAX; i++)
-			off += (size_t)snprintf(big + off, sizeof(big) - off, "%s10.3.0.%u", i ? "+" : "",
-						i + 1);
+			off += (size_t)snprintf(big + off, sizeof(big) - off, "%s10.3.0.%u",
+						i ? "+" : "", i + 1);
 		snprintf(big + off, sizeof(big) - off, ":");
 		add_ok(&p, big);
 		CHECK_EQ(p.naddr, SDR_LINK_PEER_ADDRS_MAX);
@@ -154,8 +150,7 @@ test_parse(void)
 	}
 }
 
-static void
-test_lane_of_frame(void)
+static void test_lane_of_frame(void)
 {
 	struct sdr_link_plan p;
 	static struct sdr_link_set s;
@@ -192,7 +187,8 @@ test_lane_of_frame(void)
 	CHECK_EQ(sdr_link_set_lane(&s, f, 20), 2u);
 	CHECK(sdr_link_frame_src_ipv4(f, 13, &ip) == -1);
 	mk_frame(f, sizeof(f), IP(10, 100, 1, 2), 1);
-	CHECK(sdr_link_frame_src_ipv4(f, 37, &ip) == -1 && sdr_link_frame_src_ipv4(f, 38, &ip) == 0);
+	CHECK(sdr_link_frame_src_ipv4(f, 37, &ip) == -1 &&
+	      sdr_link_frame_src_ipv4(f, 38, &ip) == 0);
 	CHECK(sdr_link_frame_src_ipv4(f, 17, &ip) == -1);
 
 	/* an invalid plan is refused */
@@ -205,8 +201,7 @@ test_lane_of_frame(void)
  * source they come from; a third source in a profile of its own, at the same
  * rate, is not slowed down by them; the default lane delays unlisted sources
  * by --link's delay (or not at all without --link). */
-static void
-test_shared_bottleneck(void)
+static void test_shared_bottleneck(void)
 {
 	struct sdr_link_plan p;
 	static struct sdr_link_set s;
@@ -232,10 +227,11 @@ test_shared_bottleneck(void)
 	/* 100 rounds: A and B each offer a frame at the same instant (a burst
 	 * of 200 frames, 2 MB of line rate worth at 2x the bottleneck) */
 	for (unsigned i = 0; i < 100; i++) {
-		uint64_t now = t0 + i * ser; /* both together offer 2 frames per serialisation time */
+		uint64_t now = t0 +
+			       i * ser; /* both together offer 2 frames per serialisation time */
 		for (int k = 0; k < 2; k++) {
-			enum sdr_link_action a =
-				sdr_link_set_decide(&s, now, k ? fb : fa, sizeof(fa), len, &lane, &v);
+			enum sdr_link_action a = sdr_link_set_decide(&s, now, k ? fb : fa,
+								     sizeof(fa), len, &lane, &v);
 
 			CHECK_EQ(lane, 0u);
 			CHECK_OR_BREAK(a == SDR_LINK_DELIVER);
@@ -243,8 +239,9 @@ test_shared_bottleneck(void)
 			 * n + 1 serialisation times, minus what drained since t0 */
 			uint64_t n = 2 * i + (unsigned)k;
 			uint64_t want = t0 + (n + 1) * ser + delay;
-			CHECK(v.depart_ns == want, "frame %" PRIu64 " from %c departs %" PRIu64
-			      " want %" PRIu64, n, k ? 'B' : 'A', v.depart_ns, want);
+			CHECK(v.depart_ns == want,
+			      "frame %" PRIu64 " from %c departs %" PRIu64 " want %" PRIu64, n,
+			      k ? 'B' : 'A', v.depart_ns, want);
 			CHECK(v.depart_ns > last_shared);
 			last_shared = v.depart_ns;
 		}
@@ -290,8 +287,7 @@ test_shared_bottleneck(void)
 /* Loss is per lane: each lane draws from its own seeded streams, so a lossy
  * profile does not make another lane lose, and a lane's decisions do not
  * depend on the other lanes' traffic. */
-static void
-test_lanes_independent(void)
+static void test_lanes_independent(void)
 {
 	struct sdr_link_plan p;
 	static struct sdr_link_set s, t;
@@ -310,8 +306,10 @@ test_lanes_independent(void)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t now = 1000 + (uint64_t)i * 1000;
 
-		lost_a += sdr_link_set_decide(&s, now, fa, sizeof(fa), 1000, &lane, &v) != SDR_LINK_DELIVER;
-		lost_b += sdr_link_set_decide(&s, now, fb, sizeof(fb), 1000, &lane, &v) != SDR_LINK_DELIVER;
+		lost_a += sdr_link_set_decide(&s, now, fa, sizeof(fa), 1000, &lane, &v) !=
+			  SDR_LINK_DELIVER;
+		lost_b += sdr_link_set_decide(&s, now, fb, sizeof(fb), 1000, &lane, &v) !=
+			  SDR_LINK_DELIVER;
 		/* t sees A's frames only: A's decisions must be the same */
 		sdr_link_set_decide(&t, now, fa, sizeof(fa), 1000, &lane, &w);
 		same &= s.link[0].stats.dropped_loss == t.link[0].stats.dropped_loss;
@@ -321,8 +319,7 @@ test_lanes_independent(void)
 	CHECK(same, "a lane's decisions depend on another lane's traffic");
 }
 
-static void
-test_sizing_and_stats(void)
+static void test_sizing_and_stats(void)
 {
 	struct sdr_link_plan p;
 	struct sdr_link_cfg d;
@@ -338,8 +335,8 @@ test_sizing_and_stats(void)
 	need_b = sdr_link_mbufs_needed(&p.lane[1].cfg, 4174, 10e9);
 	need_d = sdr_link_mbufs_needed(&p.lane[2].cfg, 4174, 10e9);
 	total = sdr_link_plan_mbufs_needed(&p, 4174, 10e9);
-	CHECK(total == need_a + need_b + need_d, "plan needs %u, lanes %u + %u + %u", total,
-	      need_a, need_b, need_d);
+	CHECK(total == need_a + need_b + need_d, "plan needs %u, lanes %u + %u + %u", total, need_a,
+	      need_b, need_d);
 	CHECK(need_d < need_b && need_b < need_a, "the test wants d < b < a: %u %u %u", need_d,
 	      need_b, need_a);
 	/* capping is max-min fair: room for the smallest lane and a bit more
@@ -350,8 +347,8 @@ test_sizing_and_stats(void)
 		unsigned frames = need_d * 3 + 300;
 
 		sdr_link_plan_cap(&q, frames, 4174, 10e9);
-		CHECK(q.lane[2].cfg.limit == SDR_LINK_DEFAULT_LIMIT, "the small lane was capped to %u",
-		      q.lane[2].cfg.limit);
+		CHECK(q.lane[2].cfg.limit == SDR_LINK_DEFAULT_LIMIT,
+		      "the small lane was capped to %u", q.lane[2].cfg.limit);
 		CHECK(q.lane[0].cfg.limit == q.lane[1].cfg.limit &&
 			      q.lane[0].cfg.limit == (frames - need_d) / 2,
 		      "a %u b %u, want %u each", q.lane[0].cfg.limit, q.lane[1].cfg.limit,
@@ -374,8 +371,10 @@ test_sizing_and_stats(void)
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.pkts_in = 10, a.max_held = 7, a.max_backlog_bytes = 100, a.max_release_lag_ns = 5, a.held = 2;
-	b.pkts_in = 5, b.max_held = 3, b.max_backlog_bytes = 900, b.max_release_lag_ns = 50, b.held = 1;
+	a.pkts_in = 10, a.max_held = 7, a.max_backlog_bytes = 100, a.max_release_lag_ns = 5,
+	a.held = 2;
+	b.pkts_in = 5, b.max_held = 3, b.max_backlog_bytes = 900, b.max_release_lag_ns = 50,
+	b.held = 1;
 	sdr_link_stats_add(&a, &b);
 	CHECK(a.pkts_in == 15 && a.held == 3, "counts add");
 	CHECK(a.max_held == 7 && a.max_backlog_bytes == 900 && a.max_release_lag_ns == 50,
@@ -383,8 +382,7 @@ test_sizing_and_stats(void)
 	      a.max_backlog_bytes, a.max_release_lag_ns);
 }
 
-int
-main(void)
+int main(void)
 {
 	test_parse();
 	test_lane_of_frame();

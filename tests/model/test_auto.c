@@ -15,7 +15,6 @@
 #include "sdr_auto.h"
 #include "sdr_test.h"
 
-
 static void base_cfg(struct sdr_auto_cfg *c)
 {
 	sdr_auto_cfg_default(c);
@@ -182,7 +181,8 @@ int main(void)
 		for (int i = 1; i < 5; i++)
 			if (a.picks[i])
 				ec = i;
-		CHECK(ec > 0 && a.pick_min[ec] == 256 << 10 && a.pick_max[ec] == (256 << 10) + 8192);
+		CHECK(ec > 0 && a.pick_min[ec] == 256 << 10 &&
+		      a.pick_max[ec] == (256 << 10) + 8192);
 		CHECK(a.picks[0] == 1 && a.pick_min[0] == 32 << 20 && a.pick_max[0] == 32 << 20);
 		for (int i = 0; i < 20; i++)
 			sdr_auto_rtt(&a, 0.050);
@@ -231,16 +231,18 @@ int main(void)
 		CHECK(sdr_auto_schemes_parse(",sr", l, &n) == -EINVAL);
 		CHECK(sdr_auto_schemes_parse("sr,,rs:8:2", l, &n) == -EINVAL);
 		CHECK(sdr_auto_schemes_parse("SR", l, &n) == -EINVAL);
-		CHECK(sdr_auto_schemes_parse("rs:65:8", l, &n) == -EINVAL);  /* k > 64 */
-		CHECK(sdr_auto_schemes_parse("rs:8:33", l, &n) == -EINVAL);  /* m > 32 */
-		CHECK(sdr_auto_schemes_parse("xor:4:8", l, &n) == -EINVAL);  /* XOR m > k */
+		CHECK(sdr_auto_schemes_parse("rs:65:8", l, &n) == -EINVAL); /* k > 64 */
+		CHECK(sdr_auto_schemes_parse("rs:8:33", l, &n) == -EINVAL); /* m > 32 */
+		CHECK(sdr_auto_schemes_parse("xor:4:8", l, &n) == -EINVAL); /* XOR m > k */
 		CHECK(sdr_auto_schemes_parse("rs:0:1", l, &n) == -EINVAL);
 		CHECK(sdr_auto_schemes_parse("sr,rs:8:2,sr", l, &n) == -EINVAL); /* twice */
 		CHECK(sdr_auto_schemes_parse("rs:8:2x", l, &n) == -EINVAL);
 		CHECK(sdr_auto_schemes_parse("sr,rs:1:1,rs:2:1,rs:3:1,rs:4:1,rs:5:1,rs:6:1,rs:7:1",
-					     l, &n) == 0 && n == SDR_AUTO_MAX_CANDS);
+					     l, &n) == 0 &&
+		      n == SDR_AUTO_MAX_CANDS);
 		CHECK(sdr_auto_schemes_parse("sr,rs:1:1,rs:2:1,rs:3:1,rs:4:1,rs:5:1,rs:6:1,rs:7:1,"
-					     "rs:8:1", l, &n) == -E2BIG);
+					     "rs:8:1",
+					     l, &n) == -E2BIG);
 		CHECK(sdr_auto_schemes_parse(NULL, l, &n) == -EINVAL);
 		CHECK(sdr_auto_schemes_parse("sr", NULL, &n) == -EINVAL);
 		/* a parsed list is a valid configuration */

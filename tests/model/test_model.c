@@ -35,13 +35,16 @@
 
 static int quick;
 
-#define NEAR_REL(a, b, tol) (fabs((a) - (b)) <= (tol) * fmax(fabs(a), fabs(b)) + 1e-300)
+#define NEAR_REL(a, b, tol) (fabs((a) - (b)) <= (tol)*fmax(fabs(a), fabs(b)) + 1e-300)
 
 /* ------------------------------------------------------------------ */
 /* random numbers for the simulation                                    */
 
 /* 1 with probability thr / 2^64 */
-static inline int bern(uint64_t thr) { return t_rnd() < thr; }
+static inline int bern(uint64_t thr)
+{
+	return t_rnd() < thr;
+}
 
 static uint64_t thr_of(double p)
 {
@@ -57,8 +60,8 @@ static uint64_t thr_of(double p)
 
 static void test_p_chunk(void)
 {
-	const double ps[] = { 0.0, 1e-15, 1e-9, 1e-4, 1e-2, 0.3, 0.9 };
-	const uint32_t ns[] = { 0, 1, 2, 16, 64 };
+	const double ps[] = {0.0, 1e-15, 1e-9, 1e-4, 1e-2, 0.3, 0.9};
+	const uint32_t ns[] = {0, 1, 2, 16, 64};
 
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
 		for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
@@ -105,12 +108,11 @@ static void test_p_ec_enumeration(void)
 		enum sdr_ec_code code;
 		unsigned k, m;
 	} codes[] = {
-		{ SDR_EC_RS, 4, 2 },  { SDR_EC_RS, 8, 2 }, { SDR_EC_RS, 6, 4 },
-		{ SDR_EC_RS, 1, 1 },  { SDR_EC_RS, 10, 5 }, { SDR_EC_XOR, 4, 2 },
-		{ SDR_EC_XOR, 8, 2 },  { SDR_EC_XOR, 8, 4 }, { SDR_EC_XOR, 7, 3 },
-		{ SDR_EC_XOR, 12, 4 }, { SDR_EC_XOR, 5, 5 }, { SDR_EC_XOR, 9, 1 },
+		{SDR_EC_RS, 4, 2},  {SDR_EC_RS, 8, 2},   {SDR_EC_RS, 6, 4},  {SDR_EC_RS, 1, 1},
+		{SDR_EC_RS, 10, 5}, {SDR_EC_XOR, 4, 2},  {SDR_EC_XOR, 8, 2}, {SDR_EC_XOR, 8, 4},
+		{SDR_EC_XOR, 7, 3}, {SDR_EC_XOR, 12, 4}, {SDR_EC_XOR, 5, 5}, {SDR_EC_XOR, 9, 1},
 	};
-	const double ps[] = { 1e-3, 1e-2, 0.1, 0.3, 0.7 };
+	const double ps[] = {1e-3, 1e-2, 0.1, 0.3, 0.7};
 
 	for (size_t c = 0; c < sizeof(codes) / sizeof(codes[0]); c++)
 		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
@@ -160,18 +162,22 @@ static void test_paper_table(void)
 		double mds, xor_; /* as printed; < 0: "~0" */
 		int mds_digits, xor_digits;
 	} row[] = {
-		{ 1e-4, -1, 5.1e-5, 0, 2 }, { 1e-3, -1, 5.1e-3, 0, 2 },
-		{ 1e-2, 1.3e-8, 0.39, 2, 2 }, { 3e-2, 1.5e-4, 0.99, 2, 2 },
-		{ 1e-1, 0.63, 1.0, 2, 2 },
+		{1e-4, -1, 5.1e-5, 0, 2},   {1e-3, -1, 5.1e-3, 0, 2}, {1e-2, 1.3e-8, 0.39, 2, 2},
+		{3e-2, 1.5e-4, 0.99, 2, 2}, {1e-1, 0.63, 1.0, 2, 2},
 	};
 
 	for (size_t i = 0; i < sizeof(row) / sizeof(row[0]); i++)
 		for (int x = 0; x < 2; x++) {
 			struct sdr_model_params p = {
-				.msg_bytes = 128ull << 20, .chunk_bytes = 64 << 10,
-				.pkts_per_chunk = 1, .rate_bps = 400e9, .rtt_s = 25e-3,
-				.pkt_loss = row[i].pc, .alpha = 0.5, .beta = -1,
-				.scheme = { SDR_REL_EC, x ? SDR_EC_XOR : SDR_EC_RS, 32, 8 },
+				.msg_bytes = 128ull << 20,
+				.chunk_bytes = 64 << 10,
+				.pkts_per_chunk = 1,
+				.rate_bps = 400e9,
+				.rtt_s = 25e-3,
+				.pkt_loss = row[i].pc,
+				.alpha = 0.5,
+				.beta = -1,
+				.scheme = {SDR_REL_EC, x ? SDR_EC_XOR : SDR_EC_RS, 32, 8},
 			};
 			struct sdr_model_result r;
 			double want = x ? row[i].xor_ : row[i].mds;
@@ -217,7 +223,7 @@ static void check_enum(unsigned M, double T, double O, double pc)
 	for (unsigned i = 0; i < M; i++)
 		n *= ENUM_YMAX;
 	struct lat_pt *pt = malloc(n * sizeof(*pt));
-	unsigned y[8] = { 0 };
+	unsigned y[8] = {0};
 	double mean = 0.0;
 
 	if (pt == NULL)
@@ -241,8 +247,8 @@ static void check_enum(unsigned M, double T, double O, double pc)
 	CHECK_EQ(sdr_model_sr_max_mean(M, T, O, pc, &got), 0);
 	CHECK(NEAR_REL(got, mean, 1e-9));
 	if (!NEAR_REL(got, mean, 1e-9))
-		fprintf(stderr, "  enum M=%u T=%g O=%g p=%g: model %.12g enum %.12g\n", M, T, O,
-			pc, got, mean);
+		fprintf(stderr, "  enum M=%u T=%g O=%g p=%g: model %.12g enum %.12g\n", M, T, O, pc,
+			got, mean);
 
 	/* CDF just below / at / just above every distinct support point of
 	 * the first few hundred, and quantiles through sdr_model_quantile-like
@@ -288,7 +294,7 @@ static void test_sr_large(void)
 
 	CHECK_EQ(sdr_model_sr_max_mean(M, T, O, 0.0, &got), 0);
 	CHECK(got == (double)M * T);
-	const double ps[] = { 1e-15, 1e-12, 1e-10 };
+	const double ps[] = {1e-15, 1e-12, 1e-10};
 	for (int i = 0; i < 3; i++) {
 		double p = ps[i];
 		double excess = p * ((double)M * O - T * (double)M * (double)(M - 1) / 2);
@@ -333,8 +339,8 @@ static void test_sr_large(void)
 	}
 	double mean = sum / samples, se = sqrt((sum2 / samples - mean * mean) / samples);
 	CHECK_EQ(sdr_model_sr_max_mean(m2, t2, o2, pc, &got), 0);
-	printf("overlap lattice: M=%llu model %.3f sampled %.3f +- %.3f\n",
-	       (unsigned long long)m2, got, mean, se);
+	printf("overlap lattice: M=%llu model %.3f sampled %.3f +- %.3f\n", (unsigned long long)m2,
+	       got, mean, se);
 	CHECK(fabs(got - mean) <= 5 * se + 1e-9 * mean);
 
 	/* p_chunk so high that > SDR_MODEL_MAX_ROUNDS rounds matter */
@@ -531,16 +537,17 @@ static void mc_row(struct sdr_model_params *p, int samples, int assert_it)
 
 static void test_monte_carlo(void)
 {
-	static const uint64_t sizes[] = { 256ull << 10, 4ull << 20, 32ull << 20 };
-	static const double losses[] = { 1e-4, 1e-3, 1e-2 };
+	static const uint64_t sizes[] = {256ull << 10, 4ull << 20, 32ull << 20};
+	static const double losses[] = {1e-4, 1e-3, 1e-2};
 	static const struct sdr_scheme schemes[] = {
-		{ SDR_REL_SR, 0, 0, 0 }, { SDR_REL_EC, SDR_EC_RS, 32, 8 },
-		{ SDR_REL_EC, SDR_EC_RS, 16, 4 }, { SDR_REL_EC, SDR_EC_RS, 8, 2 },
-		{ SDR_REL_EC, SDR_EC_XOR, 32, 8 },
+		{SDR_REL_SR, 0, 0, 0},           {SDR_REL_EC, SDR_EC_RS, 32, 8},
+		{SDR_REL_EC, SDR_EC_RS, 16, 4},  {SDR_REL_EC, SDR_EC_RS, 8, 2},
+		{SDR_REL_EC, SDR_EC_XOR, 32, 8},
 	};
-	const char *hdr = "| size | chunk KiB | p_pkt | scheme | sim mean ms | model mean ms | sim SE ms "
-			  "| model err | paper-form err | sim p99.9 ms | model p99.9 ms | regime |\n"
-			  "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+	const char *hdr =
+		"| size | chunk KiB | p_pkt | scheme | sim mean ms | model mean ms | sim SE ms "
+		"| model err | paper-form err | sim p99.9 ms | model p99.9 ms | regime |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 	/* exact regime: 10 Gbit/s, RTT 25 ms, RTO 37.5 ms; 32 MiB takes 26.8 ms */
 	printf("\nMonte Carlo grid (asserted): 10 Gbit/s, RTT 25 ms, alpha 0.5, beta 0.25\n%s",
@@ -551,9 +558,14 @@ static void test_monte_carlo(void)
 		for (size_t li = 0; li < 3; li++)
 			for (size_t ci = 0; ci < 5; ci++) {
 				struct sdr_model_params p = {
-					.msg_bytes = sizes[si], .chunk_bytes = 4096,
-					.pkts_per_chunk = 1, .rate_bps = 10e9, .rtt_s = 25e-3,
-					.pkt_loss = losses[li], .alpha = 0.5, .beta = 0.25,
+					.msg_bytes = sizes[si],
+					.chunk_bytes = 4096,
+					.pkts_per_chunk = 1,
+					.rate_bps = 10e9,
+					.rtt_s = 25e-3,
+					.pkt_loss = losses[li],
+					.alpha = 0.5,
+					.beta = 0.25,
 					.scheme = schemes[ci],
 				};
 				mc_row(&p, quick ? 1000 : (si == 2 ? 2500 : 4000), 1);
@@ -564,9 +576,15 @@ static void test_monte_carlo(void)
 	 * and larger alpha and beta */
 	for (size_t ci = 0; ci < 5; ci++) {
 		struct sdr_model_params p = {
-			.msg_bytes = 1000ull << 16, .chunk_bytes = 64 << 10, .pkts_per_chunk = 16,
-			.rate_bps = 100e9, .rtt_s = 10e-3, .pkt_loss = 5e-4, .alpha = 2.0,
-			.beta = 1.0, .scheme = schemes[ci],
+			.msg_bytes = 1000ull << 16,
+			.chunk_bytes = 64 << 10,
+			.pkts_per_chunk = 16,
+			.rate_bps = 100e9,
+			.rtt_s = 10e-3,
+			.pkt_loss = 5e-4,
+			.alpha = 2.0,
+			.beta = 1.0,
+			.scheme = schemes[ci],
 		};
 		mc_row(&p, quick ? 1000 : 4000, 1);
 	}
@@ -575,14 +593,19 @@ static void test_monte_carlo(void)
 	printf("\nLower-bound regime (reported, not asserted): 1 Gbit/s, RTT 25 ms, alpha 0.5, "
 	       "beta 0.25\n%s",
 	       hdr);
-	static const uint64_t big[] = { 32ull << 20, 128ull << 20 };
+	static const uint64_t big[] = {32ull << 20, 128ull << 20};
 	for (size_t si = 0; si < 2; si++)
 		for (size_t li = 1; li < 3; li++)
 			for (size_t ci = 0; ci < 2; ci++) {
 				struct sdr_model_params p = {
-					.msg_bytes = big[si], .chunk_bytes = 4096,
-					.pkts_per_chunk = 1, .rate_bps = 1e9, .rtt_s = 25e-3,
-					.pkt_loss = losses[li], .alpha = 0.5, .beta = 0.25,
+					.msg_bytes = big[si],
+					.chunk_bytes = 4096,
+					.pkts_per_chunk = 1,
+					.rate_bps = 1e9,
+					.rtt_s = 25e-3,
+					.pkt_loss = losses[li],
+					.alpha = 0.5,
+					.beta = 0.25,
 					.scheme = schemes[ci],
 				};
 				mc_row(&p, quick ? 50 : 1000, 0);
@@ -600,12 +623,17 @@ static void test_reference_and_pick(void)
 	static const struct {
 		uint64_t size;
 		double sr, rs;
-	} ref[] = { { 256ull << 10, 45e-3, 28e-3 }, { 4ull << 20, 95e-3, 67e-3 } };
+	} ref[] = {{256ull << 10, 45e-3, 28e-3}, {4ull << 20, 95e-3, 67e-3}};
 
 	for (int i = 0; i < 2; i++) {
 		struct sdr_model_params p = {
-			.msg_bytes = ref[i].size, .chunk_bytes = 4096, .rate_bps = 1e9,
-			.rtt_s = 25e-3, .pkt_loss = 1e-2, .alpha = 0.5, .beta = -1,
+			.msg_bytes = ref[i].size,
+			.chunk_bytes = 4096,
+			.rate_bps = 1e9,
+			.rtt_s = 25e-3,
+			.pkt_loss = 1e-2,
+			.alpha = 0.5,
+			.beta = -1,
 		};
 		struct sdr_model_result r[SDR_MODEL_N_DEFAULT_SCHEMES];
 		size_t best = 99;
@@ -630,9 +658,14 @@ static void test_reference_and_pick(void)
 
 	/* no loss: SR wins (EC pays parity injection); objective p99.9 too */
 	struct sdr_model_params p = {
-		.msg_bytes = 4ull << 20, .chunk_bytes = 4096, .rate_bps = 1e9, .rtt_s = 25e-3,
-		.pkt_loss = 0.0, .alpha = 0.5, .beta = -1,
-		.scheme = { SDR_REL_SR, 0, 0, 0 }, /* (the scheme sdr_model_eval() gets below) */
+		.msg_bytes = 4ull << 20,
+		.chunk_bytes = 4096,
+		.rate_bps = 1e9,
+		.rtt_s = 25e-3,
+		.pkt_loss = 0.0,
+		.alpha = 0.5,
+		.beta = -1,
+		.scheme = {SDR_REL_SR, 0, 0, 0}, /* (the scheme sdr_model_eval() gets below) */
 	};
 	size_t best = 99;
 	CHECK_EQ(sdr_model_pick(&p, NULL, 0, SDR_MODEL_OBJ_MEAN, NULL, &best), 0);
@@ -641,9 +674,9 @@ static void test_reference_and_pick(void)
 	CHECK(best == 0);
 	/* heavy loss, 5e-2 per chunk: XOR falls back nearly always, RS(8,2)
 	 * often; RS(32,8) is the pick for the mean */
-	struct sdr_scheme c3[3] = {
-		{ SDR_REL_EC, SDR_EC_XOR, 32, 8 }, { SDR_REL_EC, SDR_EC_RS, 8, 2 },
-		{ SDR_REL_EC, SDR_EC_RS, 32, 8 } };
+	struct sdr_scheme c3[3] = {{SDR_REL_EC, SDR_EC_XOR, 32, 8},
+				   {SDR_REL_EC, SDR_EC_RS, 8, 2},
+				   {SDR_REL_EC, SDR_EC_RS, 32, 8}};
 	struct sdr_model_result r3[3];
 	p.pkt_loss = 0.05;
 	p.msg_bytes = 1ull << 20;
@@ -656,7 +689,7 @@ static void test_reference_and_pick(void)
 	{
 		static const struct {
 			uint32_t chunk, npkt, want_n;
-		} pc[] = { { 64 << 10, 0, 16 }, { 5000, 0, 2 }, { 4096, 0, 1 }, { 4096, 3, 3 } };
+		} pc[] = {{64 << 10, 0, 16}, {5000, 0, 2}, {4096, 0, 1}, {4096, 3, 3}};
 		for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
 			struct sdr_model_params q = p;
 			struct sdr_model_result r;
@@ -697,9 +730,9 @@ static void test_reference_and_pick(void)
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
 	bad = p, bad.msg_bytes = UINT64_MAX, bad.chunk_bytes = 1;
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
-	bad = p, bad.scheme = (struct sdr_scheme){ SDR_REL_EC, SDR_EC_RS, 200, 100 };
+	bad = p, bad.scheme = (struct sdr_scheme){SDR_REL_EC, SDR_EC_RS, 200, 100};
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
-	bad = p, bad.scheme = (struct sdr_scheme){ SDR_REL_EC, 7, 2, 1 };
+	bad = p, bad.scheme = (struct sdr_scheme){SDR_REL_EC, 7, 2, 1};
 	CHECK_EQ(sdr_model_eval(&bad, &r), -EINVAL);
 	bad = p, bad.pkt_loss = 0.2, bad.chunk_bytes = 64 << 10; /* p_chunk 0.97 */
 	CHECK_EQ(sdr_model_eval(&bad, &r), -ERANGE);
@@ -726,9 +759,20 @@ static void test_reference_and_pick(void)
 	CHECK(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, sizeof(buf)) > 0);
 	CHECK(strcmp(buf, "RS(8,2)") == 0);
 	CHECK_EQ(sdr_scheme_format(&s, SDR_SCHEME_LABEL, buf, 4), -ENOSPC);
-	const char *bad_names[] = { "", "rs", "rs32", "rs32x", "rsx8", "rs32x8z", "xor8x16",
-				    "rs0x8", "rs32x0", "rs250x10", "rs-1x8", "rs 32x8",
-				    "rs99999999999999999999x8", "ec32x8" };
+	const char *bad_names[] = {"",
+				   "rs",
+				   "rs32",
+				   "rs32x",
+				   "rsx8",
+				   "rs32x8z",
+				   "xor8x16",
+				   "rs0x8",
+				   "rs32x0",
+				   "rs250x10",
+				   "rs-1x8",
+				   "rs 32x8",
+				   "rs99999999999999999999x8",
+				   "ec32x8"};
 	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
 		CHECK_EQ(sdr_scheme_parse(bad_names[i], mf, NULL, &s), -EINVAL);
 }

@@ -24,14 +24,14 @@
 
 #define RING_BYTES (24u << 20) /* per comm: holds 2 x 8 MiB + the small ones */
 #define MAX_MSG_BYTES (8u << 20)
-#define STEPS NN_MAX_REQUESTS  /* requests in flight per comm, as NCCL allows */
-#define MAX_PAIRS 4            /* send + receive comms per rank (NCCL: per channel) */
+#define STEPS NN_MAX_REQUESTS /* requests in flight per comm, as NCCL allows */
+#define MAX_PAIRS 4           /* send + receive comms per rank (NCCL: per channel) */
 
 static const char *o_plugin, *o_dpu[2], *o_mode = "ok", *o_ready;
 static int o_api = 10, o_rounds = 2, o_timeout = 60, o_pairs = 1;
 static int g_rank;
 static int g_warns;
-static int g_catch;                  /* dead-daemon mode: record the first error */
+static int g_catch; /* dead-daemon mode: record the first error */
 static nn_result_t g_caught = NN_SUCCESS;
 static void *g_lib;
 static const nn_net_v8_t *t8;
@@ -50,8 +50,7 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt,
-		   ...)
+static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 	(void)flags;
@@ -107,9 +106,10 @@ static nn_result_t p_listen(void *h, void **l)
 static nn_result_t p_connect(void *h, void **s)
 {
 	nn_dev_handle_t *dh = NULL;
-	nn_comm_config_v10_t cfg = { .traffic_class = -1 };
-	return t10 ? t10->connect(0, &cfg, h, s, &dh) : t9 ? t9->connect(0, h, s, &dh)
-							     : t8->connect(0, h, s, &dh);
+	nn_comm_config_v10_t cfg = {.traffic_class = -1};
+	return t10  ? t10->connect(0, &cfg, h, s, &dh)
+	       : t9 ? t9->connect(0, h, s, &dh)
+		    : t8->connect(0, h, s, &dh);
 }
 static nn_result_t p_accept(void *l, void **r)
 {
@@ -118,8 +118,9 @@ static nn_result_t p_accept(void *l, void **r)
 }
 static nn_result_t p_regmr(void *c, void *d, size_t n, void **mh)
 {
-	return t10 ? t10->reg_mr(c, d, n, NN_PTR_HOST, mh)
-		   : t9 ? t9->reg_mr(c, d, n, NN_PTR_HOST, mh) : t8->reg_mr(c, d, n, NN_PTR_HOST, mh);
+	return t10  ? t10->reg_mr(c, d, n, NN_PTR_HOST, mh)
+	       : t9 ? t9->reg_mr(c, d, n, NN_PTR_HOST, mh)
+		    : t8->reg_mr(c, d, n, NN_PTR_HOST, mh);
 }
 static nn_result_t p_deregmr(void *c, void *mh)
 {
@@ -135,9 +136,9 @@ static nn_result_t p_isend(void *c, void *d, size_t n, int tag, void *mh, void *
 }
 static nn_result_t p_irecv(void *c, void *d, size_t n, int tag, void *mh, void **rq)
 {
-	void *dp[1] = { d }, *mp[1] = { mh }, *ph[1] = { NULL };
-	int tg[1] = { tag }, is[1] = { (int)n };
-	size_t ss[1] = { n };
+	void *dp[1] = {d}, *mp[1] = {mh}, *ph[1] = {NULL};
+	int tg[1] = {tag}, is[1] = {(int)n};
+	size_t ss[1] = {n};
 	if (t10)
 		return t10->irecv(c, 1, dp, ss, tg, mp, ph, rq);
 	if (t9)
@@ -146,8 +147,9 @@ static nn_result_t p_irecv(void *c, void *d, size_t n, int tag, void *mh, void *
 }
 static nn_result_t p_test(void *rq, int *done, int *size)
 {
-	return t10 ? t10->test(rq, done, size) : t9 ? t9->test(rq, done, size)
-						       : t8->test(rq, done, size);
+	return t10  ? t10->test(rq, done, size)
+	       : t9 ? t9->test(rq, done, size)
+		    : t8->test(rq, done, size);
 }
 static nn_result_t p_close_send(void *c)
 {
@@ -184,8 +186,8 @@ static void load(void)
 
 /* ---------------- traffic */
 
-static const size_t k_sizes[] = { 0, 1, 2, 3, 100, 4095, 4096, 4097, 65536, 100003,
-				  1u << 20, (4u << 20) - 1, 8u << 20 };
+static const size_t k_sizes[] = {
+	0, 1, 2, 3, 100, 4095, 4096, 4097, 65536, 100003, 1u << 20, (4u << 20) - 1, 8u << 20};
 #define NSIZES (sizeof(k_sizes) / sizeof(k_sizes[0]))
 
 static uint8_t pat(unsigned msg, size_t j, int dir)
@@ -259,8 +261,8 @@ static void dir_post(struct dir_state *d, int peer_dir)
 			return;
 		}
 		if (r != NN_SUCCESS)
-			die("%s of %zu bytes (message %u): error %d", d->send ? "isend" : "irecv", n,
-			    d->next, r);
+			die("%s of %zu bytes (message %u): error %d", d->send ? "isend" : "irecv",
+			    n, d->next, r);
 		if (!s->req) { /* back-pressure: give the place back, retry later */
 			d->ring.head = head0;
 			d->backpressure++;
@@ -287,8 +289,8 @@ static void dir_test(struct dir_state *d, int dir)
 			return;
 		}
 		if (r != NN_SUCCESS)
-			die("test of %s message %u (%zu bytes): error %d", d->send ? "send" : "receive",
-			    s->msg, s->size, r);
+			die("test of %s message %u (%zu bytes): error %d",
+			    d->send ? "send" : "receive", s->msg, s->size, r);
 		if (!done)
 			return;
 		if ((size_t)size != s->size)
@@ -297,7 +299,8 @@ static void dir_test(struct dir_state *d, int dir)
 		if (!d->send) {
 			for (size_t j = 0; j < s->size; j++)
 				if ((uint8_t)d->ring.buf[s->off + j] != pat(s->msg, j, dir))
-					die("message %u of %zu bytes: byte %zu is 0x%02x, want 0x%02x",
+					die("message %u of %zu bytes: byte %zu is 0x%02x, want "
+					    "0x%02x",
 					    s->msg, s->size, j, (uint8_t)d->ring.buf[s->off + j],
 					    pat(s->msg, j, dir));
 		}
@@ -324,7 +327,8 @@ static void limit_check(struct dir_state *tx, struct dir_state *rx)
 
 	for (int i = 0; i < STEPS; i++) {
 		rq[i] = NULL;
-		if (p_irecv(rx->comm, rx->ring.buf + i * 64, 64, 7, rx->ring.mh, &rq[i]) != NN_SUCCESS ||
+		if (p_irecv(rx->comm, rx->ring.buf + i * 64, 64, 7, rx->ring.mh, &rq[i]) !=
+			    NN_SUCCESS ||
 		    !rq[i])
 			die("limit check: receive %d of %d refused", i + 1, STEPS);
 	}
@@ -362,8 +366,8 @@ static void limit_check(struct dir_state *tx, struct dir_state *rx)
 					die("limit check: test of receive %d", i);
 				if (done) {
 					if (size != 1 || rx->ring.buf[i * 64] != (char)(0x40 + i))
-						die("limit check: receive %d: %d bytes, 0x%02x", i, size,
-						    (uint8_t)rx->ring.buf[i * 64]);
+						die("limit check: receive %d: %d bytes, 0x%02x", i,
+						    size, (uint8_t)rx->ring.buf[i * 64]);
 					rq[i] = NULL;
 				} else {
 					left++;
@@ -426,7 +430,7 @@ static nn_result_t wait_error(void *req, const char *what)
 static int rank_main(int rank, int wfd, int rfd)
 {
 	char myh[MAX_PAIRS][NN_HANDLE_MAXSIZE], peerh[MAX_PAIRS][NN_HANDLE_MAXSIZE];
-	void *lc[MAX_PAIRS] = { 0 }, *sc[MAX_PAIRS] = { 0 }, *rc[MAX_PAIRS] = { 0 };
+	void *lc[MAX_PAIRS] = {0}, *sc[MAX_PAIRS] = {0}, *rc[MAX_PAIRS] = {0};
 	int ndev = 0;
 	nn_props_v9_t props;
 	nn_result_t r;
@@ -453,7 +457,8 @@ static int rank_main(int rank, int wfd, int rfd)
 	if (p_devices(&ndev) != NN_SUCCESS || ndev != 1)
 		die("devices: %d, want 1", ndev);
 	if (p_props(0, &props) != NN_SUCCESS || props.ptr_support != NN_PTR_HOST ||
-	    props.max_recvs != 1 || strcmp(props.name, "sdr0") || props.max_p2p_bytes < MAX_MSG_BYTES)
+	    props.max_recvs != 1 || strcmp(props.name, "sdr0") ||
+	    props.max_p2p_bytes < MAX_MSG_BYTES)
 		die("getProperties: name %s ptrSupport %d maxRecvs %d maxP2pBytes %zu", props.name,
 		    props.ptr_support, props.max_recvs, props.max_p2p_bytes);
 
@@ -482,8 +487,8 @@ static int rank_main(int rank, int wfd, int rfd)
 		if (!all)
 			usleep(100);
 	} while (!all);
-	printf("nccl_harness: rank %d: %d comm pair(s) connected after %u calls (API v%d)\n",
-	       rank, o_pairs, spins, o_api);
+	printf("nccl_harness: rank %d: %d comm pair(s) connected after %u calls (API v%d)\n", rank,
+	       o_pairs, spins, o_api);
 
 	for (int k = 0; k < o_pairs; k++) {
 		memset(&txs[k], 0, sizeof(txs[k]));
@@ -507,12 +512,14 @@ static int rank_main(int rank, int wfd, int rfd)
 		if (rank == 0) {
 			memset(tx->ring.buf, 1, 8192);
 			while (!req)
-				if (p_isend(sc[0], tx->ring.buf, 8192, 7, tx->ring.mh, &req) != NN_SUCCESS)
+				if (p_isend(sc[0], tx->ring.buf, 8192, 7, tx->ring.mh, &req) !=
+				    NN_SUCCESS)
 					die("isend failed at once");
 			e = wait_error(req, "send larger than the receive");
 		} else {
 			while (!req)
-				if (p_irecv(rc[0], rx->ring.buf, 4096, 7, rx->ring.mh, &req) != NN_SUCCESS)
+				if (p_irecv(rc[0], rx->ring.buf, 4096, 7, rx->ring.mh, &req) !=
+				    NN_SUCCESS)
 					die("irecv failed at once");
 			e = wait_error(req, "receive smaller than the send");
 		}
@@ -567,9 +574,11 @@ static int rank_main(int rank, int wfd, int rfd)
 			}
 			if (g_caught != NN_SUCCESS) {
 				if (g_caught != NN_SYSTEM_ERROR || !g_warns)
-					die("dead daemon: error %d (want ncclSystemError), logged %d",
+					die("dead daemon: error %d (want ncclSystemError), logged "
+					    "%d",
 					    g_caught, g_warns);
-				printf("nccl_harness: rank %d: dead daemon: ncclSystemError, logged\n",
+				printf("nccl_harness: rank %d: dead daemon: ncclSystemError, "
+				       "logged\n",
 				       rank);
 				goto close_all;
 			}
@@ -596,8 +605,9 @@ static int rank_main(int rank, int wfd, int rfd)
 	printf("nccl_harness: rank %d: %u messages each way (0 B - 8 MiB) over %d comm pair(s), "
 	       "%.1f MiB sent and %.1f MiB received bit-exact in %.2f s, NULL requests %llu "
 	       "(one: the 33rd receive), "
-	       "API v%d\n", rank, msgs, o_pairs, sent / 1048576.0, got / 1048576.0, dt,
-	       (unsigned long long)bp, o_api);
+	       "API v%d\n",
+	       rank, msgs, o_pairs, sent / 1048576.0, got / 1048576.0, dt, (unsigned long long)bp,
+	       o_api);
 	if (g_warns)
 		die("%d warnings on a good run", g_warns);
 
@@ -619,10 +629,9 @@ close_all:
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: nccl_harness --plugin SO --dpu0 SOCK --dpu1 SOCK [--api 8|9|10]\n"
-		"       [--mode ok|mismatch|peer-gone|dead-daemon|no-daemon] [--rounds N]\n"
-		"       [--timeout S] [--ready PATH] [--pairs 1..4]\n");
+	fprintf(stderr, "usage: nccl_harness --plugin SO --dpu0 SOCK --dpu1 SOCK [--api 8|9|10]\n"
+			"       [--mode ok|mismatch|peer-gone|dead-daemon|no-daemon] [--rounds N]\n"
+			"       [--timeout S] [--ready PATH] [--pairs 1..4]\n");
 	exit(2);
 }
 

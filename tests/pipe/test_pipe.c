@@ -16,7 +16,6 @@
 #include "pipe.h"
 #include "sdr_test.h"
 
-
 static struct pipe_order ord;
 
 static double xfer(const struct pipe_cfg *c, uint64_t bytes)
@@ -27,7 +26,8 @@ static double xfer(const struct pipe_cfg *c, uint64_t bytes)
 /* peak in-flight activations allowed by the schedule at stage s */
 static uint32_t bound(const struct pipe_cfg *c, uint32_t s)
 {
-	uint32_t p = c->stages - s < c->micro ? c->stages - s : c->micro, b = pipe_stage_budget(c, s);
+	uint32_t p = c->stages - s < c->micro ? c->stages - s : c->micro,
+		 b = pipe_stage_budget(c, s);
 
 	switch (c->sched) {
 	case PIPE_SCHED_GPIPE: return c->micro;
@@ -73,10 +73,11 @@ static double check_des(const struct pipe_cfg *c, const char *tag)
 
 		if (x->kind != PIPE_I_COMPUTE)
 			continue;
-		CHECK(x->t0 >= last_end[x->stage] - 1e-12, "%s: stage %u computes overlap", tag, x->stage);
+		CHECK(x->t0 >= last_end[x->stage] - 1e-12, "%s: stage %u computes overlap", tag,
+		      x->stage);
 		last_end[x->stage] = x->t1;
-		CHECK(fabs(x->t1 - x->t0 - (x->op == PIPE_F ? c->tf : c->tb)) < 1e-12, "%s: duration",
-		      tag);
+		CHECK(fabs(x->t1 - x->t0 - (x->op == PIPE_F ? c->tf : c->tb)) < 1e-12,
+		      "%s: duration", tag);
 		if (x->op == PIPE_F) {
 			nf[x->stage][x->m]++;
 			fs[x->stage][x->m] = x->t0;
@@ -96,24 +97,29 @@ static double check_des(const struct pipe_cfg *c, const char *tag)
 		CHECK(peak[s] <= bound(c, s), "%s: stage %u peak %u > bound %u", tag, s, peak[s],
 		      bound(c, s));
 		for (uint32_t m = 0; m < M; m++) {
-			CHECK(nf[s][m] == 1 && nb[s][m] == 1, "%s: stage %u mb %u: %d F %d B", tag, s, m,
-			      nf[s][m], nb[s][m]);
+			CHECK(nf[s][m] == 1 && nb[s][m] == 1, "%s: stage %u mb %u: %d F %d B", tag,
+			      s, m, nf[s][m], nb[s][m]);
 			if (nf[s][m] != 1 || nb[s][m] != 1)
 				continue;
-			CHECK(bs[s][m] >= fe[s][m] - 1e-12, "%s: B(%u,%u) before F ended", tag, s, m);
+			CHECK(bs[s][m] >= fe[s][m] - 1e-12, "%s: B(%u,%u) before F ended", tag, s,
+			      m);
 			if (s > 0) {
 				int x = c->dc_of[s] != c->dc_of[s - 1];
-				double need = fe[s - 1][m] + (x ? c->rtt / 2 + xfer(c, c->act_bytes) : 0);
+				double need = fe[s - 1][m] +
+					      (x ? c->rtt / 2 + xfer(c, c->act_bytes) : 0);
 
-				CHECK(fs[s][m] >= need - 1e-9, "%s: F(%u,%u) at %.6f, input at %.6f", tag, s,
-				      m, fs[s][m], need);
+				CHECK(fs[s][m] >= need - 1e-9,
+				      "%s: F(%u,%u) at %.6f, input at %.6f", tag, s, m, fs[s][m],
+				      need);
 			}
 			if (s < S - 1) {
 				int x = c->dc_of[s] != c->dc_of[s + 1];
-				double need = be[s + 1][m] + (x ? c->rtt / 2 + xfer(c, c->grad_bytes) : 0);
+				double need = be[s + 1][m] +
+					      (x ? c->rtt / 2 + xfer(c, c->grad_bytes) : 0);
 
-				CHECK(bs[s][m] >= need - 1e-9, "%s: B(%u,%u) at %.6f, input at %.6f", tag, s,
-				      m, bs[s][m], need);
+				CHECK(bs[s][m] >= need - 1e-9,
+				      "%s: B(%u,%u) at %.6f, input at %.6f", tag, s, m, bs[s][m],
+				      need);
 			}
 		}
 	}
@@ -122,7 +128,8 @@ static double check_des(const struct pipe_cfg *c, const char *tag)
 		for (size_t j = 0; j < out.ntx; j++) {
 			const struct pipe_tx *a = &out.tx[i], *b = &out.tx[j];
 
-			if (i == j || c->dc_of[pipe_ch_src(a->chan)] != c->dc_of[pipe_ch_src(b->chan)])
+			if (i == j ||
+			    c->dc_of[pipe_ch_src(a->chan)] != c->dc_of[pipe_ch_src(b->chan)])
 				continue;
 			CHECK(a->t_end <= b->t_start + 1e-12 || b->t_end <= a->t_start + 1e-12,
 			      "%s: link transmissions overlap", tag);
@@ -156,23 +163,30 @@ static void test_grid(void)
 							c.micro = Ms[b];
 							c.rtt = rtts[r];
 							c.comm = (enum pipe_comm)comm;
-							c.rate_bps = r == 2 ? 100000000ull : 1000000000ull;
+							c.rate_bps = r == 2 ? 100000000ull
+									    : 1000000000ull;
 							for (uint32_t s = 0; s < c.stages; s++)
-								c.dc_of[s] = alt ? s & 1 : s >= c.stages / 2;
+								c.dc_of[s] =
+									alt ? s & 1
+									    : s >= c.stages / 2;
 							if (alt && sc == PIPE_SCHED_GREEDY)
 								c.mem_budget = 2;
 							if (comm == 1 && sc >= PIPE_SCHED_GEOPIPE) {
 								/* non-blocking by construction */
-								CHECK(pipe_cfg_finish(&c) == -EINVAL,
+								CHECK(pipe_cfg_finish(&c) ==
+									      -EINVAL,
 								      "blocking %s accepted",
 								      pipe_sched_name(c.sched));
 								continue;
 							}
 							CHECK(pipe_cfg_finish(&c) == 0, "finish");
-							snprintf(tag, sizeof(tag), "%s S=%u M=%u rtt=%g %s %s",
-								 pipe_sched_name(c.sched), c.stages, c.micro,
-								 c.rtt, alt ? "alt" : "half",
-								 comm == 1 ? "blocking" : "nonblocking");
+							snprintf(tag, sizeof(tag),
+								 "%s S=%u M=%u rtt=%g %s %s",
+								 pipe_sched_name(c.sched), c.stages,
+								 c.micro, c.rtt,
+								 alt ? "alt" : "half",
+								 comm == 1 ? "blocking"
+									   : "nonblocking");
 							check_des(&c, tag);
 							n++;
 						}
@@ -205,11 +219,14 @@ static void test_closed_zero_delay(void)
 				CHECK(pipe_prog_build(&c, &ord, &prog) == 0, "prog");
 				CHECK(pipe_des_run(&c, &prog, &out) == 0, "des");
 				pipe_metrics_get(&c, &out.ev, 0, &m);
-				double want = (M + S - 1) * (c.tf + c.tb), bub = (S - 1.0) / (M + S - 1.0);
+				double want = (M + S - 1) * (c.tf + c.tb),
+				       bub = (S - 1.0) / (M + S - 1.0);
 
-				CHECK(fabs(m.iter_time - want) < 1e-6, "%s S=%u M=%u: iteration %.9f want %.9f",
+				CHECK(fabs(m.iter_time - want) < 1e-6,
+				      "%s S=%u M=%u: iteration %.9f want %.9f",
 				      pipe_sched_name(c.sched), S, M, m.iter_time, want);
-				CHECK(fabs(m.bubble_all - bub) < 1e-6, "%s S=%u M=%u: bubble %.6f want %.6f",
+				CHECK(fabs(m.bubble_all - bub) < 1e-6,
+				      "%s S=%u M=%u: bubble %.6f want %.6f",
 				      pipe_sched_name(c.sched), S, M, m.bubble_all, bub);
 				for (uint32_t s = 0; s < S; s++)
 					CHECK(fabs(m.bubble[s] - bub) < 1e-6, "stage bubble");
@@ -251,9 +268,10 @@ static void test_closed_one_micro(void)
 			double want = fmax(c.tf, L) + xfer(&c, c.act_bytes) + L + c.tf + c.tb +
 				      xfer(&c, c.grad_bytes) + L + c.tb;
 
-			CHECK(fabs(m.iter_time - want) < 1e-9, "comm %d rel %d: %.9f want %.9f", comm, rel,
-			      m.iter_time, want);
-			CHECK(m.bytes_cross == c.act_bytes + c.grad_bytes && m.bytes_local == 0, "bytes");
+			CHECK(fabs(m.iter_time - want) < 1e-9, "comm %d rel %d: %.9f want %.9f",
+			      comm, rel, m.iter_time, want);
+			CHECK(m.bytes_cross == c.act_bytes + c.grad_bytes && m.bytes_local == 0,
+			      "bytes");
 			pipe_des_free(&out);
 			pipe_prog_free(&prog);
 		}
@@ -291,7 +309,8 @@ static void test_link_queue(void)
 			double want = fmax(c.tf, c.rtt / 2) + (x->m + 1) * xfer(&c, c.act_bytes) +
 				      c.rtt / 2;
 
-			CHECK(fabs(x->t0 - want) < 1e-9, "F(1,%u) at %.6f want %.6f", x->m, x->t0, want);
+			CHECK(fabs(x->t0 - want) < 1e-9, "F(1,%u) at %.6f want %.6f", x->m, x->t0,
+			      want);
 		}
 	}
 	CHECK(out.ntx == 2 * c.micro, "ntx %zu", out.ntx);
@@ -328,8 +347,8 @@ static void test_orderings(void)
 	/* GeoPipe's extras: only upstream of the link, not growing downstream */
 	c.sched = PIPE_SCHED_GEOPIPE;
 	for (uint32_t s = 0; s < c.stages; s++) {
-		CHECK(s < 4 ? pipe_stage_delta(&c, s) >= 1 : pipe_stage_delta(&c, s) == 0, "dN(%u) = %u",
-		      s, pipe_stage_delta(&c, s));
+		CHECK(s < 4 ? pipe_stage_delta(&c, s) >= 1 : pipe_stage_delta(&c, s) == 0,
+		      "dN(%u) = %u", s, pipe_stage_delta(&c, s));
 		if (s)
 			CHECK(pipe_stage_delta(&c, s) <= pipe_stage_delta(&c, s - 1), "dN grows");
 	}
@@ -372,14 +391,15 @@ static void test_defaults(void)
 	/* 100 ms RTT: ceil(104.75 / 37.5 - 0.05) = 3 */
 	c.rtt = 0.1;
 	CHECK(pipe_stage_delta(&c, 0) == 3 && pipe_stage_delta(&c, 3) == 3 &&
-	      pipe_stage_delta(&c, 4) == 0, "auto dN at 100 ms: %u", pipe_stage_delta(&c, 0));
+		      pipe_stage_delta(&c, 4) == 0,
+	      "auto dN at 100 ms: %u", pipe_stage_delta(&c, 0));
 	/* two crossings downstream of stage 0 (0 1 1 1 0 0 0 0): k = 2 there */
 	for (uint32_t s = 0; s < c.stages; s++)
 		c.dc_of[s] = s >= 1 && s <= 3;
 	c.rtt = 0.025;
 	CHECK(pipe_stage_delta(&c, 0) == 2 && pipe_stage_delta(&c, 1) == 1 &&
-	      pipe_stage_delta(&c, 4) == 0, "auto dN, two crossings: %u %u",
-	      pipe_stage_delta(&c, 0), pipe_stage_delta(&c, 1));
+		      pipe_stage_delta(&c, 4) == 0,
+	      "auto dN, two crossings: %u %u", pipe_stage_delta(&c, 0), pipe_stage_delta(&c, 1));
 	/* capped by M: M = S leaves stage 0 no room */
 	c.micro = 8;
 	CHECK(pipe_stage_budget(&c, 0) == 8 && pipe_stage_delta(&c, 0) == 0, "dN above M");
@@ -427,7 +447,8 @@ static void test_checkers_fail(void)
 
 		if (x->kind == PIPE_I_WAIT_RECV && x->stage == 2 && x->m == 1 && !(x->chan & 1)) {
 			x->csum ^= 1; /* a payload the sender did not send */
-			CHECK(pipe_events_check(&c, &prog, &out.ev, 1, 0, why, sizeof(why)) == -EINVAL,
+			CHECK(pipe_events_check(&c, &prog, &out.ev, 1, 0, why, sizeof(why)) ==
+				      -EINVAL,
 			      "bad checksum accepted");
 			x->csum ^= 1;
 		}
@@ -436,7 +457,8 @@ static void test_checkers_fail(void)
 
 			x->t0 -= 0.5; /* before F(0,2) ended */
 			x->t1 -= 0.5;
-			CHECK(pipe_events_check(&c, &prog, &out.ev, 1, 0, why, sizeof(why)) == -EINVAL,
+			CHECK(pipe_events_check(&c, &prog, &out.ev, 1, 0, why, sizeof(why)) ==
+				      -EINVAL,
 			      "early F accepted");
 			x->t0 = t0;
 			x->t1 = t1;
@@ -454,7 +476,8 @@ static void test_checkers_fail(void)
 		for (size_t i = 0; i < out.ev.n; i++)
 			if (out.ev.ev[i].stage < 2)
 				pipe_events_add(&e, &out.ev.ev[i]);
-		CHECK(pipe_events_check(&c, &prog, &e, 1, 1, why, sizeof(why)) == 0, "partial: %s", why);
+		CHECK(pipe_events_check(&c, &prog, &e, 1, 1, why, sizeof(why)) == 0, "partial: %s",
+		      why);
 		CHECK(pipe_events_check(&c, &prog, &e, 1, 0, why, sizeof(why)) == -EINVAL,
 		      "incomplete log accepted");
 		pipe_events_free(&e);
@@ -462,7 +485,8 @@ static void test_checkers_fail(void)
 	pipe_des_free(&out);
 	/* stage 0 waiting for gradient 0 before its first forward: circular */
 	memmove(prog.ins[0] + 1, prog.ins[0], prog.n[0] * sizeof(struct pipe_ins));
-	prog.ins[0][0] = (struct pipe_ins){.kind = PIPE_I_WAIT_RECV, .m = 0, .chan = PIPE_CH_GRAD(0)};
+	prog.ins[0][0] = (struct pipe_ins){
+		.kind = PIPE_I_WAIT_RECV, .m = 0, .chan = PIPE_CH_GRAD(0)};
 	prog.n[0]++;
 	CHECK(pipe_des_run(&c, &prog, &out) == -EDEADLK, "deadlock not detected");
 	pipe_prog_free(&prog);
@@ -483,7 +507,8 @@ static void test_payload(void)
 		CHECK(pipe_payload_check(b, sizeof(b), 3, 5, 9, &cs2) == -EBADMSG, "flip %zu", i);
 		b[i] ^= 0x10;
 	}
-	CHECK(pipe_payload_fill(b, sizeof(b), 7, 3, 5, 10) != cs, "distinct messages same checksum");
+	CHECK(pipe_payload_fill(b, sizeof(b), 7, 3, 5, 10) != cs,
+	      "distinct messages same checksum");
 }
 
 static void test_parse(void)
@@ -493,7 +518,8 @@ static void test_parse(void)
 	char buf[32];
 
 	pipe_cfg_init(&c);
-	CHECK(pipe_place_parse("4,4", &c) == 0 && c.stages == 8 && c.dc_of[3] == 0 && c.dc_of[4] == 1,
+	CHECK(pipe_place_parse("4,4", &c) == 0 && c.stages == 8 && c.dc_of[3] == 0 &&
+		      c.dc_of[4] == 1,
 	      "4,4");
 	CHECK(pipe_place_parse("0,1,0", &c) == 0 && c.stages == 3 && c.dc_of[1] == 1, "0,1,0");
 	CHECK(pipe_place_parse("0,2,0", &c) == -EINVAL, "dc 2");

@@ -25,8 +25,14 @@
 static void ev(struct pipe_events *e, uint32_t stage, uint8_t kind, uint8_t op, uint32_t m,
 	       uint32_t chan, double t0, double t1)
 {
-	struct pipe_event x = {.iter = 0, .stage = (uint16_t)stage, .m = (uint16_t)m, .kind = kind,
-			       .op = op, .chan = (uint16_t)chan, .t0 = t0, .t1 = t1};
+	struct pipe_event x = {.iter = 0,
+			       .stage = (uint16_t)stage,
+			       .m = (uint16_t)m,
+			       .kind = kind,
+			       .op = op,
+			       .chan = (uint16_t)chan,
+			       .t0 = t0,
+			       .t1 = t1};
 
 	REQUIRE(pipe_events_add(e, &x) == 0, "add");
 }
@@ -76,18 +82,19 @@ static void test_labels(void)
 		CHECK(l->cross && l->known, "m %u cross/known", m);
 		CHECK(l->cb == (m <= 1), "m %u: cb %u", m, l->cb);
 		CHECK(fabs(l->wait - wait[m]) < 1e-12, "m %u wait %g", m, l->wait);
-		CHECK(fabs(l->late - (start[m] - (0.010 * m + 0.010) - 0.001)) < 1e-12, "m %u late %g",
-		      m, l->late);
+		CHECK(fabs(l->late - (start[m] - (0.010 * m + 0.010) - 0.001)) < 1e-12,
+		      "m %u late %g", m, l->late);
 		/* what the slack is built from: need, send post, receive post */
 		CHECK(l->need == start[m] - wait[m] && l->sent == 0.010 * m + 0.010 &&
-			      l->rposted == 0.001 * m, "m %u need %g sent %g rposted %g", m, l->need,
-		      l->sent, l->rposted);
+			      l->rposted == 0.001 * m,
+		      "m %u need %g sent %g rposted %g", m, l->need, l->sent, l->rposted);
 		CHECK(!lab[PIPE_CH_ACT(0) * 4 + m].cross && !lab[PIPE_CH_ACT(0) * 4 + m].cb,
 		      "local channel labelled");
 	}
 	/* gradients never consumed in this log: unknown, not CB */
 	CHECK(lab[PIPE_CH_GRAD(1) * 4 + 2].cross && !lab[PIPE_CH_GRAD(1) * 4 + 2].known &&
-		      !lab[PIPE_CH_GRAD(1) * 4 + 2].cb, "unknown gradient");
+		      !lab[PIPE_CH_GRAD(1) * 4 + 2].cb,
+	      "unknown gradient");
 	/* a larger intra-DC latency absorbs m = 1's 15 ms */
 	CHECK(pipe_cba_label(&c, &e, 0, 0.016, lab) == 1 && !lab[PIPE_CH_ACT(1) * 4 + 1].cb,
 	      "intra_lat 16 ms");
@@ -100,10 +107,13 @@ static void test_labels(void)
 				pipe_events_add(&d, &e.ev[i]);
 		CHECK(pipe_cba_label(&c, &d, 0, 0.001, lab) == 2, "partial");
 		CHECK(isnan(lab[PIPE_CH_ACT(1) * 4 + 1].late) && lab[PIPE_CH_ACT(1) * 4 + 1].cb &&
-			      !lab[PIPE_CH_ACT(1) * 4 + 3].cb, "partial labels");
+			      !lab[PIPE_CH_ACT(1) * 4 + 3].cb,
+		      "partial labels");
 		CHECK(isnan(lab[PIPE_CH_ACT(1) * 4 + 1].sent) &&
-			      lab[PIPE_CH_ACT(1) * 4 + 1].rposted == 0.001, "partial: no send post");
-		CHECK(pipe_cba_label(&c, &d, 0, 0.006, lab) == 1, "partial, intra_lat above the wait");
+			      lab[PIPE_CH_ACT(1) * 4 + 1].rposted == 0.001,
+		      "partial: no send post");
+		CHECK(pipe_cba_label(&c, &d, 0, 0.006, lab) == 1,
+		      "partial, intra_lat above the wait");
 		pipe_events_free(&d);
 	}
 	CHECK(pipe_cba_label(&c, &e, 1, 0.001, lab) == -EINVAL, "iteration not in the log");
@@ -137,7 +147,8 @@ static void test_labels_des(void)
 		c.rate_bps = fast ? 1000000000000ull : 100000000ull; /* 1 MiB: 84 ms or 8 us */
 		c.act_bytes = c.grad_bytes = 1 << 20;
 		REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
-		REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &prog) == 0, "prog");
+		REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &prog) == 0,
+			"prog");
 		REQUIRE(pipe_des_run(&c, &prog, &out) == 0, "des");
 		int n = pipe_cba_label(&c, &out.ev, 0, 0.0001, lab);
 
@@ -181,10 +192,9 @@ static void test_rule(void)
  * into2 carries ch0, ch3 and ch4: a shared bottleneck of three senders'
  * flows from two DCs.
  */
-static const char *const net3 =
-	"link into2 to=2 from=0,1 delay=10ms rate=3gbit\n"
-	"link l20 to=0 from=2 delay=10ms rate=1gbit\n"
-	"link l21 to=1 from=2 delay=2ms rate=2gbit\n";
+static const char *const net3 = "link into2 to=2 from=0,1 delay=10ms rate=3gbit\n"
+				"link l20 to=0 from=2 delay=10ms rate=1gbit\n"
+				"link l21 to=1 from=2 delay=2ms rate=2gbit\n";
 
 static void setup3(struct pipe_cfg *c, struct pipe_net *n, struct pipe_flows *fl)
 {
@@ -228,19 +238,22 @@ static void test_flows_equal_static(void)
 	static const int16_t link_of[6] = {0, 1, 2, 0, 0, 2};
 
 	for (uint32_t i = 0; i < 6; i++) {
-		CHECK(fl.f[i].chan == i && fl.f[i].link == link_of[i], "flow %u: chan %u link %d", i,
-		      fl.f[i].chan, fl.f[i].link);
+		CHECK(fl.f[i].chan == i && fl.f[i].link == link_of[i], "flow %u: chan %u link %d",
+		      i, fl.f[i].chan, fl.f[i].link);
 		CHECK(fl.of_chan[i] == (int16_t)i, "of_chan");
 	}
 	pipe_policy_cfg_init(&pc);
-	CHECK(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0 && a.n == 6,
+	CHECK(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0 &&
+		      a.n == 6,
 	      "none");
 	for (uint32_t i = 0; i < 6; i++)
 		CHECK(a.rate[i] == 0, "none paces");
 	pc.policy = PIPE_POLICY_EQUAL;
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "equal");
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0,
+		"equal");
 	/* the shared bottleneck: 3 Gbit/s over three flows of two sending DCs */
-	CHECK(a.rate[0] == 1000000000ull && a.rate[3] == 1000000000ull && a.rate[4] == 1000000000ull,
+	CHECK(a.rate[0] == 1000000000ull && a.rate[3] == 1000000000ull &&
+		      a.rate[4] == 1000000000ull,
 	      "into2 shares %llu %llu %llu", (unsigned long long)a.rate[0],
 	      (unsigned long long)a.rate[3], (unsigned long long)a.rate[4]);
 	CHECK(a.rate[1] == 1000000000ull, "l20 alone");
@@ -255,10 +268,12 @@ static void test_flows_equal_static(void)
 		pc.static_bps[i] = 500000000ull;
 	pc.static_bps[0] = 2000000000ull; /* into2: 2 + 0.5 + 0.5 = 3 Gbit/s: fits */
 	CHECK(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0 &&
-		      a.rate[0] == 2000000000ull, "static at capacity: %s", why);
+		      a.rate[0] == 2000000000ull,
+	      "static at capacity: %s", why);
 	pc.static_bps[4]++;
 	CHECK(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == -ENOSPC &&
-		      strstr(why, "into2"), "static over into2: %s", why);
+		      strstr(why, "into2"),
+	      "static over into2: %s", why);
 	pc.static_bps[4] = 0;
 	CHECK(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == -EINVAL,
 	      "static rate 0");
@@ -297,7 +312,8 @@ static void test_cba(void)
 	pc.policy = PIPE_POLICY_CBA;
 	pc.step_bps = 250000000ull;
 	pc.min_bps = 250000000ull;
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a0, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a0, why, sizeof(why)) == 0, "%s",
+		why);
 	for (uint32_t i = 0; i < 6; i++)
 		CHECK(a0.rate[i] == 1000000000ull && !a0.blocked[i], "round 0 is equal");
 	/* aggregation: micro-batch 0 alone does not make a flow CB */
@@ -312,7 +328,8 @@ static void test_cba(void)
 	/* round 1: flow 1 (alone on l20, already at its link's rate: the
 	 * rule's max) and flow 3 (into2, full) are CB: flow 1's request is
 	 * clamped to what it has, flow 3's increase is refused and reported */
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a1, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a1, why, sizeof(why)) == 0, "%s",
+		why);
 	CHECK(!a1.blocked[1] && a1.req[1] == 1000000000ull && a1.rate[1] == 1000000000ull,
 	      "flow 1 at max");
 	CHECK(a1.blocked[3] && a1.nblocked == 1, "refused: %u", a1.nblocked);
@@ -324,7 +341,8 @@ static void test_cba(void)
 
 		make_labels(&c, &fl, w, lab);
 	}
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a1, lab, &a2, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a1, lab, &a2, why, sizeof(why)) == 0, "%s",
+		why);
 	CHECK(a2.rate[3] == 750000000ull && a2.nblocked == 0, "blocked -> down: %llu",
 	      (unsigned long long)a2.rate[3]);
 	CHECK(a2.rate[0] == 1000000000ull && a2.rate[1] == 1000000000ull, "unchanged");
@@ -335,7 +353,8 @@ static void test_cba(void)
 
 		make_labels(&c, &fl, w, lab);
 	}
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a2, lab, &a3, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a2, lab, &a3, why, sizeof(why)) == 0, "%s",
+		why);
 	CHECK(a3.rate[4] == 1250000000ull && !a3.blocked[4], "larger wait first");
 	CHECK(a3.rate[0] == 1000000000ull && a3.blocked[0], "no room left for flow 0");
 	check_caps(&n, &fl, &a3, "cba round 3");
@@ -362,14 +381,16 @@ static void test_cba_random(void)
 	pipe_policy_cfg_init(&pc);
 	pc.policy = PIPE_POLICY_CBA; /* automatic steps: a quarter of the share */
 	t_seed("pipe_cba", 7);
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s",
+		why);
 	for (int round = 0; round < 2000; round++) {
 		double w[6];
 
 		for (uint32_t i = 0; i < 6; i++)
 			w[i] = t_below(2) ? (double)t_range(1, 1000) * 1e-6 : 0;
 		make_labels(&c, &fl, w, lab);
-		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
+		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0,
+			"%s", why);
 		check_caps(&n, &fl, &b, "random");
 		for (uint32_t i = 0; i < 6; i++) {
 			if (b.blocked[i])
@@ -399,12 +420,11 @@ static void test_cba_random(void)
  * ends. A lower rate never gives more slack; rate 0 or a log without the
  * producers: NAN.
  */
-static const char *const net4 =
-	"link l01 to=1 from=0 delay=5ms rate=500mbit\n"
-	"link l10 to=0 from=1 delay=5ms rate=500mbit\n"
-	"link into2 to=2 from=1,3 delay=12.5ms rate=500mbit\n"
-	"link l21 to=1 from=2 delay=12.5ms rate=1gbit\n"
-	"link l23 to=3 from=2 delay=25ms rate=500mbit\n";
+static const char *const net4 = "link l01 to=1 from=0 delay=5ms rate=500mbit\n"
+				"link l10 to=0 from=1 delay=5ms rate=500mbit\n"
+				"link into2 to=2 from=1,3 delay=12.5ms rate=500mbit\n"
+				"link l21 to=1 from=2 delay=12.5ms rate=1gbit\n"
+				"link l23 to=3 from=2 delay=25ms rate=500mbit\n";
 
 static void setup4(struct pipe_cfg *c, struct pipe_net *n, struct pipe_flows *fl,
 		   enum pipe_sched sched, struct pipe_prog *p)
@@ -429,7 +449,8 @@ static void setup4(struct pipe_cfg *c, struct pipe_net *n, struct pipe_flows *fl
 
 static void test_slack_des(void)
 {
-	static const enum pipe_sched sch[] = {PIPE_SCHED_GEOPIPE, PIPE_SCHED_1F1B, PIPE_SCHED_GPIPE};
+	static const enum pipe_sched sch[] = {PIPE_SCHED_GEOPIPE, PIPE_SCHED_1F1B,
+					      PIPE_SCHED_GPIPE};
 	struct pipe_cfg c;
 	struct pipe_net n;
 	struct pipe_flows fl;
@@ -450,8 +471,8 @@ static void test_slack_des(void)
 			REQUIRE(pipe_rel_parse("sr", &c.rel) == 0, "sr");
 		pipe_policy_cfg_init(&pc);
 		pc.policy = PIPE_POLICY_EQUAL;
-		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s",
-			why);
+		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0,
+			"%s", why);
 		REQUIRE(pipe_des_run_rates(&c, &p, &a, &o) == 0, "des");
 		REQUIRE(pipe_cba_label(&c, &o.ev, 0, 0, lab) >= 0, "labels");
 		for (size_t e = 0; e < o.ev.n; e++) {
@@ -484,15 +505,17 @@ static void test_slack_des(void)
 			CHECK(fabs(s - want) < 1e-9, "%s %s flow %u: slack %.9f, DES %.9f",
 			      pipe_sched_name(sch[k / 2]), sr ? "sr" : "none", i, s, want);
 			CHECK(fabs(w - wsum) < 1e-9 && fabs(w - lsum) < 1e-9,
-			      "%s %s flow %u: wait %.9f, DES %.9f, logged %.9f", pipe_sched_name(sch[k / 2]),
-			      sr ? "sr" : "none", i, w, wsum, lsum);
+			      "%s %s flow %u: wait %.9f, DES %.9f, logged %.9f",
+			      pipe_sched_name(sch[k / 2]), sr ? "sr" : "none", i, w, wsum, lsum);
 			/* the margin moves every need earlier */
-			CHECK(fabs(pipe_cba_slack(&c, &n, &fl, lab, i, a.rate[i], 0.002, NULL) - (s - 0.002)) <
-				      1e-12, "margin");
+			CHECK(fabs(pipe_cba_slack(&c, &n, &fl, lab, i, a.rate[i], 0.002, NULL) -
+				   (s - 0.002)) < 1e-12,
+			      "margin");
 			s2 = pipe_cba_slack(&c, &n, &fl, lab, i, a.rate[i] / 2, 0, &w2);
 			CHECK(s2 <= s && w2 >= w, "%s flow %u: half the rate, slack %g > %g",
 			      pipe_sched_name(sch[k / 2]), i, s2, s);
-			CHECK(isnan(pipe_cba_slack(&c, &n, &fl, lab, i, 0, 0, &w)) && isnan(w), "rate 0");
+			CHECK(isnan(pipe_cba_slack(&c, &n, &fl, lab, i, 0, 0, &w)) && isnan(w),
+			      "rate 0");
 			for (uint32_t m = 1; m < c.micro; m++) {
 				const struct pipe_cba_label *l = &lab[fl.f[i].chan * c.micro + m];
 
@@ -506,7 +529,8 @@ static void test_slack_des(void)
 		/* blocking schedules wait for their sends between computes */
 		CHECK((sblock > 0) == (c.comm == PIPE_COMM_BLOCKING), "%s: %u blocking send waits",
 		      pipe_sched_name(sch[k / 2]), sblock);
-		CHECK(isnan(pipe_cba_slack(&c, &n, &fl, lab, fl.n, a.rate[0], 0, NULL)), "flow index");
+		CHECK(isnan(pipe_cba_slack(&c, &n, &fl, lab, fl.n, a.rate[0], 0, NULL)),
+		      "flow index");
 		/* one DC's log: no producers, no slack */
 		{
 			struct pipe_events d = {0};
@@ -515,8 +539,9 @@ static void test_slack_des(void)
 				if (c.dc_of[o.ev.ev[e].stage] == 2)
 					pipe_events_add(&d, &o.ev.ev[e]);
 			REQUIRE(pipe_cba_label(&c, &d, 0, 0, lab) >= 0, "partial labels");
-			CHECK(isnan(pipe_cba_slack(&c, &n, &fl, lab, fl.of_chan[PIPE_CH_ACT(3)], a.rate[0], 0,
-						   NULL)), "partial log");
+			CHECK(isnan(pipe_cba_slack(&c, &n, &fl, lab, fl.of_chan[PIPE_CH_ACT(3)],
+						   a.rate[0], 0, NULL)),
+			      "partial log");
 			pipe_events_free(&d);
 		}
 		pipe_des_free(&o);
@@ -533,9 +558,9 @@ static void test_slack_des(void)
  * needed 10.5 ms after the send (slack 6.5 ms at 500 Mbit/s, 0.5 ms at
  * 125 Mbit/s, its min).
  */
-#define TWO_US(ms) ((ms) * 1e-3)
-static const char *const net2 =
-	"link into1 to=1 from=0 delay=2ms rate=1gbit\nlink into0 to=0 from=1 delay=2ms rate=1gbit\n";
+#define TWO_US(ms) ((ms)*1e-3)
+static const char *const net2 = "link into1 to=1 from=0 delay=2ms rate=1gbit\nlink into0 to=0 "
+				"from=1 delay=2ms rate=1gbit\n";
 
 static void setup2(struct pipe_cfg *c, struct pipe_net *n, struct pipe_flows *fl)
 {
@@ -573,7 +598,10 @@ static void two_labels(const struct pipe_cfg *c, const struct pipe_net *n,
 
 		end = fmax(end, sent) + tx;
 		arr = end + d;
-		l[m] = (struct pipe_cba_label){.cross = 1, .known = 1, .sent = sent, .rposted = 0,
+		l[m] = (struct pipe_cba_label){.cross = 1,
+					       .known = 1,
+					       .sent = sent,
+					       .rposted = 0,
 					       .need = sent + TWO_US(need)};
 		l[m].wait = fmax(0, arr - l[m].need);
 		l[m].cb = m == 0 || l[m].wait > 0;
@@ -596,7 +624,8 @@ static void test_shift_two(void)
 	REQUIRE(pipe_wire_bytes(&c, c.act_bytes) * 8 == 5000000, "frame bits");
 	pipe_policy_cfg_init(&pc);
 	pc.policy = PIPE_POLICY_CBA_SHIFT;
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s",
+		why);
 	CHECK(a.rate[0] == 500000000ull && a.rate[3] == 500000000ull, "round 0 is equal");
 	/* every round: the labels the current rates give; into0's flows have
 	 * slack (needed 20 ms after the send) */
@@ -606,11 +635,13 @@ static void test_shift_two(void)
 		two_labels(&c, &n, &fl, 3, 10.5, a.rate[3], lab);
 		two_labels(&c, &n, &fl, 1, 20, a.rate[1], lab);
 		two_labels(&c, &n, &fl, 2, 20, a.rate[2], lab);
-		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s",
-			why);
+		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0,
+			"%s", why);
 		CHECK(b.cb[0] && !b.cb[3], "round %d: flow 0 CB, flow 3 not", round);
-		CHECK(b.rate[0] + b.rate[3] == 1000000000ull, "round %d: into1 not conserved", round);
-		CHECK(b.rate[1] == a.rate[1] && b.rate[2] == a.rate[2], "round %d: into0 moved", round);
+		CHECK(b.rate[0] + b.rate[3] == 1000000000ull, "round %d: into1 not conserved",
+		      round);
+		CHECK(b.rate[1] == a.rate[1] && b.rate[2] == a.rate[2], "round %d: into0 moved",
+		      round);
 		CHECK(b.rate[0] >= a.rate[0] && b.rate[3] <= a.rate[3] && b.rate[3] >= 125000000ull,
 		      "round %d: %llu %llu", round, (unsigned long long)b.rate[0],
 		      (unsigned long long)b.rate[3]);
@@ -620,7 +651,8 @@ static void test_shift_two(void)
 		CHECK(pipe_cba_slack(&c, &n, &fl, lab, 3, b.rate[3], 0, NULL) >= 0,
 		      "round %d: donor left without slack", round);
 		if (b.rate[0] == a.rate[0])
-			CHECK(b.blocked[0] && b.nblocked == 1, "round %d: no donor but not refused", round);
+			CHECK(b.blocked[0] && b.nblocked == 1, "round %d: no donor but not refused",
+			      round);
 		still = b.rate[0] == a.rate[0] ? still + 1 : 0;
 		a = b;
 	}
@@ -633,15 +665,16 @@ static void test_shift_two(void)
 	/* a margin: flow 3 keeps 3 ms of slack, its 1 Mbit messages may take
 	 * 10.5 - 3 - 2 = 5.5 ms: 181.8 Mbit/s, a partial last step */
 	pc.shift_margin = 0.003;
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s",
+		why);
 	for (int round = 1; round <= 6; round++) {
 		memset(lab, 0, sizeof(lab));
 		two_labels(&c, &n, &fl, 0, 7, a.rate[0], lab);
 		two_labels(&c, &n, &fl, 3, 10.5, a.rate[3], lab);
 		two_labels(&c, &n, &fl, 1, 20, a.rate[1], lab);
 		two_labels(&c, &n, &fl, 2, 20, a.rate[2], lab);
-		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s",
-			why);
+		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0,
+			"%s", why);
 		CHECK(pipe_cba_slack(&c, &n, &fl, lab, 3, b.rate[3], pc.shift_margin, NULL) >= 0,
 		      "round %d: margin not kept", round);
 		CHECK(b.rate[0] + b.rate[3] == 1000000000ull, "round %d: conservation", round);
@@ -674,7 +707,8 @@ static void test_shift_cost(void)
 	setup2(&c, &n, &fl);
 	pipe_policy_cfg_init(&pc);
 	pc.policy = PIPE_POLICY_CBA_SHIFT;
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a0, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a0, why, sizeof(why)) == 0, "%s",
+		why);
 	/* 1. Both CB. Flow 0 waits 5 ms a transfer (10 ms messages needed
 	 * 7 ms after the send, 2 ms away); flow 3 0.5 ms (2 ms messages needed
 	 * after 3.5 ms). A step to flow 0 saves it 3 x 2 ms, costs flow 3
@@ -683,13 +717,16 @@ static void test_shift_cost(void)
 	memset(lab, 0, sizeof(lab));
 	two_labels(&c, &n, &fl, 0, 7, a0.rate[0], lab);
 	two_labels(&c, &n, &fl, 3, 3.5, a0.rate[3], lab);
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a, why, sizeof(why)) == 0, "%s",
+		why);
 	CHECK(a.cb[0] && a.cb[3] && a.wait[0] > a.wait[3], "both CB, flow 0 waits more");
-	CHECK(a.rate[0] == 625000000ull && a.rate[3] == 375000000ull && !a.blocked[0] && a.blocked[3],
+	CHECK(a.rate[0] == 625000000ull && a.rate[3] == 375000000ull && !a.blocked[0] &&
+		      a.blocked[3],
 	      "costly donor, worth it: %llu / %llu", (unsigned long long)a.rate[0],
 	      (unsigned long long)a.rate[3]);
 	CHECK(a.gave[3] == 125000000ull && a.dir[0] == 1 && a.dir[3] == -1 &&
-		      a.step[0] == 125000000ull && a.step[3] == 125000000ull, "directions");
+		      a.step[0] == 125000000ull && a.step[3] == 125000000ull,
+	      "directions");
 	/* 2. Flow 3 CB (waits 2.57 ms a transfer at 375 Mbit/s), flow 0 with
 	 * 1 ms of slack (8 ms messages needed 11 ms after the send). A whole
 	 * step back would cost flow 0 3 x 1 ms and save flow 3 3 x 0.67 ms:
@@ -702,14 +739,17 @@ static void test_shift_cost(void)
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
 	CHECK(!b.cb[0] && b.cb[3], "flow 3 CB now");
 	CHECK(b.rate[0] > 555555000ull && b.rate[0] < 555556000ull &&
-		      b.rate[0] + b.rate[3] == 1000000000ull && !b.blocked[3] && b.req[3] == 500000000ull,
+		      b.rate[0] + b.rate[3] == 1000000000ull && !b.blocked[3] &&
+		      b.req[3] == 500000000ull,
 	      "flow 3 gains the free part: %llu / %llu", (unsigned long long)b.rate[0],
 	      (unsigned long long)b.rate[3]);
 	CHECK(pipe_cba_slack(&c, &n, &fl, lab, 0, b.rate[0], 0, NULL) >= 0 &&
 		      pipe_cba_slack(&c, &n, &fl, lab, 0, b.rate[0] - 1000, 0, NULL) < 0,
 	      "the free part, all of it");
-	CHECK(b.step[0] == 62500000ull && b.step[3] == 62500000ull && b.dir[0] == -1 && b.dir[3] == 1,
-	      "reversal: steps %llu %llu", (unsigned long long)b.step[0], (unsigned long long)b.step[3]);
+	CHECK(b.step[0] == 62500000ull && b.step[3] == 62500000ull && b.dir[0] == -1 &&
+		      b.dir[3] == 1,
+	      "reversal: steps %llu %llu", (unsigned long long)b.step[0],
+	      (unsigned long long)b.step[3]);
 	/* 3. Flow 0 CB again, flow 3 with plenty of slack: flow 0 asks its
 	 * halved step, flow 3 gives it (free), both halve again */
 	a = b;
@@ -719,8 +759,9 @@ static void test_shift_cost(void)
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
 	CHECK(b.rate[0] == a.rate[0] + 62500000ull && b.rate[3] == a.rate[3] - 62500000ull &&
 		      b.step[0] == 31250000ull && b.step[3] == 31250000ull,
-	      "second reversal: +%llu, steps %llu %llu", (unsigned long long)(b.rate[0] - a.rate[0]),
-	      (unsigned long long)b.step[0], (unsigned long long)b.step[3]);
+	      "second reversal: +%llu, steps %llu %llu",
+	      (unsigned long long)(b.rate[0] - a.rate[0]), (unsigned long long)b.step[0],
+	      (unsigned long long)b.step[3]);
 	/* 4. Both CB, each would lose more than the other gains: flow 0 waits
 	 * 0.5 ms a transfer (a step saves it at most 3 x 0.5 ms; flow 3 would
 	 * lose 3 x 0.67), flow 3 0.4 ms (flow 0 would lose 3 x 3.33). Both
@@ -728,10 +769,12 @@ static void test_shift_cost(void)
 	memset(lab, 0, sizeof(lab));
 	two_labels(&c, &n, &fl, 0, 11.5, a0.rate[0], lab);
 	two_labels(&c, &n, &fl, 3, 3.6, a0.rate[3], lab);
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &b, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &b, why, sizeof(why)) == 0, "%s",
+		why);
 	CHECK(b.cb[0] && b.cb[3] && b.blocked[0] && b.blocked[3] && b.nblocked == 2 &&
-		      b.rate[0] == a0.rate[0] && b.rate[3] == a0.rate[3], "both refused: %llu / %llu",
-	      (unsigned long long)b.rate[0], (unsigned long long)b.rate[3]);
+		      b.rate[0] == a0.rate[0] && b.rate[3] == a0.rate[3],
+	      "both refused: %llu / %llu", (unsigned long long)b.rate[0],
+	      (unsigned long long)b.rate[3]);
 	/* and a round later, still the same (a refused request is not cut) */
 	a = b;
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
@@ -739,7 +782,8 @@ static void test_shift_cost(void)
 	/* cba, the paper's rule, on the same labels: refused, then cut */
 	pc.policy = PIPE_POLICY_CBA;
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a, why, sizeof(why)) == 0 &&
-		pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
+			pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0,
+		"%s", why);
 	CHECK(a.nblocked == 2 && b.rate[0] == 375000000ull && b.rate[3] == 375000000ull,
 	      "cba: %llu / %llu", (unsigned long long)b.rate[0], (unsigned long long)b.rate[3]);
 }
@@ -771,7 +815,8 @@ static void test_shift_random(void)
 	pipe_policy_cfg_init(&pc);
 	pc.policy = PIPE_POLICY_CBA_SHIFT;
 	t_seed("pipe_cba", 11);
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0, "%s",
+		why);
 	for (int round = 0; round < 3000; round++) {
 		uint64_t sum[PIPE_NET_MAX_LINKS] = {0};
 
@@ -781,23 +826,31 @@ static void test_shift_random(void)
 			int lazy = t_below(3) == 0; /* mostly on time */
 
 			for (uint32_t m = 0; m < c.micro; m++) {
-				l[m] = (struct pipe_cba_label){.cross = 1, .known = 1,
-							       .sent = (double)(10000 * m + t_range(0, 5000)) * 1e-6,
-							       .rposted = 0};
-				l[m].need = l[m].sent + (double)t_range(lazy ? 20000 : 1000, 30000) * 1e-6;
-				l[m].wait = lazy || t_below(2) ? 0 : (double)t_range(1, 5000) * 1e-6;
+				l[m] = (struct pipe_cba_label){
+					.cross = 1,
+					.known = 1,
+					.sent = (double)(10000 * m + t_range(0, 5000)) * 1e-6,
+					.rposted = 0};
+				l[m].need = l[m].sent +
+					    (double)t_range(lazy ? 20000 : 1000, 30000) * 1e-6;
+				l[m].wait = lazy || t_below(2) ? 0
+							       : (double)t_range(1, 5000) * 1e-6;
 				l[m].cb = m == 0 || l[m].wait > 0;
 			}
 		}
-		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
+		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0,
+			"%s", why);
 		check_caps(&n, &fl, &b, "shift random");
 		for (uint32_t i = 0; i < fl.n; i++) {
-			uint64_t share = n.link[fl.f[i].link].cfg.rate_bps /
-					 (fl.f[i].link == 0 ? 3 : fl.f[i].link == 2 ? 2 : 1);
+			uint64_t share = n.link[fl.f[i].link].cfg.rate_bps / (fl.f[i].link == 0 ? 3
+									      : fl.f[i].link == 2
+										      ? 2
+										      : 1);
 			uint64_t step = a.dir[i] ? a.step[i] : share / 4;
 
 			sum[fl.f[i].link] += b.rate[i];
-			CHECK(b.rate[i] >= share / 4 && b.rate[i] <= n.link[fl.f[i].link].cfg.rate_bps,
+			CHECK(b.rate[i] >= share / 4 &&
+				      b.rate[i] <= n.link[fl.f[i].link].cfg.rate_bps,
 			      "flow %u out of [min, max]: %llu", i, (unsigned long long)b.rate[i]);
 			if (b.rate[i] > a.rate[i]) {
 				CHECK(b.cb[i] && !b.gave[i] && b.rate[i] - a.rate[i] <= step,
@@ -816,8 +869,8 @@ static void test_shift_random(void)
 			}
 			if (b.blocked[i]) {
 				/* refused: no cut, unless it gave to a flow that waited more */
-				CHECK(b.rate[i] == a.rate[i] - b.gave[i] && b.cb[i], "flow %u refused but moved",
-				      i);
+				CHECK(b.rate[i] == a.rate[i] - b.gave[i] && b.cb[i],
+				      "flow %u refused but moved", i);
 				refused++;
 			}
 		}
@@ -847,7 +900,8 @@ static void test_shift_random(void)
  */
 static void test_shift_des(void)
 {
-	static const enum pipe_sched sch[] = {PIPE_SCHED_GEOPIPE, PIPE_SCHED_GREEDY, PIPE_SCHED_1F1B};
+	static const enum pipe_sched sch[] = {PIPE_SCHED_GEOPIPE, PIPE_SCHED_GREEDY,
+					      PIPE_SCHED_1F1B};
 	static struct pipe_pred_iter eq[12], cb[12], sh[12];
 	struct pipe_cfg c;
 	struct pipe_net n;
@@ -863,7 +917,8 @@ static void test_shift_des(void)
 		setup4(&c, &n, &fl, sch[k], &p);
 		REQUIRE(pipe_rel_parse("sr", &c.rel) == 0, "sr");
 		REQUIRE(fl.f[2].chan == PIPE_CH_ACT(3) && fl.f[5].chan == PIPE_CH_GRAD(5) &&
-				fl.f[2].link == fl.f[5].link, "flows 2 and 5 share into2");
+				fl.f[2].link == fl.f[5].link,
+			"flows 2 and 5 share into2");
 		pipe_policy_cfg_init(&pc);
 		pc.policy = PIPE_POLICY_EQUAL;
 		REQUIRE(pipe_predict(&c, &p, &pc, 12, eq, NULL, why, sizeof(why)) == 0, "%s", why);
@@ -872,10 +927,12 @@ static void test_shift_des(void)
 		pc.policy = PIPE_POLICY_CBA_SHIFT;
 		REQUIRE(pipe_predict(&c, &p, &pc, 12, sh, NULL, why, sizeof(why)) == 0, "%s", why);
 		for (int i = 0; i < 12; i++) {
-			CHECK(cb[i].iter_time >= eq[i].iter_time - 1e-9, "%s: cba beat equal", name);
+			CHECK(cb[i].iter_time >= eq[i].iter_time - 1e-9, "%s: cba beat equal",
+			      name);
 			CHECK(sh[i].alloc.rate[2] + sh[i].alloc.rate[5] == 500000000ull,
 			      "%s iteration %d: into2 not conserved", name, i);
-			CHECK(sh[i].alloc.iter_time == sh[i].iter_time, "%s: iteration time not kept", name);
+			CHECK(sh[i].alloc.iter_time == sh[i].iter_time,
+			      "%s: iteration time not kept", name);
 			for (uint32_t f = 0; f < fl.n; f++)
 				if (f != 2 && f != 5)
 					CHECK(sh[i].alloc.rate[f] == eq[i].alloc.rate[f],
@@ -885,22 +942,29 @@ static void test_shift_des(void)
 		if (c.comm == PIPE_COMM_BLOCKING) {
 			CHECK(undone >= 2, "%s: %u undone", name, undone);
 			for (int i = 0; i < 12; i++)
-				CHECK(sh[i].iter_time < 1.01 * eq[i].iter_time, "%s iteration %d: %.2f ms vs %.2f",
-				      name, i, sh[i].iter_time * 1e3, eq[i].iter_time * 1e3);
+				CHECK(sh[i].iter_time < 1.01 * eq[i].iter_time,
+				      "%s iteration %d: %.2f ms vs %.2f", name, i,
+				      sh[i].iter_time * 1e3, eq[i].iter_time * 1e3);
 			for (int i = 9; i < 12; i++)
-				CHECK(llabs((long long)sh[i].alloc.rate[2] - (long long)sh[i - 1].alloc.rate[2]) <
-					      62500000ll / 16, "%s iteration %d: moved %llu", name, i,
+				CHECK(llabs((long long)sh[i].alloc.rate[2] -
+					    (long long)sh[i - 1].alloc.rate[2]) < 62500000ll / 16,
+				      "%s iteration %d: moved %llu", name, i,
 				      (unsigned long long)sh[i].alloc.rate[2]);
 		} else {
 			CHECK(undone == 0, "%s: %u undone", name, undone);
-			CHECK(memcmp(sh[9].alloc.rate, sh[11].alloc.rate, sizeof(sh[9].alloc.rate)) == 0 &&
-				      memcmp(sh[10].alloc.rate, sh[11].alloc.rate, sizeof(sh[9].alloc.rate)) == 0,
+			CHECK(memcmp(sh[9].alloc.rate, sh[11].alloc.rate,
+				     sizeof(sh[9].alloc.rate)) == 0 &&
+				      memcmp(sh[10].alloc.rate, sh[11].alloc.rate,
+					     sizeof(sh[9].alloc.rate)) == 0,
 			      "%s: not settled", name);
-			CHECK(sh[11].alloc.rate[2] > 250000000ull && sh[11].alloc.rate[5] < 250000000ull,
-			      "%s: rates %llu / %llu", name, (unsigned long long)sh[11].alloc.rate[2],
+			CHECK(sh[11].alloc.rate[2] > 250000000ull &&
+				      sh[11].alloc.rate[5] < 250000000ull,
+			      "%s: rates %llu / %llu", name,
+			      (unsigned long long)sh[11].alloc.rate[2],
 			      (unsigned long long)sh[11].alloc.rate[5]);
-			CHECK(sh[11].iter_time < 0.9 * eq[11].iter_time, "%s: %.2f ms vs equal %.2f", name,
-			      sh[11].iter_time * 1e3, eq[11].iter_time * 1e3);
+			CHECK(sh[11].iter_time < 0.9 * eq[11].iter_time,
+			      "%s: %.2f ms vs equal %.2f", name, sh[11].iter_time * 1e3,
+			      eq[11].iter_time * 1e3);
 		}
 		pipe_prog_free(&p);
 	}
@@ -925,14 +989,17 @@ static void test_shift_undo(void)
 	setup2(&c, &n, &fl);
 	pipe_policy_cfg_init(&pc);
 	pc.policy = PIPE_POLICY_CBA_SHIFT;
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a0, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a0, why, sizeof(why)) == 0, "%s",
+		why);
 	a0.iter_time = 0.5;
 	memset(lab, 0, sizeof(lab));
 	two_labels(&c, &n, &fl, 0, 7, a0.rate[0], lab);
 	two_labels(&c, &n, &fl, 3, 10.5, a0.rate[3], lab);
-	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a0, lab, &a, why, sizeof(why)) == 0, "%s",
+		why);
 	REQUIRE(a.rate[0] == 625000000ull && a.base_rate[0] == 500000000ull && a.base_time == 0.5 &&
-			!a.undone, "a move: %llu", (unsigned long long)a.rate[0]);
+			!a.undone,
+		"a move: %llu", (unsigned long long)a.rate[0]);
 	/* as fast: kept, the next step taken */
 	a.iter_time = 0.5;
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
@@ -940,15 +1007,17 @@ static void test_shift_undo(void)
 	/* not known: kept */
 	a.iter_time = 0;
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &b, why, sizeof(why)) == 0, "%s", why);
-	CHECK(!b.undone && b.rate[0] == 750000000ull, "time unknown: %llu", (unsigned long long)b.rate[0]);
+	CHECK(!b.undone && b.rate[0] == 750000000ull, "time unknown: %llu",
+	      (unsigned long long)b.rate[0]);
 	/* slower: undone, steps halved, the link still at its rate */
 	a.iter_time = 0.51;
 	REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, &a, lab, &u, why, sizeof(why)) == 0, "%s", why);
 	CHECK(u.undone && u.rate[0] == 500000000ull && u.rate[3] == 500000000ull && u.nblocked == 0,
 	      "undone: %llu / %llu", (unsigned long long)u.rate[0], (unsigned long long)u.rate[3]);
-	CHECK(u.step[0] == 62500000ull && u.step[3] == 62500000ull && u.dir[0] == -1 && u.dir[3] == 1 &&
-		      u.gave[0] == 125000000ull && u.gave[3] == 0, "undo: steps %llu %llu",
-	      (unsigned long long)u.step[0], (unsigned long long)u.step[3]);
+	CHECK(u.step[0] == 62500000ull && u.step[3] == 62500000ull && u.dir[0] == -1 &&
+		      u.dir[3] == 1 && u.gave[0] == 125000000ull && u.gave[3] == 0,
+	      "undo: steps %llu %llu", (unsigned long long)u.step[0],
+	      (unsigned long long)u.step[3]);
 	/* the undo's iteration slower still: not undone again; the next try is
 	 * half a step, which halves the steps again */
 	u.iter_time = 0.6;

@@ -23,8 +23,8 @@
 
 static void put(struct pipe_prog *p, uint32_t s, uint8_t kind, uint8_t op, uint32_t m, uint32_t ch)
 {
-	p->ins[s][p->n[s]++] = (struct pipe_ins){.kind = kind, .op = op, .m = (uint16_t)m,
-						 .chan = (uint16_t)ch};
+	p->ins[s][p->n[s]++] = (struct pipe_ins){
+		.kind = kind, .op = op, .m = (uint16_t)m, .chan = (uint16_t)ch};
 }
 
 static const struct pipe_tx *tx_of(const struct pipe_des_out *o, uint32_t ch, uint32_t m)
@@ -38,7 +38,8 @@ static const struct pipe_tx *tx_of(const struct pipe_des_out *o, uint32_t ch, ui
 static double wait_end(const struct pipe_des_out *o, uint32_t stage, uint8_t kind, uint32_t ch)
 {
 	for (size_t i = 0; i < o->ev.n; i++)
-		if (o->ev.ev[i].stage == stage && o->ev.ev[i].kind == kind && o->ev.ev[i].chan == ch)
+		if (o->ev.ev[i].stage == stage && o->ev.ev[i].kind == kind &&
+		    o->ev.ev[i].chan == ch)
 			return o->ev.ev[i].t1;
 	return NAN;
 }
@@ -52,8 +53,8 @@ static double wait_end(const struct pipe_des_out *o, uint32_t stage, uint8_t kin
  * to1 (3 ms), so channel 0 is ready at 1 ms and channel 3 at 3 ms.
  */
 #define R 1e9
-#define BITS0 (8.0 * (1 << 20))  /* activation: 1 MiB, frame overhead 0 */
-#define BITS3 (8.0 * (1 << 19))  /* gradient: 512 KiB */
+#define BITS0 (8.0 * (1 << 20)) /* activation: 1 MiB, frame overhead 0 */
+#define BITS3 (8.0 * (1 << 19)) /* gradient: 512 KiB */
 
 static void shared_setup(struct pipe_cfg *c, struct pipe_net *n, struct pipe_prog *p, int with_to1)
 {
@@ -77,7 +78,8 @@ static void shared_setup(struct pipe_cfg *c, struct pipe_net *n, struct pipe_pro
 					: "link into2 to=2 from=0 delay=10ms rate=1gbit\n"
 					  "link to0 to=0 from=2 delay=1ms rate=1gbit\n"
 					  "link to1 to=1 from=2 delay=3ms rate=1gbit\n",
-			       n, why, sizeof(why)) == 0, "%s", why);
+			       n, why, sizeof(why)) == 0,
+		"%s", why);
 	c->net = n;
 	REQUIRE(pipe_cfg_finish(c) == 0 && c->dcs == 3, "finish");
 	memset(p, 0, sizeof(*p));
@@ -101,10 +103,14 @@ static void check_pair(const struct pipe_des_out *o, double s0, double e0, doubl
 	const struct pipe_tx *a = tx_of(o, PIPE_CH_ACT(0), 0), *g = tx_of(o, PIPE_CH_GRAD(1), 0);
 
 	REQUIRE(a && g && o->ntx == 2, "%s: tx records", tag);
-	CHECK(fabs(a->t_start - s0) < 1e-12 && fabs(a->t_end - e0) < 1e-12, "%s: act %.9f..%.9f want "
-	      "%.9f..%.9f", tag, a->t_start, a->t_end, s0, e0);
-	CHECK(fabs(g->t_start - s3) < 1e-12 && fabs(g->t_end - e3) < 1e-12, "%s: grad %.9f..%.9f "
-	      "want %.9f..%.9f", tag, g->t_start, g->t_end, s3, e3);
+	CHECK(fabs(a->t_start - s0) < 1e-12 && fabs(a->t_end - e0) < 1e-12,
+	      "%s: act %.9f..%.9f want "
+	      "%.9f..%.9f",
+	      tag, a->t_start, a->t_end, s0, e0);
+	CHECK(fabs(g->t_start - s3) < 1e-12 && fabs(g->t_end - e3) < 1e-12,
+	      "%s: grad %.9f..%.9f "
+	      "want %.9f..%.9f",
+	      tag, g->t_start, g->t_end, s3, e3);
 	/* arrival one delay later, the sender's completion one reverse delay after */
 	CHECK(fabs(a->t_arrive - (e0 + 0.010)) < 1e-12 && fabs(g->t_arrive - (e3 + 0.010)) < 1e-12,
 	      "%s: arrivals", tag);
@@ -112,8 +118,9 @@ static void check_pair(const struct pipe_des_out *o, double s0, double e0, doubl
 	      "%s: act acknowledged", tag);
 	CHECK(fabs(wait_end(o, 2, PIPE_I_WAIT_SEND, PIPE_CH_GRAD(1)) - (e3 + 0.013)) < 1e-12,
 	      "%s: grad acknowledged", tag);
-	CHECK(fabs(wait_end(o, 1, PIPE_I_WAIT_RECV, PIPE_CH_GRAD(1)) -
-		   fmax(e0, e3) - 0.010) < 1e-12, "%s: consumer", tag);
+	CHECK(fabs(wait_end(o, 1, PIPE_I_WAIT_RECV, PIPE_CH_GRAD(1)) - fmax(e0, e3) - 0.010) <
+		      1e-12,
+	      "%s: consumer", tag);
 }
 
 static void test_shared_bottleneck(void)
@@ -162,14 +169,15 @@ static void test_shared_bottleneck(void)
 	shared_setup(&c, &n, &p, 0);
 	REQUIRE(pipe_des_run(&c, &p, &o) == 0, "des unmapped");
 	{
-		const struct pipe_tx *g = tx_of(&o, PIPE_CH_GRAD(1), 0), *x = tx_of(&o, PIPE_CH_ACT(0), 0);
+		const struct pipe_tx *g = tx_of(&o, PIPE_CH_GRAD(1), 0),
+				     *x = tx_of(&o, PIPE_CH_ACT(0), 0);
 
 		REQUIRE(g && x, "tx");
 		CHECK(g->link == -1 && x->link == 0, "links %d %d", g->link, x->link);
 		CHECK(fabs(g->t_start - 0.003) < 1e-12 &&
 			      fabs(g->t_end - (0.003 + BITS3 / 250e6)) < 1e-12 &&
-			      fabs(g->t_arrive - g->t_end) < 1e-12, "unmapped pair %.9f %.9f %.9f",
-		      g->t_start, g->t_end, g->t_arrive);
+			      fabs(g->t_arrive - g->t_end) < 1e-12,
+		      "unmapped pair %.9f %.9f %.9f", g->t_start, g->t_end, g->t_arrive);
 		CHECK(fabs(x->t_end - (0.001 + BITS0 / R)) < 1e-12, "activation alone on into2");
 	}
 	pipe_des_free(&o);
@@ -212,12 +220,15 @@ static void test_loss_single(void)
 			c.sched = PIPE_SCHED_GPIPE;
 			REQUIRE(pipe_rel_parse(rels[r], &c.rel) == 0, "rel");
 			snprintf(text, sizeof(text),
-				 "link a to=1 from=0 delay=12ms rate=1gbit loss=%g; link b to=0 from=1 "
-				 "delay=13ms rate=1gbit", losses[l]);
+				 "link a to=1 from=0 delay=12ms rate=1gbit loss=%g; link b to=0 "
+				 "from=1 "
+				 "delay=13ms rate=1gbit",
+				 losses[l]);
 			REQUIRE(pipe_net_parse(text, &n, why, sizeof(why)) == 0, "%s", why);
 			c.net = &n;
 			REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
-			REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &p) == 0,
+			REQUIRE(pipe_order_build(&c, &ord) == 0 &&
+					pipe_prog_build(&c, &ord, &p) == 0,
 				"prog");
 			REQUIRE(pipe_des_run(&c, &p, &o) == 0, "des");
 			const struct pipe_tx *t = tx_of(&o, PIPE_CH_ACT(0), 0);
@@ -236,17 +247,21 @@ static void test_loss_single(void)
 			if (c.rel.rel == SDR_REL_AUTO) {
 				size_t best;
 
-				REQUIRE(sdr_model_pick(&prm, NULL, 0, SDR_MODEL_OBJ_MEAN, NULL, &best) == 0,
+				REQUIRE(sdr_model_pick(&prm, NULL, 0, SDR_MODEL_OBJ_MEAN, NULL,
+						       &best) == 0,
 					"pick");
 				prm.scheme = sdr_model_default_schemes[best];
-				CHECK(t->scheme == prm.scheme.rel, "%s at %g: sent with %u, the pick is %u",
-				      rels[r], losses[l], t->scheme, prm.scheme.rel);
+				CHECK(t->scheme == prm.scheme.rel,
+				      "%s at %g: sent with %u, the pick is %u", rels[r], losses[l],
+				      t->scheme, prm.scheme.rel);
 				/* at zero loss SR (no parity); at 1e-2 (15 % of the 16-packet
 				 * chunks lost) an EC code; at 3e-2 (39 %) SR again */
 				if (losses[l] == 0 || losses[l] == 3e-2)
-					CHECK(prm.scheme.rel == SDR_REL_SR, "auto at %g picks EC", losses[l]);
+					CHECK(prm.scheme.rel == SDR_REL_SR, "auto at %g picks EC",
+					      losses[l]);
 				if (losses[l] == 1e-2)
-					CHECK(prm.scheme.rel == SDR_REL_EC, "auto at 1e-2 picks SR");
+					CHECK(prm.scheme.rel == SDR_REL_EC,
+					      "auto at 1e-2 picks SR");
 			}
 			REQUIRE(sdr_model_eval(&prm, &res) == 0, "model");
 			want = res.mean;
@@ -256,9 +271,12 @@ static void test_loss_single(void)
 			      t->t_arrive + 0.013 - t->t_start, want);
 			/* EC: data and parity on the wire */
 			CHECK(fabs(t->t_end - t->t_start -
-				   (double)((res.chunks + res.parity_chunks) * 65536) * 8 / 1e9) < 1e-12,
-			      "%s loss %g: wire time %.9f", rels[r], losses[l], t->t_end - t->t_start);
-			CHECK((losses[l] > 0) == (t->loss_extra > 0), "loss_extra %g", t->loss_extra);
+				   (double)((res.chunks + res.parity_chunks) * 65536) * 8 / 1e9) <
+				      1e-12,
+			      "%s loss %g: wire time %.9f", rels[r], losses[l],
+			      t->t_end - t->t_start);
+			CHECK((losses[l] > 0) == (t->loss_extra > 0), "loss_extra %g",
+			      t->loss_extra);
 			pipe_des_free(&o);
 			pipe_prog_free(&p);
 		}
@@ -293,7 +311,9 @@ static void test_loss_drawn(void)
 	c.sched = PIPE_SCHED_GPIPE;
 	c.rel.rel = SDR_REL_SR;
 	REQUIRE(pipe_net_parse("link a to=1 from=0 delay=12.5ms rate=1gbit loss=1e-2; link b to=0 "
-			       "from=1 delay=12.5ms rate=1gbit", &n, why, sizeof(why)) == 0, "%s", why);
+			       "from=1 delay=12.5ms rate=1gbit",
+			       &n, why, sizeof(why)) == 0,
+		"%s", why);
 	c.net = &n;
 	REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
 	REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &p) == 0, "prog");
@@ -315,8 +335,10 @@ static void test_loss_drawn(void)
 	}
 	c.loss_seed = 1;
 	REQUIRE(pipe_des_run(&c, &p, &o) == 0, "des again");
-	CHECK(tx_of(&o, PIPE_CH_ACT(0), 0)->t_arrive + 0.0125 - tx_of(&o, PIPE_CH_ACT(0), 0)->t_start ==
-		      first, "seed 1 twice differs");
+	CHECK(tx_of(&o, PIPE_CH_ACT(0), 0)->t_arrive + 0.0125 -
+			      tx_of(&o, PIPE_CH_ACT(0), 0)->t_start ==
+		      first,
+	      "seed 1 twice differs");
 	pipe_des_free(&o);
 	prm.msg_bytes = 256 << 10;
 	prm.chunk_bytes = 4096;
@@ -404,7 +426,8 @@ static void test_predict(void)
 	REQUIRE(pipe_net_parse("link l01 to=1 from=0 delay=2.5ms rate=1gbit; link l10 to=0 from=1 "
 			       "delay=2.5ms rate=1gbit; link into2 to=2 from=0,1 delay=12.5ms "
 			       "rate=2gbit; link from2 to=1 from=2 delay=12.5ms rate=2gbit",
-			       &n, why, sizeof(why)) == 0, "%s", why);
+			       &n, why, sizeof(why)) == 0,
+		"%s", why);
 	c.net = &n;
 	REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
 	REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &p) == 0, "prog");
@@ -424,19 +447,22 @@ static void test_predict(void)
 
 			/* rates of iteration i: the policy on iteration i-1's events */
 			REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, i ? &it[i - 1].alloc : NULL,
-						  i ? lab : NULL, &want, why, sizeof(why)) == 0, "%s", why);
+						  i ? lab : NULL, &want, why, sizeof(why)) == 0,
+				"%s", why);
 			CHECK(memcmp(want.rate, it[i].alloc.rate, sizeof(want.rate)) == 0 &&
-				      memcmp(want.blocked, it[i].alloc.blocked, sizeof(want.blocked)) == 0,
-			      "%s iteration %u: rates differ from the policy's", pipe_policy_name(pc.policy),
-			      i);
+				      memcmp(want.blocked, it[i].alloc.blocked,
+					     sizeof(want.blocked)) == 0,
+			      "%s iteration %u: rates differ from the policy's",
+			      pipe_policy_name(pc.policy), i);
 			REQUIRE(pipe_des_run_rates(&c, &p, &it[i].alloc, &o) == 0, "des");
 			pipe_metrics_get(&c, &o.ev, 0, &m);
 			CHECK(fabs(m.iter_time - it[i].iter_time) < 1e-12, "iteration %u time", i);
 			ncb = pipe_cba_label(&c, &o.ev, 0, pc.intra_lat, lab);
-			CHECK(ncb == (int)it[i].ncb, "iteration %u labels %d vs %u", i, ncb, it[i].ncb);
+			CHECK(ncb == (int)it[i].ncb, "iteration %u labels %d vs %u", i, ncb,
+			      it[i].ncb);
 			if (i == 3)
-				CHECK(last.ev.n == o.ev.n &&
-					      memcmp(last.ev.ev, o.ev.ev, o.ev.n * sizeof(*o.ev.ev)) == 0,
+				CHECK(last.ev.n == o.ev.n && memcmp(last.ev.ev, o.ev.ev,
+								    o.ev.n * sizeof(*o.ev.ev)) == 0,
 				      "last iteration's events");
 			pipe_des_free(&o);
 		}
@@ -446,7 +472,8 @@ static void test_predict(void)
 	pc.policy = PIPE_POLICY_EQUAL;
 	REQUIRE(pipe_predict(&c, &p, &pc, 2, it, NULL, why, sizeof(why)) == 0, "%s", why);
 	CHECK(memcmp(it[0].alloc.rate, it[1].alloc.rate, sizeof(it[0].alloc.rate)) == 0 &&
-		      it[0].iter_time == it[1].iter_time, "equal changes");
+		      it[0].iter_time == it[1].iter_time,
+	      "equal changes");
 	free(lab);
 	pipe_prog_free(&p);
 }
@@ -495,7 +522,8 @@ static void test_delta_search(void)
 					memcpy(e.delta_stage, v, sizeof(v));
 					REQUIRE(pipe_des_time(&e, &t) == 0, "des");
 					if (t < t_min - 1e-6 ||
-					    (t <= t_min + 1e-6 && v[0] + v[1] + v[2] + v[3] < best_sum)) {
+					    (t <= t_min + 1e-6 &&
+					     v[0] + v[1] + v[2] + v[3] < best_sum)) {
 						if (t < t_min - 1e-6)
 							t_min = t;
 						best_sum = v[0] + v[1] + v[2] + v[3];
@@ -511,9 +539,11 @@ static void test_delta_search(void)
 	c.delta_stage[1] = 3;
 	c.delta_stage[4] = 5; /* downstream of the link: none */
 	CHECK(pipe_stage_delta(&c, 0) == 1 && pipe_stage_delta(&c, 1) == 1 &&
-		      pipe_stage_delta(&c, 4) == 0, "per-stage clamp");
+		      pipe_stage_delta(&c, 4) == 0,
+	      "per-stage clamp");
 	c.delta_stage[0] = c.delta_stage[1] = 200;
-	CHECK(pipe_stage_delta(&c, 0) == pipe_stage_delta_max(&c, 0) && pipe_stage_delta_max(&c, 0) == 8,
+	CHECK(pipe_stage_delta(&c, 0) == pipe_stage_delta_max(&c, 0) &&
+		      pipe_stage_delta_max(&c, 0) == 8,
 	      "cap %u", pipe_stage_delta(&c, 0));
 	{
 		struct pipe_cfg f = c;

@@ -31,13 +31,15 @@ static void test_place(void)
 	uint32_t d;
 
 	pipe_cfg_init(&c);
-	CHECK(pipe_place_parse("0,1,2,3,4,5", &c) == 0 && c.stages == 6 && c.dc_of[5] == 5, "6 DCs");
+	CHECK(pipe_place_parse("0,1,2,3,4,5", &c) == 0 && c.stages == 6 && c.dc_of[5] == 5,
+	      "6 DCs");
 	CHECK(pipe_cfg_finish(&c) == 0 && c.dcs == 6, "finish 6 DCs: %u", c.dcs);
 	CHECK(pipe_place_parse("0,0,1,2,2,3,4,5", &c) == 0 && c.stages == 8, "8 stages on 6 DCs");
 	CHECK(pipe_cfg_finish(&c) == 0 && c.dcs == 6, "dcs");
 	/* the two-DC forms are unchanged */
 	CHECK(pipe_place_parse("3,5", &c) == 0 && c.stages == 8 && c.dc_of[2] == 0 &&
-		      c.dc_of[3] == 1, "counts form");
+		      c.dc_of[3] == 1,
+	      "counts form");
 	CHECK(pipe_cfg_finish(&c) == 0 && c.dcs == 2, "two DCs");
 	CHECK(pipe_place_parse("0,1,0,1", &c) == 0 && c.stages == 4, "alternating");
 	/* errors */
@@ -84,16 +86,18 @@ static void test_parse_ok(void)
 	CHECK(pipe_net_rate(&n, 2) == 2000000000ull && pipe_net_rate(&n, -1) == 0, "rate");
 	CHECK(fabs(pipe_net_loss(&n, 2) - 1e-3) < 1e-15 && pipe_net_loss(&n, 0) == 0, "loss");
 	CHECK(n.link[2].cfg.buffer_bytes == 4000000 && n.link[3].cfg.jitter_ns == 1000000, "keys");
-	CHECK(strcmp(n.link[2].spec, "delay=12.5ms,rate=2gbit,buffer=4MB,loss=0.001") == 0, "spec %s",
-	      n.link[2].spec);
+	CHECK(strcmp(n.link[2].spec, "delay=12.5ms,rate=2gbit,buffer=4MB,loss=0.001") == 0,
+	      "spec %s", n.link[2].spec);
 	/* ';' separates items as a newline does; dcs may add DCs without links */
 	REQUIRE(pipe_net_parse("dcs 4; link a to=1 from=0 delay=1ms", &n, why, sizeof(why)) == 0,
 		"%s", why);
 	CHECK(n.dcs == 4 && n.nlinks == 1, "dcs line");
 	/* Gilbert-Elliott: the long-run loss, combined with Bernoulli */
 	REQUIRE(pipe_net_parse("link g to=1 from=0 ge=0.01:0.09:0:1 loss=0.1", &n, why,
-			       sizeof(why)) == 0, "%s", why);
-	CHECK(fabs(pipe_net_loss(&n, 0) - (1 - 0.9 * 0.9)) < 1e-12, "ge loss %g", pipe_net_loss(&n, 0));
+			       sizeof(why)) == 0,
+		"%s", why);
+	CHECK(fabs(pipe_net_loss(&n, 0) - (1 - 0.9 * 0.9)) < 1e-12, "ge loss %g",
+	      pipe_net_loss(&n, 0));
 }
 
 static void expect_error(const char *text, const char *needle)
@@ -110,7 +114,8 @@ static void test_parse_errors(void)
 {
 	expect_error("", "no link");
 	expect_error("# nothing\n\n", "no link");
-	expect_error("link a to=1 from=0\nlink b to=1 from=2,0", "line 2: link b: DC 0 -> DC 1 is already link a");
+	expect_error("link a to=1 from=0\nlink b to=1 from=2,0",
+		     "line 2: link b: DC 0 -> DC 1 is already link a");
 	expect_error("link a to=1 from=0\nlink a to=0 from=1", "line 2: link name 'a' used twice");
 	expect_error("link 1a to=1 from=0", "needs a name");
 	expect_error("link a-b_c.d to=1 from=0; link x/y to=0 from=1", "line 2");
@@ -179,17 +184,21 @@ static void test_link_args(void)
 
 	REQUIRE(pipe_net_parse(example, &n, why, sizeof(why)) == 0, "%s", why);
 	rc = pipe_net_link_args(&n, 2, addr, buf, sizeof(buf));
-	CHECK(rc > 0 && strcmp(buf, "into2:10.100.0.1+10.100.1.1:delay=12.5ms,rate=2gbit,buffer=4MB,"
-				    "loss=0.001\n") == 0, "DC 2: %s", buf);
+	CHECK(rc > 0 &&
+		      strcmp(buf, "into2:10.100.0.1+10.100.1.1:delay=12.5ms,rate=2gbit,buffer=4MB,"
+				  "loss=0.001\n") == 0,
+	      "DC 2: %s", buf);
 	rc = pipe_net_link_args(&n, 0, addr, buf, sizeof(buf));
 	CHECK(rc > 0 && strcmp(buf, "l10:10.100.1.1:delay=2.5ms,rate=1gbit,buffer=2MB\n"
-				    "from2:10.100.2.1:delay=12.5ms,jitter=1ms,rate=2gbit,buffer=1.5MB\n") == 0,
+				    "from2:10.100.2.1:delay=12.5ms,jitter=1ms,rate=2gbit,buffer=1."
+				    "5MB\n") == 0,
 	      "DC 0: %s", buf);
 	CHECK(rc == (int)strlen(buf), "length");
 	CHECK(pipe_net_link_args(&n, 0, bad, buf, sizeof(buf)) == -EINVAL, "bad sender address");
 	/* DC 1's own (bad) address is not needed for its profile */
 	CHECK(pipe_net_link_args(&n, 1, bad, buf, sizeof(buf)) > 0, "unused address looked at");
-	CHECK(pipe_net_link_args(&n, 2, bad, buf, sizeof(buf)) == -EINVAL, "bad shared sender address");
+	CHECK(pipe_net_link_args(&n, 2, bad, buf, sizeof(buf)) == -EINVAL,
+	      "bad shared sender address");
 	CHECK(pipe_net_link_args(&n, 3, addr, buf, sizeof(buf)) == -EINVAL, "DC outside");
 	CHECK(pipe_net_link_args(&n, 2, addr, buf, 20) == -ENOSPC, "short buffer");
 	REQUIRE(pipe_net_parse("dcs 3; link a to=1 from=0", &n, why, sizeof(why)) == 0, "%s", why);
@@ -214,13 +223,15 @@ static void test_canonical_and_digest(void)
 	      text);
 	free(text);
 	/* one key changes the digest */
-	REQUIRE(pipe_net_parse("link l01 to=1 from=0 delay=2.5ms rate=1gbit", &m, why, sizeof(why)) == 0,
+	REQUIRE(pipe_net_parse("link l01 to=1 from=0 delay=2.5ms rate=1gbit", &m, why,
+			       sizeof(why)) == 0,
 		"%s", why);
 	{
 		uint64_t h = pipe_net_digest(&m);
 
 		REQUIRE(pipe_net_parse("link l01 to=1 from=0 delay=2.6ms rate=1gbit", &m, why,
-				       sizeof(why)) == 0, "%s", why);
+				       sizeof(why)) == 0,
+			"%s", why);
 		CHECK(pipe_net_digest(&m) != h, "delay ignored by the digest");
 	}
 	/* the configuration digest covers the network; without one it is the
@@ -252,7 +263,8 @@ static void test_load(void)
 	fclose(f);
 	CHECK(pipe_net_load(path, &n, why, sizeof(why)) == 0 && n.nlinks == 4, "load: %s", why);
 	unlink(path);
-	CHECK(pipe_net_load(path, &n, why, sizeof(why)) == -ENOENT && strstr(why, path), "missing file");
+	CHECK(pipe_net_load(path, &n, why, sizeof(why)) == -ENOENT && strstr(why, path),
+	      "missing file");
 }
 
 int main(void)

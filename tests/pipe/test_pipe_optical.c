@@ -65,7 +65,8 @@ static void test_ksp(void)
 	/* fibres follow the nodes: 0-1 is link 0 in the a -> b direction */
 	CHECK(p[0].fib[0] == 0 && p[0].fib[1] == 2, "fibres %u %u", p[0].fib[0], p[0].fib[1]);
 	REQUIRE(opt_ksp(&t, 4, 0, 1, p) == 1, "reverse");
-	CHECK(p[0].fib[0] == 3 && p[0].fib[1] == 1, "reverse fibres %u %u", p[0].fib[0], p[0].fib[1]);
+	CHECK(p[0].fib[0] == 3 && p[0].fib[1] == 1, "reverse fibres %u %u", p[0].fib[0],
+	      p[0].fib[1]);
 	CHECK(opt_ksp(&t, 0, 0, 4, p) == -EINVAL && opt_ksp(&t, 0, 4, 0, p) == -EINVAL, "bad args");
 	/* the five above are every loopless path 0 -> 4: a larger K finds no more */
 	{
@@ -137,12 +138,14 @@ static void test_spectrum(void)
 	opt_spec_set(&s, &p[0], 0, 8, 1);
 	opt_spec_set(&s, &p[1], 0, 8, 1);
 	opt_spec_set(&s, &p[3], 0, 8, 1);
-	CHECK(opt_rsa(&s, OPT_KSP_FF, p, 4, 1, &start) == -1 && opt_rsa(&s, OPT_CD, p, 4, 1, &start) == -1,
+	CHECK(opt_rsa(&s, OPT_KSP_FF, p, 4, 1, &start) == -1 &&
+		      opt_rsa(&s, OPT_CD, p, 4, 1, &start) == -1,
 	      "full band: 0-2-1-4 shares full fibres");
 	{
 		enum opt_alg a;
 
-		CHECK(opt_alg_parse("cd", &a) == 0 && a == OPT_CD && opt_alg_parse("x", &a) == -EINVAL,
+		CHECK(opt_alg_parse("cd", &a) == 0 && a == OPT_CD &&
+			      opt_alg_parse("x", &a) == -EINVAL,
 		      "alg names");
 	}
 }
@@ -200,7 +203,8 @@ static void test_line(void)
 		CHECK(it[i].pp_req == 4 && it[i].pp_blocked == 2 && it[i].pp_retries == 2,
 		      "requests %u blocked %u retries %u", it[i].pp_req, it[i].pp_blocked,
 		      it[i].pp_retries);
-		CHECK(fabs(it[i].wait_blocked - 2 * P) < 1e-12, "blocked wait %.9f", it[i].wait_blocked);
+		CHECK(fabs(it[i].wait_blocked - 2 * P) < 1e-12, "blocked wait %.9f",
+		      it[i].wait_blocked);
 		CHECK(it[i].fs_mean == 1 && it[i].bg_req == 0, "slots, background");
 	}
 	/* a fixed retry of 2 ms: retries at +2, +4, +6 ms, the third succeeds */
@@ -208,8 +212,8 @@ static void test_line(void)
 	REQUIRE(opt_run(&oc, &pc, &prog, 1, it) == 0, "run retry");
 	CHECK(fabs(it[0].iter_time - (2 * pc.tf + 2 * pc.tb + 4 * T + 4 * P + 0.002)) < 1e-9,
 	      "retry: %.9f", it[0].iter_time);
-	CHECK(it[0].pp_retries == 6 && fabs(it[0].wait_blocked - 0.012) < 1e-9, "retries %u wait %g",
-	      it[0].pp_retries, it[0].wait_blocked);
+	CHECK(it[0].pp_retries == 6 && fabs(it[0].wait_blocked - 0.012) < 1e-9,
+	      "retries %u wait %g", it[0].pp_retries, it[0].wait_blocked);
 	/* CBA with room (8 slots): in iteration 0 every transfer is
 	 * communication-bound (micro-batch 0 by definition, 1 because its
 	 * consumer waited) and none is blocked, so iteration 1 asks 2 slots
@@ -221,9 +225,9 @@ static void test_line(void)
 	oc.fs_max = 3;
 	oc.cba = 1;
 	REQUIRE(opt_run(&oc, &pc, &prog, 3, it) == 0, "run cba");
-	CHECK(it[0].fs_mean == 1 && it[1].fs_mean == 2 && it[2].fs_mean >= 2.5 && it[2].fs_mean <= 3,
-	      "slots %g %g %g",
-	      it[0].fs_mean, it[1].fs_mean, it[2].fs_mean);
+	CHECK(it[0].fs_mean == 1 && it[1].fs_mean == 2 && it[2].fs_mean >= 2.5 &&
+		      it[2].fs_mean <= 3,
+	      "slots %g %g %g", it[0].fs_mean, it[1].fs_mean, it[2].fs_mean);
 	CHECK(it[0].ncb == 4 && it[0].pp_blocked == 0, "cb %u blocked %u", it[0].ncb,
 	      it[0].pp_blocked);
 	CHECK(it[2].iter_time < it[1].iter_time && it[1].iter_time < it[0].iter_time,

@@ -15,7 +15,8 @@
 
 static void test_header(void)
 {
-	static const uint8_t want[PIPE_PROTO_HDR] = {'P', 'I', 'P', 'M', 6, 0, 0, 0, 0x10, 0x20, 0, 0};
+	static const uint8_t want[PIPE_PROTO_HDR] = {'P', 'I', 'P',  'M',  6, 0,
+						     0,   0,   0x10, 0x20, 0, 0};
 	uint8_t h[PIPE_PROTO_HDR];
 	enum pipe_msg_type t;
 	uint32_t len;
@@ -46,8 +47,13 @@ static void test_header(void)
 static void test_small(void)
 {
 	uint8_t b[64];
-	struct pipe_hello h = {.version = PIPE_PROTO_VERSION, .dc = 2, .dcs = 3,
-			       .digest = 0x0123456789abcdefull, .iters = 7, .seed = 99}, h2;
+	struct pipe_hello h = {.version = PIPE_PROTO_VERSION,
+			       .dc = 2,
+			       .dcs = 3,
+			       .digest = 0x0123456789abcdefull,
+			       .iters = 7,
+			       .seed = 99},
+			  h2;
 	struct pipe_ping p = {.seq = 5, .t0 = 12.5, .peer_t = -3.25}, p2;
 	struct pipe_offset o = {.offset = -0.75, .rtt = 1e-4}, o2;
 
@@ -85,7 +91,8 @@ static void test_small(void)
 	CHECK(pipe_ping_get(b, PIPE_PING_BYTES, &p2) == -EPROTO, "padding");
 
 	CHECK(pipe_offset_put(b, &o) == PIPE_OFFSET_BYTES);
-	CHECK(pipe_offset_get(b, PIPE_OFFSET_BYTES, &o2) == 0 && o2.offset == -0.75 && o2.rtt == 1e-4);
+	CHECK(pipe_offset_get(b, PIPE_OFFSET_BYTES, &o2) == 0 && o2.offset == -0.75 &&
+	      o2.rtt == 1e-4);
 	o.rtt = -1e-9;
 	pipe_offset_put(b, &o);
 	CHECK(pipe_offset_get(b, PIPE_OFFSET_BYTES, &o2) == -EPROTO, "negative round trip");
@@ -111,8 +118,8 @@ static void test_qpinfo_start(void)
 	}
 	len = pipe_qpinfo_put(b, q, 3);
 	CHECK(len == 4 + 3 * PIPE_QPINFO_BYTES);
-	CHECK(pipe_qpinfo_get(b, len, q2, 3, &n) == 0 && n == 3 &&
-	      memcmp(q, q2, sizeof(q)) == 0, "QP info round trip");
+	CHECK(pipe_qpinfo_get(b, len, q2, 3, &n) == 0 && n == 3 && memcmp(q, q2, sizeof(q)) == 0,
+	      "QP info round trip");
 	CHECK(pipe_qpinfo_get(b, len, q2, 2, &n) == -EPROTO, "more entries than room");
 	CHECK(pipe_qpinfo_get(b, len - 1, q2, 3, &n) == -EPROTO, "length");
 	CHECK(pipe_qpinfo_get(b, 3, q2, 3, &n) == -EPROTO, "no count");
@@ -139,8 +146,9 @@ static void test_qpinfo_start(void)
 	len = pipe_start_put(b, &s);
 	CHECK(len == PIPE_START_BYTES(PIPE_MAX_FLOWS));
 	CHECK(pipe_start_get(b, len, &s2) == 0 && s2.iter == 41 && s2.t_start == s.t_start &&
-	      s2.n == s.n && memcmp(s2.chan, s.chan, sizeof(s.chan)) == 0 &&
-	      memcmp(s2.rate, s.rate, sizeof(s.rate)) == 0, "START round trip");
+		      s2.n == s.n && memcmp(s2.chan, s.chan, sizeof(s.chan)) == 0 &&
+		      memcmp(s2.rate, s.rate, sizeof(s.rate)) == 0,
+	      "START round trip");
 	CHECK(pipe_start_get(b, len - 16, &s2) == -EPROTO, "fewer rates than the count");
 	s.n = 2;
 	s.chan[1] = 2 * PIPE_MAX_STAGES;
@@ -176,15 +184,36 @@ static void test_events(void)
 	c.micro = 4;
 	REQUIRE(pipe_cfg_finish(&c) == 0 && c.dcs == 3);
 	/* DC 1 runs stages 2 and 3 */
-	ev[0] = (struct pipe_event){.iter = 3, .stage = 2, .m = 1, .kind = PIPE_I_WAIT_RECV,
-				    .chan = PIPE_CH_ACT(1), .t0 = 0.001, .t1 = 0.0125, .csum = 0};
-	ev[1] = (struct pipe_event){.iter = 3, .stage = 2, .m = 1, .kind = PIPE_I_COMPUTE, .op = PIPE_F,
-				    .t0 = 0.0125, .t1 = 0.0165};
-	ev[2] = (struct pipe_event){.iter = 3, .stage = 3, .m = 3, .kind = PIPE_I_POST_SEND,
-				    .chan = PIPE_CH_ACT(3), .t0 = 0.02, .t1 = 0.02,
+	ev[0] = (struct pipe_event){.iter = 3,
+				    .stage = 2,
+				    .m = 1,
+				    .kind = PIPE_I_WAIT_RECV,
+				    .chan = PIPE_CH_ACT(1),
+				    .t0 = 0.001,
+				    .t1 = 0.0125,
+				    .csum = 0};
+	ev[1] = (struct pipe_event){.iter = 3,
+				    .stage = 2,
+				    .m = 1,
+				    .kind = PIPE_I_COMPUTE,
+				    .op = PIPE_F,
+				    .t0 = 0.0125,
+				    .t1 = 0.0165};
+	ev[2] = (struct pipe_event){.iter = 3,
+				    .stage = 3,
+				    .m = 3,
+				    .kind = PIPE_I_POST_SEND,
+				    .chan = PIPE_CH_ACT(3),
+				    .t0 = 0.02,
+				    .t1 = 0.02,
 				    .csum = 0xfedcba9876543210ull};
-	ev[3] = (struct pipe_event){.iter = 3, .stage = 3, .m = 0, .kind = PIPE_I_COMPUTE, .op = PIPE_B,
-				    .t0 = -0.5, .t1 = -0.25}; /* times may be negative (clock offset) */
+	ev[3] = (struct pipe_event){.iter = 3,
+				    .stage = 3,
+				    .m = 0,
+				    .kind = PIPE_I_COMPUTE,
+				    .op = PIPE_B,
+				    .t0 = -0.5,
+				    .t1 = -0.25}; /* times may be negative (clock offset) */
 	len = pipe_events_put(b, 3, ev, 4);
 	CHECK(len == PIPE_EVENTS_BYTES(4));
 	CHECK(pipe_events_get(b, len, &c, 1, 3, &out) == 4 && out.n == 4, "events round trip");
@@ -209,7 +238,8 @@ static void test_events(void)
 		case 8: bad.t1 = INFINITY; break;
 		}
 		len = pipe_events_put(b, 3, &bad, 1);
-		CHECK(pipe_events_get(b, len, &c, 1, 3, &out) == -EPROTO, "bad event %d accepted", k);
+		CHECK(pipe_events_get(b, len, &c, 1, 3, &out) == -EPROTO, "bad event %d accepted",
+		      k);
 	}
 	len = pipe_events_put(b, 3, ev, 1);
 	b[8 + 13] = 1; /* padding */
@@ -231,7 +261,8 @@ static void test_clock(void)
 		double best_rtt = INFINITY, best_off = 0;
 
 		for (unsigned i = 0; i < PIPE_CLOCK_ROUNDS; i++) {
-			double fwd = 1e-5 + (t_rnd() % 100000) * 1e-8; /* 10 us .. 1 ms, asymmetric */
+			double fwd = 1e-5 +
+				     (t_rnd() % 100000) * 1e-8; /* 10 us .. 1 ms, asymmetric */
 			double back = 1e-5 + (t_rnd() % 100000) * 1e-8;
 
 			s[i].t0 = 100.0 + i * 0.01;
@@ -257,9 +288,10 @@ static void test_clock(void)
 	}
 	s[9].t1 = 9 + 0.3 + 0.0015;
 	CHECK(pipe_clock_offset(s, PIPE_CLOCK_ROUNDS, &off, &rtt) == 0 && fabs(off - 0.3) < 1e-12 &&
-	      fabs(rtt - 0.003) < 1e-12, "offset %.9f rtt %.9f", off, rtt);
+		      fabs(rtt - 0.003) < 1e-12,
+	      "offset %.9f rtt %.9f", off, rtt);
 	/* unusable samples are skipped; none at all is an error */
-	s[0].t2 = s[0].t0 - 1;  /* negative round trip */
+	s[0].t2 = s[0].t0 - 1; /* negative round trip */
 	s[1].t2 = NAN;
 	s[2].t1 = INFINITY;
 	CHECK(pipe_clock_offset(s, 3, &off, &rtt) == -EINVAL);

@@ -17,14 +17,14 @@
 #include "pipe.h"
 
 static int fails;
-#define CHECK(c, ...)                                                                     \
-	do {                                                                              \
-		if (!(c)) {                                                               \
-			fails++;                                                          \
+#define CHECK(c, ...)                                                                         \
+	do {                                                                                  \
+		if (!(c)) {                                                                   \
+			fails++;                                                              \
 			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #c); \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fprintf(stderr, "\n");                                            \
-		}                                                                         \
+			fprintf(stderr, __VA_ARGS__);                                         \
+			fprintf(stderr, "\n");                                                \
+		}                                                                             \
 	} while (0)
 
 static struct pipe_order o1, o2;
@@ -74,15 +74,17 @@ static void same_as_common(void)
 				CHECK(!pipe_cfg_finish(&a) && !pipe_cfg_finish(&b), "finish");
 				double ta = des(&a, &da, &o1), tb = des(&b, &db, &o2);
 
-				CHECK(ta > 0 && ta == tb, "%s S=%u M=%u: %g vs %g", pipe_sched_name(a.sched),
-				      a.stages, a.micro, ta, tb);
+				CHECK(ta > 0 && ta == tb, "%s S=%u M=%u: %g vs %g",
+				      pipe_sched_name(a.sched), a.stages, a.micro, ta, tb);
 				for (uint32_t s = 0; s < a.stages; s++)
 					CHECK(o1.n[s] == o2.n[s] &&
-						      !memcmp(o1.ops[s], o2.ops[s], o1.n[s] * sizeof(o1.ops[s][0])),
+						      !memcmp(o1.ops[s], o2.ops[s],
+							      o1.n[s] * sizeof(o1.ops[s][0])),
 					      "same order");
 				CHECK(da.ev.n == db.ev.n, "same number of events");
 				for (size_t e = 0; e < da.ev.n && e < db.ev.n; e++)
-					CHECK(da.ev.ev[e].t0 == db.ev.ev[e].t0 && da.ev.ev[e].t1 == db.ev.ev[e].t1,
+					CHECK(da.ev.ev[e].t0 == db.ev.ev[e].t0 &&
+						      da.ev.ev[e].t1 == db.ev.ev[e].t1,
 					      "event %zu", e);
 				pipe_des_free(&da);
 				pipe_des_free(&db);
@@ -120,9 +122,9 @@ static void closed_form(void)
 				c.tb_stage[0] = 3 * tf0s[i];
 				c.tb_stage[1] = 0.5 * tf1s[j];
 				CHECK(!pipe_cfg_finish(&c), "finish");
-				double want = fmax(tf0s[i], c.rtt / 2) + xfer(&c, c.act_bytes) + c.rtt / 2 +
-					      tf1s[j] + 0.5 * tf1s[j] + xfer(&c, c.grad_bytes) + c.rtt / 2 +
-					      3 * tf0s[i];
+				double want = fmax(tf0s[i], c.rtt / 2) + xfer(&c, c.act_bytes) +
+					      c.rtt / 2 + tf1s[j] + 0.5 * tf1s[j] +
+					      xfer(&c, c.grad_bytes) + c.rtt / 2 + 3 * tf0s[i];
 				double got = des(&c, &d, &o1);
 
 				CHECK(fabs(got - want) < 1e-9, "%s tf0 %g tf1 %g: %.9f want %.9f",
@@ -202,11 +204,13 @@ static void schedules_follow(void)
 	h.tb_stage[1] = 0.1;
 	CHECK(!pipe_cfg_finish(&g) && !pipe_cfg_finish(&h), "finish");
 	CHECK(!pipe_order_build(&g, &o1) && !pipe_order_build(&h, &o2), "build");
-	CHECK(!pipe_order_check(&h, &o2, why, sizeof(why)), "greedy order with a slow stage: %s", why);
+	CHECK(!pipe_order_check(&h, &o2, why, sizeof(why)), "greedy order with a slow stage: %s",
+	      why);
 	int differ = 0;
 
 	for (uint32_t s = 0; s < 4; s++)
-		differ |= o1.n[s] != o2.n[s] || memcmp(o1.ops[s], o2.ops[s], o1.n[s] * sizeof(uint16_t));
+		differ |= o1.n[s] != o2.n[s] ||
+			  memcmp(o1.ops[s], o2.ops[s], o1.n[s] * sizeof(uint16_t));
 	CHECK(differ, "the greedy order ignores a stage 5x slower");
 	printf("GeoPipe dN %u -> %u with 4x faster stages; greedy reorders around a slow stage\n",
 	       d_common, d_fast);

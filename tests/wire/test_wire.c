@@ -18,20 +18,17 @@
 #include "sdr_wire.h"
 #include "sdr_test.h"
 
-
-
 /* Stop a loop after the first failure so one bug does not print 10^5 lines. */
 
-#define CHECK_PARSE(frame, len, verify, expect)                                             \
-	do {                                                                                \
-		struct sdr_parsed p_;                                                       \
-		enum sdr_parse_result r_ = sdr_parse((frame), (len), (verify), &p_);        \
-		if (r_ != (expect)) {                                                       \
-			fprintf(stderr, "%s:%d: parse gave %s, want %s\n", __FILE__,        \
-				__LINE__, sdr_parse_result_name(r_),                        \
-				sdr_parse_result_name(expect));                             \
-			t_failures++;                                                         \
-		}                                                                           \
+#define CHECK_PARSE(frame, len, verify, expect)                                                \
+	do {                                                                                   \
+		struct sdr_parsed p_;                                                          \
+		enum sdr_parse_result r_ = sdr_parse((frame), (len), (verify), &p_);           \
+		if (r_ != (expect)) {                                                          \
+			fprintf(stderr, "%s:%d: parse gave %s, want %s\n", __FILE__, __LINE__, \
+				sdr_parse_result_name(r_), sdr_parse_result_name(expect));     \
+			t_failures++;                                                          \
+		}                                                                              \
 	} while (0)
 
 /* ---- helpers independent of the code under test ---- */
@@ -49,12 +46,12 @@ static int parity_hdr_eq(const struct sdr_parity_hdr *a, const struct sdr_parity
 
 static int parsed_eq(const struct sdr_parsed *a, const struct sdr_parsed *b)
 {
-	return FEQ(a, b, src_mac) && FEQ(a, b, dst_mac) && FEQ(a, b, src_ip) &&
-	       FEQ(a, b, dst_ip) && FEQ(a, b, udp_sport) && FEQ(a, b, opcode) && FEQ(a, b, se) &&
-	       FEQ(a, b, dest_qpn) && FEQ(a, b, psn) && FEQ(a, b, icrc_off) && FEQ(a, b, va) &&
-	       FEQ(a, b, rkey) && FEQ(a, b, dma_len) && FEQ(a, b, imm) && FEQ(a, b, msg_id) &&
-	       FEQ(a, b, pkt_off) && FEQ(a, b, imm_nib) && FEQ(a, b, imm_zero) &&
-	       FEQ(a, b, payload) && FEQ(a, b, payload_len);
+	return FEQ(a, b, src_mac) && FEQ(a, b, dst_mac) && FEQ(a, b, src_ip) && FEQ(a, b, dst_ip) &&
+	       FEQ(a, b, udp_sport) && FEQ(a, b, opcode) && FEQ(a, b, se) && FEQ(a, b, dest_qpn) &&
+	       FEQ(a, b, psn) && FEQ(a, b, icrc_off) && FEQ(a, b, va) && FEQ(a, b, rkey) &&
+	       FEQ(a, b, dma_len) && FEQ(a, b, imm) && FEQ(a, b, msg_id) && FEQ(a, b, pkt_off) &&
+	       FEQ(a, b, imm_nib) && FEQ(a, b, imm_zero) && FEQ(a, b, payload) &&
+	       FEQ(a, b, payload_len);
 }
 
 static uint64_t rng_state;
@@ -68,9 +65,15 @@ static uint64_t rnd(void)
 	return rng_state * 0x2545F4914F6CDD1DULL;
 }
 
-static uint32_t rnd_below(uint32_t n) { return (uint32_t)(rnd() % n); }
+static uint32_t rnd_below(uint32_t n)
+{
+	return (uint32_t)(rnd() % n);
+}
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
 static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -315,13 +318,14 @@ static void test_frame_sizes(void)
 	CHECK(sdr_wire_data_frame_bytes(1, 0) == SDR_WRITE_HDR_LEN + 4 + SDR_ICRC_LEN);
 	CHECK(sdr_wire_ctrl_frame_bytes(5) == SDR_CTRL_HDR_LEN + 8 + SDR_ICRC_LEN);
 	for (int i = 0; i < 2000; i++) {
-		struct sdr_data_hdr h = {.dest_qpn = 0x100, .dma_len = rnd_below(4097),
-					 .no_imm = (uint8_t)(i & 1)};
+		struct sdr_data_hdr h = {
+			.dest_qpn = 0x100, .dma_len = rnd_below(4097), .no_imm = (uint8_t)(i & 1)};
 		uint32_t m = rnd_below(4097);
 
 		CHECK_OR_BREAK(sdr_build_data_hdr(buf, &a, &h) ==
 			       sdr_wire_data_frame_bytes(h.dma_len, !h.no_imm));
-		CHECK_OR_BREAK(sdr_build_ctrl_hdr(buf, &a, 0x100, 0, m) == sdr_wire_ctrl_frame_bytes(m));
+		CHECK_OR_BREAK(sdr_build_ctrl_hdr(buf, &a, 0x100, 0, m) ==
+			       sdr_wire_ctrl_frame_bytes(m));
 	}
 	CHECK(sdr_wire_msg_pkts(1, 4096, 1) == SDR_IMM_NIBBLES && SDR_IMM_NIBBLES == 8);
 	CHECK(sdr_wire_msg_pkts(8 * 4096, 4096, 1) == 8);
@@ -357,12 +361,17 @@ static void test_template(void)
 		rand_l2l3(&a);
 		sdr_hdr_tmpl_init(&t, &a);
 		for (int i = 0; i < 50; i++) {
-			struct sdr_data_hdr h = {.dest_qpn = (uint32_t)rnd(), .psn = (uint32_t)rnd(),
-						 .va = rnd(), .rkey = (uint32_t)rnd(),
-						 .dma_len = rnd_below(4097), .imm = (uint32_t)rnd(),
-						 .se = (uint8_t)rnd_below(2), .no_imm = (uint8_t)rnd_below(2)};
+			struct sdr_data_hdr h = {.dest_qpn = (uint32_t)rnd(),
+						 .psn = (uint32_t)rnd(),
+						 .va = rnd(),
+						 .rkey = (uint32_t)rnd(),
+						 .dma_len = rnd_below(4097),
+						 .imm = (uint32_t)rnd(),
+						 .se = (uint8_t)rnd_below(2),
+						 .no_imm = (uint8_t)rnd_below(2)};
 			uint32_t m = rnd_below(4097), q = (uint32_t)rnd(), ps = (uint32_t)rnd();
-			size_t n1 = sdr_build_data_hdr(x, &a, &h), n2 = sdr_build_data_hdr_t(y, &t, &h);
+			size_t n1 = sdr_build_data_hdr(x, &a, &h),
+			       n2 = sdr_build_data_hdr_t(y, &t, &h);
 
 			CHECK_OR_BREAK(n1 == n2 && memcmp(x, y, sdr_data_hdr_len(&h)) == 0);
 			n1 = sdr_build_ctrl_hdr(x, &a, q, ps, m);
@@ -673,8 +682,8 @@ static void test_ack(void)
 		CHECK_OR_BREAK(h.type == SDR_CTRL_ACK && h.count == n && h.src_qpn == 0xABCDE);
 		for (uint16_t i = 0; i < n; i++) {
 			CHECK_OR_BREAK(sdr_ctrl_ack_entry_decode(msg, i, &d) == 0);
-			CHECK_OR_BREAK(d.seq == e[i].seq && d.cum == e[i].cum && d.flags == e[i].flags &&
-				       d.off == e[i].off &&
+			CHECK_OR_BREAK(d.seq == e[i].seq && d.cum == e[i].cum &&
+				       d.flags == e[i].flags && d.off == e[i].off &&
 				       !memcmp(d.bits, e[i].bits, sizeof(d.bits)));
 		}
 		if (n)
@@ -1188,7 +1197,8 @@ static void test_icrc_onepass(void)
 			for (size_t i = 0; i < len; i++)
 				f[i] = (uint8_t)rnd();
 			if (k & 1 && len > SDR_ETH_HLEN)
-				f[SDR_ETH_HLEN] = (uint8_t)(0x40 | (5 + rnd_below(11))); /* IHL 5..15 */
+				f[SDR_ETH_HLEN] = (uint8_t)(0x40 |
+							    (5 + rnd_below(11))); /* IHL 5..15 */
 			memcpy(copy, f, len);
 			CHECK_OR_BREAK(sdr_icrc_inplace(f, len) == sdr_icrc_compute(f, len));
 			CHECK_OR_BREAK(memcmp(f, copy, len) == 0);
@@ -1210,7 +1220,8 @@ static void test_icrc_onepass(void)
 	for (uint32_t l = 0; l <= 4096; l += 1 + rnd_below(50)) {
 		static uint8_t buf[BUF_MAX];
 		struct sdr_l2l3 a;
-		struct sdr_data_hdr h = {.dma_len = l, .no_imm = (uint8_t)(l & 1), .imm = (uint32_t)rnd()};
+		struct sdr_data_hdr h = {
+			.dma_len = l, .no_imm = (uint8_t)(l & 1), .imm = (uint32_t)rnd()};
 		size_t n;
 
 		rand_l2l3(&a);
@@ -1229,10 +1240,13 @@ static void test_parse_steps(void)
 
 	for (int k = 0; k < 30000; k++) {
 		struct sdr_l2l3 a;
-		struct sdr_data_hdr h = {.dest_qpn = (uint32_t)rnd(), .psn = (uint32_t)rnd(),
-					 .va = rnd(), .rkey = (uint32_t)rnd(),
+		struct sdr_data_hdr h = {.dest_qpn = (uint32_t)rnd(),
+					 .psn = (uint32_t)rnd(),
+					 .va = rnd(),
+					 .rkey = (uint32_t)rnd(),
 					 .dma_len = rnd_below(k % 10 ? 200 : 4097),
-					 .imm = (uint32_t)rnd(), .se = (uint8_t)rnd_below(2),
+					 .imm = (uint32_t)rnd(),
+					 .se = (uint8_t)rnd_below(2),
 					 .no_imm = (uint8_t)rnd_below(2)};
 		struct sdr_parsed p1, p2;
 		enum sdr_parse_result r1, r2;
@@ -1294,7 +1308,7 @@ static void test_result_names(void)
 	CHECK(strcmp(sdr_parse_result_name(SDR_PARSE_TRUNCATED), "truncated") == 0);
 	CHECK(strcmp(sdr_parse_result_name(SDR_PARSE_BAD_ICRC), "bad_icrc") == 0);
 	CHECK(strcmp(sdr_parse_result_name(SDR_PARSE__MAX), "unknown") == 0);
-	CHECK(strcmp(sdr_parse_result_name((enum sdr_parse_result)-1), "unknown") == 0);
+	CHECK(strcmp(sdr_parse_result_name((enum sdr_parse_result) - 1), "unknown") == 0);
 }
 
 static size_t make_arp(uint8_t *f, uint16_t op, const uint8_t sha[6], uint32_t spa, uint32_t tpa)
@@ -1359,8 +1373,15 @@ static void test_arp(void)
 static void test_text_helpers(void)
 {
 	static const char *const bad_mac[] = {
-		"", "00:11:22:33:44", "00:11:22:33:44:55:66", "00:11:22:33:44:5", "0:11:22:33:44:55",
-		"00-11-22-33-44-55", "00:11:22:33:44:5g", "001122334455", "00:11:22:33:44:55 ",
+		"",
+		"00:11:22:33:44",
+		"00:11:22:33:44:55:66",
+		"00:11:22:33:44:5",
+		"0:11:22:33:44:55",
+		"00-11-22-33-44-55",
+		"00:11:22:33:44:5g",
+		"001122334455",
+		"00:11:22:33:44:55 ",
 	};
 	static const char *const bad_ip[] = {
 		"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.4 ", "a.b.c.d", "1..2.3", "-1.2.3.4",
@@ -1370,8 +1391,8 @@ static void test_text_helpers(void)
 	uint32_t ip;
 
 	CHECK(sdr_parse_mac("02:Ab:cD:ef:00:9f", mac) == 0);
-	CHECK(mac[0] == 0x02 && mac[1] == 0xAB && mac[2] == 0xCD && mac[3] == 0xEF &&
-	      mac[4] == 0 && mac[5] == 0x9F);
+	CHECK(mac[0] == 0x02 && mac[1] == 0xAB && mac[2] == 0xCD && mac[3] == 0xEF && mac[4] == 0 &&
+	      mac[5] == 0x9F);
 	sdr_format_mac(mac, s);
 	CHECK(strcmp(s, "02:ab:cd:ef:00:9f") == 0);
 	memcpy(mac2, mac, 6);
@@ -1495,9 +1516,9 @@ static int test_vectors(const char *path, int all_kinds)
 			gl = sdr_build_data_hdr(got, &a, &h);
 			memcpy(got + sdr_data_hdr_len(&h), body, bl);
 			CHECK(r == SDR_PARSE_OK_DATA && p.va == h.va && p.rkey == h.rkey &&
-			      p.imm == h.imm && p.imm_zero == h.no_imm && p.dest_qpn == h.dest_qpn &&
-			      p.psn == h.psn && p.se == h.se && p.payload_len == bl &&
-			      memcmp(p.payload, body, bl) == 0);
+			      p.imm == h.imm && p.imm_zero == h.no_imm &&
+			      p.dest_qpn == h.dest_qpn && p.psn == h.psn && p.se == h.se &&
+			      p.payload_len == bl && memcmp(p.payload, body, bl) == 0);
 		} else {
 			nc++;
 			gl = sdr_build_ctrl_hdr(got, &a, (uint32_t)strtoul(tok[8], NULL, 0),
@@ -1512,7 +1533,8 @@ static int test_vectors(const char *path, int all_kinds)
 		if (gl == wl && memcmp(got, want, wl) != 0) {
 			for (size_t i = 0; i < wl; i++)
 				if (got[i] != want[i]) {
-					fprintf(stderr, "vector %d (%s): byte %zu is %02x, scapy %02x\n",
+					fprintf(stderr,
+						"vector %d (%s): byte %zu is %02x, scapy %02x\n",
 						count, tok[0], i, got[i], want[i]);
 					break;
 				}

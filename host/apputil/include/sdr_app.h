@@ -34,8 +34,7 @@ int app_read_full(int fd, void *buf, size_t len);
  * @return the connected socket, or -errno (-EINVAL bad address,
  *         -ETIMEDOUT, the socket calls' errors).
  */
-int app_tcp_accept_one(const char *bind, uint16_t port, double timeout_s, char *why,
-		       size_t whylen);
+int app_tcp_accept_one(const char *bind, uint16_t port, double timeout_s, char *why, size_t whylen);
 
 /**
  * The same for @p n connections (listen backlog @p n): on success @p fds
@@ -43,8 +42,8 @@ int app_tcp_accept_one(const char *bind, uint16_t port, double timeout_s, char *
  * @return 0, or -errno as app_tcp_accept_one() (-EINVAL: n < 1 too); on
  *         failure no socket is left open.
  */
-int app_tcp_accept_n(const char *bind, uint16_t port, int n, double timeout_s, int *fds,
-		     char *why, size_t whylen);
+int app_tcp_accept_n(const char *bind, uint16_t port, int n, double timeout_s, int *fds, char *why,
+		     size_t whylen);
 
 /**
  * Connect to "HOST[:PORT]" (TCP_NODELAY set), retrying every 100 ms until
@@ -78,7 +77,6 @@ int app_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle,
  *  @p n messages whose times (seconds) are @p t and sizes @p sz: one line
  *  per distinct size and one over all (JSON lines with @p json). Sorts
  *  copies; @p t and @p sz are not changed. */
-void app_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n,
-			int json);
+void app_latency_report(const char *who, const double *t, const uint64_t *sz, uint64_t n, int json);
 
 #endif /* SDR_APP_H */

@@ -1,32 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_net_sdr.c - libnccl-net-sdr.so, an NCCL network plugin over libsdr
- * (host layer: NCCL's proxy -> this plugin -> libsdr -> the sdr-dpu daemon).
- * One device per sdr-dpu socket in SDR_DPU, one libsdr context per device
- * and process shared by its comms, one QP per send or receive comm; NCCL's
- * host buffers are staged through
- * libsdr-registered shadows (one copy each way). docs/nccl.md.
+ * (host layer: NCCL's proxy -> this plugin -> libsdr -> the sdr-dpu daemon):
+ * the exported v8/v9/v10 tables, init (the SDR_* environment, one probe of
+ * each daemon), devices (one per sdr-dpu socket in SDR_DPU) and their
+ * properties, logging. Comms: nccl_comm.c, nccl_conn.c; staging: nccl_mr.c;
+ * the data path: nccl_xfer.c. docs/nccl.md.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "sdr.h"
-#include "nccl_net_abi.h"
+#include "nccl_priv.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -50,11 +38,9 @@ static struct sdr_qp_attr ns_attr; /* SDR_REL, SDR_MAX_MSG, SDR_CHUNK_PKTS */
 static char ns_rel_text[SDR_SCHEME_STR_MAX];
 static uint32_t ns_max_msg[NS_MAX_DEVS]; /* the daemon's, probed once */
 static int ns_speed_mbps = 100000;
-static int ns_check_tags;
+int ns_check_tags;
 
-static void ns_log(int level, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void ns_log(int level, const char *file, int line, const char *fmt, ...)
+void ns_log(int level, const char *file, int line, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;

@@ -57,7 +57,7 @@ log "building sdr-dpu, libsdr, the NCCL plugin and sdr-pipe in $build"
 # regenerate first when the tree changed (meson compile resolves target
 # names with the build's previous introspection data)
 ninja -C "$build" build.ninja >&2
-meson compile -C "$build" sdr-dpu sdr nccl-net-sdr sdr-pipe >&2
+meson compile -C "$build" sdr-dpu host/libsdr/sdr:shared_library nccl-net-sdr sdr-pipe >&2
 
 # the targets' files, wherever the tree's layout puts them
 target_file() {

@@ -10,12 +10,13 @@
 
 #include "sdr_qpctr.h"
 
-#define SDR_EC_QP_CTRS(X)                                                           \
-	X(ec, subs_encoded)                                                         \
-	X(ec, par_pkts_tx) X(ec, par_pkts_rx) X(ec, par_chunks_rx) X(ec, decodes)   \
-		X(ec, chunks_recovered) X(ec, decode_failures) X(ec, fto_expiries)  \
-			X(ec, fto_postponed) X(ec, nacks_tx) X(ec, nack_entries_tx) \
-				X(ec, nacks_rx) X(ec, nack_entries_rx) X(ec, nack_retx_units)
+/* clang-format off */
+#define SDR_EC_QP_CTRS(X)                                                                    \
+	X(ec, subs_encoded) X(ec, par_pkts_tx) X(ec, par_pkts_rx) X(ec, par_chunks_rx)       \
+	X(ec, decodes) X(ec, chunks_recovered) X(ec, decode_failures) X(ec, fto_expiries)    \
+	X(ec, fto_postponed) X(ec, nacks_tx) X(ec, nack_entries_tx) X(ec, nacks_rx)          \
+	X(ec, nack_entries_rx) X(ec, nack_retx_units)
+/* clang-format on */
 
 SDR_QP_CTR_GROUP_DECLARE(ec, SDR_EC_QP_CTRS);
 

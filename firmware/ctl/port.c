@@ -210,40 +210,38 @@ static int rss_reta_set(uint16_t port, uint16_t size, unsigned nq)
 	return rte_eth_dev_rss_reta_update(port, reta, size);
 }
 
-static int setup_port(struct sdr_inst *in)
+/* The port's configuration for @p in: its limits checked against the
+ * workers and the MTU, RSS on the UDP source port where it can steer. */
+static int port_conf(struct sdr_inst *in, struct rte_eth_dev_info *info, struct rte_eth_conf *conf)
 {
-	struct rte_eth_conf conf;
-	struct rte_eth_dev_info info;
 	unsigned nq = sdr_g.nworkers;
-	uint16_t port = in->port, nrxd = SDR_NB_RXD, ntxd = SDR_NB_TXD;
+	uint16_t port = in->port;
 	uint32_t need_l3 = sdr_wire_data_frame_bytes(sdr_g.cfg.mtu, 1) - SDR_ETH_HLEN;
-	char pname[RTE_MEMPOOL_NAMESIZE];
-	struct rte_ether_addr ea;
-	int rc;
 
-	if (rte_eth_dev_info_get(port, &info)) {
+	if (rte_eth_dev_info_get(port, info)) {
 		fprintf(stderr, "sdr-dpu: port %u: cannot read device info\n", port);
 		return -1;
 	}
-	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
+	if (info->max_rx_queues < nq || info->max_tx_queues < nq) {
 		fprintf(stderr,
 			"sdr-dpu: port %u (%s) has %u RX / %u TX queues, %u workers need %u each"
 			" (net_af_packet: add qpairs=%u to the vdev; or lower --workers)\n",
-			port, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
+			port, info->driver_name, info->max_rx_queues, info->max_tx_queues, nq, nq,
+			nq);
 		return -1;
 	}
-	if (info.max_mtu < need_l3) {
+	if (info->max_mtu < need_l3) {
 		fprintf(stderr,
 			"sdr-dpu: port %u (%s) has a maximum MTU of %u; RoCE MTU %u needs an L3 "
 			"MTU of %u"
 			" (lower --mtu)\n",
-			port, info.driver_name, info.max_mtu, sdr_g.cfg.mtu, need_l3);
+			port, info->driver_name, info->max_mtu, sdr_g.cfg.mtu, need_l3);
 		return -1;
 	}
-	memset(&conf, 0, sizeof(conf));
-	if (need_l3 + SDR_ETH_HLEN <= info.max_rx_pktlen) {
-		conf.rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
-	} else if (!frames_fit(info.driver_name, &info, need_l3)) {
+	memset(conf, 0, sizeof(*conf));
+	if (need_l3 + SDR_ETH_HLEN <= info->max_rx_pktlen) {
+		conf->rxmode.mtu = need_l3 > RTE_ETHER_MTU ? need_l3 : RTE_ETHER_MTU;
+	} else if (!frames_fit(info->driver_name, info, need_l3)) {
 		/* net_af_packet and net_tap report about 1518 B whatever the
 		 * kernel interface allows; they pass frames up to what it does.
 		 * Leave the MTU alone rather than shrink the kernel interface,
@@ -252,37 +250,38 @@ static int setup_port(struct sdr_inst *in)
 		printf("sdr-dpu: note: port %u (%s) reports frames up to %u B; RoCE MTU %u needs "
 		       "%u B"
 		       " frames (%s)\n",
-		       port, info.driver_name, info.max_rx_pktlen, sdr_g.cfg.mtu,
-		       need_l3 + SDR_ETH_HLEN, frame_hint(info.driver_name, port, need_l3));
+		       port, info->driver_name, info->max_rx_pktlen, sdr_g.cfg.mtu,
+		       need_l3 + SDR_ETH_HLEN, frame_hint(info->driver_name, port, need_l3));
 	}
 	in->rss_steer = 0;
-	if (nq > 1 && (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
+	if (nq > 1 && (info->flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP)) {
 		/* RSS on the UDP source port (= per-QP flow entropy) */
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
+		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf->rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP;
 		/* on the source port alone, with our key: then a QP's QPN decides
 		 * its queue (common/sdr_rss.h), and ctrl_qp.c picks one that lands on
 		 * the QP's worker */
-		if ((info.flow_type_rss_offloads & RTE_ETH_RSS_L4_SRC_ONLY) &&
-		    info.hash_key_size == SDR_RSS_KEY_LEN && info.reta_size &&
-		    !(info.reta_size & (info.reta_size - 1))) {
-			conf.rx_adv_conf.rss_conf.rss_hf |= RTE_ETH_RSS_L4_SRC_ONLY;
-			conf.rx_adv_conf.rss_conf.rss_key = (uint8_t *)(uintptr_t)sdr_rss_key;
-			conf.rx_adv_conf.rss_conf.rss_key_len = SDR_RSS_KEY_LEN;
+		if ((info->flow_type_rss_offloads & RTE_ETH_RSS_L4_SRC_ONLY) &&
+		    info->hash_key_size == SDR_RSS_KEY_LEN && info->reta_size &&
+		    !(info->reta_size & (info->reta_size - 1))) {
+			conf->rx_adv_conf.rss_conf.rss_hf |= RTE_ETH_RSS_L4_SRC_ONLY;
+			conf->rx_adv_conf.rss_conf.rss_key = (uint8_t *)(uintptr_t)sdr_rss_key;
+			conf->rx_adv_conf.rss_conf.rss_key_len = SDR_RSS_KEY_LEN;
 			in->rss_steer = 1;
-			in->rss_reta = info.reta_size;
+			in->rss_reta = info->reta_size;
 		}
 	}
-	rc = rte_eth_dev_configure(port, nq, nq, &conf);
-	if (rc) {
-		fprintf(stderr, "sdr-dpu: port %u: configure failed: %s\n", port,
-			rte_strerror(-rc));
-		return -1;
-	}
-	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
+	return 0;
+}
+
+/* The instance's mbuf pool: --mbufs plus what the emulated link holds. */
+static int port_pool(struct sdr_inst *in)
+{
+	char pname[RTE_MEMPOOL_NAMESIZE];
+	uint16_t port = in->port;
+	unsigned extra, nmbufs;
 
 	/* The emulated link holds its bandwidth-delay product in mbufs. */
-	unsigned extra, nmbufs;
 	if (sdr_linkemu_prepare(in, &extra))
 		return -1;
 	nmbufs = sdr_g.cfg.mbufs + extra;
@@ -308,6 +307,63 @@ static int setup_port(struct sdr_inst *in)
 			sdr_linkemu_pool_error(in, nmbufs);
 		return -1;
 	}
+	return 0;
+}
+
+/* The address the instance answers to: --mac, or the port's (net_tap: one
+ * beside its kernel interface's), or a locally administered one. */
+static void port_mac(struct sdr_inst *in, const struct rte_eth_dev_info *info)
+{
+	uint16_t port = in->port;
+	struct rte_ether_addr ea;
+
+	/* We answer to our own MAC, which need not be the port's. */
+	rte_eth_promiscuous_enable(port);
+	if (!in->cfg.has_mac) {
+		rte_eth_macaddr_get(port, &ea);
+		memcpy(in->mac, ea.addr_bytes, 6);
+		if (is_pmd(info->driver_name, "net_tap")) {
+			char km[18], dm[18];
+
+			tap_mac(ea.addr_bytes, in->mac);
+			sdr_format_mac(ea.addr_bytes, km);
+			sdr_format_mac(in->mac, dm);
+			printf("sdr-dpu: note: port %u (net_tap) has its kernel interface's MAC %s;"
+			       " this DPU uses %s (give --mac to choose)\n",
+			       port, km, dm);
+		}
+	} else {
+		memcpy(in->mac, in->cfg.mac, 6);
+	}
+	if (!(in->mac[0] | in->mac[1] | in->mac[2] | in->mac[3] | in->mac[4] | in->mac[5])) {
+		/* net_ring ports have no address: use a locally administered one */
+		static const uint8_t base[6] = {0x02, 0x53, 0x44, 0x52, 0x00, 0x00};
+		memcpy(in->mac, base, 6);
+		in->mac[4] = (uint8_t)port;
+		in->mac[5] = (uint8_t)(in->idx + 1);
+	}
+}
+
+static int setup_port(struct sdr_inst *in)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	unsigned nq = sdr_g.nworkers;
+	uint16_t port = in->port, nrxd = SDR_NB_RXD, ntxd = SDR_NB_TXD;
+	int rc;
+
+	if (port_conf(in, &info, &conf))
+		return -1;
+	rc = rte_eth_dev_configure(port, nq, nq, &conf);
+	if (rc) {
+		fprintf(stderr, "sdr-dpu: port %u: configure failed: %s\n", port,
+			rte_strerror(-rc));
+		return -1;
+	}
+	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
+
+	if (port_pool(in))
+		return -1;
 	for (unsigned q = 0; q < nq; q++) {
 		rc = rte_eth_rx_queue_setup(port, q, nrxd, rte_eth_dev_socket_id(port), NULL,
 					    in->pool);
@@ -341,31 +397,7 @@ static int setup_port(struct sdr_inst *in)
 				 " another worker's queue are handed off)"
 			       : "no RSS (packets that arrive on another worker's queue are handed "
 				 "off)");
-	/* We answer to our own MAC, which need not be the port's. */
-	rte_eth_promiscuous_enable(port);
-	if (!in->cfg.has_mac) {
-		rte_eth_macaddr_get(port, &ea);
-		memcpy(in->mac, ea.addr_bytes, 6);
-		if (is_pmd(info.driver_name, "net_tap")) {
-			char km[18], dm[18];
-
-			tap_mac(ea.addr_bytes, in->mac);
-			sdr_format_mac(ea.addr_bytes, km);
-			sdr_format_mac(in->mac, dm);
-			printf("sdr-dpu: note: port %u (net_tap) has its kernel interface's MAC %s;"
-			       " this DPU uses %s (give --mac to choose)\n",
-			       port, km, dm);
-		}
-	} else {
-		memcpy(in->mac, in->cfg.mac, 6);
-	}
-	if (!(in->mac[0] | in->mac[1] | in->mac[2] | in->mac[3] | in->mac[4] | in->mac[5])) {
-		/* net_ring ports have no address: use a locally administered one */
-		static const uint8_t base[6] = {0x02, 0x53, 0x44, 0x52, 0x00, 0x00};
-		memcpy(in->mac, base, 6);
-		in->mac[4] = (uint8_t)port;
-		in->mac[5] = (uint8_t)(in->idx + 1);
-	}
+	port_mac(in, &info);
 	return 0;
 }
 

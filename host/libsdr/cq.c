@@ -137,11 +137,15 @@ int libsdr_progress(struct sdr_ctx *ctx)
 	return n;
 }
 
+/* Return @p op's completion to the user (once); a receive that completed
+ * partial or in error leaves its plain-words state as the last error. */
 static inline void reap(struct sdr_ctx *ctx, struct sdr_op *op)
 {
 	if (!op->reaped) {
 		op->reaped = 1;
 		ctx->outstanding--;
+		if (op->is_recv && (op->status || (op->cflags & SDR_CQE_F_PARTIAL)))
+			libsdr_recv_err(op);
 	}
 }
 

@@ -2,13 +2,27 @@
 /*
  * libsdr's receives (host library layer): post a receive into a slot of the
  * QP segment, read its chunk bitmap and immediate while it lands, ask for
- * early completion (RECV_COMPLETE), poll it.
+ * early completion (RECV_COMPLETE), poll it; the plain-words last error of
+ * one that completed partial or in error.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "sdr_bitmap.h"
+#include "sdr_diag.h"
 #include "sdr_priv.h"
+#include "sdr_wire.h" /* sdr_format_ipv4 */
+
+/* CLOCK_MONOTONIC in ns (vDSO: no system call on the data path) */
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static inline uint64_t *slot_bitmap(const struct sdr_qp *qp, uint32_t seq)
 {
@@ -61,6 +75,7 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 	if (rc)
 		return rc;
 	op_arm(op, seq, wr->length, wr->wr_id);
+	qp->rh[seq % SDR_HANDLES].posted_ns = mono_ns();
 	qp->recv_seq++;
 	ctx->outstanding++;
 	if (h)
@@ -162,4 +177,34 @@ int sdr_recv_poll(struct sdr_recv_handle *h)
 uint32_t sdr_recv_seq(const struct sdr_recv_handle *h)
 {
 	return h ? h->op.seq : 0;
+}
+
+/* The receive's state in the words of the daemon's /ops page and the tools
+ * (sdr_diag_recv_text()), behind the completion's status if it is an error:
+ * "timed out: recv #12 posted 2.3 s ago, 17 of 64 chunks, missing 18-63, ..." */
+void libsdr_recv_err(struct sdr_op *op)
+{
+	const struct sdr_recv_handle *h = (const struct sdr_recv_handle *)op;
+	struct sdr_qp *qp = op->qp;
+	struct sdr_ctx *ctx = qp->ctx;
+	char peer[16] = "";
+	int n = 0;
+	struct sdr_diag_recv d = {
+		.seq = op->seq,
+		.posted_ago = (double)(mono_ns() - h->posted_ns) * 1e-9,
+		.chunks_got = (uint32_t)sdr_recv_chunks_done(h),
+		.chunks = recv_nchunks(op),
+		.chunk_bm = slot_bitmap(qp, op->seq),
+		.peer = peer,
+		.last_pkt_ago = -1, /* the DPU knows, libsdr does not */
+		.no_rel = qp->local.reliability == SDR_REL_NONE,
+	};
+
+	if (qp->connected)
+		sdr_format_ipv4(qp->remote.ip, peer);
+	if (op->status)
+		n = snprintf(ctx->errmsg, sizeof(ctx->errmsg), "%s: ", sdr_strerror(op->status));
+	if (n >= 0 && (size_t)n < sizeof(ctx->errmsg))
+		sdr_diag_recv_text(ctx->errmsg + n, sizeof(ctx->errmsg) - (size_t)n, &d);
+	ctx->err_static = NULL;
 }

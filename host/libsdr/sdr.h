@@ -92,8 +92,12 @@ struct sdr_ctx *sdr_ctx_open(const char *dpu_socket_path, const struct sdr_ctx_a
 void sdr_ctx_close(struct sdr_ctx *ctx);
 
 /** Human-readable reason of the last failed call on @p ctx (the daemon's
- *  message for control requests). With @p ctx NULL: the reason of this
- *  thread's last sdr_ctx_open() ("" if it succeeded). Never NULL. */
+ *  message for control requests), or the state of the last receive that
+ *  sdr_recv_poll() / sdr_cq_poll() returned partial or in error, in the
+ *  words of the daemon's /ops page ("recv #12 posted 2.3 s ago, 17 of 64
+ *  chunks, missing 18-63", behind its status). With @p ctx NULL: the
+ *  reason of this thread's last sdr_ctx_open() ("" if it succeeded).
+ *  Never NULL. */
 const char *sdr_last_error(const struct sdr_ctx *ctx);
 
 /** Description of a status / negative errno of this API. Never NULL. */

@@ -53,6 +53,7 @@ struct sdr_send_handle {
 };
 struct sdr_recv_handle {
 	struct sdr_op op;
+	uint64_t posted_ns; /* CLOCK_MONOTONIC at sdr_recv_post (the error text's "posted ago") */
 };
 
 struct sdr_buf {
@@ -121,7 +122,7 @@ struct sdr_ctx {
 	uint32_t wcq_cap, wcq_head, wcq_tail; /* head/tail free running */
 	struct sdr_ctx_stats st;
 	const char *err_static;
-	char errmsg[192];
+	char errmsg[512]; /* room for a receive's sdr_diag_recv_text() with its hint */
 };
 
 /* libsdr's wr_id in SQEs: marker | qp index | direction | seq. The user's
@@ -157,6 +158,10 @@ void *libsdr_map_segment(int fd, uint64_t size);
 
 /* qp.c */
 void libsdr_qp_free(struct sdr_qp *qp);
+
+/* recv.c: the last error of a receive that completed partial or in error
+ * (sdr_diag_recv_text(), the wording of the daemon's /ops page) */
+void libsdr_recv_err(struct sdr_op *op);
 
 /* cq.c: completions */
 int libsdr_progress(struct sdr_ctx *ctx);

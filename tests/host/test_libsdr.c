@@ -632,6 +632,12 @@ static void test_send_recv(void)
 	CHECK(sdr_recv_poll(rh) == SDR_POLL_PARTIAL);
 	CHECK(sdr_cq_poll(e.ctx, wc, 8) == 0);
 	CHECK(sdr_recv_imm_get(rh, &imm) == -EAGAIN);
+	/* the last error says what is missing, in the words of the daemon's /ops
+	 * page; the fake's QP has no reliability: the hint follows */
+	printf("partial receive: %s\n", sdr_last_error(e.ctx));
+	CHECK(strstr(sdr_last_error(e.ctx), "recv #1 posted ") == sdr_last_error(e.ctx));
+	CHECK(strstr(sdr_last_error(e.ctx), "1 of 4 chunks, missing 1-3") != NULL);
+	CHECK(strstr(sdr_last_error(e.ctx), "no reliability scheme") != NULL);
 
 	/* every byte in but the immediate incomplete: DONE, no immediate */
 	r.wr_id = 7;
@@ -645,6 +651,43 @@ static void test_send_recv(void)
 	      wc[0].flags == SDR_CQE_F_IMM_PARTIAL);
 	CHECK(sdr_recv_poll(rh) == SDR_POLL_DONE);
 	CHECK(sdr_recv_imm_get(rh, &imm) == -EAGAIN);
+
+	/* a receive completing in error, reaped by sdr_cq_poll: the status, then
+	 * the receive's state with the peer's address */
+	r.wr_id = 8;
+	CHECK(sdr_recv_post(e.qp, &r, &rh) == 0 && sdr_recv_seq(rh) == 3);
+	fake_step(e.f);
+	fake_deliver(e.f, sdr__qp_id(e.qp), 3, 0);
+	fake_deliver(e.f, sdr__qp_id(e.qp), 3, 2);
+	cqe_put(e.f, e.f->qp[sdr__qp_id(e.qp)].recv[3].wr_id, 3, 0, 0, -ETIMEDOUT,
+		(uint16_t)sdr__qp_id(e.qp), SDR_SQ_RECV, SDR_CQE_F_PARTIAL);
+	e.f->qp[sdr__qp_id(e.qp)].recv[3].posted = 0;
+	CHECK(sdr_cq_poll(e.ctx, wc, 8) == 1 && wc[0].handle == rh && wc[0].status == -ETIMEDOUT);
+	printf("receive in error: %s\n", sdr_last_error(e.ctx));
+	CHECK(strstr(sdr_last_error(e.ctx), "timed out: recv #3 posted ") == sdr_last_error(e.ctx));
+	CHECK(strstr(sdr_last_error(e.ctx), "2 of 4 chunks, missing 1, 3") != NULL);
+	CHECK(strstr(sdr_last_error(e.ctx), "no reliability scheme") != NULL);
+	CHECK(sdr_recv_poll(rh) == -ETIMEDOUT);
+	/* no chunk of it in: the peer's address (the connected remote QP info) */
+	r.wr_id = 10;
+	CHECK(sdr_recv_post(e.qp, &r, &rh) == 0 && sdr_recv_seq(rh) == 4);
+	fake_step(e.f);
+	cqe_put(e.f, e.f->qp[sdr__qp_id(e.qp)].recv[4].wr_id, 4, 0, 0, -EIO,
+		(uint16_t)sdr__qp_id(e.qp), SDR_SQ_RECV, SDR_CQE_F_PARTIAL);
+	e.f->qp[sdr__qp_id(e.qp)].recv[4].posted = 0;
+	CHECK(sdr_recv_poll(rh) == -EIO);
+	printf("receive in error, nothing in: %s\n", sdr_last_error(e.ctx));
+	CHECK(strstr(sdr_last_error(e.ctx), "recv #4 posted ") != NULL);
+	CHECK(strstr(sdr_last_error(e.ctx), "0 of 4 chunks, no packet of it yet from 10.0.0.1") !=
+	      NULL);
+	/* a complete receive leaves the last error alone */
+	r.wr_id = 9;
+	CHECK(sdr_recv_post(e.qp, &r, &rh) == 0 && sdr_recv_seq(rh) == 5);
+	fake_step(e.f);
+	for (uint32_t c = 0; c < 4; c++)
+		fake_deliver(e.f, sdr__qp_id(e.qp), 5, c);
+	CHECK(sdr_recv_poll(rh) == SDR_POLL_DONE);
+	CHECK(strstr(sdr_last_error(e.ctx), "recv #4 posted ") != NULL);
 
 	/* hostile / unknown completions are reported, not attributed */
 	cqe_put(e.f, 12345, 3, 0, 0, -EIO, 99, SDR_SQ_SEND, 0);

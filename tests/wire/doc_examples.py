@@ -17,6 +17,7 @@ Usage: doc_examples.py DOC [TEST_WIRE]     (exit 0 ok, 1 failure)
 """
 import os
 import re
+import shlex
 import struct
 import subprocess
 import sys
@@ -173,8 +174,11 @@ def main():
         with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as fp:
             fp.write('\n'.join(lines) + '\n')
         try:
-            r = subprocess.run([sys.argv[2], '--examples', fp.name], capture_output=True,
-                               text=True)
+            # a cross build's test_wire runs under its emulator (meson
+            # hands scripts the cross file's runner in MESON_EXE_WRAPPER)
+            wrapper = shlex.split(os.environ.get('MESON_EXE_WRAPPER', ''))
+            r = subprocess.run(wrapper + [sys.argv[2], '--examples', fp.name],
+                               capture_output=True, text=True)
         finally:
             os.unlink(fp.name)
         check(r.returncode == 0, 'test_wire rebuilds the examples: rc %d\n%s%s'

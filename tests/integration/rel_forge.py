@@ -35,12 +35,13 @@ parity packet per message, RS(1,1)).
 import argparse
 import os
 import random
+import socket
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'external'))
 try:
-    from scapy.all import sendp
+    import scapy.all  # noqa: F401 (build_packets builds with it)
     import build_packets as bp
 except ImportError as e:
     print(f"rel_forge: scapy not available ({e}): skipping", file=sys.stderr)
@@ -163,10 +164,16 @@ def main():
             if a.bad_icrc:
                 f[-1] ^= 0x40
             frames.append((ver, bytes(f)))
+    # the frames go out through a raw packet socket, as built: scapy's sendp
+    # re-dissects every frame and took seconds per round of 800 parity frames
+    # on a loaded machine, so that the transfer ended before the attack did
+    tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    tx.bind((a.iface, 0))
     time.sleep(max(0.0, ready + a.delay - time.monotonic()))
     t0 = time.monotonic()
     for r in range(a.rounds):
-        sendp([bp.Ether(f) for _, f in frames], iface=a.iface, verbose=False)
+        for _, f in frames:
+            tx.send(f)
         for ver, _ in frames:
             n[ver] += 1
         if r + 1 < a.rounds:

@@ -640,7 +640,7 @@ int main(int argc, char **argv)
 	int p01[2], p10[2], st, fails = 0;
 	pid_t pid[2];
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* --option VALUE pairs */
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			usage();
@@ -664,7 +664,6 @@ int main(int argc, char **argv)
 			o_ready = v;
 		else
 			usage();
-		i++;
 	}
 	if (!o_plugin || !o_dpu[0] || !o_dpu[1] || (o_api != 8 && o_api != 9 && o_api != 10) ||
 	    o_rounds < 1 || o_pairs < 1 || o_pairs > MAX_PAIRS)

@@ -18,13 +18,14 @@
 #define SDR_ABI_H
 
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sdr_ring.h"
 #include "sdr_scheme.h" /* enum sdr_reliability, EC parameters, sdr_ec_param_*() */
 
 #define SDR_ABI_MAJOR 2 /* 2: qp_info ctrl_key */
-#define SDR_ABI_MINOR 0
+#define SDR_ABI_MINOR 1 /* 1: QP_RESTORE, restore tokens, outage horizon, SQE resume flags */
 
 /* ================= control socket ================= */
 
@@ -38,6 +39,8 @@ enum sdr_ctl_type {
 	SDR_CTL_QP_CONNECT,  /**< req: qp_id, remote info */
 	SDR_CTL_QP_DESTROY,  /**< req: qp_id */
 	SDR_CTL_QP_SET_RATE, /**< req: qp_id, rate (reserved for pacing) */
+	SDR_CTL_QP_RESTORE,  /**< (2.1) req + the QP's segment fd: attr, remote, restore;
+	                          resp: qp_id, info (the same identity) */
 	SDR_CTL__MAX
 };
 
@@ -79,6 +82,25 @@ struct sdr_qp_attr_abi {
 	uint32_t want_rkey;  /**< 0 = random */
 };
 
+/** A restore token proves, at QP_RESTORE, that the requester is the client
+ *  that created the QP (docs/security.md "Restoring a QP"). Opaque to the
+ *  host: the daemon derives it from its instance key, the QP's identity and
+ *  the creator's uid, so a restarted daemon can check it without remembering
+ *  anything but that key. */
+#define SDR_RESTORE_TOKEN_LEN 16
+
+/** QP_RESTORE (2.1): re-create a QP of an earlier incarnation of this daemon
+ *  after a restart, with the same identity, from what the host kept. */
+struct sdr_qp_restore_abi {
+	struct sdr_qp_info local; /**< the QP's info as QP_CREATE returned it */
+	uint8_t token[SDR_RESTORE_TOKEN_LEN]; /**< as QP_CREATE returned it */
+	uint32_t send_base; /**< first send the host does not know completed: the
+	                         host re-posts every send from here on */
+	uint32_t recv_base; /**< same for receives */
+	uint8_t connected;  /**< 1: connect to @c remote of the request as well */
+	uint8_t pad[7];
+};
+
 struct sdr_ctl_req {
 	uint32_t magic;
 	uint16_t type;
@@ -91,7 +113,14 @@ struct sdr_ctl_req {
 	uint64_t length;
 	struct sdr_qp_attr_abi qp_attr;
 	struct sdr_qp_info remote;
+	/* ---- 2.1: a 2.0 request ends here (SDR_CTL_REQ_SIZE_2_0 bytes; the
+	 * daemon takes either size, the new fields zero for a 2.0 host) ---- */
+	uint32_t horizon_ms; /**< QP_CREATE / QP_RESTORE: outage horizon of the QP
+	                          (ms); 0 = the daemon's --outage-horizon-ms */
+	uint32_t pad1;
+	struct sdr_qp_restore_abi restore; /**< QP_RESTORE */
 };
+#define SDR_CTL_REQ_SIZE_2_0 offsetof(struct sdr_ctl_req, horizon_ms)
 
 /** Response; @c status is 0 or a negative errno. */
 struct sdr_ctl_resp {
@@ -103,7 +132,14 @@ struct sdr_ctl_resp {
 	uint64_t seg_size; /**< size of the segment whose fd comes with this */
 	struct sdr_qp_info info;
 	char msg[128]; /**< human-readable reason when status != 0 */
+	/* ---- 2.1: the daemon answers a 2.0-sized request with a 2.0-sized
+	 * response (SDR_CTL_RESP_SIZE_2_0 bytes) ---- */
+	uint8_t token[SDR_RESTORE_TOKEN_LEN]; /**< QP_CREATE, QP_RESTORE: the QP's
+	                                           restore token */
+	uint32_t horizon_ms; /**< QP_CREATE, QP_RESTORE: the QP's outage horizon */
+	uint32_t pad1;
 };
+#define SDR_CTL_RESP_SIZE_2_0 offsetof(struct sdr_ctl_resp, token)
 
 /* ================= context segment ================= */
 
@@ -137,9 +173,21 @@ enum sdr_sq_op {
 	SDR_SQ_STREAM_END = 6,    /**< no more data for stream @c seq */
 };
 
+/* SQE flags (2.1), only on a QP made by QP_RESTORE, only on the descriptors
+ * that re-post what the host posted to the earlier incarnation (the DPU
+ * refuses them elsewhere, sqe_bad_flags): */
+/** RECV: keep the slot's bitmap, chunks_set and immediate in the QP segment
+ *  (the host did not clear them); chunks already set count as received. */
+#define SDR_SQE_F_RESUME 0x01
+/** SEND or RECV that completed before the restart: it takes its message
+ *  number and completes at once, without a CQE and without packets. A RECV
+ *  keeps its bitmap (F_RESUME implied): the DPU answers the sender's
+ *  retransmissions with the final state it shows (FULL when full). */
+#define SDR_SQE_F_DONE 0x02
+
 struct sdr_sqe {
 	uint8_t opcode; /**< enum sdr_sq_op */
-	uint8_t flags;  /**< must be 0 */
+	uint8_t flags;  /**< 0, or SDR_SQE_F_* on a restored QP */
 	uint16_t qp_id;
 	uint32_t mr_id;
 	uint64_t wr_id;      /**< opaque to the DPU, echoed in the CQE */

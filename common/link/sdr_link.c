@@ -526,4 +526,11 @@ void sdr_link_stats_print(FILE *f, const char *title, const struct sdr_link_stat
 		"  Bottleneck: backlog: %-13" PRIu64 " max-backlog: %-7" PRIu64
 		" ge-bad: %-11" PRIu64 " max-release-lag-ns: %" PRIu64 "\n",
 		s->backlog_bytes, s->max_backlog_bytes, s->ge_bad_frames, s->max_release_lag_ns);
+	if (s->ect_in || s->bg_bytes || s->dropped_down || s->rate_bps_now)
+		fprintf(f,
+			"  Shared:     ect-in: %-14" PRIu64 " ce-marked: %-9" PRIu64
+			" down-dropped: %-5" PRIu64 " bg-bytes: %" PRIu64 " (dropped %" PRIu64
+			") rate-now: %" PRIu64 "\n",
+			s->ect_in, s->ce_marked, s->dropped_down, s->bg_bytes, s->bg_dropped_bytes,
+			s->rate_bps_now);
 }

@@ -152,8 +152,7 @@ static void test_background(void)
 	for (t = 0; t < 100 * MS; t += 20 * US)
 		sdr_link_decide(&l, t, 1500, &v);
 	uint64_t b = sdr_link_backlog_at(&l, t);
-	CHECK(b > 1240000 && b < 1260000, "backlog after 100 ms %" PRIu64 " (1.25 MB expected)",
-	      b);
+	CHECK(b > 1240000 && b < 1260000, "backlog after 100 ms %" PRIu64 " (1.25 MB expected)", b);
 	CHECK(l.stats.bg_bytes > 6240000 && l.stats.bg_bytes <= 6250000,
 	      "background bytes %" PRIu64, l.stats.bg_bytes);
 	CHECK(l.stats.dropped_buffer == 0 && l.stats.bg_dropped_bytes == 0, "no drops yet");
@@ -243,14 +242,11 @@ static void test_parse(void)
 		struct sdr_link_cfg a, b;
 		struct sdr_link l;
 
-		CHECK(sdr_link_parse(good[i], &a, err, sizeof(err)) == 0, "'%s': %s", good[i],
-		      err);
+		CHECK(sdr_link_parse(good[i], &a, err, sizeof(err)) == 0, "'%s': %s", good[i], err);
 		CHECK(sdr_link_init(&l, &a) == 0, "init '%s'", good[i]);
 		sdr_link_cfg_format(&a, buf, sizeof(buf));
-		CHECK(sdr_link_parse(buf, &b, err, sizeof(err)) == 0, "reparse '%s': %s", buf,
-		      err);
-		CHECK(memcmp(&a, &b, sizeof(a)) == 0, "round trip of '%s' via '%s'", good[i],
-		      buf);
+		CHECK(sdr_link_parse(buf, &b, err, sizeof(err)) == 0, "reparse '%s': %s", buf, err);
+		CHECK(memcmp(&a, &b, sizeof(a)) == 0, "round trip of '%s' via '%s'", good[i], buf);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct sdr_link_cfg a;
@@ -313,8 +309,7 @@ static void test_mark_ce(void)
 	CHECK(ip_sum(f + 14) == 0xffff, "checksum still right after the mark: %04x",
 	      ip_sum(f + 14));
 	f[15] = 26 << 2; /* not ECT */
-	CHECK(sdr_link_frame_mark_ce(f, sizeof(f)) == -1 && f[15] == 26 << 2,
-	      "not-ECT left alone");
+	CHECK(sdr_link_frame_mark_ce(f, sizeof(f)) == -1 && f[15] == 26 << 2, "not-ECT left alone");
 	CHECK(sdr_link_frame_ecn(f, 20) == -1, "short frame");
 	/* IPv6 with traffic class ECT(1) */
 	memset(f, 0, sizeof(f));

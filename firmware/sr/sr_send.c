@@ -29,7 +29,6 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
-	sr->global_timeout = sdr_ms_cycles(sdr_g.cfg.global_timeout_ms);
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;
@@ -111,7 +110,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 		return;
 	u->tx_tsc = now;
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
-		u->tx_tsc = 0; /* no timer: the global timeout is the backstop */
+		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
 }
 
 /* The send this (seq) names, if it is outstanding with SR state. */
@@ -163,9 +162,9 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 		if (t < d)
 			d = t;
 	}
-	/* the global timeout (sdr_sr_poll) */
-	if (sr->global_timeout && qp->ack_cursor != qp->send_next) {
-		t = qp->progress_tsc + sr->global_timeout + 1;
+	/* the outage horizon (sdr_sr_poll) */
+	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
+		t = qp->progress_tsc + qp->horizon_tsc + 1;
 		if (t < d)
 			d = t;
 	}

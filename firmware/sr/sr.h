@@ -89,6 +89,12 @@ struct sdr_sr {
 	uint8_t probing;            /* no ACK for an RTO: one unit per RTO until the peer
 	                         answers (RFC 6298 5.4/5.5) */
 	uint8_t full_copies;        /* final FULL entries sent per receive (EC: 2) */
+	/* stall: probing began with data outstanding (the peer silent for an
+	 * RTO); it ends at the first ACK (docs/reliability.md "Faults: link
+	 * outages"). Read by the main lcore for stats, JSON, metrics, /ops */
+	uint64_t stall_tsc;         /* stalled since; 0 = not stalled */
+	uint64_t outage_last_ms;    /* the last stall that ended */
+	uint64_t outage_longest_ms; /* the longest one */
 	struct sdr_sr_events events;
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */

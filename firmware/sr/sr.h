@@ -95,6 +95,8 @@ struct sdr_sr {
 	uint64_t stall_tsc;         /* stalled since; 0 = not stalled */
 	uint64_t outage_last_ms;    /* the last stall that ended */
 	uint64_t outage_longest_ms; /* the longest one */
+	uint64_t resume_tsc;        /* the last stall ended: units sent before give no RTT
+	                               sample (their ACKs waited for the path) */
 	struct sdr_sr_events events;
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */

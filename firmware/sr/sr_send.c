@@ -345,8 +345,11 @@ static void ack_unit(void *arg, uint32_t unit)
 		a->unsent++;
 		return;
 	}
-	/* Karn: only units transmitted exactly once give an RTT sample */
-	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
+	/* Karn: only units transmitted exactly once give an RTT sample, and
+	 * not those that were on the way when a stall ended (their ACK waited
+	 * for the outage: a sample of its length would set the RTO to it) */
+	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
+	    u->tx_tsc >= a->sr->resume_tsc) {
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
@@ -415,6 +418,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 	int resume = sr->probing;
 
+	if (resume)
+		sr->resume_tsc = now;
 	SDR_QP_CTR(qp, sr, acks_rx)++;
 	sr->ack_rx_tsc = now; /* the peer answers: no probing */
 	sr->probing = 0;

@@ -31,6 +31,7 @@
 #include "ctrl.h"
 #include "ctrl_int.h"
 #include "mrpop.h"
+#include "sdr_tomb.h"
 #include "sdr_fdpass.h"
 #include "worker.h"
 
@@ -192,7 +193,7 @@ static void ctx_destroy(struct sdr_hctx *c)
 	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_CTX, .obj = c};
 
 	while (c->nqps)
-		ctl_qp_destroy(c, c->qps[c->nqps - 1]);
+		ctl_qp_destroy(c, c->qps[c->nqps - 1], SDR_CLOSED_DETACHED);
 	sdr_worker_call(c->worker, &cmd);
 	sdr_worker_quiesce_all();
 	for (unsigned i = 0; i < SDR_MAX_MRS; i++)
@@ -372,6 +373,11 @@ int sdr_ctrl_init(struct sdr_inst *in)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
+
+	/* what destroyed QPs leave for their peers (ctrl_qp.c) */
+	in->tombs = calloc(SDR_MAX_QPS, sizeof(*in->tombs));
+	if (!in->tombs)
+		return -1;
 
 	/* QPN epoch: a restarted daemon numbers its QPs differently, so the
 	 * packets its peers still send to the old incarnation are recognised

@@ -84,6 +84,6 @@ int ctl_req_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 int ctl_req_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
 
 /** Take QP @p qp of context @p c off its worker and apart. */
-void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp);
+void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp, uint8_t why);
 
 #endif /* SDR_CTRL_INT_H */

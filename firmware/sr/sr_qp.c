@@ -5,6 +5,7 @@
  * engine) adds to it, called through its hooks only.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "cq.h"
 #include "recv.h"
@@ -174,4 +175,18 @@ void sdr_sr_qp_reset(struct sdr_qp *qp)
 	sdr_sr_reset(sr);
 	if (sr->hooks)
 		sr->hooks->reset(sr->hook_ctx);
+}
+
+void sdr_sr_qp_closed_full(const struct sdr_qp *qp, struct sdr_closed_msg *c)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
+	memset(c->full, 0, sizeof(c->full));
+	for (uint32_t i = 0; i < SDR_CLOSED_FULL_BITS; i++) {
+		uint32_t seq = c->recv_next - SDR_CLOSED_FULL_BITS + i;
+		const struct sdr_rdone *d = &sr->done[sdr_seq_msg_id(seq)];
+
+		if (d->flags == SDR_ACK_F_FULL && d->seq == seq)
+			c->full[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
 }

@@ -206,7 +206,8 @@ for k in ("ctrl_bad_key", "ctrl_bad", "ctrl_unknown", "ec_parity_early"):
         bad.append("%s = %d at the daemon that was not attacked" % (k, O["drops"][k]))
 a, b = A["instances"][0]["qp_totals"], B["instances"][0]["qp_totals"]
 # what the receiver sent the sender: CTS before the sender connected count as
-# qp_not_ready, a last ACK after it destroyed its QP as unknown_qp
+# qp_not_ready, a last ACK after it destroyed its QP as unknown_qp, or as
+# tomb_pkts while its tombstone answers (QP-CLOSED)
 pairs = [("ACKs", a["sr_acks_rx"], b["sr_acks_tx"]), ("NACKs", a["ec_nacks_rx"], b["ec_nacks_tx"]),
          ("CTS", a["cts_rx"], b["cts_tx"])]
 for what, rx, tx in pairs:
@@ -214,7 +215,8 @@ for what, rx, tx in pairs:
     if rx > tx:
         bad.append("sender accepted %d %s, the receiver sent %d" % (rx, what, tx))
 rx, tx = sum(p[1] for p in pairs), sum(p[2] for p in pairs)
-early, late = A["drops"]["qp_not_ready"], A["drops"]["unknown_qp"]
+early = A["drops"]["qp_not_ready"]
+late = A["drops"]["unknown_qp"] + A["drops"].get("tomb_pkts", 0)
 print("control: sender accepted %d + before connect %d + after close %d, receiver sent %d"
       % (rx, early, late, tx))
 if rx + early + late != tx:

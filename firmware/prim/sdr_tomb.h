@@ -22,17 +22,17 @@
  *  peer's control key (the QP-CLOSED must pass the peer's key check), and
  *  which of its last 1024 receives completed FULL. */
 struct sdr_tomb_data {
-	uint32_t qpn_base;    /**< the destroyed QP's block base; 0 = no tombstone */
-	uint32_t remote_qpn;  /**< its peer's block base */
-	uint32_t remote_ip;   /**< (host order) */
-	uint64_t remote_key;  /**< its peer's control key */
-	uint64_t made_tsc;    /**< when it was destroyed */
-	struct sdr_l2l3 l2;   /**< the frames' addresses towards the peer */
+	uint32_t qpn_base;            /**< the destroyed QP's block base; 0 = no tombstone */
+	uint32_t remote_qpn;          /**< its peer's block base */
+	uint32_t remote_ip;           /**< (host order) */
+	uint64_t remote_key;          /**< its peer's control key */
+	uint64_t made_tsc;            /**< when it was destroyed */
+	struct sdr_l2l3 l2;           /**< the frames' addresses towards the peer */
 	struct sdr_closed_msg closed; /**< the answer's body */
 };
 
 struct sdr_tomb {
-	_Atomic uint32_t wseq;         /**< odd while the main lcore writes */
+	_Atomic uint32_t wseq;        /**< odd while the main lcore writes */
 	_Atomic uint64_t last_tx_tsc; /**< the last QP-CLOSED sent (workers; approximate) */
 	struct sdr_tomb_data d;
 };

@@ -332,12 +332,13 @@ static const struct sdr_opt cfg_opts[] = {
 	 .arg = "MS",
 	 U32(0, MS_MAX),
 	 CFG(outage_horizon_ms),
-	 .help = "an SR/EC/AUTO QP whose sends make no progress (link down,\n"
-		 "peer silent) is stalled, not failed, for up to MS; then it\n"
-		 "errors (outstanding operations complete with -ETIMEDOUT,\n"
-		 "later posts -ENOTCONN); a receive that saw packets and then\n"
-		 "nothing for MS completes with -ETIMEDOUT. A QP may ask for\n"
-		 "its own (docs/reliability.md; default 60000; 0 = never)"},
+	 .help = "an SR/EC/AUTO QP whose sends make no progress\n"
+		 "(link down, peer silent) is stalled, not failed, for up\n"
+		 "to MS; then it errors (outstanding operations complete\n"
+		 "with -ETIMEDOUT, later posts -ENOTCONN); a receive that\n"
+		 "saw packets and then nothing for MS completes with\n"
+		 "-ETIMEDOUT. A QP may ask for its own (horizon_ms;\n"
+		 "docs/reliability.md; default 60000; 0 = never)"},
 	{.name = "global-timeout-ms",
 	 .arg = "MS",
 	 U32(0, MS_MAX),

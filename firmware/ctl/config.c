@@ -344,14 +344,22 @@ static const struct sdr_opt cfg_opts[] = {
 		 "sdr-diag); docs/operations.md"},
 	{.name = "help", .help = "this text"},
 	{.name = "version", .fn = on_version, .help = "print the version"},
+	{.name = "outage-horizon-ms",
+	 .arg = "MS",
+	 U32(0, MS_MAX),
+	 CFG(outage_horizon_ms),
+	 .help = "an SR/EC/AUTO QP whose sends make no progress\n"
+		 "(link down, peer silent) is stalled, not failed, for up\n"
+		 "to MS; then it errors (outstanding operations complete\n"
+		 "with -ETIMEDOUT, later posts -ENOTCONN); a receive that\n"
+		 "saw packets and then nothing for MS completes with\n"
+		 "-ETIMEDOUT. A QP may ask for its own (horizon_ms;\n"
+		 "docs/reliability.md; default 60000; 0 = never)"},
 	{.name = "global-timeout-ms",
 	 .arg = "MS",
 	 U32(0, MS_MAX),
-	 CFG(global_timeout_ms),
-	 .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\n"
-		 "the error state (outstanding operations complete with\n"
-		 "-ETIMEDOUT); a receive without progress for MS completes\n"
-		 "with -ETIMEDOUT (default 3000; 0 = never)"},
+	 CFG(outage_horizon_ms),
+	 .help = "old name of --outage-horizon-ms"},
 	SDR_OPT_END,
 };
 
@@ -499,7 +507,7 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->mbufs = 8191;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
-	cfg->global_timeout_ms = 3000;
+	cfg->outage_horizon_ms = 60000;
 	cfg->qpn_epoch = -1;
 	cfg->state_dir = "/run/sdr-dpu";
 	cfg->restore_window_ms = 30000;

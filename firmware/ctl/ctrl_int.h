@@ -37,6 +37,7 @@ struct client {
 	int pending;
 	int pend_fd; /* descriptor to pass (owned by its ctx/QP) or -1 */
 	uint64_t pend_by;
+	size_t pend_size; /* bytes of pend to send (a 2.0 client: SDR_CTL_RESP_SIZE_2_0) */
 	struct sdr_ctl_resp pend;
 };
 
@@ -114,6 +115,6 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 		       struct sdr_ctl_resp *r);
 
 /** Take QP @p qp of context @p c off its worker and apart. */
-void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp);
+void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp, uint8_t why);
 
 #endif /* SDR_CTRL_INT_H */

@@ -122,6 +122,7 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	ids.id = id;
 	ids.rkey = L->rkey;
 	ids.ctrl_key = L->ctrl_key;
+	ids.horizon_ms = q->horizon_ms;
 	if (ctl_qp_add(cl, &q->qp_attr, &ids, &rst, r, &qp)) {
 		char why[sizeof(r->msg)];
 
@@ -138,7 +139,7 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 			/* the QP goes again; the host keeps its segment */
 			snprintf(why, sizeof(why), "%s", r->msg);
 			qp->qseg_fd = -1;
-			ctl_qp_destroy(cl->ctx, qp);
+			ctl_qp_destroy(cl->ctx, qp, SDR_CLOSED_DESTROYED);
 			cl->q->qps--;
 			memset(r, 0, sizeof(*r));
 			r->type = SDR_CTL_QP_RESTORE;

@@ -205,10 +205,18 @@ void sdr_rstate_mark(struct sdr_inst *in, uint32_t id, int used)
 	bit_put(r->f->blocks, id, used);
 }
 
+static int stopping[SDR_MAX_INST];
+
+int sdr_rstate_stopping(const struct sdr_inst *in)
+{
+	return stopping[in->idx];
+}
+
 void sdr_rstate_close_all(void)
 {
 	for (unsigned i = 0; i < SDR_MAX_INST; i++)
 		if (rs[i].f) {
+			stopping[i] = 1;
 			msync(rs[i].f, sizeof(*rs[i].f), MS_SYNC);
 			munmap(rs[i].f, sizeof(*rs[i].f));
 			rs[i].f = NULL;

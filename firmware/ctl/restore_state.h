@@ -43,6 +43,10 @@ void sdr_rstate_mark(struct sdr_inst *in, uint32_t id, int used);
  *  reserves them). */
 void sdr_rstate_close_all(void);
 
+/** Did the daemon stop (sdr_rstate_close_all()) with a state file for
+ *  @p in? Its QPs then go without a QP-CLOSED to their peers. */
+int sdr_rstate_stopping(const struct sdr_inst *in);
+
 /** Restore token of a QP: SipHash-2-4-128 under the instance key over the
  *  instance name, the QPN, R_Key, control key and the creator's uid.
  *  Zero when restore is off. */

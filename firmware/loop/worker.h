@@ -12,7 +12,7 @@ enum sdr_cmd_type {
 	SDR_CMD_DEL_CTX,
 	SDR_CMD_ADD_QP,
 	SDR_CMD_CONNECT_QP,
-	SDR_CMD_DEL_QP,
+	SDR_CMD_DEL_QP, /* arg: SDR_CLOSED_* to tell the peer (one QP-CLOSED), or 0 */
 	SDR_CMD_MR_DEREG,
 	SDR_CMD_SET_RATE,
 };

@@ -34,6 +34,7 @@
 	X(not_for_us, "destination MAC or IP is not this DPU's")                                \
 	X(stale_epoch, "DestQP outside this boot's QPN range (an earlier incarnation)")         \
 	X(unknown_qp, "DestQP names no QP of this DPU")                                         \
+	X(tomb_pkts, "DestQP names a QP this DPU destroyed (tombstone): QP-CLOSED answers it")  \
 	X(qp_not_ready, "QP exists but is not connected")                                       \
 	X(wrong_peer, "source IP or QPN is not the connected peer")                             \
 	X(stale_gen, "packet of an old generation of its message slot")                         \
@@ -81,6 +82,7 @@
 #define SDR_TX_ERR_LIST(X)                                             \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")         \
 	X(tx_full, "TX queue refused packets after retries (dropped)") \
+	X(closed_tx, "QP-CLOSED sent for a tombstone (not an error)")  \
 	SDR_SCHEME_TX_ERRS(X)
 
 /* control plane (main lcore): every refused or dropped host connection and

@@ -111,6 +111,11 @@ void sdr_sr_qp_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 uint64_t sdr_sr_qp_next_due(struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_reset(struct sdr_qp *qp);
 
+/** Main lcore, a QP its worker let go of: which of the 1024 receives
+ *  before @c c->recv_next completed FULL (their final entries), into
+ *  @c c->full (the QP-CLOSED its tombstone answers with). */
+void sdr_sr_qp_closed_full(const struct sdr_qp *qp, struct sdr_closed_msg *c);
+
 /* The entries of struct sdr_rel_ops that every scheme built on the SR core
  * takes from it as they are (SR, EC, AUTO): a scheme's table names its own
  * qp_init/qp_fini/send_prepare and then SDR_SR_QP_OPS. */

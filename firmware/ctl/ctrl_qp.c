@@ -440,7 +440,10 @@ void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp, uint8_t why)
 	int had_peer = (qp->state == SDR_QPS_CONNECTED || qp->state == SDR_QPS_ERROR) &&
 		       !sdr_rstate_stopping(qp->inst);
 	/* (the worker sends the peer one QP-CLOSED: arg) */
-	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_QP, .obj = qp, .arg = had_peer ? why : 0};
+	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_QP,
+			      .obj = qp,
+			      .arg = (had_peer ? why : 0) |
+				     (sdr_rstate_stopping(qp->inst) ? SDR_DEL_QP_QUIET : 0)};
 	unsigned i;
 
 	atomic_store_explicit(&qp->inst->qps[qp->id], NULL, memory_order_release);

@@ -264,8 +264,12 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 	case SDR_CMD_CONNECT_QP: sdr_worker_qp_connect(w, cmd->obj, cmd->remote); break;
 	case SDR_CMD_DEL_QP:
 		qp = cmd->obj;
+		if (cmd->arg & SDR_DEL_QP_QUIET) {
+			sdr_cq_flush(w, qp->ctx); /* what completed before goes out */
+			qp->ctx->quiet = 1;
+		}
 		sdr_qp_abort(w, qp, -ECANCELED);
-		if (cmd->arg) /* (SDR_CLOSED_*) */
+		if (cmd->arg & 0xff) /* (SDR_CLOSED_*) */
 			closed_announce(w, qp, (uint8_t)cmd->arg);
 		sdr_cq_flush(w, qp->ctx);
 		qp->state = SDR_QPS_DEAD;

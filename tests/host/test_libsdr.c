@@ -374,12 +374,13 @@ struct env {
 	struct sdr_qp *qp;
 };
 
-static void env_up(struct env *e, uint32_t cq_entries, int connect)
+static void env_up_attr(struct env *e, uint32_t cq_entries, int connect,
+			const struct sdr_ctx_attr *attr)
 {
 	struct sdr_qp_info peer;
 
 	e->f = fake_start(cq_entries, 0);
-	e->ctx = sdr_ctx_open(e->f->path, NULL);
+	e->ctx = sdr_ctx_open(e->f->path, attr);
 	if (e->ctx == NULL) {
 		perror("sdr_ctx_open");
 		abort();
@@ -393,6 +394,11 @@ static void env_up(struct env *e, uint32_t cq_entries, int connect)
 	peer.qpn += 0x100;
 	if (connect && sdr_qp_connect(e->qp, &peer))
 		abort();
+}
+
+static void env_up(struct env *e, uint32_t cq_entries, int connect)
+{
+	env_up_attr(e, cq_entries, connect, NULL);
 }
 
 static void env_down(struct env *e)
@@ -769,15 +775,21 @@ static void test_eagain(void)
 	env_down(&e);
 }
 
-static void test_daemon_death(void)
+/* Re-attach off (the attribute, or SDR_REATTACH_MS=0): a daemon death is
+ * final, every call says -EPIPE. */
+static void test_daemon_death(int by_env)
 {
+	struct sdr_ctx_attr a = {.reattach_ms = SDR_REATTACH_OFF};
 	struct env e;
 	struct sdr_send_wr w = {0};
 	struct sdr_send_handle *h;
 	struct sdr_wc wc[4];
 	int rc = 0, i;
 
-	env_up(&e, SDR_CQ_ENTRIES, 1);
+	if (by_env)
+		setenv("SDR_REATTACH_MS", "0", 1);
+	env_up_attr(&e, SDR_CQ_ENTRIES, 1, by_env ? NULL : &a);
+	unsetenv("SDR_REATTACH_MS");
 	w.mr = e.mr;
 	w.length = 10;
 	CHECK(sdr_send_post(e.qp, &w, &h) == 0);
@@ -994,7 +1006,8 @@ int main(void)
 	test_validation();
 	test_send_recv();
 	test_eagain();
-	test_daemon_death();
+	test_daemon_death(0);
+	test_daemon_death(1);
 	test_desc_agreement();
 	if (t_failures) {
 		fprintf(stderr, "%d check(s) failed\n", t_failures);

@@ -17,6 +17,7 @@
 #include "ec_desc.h"
 #include "qp_setup.h"
 #include "rel.h"
+#include "restore_state.h"
 #include "sdr_rss.h"
 #include "worker.h"
 
@@ -134,6 +135,16 @@ static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		if (atomic_load(&in->qps[id]))
 			return ctl_fail(r, EADDRINUSE, "QPN 0x%x (block %u) is in use", a->want_qpn,
 					id);
+		if (sdr_rstate_reserved(in, id)) {
+			ctl_note(SDR_CTR_ctl_qpn_reserved, in->cfg.name,
+				 "QP_CREATE of QPN 0x%x refused: reserved for restore",
+				 a->want_qpn);
+			return ctl_fail(r, EADDRINUSE,
+					"QPN 0x%x (block %u) is reserved for the restore of a QP of"
+					" the previous incarnation (%llu ms more)",
+					a->want_qpn, id,
+					(unsigned long long)sdr_rstate_window_left_ms(in));
+		}
 	} else {
 		/* where the port steers by QPN (port.c), the first free one whose
 		 * packets land on the context's worker; else the first free one
@@ -141,7 +152,7 @@ static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		uint32_t any = SDR_MAX_QPS;
 
 		for (id = 0; id < SDR_MAX_QPS; id++) {
-			if (atomic_load(&in->qps[id]))
+			if (atomic_load(&in->qps[id]) || sdr_rstate_reserved(in, id))
 				continue;
 			if (any == SDR_MAX_QPS)
 				any = id;
@@ -158,19 +169,16 @@ static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 	return 0;
 }
 
-int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
-		      int *pass)
+int ctl_qp_attr_check(const struct sdr_qp_attr_abi *a, struct sdr_ctl_resp *r)
+{
+	return qp_attr_check(a, ATTR_ALL, r);
+}
+
+int ctl_qp_room(struct client *cl, struct sdr_ctl_resp *r)
 {
 	struct sdr_hctx *c = cl->ctx;
 	struct sdr_inst *in = c->inst;
-	const struct sdr_qp_attr_abi *a = &q->qp_attr;
-	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
-	struct sdr_qp_ids ids;
-	struct sdr_qp *qp;
-	int err;
 
-	if (qp_attr_check(a, ATTR_ALL, r))
-		return r->status;
 	if (sdr_g.cfg.quota_qps && cl->q->qps >= sdr_g.cfg.quota_qps) {
 		char w[48], wl[64];
 		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name,
@@ -183,8 +191,18 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	if (c->nqps == SDR_MAX_QPS_PER_CTX)
 		return ctl_fail(r, ENOSPC, "too many QPs in this context (%d)",
 				SDR_MAX_QPS_PER_CTX);
-	if (qp_block_pick(c, a, r, &ids.id))
-		return r->status;
+	return 0;
+}
+
+int ctl_qp_add(struct client *cl, const struct sdr_qp_attr_abi *a, const struct sdr_qp_ids *ids,
+	       const struct ctl_qp_restore *rst, struct sdr_ctl_resp *r, struct sdr_qp **out)
+{
+	struct sdr_hctx *c = cl->ctx;
+	struct sdr_inst *in = c->inst;
+	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
+	struct sdr_qp *qp;
+	int err;
+
 	if (SDR_CQ_OVF_FOR(c->nqps + 1) > c->ovf_cap) {
 		/* room for this QP's completions too: doubled, handed to the
 		 * worker with the QP (it moves what waits) */
@@ -197,13 +215,22 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 		if (!cmd.aux)
 			return ctl_fail(r, ENOMEM, "out of memory");
 	}
-	ids.rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
-	ids.ctrl_key = sdr_secret64();
-	err = sdr_qp_setup(&qp, c, a, &ids, r->msg, sizeof(r->msg));
+	err = sdr_qp_setup(&qp, c, a, ids, r->msg, sizeof(r->msg));
+	if (!err && rst) {
+		/* the host's segment (its bitmaps) instead of a fresh one */
+		err = sdr_qp_adopt_seg(qp, rst->seg_fd, r->msg, sizeof(r->msg));
+		if (err)
+			sdr_qp_teardown(qp);
+	}
 	if (err) {
 		free(cmd.aux);
 		r->status = err;
 		return err;
+	}
+	if (rst) {
+		qp->send_next = qp->tx_cursor = qp->ack_cursor = rst->send_base;
+		qp->rq.next_seq = rst->recv_base;
+		qp->restored = 1;
 	}
 	c->qps[c->nqps++] = qp;
 	cl->q->qps++;
@@ -211,11 +238,36 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	/* (the worker sets up its pacing at the QP's rate_bps) */
 	if (sdr_worker_call(qp->worker, &cmd) == 0)
 		free(cmd.aux); /* the old FIFO, or NULL */
-	atomic_store_explicit(&in->qps[ids.id], qp, memory_order_release);
+	atomic_store_explicit(&in->qps[ids->id], qp, memory_order_release);
+	sdr_rstate_mark(in, ids->id, 1);
 
-	r->id = ids.id;
+	r->id = ids->id;
 	r->seg_size = qp->qseg_size;
 	sdr_qp_info_fill(qp, &r->info);
+	sdr_rstate_token(in, qp->qpn_base, qp->rkey, qp->ctrl_key, cl->uid, r->token);
+	r->horizon_ms = sdr_g.cfg.global_timeout_ms;
+	*out = qp;
+	return 0;
+}
+
+int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+		      int *pass)
+{
+	struct sdr_hctx *c = cl->ctx;
+	const struct sdr_qp_attr_abi *a = &q->qp_attr;
+	struct sdr_qp_ids ids;
+	struct sdr_qp *qp;
+
+	if (qp_attr_check(a, ATTR_ALL, r))
+		return r->status;
+	if (ctl_qp_room(cl, r))
+		return r->status;
+	if (qp_block_pick(c, a, r, &ids.id))
+		return r->status;
+	ids.rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
+	ids.ctrl_key = sdr_secret64();
+	if (ctl_qp_add(cl, a, &ids, NULL, r, &qp))
+		return r->status;
 	*pass = qp->qseg_fd;
 	return 0;
 }
@@ -342,6 +394,7 @@ void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)
 	unsigned i;
 
 	atomic_store_explicit(&qp->inst->qps[qp->id], NULL, memory_order_release);
+	sdr_rstate_mark(qp->inst, qp->id, 0);
 	sdr_worker_call(qp->worker, &cmd);
 	sdr_worker_quiesce_all(); /* no worker still holds a pointer from a lookup */
 	for (i = 0; i < c->nqps && c->qps[i] != qp; i++)

@@ -31,6 +31,14 @@ struct sdr_qp_ids {
 int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		 const struct sdr_qp_ids *ids, char *why, size_t why_len);
 
+/** QP_RESTORE: use the host's QP segment @p fd (the one an earlier
+ *  incarnation made for this QP, with the receive bitmaps it holds) instead
+ *  of the fresh one of sdr_qp_setup(), before the QP goes to its worker.
+ *  The descriptor must be a sealed shmem memfd of the QP's segment size
+ *  whose header says what ours says. @return 0 (the QP owns @p fd now), or
+ *  -errno with the reason in @p why (nothing changed). */
+int sdr_qp_adopt_seg(struct sdr_qp *qp, int fd, char *why, size_t why_len);
+
 /** Take apart a QP of sdr_qp_setup() that no worker holds any more. */
 void sdr_qp_teardown(struct sdr_qp *qp);
 

@@ -35,8 +35,8 @@ static int seq_reuse_ok(struct sdr_qp *qp, uint32_t seq)
 	return 1;
 }
 
-int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
-		      uint64_t wr_id, uint16_t mr_id)
+static int64_t recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+			 uint64_t wr_id, uint16_t mr_id, int resume)
 {
 	int64_t seq;
 
@@ -44,7 +44,8 @@ int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uin
 		w->ctr[SDR_CTR_seq_guard]++;
 		return -EAGAIN;
 	}
-	seq = sdr_rq_post(&qp->rq, dst, len, wr_id, mr_id);
+	seq = resume ? sdr_rq_post_resume(&qp->rq, dst, len, wr_id, mr_id, rte_get_tsc_cycles())
+		     : sdr_rq_post(&qp->rq, dst, len, wr_id, mr_id);
 	if (seq < 0)
 		return seq;
 	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
@@ -52,6 +53,18 @@ int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uin
 	if (++qp->ncts_out == SDR_CTS_MAX_ENTRIES)
 		sdr_recv_cts_flush(w, qp);
 	return seq;
+}
+
+int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+		      uint64_t wr_id, uint16_t mr_id)
+{
+	return recv_post(w, qp, dst, len, wr_id, mr_id, 0);
+}
+
+int64_t sdr_recv_post_resume(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+			     uint64_t wr_id, uint16_t mr_id)
+{
+	return recv_post(w, qp, dst, len, wr_id, mr_id, 1);
 }
 
 /* @return 0, or -1 without an mbuf (the periodic re-send covers it) */
@@ -87,7 +100,9 @@ void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
 	for (uint32_t k = 0; k < span; k++) {
 		const struct sdr_rslot *s =
 			&qp->rq.slot[(qp->rq.next_seq - span + k) % SDR_MAX_MSGS];
-		if (s->state != SDR_RS_POSTED || s->pkts_got || s->imm_mask)
+		/* (a resumed receive: its sender may have restarted too and
+		 * know nothing of it) */
+		if (s->state != SDR_RS_POSTED || ((s->pkts_got || s->imm_mask) && !s->resumed))
 			continue;
 		e[n].seq = s->seq;
 		e[n].length = s->len;

@@ -16,10 +16,16 @@
 int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
 		      uint64_t wr_id, uint16_t mr_id);
 
+/** sdr_recv_post() of a receive that a restored QP's host re-posts with
+ *  what its segment kept of it (SQE flag RESUME; sdr_rq_post_resume()). */
+int64_t sdr_recv_post_resume(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+			     uint64_t wr_id, uint16_t mr_id);
+
 /** Send the queued CTS entries. */
 void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
 
-/** Re-send CTS for every posted receive that has seen nothing yet. */
+/** Re-send CTS for every posted receive that has seen nothing yet (and
+ *  every resumed one). */
 void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp);
 
 /** Place data packet @p p (generation @p gen) into the receive table and

@@ -152,6 +152,12 @@ void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, 
  *  capture and queue its final entry (@p lost: EC's count, else 0). */
 void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
 		       int32_t status, uint32_t lost, uint64_t now);
+/** Receive @p slot of a restored QP completed before the restart (SQE flag
+ *  DONE): its final ACK entry from the bitmap the host kept, FULL when its
+ *  chunks are all set from the first to the last set one and its immediate
+ *  is complete, else CLOSED; queued now and kept for retransmissions. */
+void sdr_sr_recv_final_restored(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
+				uint32_t slot, uint64_t now);
 /** A data packet of @p slot was dropped as @p drop: answer what it shows
  *  (the sender missed an ACK). */
 void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,

@@ -81,6 +81,22 @@ void sdr_sr_qp_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now)
 		sr->hooks->recv_posted(sr->hook_ctx, slot, now);
 }
 
+void sdr_sr_qp_recv_restored(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int done,
+			     uint64_t now)
+{
+	struct sdr_sr *sr = sdr_sr_of(qp);
+
+	if (!done) {
+		/* the sender learns what survived at the next ACK */
+		if (qp->rq.slot[slot].chunks_got)
+			sdr_sr_rx_note(w, qp, sr, slot, now);
+		return;
+	}
+	if (sr->hooks) /* the plug-in forgets the slot as at a completion */
+		(void)sr->hooks->recv_done(sr->hook_ctx, slot);
+	sdr_sr_recv_final_restored(w, qp, sr, slot, now);
+}
+
 void sdr_sr_qp_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
 			 uint64_t now)
 {

@@ -90,6 +90,10 @@ int sdr_sr_qp_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_s
 			   uint64_t now);
 unsigned sdr_sr_qp_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now);
+/* a restored QP's re-posted receive: what it holds is acknowledged; one
+ * that completed before the restart keeps its final ACK entry */
+void sdr_sr_qp_recv_restored(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int done,
+			     uint64_t now);
 void sdr_sr_qp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
 		       uint32_t gen, uint64_t now);
 void sdr_sr_qp_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ctrl_hdr *h,
@@ -115,6 +119,7 @@ void sdr_sr_qp_reset(struct sdr_qp *qp);
 	.keeps_ranges = 1,                              \
 	.tx = sdr_sr_qp_tx,                             \
 	.recv_posted = sdr_sr_qp_recv_posted,           \
+	.recv_restored = sdr_sr_qp_recv_restored,       \
 	.rx_data = sdr_sr_qp_rx_data,                   \
 	.rx_ctrl = sdr_sr_qp_rx_ctrl,                   \
 	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,       \

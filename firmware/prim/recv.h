@@ -24,8 +24,8 @@ int64_t sdr_recv_post_resume(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *d
 /** Send the queued CTS entries. */
 void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
 
-/** Re-send CTS for every posted receive that has seen nothing yet (and
- *  every resumed one). */
+/** Re-send CTS for every posted receive that has seen nothing yet, or
+ *  nothing for 5 x --cts-resend-ms, and every resumed one. */
 void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp);
 
 /** Place data packet @p p (generation @p gen) into the receive table and

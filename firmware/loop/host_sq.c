@@ -193,12 +193,17 @@ static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 
 /* The flags of a restored QP's re-posted descriptors (sdr_abi.h): RESUME on
  * RECV, DONE on SEND, STREAM_START and RECV; only on a QP QP_RESTORE made.
- * @return 0 (allowed), or -1 (refused, counted sqe_bad_flags). */
-static int flags_ok(const struct sdr_qp *qp, const struct sdr_sqe *d)
+ * @return 0 (allowed), or -1 (refused: *ctr sqe_bad for bits no flag has,
+ * sqe_bad_flags for a flag where it does not apply). */
+static int flags_ok(const struct sdr_qp *qp, const struct sdr_sqe *d, enum sdr_ctr *ctr)
 {
 	uint8_t f = d->flags;
 
-	if (!qp || !qp->restored || (f & ~(SDR_SQE_F_RESUME | SDR_SQE_F_DONE)))
+	*ctr = SDR_CTR_sqe_bad;
+	if (f & ~(SDR_SQE_F_RESUME | SDR_SQE_F_DONE))
+		return -1;
+	*ctr = SDR_CTR_sqe_bad_flags;
+	if (!qp || !qp->restored)
 		return -1;
 	if ((f & SDR_SQE_F_RESUME) && d->opcode != SDR_SQ_RECV)
 		return -1;
@@ -220,12 +225,12 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 	int rc, idx;
 
 	if (fl) {
-		if (flags_ok(qp, d)) {
+		if (flags_ok(qp, d, &ctr)) {
 			if (d->opcode == SDR_SQ_RECV_COMPLETE || d->opcode == SDR_SQ_STREAM_DATA ||
 			    d->opcode == SDR_SQ_STREAM_END)
-				sq_refuse(w, SDR_CTR_sqe_bad_flags);
+				sq_refuse(w, ctr);
 			else
-				err_cqe(w, c, d, -EINVAL, SDR_CTR_sqe_bad_flags);
+				err_cqe(w, c, d, -EINVAL, ctr);
 			return;
 		}
 		dd.flags = 0; /* checked: the rest is an ordinary descriptor */

@@ -66,6 +66,7 @@ static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 			w->ctr[SDR_CTR_abort_stale]++; /* a repeat, or unknown */
 			continue;
 		}
+		qp->rq.slot[idx].aborted = 1; /* (no CTS for it again) */
 		qp->ops->recv_done(w, qp, idx, e.status, now);
 	}
 }

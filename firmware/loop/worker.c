@@ -403,7 +403,7 @@ static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, uns
 	}
 	if (now >= qp->next_rects_tsc) {
 		if (w->rects_period)
-			sdr_recv_cts_resend(w, qp);
+			sdr_recv_cts_resend(w, qp, now);
 		if (qp->ops->periodic)
 			qp->ops->periodic(w, qp, now);
 		qp->next_rects_tsc = now + (w->rects_period ? w->rects_period : sdr_g.tsc_hz / 50);

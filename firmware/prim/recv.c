@@ -92,12 +92,11 @@ void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp)
  * oldest posted one (see sdr_recv_cts_resend()). */
 #define CTS_DONE_BACK 64
 
-void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
+void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	struct sdr_cts_entry e[SDR_CTS_MAX_ENTRIES];
 	unsigned n = 0;
 	uint32_t span = sdr_rq_posted_span(&qp->rq), back = 0;
-	uint64_t now = rte_get_tsc_cycles();
 	uint64_t quiet = sdr_ms_cycles(5ull * sdr_g.cfg.cts_resend_ms);
 
 	/* A sender that restarted (docs/reliability.md "Restarts") re-sends,
@@ -127,7 +126,7 @@ void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
 
 		if (s->seq != seq || s->state == SDR_RS_FREE)
 			continue;
-		if (s->state == SDR_RS_DONE ? !back
+		if (s->state == SDR_RS_DONE ? !back || s->aborted
 					    : (s->pkts_got || s->imm_mask) && !s->resumed && !back)
 			continue;
 		e[n].seq = s->seq;

@@ -25,8 +25,10 @@ int64_t sdr_recv_post_resume(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *d
 void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
 
 /** Re-send CTS for every posted receive that has seen nothing yet, or
- *  nothing for 5 x --cts-resend-ms, and every resumed one. */
-void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp);
+ *  nothing for 5 x --cts-resend-ms, and every resumed one; while one is
+ *  that quiet, also those that saw packets and up to 64 completed ones
+ *  before the oldest posted (not those the sender aborted). */
+void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 
 /** Place data packet @p p (generation @p gen) into the receive table and
  *  count it. @return the flags of sdr_rq_place() (>= 0; *slot on

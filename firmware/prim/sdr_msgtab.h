@@ -45,6 +45,7 @@ struct sdr_rslot {
 	uint8_t fto_fired;   /**< EC: the fallback timeout expired once */
 	uint8_t resumed;     /**< re-posted on a restored QP with what the host kept
 	                          (sdr_rq_post_resume()): CTS even after packets */
+	uint8_t aborted;     /**< completed by the sender's ABORT (rx.c) */
 	uint8_t len_unsure;  /**< resumed with chunks whose packets were counted up to
 	                          the posted length: the message's end is not known */
 	uint32_t lost;       /**< EC: data chunks that did not arrive on their first

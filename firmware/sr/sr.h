@@ -31,7 +31,9 @@ struct sdr_sr_unit {
 	uint64_t tx_tsc;          /* last (re)transmission of the unit's last packet */
 	uint16_t sent;            /* packets transmitted in the first pass */
 	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
-	uint8_t pad[3];
+	uint8_t reprobe;          /* acked, sent again all the same: the receiver restarted
+	                             and lost where the message ends (sdr_sr_rx_ack) */
+	uint8_t pad[2];
 };
 
 /** Sender state of one send (per send slot). */

@@ -244,7 +244,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			u = &ss->u[sr->retx_cur.chunk];
 			u->inq = 0;
-			if (u->acked)
+			if (u->acked && !u->reprobe)
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
@@ -256,7 +256,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		ss = sdr_sr_send_of(sr, sm->seq);
 		u = &ss->u[sr->retx_cur.chunk];
-		if (u->acked) { /* acknowledged while we were at it */
+		if (u->acked && !u->reprobe) { /* acknowledged while we were at it */
 			sr->retx_pkt = UINT32_MAX;
 			continue;
 		}
@@ -282,6 +282,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		budget--;
 		if (++sr->retx_pkt == end) {
 			u->tx_tsc = now;
+			u->reprobe = 0;
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
@@ -354,6 +355,22 @@ static void ack_unit(void *arg, uint32_t unit)
 	a->progress = 1;
 }
 
+/* Every unit of a sent message acknowledged and no final word: a receiver
+ * does not say that (its last chunk completes the receive and is answered
+ * FULL), unless it restarted and took its state back from its host's
+ * bitmap, which does not tell where the message ends (docs/reliability.md
+ * "Restarts"). Its last data unit again, once per RTO, tells it. */
+static void end_probe(struct sdr_sr *sr, struct sdr_sr_send *ss, uint32_t seq, uint64_t now)
+{
+	struct sdr_sr_unit *u = &ss->u[ss->nchunks - 1];
+
+	if (u->inq || now - u->tx_tsc <= sr->rtt.rto ||
+	    sdr_tq_push(&sr->retxq, seq, ss->nchunks - 1, 0))
+		return;
+	u->inq = 1;
+	u->reprobe = 1;
+}
+
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
 		   const struct sdr_ctrl_hdr *h, uint64_t now)
 {
@@ -389,6 +406,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 			SDR_QP_CTR(qp, sr, send_closed)++;
 			sdr_cq_send(w, qp, a.sm);
 			a.progress = 1;
+		} else if (a.ss->txdone && a.ss->nchunks && a.ss->units_acked == a.ss->nunits) {
+			end_probe(sr, a.ss, e.seq, now);
 		}
 	}
 	if (a.unsent)

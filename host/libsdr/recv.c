@@ -217,7 +217,11 @@ void libsdr_recv_err(struct sdr_op *op)
 
 	if (qp->connected)
 		sdr_format_ipv4(qp->remote.ip, peer);
-	if (op->status)
+	if (op->status == -ECONNABORTED && qp->lost)
+		n = snprintf(ctx->errmsg, sizeof(ctx->errmsg),
+			     "aborted: its QP was not restored after the daemon restarted: %s; ",
+			     qp->lost_why);
+	else if (op->status)
 		n = snprintf(ctx->errmsg, sizeof(ctx->errmsg), "%s: ", sdr_strerror(op->status));
 	if (n >= 0 && (size_t)n < sizeof(ctx->errmsg))
 		sdr_diag_recv_text(ctx->errmsg + n, sizeof(ctx->errmsg) - (size_t)n, &d);

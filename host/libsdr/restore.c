@@ -175,6 +175,24 @@ static uint32_t base_of(struct sdr_qp *qp, int is_recv)
 	return next;
 }
 
+/* Receives: from @p base back over the completed receives whose slots still
+ * hold their bitmaps (no later receive took the slot). A sender that died
+ * too may not know they completed and send them again: posted again DONE,
+ * the daemon answers those retransmissions from the bitmap. */
+static uint32_t recv_floor(struct sdr_qp *qp, uint32_t base)
+{
+	uint32_t lo = qp->recv_seq >= SDR_HANDLES ? qp->recv_seq - SDR_HANDLES : 0;
+
+	while (base != lo) {
+		const struct sdr_op *op = op_of(qp, 1, base - 1);
+
+		if (op->seq != base - 1 || op->state != OP_DONE)
+			break;
+		base--;
+	}
+	return base;
+}
+
 static void mr_lose(struct sdr_ctx *ctx, struct sdr_mr *mr)
 {
 	mr->valid = 0;
@@ -232,7 +250,7 @@ static int qp_restore(struct sdr_ctx *ctx, struct sdr_qp *qp)
 	req.restore.local = qp->local;
 	memcpy(req.restore.token, qp->token, sizeof(req.restore.token));
 	req.restore.send_base = base_of(qp, 0);
-	req.restore.recv_base = base_of(qp, 1);
+	req.restore.recv_base = recv_floor(qp, base_of(qp, 1));
 	req.restore.connected = (uint8_t)qp->connected;
 	rc = libsdr_ctl_call(ctx, &req, qp->seg_fd, &resp, &fd);
 	if (fd >= 0)

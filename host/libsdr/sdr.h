@@ -110,7 +110,11 @@ struct sdr_ctx_attr {
 struct sdr_ctx *sdr_ctx_open(const char *dpu_socket_path, const struct sdr_ctx_attr *attr);
 
 /** Detach: destroys all QPs, deregisters all MRs, frees all buffers and
- *  closes the socket. @p ctx may be NULL. */
+ *  closes the socket. @p ctx may be NULL.
+ *  Control calls (sdr_mr_reg*, sdr_qp_create, sdr_qp_connect,
+ *  sdr_qp_rate_set) made while the daemon restarts wait for the re-attach
+ *  (up to the window); sdr_qp_destroy and sdr_mr_dereg then act locally
+ *  (docs/host-api.md §6). */
 void sdr_ctx_close(struct sdr_ctx *ctx);
 
 /** Human-readable reason of the last failed call on @p ctx (the daemon's
@@ -312,7 +316,10 @@ struct sdr_send_wr {
  *  -ENOTCONN QP not connected
  *  -EAGAIN   SQ ring full, cq_entries operations outstanding, or the
  *            handle of message n-1024 not yet reaped
- *  -EPIPE    daemon gone
+ *  -ECONNABORTED the QP was not restored after a daemon restart
+ *  -EPIPE    daemon gone for good (re-attach window expired, or off)
+ * While the daemon restarts (within the re-attach window) the send is kept
+ * and posted to the new daemon: 0 (the SQ ring does not count then).
  */
 int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_send_handle **h);
 
@@ -338,7 +345,9 @@ struct sdr_stream_wr {
  * any number of times (the retransmission primitive); the stream completes
  * (one completion) after sdr_send_stream_end() once all its data is on the
  * wire.
- * @return 0, -EINVAL, -EMSGSIZE, -ENOTCONN, -EAGAIN, -EPIPE (as sdr_send_post()).
+ * @return 0, -EINVAL, -EMSGSIZE, -ENOTCONN, -EAGAIN, -ECONNABORTED, -EPIPE (as
+ *  sdr_send_post()); -EAGAIN also while the daemon restarts (a stream's data
+ *  is not kept across a restart: one open then completes -ECONNABORTED).
  */
 int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *wr,
 			  struct sdr_send_handle **h);
@@ -350,12 +359,14 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
  * @return 0, -EINVAL (NULL, not an open stream, msg_offset not a multiple
  *  of the MTU, length not whole packets for a piece that does not end the
  *  message, addr outside mr), -ENOENT, -ERANGE, -EMSGSIZE (length 0 or
- *  past the stream's length), -EAGAIN (SQ ring full), -EPIPE.
+ *  past the stream's length), -EAGAIN (SQ ring full), -ECONNABORTED (a
+ *  daemon restart aborted the stream), -EPIPE.
  */
 int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_wr *wr);
 
 /** Close stream @p h. @return 0, -EINVAL (not an open stream),
- *  -EAGAIN (SQ ring full), -EPIPE. */
+ *  -EAGAIN (SQ ring full), -ECONNABORTED (a daemon restart aborted the
+ *  stream), -EPIPE. */
 int sdr_send_stream_end(struct sdr_send_handle *h);
 
 /**
@@ -384,8 +395,8 @@ struct sdr_recv_wr {
 /**
  * Post the next receive (receive n takes send n). Zeroes the slot's chunk
  * bitmap first.
- * @return 0, -EINVAL, -ENOENT, -ERANGE, -EMSGSIZE, -ENOTCONN, -EPIPE
- *  (as sdr_send_post()), -EAGAIN (SQ ring full, cq_entries outstanding, or
+ * @return 0, -EINVAL, -ENOENT, -ERANGE, -EMSGSIZE, -ENOTCONN, -ECONNABORTED,
+ *  -EPIPE (as sdr_send_post(); kept while the daemon restarts), -EAGAIN (SQ ring full, cq_entries outstanding, or
  *  receive n-1024 not yet completed and reaped).
  */
 int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_recv_handle **h);

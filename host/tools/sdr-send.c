@@ -178,12 +178,14 @@ static int session(struct sdr_ctx *ctx, struct tool_plan *plan, int file_fd, uin
 		return 1;
 	if (run(ctx, qp, plan, file_fd, &res))
 		return 1;
-	ok = res.failed == 0;
+	ok = res.failed == 0 && res.unexpected == 0;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
 	if (opt.json)
 		printf("{\"summary\":\"send\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
-		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"gbps\":%.3f}\n",
-		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
+		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"gbps\":%.3f,"
+		       "\"unexpected\":%" PRIu64 ",\"t0_mono_s\":%.6f}\n",
+		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9,
+		       res.unexpected, res.t0);
 	else
 		printf("sent: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
 		       " bytes in %.3f s, %.3f Gbit/s (payload, local completion)\n",

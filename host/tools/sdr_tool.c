@@ -277,6 +277,14 @@ static const struct sdr_opt opts[] = {
 	 .only = RECV,
 	 .help = "file mode without TCP: the size of the sender's file\n"
 		 "(with the same --max-msg as the sender)"},
+	{.name = "guard",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(guard),
+	 .only = RECV,
+	 .help = "fill each buffer slot past its message with a guard\n"
+		 "byte before the receive is posted, and fail a message\n"
+		 "whose guard bytes changed (a write outside the posted\n"
+		 "buffer)"},
 	{.name = NULL,
 	 .only = SEND,
 	 .help = "Output: one line per completed message (a first line starting with '#' names\n"

@@ -24,15 +24,15 @@ static struct tool_opts opt = {.is_sender = 0};
 #define RECV_GUARD 0xA5 /* --guard: the byte of a slot past its message */
 
 static void report(uint64_t idx, uint64_t sz, const char *status, const char *why, int chunks,
-		   size_t nchunks, double t_ms, double gbps)
+		   size_t nchunks, double t0, double t_ms, double gbps)
 {
 	if (opt.quiet)
 		return;
 	if (opt.json)
 		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
 		       "\"reason\":\"%s\",\"chunks\":%d,\"chunks_total\":%zu,"
-		       "\"t_ms\":%.3f,\"gbps\":%.3f}\n",
-		       idx, sz, status, why, chunks, nchunks, t_ms, gbps);
+		       "\"t_ms\":%.3f,\"gbps\":%.3f,\"t_mono_s\":%.6f}\n",
+		       idx, sz, status, why, chunks, nchunks, t_ms, gbps, t0 + t_ms / 1e3);
 	else
 		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s%s chunks %d/%zu time %.3f ms"
 		       " %.3f Gbit/s\n",
@@ -125,7 +125,7 @@ static int recv_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_
 	       : (wc->status == 0 && (wc->flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL)))
 		       ? "partial"
 		       : "error",
-	       why, chunks, nch, (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9);
+	       why, chunks, nch, l->t0, (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9);
 	return good;
 }
 
@@ -140,7 +140,7 @@ static void recv_pending(struct tool_loop *l, struct tool_slot *s)
 
 	sdr_recv_bitmap_get(s->rh, &bm, &nch);
 	report(s->idx, tool_plan_size(l->plan, s->idx), "incomplete", "timeout",
-	       sdr_recv_chunks_done(s->rh), nch, (app_now() - l->t0) * 1e3, 0);
+	       sdr_recv_chunks_done(s->rh), nch, l->t0, (app_now() - l->t0) * 1e3, 0);
 	d.posted_ago = app_now() - s->t_post;
 	d.chunks_got = (uint32_t)sdr_recv_chunks_done(s->rh);
 	d.chunks = (uint32_t)nch;

@@ -72,9 +72,10 @@ static int send_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_
 		return wc->status == 0;
 	if (opt.json)
 		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
-		       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f}\n",
+		       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f,"
+		       "\"t_mono_s\":%.6f}\n",
 		       idx, sz, wc->status ? "error" : "sent", wc->status, (t - l->t0) * 1e3,
-		       (double)sz * 8 / dt / 1e9, (t - s->t_post) * 1e3);
+		       (double)sz * 8 / dt / 1e9, (t - s->t_post) * 1e3, t);
 	else
 		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s"
 		       " completion %.3f ms\n",

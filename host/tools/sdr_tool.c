@@ -305,12 +305,14 @@ static const struct sdr_opt opts[] = {
 	 OFF(json),
 	 .only = SEND,
 	 .help = "one JSON object per line instead (\"t_ms\": time, \"ct_ms\":\n"
+		 "completion, \"t_mono_s\": CLOCK_MONOTONIC seconds of the\n"
 		 "completion), then the summary"},
 	{.name = "json",
 	 .kind = SDR_OPT_BOOL,
 	 OFF(json),
 	 .only = RECV,
-	 .help = "one JSON object per line instead (\"t_ms\": time),\n"
+	 .help = "one JSON object per line instead (\"t_ms\": time,\n"
+		 "\"t_mono_s\": CLOCK_MONOTONIC seconds of the completion),\n"
 		 "then the summary"},
 	{.name = "quiet", .kind = SDR_OPT_BOOL, OFF(quiet), .help = "summary only"},
 	{.name = "help", .help = "this text"},

@@ -92,12 +92,12 @@ struct sdr_qp_attr_abi {
 /** QP_RESTORE (2.1): re-create a QP of an earlier incarnation of this daemon
  *  after a restart, with the same identity, from what the host kept. */
 struct sdr_qp_restore_abi {
-	struct sdr_qp_info local; /**< the QP's info as QP_CREATE returned it */
+	struct sdr_qp_info local;             /**< the QP's info as QP_CREATE returned it */
 	uint8_t token[SDR_RESTORE_TOKEN_LEN]; /**< as QP_CREATE returned it */
-	uint32_t send_base; /**< first send the host does not know completed: the
+	uint32_t send_base;                   /**< first send the host does not know completed: the
 	                         host re-posts every send from here on */
-	uint32_t recv_base; /**< same for receives */
-	uint8_t connected;  /**< 1: connect to @c remote of the request as well */
+	uint32_t recv_base;                   /**< same for receives */
+	uint8_t connected;                    /**< 1: connect to @c remote of the request as well */
 	uint8_t pad[7];
 };
 
@@ -136,7 +136,7 @@ struct sdr_ctl_resp {
 	 * response (SDR_CTL_RESP_SIZE_2_0 bytes) ---- */
 	uint8_t token[SDR_RESTORE_TOKEN_LEN]; /**< QP_CREATE, QP_RESTORE: the QP's
 	                                           restore token */
-	uint32_t horizon_ms; /**< QP_CREATE, QP_RESTORE: the QP's outage horizon */
+	uint32_t horizon_ms;                  /**< QP_CREATE, QP_RESTORE: the QP's outage horizon */
 	uint32_t pad1;
 };
 #define SDR_CTL_RESP_SIZE_2_0 offsetof(struct sdr_ctl_resp, token)

@@ -86,6 +86,31 @@ static bool prob_ok(double p)
 	return p >= 0.0 && p <= 1.0; /* false for NaN */
 }
 
+/* The shared-network features: limits sdr_link_parse() enforces too. */
+static int sched_check(const struct sdr_link_cfg *c)
+{
+	if (c->nrate_steps > SDR_LINK_SCHED_MAX || c->ndown > SDR_LINK_SCHED_MAX)
+		return -1;
+	if ((c->nrate_steps || c->bg_bps || c->ecn_kmin_bytes) && c->rate_bps == 0)
+		return -1; /* they are features of the bottleneck */
+	for (unsigned i = 0; i < c->nrate_steps; i++) {
+		const struct sdr_link_rate_step *st = &c->rate_step[i];
+
+		if (st->rate_bps < SDR_LINK_MIN_RATE_BPS || st->rate_bps > SDR_LINK_MAX_RATE_BPS ||
+		    st->at_ns == 0 || (i > 0 && st->at_ns <= c->rate_step[i - 1].at_ns))
+			return -1;
+	}
+	for (unsigned i = 0; i < c->ndown; i++)
+		if (c->down[i].len_ns == 0 || c->down[i].at_ns > UINT64_MAX / 2 ||
+		    c->down[i].len_ns > UINT64_MAX / 2)
+			return -1;
+	if (c->bg_bps > SDR_LINK_MAX_RATE_BPS || (c->bg_off_ns != 0 && c->bg_on_ns == 0))
+		return -1;
+	if (c->ecn_kmin_bytes > c->ecn_kmax_bytes || !prob_ok(c->ecn_pmax))
+		return -1;
+	return 0;
+}
+
 int sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
 {
 	if (link == NULL || cfg == NULL)
@@ -104,6 +129,8 @@ int sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
 	if (cfg->ge && (!prob_ok(cfg->ge_p_gb) || !prob_ok(cfg->ge_p_bg) ||
 			!prob_ok(cfg->ge_loss_good) || !prob_ok(cfg->ge_loss_bad)))
 		return -EINVAL;
+	if (sched_check(cfg) != 0)
+		return -EINVAL;
 	memset(link, 0, sizeof(*link));
 	link->cfg = *cfg;
 	for (unsigned i = 0; i < SDR_LINK_RNG_COUNT; i++)
@@ -111,26 +138,103 @@ int sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg)
 	return 0;
 }
 
-/* Drain the bottleneck up to now_ns. drain_rem carries the fraction of a bit
- * (in units of 1e-9 bit) so that no rounding drifts over millions of frames. */
-static void bottleneck_drain(struct sdr_link *l, uint64_t now_ns)
+/* Time of @p now_ns on the link's schedules (0 before the first frame). */
+static uint64_t sched_t(const struct sdr_link *l, uint64_t now_ns)
 {
-	unsigned __int128 num;
-	uint64_t drained;
+	return l->started && now_ns > l->origin_ns ? now_ns - l->origin_ns : 0;
+}
 
-	if (l->backlog_bits == 0) {
-		l->drain_rem = 0;
-		return;
+uint64_t sdr_link_rate_at(const struct sdr_link *l, uint64_t now_ns)
+{
+	uint64_t t = sched_t(l, now_ns), r = l->cfg.rate_bps;
+
+	for (unsigned i = 0; i < l->cfg.nrate_steps && l->cfg.rate_step[i].at_ns <= t; i++)
+		r = l->cfg.rate_step[i].rate_bps;
+	return r;
+}
+
+bool sdr_link_is_down(const struct sdr_link *l, uint64_t now_ns)
+{
+	uint64_t t = sched_t(l, now_ns);
+
+	for (unsigned i = 0; i < l->cfg.ndown; i++)
+		if (t >= l->cfg.down[i].at_ns && t - l->cfg.down[i].at_ns < l->cfg.down[i].len_ns)
+			return true;
+	return false;
+}
+
+void sdr_link_set_origin(struct sdr_link *l, uint64_t now_ns)
+{
+	l->origin_ns = now_ns;
+	l->started = true;
+}
+
+/* The first absolute time after @p t at which the bottleneck's rate or the
+ * background traffic changes, UINT64_MAX if never. @p bg_on: the background
+ * is sending at @p t. */
+static uint64_t next_change(const struct sdr_link *l, uint64_t t, bool *bg_on)
+{
+	const struct sdr_link_cfg *c = &l->cfg;
+	uint64_t st = sched_t(l, t), next = UINT64_MAX;
+
+	for (unsigned i = 0; i < c->nrate_steps; i++)
+		if (c->rate_step[i].at_ns > st) {
+			next = t + (c->rate_step[i].at_ns - st);
+			break;
+		}
+	*bg_on = c->bg_bps != 0;
+	if (c->bg_bps != 0 && c->bg_off_ns != 0) {
+		uint64_t period = c->bg_on_ns + c->bg_off_ns, ph = st % period;
+		uint64_t edge;
+
+		*bg_on = ph < c->bg_on_ns;
+		edge = t + (*bg_on ? c->bg_on_ns - ph : period - ph);
+		if (edge < next)
+			next = edge;
 	}
-	num = (unsigned __int128)(now_ns - l->last_arrival_ns) * l->cfg.rate_bps + l->drain_rem;
-	if (num / NS_PER_S >= l->backlog_bits) {
-		l->backlog_bits = 0;
-		l->drain_rem = 0;
-		return;
+	return next;
+}
+
+/* Run the bottleneck from the last arrival up to @p now_ns: it drains at the
+ * rate in force (piecewise along the schedule) while the background traffic
+ * (if on) pours in, drop-tail at the buffer. drain_rem and bg_rem carry the
+ * fractions of a bit (in units of 1e-9 bit) so that no rounding drifts over
+ * millions of frames. */
+static void bottleneck_advance(struct sdr_link *l, uint64_t now_ns)
+{
+	const struct sdr_link_cfg *c = &l->cfg;
+	uint64_t t = l->last_arrival_ns, cap_bits = c->buffer_bytes * 8;
+
+	while (t < now_ns) {
+		bool bg_on;
+		uint64_t end = next_change(l, t, &bg_on), in = 0, out, b;
+		unsigned __int128 num;
+
+		if (end > now_ns)
+			end = now_ns;
+		if (bg_on) {
+			num = (unsigned __int128)(end - t) * c->bg_bps + l->bg_rem;
+			in = (uint64_t)(num / NS_PER_S);
+			l->bg_rem = (uint64_t)(num % NS_PER_S);
+			l->stats.bg_bytes += in / 8; /* (whole bytes; the rest is noise) */
+		}
+		num = (unsigned __int128)(end - t) * sdr_link_rate_at(l, t) + l->drain_rem;
+		out = (uint64_t)(num / NS_PER_S);
+		l->drain_rem = (uint64_t)(num % NS_PER_S);
+		b = l->backlog_bits + in;
+		if (b > out) {
+			b -= out;
+		} else {
+			b = 0;
+			l->drain_rem = 0;
+		}
+		if (b > cap_bits) {
+			l->stats.bg_dropped_bytes += (b - cap_bits) / 8;
+			b = cap_bits;
+		}
+		l->backlog_bits = b;
+		t = end;
 	}
-	drained = (uint64_t)(num / NS_PER_S);
-	l->backlog_bits -= drained;
-	l->drain_rem = (uint64_t)(num % NS_PER_S);
 }
 
 uint64_t sdr_link_backlog_at(const struct sdr_link *link, uint64_t now_ns)
@@ -141,12 +245,63 @@ uint64_t sdr_link_backlog_at(const struct sdr_link *link, uint64_t now_ns)
 		return 0;
 	if (now_ns < tmp.last_arrival_ns)
 		now_ns = tmp.last_arrival_ns;
-	bottleneck_drain(&tmp, now_ns);
+	bottleneck_advance(&tmp, now_ns);
 	return (tmp.backlog_bits + 7) / 8;
+}
+
+/* When the last bit of the backlog (which ends with the frame just queued)
+ * leaves: the bits ahead, less the fraction of a bit already drained, sent
+ * at the rates of the schedule from @p now_ns on; ceil to a whole ns. */
+static uint64_t bottleneck_exit(const struct sdr_link *l, uint64_t now_ns)
+{
+	unsigned __int128 need = (unsigned __int128)l->backlog_bits * NS_PER_S - l->drain_rem;
+	uint64_t t = now_ns;
+
+	for (;;) {
+		uint64_t r = sdr_link_rate_at(l, t), next = t;
+		unsigned __int128 can;
+
+		/* the next rate change (background edges do not delay a frame
+		 * already queued: the queue is FIFO) */
+		for (unsigned i = 0; i < l->cfg.nrate_steps; i++)
+			if (l->cfg.rate_step[i].at_ns > sched_t(l, t)) {
+				next = t + (l->cfg.rate_step[i].at_ns - sched_t(l, t));
+				break;
+			}
+		if (next == t)
+			return t + (uint64_t)((need + r - 1) / r);
+		can = (unsigned __int128)(next - t) * r;
+		if (need <= can)
+			return t + (uint64_t)((need + r - 1) / r);
+		need -= can;
+		t = next;
+	}
+}
+
+/* Mark an ECN-capable frame that finds @p backlog bytes queued? RED-like
+ * between kmin and kmax (one draw per ECN-capable frame while marking is
+ * on, so the stream stays aligned). */
+static bool ecn_mark(struct sdr_link *l, uint64_t backlog)
+{
+	const struct sdr_link_cfg *c = &l->cfg;
+	double u = sdr_link_rng_unit(&l->rng[SDR_LINK_RNG_ECN]);
+
+	if (backlog < c->ecn_kmin_bytes)
+		return false;
+	if (backlog >= c->ecn_kmax_bytes)
+		return true;
+	return u < c->ecn_pmax * (double)(backlog - c->ecn_kmin_bytes) /
+			   (double)(c->ecn_kmax_bytes - c->ecn_kmin_bytes);
 }
 
 enum sdr_link_action sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
 				     struct sdr_link_verdict *v)
+{
+	return sdr_link_decide_ecn(l, now_ns, frame_len, SDR_LINK_ECN_NOT_ECT, v);
+}
+
+enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
+					 unsigned ecn, struct sdr_link_verdict *v)
 {
 	const struct sdr_link_cfg *c = &l->cfg;
 	struct sdr_link_stats *st = &l->stats;
@@ -156,19 +311,33 @@ enum sdr_link_action sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32
 	v->action = SDR_LINK_DELIVER;
 	v->reordered = false;
 	v->duplicate = false;
+	v->ce = false;
 	v->n_flips = 0;
 
+	if (!l->started)
+		sdr_link_set_origin(l, now_ns);
 	if (now_ns < l->last_arrival_ns)
 		now_ns = l->last_arrival_ns;
 	st->pkts_in++;
 	st->bytes_in += frame_len;
+	ecn &= 3;
+	if (ecn != SDR_LINK_ECN_NOT_ECT)
+		st->ect_in++;
+
+	/* 0. outage */
+	if (c->ndown != 0 && sdr_link_is_down(l, now_ns)) {
+		st->dropped_down++;
+		v->action = SDR_LINK_DROP_DOWN;
+		return v->action;
+	}
 
 	/* 1. bottleneck: drop-tail FIFO served at rate */
 	if (c->rate_bps != 0) {
 		uint64_t backlog_bytes;
 
-		bottleneck_drain(l, now_ns);
+		bottleneck_advance(l, now_ns);
 		l->last_arrival_ns = now_ns;
+		st->rate_bps_now = sdr_link_rate_at(l, now_ns);
 		backlog_bytes = (l->backlog_bits + 7) / 8;
 		st->backlog_bytes = backlog_bytes;
 		if (backlog_bytes + frame_len > c->buffer_bytes) {
@@ -176,15 +345,16 @@ enum sdr_link_action sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32
 			v->action = SDR_LINK_DROP_BUFFER;
 			return v->action;
 		}
+		if (c->ecn_kmin_bytes != 0 && ecn != SDR_LINK_ECN_NOT_ECT &&
+		    ecn_mark(l, backlog_bytes)) {
+			v->ce = true;
+			st->ce_marked++;
+		}
 		l->backlog_bits += bits;
 		st->backlog_bytes = (l->backlog_bits + 7) / 8;
 		if (st->backlog_bytes > st->max_backlog_bytes)
 			st->max_backlog_bytes = st->backlog_bytes;
-		/* The last bit leaves once backlog_bits, less the fraction of a
-		 * bit already drained, have been sent: ceil to a whole ns. */
-		unsigned __int128 need = (unsigned __int128)l->backlog_bits * NS_PER_S -
-					 l->drain_rem;
-		exit_ns = now_ns + (uint64_t)((need + c->rate_bps - 1) / c->rate_bps);
+		exit_ns = bottleneck_exit(l, now_ns);
 	} else {
 		l->last_arrival_ns = now_ns;
 		exit_ns = now_ns;
@@ -356,4 +526,11 @@ void sdr_link_stats_print(FILE *f, const char *title, const struct sdr_link_stat
 		"  Bottleneck: backlog: %-13" PRIu64 " max-backlog: %-7" PRIu64
 		" ge-bad: %-11" PRIu64 " max-release-lag-ns: %" PRIu64 "\n",
 		s->backlog_bytes, s->max_backlog_bytes, s->ge_bad_frames, s->max_release_lag_ns);
+	if (s->ect_in || s->bg_bytes || s->dropped_down || s->rate_bps_now)
+		fprintf(f,
+			"  Shared:     ect-in: %-14" PRIu64 " ce-marked: %-9" PRIu64
+			" down-dropped: %-5" PRIu64 " bg-bytes: %" PRIu64 " (dropped %" PRIu64
+			") rate-now: %" PRIu64 "\n",
+			s->ect_in, s->ce_marked, s->dropped_down, s->bg_bytes, s->bg_dropped_bytes,
+			s->rate_bps_now);
 }

@@ -14,10 +14,16 @@
  * (sdr_link_dpdk.h) holds the mbufs and releases them.
  *
  * Model, in the order it is applied to each arriving frame:
- *   1. bottleneck: a drop-tail FIFO of @c buffer bytes served at @c rate; a
- *      frame that does not fit in the backlog is dropped (dropped_buffer),
- *      otherwise it leaves the bottleneck when every byte ahead of it and its
- *      own len*8/rate have been sent;
+ *   0. outage: a frame arriving while the link is down (down=) is lost
+ *      (dropped_down);
+ *   1. bottleneck: a drop-tail FIFO of @c buffer bytes served at @c rate
+ *      (which may follow a schedule, rate=R@T,R@T,...), shared with the
+ *      emulator's own background traffic (bg=); a frame that does not fit in
+ *      the backlog is dropped (dropped_buffer), otherwise it leaves the
+ *      bottleneck when every byte ahead of it and its own len*8/rate have
+ *      been sent; an ECN-capable frame that finds the backlog at or above
+ *      the marking threshold (ecn=) is marked CE, a frame that is not ECN-
+ *      capable is never marked;
  *   2. loss on the span: Gilbert-Elliott state step + per-state loss
  *      (dropped_ge), then Bernoulli loss (dropped_loss);
  *   3. propagation: + delay + uniform jitter in [0, jitter], clamped so a
@@ -62,12 +68,37 @@ extern "C" {
 #define SDR_LINK_DEFAULT_LIMIT 65536u
 /** Default seed. */
 #define SDR_LINK_DEFAULT_SEED 1u
+/** Most steps of a rate schedule, and most outages of down=. */
+#define SDR_LINK_SCHED_MAX 16u
+
+/** ECN field of an IPv4/IPv6 header (the low two bits of the TOS / traffic
+ *  class byte, RFC 3168). */
+enum sdr_link_ecn {
+	SDR_LINK_ECN_NOT_ECT = 0,
+	SDR_LINK_ECN_ECT1 = 1,
+	SDR_LINK_ECN_ECT0 = 2,
+	SDR_LINK_ECN_CE = 3,
+};
+
+/** One step of a capacity schedule: @c rate_bps from @c at_ns on (time since
+ *  the link's first frame). */
+struct sdr_link_rate_step {
+	uint64_t at_ns;
+	uint64_t rate_bps;
+};
+
+/** One outage: down from @c at_ns for @c len_ns (time since the first frame). */
+struct sdr_link_outage {
+	uint64_t at_ns;
+	uint64_t len_ns;
+};
 
 /* Upper bounds the parser enforces (sanity, and no overflow in ns/bit math). */
-#define SDR_LINK_MAX_DELAY_NS 10000000000ull    /**< 10 s */
-#define SDR_LINK_MAX_RATE_BPS 10000000000000ull /**< 10 Tbit/s */
-#define SDR_LINK_MIN_RATE_BPS 1000ull           /**< 1 kbit/s */
-#define SDR_LINK_MAX_BUFFER 1000000000000ull    /**< 1 TB */
+#define SDR_LINK_MAX_DELAY_NS 10000000000ull     /**< 10 s */
+#define SDR_LINK_MAX_SCHED_NS 604800000000000ull /**< 7 days: times of schedules */
+#define SDR_LINK_MAX_RATE_BPS 10000000000000ull  /**< 10 Tbit/s */
+#define SDR_LINK_MIN_RATE_BPS 1000ull            /**< 1 kbit/s */
+#define SDR_LINK_MAX_BUFFER 1000000000000ull     /**< 1 TB */
 #define SDR_LINK_MAX_LIMIT (1u << 24)
 
 /** Parsed link description. Zero/false means "feature off". */
@@ -89,6 +120,18 @@ struct sdr_link_cfg {
 	unsigned corrupt_max_bits; /**< flip 1..corrupt_max_bits bits */
 	uint64_t seed;
 	unsigned limit; /**< most frames held by the DPDK glue */
+	/* a shared network (docs/link-emulator.md "Shared bottleneck") */
+	unsigned nrate_steps; /**< rate schedule after the first rate (0 = fixed) */
+	struct sdr_link_rate_step rate_step[SDR_LINK_SCHED_MAX];
+	uint64_t ecn_kmin_bytes; /**< mark ECT frames from this backlog on; 0 = off */
+	uint64_t ecn_kmax_bytes; /**< mark every ECT frame from here (>= kmin) */
+	double ecn_pmax;         /**< marking probability just below kmax (linear
+	                              from 0 at kmin, RED-like; 1 when kmin == kmax) */
+	uint64_t bg_bps;         /**< background traffic into the bottleneck; 0 = none */
+	uint64_t bg_on_ns;       /**< on/off background: on for this long ... */
+	uint64_t bg_off_ns;      /**< ... then off for this long (0 = always on) */
+	unsigned ndown;          /**< outages (down=) */
+	struct sdr_link_outage down[SDR_LINK_SCHED_MAX];
 };
 
 /** Verdict kinds. */
@@ -97,12 +140,14 @@ enum sdr_link_action {
 	SDR_LINK_DROP_BUFFER, /**< bottleneck buffer full (drop-tail) */
 	SDR_LINK_DROP_GE,     /**< Gilbert-Elliott loss */
 	SDR_LINK_DROP_LOSS,   /**< Bernoulli loss */
+	SDR_LINK_DROP_DOWN,   /**< the link is down (down=) */
 };
 
 /** What to do with one arriving frame. */
 struct sdr_link_verdict {
 	enum sdr_link_action action;
 	bool reordered;              /**< got the reorder extra delay */
+	bool ce;                     /**< mark the frame CE (it was ECN-capable) */
 	bool duplicate;              /**< emit a copy at dup_depart_ns */
 	uint8_t n_flips;             /**< bits to flip (0 = not corrupted) */
 	uint64_t depart_ns;          /**< release time of the frame */
@@ -118,28 +163,34 @@ struct sdr_link_verdict {
  * "core" counters are kept by struct sdr_link; "glue" counters by the DPDK
  * part (zero when only the core is used).
  */
-#define SDR_LINK_STATS(X)                                                     \
-	X(pkts_in, "frames offered to the link")                              \
-	X(bytes_in, "bytes offered to the link")                              \
-	X(delivered, "frames that survive the link (decided to deliver)")     \
-	X(bytes_delivered, "bytes of delivered frames")                       \
-	X(delayed, "delivered frames with departure later than arrival")      \
-	X(dropped_buffer, "dropped: bottleneck buffer full (drop-tail)")      \
-	X(dropped_ge, "dropped: Gilbert-Elliott burst loss")                  \
-	X(dropped_loss, "dropped: Bernoulli loss")                            \
-	X(dropped_limit, "dropped: emulator holds 'limit' frames already")    \
-	X(reordered, "frames given the reorder extra delay")                  \
-	X(duplicated, "frames decided to be duplicated")                      \
-	X(dup_failed, "duplicates not made (no mbuf in dup pool or no slot)") \
-	X(corrupted, "frames with bits flipped")                              \
-	X(corrupt_short, "corruption skipped: frame <= 42 bytes")             \
-	X(released, "frames (and copies) handed to the application")          \
-	X(held, "frames held right now (current queue depth)")                \
-	X(max_held, "most frames held at once")                               \
-	X(backlog_bytes, "bottleneck backlog at the last arrival (bytes)")    \
-	X(max_backlog_bytes, "largest bottleneck backlog seen (bytes)")       \
-	X(ge_bad_frames, "frames that found the Gilbert-Elliott bad state")   \
-	X(max_release_lag_ns, "largest (release time - departure time), ns")
+#define SDR_LINK_STATS(X)                                                      \
+	X(pkts_in, "frames offered to the link")                               \
+	X(bytes_in, "bytes offered to the link")                               \
+	X(delivered, "frames that survive the link (decided to deliver)")      \
+	X(bytes_delivered, "bytes of delivered frames")                        \
+	X(delayed, "delivered frames with departure later than arrival")       \
+	X(dropped_buffer, "dropped: bottleneck buffer full (drop-tail)")       \
+	X(dropped_ge, "dropped: Gilbert-Elliott burst loss")                   \
+	X(dropped_loss, "dropped: Bernoulli loss")                             \
+	X(dropped_limit, "dropped: emulator holds 'limit' frames already")     \
+	X(reordered, "frames given the reorder extra delay")                   \
+	X(duplicated, "frames decided to be duplicated")                       \
+	X(dup_failed, "duplicates not made (no mbuf in dup pool or no slot)")  \
+	X(corrupted, "frames with bits flipped")                               \
+	X(corrupt_short, "corruption skipped: frame <= 42 bytes")              \
+	X(released, "frames (and copies) handed to the application")           \
+	X(held, "frames held right now (current queue depth)")                 \
+	X(max_held, "most frames held at once")                                \
+	X(backlog_bytes, "bottleneck backlog at the last arrival (bytes)")     \
+	X(max_backlog_bytes, "largest bottleneck backlog seen (bytes)")        \
+	X(ge_bad_frames, "frames that found the Gilbert-Elliott bad state")    \
+	X(max_release_lag_ns, "largest (release time - departure time), ns")   \
+	X(dropped_down, "dropped: the link was down (down=)")                  \
+	X(ect_in, "ECN-capable frames offered (ECT(0), ECT(1) or CE)")         \
+	X(ce_marked, "ECN-capable frames marked CE at the bottleneck")         \
+	X(bg_bytes, "background traffic offered to the bottleneck (bytes)")    \
+	X(bg_dropped_bytes, "background traffic dropped: buffer full (bytes)") \
+	X(rate_bps_now, "bottleneck rate at the last arrival (bit/s)")
 
 /** All counters, uint64_t each, in SDR_LINK_STATS order. */
 struct sdr_link_stats {
@@ -160,6 +211,7 @@ enum sdr_link_stream {
 	SDR_LINK_RNG_REORDER,
 	SDR_LINK_RNG_DUP,
 	SDR_LINK_RNG_CORRUPT,
+	SDR_LINK_RNG_ECN,
 	SDR_LINK_RNG_COUNT
 };
 
@@ -172,6 +224,9 @@ struct sdr_link {
 	uint64_t drain_rem;       /**< fractional bits drained, in 1/1e9 bit */
 	uint64_t last_depart_ns;  /**< in-order departure floor */
 	bool ge_bad;              /**< Gilbert-Elliott state */
+	bool started;             /**< origin_ns is set (the first frame came) */
+	uint64_t origin_ns;       /**< time 0 of the schedules (rate, bg, down) */
+	uint64_t bg_rem;          /**< fractional background bits, in 1/1e9 bit */
 	struct sdr_link_stats stats;
 };
 
@@ -224,6 +279,28 @@ int sdr_link_init(struct sdr_link *link, const struct sdr_link_cfg *cfg);
  */
 enum sdr_link_action sdr_link_decide(struct sdr_link *link, uint64_t now_ns, uint32_t frame_len,
 				     struct sdr_link_verdict *v);
+
+/**
+ * sdr_link_decide() for a frame whose IP header carries the ECN field
+ * @p ecn (enum sdr_link_ecn): an ECN-capable frame may come out with
+ * v->ce set (the caller rewrites the field to CE and the IPv4 checksum).
+ * sdr_link_decide() is this with SDR_LINK_ECN_NOT_ECT.
+ */
+enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *link, uint64_t now_ns, uint32_t frame_len,
+					 unsigned ecn, struct sdr_link_verdict *v);
+
+/**
+ * Set time 0 of the link's schedules (rate=R@T, bg= on/off, down=) to
+ * @p now_ns; without this call it is the arrival time of the first frame.
+ * Call before the first frame.
+ */
+void sdr_link_set_origin(struct sdr_link *link, uint64_t now_ns);
+
+/** Bottleneck rate in force at @p now_ns (bit/s; 0: no bottleneck). */
+uint64_t sdr_link_rate_at(const struct sdr_link *link, uint64_t now_ns);
+
+/** Is the link down (down=) at @p now_ns? */
+bool sdr_link_is_down(const struct sdr_link *link, uint64_t now_ns);
 
 /** Flip the bits listed in @p v in a contiguous frame of @p len bytes
  *  (bits beyond @p len are ignored). */

@@ -110,7 +110,23 @@ static int parse_with_unit(const char *key, const char *val, const struct unit *
 	return -EINVAL;
 }
 
+static int parse_time_upto(const char *key, const char *val, uint64_t max_ns, uint64_t *ns,
+			   char *err, size_t errlen);
+
 static int parse_time(const char *key, const char *val, uint64_t *ns, char *err, size_t errlen)
+{
+	return parse_time_upto(key, val, SDR_LINK_MAX_DELAY_NS, ns, err, errlen);
+}
+
+/* A time on a schedule (rate=R@T, down=T+L, bg=R:ON:OFF): up to a week. */
+static int parse_sched_time(const char *key, const char *val, uint64_t *ns, char *err,
+			    size_t errlen)
+{
+	return parse_time_upto(key, val, SDR_LINK_MAX_SCHED_NS, ns, err, errlen);
+}
+
+static int parse_time_upto(const char *key, const char *val, uint64_t max_ns, uint64_t *ns,
+			   char *err, size_t errlen)
 {
 	const char *unit;
 	double v;
@@ -136,11 +152,10 @@ static int parse_time(const char *key, const char *val, uint64_t *ns, char *err,
 		return -EINVAL;
 	}
 	v = nearbyint(v);
-	if (v > (double)SDR_LINK_MAX_DELAY_NS) {
-		sdr_link_seterr(
-			err, errlen,
-			"link spec: key '%s': %s is more than the 10 s the emulator supports", key,
-			val);
+	if (v > (double)max_ns) {
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s': %s is more than the %s the emulator supports",
+				key, val, max_ns == SDR_LINK_MAX_DELAY_NS ? "10 s" : "7 days");
 		return -EINVAL;
 	}
 	*ns = (uint64_t)v;
@@ -228,12 +243,15 @@ enum key_id {
 	K_CORRUPT,
 	K_SEED,
 	K_LIMIT,
+	K_ECN,
+	K_BG,
+	K_DOWN,
 	K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
-	"delay",   "jitter", "rate",    "buffer", "loss",  "ge",
-	"reorder", "dup",    "corrupt", "seed",   "limit",
+	"delay", "jitter",  "rate", "buffer", "loss", "ge", "reorder",
+	"dup",   "corrupt", "seed", "limit",  "ecn",  "bg", "down",
 };
 
 void sdr_link_cfg_default(struct sdr_link_cfg *cfg)
@@ -258,49 +276,214 @@ static char *trim(char *s)
 	return s;
 }
 
+/* A rate with its unit; 0 only where @p zero_ok. */
+static int parse_rate(const char *key, const char *val, bool zero_ok, uint64_t *out, char *err,
+		      size_t errlen)
+{
+	double d;
+	int rc = parse_with_unit(
+		key, val, rate_units, N_UNITS(rate_units), true,
+		"bit, kbit, mbit, gbit, tbit or bps, kbps, mbps, gbps, tbps (bits/s)", &d, err,
+		errlen);
+
+	if (rc != 0)
+		return rc;
+	d = nearbyint(d);
+	if ((d != 0 || !zero_ok) &&
+	    (d < (double)SDR_LINK_MIN_RATE_BPS || d > (double)SDR_LINK_MAX_RATE_BPS)) {
+		sdr_link_seterr(err, errlen, "link spec: key '%s': %s is outside 1kbit..10tbit%s",
+				key, val, zero_ok ? " (0 = no bottleneck)" : "");
+		return -EINVAL;
+	}
+	*out = (uint64_t)d;
+	return 0;
+}
+
+/* A size with its unit, 1 B .. 1 TB. */
+static int parse_size(const char *key, const char *val, uint64_t *out, char *err, size_t errlen)
+{
+	double d;
+	int rc = parse_with_unit(key, val, size_units, N_UNITS(size_units), true,
+				 "B, KB, MB, GB, TB (x1000) or KiB, MiB, GiB (x1024)", &d, err,
+				 errlen);
+
+	if (rc != 0)
+		return rc;
+	d = nearbyint(d);
+	if (d < 1 || d > (double)SDR_LINK_MAX_BUFFER) {
+		sdr_link_seterr(err, errlen, "link spec: key '%s': %s is outside 1B..1TB", key,
+				val);
+		return -EINVAL;
+	}
+	*out = (uint64_t)d;
+	return 0;
+}
+
+/* One step of a list key: "RATE@TIME" after rate=, "TIME+LEN" in down= and
+ * after it. Times are since the link's first frame, in increasing order. */
+static int parse_step(enum key_id k, char *val, struct sdr_link_cfg *c, char *err, size_t errlen)
+{
+	uint64_t a, b;
+	int rc;
+
+	if (k == K_RATE) {
+		char *at = strchr(val, '@');
+
+		if (at == NULL) {
+			sdr_link_seterr(err, errlen,
+					"link spec: '%s' after rate= must be RATE@TIME (a step of "
+					"the rate schedule)",
+					val);
+			return -EINVAL;
+		}
+		*at = '\0';
+		if ((rc = parse_rate("rate (schedule)", val, false, &b, err, errlen)) != 0 ||
+		    (rc = parse_sched_time("rate (schedule time)", at + 1, &a, err, errlen)) != 0)
+			return rc;
+		if (c->nrate_steps == SDR_LINK_SCHED_MAX) {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'rate': more than %u schedule steps",
+					SDR_LINK_SCHED_MAX + 1);
+			return -EINVAL;
+		}
+		if (a == 0 || (c->nrate_steps > 0 && a <= c->rate_step[c->nrate_steps - 1].at_ns)) {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'rate': schedule times must increase "
+					"(after @0s)");
+			return -EINVAL;
+		}
+		c->rate_step[c->nrate_steps].at_ns = a;
+		c->rate_step[c->nrate_steps++].rate_bps = b;
+		return 0;
+	}
+	char *plus = strchr(val, '+');
+
+	if (plus == NULL) {
+		sdr_link_seterr(err, errlen,
+				"link spec: key 'down': '%s' must be TIME+LENGTH (down from TIME "
+				"for LENGTH)",
+				val);
+		return -EINVAL;
+	}
+	*plus = '\0';
+	if ((rc = parse_sched_time("down (time)", val, &a, err, errlen)) != 0 ||
+	    (rc = parse_sched_time("down (length)", plus + 1, &b, err, errlen)) != 0)
+		return rc;
+	if (b == 0) {
+		sdr_link_seterr(err, errlen, "link spec: key 'down': the length must be > 0");
+		return -EINVAL;
+	}
+	if (c->ndown == SDR_LINK_SCHED_MAX) {
+		sdr_link_seterr(err, errlen, "link spec: key 'down': more than %u outages",
+				SDR_LINK_SCHED_MAX);
+		return -EINVAL;
+	}
+	if (c->ndown > 0 && a < c->down[c->ndown - 1].at_ns + c->down[c->ndown - 1].len_ns) {
+		sdr_link_seterr(err, errlen,
+				"link spec: key 'down': outages must be in order and not "
+				"overlap");
+		return -EINVAL;
+	}
+	c->down[c->ndown].at_ns = a;
+	c->down[c->ndown++].len_ns = b;
+	return 0;
+}
+
 static int parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, char *err,
 		      size_t errlen)
 {
 	char *f[4];
 	int n, rc;
-	double d;
 	uint64_t u;
 
 	switch (k) {
 	case K_DELAY: return parse_time(key, val, &c->delay_ns, err, errlen);
 	case K_JITTER: return parse_time(key, val, &c->jitter_ns, err, errlen);
-	case K_RATE:
-		rc = parse_with_unit(
-			key, val, rate_units, N_UNITS(rate_units), true,
-			"bit, kbit, mbit, gbit, tbit or bps, kbps, mbps, gbps, tbps (bits/s)", &d,
-			err, errlen);
-		if (rc != 0)
+	case K_RATE: {
+		/* RATE, or the first step of a schedule: RATE@0s (the next
+		 * steps are the items that follow, parse_step()) */
+		char *at = strchr(val, '@');
+		uint64_t t0 = 0;
+
+		if (at != NULL) {
+			*at = '\0';
+			if ((rc = parse_sched_time("rate (schedule time)", at + 1, &t0, err,
+						   errlen)) != 0)
+				return rc;
+			if (t0 != 0) {
+				sdr_link_seterr(err, errlen,
+						"link spec: key 'rate': a schedule starts at @0s "
+						"(rate=R@0s,R@T,...), not @%s",
+						at + 1);
+				return -EINVAL;
+			}
+		}
+		if ((rc = parse_rate(key, val, true, &u, err, errlen)) != 0)
 			return rc;
-		d = nearbyint(d);
-		if (d != 0 &&
-		    (d < (double)SDR_LINK_MIN_RATE_BPS || d > (double)SDR_LINK_MAX_RATE_BPS)) {
+		if (at != NULL && u == 0) {
 			sdr_link_seterr(err, errlen,
-					"link spec: key 'rate': %s is outside 1kbit..10tbit (0 = "
-					"no bottleneck)",
+					"link spec: key 'rate': a schedule needs a rate > 0 (an "
+					"outage is down=T+LEN)");
+			return -EINVAL;
+		}
+		c->rate_bps = u;
+		return 0;
+	}
+	case K_ECN: {
+		/* KMIN[:KMAX[:PMAX]] */
+		uint64_t kmin, kmax;
+
+		n = split_colon(val, f, 3);
+		if (n < 1) {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'ecn': '%s' must be KMIN[:KMAX[:PMAX]] "
+					"(backlog sizes)",
 					val);
 			return -EINVAL;
 		}
-		c->rate_bps = (uint64_t)d;
-		return 0;
-	case K_BUFFER:
-		rc = parse_with_unit(key, val, size_units, N_UNITS(size_units), true,
-				     "B, KB, MB, GB, TB (x1000) or KiB, MiB, GiB (x1024)", &d, err,
-				     errlen);
-		if (rc != 0)
+		if ((rc = parse_size("ecn kmin", f[0], &kmin, err, errlen)) != 0)
 			return rc;
-		d = nearbyint(d);
-		if (d < 1 || d > (double)SDR_LINK_MAX_BUFFER) {
+		kmax = kmin;
+		c->ecn_pmax = 1.0;
+		if (n > 1 && (rc = parse_size("ecn kmax", f[1], &kmax, err, errlen)) != 0)
+			return rc;
+		if (n > 2 && (rc = parse_prob("ecn pmax", f[2], &c->ecn_pmax, err, errlen)) != 0)
+			return rc;
+		if (kmax < kmin) {
 			sdr_link_seterr(err, errlen,
-					"link spec: key 'buffer': %s is outside 1B..1TB", val);
+					"link spec: key 'ecn': KMAX %s is below KMIN %s", f[1],
+					f[0]);
 			return -EINVAL;
 		}
-		c->buffer_bytes = (uint64_t)d;
+		c->ecn_kmin_bytes = kmin;
+		c->ecn_kmax_bytes = kmax;
 		return 0;
+	}
+	case K_BG:
+		/* RATE[:ON:OFF] */
+		n = split_colon(val, f, 3);
+		if (n != 1 && n != 3) {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'bg': '%s' must be RATE or RATE:ON:OFF",
+					val);
+			return -EINVAL;
+		}
+		if ((rc = parse_rate(key, f[0], false, &c->bg_bps, err, errlen)) != 0)
+			return rc;
+		if (n == 3) {
+			if ((rc = parse_sched_time("bg on", f[1], &c->bg_on_ns, err, errlen)) !=
+				    0 ||
+			    (rc = parse_sched_time("bg off", f[2], &c->bg_off_ns, err, errlen)) !=
+				    0)
+				return rc;
+			if (c->bg_on_ns == 0) {
+				sdr_link_seterr(err, errlen, "link spec: key 'bg': ON must be > 0");
+				return -EINVAL;
+			}
+		}
+		return 0;
+	case K_DOWN: return parse_step(K_DOWN, val, c, err, errlen);
+	case K_BUFFER: return parse_size(key, val, &c->buffer_bytes, err, errlen);
 	case K_LOSS: return parse_prob(key, val, &c->loss, err, errlen);
 	case K_GE:
 		n = split_colon(val, f, 4);
@@ -386,6 +569,7 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 	char buf[SPEC_MAX];
 	struct sdr_link_cfg c;
 	bool seen[K_COUNT] = {false};
+	int last = K_COUNT; /* the key whose list the next items may continue */
 	char *item;
 	size_t len;
 
@@ -420,6 +604,17 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 				return -EINVAL;
 			}
 			eq = strchr(item, '=');
+			if (eq == NULL && (last == K_RATE || last == K_DOWN)) {
+				/* the next step of rate=R@0s,R@T,... or down=T+L,T+L */
+				int rc = parse_step((enum key_id)last, item, &c, err, errlen);
+
+				if (rc != 0)
+					return rc;
+				if (comma == NULL)
+					break;
+				p = comma + 1;
+				continue;
+			}
 			if (eq == NULL) {
 				sdr_link_seterr(err, errlen,
 						"link spec: '%s' needs a value (key=value)", item);
@@ -435,7 +630,9 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 				sdr_link_seterr(
 					err, errlen,
 					"link spec: unknown key '%s' (known: delay, jitter, rate, "
-					"buffer, loss, ge, reorder, dup, corrupt, seed, limit)",
+					"buffer, loss, ge, reorder, dup, corrupt, seed, limit, "
+					"ecn, "
+					"bg, down)",
 					key);
 				return -EINVAL;
 			}
@@ -450,6 +647,9 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 						"link spec: key '%s' has an empty value", key);
 				return -EINVAL;
 			}
+			/* rate=R@0s and down= start lists the next items continue */
+			last = (k == K_RATE && strchr(val, '@') != NULL) || k == K_DOWN ? k
+											: K_COUNT;
 			rc = parse_item((enum key_id)k, key, val, &c, err, errlen);
 			if (rc != 0)
 				return rc;
@@ -463,6 +663,13 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 		sdr_link_seterr(err, errlen,
 				"link spec: key 'buffer' needs a bottleneck rate (rate=...); "
 				"without one nothing queues");
+		return -EINVAL;
+	}
+	if (c.rate_bps == 0 && (seen[K_ECN] || seen[K_BG])) {
+		sdr_link_seterr(err, errlen,
+				"link spec: key '%s' needs a bottleneck rate (rate=...): it is a "
+				"feature of the bottleneck's queue",
+				seen[K_ECN] ? "ecn" : "bg");
 		return -EINVAL;
 	}
 	if (c.rate_bps != 0 && !seen[K_BUFFER])
@@ -540,9 +747,36 @@ int sdr_link_cfg_format(const struct sdr_link_cfg *c, char *buf, size_t len)
 	}
 	if (c->rate_bps) {
 		fmt_rate(tmp, sizeof(tmp), c->rate_bps);
-		APPEND("rate=%s", tmp);
+		APPEND("rate=%s%s", tmp, c->nrate_steps ? "@0s" : "");
+		for (unsigned i = 0; i < c->nrate_steps; i++) {
+			fmt_rate(tmp, sizeof(tmp), c->rate_step[i].rate_bps);
+			fmt_time(tmp2, sizeof(tmp2), c->rate_step[i].at_ns);
+			APPEND("%s@%s", tmp, tmp2);
+		}
 		fmt_size(tmp, sizeof(tmp), c->buffer_bytes);
 		APPEND("buffer=%s", tmp);
+	}
+	if (c->ecn_kmin_bytes) {
+		fmt_size(tmp, sizeof(tmp), c->ecn_kmin_bytes);
+		fmt_size(tmp2, sizeof(tmp2), c->ecn_kmax_bytes);
+		APPEND("ecn=%s:%s:%.17g", tmp, tmp2, c->ecn_pmax);
+	}
+	if (c->bg_bps) {
+		fmt_rate(tmp, sizeof(tmp), c->bg_bps);
+		if (c->bg_off_ns) {
+			char tmp3[64];
+
+			fmt_time(tmp2, sizeof(tmp2), c->bg_on_ns);
+			fmt_time(tmp3, sizeof(tmp3), c->bg_off_ns);
+			APPEND("bg=%s:%s:%s", tmp, tmp2, tmp3);
+		} else {
+			APPEND("bg=%s", tmp);
+		}
+	}
+	for (unsigned i = 0; i < c->ndown; i++) {
+		fmt_time(tmp, sizeof(tmp), c->down[i].at_ns);
+		fmt_time(tmp2, sizeof(tmp2), c->down[i].len_ns);
+		APPEND("%s%s+%s", i ? "" : "down=", tmp, tmp2);
 	}
 	if (c->loss > 0)
 		APPEND("loss=%.17g", c->loss);

@@ -15,6 +15,7 @@
 #define ETH_HLEN 14u
 #define ETH_TYPE_IPV4 0x0800u
 #define ETH_TYPE_VLAN 0x8100u
+#define ETH_TYPE_IPV6 0x86DDu
 #define IPV4_SRC_OFF 12u
 #define IPV4_MIN_HLEN 20u
 #define PROFILE_SPEC_MAX 4096u
@@ -197,10 +198,76 @@ int sdr_link_frame_src_ipv4(const uint8_t *f, uint32_t len, uint32_t *ip)
 	return 0;
 }
 
+/* The L3 header of an untagged or single-tagged frame: offset and
+ * ethertype, or 0 when too short. */
+static uint32_t frame_l3(const uint8_t *f, uint32_t len, unsigned *type)
+{
+	uint32_t l3 = ETH_HLEN;
+
+	if (len < ETH_HLEN)
+		return 0;
+	*type = (unsigned)f[12] << 8 | f[13];
+	if (*type == ETH_TYPE_VLAN) {
+		if (len < ETH_HLEN + 4)
+			return 0;
+		*type = (unsigned)f[16] << 8 | f[17];
+		l3 += 4;
+	}
+	return l3;
+}
+
+int sdr_link_frame_ecn(const uint8_t *f, uint32_t len)
+{
+	unsigned type = 0;
+	uint32_t l3 = frame_l3(f, len, &type);
+
+	if (l3 == 0)
+		return -1;
+	if (type == ETH_TYPE_IPV4 && len >= l3 + IPV4_MIN_HLEN && (f[l3] >> 4) == 4)
+		return f[l3 + 1] & 3;
+	if (type == ETH_TYPE_IPV6 && len >= l3 + 2 && (f[l3] >> 4) == 6)
+		return (f[l3 + 1] >> 4) & 3; /* traffic class bits 1:0 */
+	return -1;
+}
+
+int sdr_link_frame_mark_ce(uint8_t *f, uint32_t len)
+{
+	unsigned type = 0;
+	uint32_t l3 = frame_l3(f, len, &type);
+
+	if (l3 == 0)
+		return -1;
+	if (type == ETH_TYPE_IPV4 && len >= l3 + IPV4_MIN_HLEN && (f[l3] >> 4) == 4) {
+		uint16_t old = (uint16_t)(f[l3] << 8 | f[l3 + 1]), new, hc;
+		uint32_t sum;
+
+		if ((f[l3 + 1] & 3) == 0)
+			return -1; /* not ECN-capable: never marked */
+		f[l3 + 1] |= 3;
+		new = (uint16_t)(f[l3] << 8 | f[l3 + 1]);
+		/* incremental checksum update, RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') */
+		hc = (uint16_t)(f[l3 + 10] << 8 | f[l3 + 11]);
+		sum = (uint16_t)~hc + (uint32_t)(uint16_t)~old + new;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		hc = (uint16_t)~sum;
+		f[l3 + 10] = (uint8_t)(hc >> 8);
+		f[l3 + 11] = (uint8_t)hc;
+		return 0;
+	}
+	if (type == ETH_TYPE_IPV6 && len >= l3 + 2 && (f[l3] >> 4) == 6) {
+		if (((f[l3 + 1] >> 4) & 3) == 0)
+			return -1;
+		f[l3 + 1] |= 0x30; /* no header checksum in IPv6 */
+		return 0;
+	}
+	return -1;
+}
+
 int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len)
 {
 	const struct sdr_link_profile *x = &p->lane[i];
-	char spec[512], a[16];
+	char spec[1536], a[16];
 	size_t off;
 	int n;
 
@@ -286,6 +353,10 @@ void sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats 
 		sum->max_backlog_bytes = s->max_backlog_bytes;
 	if (s->max_release_lag_ns > sum->max_release_lag_ns)
 		sum->max_release_lag_ns = s->max_release_lag_ns;
+	/* nor does a rate: the largest lane's */
+	sum->rate_bps_now -= s->rate_bps_now;
+	if (s->rate_bps_now > sum->rate_bps_now)
+		sum->rate_bps_now = s->rate_bps_now;
 }
 
 int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
@@ -324,5 +395,6 @@ enum sdr_link_action sdr_link_set_decide(struct sdr_link_set *s, uint64_t now_ns
 					 struct sdr_link_verdict *v)
 {
 	*lane = sdr_link_set_lane(s, frame, head_len);
-	return sdr_link_decide(&s->link[*lane], now_ns, frame_len, v);
+	return sdr_link_decide_ecn(&s->link[*lane], now_ns, frame_len,
+				   (unsigned)sdr_link_frame_ecn(frame, head_len) & 3, v);
 }

@@ -103,6 +103,15 @@ bool sdr_link_plan_active(const struct sdr_link_plan *p);
  */
 int sdr_link_frame_src_ipv4(const uint8_t *frame, uint32_t len, uint32_t *ip);
 
+/** The ECN field (enum sdr_link_ecn) of an IPv4 or IPv6 frame (untagged or
+ *  one 802.1Q tag), or -1 (too short, not IP). */
+int sdr_link_frame_ecn(const uint8_t *frame, uint32_t len);
+
+/** Mark an ECN-capable IPv4/IPv6 frame CE in place (the IPv4 header checksum
+ *  updated incrementally, RFC 1624; the RoCEv2 ICRC masks the field).
+ *  @return 0, or -1 (not IP, too short, or not ECN-capable: unchanged). */
+int sdr_link_frame_mark_ce(uint8_t *frame, uint32_t len);
+
 /**
  * Canonical text of lane @p i: "NAME:IP+IP:SPEC" for a profile,
  * "default:SPEC" for the default lane ("default:" when it is a perfect

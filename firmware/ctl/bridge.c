@@ -285,7 +285,7 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 	struct br_opts o;
 	struct br_dir d[2];
 	struct rte_mempool *pool = NULL;
-	char desc[256];
+	char desc[1536];
 	int rc = br_parse(argc, argv, &o), status = 1;
 
 	if (rc)

@@ -252,11 +252,16 @@ static inline void admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t no
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (sdr_link_decide(&rx->set.link[li], now_ns, rte_pktmbuf_pkt_len(m), &v) !=
-	    SDR_LINK_DELIVER) {
+	if (sdr_link_decide_ecn(&rx->set.link[li], now_ns, rte_pktmbuf_pkt_len(m),
+				(unsigned)sdr_link_frame_ecn(rte_pktmbuf_mtod(m, const uint8_t *),
+							     rte_pktmbuf_data_len(m)) &
+					3,
+				&v) != SDR_LINK_DELIVER) {
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (v.ce) /* (the copy below is taken after: it carries the mark too) */
+		sdr_link_frame_mark_ce(rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m));
 	if (v.duplicate) {
 		/* deep copy before corruption: the copy is a clean frame */
 		if (l->held + 2 <= l->cap)

@@ -41,7 +41,8 @@ static void setup(void)
 {
 	static const char *const prof[] = {
 		"a:10.100.1.2:delay=5ms",
-		"shared:10.100.0.2+10.100.3.2:delay=25ms,rate=1gbit,buffer=64KB,loss=1e-2",
+		"shared:10.100.0.2+10.100.3.2:delay=25ms,rate=1gbit@0s,500mbit@20us,buffer=64KB,"
+		"loss=1e-2,ecn=1KB:30KB:0.5,bg=100mbit:10us:10us,down=30us+5us",
 		"10.100.4.2:",
 	};
 	struct sdr_link_cfg d;
@@ -62,6 +63,18 @@ static void setup(void)
 	ready = 1;
 }
 
+/* one's-complement sum of a 20-byte IPv4 header: 0xffff when its checksum is right */
+static uint16_t ip4_fold(const uint8_t *h)
+{
+	uint32_t s = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		s += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
 static void frame(const uint8_t *f, size_t n)
 {
 	uint32_t len = n > 65535 ? 65535 : (uint32_t)n;
@@ -79,8 +92,27 @@ static void frame(const uint8_t *f, size_t n)
 		FUZZ_ASSERT(lane < plan.nlanes);
 		FUZZ_ASSERT(lane == (have ? sdr_link_plan_lane(&plan, ip) : plan.nlanes - 1));
 		s = &set.link[lane].stats;
-		FUZZ_ASSERT(s->pkts_in ==
-			    s->delivered + s->dropped_buffer + s->dropped_loss + s->dropped_ge);
+		FUZZ_ASSERT(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss +
+						  s->dropped_ge + s->dropped_down);
+		FUZZ_ASSERT(!v.ce ||
+			    (v.action == SDR_LINK_DELIVER && sdr_link_frame_ecn(f, head) > 0));
+	}
+	/* the CE rewrite: only an ECN-capable IP frame changes, to CE, and
+	 * an IPv4 header's checksum stays as right (or wrong) as it was */
+	{
+		uint8_t c[128];
+		uint32_t m = len < sizeof(c) ? len : (uint32_t)sizeof(c);
+		int before = sdr_link_frame_ecn(f, m);
+
+		memcpy(c, f, m);
+		if (sdr_link_frame_mark_ce(c, m) == 0) {
+			FUZZ_ASSERT(before > 0 && sdr_link_frame_ecn(c, m) == 3);
+			if (c[12] == 0x08 && c[13] == 0x00) /* untagged IPv4 */
+				FUZZ_ASSERT((ip4_fold(f + 14) == 0xffff) ==
+					    (ip4_fold(c + 14) == 0xffff));
+		} else {
+			FUZZ_ASSERT(before <= 0 && memcmp(c, f, m) == 0);
+		}
 	}
 }
 
@@ -106,7 +138,7 @@ static void text(const uint8_t *d, size_t n)
 		    q.lane[0].naddr == p.lane[1].naddr &&
 		    memcmp(q.lane[0].addr, p.lane[1].addr, sizeof(q.lane[0].addr)) == 0);
 	{
-		char a[600], b[600];
+		char a[2048], b[2048];
 
 		/* (the structs' padding differs; the canonical text covers every field) */
 		sdr_link_cfg_format(&q.lane[0].cfg, a, sizeof(a));

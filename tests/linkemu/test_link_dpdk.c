@@ -103,7 +103,7 @@ static void trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart
 static void check_identities(const struct sdr_link_stats *s, const char *what)
 {
 	CHECK(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss + s->dropped_ge +
-				    s->dropped_limit,
+				    s->dropped_down + s->dropped_limit,
 	      "%s: in %" PRIu64 " != delivered %" PRIu64 " + drops", what, s->pkts_in,
 	      s->delivered);
 	CHECK(s->delivered + s->duplicated - s->dup_failed == s->released + s->held,
@@ -365,6 +365,91 @@ static struct rte_mbuf *mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
 	return m;
 }
 
+/* ECN through the glue: with a queue at the bottleneck, ECN-capable frames
+ * come out marked CE in their IPv4 header (checksum still right), other
+ * frames untouched; down= drops what arrives during the outage. */
+static uint16_t ip4_fold(const uint8_t *h)
+{
+	uint32_t s = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		s += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+static void test_ecn_down(void)
+{
+	struct sdr_link_cfg cfg;
+	struct sdr_link_stats st;
+	struct rte_mbuf *pkts[64];
+	char err[256];
+	unsigned ce = 0, ect_out = 0, not_ect_ce = 0, bad_sum = 0, out = 0;
+	struct sdr_link_rx *rx;
+
+	/* 1 Gbit/s, marking from 10 KB: a burst of 40 frames of 1000 B, odd
+	 * ones ECT(0): those from the 11th frame on find 10 KB queued */
+	CHECK(sdr_link_parse("rate=1gbit,buffer=1MB,ecn=10KB,down=1s+1s", &cfg, err, sizeof(err)) ==
+		      0,
+	      "%s", err);
+	rx = sdr_link_rx_create(&cfg, SOCKET_ID_ANY, dup_pool);
+	REQUIRE(rx != NULL);
+	for (unsigned i = 0; i < 40; i++) {
+		uint8_t *p;
+		uint32_t s = 0;
+
+		pkts[i] = mk_peer_frame(0, i, 1000);
+		REQUIRE(pkts[i] != NULL);
+		p = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		p[15] = i & 1 ? 0x02 : 0x00; /* ECT(0) / not ECT */
+		for (int k = 14; k < 34; k += 2)
+			s += (uint32_t)(p[k] << 8 | p[k + 1]);
+		while (s >> 16)
+			s = (s & 0xffff) + (s >> 16);
+		p[24] = (uint8_t)(~s >> 8);
+		p[25] = (uint8_t)~s;
+	}
+	sdr_link_rx_process(rx, pkts, 40, 40, 1000);
+	for (uint64_t t = 1000; out < 40 && t < 10000000; t += 10000) {
+		uint16_t n = sdr_link_rx_release(rx, pkts, 64, t);
+
+		for (uint16_t i = 0; i < n; i++) {
+			const uint8_t *p = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+			uint64_t seq;
+
+			memcpy(&seq, p + PEER_SEQ_OFF + 1, sizeof(seq));
+			if ((p[15] & 3) == 3) {
+				ce++;
+				not_ect_ce += !(seq & 1);
+				if (seq < 10)
+					CHECK(0, "frame %" PRIu64 " marked with < 10 KB queued",
+					      seq);
+			} else if (seq & 1) {
+				ect_out++;
+				if (seq >= 10)
+					CHECK(0, "frame %" PRIu64 " not marked", seq);
+			}
+			bad_sum += ip4_fold(p + 14) != 0xffff;
+			rte_pktmbuf_free(pkts[i]);
+			out++;
+		}
+	}
+	CHECK(out == 40, "released %u of 40", out);
+	CHECK(ce == 15 && ect_out == 5 && not_ect_ce == 0, "CE %u, ECT unmarked %u, not-ECT CE %u",
+	      ce, ect_out, not_ect_ce);
+	CHECK(bad_sum == 0, "%u IPv4 checksums broken by the mark", bad_sum);
+	/* the outage: 1 s .. 2 s after the first frame (time 1000 ns) */
+	for (unsigned i = 0; i < 10; i++)
+		pkts[i] = mk_peer_frame(0, 100 + i, 100);
+	sdr_link_rx_process(rx, pkts, 10, 10, 1000 + 1500000000ull);
+	sdr_link_rx_stats(rx, &st);
+	CHECK(st.dropped_down == 10 && st.ce_marked == 15 && st.ect_in == 20,
+	      "dropped_down %" PRIu64 ", ce_marked %" PRIu64 ", ect_in %" PRIu64, st.dropped_down,
+	      st.ce_marked, st.ect_in);
+	sdr_link_rx_detach(rx);
+}
+
 static void peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart,
 			  uint64_t release, void *arg)
 {
@@ -600,6 +685,7 @@ int main(int argc, char **argv)
 	test_limits();
 	test_multiseg_corrupt();
 	test_peers();
+	test_ecn_down();
 	test_ring_port();
 	rte_eal_cleanup();
 	return lt_finish("test_link_dpdk");

@@ -328,14 +328,21 @@ static const struct sdr_opt cfg_opts[] = {
 		 "sdr-diag); docs/operations.md"},
 	{.name = "help", .help = "this text"},
 	{.name = "version", .fn = on_version, .help = "print the version"},
+	{.name = "outage-horizon-ms",
+	 .arg = "MS",
+	 U32(0, MS_MAX),
+	 CFG(outage_horizon_ms),
+	 .help = "an SR/EC/AUTO QP whose sends make no progress (link down,\n"
+		 "peer silent) is stalled, not failed, for up to MS; then it\n"
+		 "errors (outstanding operations complete with -ETIMEDOUT,\n"
+		 "later posts -ENOTCONN); a receive that saw packets and then\n"
+		 "nothing for MS completes with -ETIMEDOUT. A QP may ask for\n"
+		 "its own (docs/reliability.md; default 60000; 0 = never)"},
 	{.name = "global-timeout-ms",
 	 .arg = "MS",
 	 U32(0, MS_MAX),
-	 CFG(global_timeout_ms),
-	 .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\n"
-		 "the error state (outstanding operations complete with\n"
-		 "-ETIMEDOUT); a receive without progress for MS completes\n"
-		 "with -ETIMEDOUT (default 3000; 0 = never)"},
+	 CFG(outage_horizon_ms),
+	 .help = "old name of --outage-horizon-ms"},
 	SDR_OPT_END,
 };
 
@@ -483,7 +490,7 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->mbufs = 8191;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
-	cfg->global_timeout_ms = 3000;
+	cfg->outage_horizon_ms = 60000;
 	cfg->qpn_epoch = -1;
 	cfg->quota_conns = QUOTA_CONNS_DEFAULT;
 	cfg->quota_ctxs = QUOTA_CTXS_DEFAULT;

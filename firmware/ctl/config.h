@@ -42,7 +42,7 @@ struct sdr_cfg {
 	uint32_t pace_trace; /* paced frames recorded per worker; 0 = none */
 	int icrc;
 	int ring_pair;
-	uint32_t global_timeout_ms; /* no progress of a reliable QP's sends: error state */
+	uint32_t outage_horizon_ms; /* a reliable QP stalled this long errors (0 = never) */
 	int qpn_epoch;              /* -1 = random per boot */
 	/* control plane: per-client quotas (per instance; 0 = no limit) and
 	 * timeouts (docs/host-api.md "Limits and quotas") */

@@ -37,6 +37,7 @@ struct client {
 	int pending;
 	int pend_fd; /* descriptor to pass (owned by its ctx/QP) or -1 */
 	uint64_t pend_by;
+	size_t pend_size; /* bytes of pend to send (a 2.0 client: SDR_CTL_RESP_SIZE_2_0) */
 	struct sdr_ctl_resp pend;
 };
 

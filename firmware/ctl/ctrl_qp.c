@@ -199,6 +199,7 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	}
 	ids.rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
 	ids.ctrl_key = sdr_secret64();
+	ids.horizon_ms = q->horizon_ms; /* (0 from a 2.0 host: the daemon's) */
 	err = sdr_qp_setup(&qp, c, a, &ids, r->msg, sizeof(r->msg));
 	if (err) {
 		free(cmd.aux);
@@ -216,6 +217,7 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	r->id = ids.id;
 	r->seg_size = qp->qseg_size;
 	sdr_qp_info_fill(qp, &r->info);
+	r->horizon_ms = qp->horizon_ms;
 	*pass = qp->qseg_fd;
 	return 0;
 }

@@ -32,6 +32,14 @@ static void qseg_format(struct sdr_qp *qp, size_t slot_off, size_t bm_off, uint3
 	qh->bitmap_off = bm_off;
 }
 
+void sdr_qp_horizon_set(struct sdr_qp *qp, uint32_t req_ms)
+{
+	uint32_t ms = req_ms == UINT32_MAX ? 0 : req_ms ? req_ms : sdr_g.cfg.outage_horizon_ms;
+
+	qp->horizon_ms = ms;
+	qp->horizon_tsc = sdr_ms_cycles(ms);
+}
+
 int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		 const struct sdr_qp_ids *ids, char *why, size_t why_len)
 {
@@ -84,6 +92,7 @@ int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_at
 	qp->ctx = c;
 	qp->worker = c->worker;
 	qp->state = SDR_QPS_CREATED;
+	sdr_qp_horizon_set(qp, ids->horizon_ms);
 	qseg_format(qp, slot_off, bm_off, chunk_words);
 	if (sdr_rq_init(&qp->rq, mtu, max_msg, ppc, gens, qp->rkey,
 			(uint64_t *)((uint8_t *)qp->qseg + bm_off),

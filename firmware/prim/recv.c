@@ -15,7 +15,7 @@
  * (docs/wire-format.md §4). A number may come back only after 2^32 receives
  * AND the maximum packet lifetime: when entering block b of 2^28 numbers,
  * the previous use of block b ended when block b + 1 began; that must be
- * SDR_SEQ_REUSE_S seconds (plus the global timeout, during which a sender
+ * SDR_SEQ_REUSE_S seconds (plus the QP's outage horizon, during which a sender
  * retransmits) ago. Never reached below 35 M receives/s per QP. */
 #define SDR_SEQ_BLOCK_SHIFT 28
 #define SDR_SEQ_REUSE_S 120
@@ -28,7 +28,7 @@ static int seq_reuse_ok(struct sdr_qp *qp, uint32_t seq)
 		return 1;
 	now = rte_get_tsc_cycles();
 	b = seq >> SDR_SEQ_BLOCK_SHIFT;
-	life = sdr_ms_cycles((uint64_t)SDR_SEQ_REUSE_S * 1000 + sdr_g.cfg.global_timeout_ms);
+	life = sdr_ms_cycles((uint64_t)SDR_SEQ_REUSE_S * 1000) + qp->horizon_tsc;
 	if (qp->era_tsc[(b + 1) % 16] && now - qp->era_tsc[(b + 1) % 16] < life)
 		return 0;
 	qp->era_tsc[b] = now;

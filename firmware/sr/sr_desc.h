@@ -25,7 +25,8 @@ struct sdr_sr_cfg {
 	uint32_t rttvar_k;    /* ... and >= SRTT + k * RTTVAR */
 	uint32_t min_rto_us;
 	uint32_t init_rto_ms;
-	uint32_t ack_us; /* ACK coalescing period */
+	uint32_t ack_us;       /* ACK coalescing period */
+	uint32_t probe_max_ms; /* RTO backoff ceiling: the probe interval of a stalled QP */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;
 extern const struct sdr_opt sdr_sr_opts[];

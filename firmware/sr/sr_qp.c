@@ -24,7 +24,7 @@ int sdr_sr_qp_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_s
 		return -ENOMEM;
 	if (sr->hooks)
 		sr->hooks->send_prepared(sr->hook_ctx, qp, sm);
-	/* the global timeout counts from here when nothing was outstanding */
+	/* the outage horizon counts from here when nothing was outstanding */
 	if (qp->ack_cursor == qp->send_next)
 		qp->progress_tsc = now;
 	return 0;

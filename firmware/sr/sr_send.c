@@ -14,8 +14,7 @@
 #include "sr_desc.h"
 #include "txq.h"
 
-#define SR_EXPIRE_MAX 256  /* timer entries looked at per loop iteration */
-#define SR_MAX_RTO_MS 1000 /* backoff ceiling */
+#define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
@@ -29,7 +28,6 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
-	sr->global_timeout = sdr_ms_cycles(sdr_g.cfg.global_timeout_ms);
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;
@@ -67,6 +65,8 @@ void sdr_sr_reset(struct sdr_sr *sr)
 	sr->fin_n = sr->fin_head = 0;
 	sr->fin_next = 0;
 	sr->ack_now = 0;
+	sr->probing = 0;
+	sr->stall_tsc = 0; /* (the QP failed, or is going away: not an outage that ended) */
 }
 
 int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *sm)
@@ -111,7 +111,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 		return;
 	u->tx_tsc = now;
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
-		u->tx_tsc = 0; /* no timer: the global timeout is the backstop */
+		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
 }
 
 /* The send this (seq) names, if it is outstanding with SR state. */
@@ -163,9 +163,9 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 		if (t < d)
 			d = t;
 	}
-	/* the global timeout (sdr_sr_poll) */
-	if (sr->global_timeout && qp->ack_cursor != qp->send_next) {
-		t = qp->progress_tsc + sr->global_timeout + 1;
+	/* the outage horizon (sdr_sr_poll) */
+	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
+		t = qp->progress_tsc + qp->horizon_tsc + 1;
 		if (t < d)
 			d = t;
 	}
@@ -197,12 +197,16 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		 * far too short). When the peer has not answered at all for an
 		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
 		 * every expired one until it answers again (RFC 6298 5.4, 5.5) */
-		if (u->retx &&
-		    sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc, sdr_ms_cycles(SR_MAX_RTO_MS)))
+		if (u->retx && sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc,
+					       sdr_ms_cycles(sdr_sr_cfg.probe_max_ms)))
 			SDR_QP_CTR(qp, sr, rto_backoffs)++;
 		uint64_t heard = RTE_MAX(sr->ack_rx_tsc, qp->progress_tsc);
-		if (!sr->probing && now > heard && now - heard > sr->rtt.rto)
+		if (!sr->probing && now > heard && now - heard > sr->rtt.rto) {
+			/* a stall (link down, peer silent) until the next ACK */
 			sr->probing = 1;
+			sr->stall_tsc = heard ? heard : now;
+			SDR_QP_CTR(qp, sr, outages)++;
+		}
 		if (sr->probing) {
 			if (now < sr->probe_tsc) {
 				/* not this unit's turn: wait another RTO */
@@ -354,11 +358,62 @@ static void ack_unit(void *arg, uint32_t unit)
 	a->progress = 1;
 }
 
+/* The first ACK after a stall: the path is back. The RTO is the estimates'
+ * again (it was backed off up to --probe-max-ms), and every unit whose
+ * timer would have expired at that RTO goes to the retransmit queue now,
+ * instead of each waiting for its backed-off timer (up to a probe interval
+ * more); the younger ones keep their timers. */
+static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	uint32_t n = sr->timers.n;
+	uint64_t base;
+
+	if (sr->stall_tsc) {
+		uint64_t ms = now > sr->stall_tsc && sdr_g.tsc_hz
+				      ? (now - sr->stall_tsc) * 1000 / sdr_g.tsc_hz
+				      : 0;
+
+		sr->outage_last_ms = ms;
+		if (ms > sr->outage_longest_ms)
+			sr->outage_longest_ms = ms;
+		sr->stall_tsc = 0;
+	}
+	base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt) : sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
+	if (base < sr->rtt.min_rto)
+		base = sr->rtt.min_rto;
+	sr->rtt.rto = base;
+	sr->backoff_tsc = 0;
+	/* (entries leave and come back in order: the head still expires first) */
+	for (uint32_t i = 0; i < n; i++) {
+		struct sdr_tq_ent x = *sdr_tq_peek(&sr->timers);
+		struct sdr_smsg *sm;
+		struct sdr_sr_send *ss;
+		struct sdr_sr_unit *u;
+
+		sdr_tq_pop(&sr->timers);
+		sm = sr_msg(qp, sr, x.seq);
+		ss = sdr_sr_send_of(sr, x.seq);
+		if (!sm || x.chunk >= ss->nunits)
+			continue;
+		u = &ss->u[x.chunk];
+		if (u->acked || u->inq || u->tx_tsc != x.tsc)
+			continue; /* acknowledged, or superseded */
+		if (x.tsc + base + hold_of(qp, sr, x.seq) <= now &&
+		    sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
+			u->inq = 1;
+			SDR_QP_CTR(qp, sr, resume_units)++;
+		} else if (sdr_tq_push(&sr->timers, x.seq, x.chunk, x.tsc)) { /* (room: popped) */
+			u->tx_tsc = 0;
+		}
+	}
+}
+
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
 		   const struct sdr_ctrl_hdr *h, uint64_t now)
 {
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
+	int resume = sr->probing;
 
 	SDR_QP_CTR(qp, sr, acks_rx)++;
 	sr->ack_rx_tsc = now; /* the peer answers: no probing */
@@ -395,4 +450,6 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
 	if (a.progress)
 		qp->progress_tsc = now;
+	if (resume)
+		sr_resume(qp, sr, now);
 }

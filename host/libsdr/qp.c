@@ -105,8 +105,8 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 			errno = EINVAL;
 			return NULL;
 		}
-		for (int i = 0; i < 3; i++)
-			if (attr->reserved[i]) {
+		for (int i = 0; i < 2; i++)
+			if (attr->reserved2[i]) {
 				errno = EINVAL;
 				return NULL;
 			}
@@ -152,6 +152,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.qp_attr.want_qpn = attr->want_qpn;
 		req.qp_attr.want_rkey = attr->want_rkey;
 		req.qp_attr.rate_bps = attr->rate_bps;
+		req.horizon_ms = attr->horizon_ms;
 	}
 	rc = libsdr_ctl_call(ctx, &req, -1, &resp, &fd);
 	if (rc) {

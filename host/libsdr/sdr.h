@@ -193,13 +193,25 @@ struct sdr_qp_attr {
 			                      1..32 (XOR: <= ec_k); else 0 */
 		};
 	};
-	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base, of the
+	uint32_t want_qpn;  /**< 0 = allocate; else this QPN block base, of the
 	                           daemon's current epoch, or 0x100 + k*G meaning
 	                           block k of the current epoch (the QP info tells
 	                           the actual QPN) */
-	uint32_t want_rkey;   /**< 0 = random */
-	uint32_t reserved[3]; /**< must be 0 */
-	uint64_t rate_bps;    /**< pace this QP's sends (first transmissions and
+	uint32_t want_rkey; /**< 0 = random */
+	union {
+		uint32_t reserved[3]; /**< (old name of the three words below) */
+		struct {
+			uint32_t horizon_ms;   /**< outage horizon (ABI 2.1): sends
+			                            that make no progress (link down,
+			                            peer silent) stall, not fail, this
+			                            long, then complete -ETIMEDOUT;
+			                            0 = the daemon's
+			                            --outage-horizon-ms, UINT32_MAX =
+			                            never (docs/reliability.md) */
+			uint32_t reserved2[2]; /**< must be 0 */
+		};
+	};
+	uint64_t rate_bps; /**< pace this QP's sends (first transmissions and
 	                           retransmissions) at this many bit/s of frame
 	                           bytes; 0 = unpaced (the daemon's --port-rate
 	                           still applies). See sdr_qp_rate_set(). */

@@ -59,8 +59,8 @@ def run():
     secs = float(os.environ.get("SDR_CHAOS_SECONDS", "60"))
     restart = os.environ.get("SDR_CHAOS_RESTART", "0") == "1"
     print("chaos seed %d (replay: SDR_CHAOS_SEED=%d)" % (seed, seed), flush=True)
-    if restart and not F.daemon_has_option("state-dir"):
-        raise F.Skip("SDR_CHAOS_RESTART=1 needs a daemon that restores QPs (--state-dir)")
+    if restart and not F.restore_supported():
+        raise F.Skip("SDR_CHAOS_RESTART=1 needs sdr-dpu --state-dir and libsdr re-attach")
     rng = random.Random(seed)
     with F.Rig() as rig:
         extra = F.horizon_args(60000)

@@ -10,7 +10,8 @@
 # (verified payload delivered) over the 2 s after against the 2 s before
 # the fault. Prints a Markdown table with the machine (lscpu), the link,
 # the sizes and the window; --json writes one object per run, --png a
-# chart (matplotlib, when /usr/bin/python3 has it).
+# chart (matplotlib, when /usr/bin/python3 has it); --from LABEL=FILE
+# (repeatable) only renders saved runs, several builds side by side.
 #   sudo tests/faults/fault_bench.py --cases link:0.2,link:2,link:10 \
 #       --rels sr,ec,auto --reps 3 --png docs/img/fault-stall.png
 import argparse
@@ -84,16 +85,18 @@ def fmt(v, f="%.0f"):
 
 
 def table(rows, out):
-    print("| fault | rel | runs | stall to 1st send completion ms (median, max) | "
+    print("| fault | build | rel | runs | stall to 1st send completion ms (median, max) | "
           "to 1st receive ms (median, max) | goodput before Mbit/s | 2 s after Mbit/s | "
           "after/before | error completions |", file=out)
-    print("|---|---|---|---|---|---|---|---|---|", file=out)
+    print("|---|---|---|---|---|---|---|---|---|---|", file=out)
     keys = []
     for r in rows:
-        if (r["case"], r["rel"]) not in keys:
-            keys.append((r["case"], r["rel"]))
-    for case, rel in keys:
-        g = [r for r in rows if r["case"] == case and r["rel"] == rel]
+        k = (r["case"], r.get("build", ""), r["rel"])
+        if k not in keys:
+            keys.append(k)
+    for case, build, rel in keys:
+        g = [r for r in rows if r["case"] == case and r["rel"] == rel and
+             r.get("build", "") == build]
 
         def med(k):
             v = [r[k] for r in g if r[k] is not None]
@@ -105,8 +108,8 @@ def table(rows, out):
         label = {"link": "link down %s s", "restart-recv": "receiver restart%s",
                  "restart-send": "sender restart%s"}
         kind, _, arg = case.partition(":")
-        print("| %s | %s | %d | %s, %s | %s, %s | %s | %s | %s | %d |"
-              % (label[kind] % arg, rel, len(g), fmt(med("stall_send_ms")),
+        print("| %s | %s | %s | %d | %s, %s | %s, %s | %s | %s | %s | %d |"
+              % (label[kind] % arg, build or "-", rel, len(g), fmt(med("stall_send_ms")),
                  fmt(mx("stall_send_ms")), fmt(med("stall_recv_ms")), fmt(mx("stall_recv_ms")),
                  fmt(med("goodput_before_mbps")), fmt(med("goodput_after_mbps")),
                  fmt(med("after_over_before"), "%.2f"), sum(r["errors"] for r in g)),
@@ -125,20 +128,38 @@ def chart(rows, path):
     for r in rows:
         if r["case"] not in cases:
             cases.append(r["case"])
-    rels = sorted({r["rel"] for r in rows}, key=["sr", "ec", "auto"].index)
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
-    w = 0.8 / len(rels)
-    for j, rel in enumerate(rels):
-        st, gp = [], []
-        for c in cases:
-            g = [r for r in rows if r["case"] == c and r["rel"] == rel]
+    groups = []
+    for r in sorted(rows, key=lambda r: ["sr", "ec", "auto"].index(r["rel"])):
+        if (r.get("build", ""), r["rel"]) not in groups:
+            groups.append((r.get("build", ""), r["rel"]))
+    builds = []
+    for b, _ in groups:
+        if b not in builds:
+            builds.append(b)
+    groups.sort(key=lambda g: (builds.index(g[0]), ["sr", "ec", "auto"].index(g[1])))
+    fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
+    present = {c: [g for g in groups if any(r["case"] == c and r["rel"] == g[1] and
+                                            r.get("build", "") == g[0] for r in rows)]
+               for c in cases}
+    w = 0.8 / max(len(v) for v in present.values())
+    seen = set()
+    for i, c in enumerate(cases):
+        for k, (build, rel) in enumerate(present[c]):
+            g = [r for r in rows if r["case"] == c and r["rel"] == rel and
+                 r.get("build", "") == build]
             v = [r["stall_recv_ms"] for r in g if r["stall_recv_ms"] is not None]
-            st.append(statistics.median(v) if v else 0)
+            st = statistics.median(v) if v else 0
             v = [r["after_over_before"] for r in g if r["after_over_before"] is not None]
-            gp.append(statistics.median(v) if v else 0)
-        xs = [i + (j - (len(rels) - 1) / 2) * w for i in range(len(cases))]
-        ax[0].bar(xs, st, w, label=rel.upper())
-        ax[1].bar(xs, gp, w, label=rel.upper())
+            gp = statistics.median(v) if v else 0
+            x = i + (k - (len(present[c]) - 1) / 2) * w
+            name = rel.upper() + (" " + build if build else "")
+            style = {"color": "C%d" % ["sr", "ec", "auto"].index(rel),
+                     "hatch": ["", "//", ".."][builds.index(build) % 3], "edgecolor": "black",
+                     "linewidth": 0.3, "label": None if name in seen else name}
+            seen.add(name)
+            ax[0].bar([x], [st], w, **style)
+            style["label"] = None
+            ax[1].bar([x], [gp], w, **style)
     names = [c.replace("link:", "link down ").replace("restart-", "restart ") +
              ("s" if c.startswith("link") else "") for c in cases]
     for a_ in ax:
@@ -170,12 +191,27 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--json", help="write the runs here (one JSON object per line)")
     ap.add_argument("--png", help="write a chart here")
+    ap.add_argument("--from", dest="saved", action="append", default=[],
+                    help="LABEL=FILE: render the runs saved with --json (no new runs)")
     a = ap.parse_args()
+    if a.saved:
+        rows = []
+        for item in a.saved:
+            label, _, path = item.partition("=")
+            for ln in open(path):
+                r = json.loads(ln)
+                r["build"] = label
+                rows.append(r)
+        table(rows, sys.stdout)
+        if a.png:
+            chart(rows, a.png)
+        return 0
     F.need_root()
-    restore = F.daemon_has_option("state-dir")
+    restore = F.restore_supported()
     cases = a.cases.split(",")
     if not restore and any(c.startswith("restart") for c in cases):
-        print("restart cases left out: this sdr-dpu does not restore QPs (--state-dir)")
+        print("restart cases left out: this build does not restore QPs (sdr-dpu --state-dir, "
+              "libsdr re-attach)")
         cases = [c for c in cases if not c.startswith("restart")]
     rows = []
     with F.Rig() as rig:

@@ -20,6 +20,7 @@ BUILD = os.environ.get("SDR_BUILD", os.path.join(SRC, "build"))
 SDR_DPU = os.environ.get("SDR_DPU", os.path.join(BUILD, "firmware", "sdr-dpu"))
 SDR_SEND = os.environ.get("SDR_SEND", os.path.join(BUILD, "host", "tools", "sdr-send"))
 SDR_RECV = os.environ.get("SDR_RECV", os.path.join(BUILD, "host", "tools", "sdr-recv"))
+SDR_LIBSDR = os.environ.get("SDR_LIBSDR", os.path.join(BUILD, "host", "libsdr", "libsdr.so.2"))
 RIG = os.path.join(SRC, "hw", "x86", "rig.sh")
 # the sr_link.sh long-haul link (docs/reliability.md "Measured completion time")
 LONGHAUL = "delay=12.5ms,rate=1gbit,buffer=4MB"
@@ -50,6 +51,18 @@ def daemon_has_option(opt):
     """whether this sdr-dpu knows --OPT (from its --help)"""
     r = subprocess.run([SDR_DPU, "--", "--help"], capture_output=True, text=True)
     return ("--" + opt) in (r.stdout + r.stderr)
+
+
+def restore_supported():
+    """whether a daemon restart is survivable with this build: sdr-dpu keeps
+    instance state (--state-dir) and libsdr re-attaches (sdr_ctx_state)"""
+    if not daemon_has_option("state-dir"):
+        return False
+    try:
+        import ctypes
+        return hasattr(ctypes.CDLL(SDR_LIBSDR), "sdr_ctx_state")
+    except OSError:
+        return False
 
 
 def horizon_args(ms):

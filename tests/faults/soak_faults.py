@@ -34,8 +34,8 @@ def run():
     limit = float(os.environ.get("SDR_SOAK_MAX_SLOPE", "1024"))
     print("soak with faults: %.0f s, seed %d (replay: SDR_SOAK_SEED=%d)" % (secs, seed, seed),
           flush=True)
-    if restart and not F.daemon_has_option("state-dir"):
-        raise F.Skip("SDR_SOAK_RESTART=1 needs a daemon that restores QPs (--state-dir)")
+    if restart and not F.restore_supported():
+        raise F.Skip("SDR_SOAK_RESTART=1 needs sdr-dpu --state-dir and libsdr re-attach")
     rng = random.Random(seed)
     with F.Rig() as rig:
         extra = F.horizon_args(60000)

@@ -25,15 +25,6 @@ MODEL = ("--dim 32 --heads 2 --layers 4 --seq 32 --mb 2 --micro 4 --iters 8 --ve
 PY = "/usr/bin/python3"
 
 
-def libsdr_reattaches():
-    """whether this tree's libsdr re-attaches after a daemon restart"""
-    h = os.path.join(F.SRC, "host", "libsdr", "sdr.h")
-    try:
-        return "reattach_ms" in open(h).read()
-    except OSError:
-        return False
-
-
 def train(rig, tag, fault):
     """one training run; fault(rig) is called once iteration 2 is done.
     Returns (rc, output, iteration times in ms)."""
@@ -83,7 +74,7 @@ def run():
     if r.returncode:
         raise F.Skip("torch is not importable by %s: %s" % (PY, r.stderr.strip()[-200:]))
     outage = float(os.environ.get("SDR_TORCH_OUTAGE_S", "5"))
-    restore = F.daemon_has_option("state-dir") and libsdr_reattaches()
+    restore = F.restore_supported()
     with F.Rig() as rig:
         extra = F.horizon_args(60000)
         if restore:

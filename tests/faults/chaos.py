@@ -3,21 +3,25 @@
 # faultlib.py): ~60 s of back-to-back verified transfers (SR, EC, AUTO;
 # 1 B .. 1 MiB) between two daemons over veth, the link emulator on both
 # directions (loss, reordering, duplication), while a random schedule
-# takes the veth down for 0.05..3 s at a time (and, with SDR_CHAOS_RESTART=1
-# on a build that restores QPs after a restart, kills -9 and restarts a
-# daemon). The schedule comes from one seed, printed first: SDR_CHAOS_SEED=N
-# replays it. Asserts, per transfer: every message delivered once at each
-# end and verified (sent = delivered = planned), no error completion, no
-# unexpected or duplicate completion, no byte written in a receive slot
-# past its message (sdr-recv --guard); for the whole run, the daemons'
-# counter identities (rel_check.py: every data packet first pass or
-# retransmission, every received frame placed, accepted or counted once).
-#   env: SDR_CHAOS_SEED, SDR_CHAOS_SECONDS (60), SDR_CHAOS_RESTART (0)
+# takes the veth down for 0.05..3 s at a time and, on a build that restores
+# QPs after a restart (sdr-dpu --state-dir, libsdr re-attach), kills -9 and
+# restarts a daemon (one fault in five). The schedule comes from one seed,
+# printed first: SDR_CHAOS_SEED=N replays it. Asserts, per transfer:
+# every message delivered once at each end and verified (sent = delivered
+# = planned), no error completion, no unexpected or duplicate completion,
+# no byte written in a receive slot past its message (sdr-recv --guard);
+# for the whole run without restarts
+# (a kill -9 takes the daemon's counters with it), the daemons' counter
+# identities (rel_check.py: every data packet first pass or retransmission,
+# every received frame placed, accepted or counted once).
+#   env: SDR_CHAOS_SEED, SDR_CHAOS_SECONDS (60), SDR_CHAOS_RESTART (unset:
+#        where supported; 0: never; 1: required)
 import os
 import random
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import faultlib as F  # noqa: E402
@@ -38,6 +42,10 @@ class Chaos(threading.Thread):
         self.rig, self.rng, self.restart = rig, rng, restart
         self.stop_ev = threading.Event()
         self.events = []
+        # held by a restart, and by a transfer's start until its tools have
+        # attached: libsdr re-attaches to a daemon that comes back, but a
+        # tool's first attach to a daemon that is down fails
+        self.lock = threading.Lock()
 
     gap = (0.5, 4.0)  # seconds between faults, uniform
 
@@ -45,7 +53,8 @@ class Chaos(threading.Thread):
         while not self.stop_ev.wait(self.rng.uniform(*self.gap)):
             if self.restart and self.rng.random() < 0.2:
                 side = self.rng.choice("ab")
-                tk, tr = self.rig.daemons[side].restart()
+                with self.lock:
+                    tk, tr = self.rig.daemons[side].restart()
                 self.events.append("restart %s (%.2f s)" % (side, tr - tk))
             else:
                 down = self.rng.choice((0.05, 0.2, 0.5, 1.0, self.rng.uniform(0.05, 3.0)))
@@ -57,9 +66,11 @@ def run():
     F.need_root()
     seed = int(os.environ.get("SDR_CHAOS_SEED") or random.SystemRandom().randrange(1, 1 << 31))
     secs = float(os.environ.get("SDR_CHAOS_SECONDS", "60"))
-    restart = os.environ.get("SDR_CHAOS_RESTART", "0") == "1"
-    print("chaos seed %d (replay: SDR_CHAOS_SEED=%d)" % (seed, seed), flush=True)
-    if restart and not F.restore_supported():
+    want = os.environ.get("SDR_CHAOS_RESTART", "")
+    restart = want != "0" and F.restore_supported()
+    print("chaos seed %d (replay: SDR_CHAOS_SEED=%d); daemon restarts %s"
+          % (seed, seed, "on" if restart else "off"), flush=True)
+    if want == "1" and not restart:
         raise F.Skip("SDR_CHAOS_RESTART=1 needs sdr-dpu --state-dir and libsdr re-attach")
     rng = random.Random(seed)
     with F.Rig() as rig:
@@ -75,8 +86,11 @@ def run():
         while F.now() < t_end:
             rel, ec = RELS[rounds % len(RELS)]
             rounds += 1
-            x = rig.transfer(SIZES, COUNT, rel=rel, window=8, seed=seed + rounds, timeout=60,
-                             send_args=ec)
+            with chaos.lock:
+                x = rig.transfer(SIZES, COUNT, rel=rel, window=8, seed=seed + rounds,
+                                 timeout=60, send_args=ec)
+                if restart:
+                    time.sleep(1.0)  # (attached)
             x.wait(90)
             bad = x.check()
             if bad:

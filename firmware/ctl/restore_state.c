@@ -40,6 +40,7 @@ static struct rstate {
 	uint64_t reserved[BLOCK_WORDS];
 	uint64_t window_end; /* ms (ctl_now_ms) */
 	int nreserved;
+	char path[512];
 } rs[SDR_MAX_INST];
 
 static int bit(const uint64_t *bm, uint32_t i)
@@ -114,6 +115,7 @@ int sdr_rstate_open(struct sdr_inst *in, uint32_t *epoch)
 		return 0;
 	}
 	r->f = p;
+	snprintf(r->path, sizeof(r->path), "%s", path);
 	if (fresh || r->f->magic != STATE_MAGIC || r->f->version != STATE_VERSION ||
 	    r->f->epoch >= SDR_QPN_EPOCHS) {
 		memset(r->f, 0, sizeof(*r->f));
@@ -216,10 +218,19 @@ void sdr_rstate_close_all(void)
 {
 	for (unsigned i = 0; i < SDR_MAX_INST; i++)
 		if (rs[i].f) {
+			uint64_t held = 0;
+
 			stopping[i] = 1;
+			for (unsigned w = 0; w < BLOCK_WORDS; w++)
+				held |= rs[i].f->blocks[w];
 			msync(rs[i].f, sizeof(*rs[i].f), MS_SYNC);
 			munmap(rs[i].f, sizeof(*rs[i].f));
 			rs[i].f = NULL;
+			/* a clean stop with no QP held by a host leaves nothing to
+			 * restore: the file goes (the next start draws a new
+			 * epoch and key, as without a state file) */
+			if (!held && rs[i].path[0] && unlink(rs[i].path) == 0)
+				printf("sdr-dpu: state file %s removed (no QP held)\n", rs[i].path);
 		}
 }
 

@@ -31,6 +31,8 @@
 #include "ctrl.h"
 #include "ctrl_int.h"
 #include "mrpop.h"
+#include "restore_state.h"
+#include "sdr_tomb.h"
 #include "sdr_fdpass.h"
 #include "worker.h"
 
@@ -192,7 +194,7 @@ static void ctx_destroy(struct sdr_hctx *c)
 	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_CTX, .obj = c};
 
 	while (c->nqps)
-		ctl_qp_destroy(c, c->qps[c->nqps - 1]);
+		ctl_qp_destroy(c, c->qps[c->nqps - 1], SDR_CLOSED_DETACHED);
 	sdr_worker_call(c->worker, &cmd);
 	sdr_worker_quiesce_all();
 	for (unsigned i = 0; i < SDR_MAX_MRS; i++)
@@ -281,6 +283,10 @@ static int client_serve(struct client *cl)
 		case SDR_CTL_QP_CONNECT: ctl_req_qp_connect(cl->ctx, &q, &r); break;
 		case SDR_CTL_QP_DESTROY: ctl_req_qp_destroy(cl, &q, &r); break;
 		case SDR_CTL_QP_SET_RATE: ctl_req_qp_set_rate(cl->ctx, &q, &r); break;
+		case SDR_CTL_QP_RESTORE:
+			if (ctl_req_qp_restore(cl, &q, fd, &r) == 1)
+				fd = -1; /* the QP's segment now */
+			break;
 		default: ctl_fail(&r, EOPNOTSUPP, "request type %u not supported", q.type);
 		}
 	}
@@ -368,19 +374,37 @@ static void accept_clients(struct sdr_inst *in)
 
 /* ---------- listening ---------- */
 
+/* QPN epoch: without a state file, a restarted daemon numbers its QPs
+ * differently, so the packets its peers still send to the old incarnation
+ * are recognised (stale_epoch) instead of landing in new QPs. With one
+ * (--state-dir), it reuses the epoch of the file: the QPs of the previous
+ * incarnation can be restored, and their blocks are reserved until then
+ * (restore_state.c). */
+static uint32_t ctrl_epoch(struct sdr_inst *in)
+{
+	uint32_t e;
+
+	if (sdr_g.cfg.qpn_epoch >= 0)
+		e = (uint32_t)sdr_g.cfg.qpn_epoch;
+	else if (!sdr_rstate_open(in, &e))
+		e = 1 + (uint32_t)(rte_rand() % (SDR_QPN_EPOCHS - 1));
+	if (sdr_g.cfg.qpn_epoch >= 0) /* explicit: the file follows (or is made) */
+		(void)sdr_rstate_open(in, &(uint32_t){0});
+	sdr_rstate_set_epoch(in, e);
+	return e;
+}
+
 int sdr_ctrl_init(struct sdr_inst *in)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
-	/* QPN epoch: a restarted daemon numbers its QPs differently, so the
-	 * packets its peers still send to the old incarnation are recognised
-	 * (stale_epoch) instead of landing in new QPs. */
-	in->qpn_first = SDR_QPN_FIRST +
-			SDR_QPN_EPOCH_SPAN *
-				(uint32_t)(sdr_g.cfg.qpn_epoch >= 0
-						   ? (uint64_t)sdr_g.cfg.qpn_epoch
-						   : 1 + rte_rand() % (SDR_QPN_EPOCHS - 1));
+	/* what destroyed QPs leave for their peers (ctrl_qp.c) */
+	in->tombs = calloc(SDR_MAX_QPS, sizeof(*in->tombs));
+	if (!in->tombs)
+		return -1;
+
+	in->qpn_first = SDR_QPN_FIRST + SDR_QPN_EPOCH_SPAN * ctrl_epoch(in);
 	if (strlen(in->cfg.name) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "sdr-dpu: --name %s is too long for a unix socket path\n",
 			in->cfg.name);
@@ -487,6 +511,9 @@ void sdr_ctrl_poll(int timeout_ms)
 void sdr_ctrl_fini(void)
 {
 	sdr_mrpop_fini(); /* before any MR is unmapped */
+	/* the QPs hosts hold stay in the state file: the next incarnation
+	 * keeps them for their restore (a planned restart is one too) */
+	sdr_rstate_close_all();
 	while (nclients)
 		client_drop(nclients - 1);
 	for (unsigned i = 0; i < sdr_g.ninst; i++)

@@ -32,6 +32,14 @@ struct sdr_qp_ids {
 int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		 const struct sdr_qp_ids *ids, char *why, size_t why_len);
 
+/** QP_RESTORE: use the host's QP segment @p fd (the one an earlier
+ *  incarnation made for this QP, with the receive bitmaps it holds) instead
+ *  of the fresh one of sdr_qp_setup(), before the QP goes to its worker.
+ *  The descriptor must be a sealed shmem memfd of the QP's segment size
+ *  whose header says what ours says. @return 0 (the QP owns @p fd now), or
+ *  -errno with the reason in @p why (nothing changed). */
+int sdr_qp_adopt_seg(struct sdr_qp *qp, int fd, char *why, size_t why_len);
+
 /** The outage horizon of @p qp from what its host asked for (the
  *  request's horizon_ms, at QP_CREATE and QP_RESTORE alike): 0 = the
  *  daemon's --outage-horizon-ms, UINT32_MAX = never, else that many ms.

@@ -68,7 +68,10 @@ struct sdr_qp {
 	struct sdr_inst *inst;
 	struct sdr_hctx *ctx;
 	unsigned worker;
-	int state; /* enum sdr_qp_state; written by the owning worker */
+	int state;            /* enum sdr_qp_state; written by the owning worker */
+	int32_t error_status; /* -ECONNRESET: the error state came from the peer's
+	                         QP-CLOSED (0: from the outage horizon, -ETIMEDOUT) */
+	uint8_t restored;     /* made by QP_RESTORE: SQE flags RESUME/DONE accepted */
 	struct sdr_qp_info remote;
 	uint64_t ctrl_key; /* ours: control packets to this QP must carry it */
 	struct sdr_l2l3 l2;

@@ -31,7 +31,9 @@ struct sdr_sr_unit {
 	uint64_t tx_tsc;          /* last (re)transmission of the unit's last packet */
 	uint16_t sent;            /* packets transmitted in the first pass */
 	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
-	uint8_t pad[3];
+	uint8_t reprobe;          /* acked, sent again all the same: the receiver restarted
+	                             and lost where the message ends (sdr_sr_rx_ack) */
+	uint8_t pad[2];
 };
 
 /** Sender state of one send (per send slot). */
@@ -95,6 +97,8 @@ struct sdr_sr {
 	uint64_t stall_tsc;         /* stalled since; 0 = not stalled */
 	uint64_t outage_last_ms;    /* the last stall that ended */
 	uint64_t outage_longest_ms; /* the longest one */
+	uint64_t resume_tsc;        /* the last stall ended: units sent before give no RTT
+	                               sample (their ACKs waited for the path) */
 	struct sdr_sr_events events;
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */
@@ -157,6 +161,12 @@ void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, 
  *  capture and queue its final entry (@p lost: EC's count, else 0). */
 void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
 		       int32_t status, uint32_t lost, uint64_t now);
+/** Receive @p slot of a restored QP completed before the restart (SQE flag
+ *  DONE): its final ACK entry from the bitmap the host kept, FULL when its
+ *  chunks are all set from the first to the last set one and its immediate
+ *  is complete, else CLOSED; queued now and kept for retransmissions. */
+void sdr_sr_recv_final_restored(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
+				uint32_t slot, uint64_t now);
 /** A data packet of @p slot was dropped as @p drop: answer what it shows
  *  (the sender missed an ACK). */
 void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,

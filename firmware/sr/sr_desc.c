@@ -68,9 +68,10 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .min = 1,
 	 .max = 60000,
 	 .var = &sdr_sr_cfg.probe_max_ms,
-	 .help = "ceiling of the backed-off RTO, so the interval of the probes\n"
-		 "of a stalled QP (link down, peer silent): traffic resumes\n"
-		 "within about MS + 1 RTT after the path returns (default 1000)"},
+	 .help = "ceiling of the backed-off RTO, so the interval of\n"
+		 "the probes of a stalled QP (link down, peer silent):\n"
+		 "traffic resumes within about MS + 1 RTT after the\n"
+		 "path returns (default 1000)"},
 	SDR_OPT_END,
 };
 

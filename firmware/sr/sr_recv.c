@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sdr_bitmap.h"
 #include "send.h"
 #include "sr.h"
 #include "txq.h"
@@ -174,6 +175,25 @@ void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *s
 	d->flags = full ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
 	d->cum = full ? sdr_rslot_nchunks(&qp->rq, s) : sr->rcv[slot].ack_cum;
 	d->lost = full ? lost : 0;
+	d->reack_tsc = 0;
+	fin_queue(w, qp, sr, d, now);
+}
+
+void sdr_sr_recv_final_restored(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
+				uint32_t slot, uint64_t now)
+{
+	const struct sdr_rslot *s = &qp->rq.slot[slot];
+	const uint64_t *bm = sdr_rq_chunk_priv(&qp->rq, slot);
+	struct sdr_rdone *d = &sr->done[slot];
+	uint32_t nb = sdr_rslot_nchunks(&qp->rq, s), cum = sdr_ack_cum_advance(bm, nb, 0), high = 0;
+
+	for (uint32_t c = cum; c < nb; c++)
+		if (sdr_bit_test(bm, c))
+			high = c + 1;
+	d->seq = s->seq;
+	d->flags = cum && high <= cum && s->imm_mask == 0xFF ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
+	d->cum = cum;
+	d->lost = 0;
 	d->reack_tsc = 0;
 	fin_queue(w, qp, sr, d, now);
 }

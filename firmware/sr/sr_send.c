@@ -248,7 +248,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			u = &ss->u[sr->retx_cur.chunk];
 			u->inq = 0;
-			if (u->acked)
+			if (u->acked && !u->reprobe)
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
@@ -260,7 +260,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		ss = sdr_sr_send_of(sr, sm->seq);
 		u = &ss->u[sr->retx_cur.chunk];
-		if (u->acked) { /* acknowledged while we were at it */
+		if (u->acked && !u->reprobe) { /* acknowledged while we were at it */
 			sr->retx_pkt = UINT32_MAX;
 			continue;
 		}
@@ -286,6 +286,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		budget--;
 		if (++sr->retx_pkt == end) {
 			u->tx_tsc = now;
+			u->reprobe = 0;
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
@@ -345,8 +346,11 @@ static void ack_unit(void *arg, uint32_t unit)
 		a->unsent++;
 		return;
 	}
-	/* Karn: only units transmitted exactly once give an RTT sample */
-	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
+	/* Karn: only units transmitted exactly once give an RTT sample, and
+	 * not those that were on the way when a stall ended (their ACK waited
+	 * for the outage: a sample of its length would set the RTO to it) */
+	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
+	    u->tx_tsc >= a->sr->resume_tsc) {
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
@@ -356,6 +360,22 @@ static void ack_unit(void *arg, uint32_t unit)
 	a->ss->units_acked++;
 	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;
+}
+
+/* Every unit of a sent message acknowledged and no final word: a receiver
+ * does not say that (its last chunk completes the receive and is answered
+ * FULL), unless it restarted and took its state back from its host's
+ * bitmap, which does not tell where the message ends (docs/reliability.md
+ * "Restarts"). Its last data unit again, once per RTO, tells it. */
+static void end_probe(struct sdr_sr *sr, struct sdr_sr_send *ss, uint32_t seq, uint64_t now)
+{
+	struct sdr_sr_unit *u = &ss->u[ss->nchunks - 1];
+
+	if (u->inq || now - u->tx_tsc <= sr->rtt.rto ||
+	    sdr_tq_push(&sr->retxq, seq, ss->nchunks - 1, 0))
+		return;
+	u->inq = 1;
+	u->reprobe = 1;
 }
 
 /* The first ACK after a stall: the path is back. The RTO is the estimates'
@@ -415,6 +435,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 	int resume = sr->probing;
 
+	if (resume)
+		sr->resume_tsc = now;
 	SDR_QP_CTR(qp, sr, acks_rx)++;
 	sr->ack_rx_tsc = now; /* the peer answers: no probing */
 	sr->probing = 0;
@@ -444,6 +466,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 			SDR_QP_CTR(qp, sr, send_closed)++;
 			sdr_cq_send(w, qp, a.sm);
 			a.progress = 1;
+		} else if (a.ss->txdone && a.ss->nchunks && a.ss->units_acked == a.ss->nunits) {
+			end_probe(sr, a.ss, e.seq, now);
 		}
 	}
 	if (a.unsent)

@@ -863,6 +863,9 @@ static void t_outage(void)
 	for (size_t i = c0; i < r->s[RIG_A].ncqe; i++)
 		CHECK_EQ(r->s[RIG_A].cqe[i].e.status, 0);
 	CHECK_EQ(kv_of(qa, "stalled_since_ms"), 0);
+	/* no RTT sample of a unit whose ACK waited for the cut */
+	CHECK(kv_of(qa, "srtt_us") < 100000);
+	CHECK(kv_of(qa, "rto_us") < 1000000);
 	CHECK(last >= 3000 && last <= 4200);
 	CHECK_EQ(kv_of(qa, "outage_longest_ms"), last);
 	rig_run_for(r, 5 * MS);

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control of one sending QP: the decision core (common/, pure C,
+ * no clock of its own). See sdr_cc.h and docs/congestion.md.
+ */
+#include "sdr_cc.h"
+
+/* The same decisions on every architecture: no fused multiply-add (aarch64
+ * compilers contract a * b + c by default, and a closed loop amplifies the
+ * last bit; the tests' figures are exact on x86 and under qemu alike). */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include <string.h>
+
+void sdr_cc_params_default(struct sdr_cc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->min_interval_ns = 100000;      /* 100 us */
+	p->base_window_ns = 10000000000u; /* 10 s */
+	p->target_ns = 200000;            /* 200 us + 2 % of the base RTT */
+	p->target_frac = 0.02;
+	p->beta = 0.8;
+	p->max_mdf = 0.5;
+	p->ecn_g = 1.0 / 16;
+	p->alpha0 = 1.0;
+	p->ai_frac = 0.001;
+	p->ai_accel = 16;
+	p->init_frac = 1.0 / 64;
+	p->startup_gain = 1.5;
+	p->drain_rtts = 4;
+	p->accel_max_frac = 0.03;
+	p->cut_extra = 0.1;
+	p->min_frac = 0.0001;
+	p->loss_md = 0.3;
+	p->loss_frac = 0.05;
+	p->app_limited = 0.5;
+}
+
+static double floor_of(const struct sdr_cc *cc)
+{
+	double f = (double)cc->ceiling * cc->p.min_frac;
+
+	return f < 1 ? 1 : f;
+}
+
+static void clamp(struct sdr_cc *cc)
+{
+	double lo = floor_of(cc);
+
+	if (cc->rate > (double)cc->ceiling)
+		cc->rate = (double)cc->ceiling;
+	if (cc->rate < lo)
+		cc->rate = lo;
+}
+
+void sdr_cc_init(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t ceiling_bps,
+		 uint64_t now_ns)
+{
+	memset(cc, 0, sizeof(*cc));
+	if (p)
+		cc->p = *p;
+	else
+		sdr_cc_params_default(&cc->p);
+	cc->ceiling = ceiling_bps ? ceiling_bps : 1;
+	cc->rate = (double)cc->ceiling * cc->p.init_frac;
+	cc->startup = true;
+	cc->alpha = cc->p.alpha0;
+	cc->win_start = now_ns;
+	cc->iv_start = now_ns;
+	clamp(cc);
+}
+
+void sdr_cc_set_ceiling(struct sdr_cc *cc, uint64_t ceiling_bps)
+{
+	cc->ceiling = ceiling_bps ? ceiling_bps : 1;
+	clamp(cc);
+}
+
+uint64_t sdr_cc_target(const struct sdr_cc *cc)
+{
+	return cc->p.target_ns + (uint64_t)(cc->p.target_frac * (double)cc->base_rtt);
+}
+
+/* The base RTT: the smallest sample of two half-windows (the current one and
+ * the one before), so a sample leaves it between half a window and a window
+ * after it was taken. */
+static void base_sample(struct sdr_cc *cc, uint64_t now, uint64_t rtt)
+{
+	if (now - cc->win_start >= cc->p.base_window_ns / 2) {
+		cc->win_min[1] = cc->win_min[0];
+		cc->win_min[0] = 0;
+		cc->win_start = now;
+	}
+	if (cc->win_min[0] == 0 || rtt < cc->win_min[0])
+		cc->win_min[0] = rtt;
+	cc->base_rtt = cc->win_min[0];
+	if (cc->win_min[1] != 0 && cc->win_min[1] < cc->base_rtt)
+		cc->base_rtt = cc->win_min[1];
+}
+
+static double mdf(const struct sdr_cc *cc, double f)
+{
+	return f < 1 - cc->p.max_mdf ? 1 - cc->p.max_mdf : f;
+}
+
+static void decide(struct sdr_cc *cc, uint64_t now)
+{
+	uint64_t len = now - cc->iv_start, target = sdr_cc_target(cc);
+	uint64_t seen = cc->iv_acked + cc->iv_lost;
+	double q = 0, frac = cc->iv_acked ? (double)cc->iv_ce / (double)cc->iv_acked : 0;
+	enum sdr_cc_event ev;
+
+	if (cc->iv_min_rtt > cc->base_rtt)
+		q = (double)(cc->iv_min_rtt - cc->base_rtt);
+	cc->last_q_ns = q;
+	cc->alpha = (1 - cc->p.ecn_g) * cc->alpha + cc->p.ecn_g * frac;
+	cc->intervals++;
+	/* A cut goes to what the flow delivered in the interval (its share of
+	 * a busy bottleneck: the rate above it only made the queue), less
+	 * what drains the queue above the target over drain_rtts round
+	 * trips; without a delivery measure, the same fraction of the rate. */
+	double qx = q > (double)target
+			    ? (q - (double)target) / (cc->p.drain_rtts * ((double)cc->base_rtt + q))
+			    : 0;
+	double dlv = len ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
+	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
+
+	if (cc->iv_ce > 0 || q > (double)target) {
+		if (cc->iv_ce > 0 && q <= (double)target) /* CE alone: DCQCN */
+			to = cc->rate * (1 - cc->alpha / 2);
+		if (to < cc->rate * (1 - cc->p.max_mdf))
+			to = cc->rate * (1 - cc->p.max_mdf);
+		if (to < cc->rate)
+			cc->rate = to;
+		if (cc->iv_ce > 0) {
+			ev = SDR_CC_DEC_ECN;
+			cc->dec_ecn++;
+		} else {
+			ev = SDR_CC_DEC_DELAY;
+			cc->dec_delay++;
+		}
+	} else if (cc->iv_lost > 0 && (q > (double)target / 2 ||
+				       (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
+		cc->rate *= mdf(cc, 1 - cc->p.loss_md);
+		ev = SDR_CC_DEC_LOSS;
+		cc->dec_loss++;
+	} else if ((double)cc->iv_sent_bytes * 8 <
+		   cc->p.app_limited * cc->rate * (double)len / 1e9) {
+		ev = SDR_CC_HOLD; /* it did not use what it had */
+	} else if (cc->startup) {
+		cc->rate *= cc->p.startup_gain;
+		ev = SDR_CC_STARTUP;
+		cc->increases++;
+	} else {
+		/* accelerate while the queue is empty (capacity unused), back
+		 * to one step once it forms */
+		unsigned k;
+		double ai = cc->p.ai_frac * (double)cc->ceiling;
+
+		double step;
+
+		cc->calm = q < (double)target / 4 ? cc->calm + 1 : 1;
+		k = cc->calm < cc->p.ai_accel ? cc->calm : cc->p.ai_accel;
+		if (ai < 1e6)
+			ai = 1e6;
+		/* the acceleration is bounded by the flow's own rate, so that N
+		 * flows together overshoot by a fraction of what they send, not
+		 * by N accelerated steps */
+		step = ai * k;
+		if (step > ai && step > cc->rate * cc->p.accel_max_frac)
+			step = cc->rate * cc->p.accel_max_frac > ai
+				       ? cc->rate * cc->p.accel_max_frac
+				       : ai;
+		cc->rate += step;
+		ev = SDR_CC_INCREASE;
+		cc->increases++;
+	}
+	if (ev >= SDR_CC_DEC_ECN && ev <= SDR_CC_DEC_LOSS) {
+		cc->startup = false;
+		cc->calm = 0;
+		cc->cut_at = now;
+	}
+	cc->prev_q = q;
+	cc->last = ev;
+	clamp(cc);
+}
+
+/* The interval's decision, when it is over and saw something. */
+static void tick(struct sdr_cc *cc, uint64_t now)
+{
+	uint64_t iv = cc->base_rtt > cc->p.min_interval_ns ? cc->base_rtt : cc->p.min_interval_ns;
+
+	if (now - cc->iv_start < iv || cc->iv_acked + cc->iv_lost == 0)
+		return;
+	decide(cc, now);
+	cc->lost_events += cc->iv_lost;
+	cc->iv_start = now;
+	cc->iv_min_rtt = 0;
+	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
+}
+
+void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now, uint32_t n)
+{
+	cc->iv_lost += n;
+	tick(cc, now);
+}
+
+uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked, uint32_t ce,
+		       uint32_t bytes)
+{
+	if (ce > acked)
+		ce = acked; /* (a peer's count is not trusted beyond what it acks) */
+	cc->acked += acked;
+	cc->ce += ce;
+	if (rtt) {
+		base_sample(cc, now, rtt);
+		cc->srtt = cc->srtt ? cc->srtt - cc->srtt / 8 + rtt / 8 : rtt;
+		cc->last_rtt = rtt;
+	}
+	/* What was sent before the last cut tells of the queue that cut
+	 * answered: it does not count again (one reaction per window of data,
+	 * as TCP's CWR state) */
+	if (rtt && now - rtt < cc->cut_at) {
+		cc->stale_acks += acked;
+	} else {
+		if (cc->iv_acked + cc->iv_lost == 0)
+			cc->iv_start = now; /* (an interval measures fresh ACKs only) */
+		cc->iv_acked += acked;
+		cc->iv_ce += ce;
+		cc->iv_bytes += bytes;
+		if (rtt && (cc->iv_min_rtt == 0 || rtt < cc->iv_min_rtt))
+			cc->iv_min_rtt = rtt;
+	}
+	tick(cc, now);
+	return sdr_cc_rate(cc);
+}
+
+const char *sdr_cc_event_name(enum sdr_cc_event e)
+{
+	static const char *const n[] = {"none",    "startup",   "increase", "hold",
+					"ecn-cut", "delay-cut", "loss-cut"};
+
+	return (unsigned)e < sizeof(n) / sizeof(n[0]) ? n[e] : "?";
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control of one sending QP, the pure-C decision core (no DPDK,
+ * no clock of its own): it is fed what the ACKs say (RTT samples, packets
+ * acknowledged, packets the network marked CE, losses) and what the QP sent,
+ * and it answers one number, the rate the QP's pacer may send at, never above
+ * the ceiling it is given (the QP's configured rate, the controller's
+ * policy, the port). The firmware's SR engine drives it; the tests drive it
+ * on a simulated clock. docs/congestion.md has the algorithm, its formulas
+ * and its constants.
+ *
+ * Signals, on two timescales:
+ *   - delay: queueing delay q = (smallest RTT sample of the decision
+ *     interval) - base RTT, where the base RTT is the smallest sample of the
+ *     last base_window (two half-windows, so a route that got longer is
+ *     learnt within one window and one that got shorter at once);
+ *   - ECN: the fraction F of acknowledged packets that arrived CE-marked,
+ *     smoothed into alpha (DCQCN's estimator).
+ * One decision per interval of max(base RTT, min_interval): decrease by
+ * alpha/2 on CE (DCQCN), by beta * (q - T) / q on delay above the target T
+ * (Swift), at most by max_mdf; otherwise increase: doubling per interval
+ * until the first congestion signal (start-up), then additively by
+ * ai_frac of the ceiling per interval, accelerated by the number of calm
+ * intervals in a row (so a freed capacity is retaken in a few RTTs, while
+ * competing flows still meet on AIMD's fair point). Loss alone is not
+ * congestion on a long-haul link (SR and EC repair random loss); loss while
+ * the queueing delay is above half the target is.
+ */
+#ifndef SDR_CC_H
+#define SDR_CC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Constants of the controller (sdr_cc_params_default() fills them). */
+struct sdr_cc_params {
+	uint64_t min_interval_ns; /**< shortest decision interval (a short RTT) */
+	uint64_t base_window_ns;  /**< base RTT forgets samples older than this */
+	uint64_t target_ns;       /**< T = target_ns + target_frac * base RTT */
+	double target_frac;
+	double beta;           /**< delay decrease gain (Swift's beta) */
+	double max_mdf;        /**< largest multiplicative decrease per interval */
+	double ecn_g;          /**< gain of alpha's EWMA (DCQCN's g) */
+	double alpha0;         /**< alpha at the start (DCQCN: 1, the first CE halves) */
+	double ai_frac;        /**< additive increase per interval, of the ceiling */
+	unsigned ai_accel;     /**< cap of the calm-interval acceleration factor */
+	double accel_max_frac; /**< an accelerated step adds at most this fraction of
+	                            the rate */
+	double cut_extra;      /**< a cut takes this fraction more: the larger flow
+	                            gives more in absolute terms (AIMD's fairness) */
+	double init_frac;      /**< first rate, of the ceiling */
+	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
+	double drain_rtts;     /**< a cut drains the queue above the target over this
+	                          many round trips */
+	double min_frac;       /**< floor, of the ceiling */
+	double loss_md;        /**< decrease on loss that is congestion: */
+	double loss_frac;      /**< ... under queueing, or more than this fraction lost */
+	double app_limited;    /**< an interval that sent less than this fraction of
+	                          rate x interval does not increase the rate */
+};
+
+/** Defaults (docs/congestion.md "Constants"). */
+void sdr_cc_params_default(struct sdr_cc_params *p);
+
+/** What the controller decided last, for stats. */
+enum sdr_cc_event {
+	SDR_CC_NONE = 0,
+	SDR_CC_STARTUP,   /**< doubled (start-up) */
+	SDR_CC_INCREASE,  /**< additive increase */
+	SDR_CC_HOLD,      /**< calm but application-limited: unchanged */
+	SDR_CC_DEC_ECN,   /**< decreased on CE marks */
+	SDR_CC_DEC_DELAY, /**< decreased on queueing delay above the target */
+	SDR_CC_DEC_LOSS,  /**< decreased on loss under queueing */
+};
+
+/** One QP's controller. Fields are read-only outside sdr_cc.c. */
+struct sdr_cc {
+	struct sdr_cc_params p;
+	double rate;       /**< bit/s the pacer may send at */
+	uint64_t ceiling;  /**< bit/s, never exceeded */
+	bool startup;      /**< no congestion signal seen yet */
+	uint64_t base_rtt; /**< ns; 0 = no sample yet */
+	uint64_t win_min[2], win_start;
+	uint64_t srtt;       /**< ns, EWMA 1/8 of the samples (stats) */
+	uint64_t last_rtt;   /**< ns, the last sample */
+	double alpha;        /**< smoothed CE fraction */
+	unsigned calm;       /**< calm intervals in a row */
+	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
+	                          do not count towards the next) */
+	uint64_t stale_acks; /**< packets acknowledged that were sent before a cut */
+	double prev_q;       /**< queueing delay of the decision before, ns */
+	/* the interval being measured */
+	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
+	/* counters (stats, JSON, telemetry) */
+	uint64_t acked, ce, lost_events, intervals;
+	uint64_t dec_ecn, dec_delay, dec_loss, increases;
+	enum sdr_cc_event last;
+	double last_q_ns; /**< queueing delay of the last decision, ns */
+};
+
+/** Start at init_frac of @p ceiling_bps (> 0) at @p now_ns. */
+void sdr_cc_init(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t ceiling_bps,
+		 uint64_t now_ns);
+
+/** A new ceiling (the QP's rate was set, the policy moved): the rate is
+ *  clamped to it at once. */
+void sdr_cc_set_ceiling(struct sdr_cc *cc, uint64_t ceiling_bps);
+
+/** The QP put @p bytes on the wire (data and parity). */
+static inline void sdr_cc_on_sent(struct sdr_cc *cc, uint32_t bytes)
+{
+	cc->iv_sent_bytes += bytes;
+}
+
+/**
+ * An ACK: @p acked packets (@p bytes on the wire) newly acknowledged, @p ce
+ * of them marked CE on the way, @p rtt_ns an RTT sample (0 = none: Karn's
+ * rule kept it out).
+ * Makes the interval's decision when it is over. @return the rate (bit/s).
+ */
+uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now_ns, uint64_t rtt_ns, uint32_t acked,
+		       uint32_t ce, uint32_t bytes);
+
+/** @p n packets were declared lost at @p now_ns (retransmitted on a timeout
+ *  or a NACK); an interval of losses alone ends with a decision too. */
+void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now_ns, uint32_t n);
+
+/** The rate in force (bit/s), at least 1. */
+static inline uint64_t sdr_cc_rate(const struct sdr_cc *cc)
+{
+	return cc->rate < 1 ? 1 : (uint64_t)cc->rate;
+}
+
+/** The queueing-delay target in force (ns). */
+uint64_t sdr_cc_target(const struct sdr_cc *cc);
+
+/** Name of an event ("startup", "increase", ...). */
+const char *sdr_cc_event_name(enum sdr_cc_event e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SDR_CC_H */

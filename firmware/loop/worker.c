@@ -450,6 +450,14 @@ static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, uns
 	due = qp->ops->next_due ? qp->ops->next_due(qp, now) : UINT64_MAX;
 	if (qp->rq.nposted && qp->next_rects_tsc < due)
 		due = qp->next_rects_tsc;
+	if (!qp->rq.nposted && qp->restored) {
+		uint64_t idle = sdr_recv_idle_cts_due(qp, now);
+
+		if (idle != UINT64_MAX && idle < qp->next_rects_tsc)
+			idle = qp->next_rects_tsc;
+		if (idle < due)
+			due = idle;
+	}
 	if (due == UINT64_MAX)
 		sdr_wheel_unlink(&w->timers, flow);
 	else

@@ -92,6 +92,29 @@ void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp)
  * oldest posted one (see sdr_recv_cts_resend()). */
 #define CTS_DONE_BACK 64
 
+/* A restored QP whose host has no receive posted any more: its completed
+ * receives may still be what a restarted peer is waiting for (both daemons
+ * restarted, and the receiving host finished meanwhile). Once a second,
+ * while the last of them is younger than the QP's outage horizon (60 s when
+ * it has none), their CTS go again. @return when that is due, UINT64_MAX if
+ * never. */
+uint64_t sdr_recv_idle_cts_due(const struct sdr_qp *qp, uint64_t now)
+{
+	const struct sdr_rslot *l;
+	uint64_t life = qp->horizon_tsc ? qp->horizon_tsc : sdr_ms_cycles(60000), heard;
+
+	if (!qp->restored || qp->rq.nposted || !qp->rq.next_seq)
+		return UINT64_MAX;
+	l = &qp->rq.slot[(qp->rq.next_seq - 1) % SDR_MAX_MSGS];
+	/* (a receive re-posted DONE at the restore has no packet of this
+	 * incarnation: its post counts) */
+	heard = l->last_tsc > l->post_tsc ? l->last_tsc : l->post_tsc;
+	if (l->seq != qp->rq.next_seq - 1 || l->state != SDR_RS_DONE || now < heard ||
+	    now - heard >= life)
+		return UINT64_MAX;
+	return qp->cts_idle_tsc + sdr_ms_cycles(1000);
+}
+
 void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	struct sdr_cts_entry e[SDR_CTS_MAX_ENTRIES];
@@ -115,6 +138,10 @@ void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 			back = CTS_DONE_BACK;
 			break;
 		}
+	}
+	if (!span && sdr_recv_idle_cts_due(qp, now) <= now) {
+		back = CTS_DONE_BACK;
+		qp->cts_idle_tsc = now;
 	}
 	if (back > SDR_MAX_MSGS - span)
 		back = SDR_MAX_MSGS - span;

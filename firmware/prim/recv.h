@@ -28,6 +28,10 @@ void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
  *  nothing for 5 x --cts-resend-ms, and every resumed one; while one is
  *  that quiet, also those that saw packets and up to 64 completed ones
  *  before the oldest posted (not those the sender aborted). */
+/** When a restored QP with no receive posted re-sends the CTS of its last
+ *  completed receives (a restarted peer may wait for them), UINT64_MAX if
+ *  it need not. */
+uint64_t sdr_recv_idle_cts_due(const struct sdr_qp *qp, uint64_t now);
 void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 
 /** Place data packet @p p (generation @p gen) into the receive table and

@@ -68,10 +68,11 @@ struct sdr_qp {
 	struct sdr_inst *inst;
 	struct sdr_hctx *ctx;
 	unsigned worker;
-	int state;            /* enum sdr_qp_state; written by the owning worker */
-	int32_t error_status; /* -ECONNRESET: the error state came from the peer's
+	int state;             /* enum sdr_qp_state; written by the owning worker */
+	int32_t error_status;  /* -ECONNRESET: the error state came from the peer's
 	                         QP-CLOSED (0: from the outage horizon, -ETIMEDOUT) */
-	uint8_t restored;     /* made by QP_RESTORE: SQE flags RESUME/DONE accepted */
+	uint8_t restored;      /* made by QP_RESTORE: SQE flags RESUME/DONE accepted */
+	uint64_t cts_idle_tsc; /* last CTS re-send of a restored QP with no receive posted */
 	struct sdr_qp_info remote;
 	uint64_t ctrl_key; /* ours: control packets to this QP must carry it */
 	struct sdr_l2l3 l2;

@@ -239,7 +239,7 @@ int app_recv_qp_info(int fd, struct sdr_qp_info *i)
 	return sdr_qp_info_decode(b, i);
 }
 
-void app_linger(int fd, double timeout)
+void app_linger(struct sdr_ctx *ctx, int fd, double timeout)
 {
 	double deadline = app_now() + timeout;
 	char b[64];
@@ -248,12 +248,25 @@ void app_linger(int fd, double timeout)
 	while (app_now() < deadline) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int ms = (int)((deadline - app_now()) * 1e3) + 1;
-		int rc = poll(&p, 1, ms);
+		int rc;
 
+		if (ctx) {
+			/* libsdr re-attaches to a restarted daemon from its calls:
+			 * keep calling, so that the QPs the peer may still need
+			 * come back (nothing is expected to complete now) */
+			struct sdr_wc wc;
+
+			(void)sdr_cq_poll(ctx, &wc, 1);
+			if (ms > 50)
+				ms = 50;
+		}
+		rc = poll(&p, 1, ms);
 		if (rc < 0 && errno == EINTR)
 			continue;
-		if (rc <= 0)
+		if (rc < 0)
 			return;
+		if (rc == 0)
+			continue; /* (the deadline ends the loop) */
 		ssize_t n = recv(fd, b, sizeof(b), 0);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -263,7 +263,7 @@ static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 			sdr_diag_no_rel_hint);
 	if (*sock >= 0) {
 		tool_send_result(*sock, &res);
-		app_linger(*sock, opt.timeout);
+		app_linger(ctx, *sock, opt.timeout);
 	}
 	return res.failed == 0 && res.unexpected == 0 ? 0 : 1;
 }

@@ -210,6 +210,10 @@ static void other_uid(const char *sock, const struct kept *k)
 			fprintf(stderr, "setuid 65534: %s\n", strerror(errno));
 			_exit(2);
 		}
+		/* (the script opens the restarted daemon's socket to this uid
+		 * right after the restart: wait for it, up to 10 s) */
+		for (int i = 0; i < 100 && access(sock, W_OK); i++)
+			usleep(100 * 1000);
 		s = attach(sock);
 		rc = restore(s, k, k->token, k->seg_fd, NULL, &r);
 		printf("uid 65534: QP_RESTORE of 0x%x: %d (%s)\n", k->info.qpn, rc, r.msg);

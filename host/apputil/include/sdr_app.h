@@ -61,8 +61,10 @@ int app_send_qp_info(int fd, const struct sdr_qp_info *i);
 int app_recv_qp_info(int fd, struct sdr_qp_info *i);
 
 /** Half-close @p fd and wait (at most @p timeout s) until the peer closes
- *  its end: keeps the caller's QPs alive while the peer may still need them. */
-void app_linger(int fd, double timeout);
+ *  its end: keeps the caller's QPs alive while the peer may still need them
+ *  (and, with @p ctx, polls it meanwhile, so that libsdr re-attaches them to
+ *  a daemon that restarts). */
+void app_linger(struct sdr_ctx *ctx, int fd, double timeout);
 
 /** sdr_qp_connect() with the reason printed on stderr. @return 0 or -1. */
 int app_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote);

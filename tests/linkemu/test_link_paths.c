@@ -160,8 +160,8 @@ static void test_profile(void)
 
 	/* every lane of a profile formats as the whole profile; it round-trips */
 	sdr_link_plan_format(&p, 1, buf, sizeof(buf));
-	CHECK(strncmp(buf, "wan:10.0.0.2+10.0.0.3:", 22) == 0 && strstr(buf, " | ") != NULL,
-	      "'%s'", buf);
+	CHECK(strncmp(buf, "wan:10.0.0.2+10.0.0.3:", 22) == 0 && strstr(buf, " | ") != NULL, "'%s'",
+	      buf);
 	for (unsigned k = 2; k <= 3; k++) {
 		char other[4096];
 
@@ -178,16 +178,19 @@ static void test_profile(void)
 	/* a lane alone, for counters */
 	sdr_link_plan_format_lane(&p, 3, buf, sizeof(buf));
 	CHECK(strncmp(buf, "wan/p2:10.0.0.2+10.0.0.3:delay=8ms", 34) == 0 &&
-	      strchr(buf, '|') == NULL, "'%s'", buf);
+		      strchr(buf, '|') == NULL,
+	      "'%s'", buf);
 	sdr_link_plan_format_lane(&p, 0, buf, sizeof(buf));
 	CHECK(strcmp(buf, "one:10.0.0.1:delay=3ms") == 0, "'%s'", buf);
 
 	/* errors: the plan is untouched */
 	q = p;
 	CHECK(sdr_link_plan_add(&p, "wan:10.0.0.8:", err, sizeof(err)) == -EINVAL &&
-	      strstr(err, "exists already") != NULL, "'%s'", err);
+		      strstr(err, "exists already") != NULL,
+	      "'%s'", err);
 	CHECK(sdr_link_plan_add(&p, "x:10.0.0.8:delay=1ms|rate=9", err, sizeof(err)) == -EINVAL &&
-	      strstr(err, "path 1") != NULL, "'%s'", err);
+		      strstr(err, "path 1") != NULL,
+	      "'%s'", err);
 	CHECK(link_plan_eq(&p, &q));
 	/* lanes run out before profiles do: 4 x 16 paths + the default */
 	sdr_link_plan_init(&p, NULL);
@@ -197,7 +200,8 @@ static void test_profile(void)
 	}
 	q = p;
 	CHECK(sdr_link_plan_add(&p, "10.1.1.1:paths=5", err, sizeof(err)) == -ENOSPC &&
-	      strstr(err, "lanes") != NULL, "'%s'", err);
+		      strstr(err, "lanes") != NULL,
+	      "'%s'", err);
 	CHECK(link_plan_eq(&p, &q));
 	REQUIRE(sdr_link_plan_add(&p, "10.1.1.1:paths=4", err, sizeof(err)) == 0, "%s", err);
 	CHECK_EQ(p.nlanes, SDR_LINK_LANES_MAX);
@@ -299,8 +303,8 @@ static void test_two_paths(void)
 				SDR_LINK_DELIVER);
 			sent[j]++;
 			CHECK_EQ(lane, j);
-			CHECK(v.bottleneck_exit_ns == (k + 1) * 120 * US, "path %u frame %u: %" PRIu64,
-			      j, k, v.bottleneck_exit_ns);
+			CHECK(v.bottleneck_exit_ns == (k + 1) * 120 * US,
+			      "path %u frame %u: %" PRIu64, j, k, v.bottleneck_exit_ns);
 			CHECK(v.depart_ns == v.bottleneck_exit_ns + (j ? 12500 : 5000) * US,
 			      "path %u frame %u: depart %" PRIu64, j, k, v.depart_ns);
 		}
@@ -316,7 +320,8 @@ static void test_two_paths(void)
 			a = sdr_link_set_decide(s, now, f, sizeof(f), 1000, &lane, &v);
 			sent[j]++;
 			if (j == 0) {
-				CHECK(a == SDR_LINK_DELIVER && v.depart_ns == now + 80 * US + 5 * MS,
+				CHECK(a == SDR_LINK_DELIVER &&
+					      v.depart_ns == now + 80 * US + 5 * MS,
 				      "path 0 at %" PRIu64 ": %d", now, (int)a);
 				continue;
 			}

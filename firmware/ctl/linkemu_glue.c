@@ -105,7 +105,7 @@ void sdr_linkemu_cap(struct sdr_inst *in, unsigned extra_mbufs)
 int sdr_linkemu_attach(struct sdr_inst *in)
 {
 	const struct sdr_link_plan *p = &link_plan[in->idx];
-	char desc[1024];
+	char desc[8192]; /* a profile of several paths: all of them */
 
 	if (!sdr_linkemu_on(in))
 		return 0;

@@ -247,6 +247,29 @@ struct sdr_link {
  */
 int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t errlen);
 
+/** Most paths of one link description (docs/link-emulator.md "Paths"). */
+#define SDR_LINK_PATHS_MAX 8u
+
+/**
+ * Parse a link description of one or more paths: single-path specs
+ * separated by '|' (at most SDR_LINK_PATHS_MAX; an empty one is a perfect
+ * path), or one spec with paths=N: N identical paths whose seeds are
+ * seed, seed + 1, ... (each its own random streams).
+ *
+ * @param cfg     out: SDR_LINK_PATHS_MAX entries; untouched on error.
+ * @param npaths  out: the number of paths (1 for a plain spec).
+ * @return 0 or -EINVAL (a message naming the path in @p err).
+ */
+int sdr_link_parse_paths(const char *spec, struct sdr_link_cfg *cfg, unsigned *npaths, char *err,
+			 size_t errlen);
+
+/**
+ * Canonical text of @p npaths paths: "SPEC,paths=N" when they are what
+ * paths=N makes, else "SPEC | SPEC | ..."; sdr_link_parse_paths() of it
+ * gives the same paths. @return what snprintf() would have written.
+ */
+int sdr_link_paths_format(const struct sdr_link_cfg *cfg, unsigned npaths, char *buf, size_t len);
+
 /** Fill @p cfg with the defaults (a perfect link, seed 1, default limit). */
 void sdr_link_cfg_default(struct sdr_link_cfg *cfg);
 

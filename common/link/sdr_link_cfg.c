@@ -862,3 +862,127 @@ int sdr_link_check_pool(const struct sdr_link_cfg *cfg, unsigned frame_bytes, do
 			z.total >= (double)cfg->limit + 512 ? ", capped by limit" : "", pool_mbufs);
 	return -ENOSPC;
 }
+
+/* ------------------------------------------------------------- paths -- */
+
+int sdr_link_parse_paths(const char *spec, struct sdr_link_cfg *cfg, unsigned *npaths, char *err,
+			 size_t errlen)
+{
+	struct sdr_link_cfg c[SDR_LINK_PATHS_MAX];
+	char buf[SPEC_MAX], rest[SPEC_MAX], sub[512];
+	unsigned n = 0, copies = 0;
+	char *p;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (spec == NULL || cfg == NULL || npaths == NULL) {
+		sdr_link_seterr(err, errlen, "link spec: missing");
+		return -EINVAL;
+	}
+	if (strlen(spec) >= sizeof(buf)) {
+		sdr_link_seterr(err, errlen, "link spec: longer than %d characters", SPEC_MAX - 1);
+		return -EINVAL;
+	}
+	strcpy(buf, spec);
+	for (p = buf;;) {
+		char *bar = strchr(p, '|'), *item;
+		size_t off = 0;
+
+		if (bar != NULL)
+			*bar = '\0';
+		if (n >= SDR_LINK_PATHS_MAX) {
+			sdr_link_seterr(err, errlen, "link spec: more than %u paths ('|')",
+					SDR_LINK_PATHS_MAX);
+			return -EINVAL;
+		}
+		/* take paths=N out of the item; the rest is one path's spec */
+		rest[0] = '\0';
+		for (char *q = p;;) {
+			char *comma = strchr(q, ',');
+
+			if (comma != NULL)
+				*comma = '\0';
+			item = trim(q);
+			if (strncmp(item, "paths", 5) == 0 && *trim(item + 5) == '=') {
+				char *v = trim(strchr(item, '=') + 1), *end;
+				unsigned long k;
+
+				errno = 0;
+				k = strtoul(v, &end, 10);
+				if (copies != 0 || bar != NULL || n > 0) {
+					sdr_link_seterr(err, errlen,
+							"link spec: paths=N is for one spec alone "
+							"(given twice, or with '|')");
+					return -EINVAL;
+				}
+				if (*v == '\0' || *end != '\0' || errno != 0 || k < 1 ||
+				    k > SDR_LINK_PATHS_MAX) {
+					sdr_link_seterr(err, errlen,
+							"link spec: paths='%s': a count 1..%u", v,
+							SDR_LINK_PATHS_MAX);
+					return -EINVAL;
+				}
+				copies = (unsigned)k;
+			} else {
+				int w = snprintf(rest + off, sizeof(rest) - off, "%s%s",
+						 off ? "," : "", q);
+
+				off += (size_t)w;
+			}
+			if (comma == NULL)
+				break;
+			q = comma + 1;
+		}
+		if (sdr_link_parse(rest, &c[n], sub, sizeof(sub)) != 0) {
+			if (bar != NULL || n > 0)
+				sdr_link_seterr(err, errlen, "path %u: %s", n, sub);
+			else
+				sdr_link_seterr(err, errlen, "%s", sub);
+			return -EINVAL;
+		}
+		n++;
+		if (bar == NULL)
+			break;
+		p = bar + 1;
+	}
+	if (copies > 1) {
+		/* identical paths, each with its own random streams */
+		for (unsigned k = 1; k < copies; k++) {
+			c[k] = c[0];
+			c[k].seed = c[0].seed + k;
+		}
+		n = copies;
+	}
+	memcpy(cfg, c, sizeof(c[0]) * n);
+	*npaths = n;
+	return 0;
+}
+
+int sdr_link_paths_format(const struct sdr_link_cfg *cfg, unsigned npaths, char *buf, size_t len)
+{
+	size_t off;
+	bool same = npaths > 1;
+	int n;
+
+	for (unsigned k = 1; same && k < npaths; k++) {
+		struct sdr_link_cfg x = cfg[k];
+
+		x.seed = cfg[0].seed;
+		same = cfg[k].seed == cfg[0].seed + k && memcmp(&x, &cfg[0], sizeof(x)) == 0;
+	}
+	n = sdr_link_cfg_format(&cfg[0], buf, len);
+	off = n > 0 ? (size_t)n : 0;
+	if (same) {
+		n = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, "%spaths=%u",
+			     off ? "," : "", npaths);
+		return (int)(off + (size_t)(n > 0 ? n : 0));
+	}
+	for (unsigned k = 1; k < npaths; k++) {
+		n = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, " | ");
+		off += n > 0 ? (size_t)n : 0;
+		n = sdr_link_cfg_format(&cfg[k], off < len ? buf + off : NULL,
+					off < len ? len - off : 0);
+		off += n > 0 ? (size_t)n : 0;
+	}
+	return (int)off;
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Long-haul link emulator, per-peer profiles: parsing "[NAME:]IP[+IP...]:SPEC",
- * the lane of a frame by its source address, one struct sdr_link per lane.
+ * the lane of a frame by its source address (and its path by its UDP source
+ * port), one struct sdr_link per lane.
  * See sdr_link_peers.h and docs/link-emulator.md "Per-peer links".
  */
 #include "sdr_link_peers.h"
@@ -27,6 +28,7 @@ void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt
 	memset(p, 0, sizeof(*p));
 	p->nlanes = 1;
 	snprintf(d->name, sizeof(d->name), "%s", SDR_LINK_DEFAULT_LANE_NAME);
+	d->npaths = 1;
 	if (dflt != NULL) {
 		d->cfg = *dflt;
 		d->emulated = true;
@@ -46,12 +48,22 @@ static bool name_ok(const char *s, size_t n)
 	return true;
 }
 
+/* Length of the profile name in a lane name (NAME or NAME/pK). */
+static size_t group_len(const char *name)
+{
+	return strcspn(name, "/");
+}
+
 int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen)
 {
 	char buf[PROFILE_SPEC_MAX], *ips, *link, *c;
 	struct sdr_link_profile prof;
-	unsigned nprof = p->nlanes - 1;
+	struct sdr_link_cfg path[SDR_LINK_PATHS_MAX];
+	unsigned nprof = 0, npaths = 0, first = p->nlanes - 1;
 	char sub[512];
+
+	for (unsigned i = 0; i + 1 < p->nlanes; i++)
+		nprof += p->lane[i].path == 0;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
@@ -93,8 +105,9 @@ int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size
 				spec, SDR_LINK_DEFAULT_LANE_NAME);
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i < nprof; i++)
-		if (strcmp(p->lane[i].name, prof.name) == 0) {
+	for (unsigned i = 0; i + 1 < p->nlanes; i++)
+		if (group_len(p->lane[i].name) == strlen(prof.name) &&
+		    strncmp(p->lane[i].name, prof.name, strlen(prof.name)) == 0) {
 			sdr_link_seterr(err, errlen,
 					"link peer '%s': a profile named '%s' exists already", spec,
 					prof.name);
@@ -149,18 +162,34 @@ int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size
 			break;
 		a = plus + 1;
 	}
-	if (sdr_link_parse(link, &prof.cfg, sub, sizeof(sub)) != 0) {
+	if (sdr_link_parse_paths(link, path, &npaths, sub, sizeof(sub)) != 0) {
 		sdr_link_seterr(err, errlen, "link peer '%s': %s", prof.name, sub);
 		return -EINVAL;
 	}
-	/* insert before the default lane */
-	p->lane[nprof + 1] = p->lane[nprof];
-	p->lane[nprof] = prof;
+	if (p->nlanes + npaths > SDR_LINK_LANES_MAX) {
+		sdr_link_seterr(err, errlen,
+				"link peer '%s': more than %u lanes in all (a lane per path)",
+				prof.name, SDR_LINK_LANES_MAX - 1);
+		return -ENOSPC;
+	}
+	/* insert before the default lane: one lane per path */
+	p->lane[first + npaths] = p->lane[first];
+	for (unsigned k = 0; k < npaths; k++) {
+		struct sdr_link_profile *l = &p->lane[first + k];
+
+		*l = prof;
+		l->cfg = path[k];
+		l->npaths = (uint8_t)npaths;
+		l->path = (uint8_t)k;
+		if (npaths > 1) /* (a name is shorter than the room by "/pK") */
+			snprintf(l->name, sizeof(l->name), "%.*s/p%c",
+				 (int)(SDR_LINK_PROFILE_NAME_MAX - 1), prof.name, (char)('0' + k));
+	}
 	for (unsigned i = 0; i < prof.naddr; i++) {
 		p->addr[p->naddr] = prof.addr[i];
-		p->lane_of[p->naddr++] = (uint8_t)nprof;
+		p->lane_of[p->naddr++] = (uint8_t)first;
 	}
-	p->nlanes++;
+	p->nlanes += npaths;
 	return 0;
 }
 
@@ -216,6 +245,38 @@ static uint32_t frame_l3(const uint8_t *f, uint32_t len, unsigned *type)
 	return l3;
 }
 
+unsigned sdr_link_path_of_port(uint16_t port, unsigned npaths)
+{
+	if (npaths <= 1)
+		return 0;
+	return (((uint32_t)port * 2654435761u) >> 16) % npaths;
+}
+
+unsigned sdr_link_frame_path(const uint8_t *f, uint32_t len, unsigned npaths)
+{
+	unsigned type = 0;
+	uint32_t l3, l4;
+	unsigned sport, dport;
+
+	if (npaths <= 1)
+		return 0;
+	l3 = frame_l3(f, len, &type);
+	if (l3 == 0 || type != ETH_TYPE_IPV4 || len < l3 + IPV4_MIN_HLEN || (f[l3] >> 4) != 4)
+		return 0;
+	if (((f[l3 + 6] & 0x1f) | f[l3 + 7]) != 0)
+		return 0; /* a fragment after the first: no ports */
+	l4 = l3 + (f[l3] & 15u) * 4u;
+	if ((f[l3] & 15u) < 5 || len < l4 + 4)
+		return 0;
+	sport = (unsigned)f[l4] << 8 | f[l4 + 1];
+	dport = (unsigned)f[l4 + 2] << 8 | f[l4 + 3];
+	if (f[l3 + 9] == 17) /* UDP */
+		return sdr_link_path_of_port((uint16_t)sport, npaths);
+	if (f[l3 + 9] == 6) /* TCP */
+		return sdr_link_path_of_port((uint16_t)(sport ^ dport), npaths);
+	return 0;
+}
+
 int sdr_link_frame_ecn(const uint8_t *f, uint32_t len)
 {
 	unsigned type = 0;
@@ -264,18 +325,14 @@ int sdr_link_frame_mark_ce(uint8_t *f, uint32_t len)
 	return -1;
 }
 
-int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len)
+static int format_profile(const struct sdr_link_profile *x, size_t namelen, const char *spec,
+			  char *buf, size_t len)
 {
-	const struct sdr_link_profile *x = &p->lane[i];
-	char spec[1536], a[16];
+	char a[16];
 	size_t off;
 	int n;
 
-	if (x->emulated)
-		sdr_link_cfg_format(&x->cfg, spec, sizeof(spec));
-	else
-		spec[0] = '\0';
-	n = snprintf(buf, len, "%s:", x->name);
+	n = snprintf(buf, len, "%.*s:", (int)namelen, x->name);
 	off = n > 0 ? (size_t)n : 0;
 	for (unsigned k = 0; k < x->naddr; k++) {
 		sdr_format_ipv4(x->addr[k], a);
@@ -287,6 +344,37 @@ int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, s
 		     x->naddr ? ":" : "", spec);
 	off += n > 0 ? (size_t)n : 0;
 	return (int)off;
+}
+
+int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len)
+{
+	const struct sdr_link_profile *x = &p->lane[i];
+	struct sdr_link_cfg path[SDR_LINK_PATHS_MAX];
+	unsigned first = i - x->path, n = x->npaths;
+	char spec[8192];
+
+	if (n > 1 && x->path < n && first + n <= p->nlanes && n <= SDR_LINK_PATHS_MAX) {
+		for (unsigned k = 0; k < n; k++)
+			path[k] = p->lane[first + k].cfg;
+		sdr_link_paths_format(path, n, spec, sizeof(spec));
+		return format_profile(x, group_len(x->name), spec, buf, len);
+	}
+	if (x->emulated)
+		sdr_link_cfg_format(&x->cfg, spec, sizeof(spec));
+	else
+		spec[0] = '\0';
+	return format_profile(x, strlen(x->name), spec, buf, len);
+}
+
+int sdr_link_plan_format_lane(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len)
+{
+	const struct sdr_link_profile *x = &p->lane[i];
+	char spec[1536];
+
+	if (x->npaths <= 1)
+		return sdr_link_plan_format(p, i, buf, len);
+	sdr_link_cfg_format(&x->cfg, spec, sizeof(spec));
+	return format_profile(x, strlen(x->name), spec, buf, len);
 }
 
 unsigned sdr_link_plan_mbufs_needed(const struct sdr_link_plan *p, unsigned frame_bytes,
@@ -365,8 +453,16 @@ int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
 	    plan->naddr > SDR_LINK_PEER_ADDRS_MAX)
 		return -EINVAL;
 	for (unsigned i = 0; i < plan->naddr; i++)
-		if (plan->lane_of[i] >= plan->nlanes - 1)
+		if (plan->lane_of[i] >= plan->nlanes - 1 || plan->lane[plan->lane_of[i]].path != 0)
 			return -EINVAL;
+	for (unsigned i = 0; i < plan->nlanes; i++) {
+		const struct sdr_link_profile *x = &plan->lane[i];
+
+		if (x->npaths < 1 || x->npaths > SDR_LINK_PATHS_MAX || x->path >= x->npaths ||
+		    i - x->path + x->npaths > plan->nlanes ||
+		    (i == plan->nlanes - 1 && x->npaths != 1))
+			return -EINVAL;
+	}
 	memset(s, 0, sizeof(*s));
 	s->plan = *plan;
 	for (unsigned i = 0; i < plan->nlanes; i++)
@@ -386,6 +482,9 @@ unsigned sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_
 		s->last_lane = sdr_link_plan_lane(&s->plan, ip);
 		s->last_valid = true;
 	}
+	if (s->plan.lane[s->last_lane].npaths > 1)
+		return s->last_lane +
+		       sdr_link_frame_path(frame, len, s->plan.lane[s->last_lane].npaths);
 	return s->last_lane;
 }
 

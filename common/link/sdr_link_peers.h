@@ -21,8 +21,15 @@
  * even when a default --link is set. An address may appear in one profile
  * only. docs/link-emulator.md "Per-peer links".
  *
- * The lanes of a plan are its profiles in the order they were added, then
- * the default lane (always last). sdr_link_set runs one struct sdr_link per
+ * SPEC may hold several paths (SPEC | SPEC ..., or paths=N; see
+ * sdr_link_parse_paths()): a profile of N paths occupies N consecutive
+ * lanes, one struct sdr_link each (own bottleneck, loss, schedule,
+ * counters), named NAME/p0 ... NAME/pN-1; a frame of the profile takes path
+ * sdr_link_frame_path() (a hash of its UDP source port). docs/link-emulator.md
+ * "Paths".
+ *
+ * The lanes of a plan are its profiles (each one lane per path) in the
+ * order they were added, then the default lane (always last, one path). sdr_link_set runs one struct sdr_link per
  * lane and picks the lane of each frame by its source address; the DPDK
  * glue (sdr_link_dpdk.h) holds each lane's frames in a FIFO of its own.
  */
@@ -41,11 +48,12 @@ extern "C" {
 
 /** Most per-peer profiles of one port (the default lane comes on top). */
 #define SDR_LINK_PROFILES_MAX 16u
-/** Lanes of a plan: the profiles and the default lane. */
-#define SDR_LINK_LANES_MAX (SDR_LINK_PROFILES_MAX + 1u)
+/** Lanes of a plan: the profiles' paths and the default lane. */
+#define SDR_LINK_LANES_MAX (4u * SDR_LINK_PROFILES_MAX + 1u)
 /** Most source addresses over all profiles of a plan. */
 #define SDR_LINK_PEER_ADDRS_MAX 64u
-/** Room for a profile name, NUL included. */
+/** Room for a profile name, NUL included (a lane's name has room for
+ *  "/pK" more). */
 #define SDR_LINK_PROFILE_NAME_MAX 24u
 /** Name of the default lane in counters. */
 #define SDR_LINK_DEFAULT_LANE_NAME "default"
@@ -55,16 +63,19 @@ extern "C" {
 
 /** One lane: a profile (naddr > 0) or the default lane (naddr == 0). */
 struct sdr_link_profile {
-	char name[SDR_LINK_PROFILE_NAME_MAX];
-	struct sdr_link_cfg cfg;
-	bool emulated;                          /**< false: the default lane without --link */
-	unsigned naddr;                         /**< source addresses (0 for the default lane) */
-	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX]; /**< IPv4, host byte order */
+	char name[SDR_LINK_PROFILE_NAME_MAX + 4]; /**< NAME, or NAME/pK for a path */
+	struct sdr_link_cfg cfg;                  /**< this lane's (path's) link */
+	uint8_t npaths;                           /**< paths of the profile (>= 1) */
+	uint8_t path;                             /**< this lane is path @c path of them:
+						       the profile's first lane is this - path */
+	bool emulated;                            /**< false: the default lane without --link */
+	unsigned naddr;                           /**< source addresses (0 for the default lane) */
+	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX];   /**< IPv4, host byte order */
 };
 
 /** Profiles and the default lane of one receiving port. */
 struct sdr_link_plan {
-	unsigned nlanes; /**< profiles + 1; lane nlanes - 1 is the default */
+	unsigned nlanes; /**< profiles' paths + 1; lane nlanes - 1 is the default */
 	struct sdr_link_profile lane[SDR_LINK_LANES_MAX];
 	unsigned naddr; /**< every listed address, for the lookup */
 	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX];
@@ -84,13 +95,14 @@ void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt
  * @return 0, or -EINVAL (bad name, bad or repeated address, an address
  *  already in another profile, a name already used or "default", bad SPEC:
  *  the message of sdr_link_parse()), -ENOSPC (more than
- *  SDR_LINK_PROFILES_MAX profiles or SDR_LINK_PEER_ADDRS_MAX addresses);
+ *  SDR_LINK_PROFILES_MAX profiles, SDR_LINK_LANES_MAX lanes or
+ *  SDR_LINK_PEER_ADDRS_MAX addresses);
  *  a one-line message in @p err.
  */
 int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen);
 
-/** Lane of a frame from source @p ip (host byte order): its profile, or the
- *  default lane (p->nlanes - 1). */
+/** Lane of a frame from source @p ip (host byte order): its profile's first
+ *  lane (path 0), or the default lane (p->nlanes - 1). */
 unsigned sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip);
 
 /** The plan has a profile, or its default lane emulates something: the
@@ -102,6 +114,22 @@ bool sdr_link_plan_active(const struct sdr_link_plan *p);
  * or with one 802.1Q tag. @return 0, or -1 (too short, not IPv4).
  */
 int sdr_link_frame_src_ipv4(const uint8_t *frame, uint32_t len, uint32_t *ip);
+
+/**
+ * Path (0 .. @p npaths - 1) of a frame whose UDP source port is @p port:
+ * ((port x 2654435761) mod 2^32) >> 16, mod npaths (a Fibonacci hash, so
+ * consecutive ports spread); 0 when npaths <= 1. A sender picks a port per
+ * path with it.
+ */
+unsigned sdr_link_path_of_port(uint16_t port, unsigned npaths);
+
+/**
+ * Path of an Ethernet frame (untagged or one 802.1Q tag) among @p npaths:
+ * an IPv4 UDP frame by its source port, an IPv4 TCP frame by
+ * (source port XOR destination port) (sdr_link_path_of_port()); any other
+ * frame (not IPv4, a non-first fragment, too short) takes path 0.
+ */
+unsigned sdr_link_frame_path(const uint8_t *frame, uint32_t len, unsigned npaths);
 
 /** The ECN field (enum sdr_link_ecn) of an IPv4 or IPv6 frame (untagged or
  *  one 802.1Q tag), or -1 (too short, not IP). */
@@ -116,9 +144,16 @@ int sdr_link_frame_mark_ce(uint8_t *frame, uint32_t len);
  * Canonical text of lane @p i: "NAME:IP+IP:SPEC" for a profile,
  * "default:SPEC" for the default lane ("default:" when it is a perfect
  * link). sdr_link_plan_add() of a profile's text gives back the same
- * profile. @return what snprintf() would have written.
+ * profile; for a lane of a profile of several paths it is the whole
+ * profile's text (every path: sdr_link_paths_format()).
+ * @return what snprintf() would have written.
  */
 int sdr_link_plan_format(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len);
+
+/** Text of lane @p i alone, for counters: sdr_link_plan_format() for a
+ *  profile of one path, "NAME/pK:IP+IP:SPEC" (this path's SPEC) for a path
+ *  of several. */
+int sdr_link_plan_format_lane(const struct sdr_link_plan *p, unsigned i, char *buf, size_t len);
 
 /** Mbufs every lane may hold together (the sum of sdr_link_mbufs_needed()
  *  over the lanes: each lane holds its own span and buffer). */
@@ -151,7 +186,8 @@ struct sdr_link_set {
 /** Initialise every lane from @p plan (copied). @return 0 or -EINVAL. */
 int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan);
 
-/** Lane of a frame (its source address; non-IPv4: the default lane). */
+/** Lane of a frame (its source address, then its path; non-IPv4: the
+ *  default lane). */
 unsigned sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len);
 
 /**

@@ -105,7 +105,7 @@ void sdr_linkemu_cap(struct sdr_inst *in, unsigned extra_mbufs)
 int sdr_linkemu_attach(struct sdr_inst *in)
 {
 	const struct sdr_link_plan *p = &link_plan[in->idx];
-	char desc[1024];
+	char desc[8192]; /* a profile of several paths: all of them */
 
 	if (!sdr_linkemu_on(in))
 		return 0;
@@ -119,8 +119,8 @@ int sdr_linkemu_attach(struct sdr_inst *in)
 			return -1;
 		}
 	}
-	for (unsigned i = 0; i < p->nlanes; i++)
-		if (sdr_link_plan_format(p, i, desc, sizeof(desc)) >= 0)
+	for (unsigned i = 0; i < p->nlanes; i++) /* one line per profile (all its paths) */
+		if (p->lane[i].path == 0 && sdr_link_plan_format(p, i, desc, sizeof(desc)) >= 0)
 			printf("sdr-dpu[%s]: link emulator on RX of port %u: %s%s\n", in->cfg.name,
 			       in->port,
 			       p->nlanes > 1 ? desc : desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1,
@@ -163,7 +163,7 @@ const char *sdr_linkemu_lane_desc(struct sdr_inst *in, unsigned lane, char *buf,
 {
 	if (lane >= sdr_linkemu_lanes(in))
 		return NULL;
-	sdr_link_plan_format(&link_plan[in->idx], lane, buf, len);
+	sdr_link_plan_format_lane(&link_plan[in->idx], lane, buf, len);
 	return buf;
 }
 
@@ -182,7 +182,7 @@ void sdr_linkemu_print(FILE *f, struct sdr_inst *in)
 		return;
 	for (unsigned i = 0; i < p->nlanes; i++) {
 		sum_stats(in, (int)i, &s);
-		sdr_link_plan_format(p, i, desc, sizeof(desc));
+		sdr_link_plan_format_lane(p, i, desc, sizeof(desc));
 		snprintf(title, sizeof(title), "(RX) lane %s", desc);
 		sdr_link_stats_print(f, title, &s);
 	}

@@ -5,17 +5,19 @@
  * from its Ethernet/IPv4 header, and the profile text of --link-peer.
  *
  * Byte 0 picks the mode:
- *   even  the rest is a frame: its lane under a fixed plan of three profiles
- *         and the default lane, with every prefix length of the header
- *         (the glue reads only the first segment). Invariants: the lane is
- *         in range; when the source address parses, the lane is the one the
- *         plan lists for it (the default lane otherwise); a frame too short
+ *   even  the rest is a frame: its lane under a fixed plan of four profiles
+ *         (one of three paths) and the default lane, with every prefix
+ *         length of the header (the glue reads only the first segment).
+ *         Invariants: the lane is in range; when the source address parses,
+ *         the lane is the one the plan lists for it plus the frame's path
+ *         (the default lane otherwise); a frame too short
  *         for an IPv4 header never yields an address; the decision of the
  *         lane's link leaves the counters' identity intact.
  *   odd   the rest is a --link-peer text (NUL-terminated here): added to a
  *         plan that has one profile already. Invariants: a refusal leaves
- *         the plan unchanged and says why; an accepted profile's canonical
- *         text, added to a fresh plan, gives the same profile.
+ *         the plan unchanged and says why; an accepted profile (of one or
+ *         more paths, '|' or paths=N) takes a lane per path, and its
+ *         canonical text, added to a fresh plan, gives the same lanes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,7 @@ static void setup(void)
 		"shared:10.100.0.2+10.100.3.2:delay=25ms,rate=1gbit@0s,500mbit@20us,buffer=64KB,"
 		"loss=1e-2,ecn=1KB:30KB:0.5,bg=100mbit:10us:10us,down=30us+5us",
 		"10.100.4.2:",
+		"multi:10.100.5.2:delay=1ms | delay=2ms,rate=1gbit,down=10us+5us | loss=0.1",
 	};
 	struct sdr_link_cfg d;
 
@@ -52,7 +55,7 @@ static void setup(void)
 	if (sdr_link_parse("delay=1ms", &d, NULL, 0))
 		abort();
 	sdr_link_plan_init(&plan, &d);
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		if (sdr_link_plan_add(&plan, prof[i], NULL, 0))
 			abort();
 	if (sdr_link_set_init(&set, &plan))
@@ -90,7 +93,15 @@ static void frame(const uint8_t *f, size_t n)
 		FUZZ_ASSERT(!have || head >= 34);
 		sdr_link_set_decide(&set, now += 1000, f, head, len, &lane, &v);
 		FUZZ_ASSERT(lane < plan.nlanes);
-		FUZZ_ASSERT(lane == (have ? sdr_link_plan_lane(&plan, ip) : plan.nlanes - 1));
+		if (have) {
+			unsigned first = sdr_link_plan_lane(&plan, ip);
+			unsigned path = sdr_link_frame_path(f, head, plan.lane[first].npaths);
+
+			FUZZ_ASSERT(plan.lane[first].path == 0 && path < plan.lane[first].npaths);
+			FUZZ_ASSERT(lane == first + path && plan.lane[lane].path == path);
+		} else {
+			FUZZ_ASSERT(lane == plan.nlanes - 1);
+		}
 		s = &set.link[lane].stats;
 		FUZZ_ASSERT(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss +
 						  s->dropped_ge + s->dropped_down);
@@ -118,8 +129,9 @@ static void frame(const uint8_t *f, size_t n)
 
 static void text(const uint8_t *d, size_t n)
 {
-	char spec[512], err[600], canon[2048];
+	char spec[512], err[600], canon[16384];
 	struct sdr_link_plan p = base, q;
+	unsigned np;
 
 	if (n >= sizeof(spec))
 		n = sizeof(spec) - 1;
@@ -130,21 +142,28 @@ static void text(const uint8_t *d, size_t n)
 		FUZZ_ASSERT(err[0] != '\0');
 		return;
 	}
-	FUZZ_ASSERT(p.nlanes == base.nlanes + 1 && p.lane[1].naddr > 0);
-	FUZZ_ASSERT(sdr_link_plan_format(&p, 1, canon, sizeof(canon)) < (int)sizeof(canon));
+	np = p.lane[1].npaths;
+	FUZZ_ASSERT(np >= 1 && np <= SDR_LINK_PATHS_MAX);
+	FUZZ_ASSERT(p.nlanes == base.nlanes + np && p.lane[1].naddr > 0);
+	FUZZ_ASSERT(sdr_link_plan_format(&p, 1 + np - 1, canon, sizeof(canon)) <
+		    (int)sizeof(canon));
 	sdr_link_plan_init(&q, NULL);
 	FUZZ_ASSERT(sdr_link_plan_add(&q, canon, err, sizeof(err)) == 0);
-	FUZZ_ASSERT(strcmp(q.lane[0].name, p.lane[1].name) == 0 &&
-		    q.lane[0].naddr == p.lane[1].naddr &&
-		    memcmp(q.lane[0].addr, p.lane[1].addr, sizeof(q.lane[0].addr)) == 0);
-	{
+	FUZZ_ASSERT(q.nlanes == np + 1);
+	for (unsigned k = 0; k < np; k++) {
 		char a[2048], b[2048];
 
+		FUZZ_ASSERT(strcmp(q.lane[k].name, p.lane[1 + k].name) == 0 &&
+			    q.lane[k].naddr == p.lane[1 + k].naddr && q.lane[k].path == k &&
+			    p.lane[1 + k].path == k && q.lane[k].npaths == np &&
+			    p.lane[1 + k].npaths == np &&
+			    memcmp(q.lane[k].addr, p.lane[1 + k].addr, sizeof(q.lane[k].addr)) ==
+				    0);
 		/* (the structs' padding differs; the canonical text covers every field) */
-		sdr_link_cfg_format(&q.lane[0].cfg, a, sizeof(a));
-		sdr_link_cfg_format(&p.lane[1].cfg, b, sizeof(b));
-		FUZZ_ASSERT(strcmp(a, b) == 0 && q.lane[0].cfg.limit == p.lane[1].cfg.limit &&
-			    q.lane[0].cfg.seed == p.lane[1].cfg.seed);
+		sdr_link_cfg_format(&q.lane[k].cfg, a, sizeof(a));
+		sdr_link_cfg_format(&p.lane[1 + k].cfg, b, sizeof(b));
+		FUZZ_ASSERT(strcmp(a, b) == 0 && q.lane[k].cfg.limit == p.lane[1 + k].cfg.limit &&
+			    q.lane[k].cfg.seed == p.lane[1 + k].cfg.seed);
 	}
 }
 
@@ -169,6 +188,9 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		"bad name:10.1.1.1:",
 		"w:10.9.9.9:delay=1ms",
 		"v:10.1.1.4:reorder=0.1:2ms,dup=0.01,corrupt=0.01:3,seed=9,limit=100",
+		"e:10.1.1.5:delay=5ms,rate=250mbit | delay=8ms,rate=250mbit,down=2s+3s | ",
+		"f:10.1.1.6:delay=1ms,loss=1e-3,paths=4,seed=7",
+		"g:10.1.1.7:paths=2|delay=1ms",
 	};
 	uint8_t buf[80];
 
@@ -179,10 +201,12 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		memcpy(buf + 1, texts[i], n);
 		emit(buf, n + 1, arg);
 	}
-	/* frames from a listed, a shared and an unlisted source, and one tagged */
-	for (unsigned k = 0; k < 4; k++) {
-		static const uint8_t src[4][4] = {
-			{10, 100, 1, 2}, {10, 100, 3, 2}, {10, 7, 7, 7}, {10, 100, 0, 2}};
+	/* frames from a listed, a shared and an unlisted source, one tagged,
+	 * and UDP/TCP frames of the profile of three paths */
+	for (unsigned k = 0; k < 6; k++) {
+		static const uint8_t src[6][4] = {{10, 100, 1, 2}, {10, 100, 3, 2},
+						  {10, 7, 7, 7},   {10, 100, 0, 2},
+						  {10, 100, 5, 2}, {10, 100, 5, 2}};
 		unsigned l3 = k == 3 ? 18 : 14;
 
 		memset(buf, 0, sizeof(buf));
@@ -195,6 +219,13 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		}
 		buf[1 + l3] = 0x45;
 		memcpy(buf + 1 + l3 + 12, src[k], 4);
+		if (k >= 4) {
+			buf[1 + l3 + 9] = k == 4 ? 17 : 6;
+			buf[1 + l3 + 20] = 0xc0; /* source port 0xc0 + k */
+			buf[1 + l3 + 21] = (uint8_t)k;
+			buf[1 + l3 + 22] = 0x12; /* destination port 4791 */
+			buf[1 + l3 + 23] = 0xb7;
+		}
 		emit(buf, 1 + 64, arg);
 	}
 }

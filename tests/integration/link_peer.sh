@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Per-peer links in the daemon (--link-peer), on a ring pair (no root): DPU B
 # (10.0.0.2) emulates 1 s for unlisted sources (--link delay=1s,...), 20 ms for
-# frames from A (10.0.0.1, profile "froma"), and a profile for an address no
-# one sends from. A transfer A -> B must take profile froma's lane only:
+# frames from A (10.0.0.1, profile "froma"), and a profile of two paths for an
+# address no one sends from (lanes nobody/p0, nobody/p1). A transfer A -> B must take profile froma's lane only:
 # every frame A sent is in that lane's counters (stats JSON and telemetry
 # /sdr/link,1,0), none in the default lane or the unused profile; the lanes
 # add up to the totals; the first message completes no earlier than 20 ms
@@ -11,7 +11,7 @@
 TEL=$(command -v dpdk-telemetry.py || true)
 # refused before the EAL starts a port
 for bad in "froma:10.0.0.1" "10.0.0.300:delay=1ms" "x:10.0.0.1:delay=1ms --link-peer y:10.0.0.1:" \
-	"default:10.0.0.1:" "a:10.0.0.1:delay=5xs"; do
+	"default:10.0.0.1:" "a:10.0.0.1:delay=5xs" "a:10.0.0.1:paths=9" "a:10.0.0.1:delay=1ms|bogus=1"; do
 	# shellcheck disable=SC2046,SC2086
 	out=$("$SDR_DPU" $(rig_eal "sdr-lpbad-$$" 256) -- --ring-pair --name "$SDR_TMP/x.sock" \
 		--ip 10.0.0.1 --instance --name "$SDR_TMP/y.sock" --ip 10.0.0.2 --link-peer $bad 2>&1)
@@ -22,7 +22,9 @@ for bad in "froma:10.0.0.1" "10.0.0.300:delay=1ms" "x:10.0.0.1:delay=1ms --link-
 done
 
 sdr_start_ring_pair linkpeer --link delay=1s,rate=100mbit \
-	--link-peer "froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB" --link-peer "nobody:10.0.0.77:delay=5ms"
+	--link-peer "froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB" --link-peer "nobody:10.0.0.77:delay=5ms|delay=7ms"
+grep -q "link emulator on RX of port 1: nobody:10.0.0.77:delay=5ms | delay=7ms" "$DPU_LOG" ||
+	{ cat "$DPU_LOG"; sdr_fail "the daemon did not print the profile of two paths"; }
 grep -q "link emulator on RX of port 1: froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB" "$DPU_LOG" ||
 	{ cat "$DPU_LOG"; sdr_fail "the daemon did not print the profile"; }
 port=$(rig_free_port)
@@ -34,7 +36,7 @@ sleep 0.3
 	--timeout 30 --quiet >"$SDR_TMP/send.log" 2>&1 || { cat "$SDR_TMP/send.log"; sdr_fail "sdr-send failed"; }
 wait $rpid || { cat "$SDR_TMP/recv.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
 if [ -n "$TEL" ]; then
-	printf '/sdr/link,1,0\n/sdr/link,1,2\n/sdr/link,1\n' |
+	printf '/sdr/link,1,0\n/sdr/link,1,3\n/sdr/link,1\n' |
 		timeout 20 /usr/bin/python3 "$TEL" -f "sdr-linkpeer-$$" >"$SDR_TMP/tel.log" 2>&1
 fi
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
@@ -49,21 +51,24 @@ d = json.load(open(sys.argv[2]))
 a, b = d["instances"]
 tot = b["link"]
 lanes = {l["lane"].split(":")[0]: l for l in tot["lanes"]}
-assert list(lanes) == ["froma", "nobody", "default"], list(lanes)
+assert list(lanes) == ["froma", "nobody/p0", "nobody/p1", "default"], list(lanes)
 assert tot["lanes"][0]["lane"] == "froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB"
-assert tot["lanes"][2]["lane"] == "default:delay=1s,rate=100mbit,buffer=1.5MB"
+assert tot["lanes"][1]["lane"] == "nobody/p0:10.0.0.77:delay=5ms", tot["lanes"][1]["lane"]
+assert tot["lanes"][2]["lane"] == "nobody/p1:10.0.0.77:delay=7ms", tot["lanes"][2]["lane"]
+assert tot["lanes"][3]["lane"] == "default:delay=1s,rate=100mbit,buffer=1.5MB"
 for k in ("pkts_in", "delivered", "released", "bytes_in", "held"):
     assert tot[k] == sum(l[k] for l in tot["lanes"]), k
 assert lanes["froma"]["pkts_in"] == a["tx_pkts"] > 0, (lanes["froma"]["pkts_in"], a["tx_pkts"])
 assert lanes["froma"]["released"] == b["rx_pkts"]
-assert lanes["default"]["pkts_in"] == 0 and lanes["nobody"]["pkts_in"] == 0
+assert lanes["default"]["pkts_in"] == 0
+assert lanes["nobody/p0"]["pkts_in"] == 0 and lanes["nobody/p1"]["pkts_in"] == 0
 assert a["link"]["on"] == 0 and a["link"]["lanes"] == []
-print("lane froma: in %d released %d (A sent %d); default and nobody: 0"
+print("lane froma: in %d released %d (A sent %d); default, nobody/p0 and nobody/p1: 0"
       % (lanes["froma"]["pkts_in"], lanes["froma"]["released"], a["tx_pkts"]))
 tel = [json.loads(l) for l in open(sys.argv[3]) if l.startswith("{")] if os.path.exists(sys.argv[3]) else []
 if tel:
     t0, t2, tall = (o["/sdr/link"] for o in tel if "/sdr/link" in o)
-    assert t0["lane"] == "froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB" and t0["lanes"] == 3, t0
+    assert t0["lane"] == "froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB" and t0["lanes"] == 4, t0
     assert t2["lane"] == "default:delay=1s,rate=100mbit,buffer=1.5MB" and t2["pkts_in"] == 0, t2
     assert t0["pkts_in"] == tall["pkts_in"] == lanes["froma"]["pkts_in"], (t0, tall)
     print("telemetry /sdr/link,1,LANE: ok")

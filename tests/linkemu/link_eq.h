@@ -29,7 +29,8 @@ static inline int link_profile_eq(const struct sdr_link_profile *a,
 				  const struct sdr_link_profile *b)
 {
 	return LINK_FEQ(a, b, name) && link_cfg_eq(&a->cfg, &b->cfg) && LINK_FEQ(a, b, emulated) &&
-	       LINK_FEQ(a, b, naddr) && LINK_FEQ(a, b, addr);
+	       LINK_FEQ(a, b, naddr) && LINK_FEQ(a, b, addr) && LINK_FEQ(a, b, npaths) &&
+	       LINK_FEQ(a, b, path);
 }
 
 static inline int link_plan_eq(const struct sdr_link_plan *a, const struct sdr_link_plan *b)

@@ -10,6 +10,11 @@
  *     share one bottleneck, unlisted sources take the default lane, release
  *     is in departure order across the lanes, counters per lane add up to
  *     the totals, and every mbuf goes back to its pool;
+ *  D. paths (a profile of two paths, docs/link-emulator.md "Paths") with
+ *     real mbufs on a simulated clock: a frame takes the path of its UDP
+ *     source port, each path keeps its own delay and bottleneck, an outage
+ *     on one path loses only its frames, release is in departure order
+ *     across the paths, counters per path add up, no mbuf is lost;
  *  B. the RX callback on a net_ring loopback port with the real TSC clock:
  *     frames sent through the port all come out (or are counted as dropped),
  *     also after the sender went idle, and never before their departure time
@@ -581,6 +586,124 @@ static void test_peers(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak");
 }
 
+/* ------------------------------------------------------ D: paths -- */
+
+struct path_trace {
+	uint64_t releases, out_of_order, last_depart, bad_delay[2], per_path[2];
+};
+
+static void path_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart,
+			  uint64_t release, void *arg)
+{
+	static const uint64_t delay[2] = {2000000, 5000000};
+	struct path_trace *t = arg;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned path = p[PEER_SEQ_OFF] & 1, k = p[PEER_SEQ_OFF + 1];
+
+	(void)release;
+	t->releases++;
+	t->out_of_order += depart < t->last_depart;
+	t->last_depart = depart;
+	t->per_path[path]++;
+	/* 1250 B at 1 Gbit/s is 10 us; frame k of a burst waits for k ahead */
+	t->bad_delay[path] += depart != arrival + (k + 1) * 10000 + delay[path];
+}
+
+static void test_paths(void)
+{
+	const uint64_t step = 100000, t0 = 1000000000ull;
+	struct sdr_link_plan plan;
+	struct sdr_link_rx *rx;
+	struct sdr_link_stats tot, lane[3], sum;
+	struct path_trace tr = {0};
+	struct rte_mbuf *pkts[64];
+	uint16_t port[2] = {0, 0};
+	uint64_t now = t0, offered[2] = {0}, down_offered = 0;
+	char err[512];
+
+	sdr_link_plan_init(&plan, NULL);
+	CHECK(sdr_link_plan_add(&plan,
+				"w:10.0.0.1:delay=2ms,rate=1gbit,buffer=1MB,limit=4096 | delay=5ms,"
+				"rate=1gbit,buffer=1MB,limit=4096,down=10ms+5ms",
+				err, sizeof(err)) == 0,
+	      "%s", err);
+	rx = sdr_link_rx_create_plan(&plan, SOCKET_ID_ANY, NULL);
+	CHECK(rx != NULL, "create: %s", rte_strerror(rte_errno));
+	if (rx == NULL)
+		return;
+	CHECK(sdr_link_rx_nlanes(rx) == 3);
+	CHECK(strcmp(sdr_link_rx_plan(rx)->lane[0].name, "w/p0") == 0 &&
+	      strcmp(sdr_link_rx_plan(rx)->lane[1].name, "w/p1") == 0);
+	for (unsigned p = 49152; p < 65536 && (port[0] == 0 || port[1] == 0); p++)
+		if (port[sdr_link_path_of_port((uint16_t)p, 2)] == 0)
+			port[sdr_link_path_of_port((uint16_t)p, 2)] = (uint16_t)p;
+	sdr_link_rx_set_trace(rx, path_trace_cb, &tr);
+	/* every 100 us: 4 frames into each path, interleaved (40 us of each
+	 * bottleneck: each path queues only its own burst, 5000 B; one shared
+	 * bottleneck would hold both, 10000 B) */
+	for (unsigned r = 0; r < 300; r++) {
+		uint16_t nb = 0, out;
+
+		for (unsigned k = 0; k < 8; k++) {
+			unsigned path = k & 1;
+			struct rte_mbuf *m = mk_peer_frame(0, r, 1250);
+			uint8_t *p;
+
+			REQUIRE(m != NULL);
+			p = rte_pktmbuf_mtod(m, uint8_t *);
+			p[23] = 17; /* UDP, source port: the path's */
+			p[34] = (uint8_t)(port[path] >> 8);
+			p[35] = (uint8_t)port[path];
+			p[36] = 0x12;
+			p[37] = 0xb7;
+			p[PEER_SEQ_OFF] = (uint8_t)path;
+			p[PEER_SEQ_OFF + 1] = (uint8_t)(k / 2);
+			pkts[nb++] = m;
+			offered[path]++;
+			if (path == 1 && now - t0 >= 10000000 && now - t0 < 15000000)
+				down_offered++;
+		}
+		out = sdr_link_rx_process(rx, pkts, nb, RTE_DIM(pkts), now);
+		rte_pktmbuf_free_bulk(pkts, out);
+		for (int k = 1; k <= 4; k++)
+			while ((out = sdr_link_rx_release(rx, pkts, RTE_DIM(pkts),
+							  now + k * step / 5)) > 0)
+				rte_pktmbuf_free_bulk(pkts, out);
+		now += step;
+	}
+	now = drain(rx, now, free_cb, NULL);
+	sdr_link_rx_stats(rx, &tot);
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned i = 0; i < 3; i++) {
+		sdr_link_rx_lane_stats(rx, i, &lane[i]);
+		check_identities(&lane[i], sdr_link_rx_plan(rx)->lane[i].name);
+		sdr_link_stats_add(&sum, &lane[i]);
+	}
+	CHECK(memcmp(&sum, &tot, sizeof(sum)) == 0, "the totals are the paths' sum");
+	CHECK(lane[0].pkts_in == offered[0] && lane[1].pkts_in == offered[1] &&
+		      lane[2].pkts_in == 0,
+	      "in: %" PRIu64 " %" PRIu64 " %" PRIu64, lane[0].pkts_in, lane[1].pkts_in,
+	      lane[2].pkts_in);
+	CHECK(down_offered == 200 && lane[1].dropped_down == down_offered &&
+		      lane[0].dropped_down == 0,
+	      "down: offered %" PRIu64 ", dropped %" PRIu64 " / %" PRIu64, down_offered,
+	      lane[1].dropped_down, lane[0].dropped_down);
+	CHECK(lane[0].delivered == offered[0] && lane[1].delivered == offered[1] - down_offered);
+	CHECK(lane[0].dropped_buffer == 0 && lane[1].dropped_buffer == 0 &&
+		      lane[0].max_backlog_bytes <= 5000 && lane[1].max_backlog_bytes <= 5000,
+	      "each path queues only its own burst: %" PRIu64 " / %" PRIu64,
+	      lane[0].max_backlog_bytes, lane[1].max_backlog_bytes);
+	CHECK(tr.per_path[0] == lane[0].delivered && tr.per_path[1] == lane[1].delivered);
+	CHECK(tr.bad_delay[0] == 0 && tr.bad_delay[1] == 0,
+	      "not the path's exact delay: %" PRIu64 " / %" PRIu64, tr.bad_delay[0],
+	      tr.bad_delay[1]);
+	CHECK(tr.out_of_order == 0, "%" PRIu64 " released out of departure order", tr.out_of_order);
+	CHECK(tot.held == 0 && tot.released == tr.releases);
+	sdr_link_rx_detach(rx);
+	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak: %u of %u",
+	      rte_mempool_avail_count(pool), pool->size);
+}
+
 /* -------------------------------------------- B: a real ring port -- */
 
 static void test_ring_port(void)
@@ -686,6 +809,7 @@ int main(int argc, char **argv)
 	test_multiseg_corrupt();
 	test_peers();
 	test_ecn_down();
+	test_paths();
 	test_ring_port();
 	rte_eal_cleanup();
 	return lt_finish("test_link_dpdk");

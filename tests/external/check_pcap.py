@@ -42,7 +42,8 @@ OP_WRITE_ONLY = 0x2A
 OP_WRITE_ONLY_IMM = 0x2B
 CTRL_MAGIC = 0x53445243
 CTRL_HDR = 20  # magic, version 2, type, count, src_qpn, key
-CTRL_TYPES = {1: 'CTS', 2: 'ACK', 3: 'NACK', 4: 'PARITY', 5: 'ABORT'}
+CTRL_TYPES = {1: 'CTS', 2: 'ACK', 3: 'NACK', 4: 'PARITY', 5: 'ABORT', 6: 'QP-CLOSED'}
+CLOSED_ENTRY = 136  # recv_next, reason, 3 reserved, 1024 FULL bits
 IMM_NIBBLES = 8
 
 
@@ -199,6 +200,16 @@ class Checker:
             return
         if typ == 1 and (count > 64 or CTRL_HDR + 8 * count > len(msg)):
             self.err(no, f"CTS count {count} does not fit {len(msg)} B")
+        if typ == 6:
+            # a destroyed QP's DPU tells the peer (docs/wire-format.md §6)
+            if count != 1 or len(msg) < CTRL_HDR + CLOSED_ENTRY:
+                self.err(no, f"QP-CLOSED count {count} in {len(msg)} B (needs 1 entry "
+                             f"of {CLOSED_ENTRY} B)")
+                return
+            e = msg[CTRL_HDR:CTRL_HDR + CLOSED_ENTRY]
+            reason = e[4]
+            if reason not in (1, 2) or e[5:8] != b'\0\0\0':
+                self.err(no, f"QP-CLOSED reason {reason}, reserved {e[5:8].hex()}")
         if not self.a.quiet and not self.a.fields and typ == 1:
             ents = [struct.unpack('!II', msg[CTRL_HDR + 8 * i:CTRL_HDR + 8 + 8 * i])
                     for i in range(count)]

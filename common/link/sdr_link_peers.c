@@ -493,7 +493,9 @@ enum sdr_link_action sdr_link_set_decide(struct sdr_link_set *s, uint64_t now_ns
 					 uint32_t frame_len, unsigned *lane,
 					 struct sdr_link_verdict *v)
 {
+	int ecn = sdr_link_frame_ecn(frame, head_len); /* -1: not IP, never marked */
+
 	*lane = sdr_link_set_lane(s, frame, head_len);
-	return sdr_link_decide_ecn(&s->link[*lane], now_ns, frame_len,
-				   (unsigned)sdr_link_frame_ecn(frame, head_len) & 3, v);
+	return sdr_link_decide_ecn(&s->link[*lane], now_ns, frame_len, ecn > 0 ? (unsigned)ecn : 0,
+				   v);
 }

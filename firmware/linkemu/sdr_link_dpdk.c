@@ -245,6 +245,7 @@ static inline void admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t no
 	unsigned li = sdr_link_set_lane(&rx->set, rte_pktmbuf_mtod(m, const uint8_t *),
 					rte_pktmbuf_data_len(m));
 	struct lane *l = &rx->lane[li];
+	int ecn;
 
 	if (l->held >= l->cap) {
 		l->dropped_limit++;
@@ -252,10 +253,9 @@ static inline void admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t no
 		rte_pktmbuf_free(m);
 		return;
 	}
+	ecn = sdr_link_frame_ecn(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m));
 	if (sdr_link_decide_ecn(&rx->set.link[li], now_ns, rte_pktmbuf_pkt_len(m),
-				(unsigned)sdr_link_frame_ecn(rte_pktmbuf_mtod(m, const uint8_t *),
-							     rte_pktmbuf_data_len(m)) &
-					3,
+				ecn > 0 ? (unsigned)ecn : 0, /* (-1: not IP, never marked) */
 				&v) != SDR_LINK_DELIVER) {
 		rte_pktmbuf_free(m);
 		return;

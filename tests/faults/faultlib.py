@@ -58,11 +58,27 @@ def restore_supported():
     instance state (--state-dir) and libsdr re-attaches (sdr_ctx_state)"""
     if not daemon_has_option("state-dir"):
         return False
-    try:
-        import ctypes
-        return hasattr(ctypes.CDLL(SDR_LIBSDR), "sdr_ctx_state")
-    except OSError:
-        return False
+    # (read its symbols rather than load it: an ASan build of libsdr cannot
+    # be loaded into this python without the ASan runtime preloaded)
+    r = subprocess.run(["nm", "-D", "--defined-only", SDR_LIBSDR], capture_output=True,
+                       text=True)
+    return r.returncode == 0 and any(ln.split()[-1].startswith("sdr_ctx_state")
+                                     for ln in r.stdout.splitlines() if ln.split())
+
+
+def sanitizer_env(env):
+    """python processes that load libsdr: in an ASan/UBSan build its runtime
+    must be loaded first (as tests/python/py_lib.sh does); leak detection is
+    off for them (python's and torch's allocations are not instrumented)"""
+    r = subprocess.run(["ldd", SDR_LIBSDR], capture_output=True, text=True)
+    if "libasan" not in r.stdout:
+        return env
+    libs = [subprocess.run(["gcc", "-print-file-name=" + n], capture_output=True,
+                           text=True).stdout.strip() for n in ("libasan.so", "libubsan.so")]
+    env["LD_PRELOAD"] = " ".join(libs)
+    opts = env.get("ASAN_OPTIONS", "")
+    env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "detect_leaks=0"
+    return env
 
 
 def horizon_args(ms):

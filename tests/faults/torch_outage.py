@@ -35,6 +35,7 @@ def train(rig, tag, fault):
     env.setdefault("SDR_PIPE", os.path.join(F.BUILD, "host", "pipe", "sdr-pipe"))
     env["SDR_REL"] = "sr"
     env["SDR_MAX_MSG"] = "1048576"
+    F.sanitizer_env(env)
     out_path = os.path.join(rig.tmp, tag + ".log")
     a, b = rig.daemons["a"], rig.daemons["b"]
     cmd = [PY, "-u", "-m", "sdr.launch", "--ranks", "4", "--place", "0,0,1,1", "--dpu",

@@ -7,7 +7,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sdr_link.h"
 #include "sdr_test.h"
+
+/* A link from a spec known to be good (a bad one ends the test: exit 2). */
+static inline void lt_mk(struct sdr_link *l, const char *spec)
+{
+	struct sdr_link_cfg c;
+	char err[256];
+
+	if (sdr_link_parse(spec, &c, err, sizeof(err)) != 0 || sdr_link_init(l, &c) != 0) {
+		fprintf(stderr, "bad spec in test: %s: %s\n", spec, err);
+		exit(2);
+	}
+}
+
+/* One's-complement sum of a 20-byte IPv4 header: 0xffff when its checksum
+ * is right. */
+static inline unsigned lt_ip4_fold(const unsigned char *h)
+{
+	unsigned s = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		s += (unsigned)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
 
 /* z for a two-sided 99.9 % interval */
 #define LT_Z999 3.2905

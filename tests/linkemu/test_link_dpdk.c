@@ -373,17 +373,6 @@ static struct rte_mbuf *mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
 /* ECN through the glue: with a queue at the bottleneck, ECN-capable frames
  * come out marked CE in their IPv4 header (checksum still right), other
  * frames untouched; down= drops what arrives during the outage. */
-static uint16_t ip4_fold(const uint8_t *h)
-{
-	uint32_t s = 0;
-
-	for (int i = 0; i < 20; i += 2)
-		s += (uint32_t)(h[i] << 8 | h[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 static void test_ecn_down(void)
 {
 	struct sdr_link_cfg cfg;
@@ -435,7 +424,7 @@ static void test_ecn_down(void)
 				if (seq >= 10)
 					CHECK(0, "frame %" PRIu64 " not marked", seq);
 			}
-			bad_sum += ip4_fold(p + 14) != 0xffff;
+			bad_sum += lt_ip4_fold(p + 14) != 0xffff;
 			rte_pktmbuf_free(pkts[i]);
 			out++;
 		}

@@ -11,17 +11,6 @@
 #include "link_test.h"
 #include "sdr_link.h"
 
-static void mk(struct sdr_link *l, const char *spec)
-{
-	struct sdr_link_cfg c;
-	char err[256];
-
-	if (sdr_link_parse(spec, &c, err, sizeof(err)) != 0 || sdr_link_init(l, &c) != 0) {
-		fprintf(stderr, "bad spec in test: %s: %s\n", spec, err);
-		exit(2);
-	}
-}
-
 static void check_conservation(const struct sdr_link *l, const char *what)
 {
 	const struct sdr_link_stats *s = &l->stats;
@@ -72,7 +61,7 @@ static void test_bernoulli_loss(void)
 		char spec[64];
 
 		snprintf(spec, sizeof(spec), "loss=%g,seed=42", ps[i]);
-		mk(&l, spec);
+		lt_mk(&l, spec);
 		for (unsigned k = 0; k < n; k++)
 			sdr_link_decide(&l, k * 1000ull, 1000, &v);
 		CHECK_RATE(spec, l.stats.dropped_loss, n, ps[i]);
@@ -83,11 +72,11 @@ static void test_bernoulli_loss(void)
 		struct sdr_link_verdict v;
 		unsigned lost = 0;
 
-		mk(&l, "loss=1");
+		lt_mk(&l, "loss=1");
 		for (unsigned k = 0; k < 1000; k++)
 			lost += sdr_link_decide(&l, k, 100, &v) == SDR_LINK_DROP_LOSS;
 		CHECK(lost == 1000, "loss=1 lost %u", lost);
-		mk(&l, "loss=0,dup=0.5");
+		lt_mk(&l, "loss=0,dup=0.5");
 		for (unsigned k = 0; k < 1000; k++)
 			sdr_link_decide(&l, k, 100, &v);
 		CHECK(l.stats.dropped_loss == 0 && l.stats.delivered == 1000, "loss=0");
@@ -105,7 +94,7 @@ static void test_gilbert_elliott(void)
 	struct sdr_link_verdict v;
 	unsigned long long bursts = 0, burst_frames = 0, run = 0;
 
-	mk(&l, "ge=0.01:0.25,seed=3");
+	lt_mk(&l, "ge=0.01:0.25,seed=3");
 	for (unsigned k = 0; k < n; k++) {
 		if (sdr_link_decide(&l, k * 100ull, 500, &v) == SDR_LINK_DROP_GE) {
 			run++;
@@ -146,7 +135,7 @@ static void test_gilbert_elliott(void)
 		unsigned long long bad;
 		double mean, sd;
 
-		mk(&l, "ge=0.02:0.1:0.001:0.6,seed=11");
+		lt_mk(&l, "ge=0.02:0.1:0.001:0.6,seed=11");
 		for (unsigned k = 0; k < n; k++)
 			sdr_link_decide(&l, k * 100ull, 500, &v);
 		bad = l.stats.ge_bad_frames;
@@ -171,7 +160,7 @@ static void test_delay_exact(void)
 	struct sdr_link_verdict v;
 	int bad = 0;
 
-	mk(&l, "delay=12.5ms");
+	lt_mk(&l, "delay=12.5ms");
 	for (uint64_t k = 0; k < 10000; k++) {
 		uint64_t t = 1000000000ull + k * 777;
 		sdr_link_decide(&l, t, 1500, &v);
@@ -181,14 +170,14 @@ static void test_delay_exact(void)
 	CHECK(l.stats.delayed == 10000, "delayed %" PRIu64, l.stats.delayed);
 
 	/* idle bottleneck: arrival + serialisation + delay */
-	mk(&l, "delay=1ms,rate=1gbit");
+	lt_mk(&l, "delay=1ms,rate=1gbit");
 	sdr_link_decide(&l, 5000, 1500, &v);
 	CHECK(v.depart_ns == 5000 + 12000 + 1000000, "depart %" PRIu64, v.depart_ns);
 	sdr_link_decide(&l, 1000000, 1500, &v); /* long after: idle again */
 	CHECK(v.depart_ns == 1000000 + 12000 + 1000000, "depart %" PRIu64, v.depart_ns);
 
 	/* no delay, no rate: departs on arrival and is not counted as delayed */
-	mk(&l, "loss=0");
+	lt_mk(&l, "loss=0");
 	sdr_link_decide(&l, 123, 60, &v);
 	CHECK(v.depart_ns == 123 && l.stats.delayed == 0, "zero delay");
 	/* arrivals going back in time are clamped */
@@ -207,7 +196,7 @@ static void test_jitter(void)
 	int nonmono = 0, out_of_range = 0;
 
 	/* sparse arrivals (spacing > jitter): no clamping, pure uniform jitter */
-	mk(&l, "delay=5ms,jitter=0.2ms,seed=5");
+	lt_mk(&l, "delay=5ms,jitter=0.2ms,seed=5");
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = k * 1000000ull, j;
 		sdr_link_decide(&l, t, 1000, &v);
@@ -225,7 +214,7 @@ static void test_jitter(void)
 	      min, max);
 
 	/* dense arrivals (spacing << jitter): jitter must not reorder */
-	mk(&l, "delay=5ms,jitter=0.2ms,seed=5");
+	lt_mk(&l, "delay=5ms,jitter=0.2ms,seed=5");
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = k * 1000ull;
 		sdr_link_decide(&l, t, 100, &v);
@@ -245,7 +234,7 @@ static void test_rate(void)
 
 	/* a burst at t=0 leaves the bottleneck one serialisation time apart:
 	 * 1500 B at 1 Gbit/s = 12 us */
-	mk(&l, "rate=1gbit,buffer=1GB,delay=1ms");
+	lt_mk(&l, "rate=1gbit,buffer=1GB,delay=1ms");
 	for (uint64_t k = 0; k < 1000; k++) {
 		sdr_link_decide(&l, 0, 1500, &v);
 		bad += v.bottleneck_exit_ns != (k + 1) * 12000 ||
@@ -255,7 +244,7 @@ static void test_rate(void)
 
 	/* non-integer serialisation: 1000 B at 3 Gbit/s = 2666.67 ns; exits are
 	 * ceil(k * 8000 / 3) with no drift after a million frames */
-	mk(&l, "rate=3gbit,buffer=1TB");
+	lt_mk(&l, "rate=3gbit,buffer=1TB");
 	bad = 0;
 	for (uint64_t k = 1; k <= 1000000; k++) {
 		sdr_link_decide(&l, 0, 1000, &v);
@@ -265,7 +254,7 @@ static void test_rate(void)
 
 	/* arrivals slower than the rate never queue; arrivals at exactly the
 	 * rate keep at most one frame in the bottleneck */
-	mk(&l, "rate=1gbit,buffer=1500B");
+	lt_mk(&l, "rate=1gbit,buffer=1500B");
 	for (uint64_t k = 0; k < 10000; k++)
 		sdr_link_decide(&l, k * 12000, 1500, &v);
 	CHECK(l.stats.dropped_buffer == 0 && l.stats.max_backlog_bytes == 1500,
@@ -273,7 +262,7 @@ static void test_rate(void)
 	      l.stats.max_backlog_bytes);
 
 	/* mixed sizes in a burst: exit of frame k = sum of sizes * 8 / rate */
-	mk(&l, "rate=10gbit,buffer=1GB");
+	lt_mk(&l, "rate=10gbit,buffer=1GB");
 	{
 		uint64_t bits = 0;
 		bad = 0;
@@ -294,7 +283,7 @@ static void test_buffer(void)
 	unsigned admitted = 0;
 
 	/* 100 frames of 1000 B at once into 10 KB: exactly 10 get in */
-	mk(&l, "rate=1gbit,buffer=10KB");
+	lt_mk(&l, "rate=1gbit,buffer=10KB");
 	for (unsigned k = 0; k < 100; k++)
 		admitted += sdr_link_decide(&l, 0, 1000, &v) == SDR_LINK_DELIVER;
 	CHECK(admitted == 10 && l.stats.dropped_buffer == 90, "admitted %u drops %" PRIu64,
@@ -316,7 +305,7 @@ static void test_buffer(void)
 	check_conservation(&l, "buffer");
 
 	/* binary units: 10 KiB = 10240 B holds 10 frames of 1000 B and 240 B more */
-	mk(&l, "rate=1gbit,buffer=10KiB");
+	lt_mk(&l, "rate=1gbit,buffer=10KiB");
 	admitted = 0;
 	for (unsigned k = 0; k < 20; k++)
 		admitted += sdr_link_decide(&l, 0, 1000, &v) == SDR_LINK_DELIVER;
@@ -325,7 +314,7 @@ static void test_buffer(void)
 	CHECK(admitted == 11, "KiB buffer admitted %u", admitted);
 
 	/* a frame larger than the buffer never fits */
-	mk(&l, "rate=1gbit,buffer=1000B");
+	lt_mk(&l, "rate=1gbit,buffer=1000B");
 	CHECK(sdr_link_decide(&l, 0, 1001, &v) == SDR_LINK_DROP_BUFFER, "oversize frame admitted");
 	CHECK(sdr_link_decide(&l, 0, 1000, &v) == SDR_LINK_DELIVER, "exact-fit frame dropped");
 }
@@ -339,7 +328,7 @@ static void test_reorder(void)
 	unsigned overtaken = 0, checked = 0, bad_extra = 0;
 	bool pending = false;
 
-	mk(&l, "delay=1ms,reorder=0.02:100us,seed=9");
+	lt_mk(&l, "delay=1ms,reorder=0.02:100us,seed=9");
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = k * 10000ull; /* 10 us apart */
 		sdr_link_decide(&l, t, 1000, &v);
@@ -369,7 +358,7 @@ static void test_dup(void)
 	struct sdr_link_verdict v;
 	unsigned same = 0, dups = 0;
 
-	mk(&l, "dup=0.05,delay=2ms,jitter=10us,seed=13");
+	lt_mk(&l, "dup=0.05,delay=2ms,jitter=10us,seed=13");
 	for (unsigned k = 0; k < n; k++) {
 		sdr_link_decide(&l, k * 3000ull, 700, &v);
 		if (v.duplicate) {
@@ -392,7 +381,7 @@ static void test_corrupt(void)
 	unsigned bad_off = 0, bad_apply = 0, not_distinct = 0;
 	uint8_t frame[300], orig[300];
 
-	mk(&l, "corrupt=0.1:5,seed=21");
+	lt_mk(&l, "corrupt=0.1:5,seed=21");
 	for (unsigned k = 0; k < n; k++) {
 		uint32_t len = 43 + k % 258; /* 43..300: down to a 1-byte payload */
 		sdr_link_decide(&l, k * 1000ull, len, &v);
@@ -428,7 +417,7 @@ static void test_corrupt(void)
 	CHECK_RATE("corrupt", l.stats.corrupted, n, 0.1);
 
 	/* frames of 42 bytes or less have no payload to corrupt */
-	mk(&l, "corrupt=1");
+	lt_mk(&l, "corrupt=1");
 	sdr_link_decide(&l, 0, 42, &v);
 	CHECK(v.n_flips == 0 && l.stats.corrupt_short == 1 && l.stats.corrupted == 0,
 	      "short frame");
@@ -445,7 +434,7 @@ static uint64_t run_hash(const char *spec, unsigned n, struct sdr_link_stats *st
 	struct sdr_link_verdict v;
 	uint64_t h = 1469598103934665603ull, lh = h;
 
-	mk(&l, spec);
+	lt_mk(&l, spec);
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = k * 900ull + (k % 7) * 50;
 		sdr_link_decide(&l, t, 64 + (k * 131) % 1400, &v);
@@ -481,7 +470,7 @@ static void test_reproducible(void)
 	      "run lacks some decision kinds");
 	{
 		struct sdr_link l;
-		mk(&l, a);
+		lt_mk(&l, a);
 		check_conservation(&l, "fresh");
 	}
 	/* switching other features off leaves the Bernoulli loss decisions alone

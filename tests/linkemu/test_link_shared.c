@@ -16,17 +16,6 @@
 #define MS ((uint64_t)1000000)
 #define US ((uint64_t)1000)
 
-static void mk(struct sdr_link *l, const char *spec)
-{
-	struct sdr_link_cfg c;
-	char err[256];
-
-	if (sdr_link_parse(spec, &c, err, sizeof(err)) != 0 || sdr_link_init(l, &c) != 0) {
-		fprintf(stderr, "bad spec in test: %s: %s\n", spec, err);
-		exit(2);
-	}
-}
-
 static void check_conservation(const struct sdr_link *l, const char *what)
 {
 	const struct sdr_link_stats *s = &l->stats;
@@ -45,7 +34,7 @@ static void test_rate_schedule(void)
 	struct sdr_link l;
 	struct sdr_link_verdict v;
 
-	mk(&l, "rate=1gbit@0s,250mbit@10ms,1gbit@20ms,buffer=1MB");
+	lt_mk(&l, "rate=1gbit@0s,250mbit@10ms,1gbit@20ms,buffer=1MB");
 	sdr_link_set_origin(&l, 1000 * MS);
 	sdr_link_decide(&l, 1000 * MS, 1250, &v);
 	CHECK(v.bottleneck_exit_ns == 1000 * MS + 10 * US, "1 Gbit/s: exit %" PRIu64,
@@ -67,7 +56,7 @@ static void test_rate_schedule(void)
 	/* a backlog drains at the rate of its time: 100 frames at once at
 	 * 1 Gbit/s then the rate halves at 0.5 ms: the last of them leaves at
 	 * 0.5 ms + (1 ms - 0.5 ms) * 2 = 1.5 ms */
-	mk(&l, "rate=1gbit@0s,500mbit@500us,buffer=1MB");
+	lt_mk(&l, "rate=1gbit@0s,500mbit@500us,buffer=1MB");
 	sdr_link_set_origin(&l, 0);
 	for (int i = 0; i < 100; i++)
 		sdr_link_decide(&l, 0, 1250, &v);
@@ -88,7 +77,7 @@ static void test_ecn_step(void)
 
 	/* 200 frames of 1000 B at one instant: frame i finds i*1000 B queued;
 	 * K = 50 KB: frames 50..199 are marked */
-	mk(&l, "rate=1gbit,buffer=1MB,ecn=50KB");
+	lt_mk(&l, "rate=1gbit,buffer=1MB,ecn=50KB");
 	for (unsigned i = 0; i < 200; i++) {
 		sdr_link_decide_ecn(&l, 0, 1000, SDR_LINK_ECN_ECT0, &v);
 		if (v.ce != (i >= 50))
@@ -118,7 +107,7 @@ static void test_ecn_red(void)
 
 	/* Keep the backlog at about 150 KB (midway between 100 and 200 KB:
 	 * p = 0.5 * 0.5 = 0.25): refill a 1 Gbit/s bottleneck at its rate */
-	mk(&l, "rate=1gbit,buffer=1MB,ecn=100KB:200KB:0.5,seed=3");
+	lt_mk(&l, "rate=1gbit,buffer=1MB,ecn=100KB:200KB:0.5,seed=3");
 	for (unsigned i = 0; i < 150; i++)
 		sdr_link_decide(&l, 0, 1000, &v); /* not ECT: fills to 150 KB */
 	for (uint64_t t = 8 * US; n < 20000; t += 8 * US) {
@@ -147,7 +136,7 @@ static void test_background(void)
 
 	/* 1 Gbit/s with 500 Mbit/s of background: our 600 Mbit/s (1500 B every
 	 * 20 us) is 100 Mbit/s too much, the queue grows by 12.5 KB per ms */
-	mk(&l, "rate=1gbit,buffer=10MB,bg=500mbit");
+	lt_mk(&l, "rate=1gbit,buffer=10MB,bg=500mbit");
 	sdr_link_set_origin(&l, 0);
 	for (t = 0; t < 100 * MS; t += 20 * US)
 		sdr_link_decide(&l, t, 1500, &v);
@@ -160,7 +149,7 @@ static void test_background(void)
 	/* background alone overflows a small buffer: it is dropped, not us
 	 * once the queue has room again; on/off: 2 ms on, 2 ms off */
 	/* (fluid: 2 ms on at 200 - 100 Mbit/s net = 25 KB into a 20 KB buffer) */
-	mk(&l, "rate=100mbit,buffer=20KB,bg=200mbit:2ms:2ms");
+	lt_mk(&l, "rate=100mbit,buffer=20KB,bg=200mbit:2ms:2ms");
 	sdr_link_set_origin(&l, 0);
 	CHECK(sdr_link_backlog_at(&l, 2 * MS) == 20000, "full after 2 ms on: %" PRIu64,
 	      sdr_link_backlog_at(&l, 2 * MS));
@@ -185,7 +174,7 @@ static void test_down(void)
 	struct sdr_link_verdict v;
 	unsigned lost = 0, n = 0;
 
-	mk(&l, "delay=5ms,down=10ms+200ms,1s+50ms");
+	lt_mk(&l, "delay=5ms,down=10ms+200ms,1s+50ms");
 	sdr_link_set_origin(&l, 7);
 	for (uint64_t t = 0; t < 2000 * MS; t += MS, n++) {
 		int in1 = t >= 10 * MS && t < 210 * MS, in2 = t >= 1000 * MS && t < 1050 * MS;
@@ -270,18 +259,6 @@ static void test_parse(void)
 	}
 }
 
-/* The IPv4 header checksum of @p h (20 bytes) folds to 0xffff when right. */
-static uint16_t ip_sum(const uint8_t *h)
-{
-	uint32_t s = 0;
-
-	for (int i = 0; i < 20; i += 2)
-		s += (uint32_t)(h[i] << 8 | h[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 static void test_mark_ce(void)
 {
 	uint8_t f[64] = {0};
@@ -301,13 +278,13 @@ static void test_mark_ce(void)
 		s = (s & 0xffff) + (s >> 16);
 	f[24] = (uint8_t)(~s >> 8);
 	f[25] = (uint8_t)~s;
-	CHECK(ip_sum(f + 14) == 0xffff, "test frame checksum");
+	CHECK(lt_ip4_fold(f + 14) == 0xffff, "test frame checksum");
 	CHECK(sdr_link_frame_ecn(f, sizeof(f)) == SDR_LINK_ECN_ECT0, "ECT(0) read");
 	CHECK(sdr_link_frame_mark_ce(f, sizeof(f)) == 0, "marked");
 	CHECK(sdr_link_frame_ecn(f, sizeof(f)) == SDR_LINK_ECN_CE, "CE read back");
 	CHECK(f[15] >> 2 == 26, "DSCP kept");
-	CHECK(ip_sum(f + 14) == 0xffff, "checksum still right after the mark: %04x",
-	      ip_sum(f + 14));
+	CHECK(lt_ip4_fold(f + 14) == 0xffff, "checksum still right after the mark: %04x",
+	      lt_ip4_fold(f + 14));
 	f[15] = 26 << 2; /* not ECT */
 	CHECK(sdr_link_frame_mark_ce(f, sizeof(f)) == -1 && f[15] == 26 << 2, "not-ECT left alone");
 	CHECK(sdr_link_frame_ecn(f, 20) == -1, "short frame");

@@ -123,9 +123,9 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * a busy bottleneck: the rate above it only made the queue), less
 	 * what drains the queue above the target over drain_rtts round
 	 * trips; without a delivery measure, the same fraction of the rate. */
-	double qx = q > (double)target ? (q - (double)target) /
-					     (cc->p.drain_rtts * ((double)cc->base_rtt + q))
-				       : 0;
+	double qx = q > (double)target
+			    ? (q - (double)target) / (cc->p.drain_rtts * ((double)cc->base_rtt + q))
+			    : 0;
 	double dlv = len ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
 	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
 
@@ -143,8 +143,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			ev = SDR_CC_DEC_DELAY;
 			cc->dec_delay++;
 		}
-	} else if (cc->iv_lost > 0 &&
-		   (q > (double)target / 2 || (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
+	} else if (cc->iv_lost > 0 && (q > (double)target / 2 ||
+				       (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
 		cc->rate *= mdf(cc, 1 - cc->p.loss_md);
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
@@ -172,8 +172,9 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		 * by N accelerated steps */
 		step = ai * k;
 		if (step > ai && step > cc->rate * cc->p.accel_max_frac)
-			step = cc->rate * cc->p.accel_max_frac > ai ? cc->rate * cc->p.accel_max_frac
-								     : ai;
+			step = cc->rate * cc->p.accel_max_frac > ai
+				       ? cc->rate * cc->p.accel_max_frac
+				       : ai;
 		cc->rate += step;
 		ev = SDR_CC_INCREASE;
 		cc->increases++;
@@ -208,8 +209,8 @@ void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now, uint32_t n)
 	tick(cc, now);
 }
 
-uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked,
-		       uint32_t ce, uint32_t bytes)
+uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked, uint32_t ce,
+		       uint32_t bytes)
 {
 	if (ce > acked)
 		ce = acked; /* (a peer's count is not trusted beyond what it acks) */

@@ -42,24 +42,24 @@ struct sdr_cc_params {
 	uint64_t base_window_ns;  /**< base RTT forgets samples older than this */
 	uint64_t target_ns;       /**< T = target_ns + target_frac * base RTT */
 	double target_frac;
-	double beta;         /**< delay decrease gain (Swift's beta) */
-	double max_mdf;      /**< largest multiplicative decrease per interval */
-	double ecn_g;        /**< gain of alpha's EWMA (DCQCN's g) */
-	double alpha0;       /**< alpha at the start (DCQCN: 1, the first CE halves) */
-	double ai_frac;      /**< additive increase per interval, of the ceiling */
-	unsigned ai_accel;   /**< cap of the calm-interval acceleration factor */
+	double beta;           /**< delay decrease gain (Swift's beta) */
+	double max_mdf;        /**< largest multiplicative decrease per interval */
+	double ecn_g;          /**< gain of alpha's EWMA (DCQCN's g) */
+	double alpha0;         /**< alpha at the start (DCQCN: 1, the first CE halves) */
+	double ai_frac;        /**< additive increase per interval, of the ceiling */
+	unsigned ai_accel;     /**< cap of the calm-interval acceleration factor */
 	double accel_max_frac; /**< an accelerated step adds at most this fraction of
 	                            the rate */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
-	double init_frac;    /**< first rate, of the ceiling */
-	double startup_gain; /**< start-up: the rate grows by this factor per interval */
-	double drain_rtts;   /**< a cut drains the queue above the target over this
+	double init_frac;      /**< first rate, of the ceiling */
+	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
+	double drain_rtts;     /**< a cut drains the queue above the target over this
 	                          many round trips */
-	double min_frac;     /**< floor, of the ceiling */
-	double loss_md;      /**< decrease on loss that is congestion: */
-	double loss_frac;    /**< ... under queueing, or more than this fraction lost */
-	double app_limited;  /**< an interval that sent less than this fraction of
+	double min_frac;       /**< floor, of the ceiling */
+	double loss_md;        /**< decrease on loss that is congestion: */
+	double loss_frac;      /**< ... under queueing, or more than this fraction lost */
+	double app_limited;    /**< an interval that sent less than this fraction of
 	                          rate x interval does not increase the rate */
 };
 
@@ -85,10 +85,10 @@ struct sdr_cc {
 	bool startup;      /**< no congestion signal seen yet */
 	uint64_t base_rtt; /**< ns; 0 = no sample yet */
 	uint64_t win_min[2], win_start;
-	uint64_t srtt;     /**< ns, EWMA 1/8 of the samples (stats) */
-	uint64_t last_rtt; /**< ns, the last sample */
-	double alpha;      /**< smoothed CE fraction */
-	unsigned calm;     /**< calm intervals in a row */
+	uint64_t srtt;       /**< ns, EWMA 1/8 of the samples (stats) */
+	uint64_t last_rtt;   /**< ns, the last sample */
+	double alpha;        /**< smoothed CE fraction */
+	unsigned calm;       /**< calm intervals in a row */
 	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
 	                          do not count towards the next) */
 	uint64_t stale_acks; /**< packets acknowledged that were sent before a cut */

@@ -45,7 +45,7 @@ static uint64_t feed(struct sdr_cc *cc, uint64_t t, unsigned n, uint64_t rtt, un
 
 		while (cc->intervals == d0 && k < 100) {
 			uint64_t iv = cc->base_rtt > cc->p.min_interval_ns ? cc->base_rtt
-									    : cc->p.min_interval_ns;
+									   : cc->p.min_interval_ns;
 
 			sdr_cc_on_sent(cc, (uint32_t)(cc->rate * (double)iv / 80e9) + 1);
 			t += iv / 10;
@@ -128,8 +128,8 @@ static void test_reactions(void)
 
 		if (st > cap)
 			st = cap > ai ? cap : ai;
-		CHECK(NEAR(sdr_cc_rate(&cc), (double)r0 + st), "AI accelerates: +%" PRIu64
-		      " (expected %.0f)", sdr_cc_rate(&cc) - r0, st);
+		CHECK(NEAR(sdr_cc_rate(&cc), (double)r0 + st),
+		      "AI accelerates: +%" PRIu64 " (expected %.0f)", sdr_cc_rate(&cc) - r0, st);
 	}
 	t = feed(&cc, t, 1, 25 * MS, 0);
 	r0 = sdr_cc_rate(&cc);
@@ -251,19 +251,19 @@ static struct ev hpop(void)
 }
 
 struct sim {
-	const char *link;         /* link emulator spec of the bottleneck */
+	const char *link; /* link emulator spec of the bottleneck */
 	unsigned nflows;
-	uint64_t ceiling;         /* of every flow */
-	uint64_t ret_ns;          /* ACK path delay */
-	uint64_t start_gap;       /* flow i starts at i * start_gap */
-	uint64_t end;             /* simulated time */
-	uint64_t win;             /* goodput windows */
+	uint64_t ceiling;   /* of every flow */
+	uint64_t ret_ns;    /* ACK path delay */
+	uint64_t start_gap; /* flow i starts at i * start_gap */
+	uint64_t end;       /* simulated time */
+	uint64_t win;       /* goodput windows */
 	/* results */
-	uint64_t bytes[NFLOW_MAX][64]; /* goodput per flow per window */
-	uint64_t from;               /* steady state: loss and queue from here */
-	uint64_t pkts_in, drops;     /* from @c from on */
+	uint64_t bytes[NFLOW_MAX][64];     /* goodput per flow per window */
+	uint64_t from;                     /* steady state: loss and queue from here */
+	uint64_t pkts_in, drops;           /* from @c from on */
 	uint64_t start_drops, start_max_q; /* before @c from (start-up) */
-	uint64_t q_samples, q_hist[1024]; /* backlog in 8 KB bins, every 1 ms */
+	uint64_t q_samples, q_hist[1024];  /* backlog in 8 KB bins, every 1 ms */
 	uint64_t buffer;
 	struct sdr_cc cc[NFLOW_MAX];
 };
@@ -327,11 +327,15 @@ static void run(struct sim *s)
 		sdr_link_decide_ecn(&l, t, FRAME, SDR_LINK_ECN_ECT0, &v);
 		sdr_cc_on_sent(&s->cc[f], FRAME);
 		if (v.action == SDR_LINK_DELIVER)
-			hpush((struct ev){.at = v.depart_ns + s->ret_ns, .sent_at = t, .flow = (uint8_t)f,
+			hpush((struct ev){.at = v.depart_ns + s->ret_ns,
+					  .sent_at = t,
+					  .flow = (uint8_t)f,
 					  .ce = v.ce});
 		else /* the sender learns of the loss about an RTT later */
-			hpush((struct ev){.at = t + 2 * (cfg.delay_ns + s->ret_ns), .sent_at = t,
-					  .flow = (uint8_t)f, .lost = 1});
+			hpush((struct ev){.at = t + 2 * (cfg.delay_ns + s->ret_ns),
+					  .sent_at = t,
+					  .flow = (uint8_t)f,
+					  .lost = 1});
 		next_tx[f] = t + (uint64_t)((double)FRAME * 8e9 / (double)sdr_cc_rate(&s->cc[f]));
 	}
 	s->pkts_in = l.stats.pkts_in - base_in;
@@ -413,10 +417,9 @@ static void test_fairness(const char *link, unsigned n, const char *what, bool s
 		CHECK(sum >= 0.6 * cap, "%s %u flows: aggregate %.1f %%", what, n, 100 * sum / cap);
 		return;
 	}
-	CHECK(sum >= 0.9 * cap, "%s %u flows: aggregate %.1f %% < 90 %%", what, n,
-	      100 * sum / cap);
-	CHECK((double)s.drops <= 1e-4 * (double)s.pkts_in, "%s %u flows: loss %" PRIu64 " of %" PRIu64,
-	      what, n, s.drops, s.pkts_in);
+	CHECK(sum >= 0.9 * cap, "%s %u flows: aggregate %.1f %% < 90 %%", what, n, 100 * sum / cap);
+	CHECK((double)s.drops <= 1e-4 * (double)s.pkts_in,
+	      "%s %u flows: loss %" PRIu64 " of %" PRIu64, what, n, s.drops, s.pkts_in);
 	CHECK(q_p99(&s) <= 0.25 * (double)s.buffer, "%s %u flows: queue p99 %.0f B", what, n,
 	      q_p99(&s));
 }
@@ -455,8 +458,8 @@ static void test_capacity_change(const char *link, const char *what)
 	CHECK(full >= 0.88 * cap && w3 >= 0.9 * cap,
 	      "%s: %.1f %% of the restored capacity after 10 RTT, %.1f %% in RTT 30..40", what,
 	      100 * full / cap, 100 * w3 / cap);
-	CHECK((double)s.drops <= 0.01 * (double)s.pkts_in, "%s: loss %" PRIu64 " of %" PRIu64,
-	      what, s.drops, s.pkts_in);
+	CHECK((double)s.drops <= 0.01 * (double)s.pkts_in, "%s: loss %" PRIu64 " of %" PRIu64, what,
+	      s.drops, s.pkts_in);
 }
 
 static void test_alone(void)

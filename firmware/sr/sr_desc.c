@@ -59,6 +59,14 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .var = &sdr_sr_cfg.ack_us,
 	 .help = "receiver ACK coalescing period (default 500); a completed\n"
 		 "receive is acknowledged at once"},
+	{.name = "cc",
+	 .arg = "off|on",
+	 .kind = SDR_OPT_BOOL,
+	 .var = &sdr_sr_cfg.cc,
+	 .help = "congestion control of the sends of every SR, EC and AUTO QP\n"
+		 "(docs/congestion.md): on paces each QP at the rate it learns\n"
+		 "from delay and ECN, its configured rate (else --port-rate)\n"
+		 "the ceiling; off paces at the configured rate (default off)"},
 	SDR_OPT_END,
 };
 
@@ -85,6 +93,7 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 		SDR_QP_CTR(qp, sr, acks_tx), SDR_QP_CTR(qp, sr, acks_rx),
 		SDR_QP_CTR(qp, sr, send_timeouts), SDR_QP_CTR(qp, sr, recv_timeouts),
 		qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
+	sdr_sr_cc_print(f, &sr->cc);
 }
 
 void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
@@ -93,6 +102,7 @@ void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
 
 	fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64 ",\"rto_us\":%" PRIu64,
 		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto));
+	sdr_sr_cc_json(f, &sr->cc);
 }
 
 void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
@@ -102,6 +112,7 @@ void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "srtt_us", cyc_us(sr->rtt.srtt));
 	kv->u64(kv->arg, "rttvar_us", cyc_us(sr->rtt.rttvar));
 	kv->u64(kv->arg, "rto_us", cyc_us(sr->rtt.rto));
+	sdr_sr_cc_kv(&sr->cc, kv);
 }
 
 void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
@@ -115,6 +126,7 @@ void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
 		 (double)sr->rtt.rttvar / hz);
 	m->gauge(m->arg, "rto_seconds", "selective repeat: retransmission timeout", NULL,
 		 (double)sr->rtt.rto / hz);
+	sdr_sr_cc_metrics(&sr->cc, m);
 	if (sr->hooks && sr->hooks->stats_metrics)
 		sr->hooks->stats_metrics(sr->hook_ctx, qp, m);
 }

@@ -26,6 +26,7 @@ struct sdr_sr_cfg {
 	uint32_t min_rto_us;
 	uint32_t init_rto_ms;
 	uint32_t ack_us; /* ACK coalescing period */
+	int cc;          /* --cc: congestion control of every reliable QP (sr_cc.h) */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;
 extern const struct sdr_opt sdr_sr_opts[];

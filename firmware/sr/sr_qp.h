@@ -106,6 +106,10 @@ void sdr_sr_qp_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 uint64_t sdr_sr_qp_next_due(struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_reset(struct sdr_qp *qp);
+/** The QP's configured rate changed (struct sdr_rel_ops::set_rate): the
+ *  congestion controller's ceiling follows (sr_cc.h). A scheme's table names
+ *  it, or its own set_rate calls it. */
+void sdr_sr_qp_set_rate(struct sdr_qp *qp, uint64_t rate_bps);
 
 /* The entries of struct sdr_rel_ops that every scheme built on the SR core
  * takes from it as they are (SR, EC, AUTO): a scheme's table names its own

@@ -39,6 +39,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		return -ENOMEM;
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = sr->units + (size_t)i * units;
+	sdr_sr_cc_init(&sr->cc, qp, sdr_sr_cfg.cc);
 	return 0;
 }
 
@@ -248,6 +249,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
+			sdr_sr_cc_lost(&sr->cc, now, end - first);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);
 		if (!sm) {
@@ -277,6 +279,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		if (!m)
 			break;
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
+		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0));
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
 		sent++;
 		budget--;
@@ -327,6 +330,24 @@ struct ack_ctx {
 	uint32_t unsent;
 };
 
+/* Congestion control: unit [first, end) of a->sm was newly acknowledged
+ * (its RTT sample @p rtt, 0 = none): its packets and their bytes on the wire. */
+static void cc_unit_acked(struct ack_ctx *a, uint32_t first, uint32_t end, uint64_t rtt)
+{
+	const struct sdr_smsg *sm = a->sm;
+	uint32_t mtu = a->qp->mtu, payload = 0;
+
+	if (first < sm->npkts) {
+		uint64_t lo = (uint64_t)first * mtu, hi = (uint64_t)end * mtu;
+
+		if (hi > sm->len)
+			hi = sm->len;
+		payload = hi > lo ? (uint32_t)(hi - lo) : 0;
+	}
+	sdr_sr_cc_acked(&a->sr->cc, a->now, rtt, end - first,
+			(end - first) * sdr_wire_data_frame_bytes(0, sm->imm != 0) + payload);
+}
+
 static void ack_unit(void *arg, uint32_t unit)
 {
 	struct ack_ctx *a = arg;
@@ -342,25 +363,31 @@ static void ack_unit(void *arg, uint32_t unit)
 		return;
 	}
 	/* Karn: only units transmitted exactly once give an RTT sample */
+	uint64_t rtt = 0;
 	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
+		rtt = a->now - u->tx_tsc;
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
 	u->acked = 1;
+	if (a->sr->cc.on)
+		cc_unit_acked(a, first, end, rtt);
 	a->ss->units_acked++;
 	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;
 }
 
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
-		   const struct sdr_ctrl_hdr *h, uint64_t now)
+		   size_t len, const struct sdr_ctrl_hdr *h, uint64_t now)
 {
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 
 	SDR_QP_CTR(qp, sr, acks_rx)++;
+	if (sr->cc.on)
+		sdr_sr_cc_echo_in(&sr->cc, msg, len, h);
 	sr->ack_rx_tsc = now; /* the peer answers: no probing */
 	sr->probing = 0;
 	for (uint16_t i = 0; i < h->count; i++) {
@@ -395,4 +422,5 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
 	if (a.progress)
 		qp->progress_tsc = now;
+	sdr_sr_cc_apply(w, qp, &sr->cc);
 }

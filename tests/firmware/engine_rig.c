@@ -360,8 +360,16 @@ static void wire_tx(struct rig *r, int from, const uint8_t *f, size_t len)
 		ws->lost[fi.kind]++;
 		return;
 	}
-	heap_push(&pv->q[to], frame_new(r, from, to, fi.kind, f, len,
-					r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1)));
+	struct rig_frame *x = frame_new(r, from, to, fi.kind, f, len,
+					r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1));
+	if ((fi.kind == RIG_K_DATA || fi.kind == RIG_K_PARITY) && p.ecn != SDR_ECN_NOT_ECT) {
+		ws->ect++;
+		if (chance(pv, l->ce_data)) {
+			sdr_ip_set_ecn(x->data, SDR_ECN_CE);
+			ws->ce_marked++;
+		}
+	}
+	heap_push(&pv->q[to], x);
 	if (chance(pv, l->dup)) {
 		ws->dup[fi.kind]++;
 		heap_push(&pv->q[to],

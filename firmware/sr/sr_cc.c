@@ -34,6 +34,10 @@ void sdr_sr_cc_init(struct sdr_sr_cc *c, const struct sdr_qp *qp, int on)
 	memset(c, 0, sizeof(*c));
 	c->on = on ? 1 : 0;
 	sdr_cc_params_default(&p);
+	if (sdr_sr_cfg.cc_target_us) {
+		p.target_ns = (uint64_t)sdr_sr_cfg.cc_target_us * 1000;
+		p.target_frac = 0;
+	}
 	sdr_cc_init(&c->cc, &p, ceiling_of(qp), 0);
 }
 
@@ -141,7 +145,8 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 
 	if (!c->on) {
 		if (c->rx_ce)
-			fprintf(f, "    CC: off | CE received %" PRIu32 " of %" PRIu32 " data pkts\n",
+			fprintf(f,
+				"    CC: off | CE received %" PRIu32 " of %" PRIu32 " data pkts\n",
 				c->rx_ce, c->rx_pkts);
 		return;
 	}
@@ -205,16 +210,16 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 		 (double)k->base_rtt / 1e9);
 	m->gauge(m->arg, "cc_srtt_seconds", "congestion control: smoothed RTT", NULL,
 		 (double)k->srtt / 1e9);
-	m->gauge(m->arg, "cc_alpha", "congestion control: smoothed CE fraction (DCQCN alpha)",
-		 NULL, k->alpha);
-	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind", "kind=\"ecn-cut\"",
-		   (double)k->dec_ecn);
-	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind", "kind=\"delay-cut\"",
-		   (double)k->dec_delay);
-	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind", "kind=\"loss-cut\"",
-		   (double)k->dec_loss);
-	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind", "kind=\"increase\"",
-		   (double)k->increases);
+	m->gauge(m->arg, "cc_alpha", "congestion control: smoothed CE fraction (DCQCN alpha)", NULL,
+		 k->alpha);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"ecn-cut\"", (double)k->dec_ecn);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"delay-cut\"", (double)k->dec_delay);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"loss-cut\"", (double)k->dec_loss);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"increase\"", (double)k->increases);
 	m->counter(m->arg, "cc_ce_echoed", "congestion control: CE marks its peer echoed", NULL,
 		   (double)c->ce_echoed);
 	m->counter(m->arg, "cc_ce_received", "data packets that arrived CE-marked", NULL,

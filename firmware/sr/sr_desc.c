@@ -67,6 +67,15 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "(docs/congestion.md): on paces each QP at the rate it learns\n"
 		 "from delay and ECN, its configured rate (else --port-rate)\n"
 		 "the ceiling; off paces at the configured rate (default off)"},
+	{.name = "cc-target-us",
+	 .arg = "US",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 1000000,
+	 .var = &sdr_sr_cfg.cc_target_us,
+	 .help = "its queueing-delay target: a delay above it is congestion\n"
+		 "(default 0: 200 us + 2 % of the base RTT); above the hosts'\n"
+		 "scheduling jitter, else ECN alone should be the signal"},
 	SDR_OPT_END,
 };
 

@@ -25,8 +25,9 @@ struct sdr_sr_cfg {
 	uint32_t rttvar_k;    /* ... and >= SRTT + k * RTTVAR */
 	uint32_t min_rto_us;
 	uint32_t init_rto_ms;
-	uint32_t ack_us; /* ACK coalescing period */
-	int cc;          /* --cc: congestion control of every reliable QP (sr_cc.h) */
+	uint32_t ack_us;       /* ACK coalescing period */
+	int cc;                /* --cc: congestion control of every reliable QP (sr_cc.h) */
+	uint32_t cc_target_us; /* --cc-target-us: its queueing-delay target; 0 = default */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;
 extern const struct sdr_opt sdr_sr_opts[];

@@ -77,7 +77,8 @@ static struct rig *mk(const char *cc)
 			     .idle_ns = 1000};
 	struct rig *r;
 
-	snprintf(args, sizeof(args), "--mtu 4096 --chunk-pkts 1 --max-msg 65536 --sr-ack-us 50 --cc %s", cc);
+	snprintf(args, sizeof(args),
+		 "--mtu 4096 --chunk-pkts 1 --max-msg 65536 --sr-ack-us 50 --cc %s", cc);
 	o.attr.reliability = SDR_REL_SR;
 	o.attr.rate_bps = RATE;
 	r = rig_new(&o);
@@ -172,8 +173,8 @@ static void t_on(void)
 	printf("CE: wire marked %llu, receiver counted %u of %u, sender learnt %llu; "
 	       "ecn cuts %llu, alpha %.3f, rate %.1f -> %.1f Mbit/s\n",
 	       (unsigned long long)r->ws[RIG_A].ce_marked, cb->rx_ce, cb->rx_pkts,
-	       (unsigned long long)ca->ce_echoed, (unsigned long long)ca->cc.dec_ecn,
-	       ca->cc.alpha, rate_before / 1e6, sdr_cc_rate(&ca->cc) / 1e6);
+	       (unsigned long long)ca->ce_echoed, (unsigned long long)ca->cc.dec_ecn, ca->cc.alpha,
+	       rate_before / 1e6, sdr_cc_rate(&ca->cc) / 1e6);
 	CHECK(r->ws[RIG_A].ce_marked > 50 && cb->rx_ce == r->ws[RIG_A].ce_marked,
 	      "receiver counted %u of %llu marks", cb->rx_ce,
 	      (unsigned long long)r->ws[RIG_A].ce_marked);

@@ -106,7 +106,7 @@ static int send_chunks(char *buf, size_t len, int n, const struct sdr_diag_send 
 			    d->unacked, d->chunks, x);
 }
 
-int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
+static int send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 {
 	char t[32], l[32], r[32], b[32] = "";
 	int n;
@@ -144,4 +144,17 @@ int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
 		     d->seq, t, d->pkts, l, r, b,
 		     d->probing ? "; probing: one retransmission per timeout" : "");
 	return send_chunks(buf, len, n, d);
+}
+
+int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d)
+{
+	int n = send_text(buf, len, d);
+	char t[32];
+
+	if (d->stalled > 0 && n >= 0 && (size_t)n < len) {
+		ago(t, sizeof(t), d->stalled);
+		n += snprintf(buf + n, len - (size_t)n,
+			      "; stalled %s (link silent), outage %u of this QP", t, d->outage);
+	}
+	return n;
 }

@@ -34,6 +34,8 @@ struct sdr_diag_send {
 	uint32_t chunks;          /**< reliability: the send's chunks (0: not known) ... */
 	uint32_t unacked;         /**< ... of those, not acknowledged yet */
 	double last_retx_ago;     /**< its last retransmission (< 0: none yet) */
+	double stalled;           /**< > 0: the QP is stalled (its peer silent), this long */
+	unsigned outage;          /**< stalled: which outage of the QP this is (1, 2, ...) */
 };
 
 /** "missing 18-63, 70, 72-80" of the clear bits below @p n of @p bm
@@ -48,7 +50,8 @@ int sdr_diag_recv_text(char *buf, size_t len, const struct sdr_diag_recv *d);
 /** "send #88 waiting for the peer's clear-to-send for 4.0 s: the peer has
  *  not posted its receive", or the transmit / acknowledgement state (all
  *  sent, chunks known: "...: 12 of 16 chunks unacknowledged, last
- *  retransmission 40 ms ago"). */
+ *  retransmission 40 ms ago"); on a stalled QP followed by "; stalled
+ *  4.2 s (link silent), outage 3 of this QP". */
 int sdr_diag_send_text(char *buf, size_t len, const struct sdr_diag_send *d);
 
 /** The advice when a receive on a QP without reliability ended partial. */

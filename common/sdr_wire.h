@@ -389,8 +389,11 @@ enum sdr_ctrl_type {
 	SDR_CTRL_NACK = 3,   /**< receiver -> sender: EC chunks that cannot be decoded */
 	SDR_CTRL_PARITY = 4, /**< sender -> receiver: one packet of an EC parity chunk */
 	SDR_CTRL_ABORT = 5,  /**< sender -> receiver: a send ended before its data went out */
+	SDR_CTRL_CLOSED = 6, /**< a destroyed QP's DPU -> its peer: the QP is gone (tombstone) */
 	SDR_CTRL__MAX
 };
+
+#define SDR_CLOSED_FULL_BITS 1024 /**< receives a QP-CLOSED reports (SDR_MAX_MSGS) */
 
 /** Header of a control message, 20 bytes on the wire (big-endian). */
 struct sdr_ctrl_hdr {
@@ -583,10 +586,39 @@ size_t sdr_ctrl_abort_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ab
 			     uint16_t n);
 void sdr_ctrl_abort_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_abort_entry *e);
 
+/** QP-CLOSED, one entry of 136 bytes (docs/wire-format.md §6): the QP
+ *  that sent it (src_qpn) was destroyed by its host; a packet of its peer
+ *  reached its tombstone. @c recv_next is the QP's next receive number at
+ *  destroy (the first never posted); bit i of @c full (byte i / 8, bit
+ *  i % 8) says that receive recv_next - 1024 + i completed FULL, so that
+ *  the peer completes those sends as delivered and fails the others. */
+struct sdr_closed_msg {
+	uint32_t recv_next;
+	uint8_t reason; /**< SDR_CLOSED_DESTROYED or SDR_CLOSED_DETACHED */
+	uint8_t full[SDR_CLOSED_FULL_BITS / 8];
+};
+#define SDR_CLOSED_DESTROYED 1 /**< its host destroyed it (QP_DESTROY) */
+#define SDR_CLOSED_DETACHED 2  /**< its host detached or died */
+#define SDR_CLOSED_ENTRY_WIRE 136
+
+/** Encode a QP-CLOSED message (room: SDR_CTRL_HDR_WIRE +
+ *  SDR_CLOSED_ENTRY_WIRE); returns its length, or 0 for an unknown reason. */
+size_t sdr_ctrl_closed_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_closed_msg *c);
+/** Decode the entry of a QP-CLOSED message sdr_ctrl_hdr_decode() accepted.
+ *  @return 0, or -1 (unknown reason, reserved bytes not zero). */
+int sdr_ctrl_closed_decode(const uint8_t *msg, struct sdr_closed_msg *c);
+/** Did receive @p seq complete FULL by @p c? (0 outside its 1024 receives) */
+static inline int sdr_closed_full(const struct sdr_closed_msg *c, uint32_t seq)
+{
+	uint32_t i = seq - (c->recv_next - SDR_CLOSED_FULL_BITS);
+
+	return i < SDR_CLOSED_FULL_BITS && (c->full[i / 8] >> (i % 8)) & 1;
+}
+
 /** Decode a control header; returns 0, or -1 when the message is too short,
- *  has the wrong magic/version, an unknown type, or (CTS, ACK, NACK, ABORT)
- *  more entries than allowed (64 CTS, 32 ACK, 64 NACK, 64 ABORT) or than fit
- *  @p len, or
+ *  has the wrong magic/version, an unknown type, or (CTS, ACK, NACK, ABORT,
+ *  CLOSED) more entries than allowed (64 CTS, 32 ACK, 64 NACK, 64 ABORT, 1
+ *  CLOSED) or than fit @p len (CLOSED: exactly 1), or
  *  (PARITY) a count other than 1 or no room for the parity header and at
  *  least one parity byte. The entries start at msg + SDR_CTRL_HDR_WIRE. */
 int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h);

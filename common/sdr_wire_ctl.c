@@ -2,8 +2,8 @@
 /*
  * sdr-dpu wire format, the control messages (docs/wire-format.md §6): the
  * common header and its checks, and one codec for the messages that are a
- * list of fixed-size entries (CTS, ACK, NACK, ABORT: a row of the table
- * below each), plus the PARITY header. Pure C; the decoders take untrusted
+ * list of fixed-size entries (CTS, ACK, NACK, ABORT, CLOSED: a row of the
+ * table below each), plus the PARITY header. Pure C; the decoders take untrusted
  * bytes whose length sdr_ctrl_hdr_decode() has checked.
  */
 #include <string.h>
@@ -128,6 +128,33 @@ static int nack_get(const uint8_t *p, void *v)
 	return 0;
 }
 
+static int closed_ok(const void *v)
+{
+	const struct sdr_closed_msg *c = v;
+
+	return c->reason == SDR_CLOSED_DESTROYED || c->reason == SDR_CLOSED_DETACHED;
+}
+
+static void closed_put(uint8_t *p, const void *v)
+{
+	const struct sdr_closed_msg *c = v;
+
+	wr32(p, c->recv_next);
+	p[4] = c->reason;
+	p[5] = p[6] = p[7] = 0;
+	memcpy(p + 8, c->full, sizeof(c->full));
+}
+
+static int closed_get(const uint8_t *p, void *v)
+{
+	struct sdr_closed_msg *c = v;
+
+	c->recv_next = rd32(p);
+	c->reason = p[4];
+	memcpy(c->full, p + 8, sizeof(c->full));
+	return closed_ok(c) && !p[5] && !p[6] && !p[7] ? 0 : -1;
+}
+
 /* One list message: its entries' size on the wire and in memory, how many
  * a receiver takes, what an encoder refuses (ok: NULL = nothing), and the
  * entry's codec. */
@@ -148,6 +175,8 @@ static const struct entry_codec codecs[SDR_CTRL__MAX] = {
 			   nack_ok, nack_put, nack_get},
 	[SDR_CTRL_ABORT] = {SDR_ABORT_ENTRY_WIRE, SDR_ABORT_MAX_ENTRIES,
 			    sizeof(struct sdr_abort_entry), NULL, abort_put, abort_get},
+	[SDR_CTRL_CLOSED] = {SDR_CLOSED_ENTRY_WIRE, 1, sizeof(struct sdr_closed_msg), closed_ok,
+			     closed_put, closed_get},
 };
 
 /* The message of @p type with @p n entries from @p e; its length, or 0 if
@@ -194,6 +223,8 @@ int sdr_ctrl_hdr_decode(const uint8_t *msg, size_t len, struct sdr_ctrl_hdr *h)
 	if (h->type == 0 || h->type >= SDR_CTRL__MAX)
 		return -1;
 	if (h->type == SDR_CTRL_PARITY && (h->count != 1 || len <= SDR_PARITY_DATA_OFF))
+		return -1;
+	if (h->type == SDR_CTRL_CLOSED && h->count != 1)
 		return -1;
 	c = &codecs[h->type];
 	if (c->wire && (h->count > c->max || (size_t)h->count * c->wire > len - SDR_CTRL_HDR_WIRE))
@@ -276,6 +307,16 @@ size_t sdr_ctrl_abort_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ab
 void sdr_ctrl_abort_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_abort_entry *e)
 {
 	entry_decode(SDR_CTRL_ABORT, msg, i, e);
+}
+
+size_t sdr_ctrl_closed_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_closed_msg *c)
+{
+	return entries_encode(SDR_CTRL_CLOSED, msg, src_qpn, c, 1);
+}
+
+int sdr_ctrl_closed_decode(const uint8_t *msg, struct sdr_closed_msg *c)
+{
+	return entry_decode(SDR_CTRL_CLOSED, msg, 0, c);
 }
 
 /* ---- PARITY: one header, then the parity bytes ---- */

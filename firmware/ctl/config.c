@@ -309,6 +309,22 @@ static const struct sdr_opt cfg_opts[] = {
 	 .help = "QPN range of this boot: QPN blocks start at\n"
 		 "0x100 + N*0x4000, N in 0..1022 (default random 1..1022, so\n"
 		 "packets for an earlier incarnation count as stale_epoch)"},
+	{.name = "state-dir",
+	 .arg = "DIR|none",
+	 .kind = SDR_OPT_STRING,
+	 CFG(state_dir),
+	 .help = "instance state files (made 0700; default /run/sdr-dpu): the\n"
+		 "key of the restore tokens, the QPN epoch (reused at a\n"
+		 "restart) and the QP blocks hosts hold, so that hosts restore\n"
+		 "their QPs after a restart (docs/security.md \"Restoring a\n"
+		 "QP\"); none = no state, a random epoch per boot, no restore"},
+	{.name = "restore-window-ms",
+	 .arg = "MS",
+	 U32(0, MS_MAX),
+	 CFG(restore_window_ms),
+	 .help = "after a restart, the QP blocks of the previous incarnation\n"
+		 "are kept for their hosts' QP_RESTORE this long, then freed\n"
+		 "(default 30000)"},
 	{.name = "stats-interval",
 	 .arg = "S",
 	 U32(0, 86400),
@@ -328,14 +344,22 @@ static const struct sdr_opt cfg_opts[] = {
 		 "sdr-diag); docs/operations.md"},
 	{.name = "help", .help = "this text"},
 	{.name = "version", .fn = on_version, .help = "print the version"},
+	{.name = "outage-horizon-ms",
+	 .arg = "MS",
+	 U32(0, MS_MAX),
+	 CFG(outage_horizon_ms),
+	 .help = "an SR/EC/AUTO QP whose sends make no progress\n"
+		 "(link down, peer silent) is stalled, not failed, for up\n"
+		 "to MS; then it errors (outstanding operations complete\n"
+		 "with -ETIMEDOUT, later posts -ENOTCONN); a receive that\n"
+		 "saw packets and then nothing for MS completes with\n"
+		 "-ETIMEDOUT. A QP may ask for its own (horizon_ms;\n"
+		 "docs/reliability.md; default 60000; 0 = never)"},
 	{.name = "global-timeout-ms",
 	 .arg = "MS",
 	 U32(0, MS_MAX),
-	 CFG(global_timeout_ms),
-	 .help = "no progress of an SR/EC/AUTO QP's sends for MS puts it in\n"
-		 "the error state (outstanding operations complete with\n"
-		 "-ETIMEDOUT); a receive without progress for MS completes\n"
-		 "with -ETIMEDOUT (default 3000; 0 = never)"},
+	 CFG(outage_horizon_ms),
+	 .help = "old name of --outage-horizon-ms"},
 	SDR_OPT_END,
 };
 
@@ -483,8 +507,10 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->mbufs = 8191;
 	cfg->icrc = 1;
 	cfg->ninst = 1;
-	cfg->global_timeout_ms = 3000;
+	cfg->outage_horizon_ms = 60000;
 	cfg->qpn_epoch = -1;
+	cfg->state_dir = "/run/sdr-dpu";
+	cfg->restore_window_ms = 30000;
 	cfg->quota_conns = QUOTA_CONNS_DEFAULT;
 	cfg->quota_ctxs = QUOTA_CTXS_DEFAULT;
 	cfg->quota_qps = QUOTA_QPS_DEFAULT;

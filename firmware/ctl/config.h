@@ -42,8 +42,10 @@ struct sdr_cfg {
 	uint32_t pace_trace; /* paced frames recorded per worker; 0 = none */
 	int icrc;
 	int ring_pair;
-	uint32_t global_timeout_ms; /* no progress of a reliable QP's sends: error state */
+	uint32_t outage_horizon_ms; /* a reliable QP stalled this long errors (0 = never) */
 	int qpn_epoch;              /* -1 = random per boot */
+	const char *state_dir;      /* instance state files (restore_state.c); "none" = off */
+	uint32_t restore_window_ms; /* blocks of the previous incarnation wait this long */
 	/* control plane: per-client quotas (per instance; 0 = no limit) and
 	 * timeouts (docs/host-api.md "Limits and quotas") */
 	int quota_by_pid;              /* --quota-key: 0 = peer uid, 1 = peer pid */

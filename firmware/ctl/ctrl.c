@@ -31,6 +31,8 @@
 #include "ctrl.h"
 #include "ctrl_int.h"
 #include "mrpop.h"
+#include "restore_state.h"
+#include "sdr_tomb.h"
 #include "sdr_fdpass.h"
 #include "worker.h"
 
@@ -42,28 +44,38 @@ static unsigned next_worker[SDR_MAX_INST];
 
 /* ---------- socket helpers ---------- */
 
-/* Send a reply without blocking: 0 sent, 1 the socket is full, -1 error. */
-static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd)
+/* Send a reply of @p size bytes (a 2.0 request gets SDR_CTL_RESP_SIZE_2_0,
+ * a 2.1 one the whole struct) without blocking: 0 sent, 1 the socket is
+ * full, -1 error. */
+static int send_resp(int fd, struct sdr_ctl_resp *r, int pass_fd, size_t size)
 {
 	int rc;
 
 	r->magic = SDR_CTL_MAGIC;
-	rc = sdr_fd_send(fd, r, sizeof(*r), pass_fd, 0); /* never waits */
+	rc = sdr_fd_send(fd, r, size, pass_fd, 0); /* never waits */
 	if (rc == 0)
 		return 0;
 	return rc == -EAGAIN ? 1 : -1;
 }
 
-/* Receive one request; *fd_out gets a passed descriptor or -1.
+/* Receive one request; *fd_out gets a passed descriptor or -1. A 2.0
+ * request (SDR_CTL_REQ_SIZE_2_0 bytes) is taken with the 2.1 fields zero;
+ * *rsize gets the size of the response it is owed.
  * Returns 1 on a request, 0 on hang-up, -1 on a malformed message, -2 when
  * there was nothing to read after all. */
-static int recv_req(int fd, struct sdr_ctl_req *q, int *fd_out)
+static int recv_req(int fd, struct sdr_ctl_req *q, int *fd_out, size_t *rsize)
 {
-	ssize_t n = sdr_fd_recv(fd, q, sizeof(*q), fd_out, 0);
+	ssize_t n;
 
+	memset(q, 0, sizeof(*q));
+	n = sdr_fd_recv(fd, q, sizeof(*q), fd_out, 0);
+	*rsize = n == (ssize_t)SDR_CTL_REQ_SIZE_2_0 ? SDR_CTL_RESP_SIZE_2_0
+						    : sizeof(struct sdr_ctl_resp);
 	if (n == -EAGAIN)
 		return -2;
-	if (n == -EMSGSIZE || (n > 0 && ((size_t)n != sizeof(*q) || q->magic != SDR_CTL_MAGIC))) {
+	if (n == -EMSGSIZE ||
+	    (n > 0 && (((size_t)n != sizeof(*q) && (size_t)n != SDR_CTL_REQ_SIZE_2_0) ||
+		       q->magic != SDR_CTL_MAGIC))) {
 		if (*fd_out >= 0)
 			close(*fd_out);
 		*fd_out = -1;
@@ -182,7 +194,7 @@ static void ctx_destroy(struct sdr_hctx *c)
 	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_CTX, .obj = c};
 
 	while (c->nqps)
-		ctl_qp_destroy(c, c->qps[c->nqps - 1]);
+		ctl_qp_destroy(c, c->qps[c->nqps - 1], SDR_CLOSED_DETACHED);
 	sdr_worker_call(c->worker, &cmd);
 	sdr_worker_quiesce_all();
 	for (unsigned i = 0; i < SDR_MAX_MRS; i++)
@@ -217,14 +229,15 @@ static void client_drop(unsigned i)
 
 /* Send @p r, or keep it for later when the socket is full (see struct
  * client). Returns -1 when the client is to be dropped. */
-static int client_reply(struct client *cl, struct sdr_ctl_resp *r, int pass)
+static int client_reply(struct client *cl, struct sdr_ctl_resp *r, int pass, size_t size)
 {
-	int rc = send_resp(cl->fd, r, pass);
+	int rc = send_resp(cl->fd, r, pass, size);
 
 	if (rc == 1) {
 		cl->pending = 1;
 		cl->pend = *r;
 		cl->pend_fd = pass;
+		cl->pend_size = size;
 		cl->pend_by = ctl_now_ms() + sdr_g.cfg.ctl_reply_timeout_ms;
 		return 0;
 	}
@@ -236,7 +249,8 @@ static int client_serve(struct client *cl)
 {
 	struct sdr_ctl_req q;
 	struct sdr_ctl_resp r;
-	int fd, pass = -1, rc = recv_req(cl->fd, &q, &fd);
+	size_t rsize;
+	int fd, pass = -1, rc = recv_req(cl->fd, &q, &fd, &rsize);
 
 	if (rc == -2)
 		return 0;
@@ -248,7 +262,7 @@ static int client_serve(struct client *cl)
 		ctl_note(SDR_CTR_ctl_malformed, cl->in->cfg.name, "%s dropped: malformed request",
 			 ctl_who_log(cl, wl));
 		ctl_fail(&r, EPROTO, "malformed request");
-		send_resp(cl->fd, &r, -1);
+		send_resp(cl->fd, &r, -1, rsize);
 		return -1;
 	}
 	r.type = q.type;
@@ -269,12 +283,16 @@ static int client_serve(struct client *cl)
 		case SDR_CTL_QP_CONNECT: ctl_req_qp_connect(cl->ctx, &q, &r); break;
 		case SDR_CTL_QP_DESTROY: ctl_req_qp_destroy(cl, &q, &r); break;
 		case SDR_CTL_QP_SET_RATE: ctl_req_qp_set_rate(cl->ctx, &q, &r); break;
+		case SDR_CTL_QP_RESTORE:
+			if (ctl_req_qp_restore(cl, &q, fd, &r) == 1)
+				fd = -1; /* the QP's segment now */
+			break;
 		default: ctl_fail(&r, EOPNOTSUPP, "request type %u not supported", q.type);
 		}
 	}
 	if (fd >= 0)
 		close(fd);
-	return client_reply(cl, &r, pass);
+	return client_reply(cl, &r, pass, rsize);
 }
 
 /* A connection we do not serve: tell the client why (its first request is
@@ -286,6 +304,7 @@ static void conn_refuse(struct sdr_inst *in, int cfd, int err, enum sdr_ctr ctr,
 {
 	struct sdr_ctl_resp r;
 	struct sdr_ctl_req q;
+	size_t rsize;
 	va_list ap;
 	int fd;
 
@@ -295,10 +314,10 @@ static void conn_refuse(struct sdr_inst *in, int cfd, int err, enum sdr_ctr ctr,
 	va_start(ap, fmt);
 	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
 	va_end(ap);
-	send_resp(cfd, &r, -1);
+	send_resp(cfd, &r, -1, sizeof(r)); /* (before any request: a 2.1 reply) */
 	/* a request already queued would turn our close into ECONNRESET at
 	 * the client before it reads the reason: take it */
-	while (recv_req(cfd, &q, &fd) != -2 && fd >= 0)
+	while (recv_req(cfd, &q, &fd, &rsize) != -2 && fd >= 0)
 		close(fd);
 	close(cfd);
 	ctl_note(ctr, in->cfg.name, "connection refused: %s", r.msg);
@@ -355,19 +374,37 @@ static void accept_clients(struct sdr_inst *in)
 
 /* ---------- listening ---------- */
 
+/* QPN epoch: without a state file, a restarted daemon numbers its QPs
+ * differently, so the packets its peers still send to the old incarnation
+ * are recognised (stale_epoch) instead of landing in new QPs. With one
+ * (--state-dir), it reuses the epoch of the file: the QPs of the previous
+ * incarnation can be restored, and their blocks are reserved until then
+ * (restore_state.c). */
+static uint32_t ctrl_epoch(struct sdr_inst *in)
+{
+	uint32_t e;
+
+	if (sdr_g.cfg.qpn_epoch >= 0)
+		e = (uint32_t)sdr_g.cfg.qpn_epoch;
+	else if (!sdr_rstate_open(in, &e))
+		e = 1 + (uint32_t)(rte_rand() % (SDR_QPN_EPOCHS - 1));
+	if (sdr_g.cfg.qpn_epoch >= 0) /* explicit: the file follows (or is made) */
+		(void)sdr_rstate_open(in, &(uint32_t){0});
+	sdr_rstate_set_epoch(in, e);
+	return e;
+}
+
 int sdr_ctrl_init(struct sdr_inst *in)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
-	/* QPN epoch: a restarted daemon numbers its QPs differently, so the
-	 * packets its peers still send to the old incarnation are recognised
-	 * (stale_epoch) instead of landing in new QPs. */
-	in->qpn_first = SDR_QPN_FIRST +
-			SDR_QPN_EPOCH_SPAN *
-				(uint32_t)(sdr_g.cfg.qpn_epoch >= 0
-						   ? (uint64_t)sdr_g.cfg.qpn_epoch
-						   : 1 + rte_rand() % (SDR_QPN_EPOCHS - 1));
+	/* what destroyed QPs leave for their peers (ctrl_qp.c) */
+	in->tombs = calloc(SDR_MAX_QPS, sizeof(*in->tombs));
+	if (!in->tombs)
+		return -1;
+
+	in->qpn_first = SDR_QPN_FIRST + SDR_QPN_EPOCH_SPAN * ctrl_epoch(in);
 	if (strlen(in->cfg.name) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "sdr-dpu: --name %s is too long for a unix socket path\n",
 			in->cfg.name);
@@ -434,7 +471,7 @@ void sdr_ctrl_poll(int timeout_ms)
 		if (cl->pending) {
 			int rc = 1;
 			if (ev & POLLOUT)
-				rc = send_resp(cl->fd, &cl->pend, cl->pend_fd);
+				rc = send_resp(cl->fd, &cl->pend, cl->pend_fd, cl->pend_size);
 			if (rc == 0) {
 				cl->pending = 0;
 			} else if (rc < 0 || (ev & (POLLHUP | POLLERR))) {
@@ -474,6 +511,9 @@ void sdr_ctrl_poll(int timeout_ms)
 void sdr_ctrl_fini(void)
 {
 	sdr_mrpop_fini(); /* before any MR is unmapped */
+	/* the QPs hosts hold stay in the state file: the next incarnation
+	 * keeps them for their restore (a planned restart is one too) */
+	sdr_rstate_close_all();
 	while (nclients)
 		client_drop(nclients - 1);
 	for (unsigned i = 0; i < sdr_g.ninst; i++)

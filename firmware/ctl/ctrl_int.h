@@ -37,6 +37,7 @@ struct client {
 	int pending;
 	int pend_fd; /* descriptor to pass (owned by its ctx/QP) or -1 */
 	uint64_t pend_by;
+	size_t pend_size; /* bytes of pend to send (a 2.0 client: SDR_CTL_RESP_SIZE_2_0) */
 	struct sdr_ctl_resp pend;
 };
 
@@ -82,7 +83,38 @@ int ctl_req_qp_connect(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct s
 int ctl_req_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
 int ctl_req_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
 
+/** QP_CREATE's range check of every attribute. @return 0 or -errno (the
+ *  reply says why, counted ctl_attr_range). */
+int ctl_qp_attr_check(const struct sdr_qp_attr_abi *a, struct sdr_ctl_resp *r);
+
+/** Room for one more QP of @p cl (its quota, its context's table).
+ *  @return 0 or -errno (the reply says why). */
+int ctl_qp_room(struct client *cl, struct sdr_ctl_resp *r);
+
+/** What QP_RESTORE adds to a QP it makes (ctrl_restore.c). */
+struct ctl_qp_restore {
+	int seg_fd;         /* the host's QP segment: adopted on success */
+	uint32_t send_base; /* numbering of the sends and receives */
+	uint32_t recv_base;
+};
+
+/** Make QP @p ids->id of @p cl with checked attributes @p a (after
+ *  ctl_qp_room()), hand it to its worker, mark it held (state file) and
+ *  fill the reply (id, seg_size, info, token, horizon). With @p rst, it is
+ *  the restore of a QP: the host's segment, its numbering. @return 0 and
+ *  the QP in *out, or -errno (the reply says why; rst->seg_fd not taken). */
+struct sdr_qp_ids;
+int ctl_qp_add(struct client *cl, const struct sdr_qp_attr_abi *a, const struct sdr_qp_ids *ids,
+	       const struct ctl_qp_restore *rst, struct sdr_ctl_resp *r, struct sdr_qp **out);
+
+/* ---- ctrl_restore.c: QP_RESTORE ---- */
+
+/** QP_RESTORE with the QP segment fd @p fd: @return 1 when the QP now
+ *  owns @p fd, else 0 or -errno (the reply says why). */
+int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
+		       struct sdr_ctl_resp *r);
+
 /** Take QP @p qp of context @p c off its worker and apart. */
-void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp);
+void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp, uint8_t why);
 
 #endif /* SDR_CTRL_INT_H */

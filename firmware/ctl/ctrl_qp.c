@@ -11,13 +11,18 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include <rte_cycles.h>
+
 #include "auto_desc.h"
 #include "cq.h"
 #include "ctrl_int.h"
 #include "ec_desc.h"
 #include "qp_setup.h"
 #include "rel.h"
+#include "restore_state.h"
 #include "sdr_rss.h"
+#include "sdr_tomb.h"
+#include "sr_qp.h"
 #include "worker.h"
 
 /* A secret (R_Key, control key): from the kernel's CSPRNG, not rte_rand(). */
@@ -109,6 +114,18 @@ static int qp_attr_check(const struct sdr_qp_attr_abi *a, unsigned which, struct
 	return 0;
 }
 
+/* when block @p a was last destroyed (0: never, or no tombstone) */
+static uint64_t tomb_tsc(const struct sdr_inst *in, uint32_t a)
+{
+	return in->tombs ? in->tombs[a].d.made_tsc : 0;
+}
+
+/* Is block @p a's tombstone older than block @p b's? */
+static int tomb_older(const struct sdr_inst *in, uint32_t a, uint32_t b)
+{
+	return tomb_tsc(in, a) < tomb_tsc(in, b);
+}
+
 /* The QP's block (qp_id): the one the host asks for (want_qpn), else a
  * free one. */
 static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
@@ -134,23 +151,36 @@ static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		if (atomic_load(&in->qps[id]))
 			return ctl_fail(r, EADDRINUSE, "QPN 0x%x (block %u) is in use", a->want_qpn,
 					id);
+		if (sdr_rstate_reserved(in, id)) {
+			ctl_note(SDR_CTR_ctl_qpn_reserved, in->cfg.name,
+				 "QP_CREATE of QPN 0x%x refused: reserved for restore",
+				 a->want_qpn);
+			return ctl_fail(r, EADDRINUSE,
+					"QPN 0x%x (block %u) is reserved for the restore of a QP of"
+					" the previous incarnation (%llu ms more)",
+					a->want_qpn, id,
+					(unsigned long long)sdr_rstate_window_left_ms(in));
+		}
 	} else {
 		/* where the port steers by QPN (port.c), the first free one whose
 		 * packets land on the context's worker; else the first free one
 		 * (the hand-off ring brings the others) */
-		uint32_t any = SDR_MAX_QPS;
+		uint32_t any = SDR_MAX_QPS, steer = SDR_MAX_QPS;
 
+		/* ... and among those the one whose tombstone is oldest (none
+		 * best): a destroyed QP's tombstone lasts until its block is
+		 * used again */
 		for (id = 0; id < SDR_MAX_QPS; id++) {
-			if (atomic_load(&in->qps[id]))
+			if (atomic_load(&in->qps[id]) || sdr_rstate_reserved(in, id))
 				continue;
-			if (any == SDR_MAX_QPS)
+			if (any == SDR_MAX_QPS || tomb_older(in, id, any))
 				any = id;
-			if (!in->rss_steer || sdr_rss_steers(in->qpn_first + id * gens, c->worker,
-							     in->rss_reta, sdr_g.nworkers))
-				break;
+			if ((!in->rss_steer || sdr_rss_steers(in->qpn_first + id * gens, c->worker,
+							      in->rss_reta, sdr_g.nworkers)) &&
+			    (steer == SDR_MAX_QPS || tomb_older(in, id, steer)))
+				steer = id;
 		}
-		if (id == SDR_MAX_QPS)
-			id = any;
+		id = steer != SDR_MAX_QPS ? steer : any;
 		if (id == SDR_MAX_QPS)
 			return ctl_fail(r, ENOSPC, "no free QP (%d)", SDR_MAX_QPS);
 	}
@@ -158,19 +188,16 @@ static int qp_block_pick(struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 	return 0;
 }
 
-int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
-		      int *pass)
+int ctl_qp_attr_check(const struct sdr_qp_attr_abi *a, struct sdr_ctl_resp *r)
+{
+	return qp_attr_check(a, ATTR_ALL, r);
+}
+
+int ctl_qp_room(struct client *cl, struct sdr_ctl_resp *r)
 {
 	struct sdr_hctx *c = cl->ctx;
 	struct sdr_inst *in = c->inst;
-	const struct sdr_qp_attr_abi *a = &q->qp_attr;
-	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
-	struct sdr_qp_ids ids;
-	struct sdr_qp *qp;
-	int err;
 
-	if (qp_attr_check(a, ATTR_ALL, r))
-		return r->status;
 	if (sdr_g.cfg.quota_qps && cl->q->qps >= sdr_g.cfg.quota_qps) {
 		char w[48], wl[64];
 		ctl_note(SDR_CTR_ctl_quota_qps, in->cfg.name,
@@ -183,8 +210,18 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	if (c->nqps == SDR_MAX_QPS_PER_CTX)
 		return ctl_fail(r, ENOSPC, "too many QPs in this context (%d)",
 				SDR_MAX_QPS_PER_CTX);
-	if (qp_block_pick(c, a, r, &ids.id))
-		return r->status;
+	return 0;
+}
+
+int ctl_qp_add(struct client *cl, const struct sdr_qp_attr_abi *a, const struct sdr_qp_ids *ids,
+	       const struct ctl_qp_restore *rst, struct sdr_ctl_resp *r, struct sdr_qp **out)
+{
+	struct sdr_hctx *c = cl->ctx;
+	struct sdr_inst *in = c->inst;
+	struct sdr_cmd cmd = {.type = SDR_CMD_ADD_QP};
+	struct sdr_qp *qp;
+	int err;
+
 	if (SDR_CQ_OVF_FOR(c->nqps + 1) > c->ovf_cap) {
 		/* room for this QP's completions too: doubled, handed to the
 		 * worker with the QP (it moves what waits) */
@@ -197,13 +234,22 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 		if (!cmd.aux)
 			return ctl_fail(r, ENOMEM, "out of memory");
 	}
-	ids.rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
-	ids.ctrl_key = sdr_secret64();
-	err = sdr_qp_setup(&qp, c, a, &ids, r->msg, sizeof(r->msg));
+	err = sdr_qp_setup(&qp, c, a, ids, r->msg, sizeof(r->msg));
+	if (!err && rst) {
+		/* the host's segment (its bitmaps) instead of a fresh one */
+		err = sdr_qp_adopt_seg(qp, rst->seg_fd, r->msg, sizeof(r->msg));
+		if (err)
+			sdr_qp_teardown(qp);
+	}
 	if (err) {
 		free(cmd.aux);
 		r->status = err;
 		return err;
+	}
+	if (rst) {
+		qp->send_next = qp->tx_cursor = qp->ack_cursor = rst->send_base;
+		qp->rq.next_seq = rst->recv_base;
+		qp->restored = 1;
 	}
 	c->qps[c->nqps++] = qp;
 	cl->q->qps++;
@@ -211,11 +257,37 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	/* (the worker sets up its pacing at the QP's rate_bps) */
 	if (sdr_worker_call(qp->worker, &cmd) == 0)
 		free(cmd.aux); /* the old FIFO, or NULL */
-	atomic_store_explicit(&in->qps[ids.id], qp, memory_order_release);
+	atomic_store_explicit(&in->qps[ids->id], qp, memory_order_release);
+	sdr_rstate_mark(in, ids->id, 1);
 
-	r->id = ids.id;
+	r->id = ids->id;
 	r->seg_size = qp->qseg_size;
 	sdr_qp_info_fill(qp, &r->info);
+	sdr_rstate_token(in, qp->qpn_base, qp->rkey, qp->ctrl_key, cl->uid, r->token);
+	r->horizon_ms = qp->horizon_ms;
+	*out = qp;
+	return 0;
+}
+
+int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr_ctl_resp *r,
+		      int *pass)
+{
+	struct sdr_hctx *c = cl->ctx;
+	const struct sdr_qp_attr_abi *a = &q->qp_attr;
+	struct sdr_qp_ids ids;
+	struct sdr_qp *qp;
+
+	if (qp_attr_check(a, ATTR_ALL, r))
+		return r->status;
+	if (ctl_qp_room(cl, r))
+		return r->status;
+	if (qp_block_pick(c, a, r, &ids.id))
+		return r->status;
+	ids.rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
+	ids.ctrl_key = sdr_secret64();
+	ids.horizon_ms = q->horizon_ms; /* (0 from a 2.0 host: the daemon's) */
+	if (ctl_qp_add(cl, a, &ids, NULL, r, &qp))
+		return r->status;
 	*pass = qp->qseg_fd;
 	return 0;
 }
@@ -336,14 +408,49 @@ int ctl_req_qp_set_rate(struct sdr_hctx *c, const struct sdr_ctl_req *q, struct 
 						 : 0;
 }
 
-void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp)
+/* The tombstone of @p qp, which its worker let go of (docs/reliability.md
+ * "Faults: link outages"): its peer's packets are answered with QP-CLOSED,
+ * which completes the peer's sends this QP received whole and fails the
+ * others with -ECONNRESET. Only a QP that had a peer leaves one. */
+static void qp_tombstone(struct sdr_qp *qp, int had_peer, uint8_t why)
 {
-	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_QP, .obj = qp};
+	struct sdr_tomb_data d = {0};
+
+	if (!qp->inst->tombs || !had_peer)
+		return;
+	d.qpn_base = qp->qpn_base;
+	d.remote_qpn = qp->remote.qpn;
+	d.remote_ip = qp->remote.ip;
+	d.remote_key = qp->remote.ctrl_key;
+	d.made_tsc = rte_get_tsc_cycles();
+	d.l2 = qp->l2;
+	d.closed.recv_next = qp->rq.next_seq;
+	d.closed.reason = why;
+	/* receives it completed FULL: their sends are delivered (the SR
+	 * core's final entries; a QP without reliability reports none) */
+	if (qp->reliability != SDR_REL_NONE)
+		sdr_sr_qp_closed_full(qp, &d.closed);
+	sdr_tomb_write(&qp->inst->tombs[qp->id], &d);
+}
+
+void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp, uint8_t why)
+{
+	/* (a daemon that stops with a state file says nothing: its next
+	 * incarnation restores the QP, docs/reliability.md "Restarts") */
+	int had_peer = (qp->state == SDR_QPS_CONNECTED || qp->state == SDR_QPS_ERROR) &&
+		       !sdr_rstate_stopping(qp->inst);
+	/* (the worker sends the peer one QP-CLOSED: arg) */
+	struct sdr_cmd cmd = {.type = SDR_CMD_DEL_QP,
+			      .obj = qp,
+			      .arg = (had_peer ? why : 0) |
+				     (sdr_rstate_stopping(qp->inst) ? SDR_DEL_QP_QUIET : 0)};
 	unsigned i;
 
 	atomic_store_explicit(&qp->inst->qps[qp->id], NULL, memory_order_release);
+	sdr_rstate_mark(qp->inst, qp->id, 0);
 	sdr_worker_call(qp->worker, &cmd);
 	sdr_worker_quiesce_all(); /* no worker still holds a pointer from a lookup */
+	qp_tombstone(qp, had_peer, why);
 	for (i = 0; i < c->nqps && c->qps[i] != qp; i++)
 		;
 	c->qps[i] = c->qps[--c->nqps];
@@ -357,7 +464,7 @@ int ctl_req_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sd
 	struct sdr_qp *qp = own_qp(cl->ctx, q->qp_id);
 	if (!qp)
 		return ctl_fail(r, ENOENT, "no QP %u in this context", q->qp_id);
-	ctl_qp_destroy(cl->ctx, qp);
+	ctl_qp_destroy(cl->ctx, qp, SDR_CLOSED_DESTROYED);
 	cl->q->qps--;
 	return 0;
 }

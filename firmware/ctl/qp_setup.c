@@ -5,8 +5,13 @@
  * are ctrl_qp.c's; the memory comes from ctl_mem.c.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "ctl_mem.h"
 #include "qp_setup.h"
@@ -30,6 +35,14 @@ static void qseg_format(struct sdr_qp *qp, size_t slot_off, size_t bm_off, uint3
 	qh->chunk_bytes = qp->mtu * qp->ppc;
 	qh->slot_off = slot_off;
 	qh->bitmap_off = bm_off;
+}
+
+void sdr_qp_horizon_set(struct sdr_qp *qp, uint32_t req_ms)
+{
+	uint32_t ms = req_ms == UINT32_MAX ? 0 : req_ms ? req_ms : sdr_g.cfg.outage_horizon_ms;
+
+	qp->horizon_ms = ms;
+	qp->horizon_tsc = sdr_ms_cycles(ms);
 }
 
 int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
@@ -84,6 +97,7 @@ int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_at
 	qp->ctx = c;
 	qp->worker = c->worker;
 	qp->state = SDR_QPS_CREATED;
+	sdr_qp_horizon_set(qp, ids->horizon_ms);
 	qseg_format(qp, slot_off, bm_off, chunk_words);
 	if (sdr_rq_init(&qp->rq, mtu, max_msg, ppc, gens, qp->rkey,
 			(uint64_t *)((uint8_t *)qp->qseg + bm_off),
@@ -104,6 +118,59 @@ fail_seg:
 	sdr_seg_free(qp->qseg, size, qp->qseg_fd);
 	sdr_qp_mem_free(qp);
 	return err;
+}
+
+int sdr_qp_adopt_seg(struct sdr_qp *qp, int fd, char *why, size_t why_len)
+{
+	const struct sdr_qseg_hdr *ours = qp->qseg;
+	struct sdr_qseg_hdr h;
+	struct statfs sfs;
+	struct stat st;
+	int seals;
+	void *p;
+
+	if (fd < 0) {
+		snprintf(why, why_len, "QP_RESTORE needs the QP's segment fd (SCM_RIGHTS)");
+		return -EBADF;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fstatfs(fd, &sfs) ||
+	    (uint32_t)sfs.f_type != (uint32_t)TMPFS_MAGIC) {
+		snprintf(why, why_len, "the passed segment is not a shmem memfd");
+		return -EBADF;
+	}
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW)) {
+		snprintf(why, why_len, "the passed segment is not sealed against resizing");
+		return -EPERM;
+	}
+	if ((uint64_t)st.st_size != qp->qseg_size) {
+		snprintf(why, why_len, "the passed segment has %lld bytes, the QP's has %zu",
+			 (long long)st.st_size, qp->qseg_size);
+		return -EINVAL;
+	}
+	p = mmap(NULL, qp->qseg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, why_len, "mmap of the passed segment failed: %s", strerror(errno));
+		return -errno;
+	}
+	memcpy(&h, p, sizeof(h)); /* (host-writable: one copy, compared once) */
+	if (h.magic != ours->magic || h.slots != ours->slots ||
+	    h.bitmap_words != ours->bitmap_words || h.chunk_bytes != ours->chunk_bytes ||
+	    h.slot_off != ours->slot_off || h.bitmap_off != ours->bitmap_off) {
+		munmap(p, qp->qseg_size);
+		snprintf(why, why_len, "the passed segment is not this QP's (its header differs)");
+		return -EINVAL;
+	}
+	/* our offsets, never the header's */
+	size_t slot_off = (size_t)((uint8_t *)qp->rq.shared - (uint8_t *)qp->qseg);
+	size_t bm_off = (size_t)((uint8_t *)qp->rq.chunk_bm - (uint8_t *)qp->qseg);
+
+	sdr_seg_free(qp->qseg, qp->qseg_size, qp->qseg_fd);
+	qp->qseg = p;
+	qp->qseg_fd = fd;
+	qp->rq.chunk_bm = (uint64_t *)((uint8_t *)p + bm_off);
+	qp->rq.shared = (struct sdr_qseg_slot *)((uint8_t *)p + slot_off);
+	return 0;
 }
 
 void sdr_qp_teardown(struct sdr_qp *qp)

@@ -17,9 +17,10 @@ void sdr_qp_attr_sizes(const struct sdr_qp_attr_abi *a, uint32_t *max_msg, uint3
 
 /** What the caller chose besides the attributes. */
 struct sdr_qp_ids {
-	uint32_t id;       /**< QPN block index in the instance (free) */
-	uint32_t rkey;     /**< R_Key of its window */
-	uint64_t ctrl_key; /**< its control packets' key */
+	uint32_t id;         /**< QPN block index in the instance (free) */
+	uint32_t rkey;       /**< R_Key of its window */
+	uint64_t ctrl_key;   /**< its control packets' key */
+	uint32_t horizon_ms; /**< its outage horizon as asked (sdr_qp_horizon_set()) */
 };
 
 /** Make QP @p ids->id of context @p c with attributes @p a (already
@@ -30,6 +31,21 @@ struct sdr_qp_ids {
  *  *out, or -errno with the reason in @p why. */
 int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_attr_abi *a,
 		 const struct sdr_qp_ids *ids, char *why, size_t why_len);
+
+/** QP_RESTORE: use the host's QP segment @p fd (the one an earlier
+ *  incarnation made for this QP, with the receive bitmaps it holds) instead
+ *  of the fresh one of sdr_qp_setup(), before the QP goes to its worker.
+ *  The descriptor must be a sealed shmem memfd of the QP's segment size
+ *  whose header says what ours says. @return 0 (the QP owns @p fd now), or
+ *  -errno with the reason in @p why (nothing changed). */
+int sdr_qp_adopt_seg(struct sdr_qp *qp, int fd, char *why, size_t why_len);
+
+/** The outage horizon of @p qp from what its host asked for (the
+ *  request's horizon_ms, at QP_CREATE and QP_RESTORE alike): 0 = the
+ *  daemon's --outage-horizon-ms, UINT32_MAX = never, else that many ms.
+ *  Sets qp->horizon_ms (what the reply tells: 0 = never) and
+ *  qp->horizon_tsc. sdr_qp_setup() calls it with @c ids->horizon_ms. */
+void sdr_qp_horizon_set(struct sdr_qp *qp, uint32_t req_ms);
 
 /** Take apart a QP of sdr_qp_setup() that no worker holds any more. */
 void sdr_qp_teardown(struct sdr_qp *qp);

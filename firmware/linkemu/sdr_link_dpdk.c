@@ -162,6 +162,12 @@ struct sdr_link_rx *sdr_link_rx_create_plan(const struct sdr_link_plan *plan, in
 			rte_errno = errno = ENOMEM;
 			return NULL;
 		}
+		/* touched here, not on the fast path: the FIFO's tail walks
+		 * through all of it once before wrapping, and on a direction
+		 * with few frames (ACKs) that took hours of page faults in the
+		 * worker and a resident size that grew by a page every few
+		 * hundred frames until it wrapped (the soak's RSS slope) */
+		memset(l->fifo, 0, sizeof(struct hold_ent) * fifo_size);
 		l->fifo_mask = fifo_size - 1;
 		l->cap = plan->lane[i].cfg.limit;
 	}
@@ -172,6 +178,7 @@ struct sdr_link_rx *sdr_link_rx_create_plan(const struct sdr_link_plan *plan, in
 		rte_errno = errno = ENOMEM;
 		return NULL;
 	}
+	memset(rx->heap, 0, sizeof(struct hold_ent) * heap_cap); /* as the FIFO */
 	rx->dup_pool = dup_pool;
 	rx->tsc_hz = rte_get_tsc_hz();
 	rx->port = UINT16_MAX;

@@ -142,11 +142,34 @@ static void do_stream_data(struct sdr_worker *w, struct sdr_qp *qp, const struct
 	mr->refcnt++;
 }
 
-static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
-		    const struct sdr_sqe *d, struct sdr_mr_ent *mr, uint64_t now)
+/* SEND or STREAM_START with flag DONE (a restored QP's send that completed
+ * before the restart): it takes its number, nothing else (send.c's first
+ * pass steps over it). */
+static void do_send_done(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
+			 const struct sdr_sqe *d)
 {
-	int64_t seq = sdr_recv_post(w, qp, mr->addr + d->offset, d->length, d->wr_id,
-				    (uint16_t)d->mr_id);
+	uint32_t seq = qp->send_next;
+	struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+	if (sm->state == SDR_SM_QUEUED) {
+		err_cqe(w, c, d, -EBUSY, SDR_CTR_sqe_busy);
+		return;
+	}
+	memset(sm, 0, offsetof(struct sdr_smsg, r));
+	sm->wr_id = d->wr_id;
+	sm->seq = seq;
+	sm->len = d->length;
+	sm->state = SDR_SM_DONE;
+	qp->send_next = seq + 1;
+}
+
+static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
+		    const struct sdr_sqe *d, struct sdr_mr_ent *mr, uint64_t now, uint8_t fl)
+{
+	int64_t seq = fl ? sdr_recv_post_resume(w, qp, mr->addr + d->offset, d->length, d->wr_id,
+						(uint16_t)d->mr_id)
+			 : sdr_recv_post(w, qp, mr->addr + d->offset, d->length, d->wr_id,
+					 (uint16_t)d->mr_id);
 
 	if (seq == -EAGAIN) {
 		err_cqe(w, c, d, -EAGAIN, SDR_CTR_seq_guard);
@@ -156,19 +179,62 @@ static void do_recv(struct sdr_worker *w, struct sdr_hctx *c, struct sdr_qp *qp,
 		err_cqe(w, c, d, -EBUSY, SDR_CTR_sqe_busy);
 		return;
 	}
-	mr->refcnt++;
 	qp->rq.slot[sdr_seq_msg_id((uint32_t)seq)].post_tsc = now; /* (sdr-diag) */
 	if (qp->ops->recv_posted)
 		qp->ops->recv_posted(qp, sdr_seq_msg_id((uint32_t)seq), now);
+	if (fl & SDR_SQE_F_DONE) /* done before the restart: no completion, no data */
+		sdr_rq_complete(&qp->rq, (uint32_t)seq);
+	else
+		mr->refcnt++;
+	if (fl && qp->ops->recv_restored)
+		qp->ops->recv_restored(w, qp, sdr_seq_msg_id((uint32_t)seq),
+				       !!(fl & SDR_SQE_F_DONE), now);
 }
 
-static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *d, uint64_t now)
+/* The flags of a restored QP's re-posted descriptors (sdr_abi.h): RESUME on
+ * RECV, DONE on SEND, STREAM_START and RECV; only on a QP QP_RESTORE made.
+ * @return 0 (allowed), or -1 (refused: *ctr sqe_bad for bits no flag has,
+ * sqe_bad_flags for a flag where it does not apply). */
+static int flags_ok(const struct sdr_qp *qp, const struct sdr_sqe *d, enum sdr_ctr *ctr)
 {
-	struct sdr_qp *qp = qp_of(c, d->qp_id);
+	uint8_t f = d->flags;
+
+	*ctr = SDR_CTR_sqe_bad;
+	if (f & ~(SDR_SQE_F_RESUME | SDR_SQE_F_DONE))
+		return -1;
+	*ctr = SDR_CTR_sqe_bad_flags;
+	if (!qp || !qp->restored)
+		return -1;
+	if ((f & SDR_SQE_F_RESUME) && d->opcode != SDR_SQ_RECV)
+		return -1;
+	if ((f & SDR_SQE_F_DONE) && d->opcode != SDR_SQ_RECV && d->opcode != SDR_SQ_SEND &&
+	    d->opcode != SDR_SQ_STREAM_START)
+		return -1;
+	return 0;
+}
+
+static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sqe *sqe,
+		   uint64_t now)
+{
+	struct sdr_qp *qp = qp_of(c, sqe->qp_id);
 	struct sdr_qp_limits lim;
+	struct sdr_sqe dd = *sqe, *d = &dd;
 	struct sdr_mr_ent *mr;
 	enum sdr_ctr ctr;
+	uint8_t fl = d->flags;
 	int rc, idx;
+
+	if (fl) {
+		if (flags_ok(qp, d, &ctr)) {
+			if (d->opcode == SDR_SQ_RECV_COMPLETE || d->opcode == SDR_SQ_STREAM_DATA ||
+			    d->opcode == SDR_SQ_STREAM_END)
+				sq_refuse(w, ctr);
+			else
+				err_cqe(w, c, d, -EINVAL, ctr);
+			return;
+		}
+		dd.flags = 0; /* checked: the rest is an ordinary descriptor */
+	}
 
 	if (qp) {
 		lim.max_msg = qp->max_msg;
@@ -188,7 +254,12 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 	}
 	switch (d->opcode) {
 	case SDR_SQ_SEND:
-	case SDR_SQ_STREAM_START: do_send(w, c, qp, d, mr, now); break;
+	case SDR_SQ_STREAM_START:
+		if (fl & SDR_SQE_F_DONE)
+			do_send_done(w, c, qp, d);
+		else
+			do_send(w, c, qp, d, mr, now);
+		break;
 	case SDR_SQ_STREAM_DATA: do_stream_data(w, qp, d, mr); break;
 	case SDR_SQ_STREAM_END: {
 		struct sdr_smsg *sm = stream_of(qp, d->seq);
@@ -198,7 +269,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 			sq_refuse(w, SDR_CTR_sqe_no_target);
 		break;
 	}
-	case SDR_SQ_RECV: do_recv(w, c, qp, d, mr, now); break;
+	case SDR_SQ_RECV: do_recv(w, c, qp, d, mr, now, fl); break;
 	case SDR_SQ_RECV_COMPLETE:
 		idx = sdr_rq_complete(&qp->rq, d->seq);
 		if (idx >= 0)

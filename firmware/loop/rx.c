@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Receive path: parse and validate every frame (every frame is hostile),
  * find its QP, then hand data and reliability control messages to the QP's
- * scheme (rel.h); clear-to-send and ABORT are the send window's and the
- * receive table's business for every scheme.
+ * scheme (rel.h); clear-to-send, ABORT and QP-CLOSED are the send window's
+ * and the receive table's business for every scheme. A packet for a QP
+ * this DPU destroyed is answered from its tombstone (sdr_tomb.h).
  * Layer loop/: the worker and its stages; calls schemes (rel/) and what lies below them. */
 #include <errno.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 
 #include <rte_mbuf.h>
 
+#include "cq.h"
 #include "rel.h"
 #include "rx.h"
+#include "sdr_tomb.h"
 #include "send.h"
 #include "txq.h"
 
@@ -66,8 +69,67 @@ static void rx_abort(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg
 			w->ctr[SDR_CTR_abort_stale]++; /* a repeat, or unknown */
 			continue;
 		}
+		qp->rq.slot[idx].aborted = 1; /* (no CTS for it again) */
 		qp->ops->recv_done(w, qp, idx, e.status, now);
 	}
+}
+
+/* The peer's QP is gone: its DPU's tombstone answered (docs/reliability.md
+ * "Faults: link outages"). The sends it received whole complete as its FULL
+ * would have completed them; every other send and receive completes
+ * -ECONNRESET (worker.c: visit(), in this loop), and later posts fail -ENOTCONN
+ * (the error state). */
+static void rx_closed(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *msg)
+{
+	struct sdr_closed_msg c;
+
+	if (sdr_ctrl_closed_decode(msg, &c)) {
+		w->ctr[SDR_CTR_ctrl_bad]++;
+		return;
+	}
+	sdr_send_window_advance(qp);
+	for (uint32_t seq = qp->ack_cursor; seq != qp->send_next; seq++) {
+		struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+
+		if (sm->state != SDR_SM_QUEUED || sm->seq != seq || !sdr_closed_full(&c, seq))
+			continue;
+		qp->st.closed_full++;
+		sdr_cq_send(w, qp, sm);
+	}
+	qp->st.peer_closed++;
+	qp->error_status = -ECONNRESET;
+	qp->state = SDR_QPS_ERROR; /* the worker's visit in this loop aborts it */
+}
+
+/* A packet for a QP this DPU destroyed, from that QP's peer: answer with
+ * QP-CLOSED, keyed with the peer's control key (at most once per
+ * SDR_TOMB_GAP_MS per tombstone; never a QP-CLOSED, which two tombstones
+ * would bounce forever). @return 1 when a tombstone took the packet. */
+static int rx_tomb(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_parsed *p, int ctrl,
+		   uint64_t now)
+{
+	struct sdr_tomb *t;
+	struct sdr_tomb_data d;
+	struct sdr_ctrl_hdr h;
+	struct rte_mbuf *m;
+	size_t n;
+
+	if (!in->tombs)
+		return 0;
+	t = &in->tombs[(p->dest_qpn - in->qpn_first) / sdr_g.cfg.generations];
+	if (!sdr_tomb_read(t, &d) || p->src_ip != d.remote_ip)
+		return 0;
+	if (ctrl && (sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h) ||
+		     h.src_qpn != d.remote_qpn || h.type == SDR_CTRL_CLOSED))
+		return 0;
+	w->ctr[SDR_CTR_tomb_pkts]++;
+	if (!sdr_tomb_turn(t, now, sdr_ms_cycles(SDR_TOMB_GAP_MS)) || !(m = sdr_txq_alloc(w, in)))
+		return 1;
+	n = sdr_ctrl_closed_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN, d.qpn_base,
+				   &d.closed);
+	sdr_txq_ctrl_to(w, in, &d.l2, d.remote_qpn, d.remote_key, m, n);
+	w->ctr[SDR_CTR_closed_tx]++;
+	return 1;
 }
 
 static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
@@ -92,6 +154,8 @@ static void rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_pa
 		sdr_send_rx_cts(w, qp, p->payload, &h, now);
 	else if (h.type == SDR_CTRL_ABORT)
 		rx_abort(w, qp, p->payload, &h, now);
+	else if (h.type == SDR_CTRL_CLOSED)
+		rx_closed(w, qp, p->payload);
 	else
 		qp->ops->rx_ctrl(w, qp, &h, p->payload, p->payload_len, now);
 }
@@ -175,7 +239,7 @@ int sdr_rx_one(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m, ui
 		 * incarnation of this DPU (its peer has not noticed the restart) */
 		if (!sdr_qpn_in_epoch(in, p.dest_qpn, sdr_g.cfg.generations))
 			w->ctr[SDR_CTR_stale_epoch]++;
-		else
+		else if (!rx_tomb(w, in, &p, r == SDR_PARSE_OK_CTRL, now))
 			w->ctr[SDR_CTR_unknown_qp]++;
 		goto out;
 	}

@@ -31,6 +31,7 @@
 #include "rel.h"
 #include "rx.h"
 #include "send.h"
+#include "sr_qp.h"
 #include "txq.h"
 #include "worker.h"
 
@@ -65,6 +66,28 @@ void sdr_qp_abort(struct sdr_worker *w, struct sdr_qp *qp, int32_t status)
 	qp->nabort_out = 0;
 	if (qp->ops->reset)
 		qp->ops->reset(qp);
+}
+
+/* A QP its host destroyed (@p why: SDR_CLOSED_*) tells its peer at once:
+ * one QP-CLOSED (docs/reliability.md "Faults: link outages"), so that a
+ * peer with nothing to retransmit (its sends wait for clear-to-send) learns
+ * it too; the tombstone (ctrl_qp.c) answers what the peer sends later. */
+static void closed_announce(struct sdr_worker *w, struct sdr_qp *qp, uint8_t why)
+{
+	struct sdr_closed_msg c = {.recv_next = qp->rq.next_seq, .reason = why};
+	struct rte_mbuf *m;
+
+	if (qp->state != SDR_QPS_CONNECTED && qp->state != SDR_QPS_ERROR)
+		return; /* no peer */
+	if (qp->reliability != SDR_REL_NONE)
+		sdr_sr_qp_closed_full(qp, &c);
+	m = sdr_txq_alloc(w, qp->inst);
+	if (!m)
+		return; /* the tombstone answers the peer's next packet */
+	sdr_txq_ctrl(w, qp, m,
+		     sdr_ctrl_closed_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
+					    qp->qpn_base, &c));
+	w->ctr[SDR_CTR_closed_tx]++;
 }
 
 /* ---- commands from the main lcore ---- */
@@ -241,7 +264,13 @@ static void run_cmd(struct sdr_worker *w, struct sdr_cmd *cmd)
 	case SDR_CMD_CONNECT_QP: sdr_worker_qp_connect(w, cmd->obj, cmd->remote); break;
 	case SDR_CMD_DEL_QP:
 		qp = cmd->obj;
+		if (cmd->arg & SDR_DEL_QP_QUIET) {
+			sdr_cq_flush(w, qp->ctx); /* what completed before goes out */
+			qp->ctx->quiet = 1;
+		}
 		sdr_qp_abort(w, qp, -ECANCELED);
+		if (cmd->arg & 0xff) /* (SDR_CLOSED_*) */
+			closed_announce(w, qp, (uint8_t)cmd->arg);
 		sdr_cq_flush(w, qp->ctx);
 		qp->state = SDR_QPS_DEAD;
 		qp_del(w, qp, now);
@@ -380,8 +409,16 @@ static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, uns
 	unsigned sent;
 
 	qp->visit_loop = w->loops + 1;
-	if (qp->state != SDR_QPS_CONNECTED)
+	if (qp->state != SDR_QPS_CONNECTED) {
+		/* the peer's QP-CLOSED (rx.c) put it in the error state: what
+		 * is outstanding completes with its status, once */
+		if (qp->state == SDR_QPS_ERROR && qp->error_status &&
+		    (qp->ack_cursor != qp->send_next || qp->rq.nposted)) {
+			sdr_qp_abort(w, qp, qp->error_status);
+			flow_clear(w, qp, flow, now);
+		}
 		return 0;
+	}
 	w->visits[via]++;
 	w->sched.stall = 0;
 	sent = qp->ops->tx(w, qp, now);
@@ -395,7 +432,7 @@ static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, uns
 	sdr_send_window_advance(qp);
 	if (qp->ops->poll) {
 		qp->ops->poll(w, qp, now);
-		if (qp->state == SDR_QPS_ERROR) { /* the peer stopped answering */
+		if (qp->state == SDR_QPS_ERROR) { /* stalled past its outage horizon */
 			sdr_qp_abort(w, qp, -ETIMEDOUT);
 			flow_clear(w, qp, flow, now);
 			return sent;
@@ -403,7 +440,7 @@ static unsigned visit(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now, uns
 	}
 	if (now >= qp->next_rects_tsc) {
 		if (w->rects_period)
-			sdr_recv_cts_resend(w, qp);
+			sdr_recv_cts_resend(w, qp, now);
 		if (qp->ops->periodic)
 			qp->ops->periodic(w, qp, now);
 		qp->next_rects_tsc = now + (w->rects_period ? w->rects_period : sdr_g.tsc_hz / 50);

@@ -12,10 +12,15 @@ enum sdr_cmd_type {
 	SDR_CMD_DEL_CTX,
 	SDR_CMD_ADD_QP,
 	SDR_CMD_CONNECT_QP,
-	SDR_CMD_DEL_QP,
+	SDR_CMD_DEL_QP, /* arg: SDR_CLOSED_* to tell the peer (one QP-CLOSED), or 0;
+	                   | SDR_DEL_QP_QUIET */
 	SDR_CMD_MR_DEREG,
 	SDR_CMD_SET_RATE,
 };
+
+/* DEL_QP of a daemon that stops with a state file: the QP's operations end
+ * without completions (its host restores it from the next incarnation) */
+#define SDR_DEL_QP_QUIET 0x100
 
 struct sdr_cmd {
 	enum sdr_cmd_type type;

@@ -15,7 +15,7 @@
  * (docs/wire-format.md §4). A number may come back only after 2^32 receives
  * AND the maximum packet lifetime: when entering block b of 2^28 numbers,
  * the previous use of block b ended when block b + 1 began; that must be
- * SDR_SEQ_REUSE_S seconds (plus the global timeout, during which a sender
+ * SDR_SEQ_REUSE_S seconds (plus the QP's outage horizon, during which a sender
  * retransmits) ago. Never reached below 35 M receives/s per QP. */
 #define SDR_SEQ_BLOCK_SHIFT 28
 #define SDR_SEQ_REUSE_S 120
@@ -28,15 +28,15 @@ static int seq_reuse_ok(struct sdr_qp *qp, uint32_t seq)
 		return 1;
 	now = rte_get_tsc_cycles();
 	b = seq >> SDR_SEQ_BLOCK_SHIFT;
-	life = sdr_ms_cycles((uint64_t)SDR_SEQ_REUSE_S * 1000 + sdr_g.cfg.global_timeout_ms);
+	life = sdr_ms_cycles((uint64_t)SDR_SEQ_REUSE_S * 1000) + qp->horizon_tsc;
 	if (qp->era_tsc[(b + 1) % 16] && now - qp->era_tsc[(b + 1) % 16] < life)
 		return 0;
 	qp->era_tsc[b] = now;
 	return 1;
 }
 
-int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
-		      uint64_t wr_id, uint16_t mr_id)
+static int64_t recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+			 uint64_t wr_id, uint16_t mr_id, int resume)
 {
 	int64_t seq;
 
@@ -44,7 +44,8 @@ int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uin
 		w->ctr[SDR_CTR_seq_guard]++;
 		return -EAGAIN;
 	}
-	seq = sdr_rq_post(&qp->rq, dst, len, wr_id, mr_id);
+	seq = resume ? sdr_rq_post_resume(&qp->rq, dst, len, wr_id, mr_id, rte_get_tsc_cycles())
+		     : sdr_rq_post(&qp->rq, dst, len, wr_id, mr_id);
 	if (seq < 0)
 		return seq;
 	qp->cts_out[qp->ncts_out].seq = (uint32_t)seq;
@@ -52,6 +53,18 @@ int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uin
 	if (++qp->ncts_out == SDR_CTS_MAX_ENTRIES)
 		sdr_recv_cts_flush(w, qp);
 	return seq;
+}
+
+int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+		      uint64_t wr_id, uint16_t mr_id)
+{
+	return recv_post(w, qp, dst, len, wr_id, mr_id, 0);
+}
+
+int64_t sdr_recv_post_resume(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+			     uint64_t wr_id, uint16_t mr_id)
+{
+	return recv_post(w, qp, dst, len, wr_id, mr_id, 1);
 }
 
 /* @return 0, or -1 without an mbuf (the periodic re-send covers it) */
@@ -75,19 +88,46 @@ void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp)
 	qp->ncts_out = 0;
 }
 
-void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp)
+/* Completed receives a stuck sender may still need a CTS for, before the
+ * oldest posted one (see sdr_recv_cts_resend()). */
+#define CTS_DONE_BACK 64
+
+void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 {
 	struct sdr_cts_entry e[SDR_CTS_MAX_ENTRIES];
 	unsigned n = 0;
+	uint32_t span = sdr_rq_posted_span(&qp->rq), back = 0;
+	uint64_t quiet = sdr_ms_cycles(5ull * sdr_g.cfg.cts_resend_ms);
 
-	uint32_t span = sdr_rq_posted_span(&qp->rq);
-
-	/* Oldest receive first: the sender uses them in order, so when mbufs
-	 * run short the ones it needs next must not be the ones left out. */
+	/* A sender that restarted (docs/reliability.md "Restarts") re-sends,
+	 * in order, what its host does not know complete, and needs a CTS for
+	 * each: for the receives that saw packets (it had theirs), and for
+	 * those completed here that it did not learn of. So while a posted
+	 * receive hears nothing for 5 periods, those get a CTS too (a sender
+	 * that has it already takes it again; one whose send completed counts
+	 * it cts_stale). */
 	for (uint32_t k = 0; k < span; k++) {
 		const struct sdr_rslot *s =
 			&qp->rq.slot[(qp->rq.next_seq - span + k) % SDR_MAX_MSGS];
-		if (s->state != SDR_RS_POSTED || s->pkts_got || s->imm_mask)
+		uint64_t heard = s->last_tsc > s->post_tsc ? s->last_tsc : s->post_tsc;
+
+		if (s->state == SDR_RS_POSTED && now - heard >= quiet) {
+			back = CTS_DONE_BACK;
+			break;
+		}
+	}
+	if (back > SDR_MAX_MSGS - span)
+		back = SDR_MAX_MSGS - span;
+	/* Oldest receive first: the sender uses them in order, so when mbufs
+	 * run short the ones it needs next must not be the ones left out. */
+	for (uint32_t k = 0; k < span + back; k++) {
+		uint32_t seq = qp->rq.next_seq - span - back + k;
+		const struct sdr_rslot *s = &qp->rq.slot[seq % SDR_MAX_MSGS];
+
+		if (s->seq != seq || s->state == SDR_RS_FREE)
+			continue;
+		if (s->state == SDR_RS_DONE ? !back || s->aborted
+					    : (s->pkts_got || s->imm_mask) && !s->resumed && !back)
 			continue;
 		e[n].seq = s->seq;
 		e[n].length = s->len;

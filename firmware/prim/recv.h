@@ -16,11 +16,19 @@
 int64_t sdr_recv_post(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
 		      uint64_t wr_id, uint16_t mr_id);
 
+/** sdr_recv_post() of a receive that a restored QP's host re-posts with
+ *  what its segment kept of it (SQE flag RESUME; sdr_rq_post_resume()). */
+int64_t sdr_recv_post_resume(struct sdr_worker *w, struct sdr_qp *qp, uint8_t *dst, uint32_t len,
+			     uint64_t wr_id, uint16_t mr_id);
+
 /** Send the queued CTS entries. */
 void sdr_recv_cts_flush(struct sdr_worker *w, struct sdr_qp *qp);
 
-/** Re-send CTS for every posted receive that has seen nothing yet. */
-void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp);
+/** Re-send CTS for every posted receive that has seen nothing yet, or
+ *  nothing for 5 x --cts-resend-ms, and every resumed one; while one is
+ *  that quiet, also those that saw packets and up to 64 completed ones
+ *  before the oldest posted (not those the sender aborted). */
+void sdr_recv_cts_resend(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 
 /** Place data packet @p p (generation @p gen) into the receive table and
  *  count it. @return the flags of sdr_rq_place() (>= 0; *slot on

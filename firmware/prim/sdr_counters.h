@@ -34,6 +34,7 @@
 	X(not_for_us, "destination MAC or IP is not this DPU's")                                \
 	X(stale_epoch, "DestQP outside this boot's QPN range (an earlier incarnation)")         \
 	X(unknown_qp, "DestQP names no QP of this DPU")                                         \
+	X(tomb_pkts, "DestQP names a QP this DPU destroyed (tombstone): QP-CLOSED answers it")  \
 	X(qp_not_ready, "QP exists but is not connected")                                       \
 	X(wrong_peer, "source IP or QPN is not the connected peer")                             \
 	X(stale_gen, "packet of an old generation of its message slot")                         \
@@ -69,6 +70,8 @@
 	X(sqe_bad_len, "zero length, over max_msg, or longer than the posted receive")            \
 	X(sqe_not_conn, "QP not connected")                                                       \
 	X(sqe_busy, "receive slot or send window still busy")                                     \
+	X(sqe_bad_flags,                                                                          \
+	  "SQE flags RESUME/DONE where they do not apply (QP not restored, opcode)")              \
 	X(seq_guard, "receive refused: its number would come back within the packet lifetime")    \
 	X(sq_corrupt, "SQ ring indices impossible; context shut down")                            \
 	X(cq_lost, "completion not deliverable (context gone)")                                   \
@@ -79,6 +82,7 @@
 #define SDR_TX_ERR_LIST(X)                                             \
 	X(tx_nombuf, "mbuf allocation failed (retried later)")         \
 	X(tx_full, "TX queue refused packets after retries (dropped)") \
+	X(closed_tx, "QP-CLOSED sent for a tombstone (not an error)")  \
 	SDR_SCHEME_TX_ERRS(X)
 
 /* control plane (main lcore): every refused or dropped host connection and
@@ -99,7 +103,12 @@
 	X(ctl_attr_range, "QP_CREATE/QP_SET_RATE refused: an attribute out of range (max_msg " \
 			  "above --max-msg, rate, ...)")                                       \
 	X(ctl_connect_refused,                                                                 \
-	  "QP_CONNECT refused: invalid peer (address, QPN, itself, parameters)")
+	  "QP_CONNECT refused: invalid peer (address, QPN, itself, parameters)")               \
+	X(ctl_qpn_reserved, "QP_CREATE refused: want_qpn names a block reserved for restore")  \
+	X(ctl_restore_refused,                                                                 \
+	  "QP_RESTORE refused (token, uid, block in use, identity, segment; reason logged)")   \
+	X(ctl_restore_ok,                                                                      \
+	  "QP_RESTORE done: a QP of the previous incarnation is back (not an error)")
 
 enum sdr_ctr {
 #define SDR_CTR_ENUM(n, d) SDR_CTR_##n,

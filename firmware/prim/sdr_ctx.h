@@ -40,6 +40,7 @@ struct sdr_hctx {
 	struct sdr_cqe cqb[SDR_BURST];
 	unsigned ncqb;
 	int broken;        /* SQ corrupt: stop serving it */
+	int quiet;         /* the daemon stops with a state file: no more completions */
 	int32_t sq_credit; /* fair SQ service (host_sq.c; worker only) */
 	struct sdr_hctx *next_on_worker;
 };

@@ -17,6 +17,7 @@
 
 struct rte_mempool;
 struct sdr_hctx;
+struct sdr_tomb;
 
 struct sdr_inst {
 	unsigned idx;
@@ -36,6 +37,8 @@ struct sdr_inst {
 	 * UDP source port alone, common/sdr_rss.h): QPNs are chosen for it */
 	uint8_t rss_steer;
 	uint16_t rss_reta; /* its redirection table's size */
+	/* what destroyed QPs left, one per QPN block (sdr_tomb.h; NULL: none) */
+	struct sdr_tomb *tombs;
 };
 
 /** Is @p qpn inside this boot's QPN range (see --qpn-epoch)? */

@@ -51,7 +51,8 @@ static inline uint64_t *chunk_bm_of(struct sdr_rq *rq, uint32_t slot)
 	return rq->chunk_bm + (size_t)slot * rq->chunk_words;
 }
 
-int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id, uint16_t mr_id)
+static int64_t rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id,
+		       uint16_t mr_id, int keep)
 {
 	uint32_t seq = rq->next_seq;
 	uint32_t idx = sdr_seq_msg_id(seq);
@@ -75,15 +76,123 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 	       rq->chunk_words * sizeof(uint64_t));
 	/* The host cleared these too; clear again so a careless host cannot
 	 * make a fresh receive look partly done. */
-	for (uint32_t w = 0; w < rq->chunk_words; w++)
-		atomic_store_explicit((_Atomic uint64_t *)&chunk_bm_of(rq, idx)[w], 0,
-				      memory_order_relaxed);
-	atomic_store_explicit(&sh->chunks_set, 0, memory_order_relaxed);
-	atomic_store_explicit(&sh->imm_mask, 0, memory_order_relaxed);
-	atomic_store_explicit(&sh->imm, 0, memory_order_relaxed);
+	if (!keep) {
+		for (uint32_t w = 0; w < rq->chunk_words; w++)
+			atomic_store_explicit((_Atomic uint64_t *)&chunk_bm_of(rq, idx)[w], 0,
+					      memory_order_relaxed);
+		atomic_store_explicit(&sh->chunks_set, 0, memory_order_relaxed);
+		atomic_store_explicit(&sh->imm_mask, 0, memory_order_relaxed);
+		atomic_store_explicit(&sh->imm, 0, memory_order_relaxed);
+	}
 	atomic_store_explicit(&sh->seq, seq, memory_order_release);
 	rq->next_seq = seq + 1;
 	return seq;
+}
+
+int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id, uint16_t mr_id)
+{
+	return rq_post(rq, dst, len, wr_id, mr_id, 0);
+}
+
+int64_t sdr_rq_post_resume(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id,
+			   uint16_t mr_id, uint64_t now_tsc)
+{
+	int64_t seq = rq_post(rq, dst, len, wr_id, mr_id, 1);
+	uint32_t idx, nch, imm, mask, keepn = 0;
+	struct sdr_qseg_slot *sh;
+	struct sdr_rslot *s;
+	uint64_t *cbm, *pbm, *priv;
+
+	if (seq < 0)
+		return seq;
+	idx = sdr_seq_msg_id((uint32_t)seq);
+	s = &rq->slot[idx];
+	sh = &rq->shared[idx];
+	cbm = chunk_bm_of(rq, idx);
+	pbm = pkt_bm_of(rq, idx);
+	priv = rq->chunk_priv + (size_t)idx * rq->chunk_words;
+	nch = (s->posted_pkts + rq->ppc - 1) / rq->ppc;
+	s->resumed = 1;
+	for (uint32_t w = 0; w < rq->chunk_words; w++) {
+		uint64_t v = atomic_load_explicit((_Atomic uint64_t *)&cbm[w],
+						  memory_order_relaxed);
+
+		/* (host memory: read once; what we count is what it sees) */
+		if ((uint64_t)w * 64 >= nch)
+			v = 0;
+		else if (nch - w * 64 < 64)
+			v &= (1ull << (nch - w * 64)) - 1;
+		atomic_store_explicit((_Atomic uint64_t *)&cbm[w], v, memory_order_relaxed);
+		priv[w] = v;
+		while (v) {
+			uint32_t c = w * 64 + (uint32_t)__builtin_ctzll(v);
+			uint32_t first = c * rq->ppc;
+			uint32_t end = first + rq->ppc < s->posted_pkts ? first + rq->ppc
+									: s->posted_pkts;
+			uint64_t e = (uint64_t)end * rq->mtu;
+
+			v &= v - 1;
+			for (uint32_t p = first; p < end; p++)
+				sdr_bit_set(pbm, p);
+			s->pkts_got += end - first;
+			s->chunks_got++;
+			keepn++;
+			if (e > s->len)
+				e = s->len;
+			if (e > s->max_end)
+				s->max_end = (uint32_t)e;
+		}
+	}
+	mask = atomic_load_explicit(&sh->imm_mask, memory_order_relaxed) & 0xFF;
+	imm = atomic_load_explicit(&sh->imm, memory_order_relaxed);
+	for (uint32_t b = 0; b < SDR_IMM_NIBBLES; b++)
+		if (!(mask & (1u << b)))
+			imm &= ~(0xFu << (4 * b));
+	s->imm = imm;
+	s->imm_mask = (uint8_t)mask;
+	atomic_store_explicit(&sh->imm, imm, memory_order_relaxed);
+	atomic_store_explicit(&sh->imm_mask, mask, memory_order_relaxed);
+	atomic_store_explicit(&sh->chunks_set, s->chunks_got, memory_order_release);
+	if (keepn) {
+		s->len_unsure = 1;
+		s->first_tsc = s->last_tsc = now_tsc;
+	} else if (mask) {
+		s->last_tsc = now_tsc;
+	}
+	return seq;
+}
+
+static int try_chunk(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint32_t chunk);
+
+/* A resumed receive learns where its message ends (@p npkts packets,
+ * @p msg_len bytes): what was counted past that end is taken back. */
+static int learn_end(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint32_t npkts,
+		     uint32_t msg_len)
+{
+	uint64_t *pbm = pkt_bm_of(rq, idx), *cbm = chunk_bm_of(rq, idx);
+	uint64_t *priv = rq->chunk_priv + (size_t)idx * rq->chunk_words;
+	uint32_t last = (npkts - 1) / rq->ppc, nch = (s->posted_pkts + rq->ppc - 1) / rq->ppc;
+
+	for (uint32_t p = npkts; p < s->posted_pkts; p++)
+		if (sdr_bit_test(pbm, p)) {
+			pbm[p / 64] &= ~(1ull << (p % 64));
+			s->pkts_got--;
+		}
+	for (uint32_t c = last + 1; c < nch; c++)
+		if (sdr_bit_test(priv, c)) {
+			priv[c / 64] &= ~(1ull << (c % 64));
+			atomic_fetch_and_explicit((_Atomic uint64_t *)&cbm[c / 64],
+						  ~(1ull << (c % 64)), memory_order_relaxed);
+			s->chunks_got--;
+		}
+	atomic_store_explicit(&rq->shared[idx].chunks_set, s->chunks_got, memory_order_release);
+	if (s->max_end > msg_len)
+		s->max_end = msg_len;
+	s->len_unsure = 0;
+	s->last_known = 1;
+	s->npkts = npkts;
+	s->msg_len = msg_len;
+	return try_chunk(rq, idx, s, last);
 }
 
 /* Slot @p s is done: it no longer counts among the posted receives
@@ -199,6 +308,20 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		return -1;
 	}
 
+	if (s->len_unsure && p->se && len) {
+		/* a resumed receive: its last packet says where it ends */
+		if (len > rq->mtu || start + len > s->len) {
+			*drop = SDR_CTR_bad_len;
+			return -1;
+		}
+		flags |= learn_end(rq, idx, s, off + 1, (uint32_t)(start + len));
+		if (sdr_bit_test(pbm, off)) {
+			if (sdr_rslot_full(s))
+				goto check_complete;
+			*drop = SDR_CTR_dup_pkt;
+			return -1;
+		}
+	}
 	if (len == 0) {
 		/* Immediate-only packet: carries nibble off % 8, never data; a
 		 * 0x2A packet (no immediate) always carries data. */
@@ -281,6 +404,13 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 	if (s->state != SDR_RS_POSTED) {
 		*drop = SDR_CTR_no_recv;
 		return -1;
+	}
+	if (s->len_unsure) { /* a resumed receive: now it knows its end */
+		if (msg_len == 0 || msg_len > s->len) {
+			*drop = SDR_CTR_bad_len;
+			return -1;
+		}
+		flags |= learn_end(rq, idx, s, (msg_len + rq->mtu - 1) / rq->mtu, msg_len);
 	}
 	if (msg_len == 0 || msg_len > s->len || msg_len < s->max_end ||
 	    (s->last_known && s->msg_len != msg_len)) {

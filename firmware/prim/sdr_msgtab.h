@@ -43,6 +43,11 @@ struct sdr_rslot {
 	uint8_t state;       /**< enum sdr_rslot_state */
 	uint8_t ack_pending; /**< SR: listed for the next ACK */
 	uint8_t fto_fired;   /**< EC: the fallback timeout expired once */
+	uint8_t resumed;     /**< re-posted on a restored QP with what the host kept
+	                          (sdr_rq_post_resume()): CTS even after packets */
+	uint8_t aborted;     /**< completed by the sender's ABORT (rx.c) */
+	uint8_t len_unsure;  /**< resumed with chunks whose packets were counted up to
+	                          the posted length: the message's end is not known */
 	uint32_t lost;       /**< EC: data chunks that did not arrive on their first
 	                          transmission (decoded before the first FTO expiry,
 	                          or missing at it); sent in the FULL ACK */
@@ -114,6 +119,20 @@ void sdr_rq_fini(struct sdr_rq *rq);
  * uncompleted receive (nothing changes then).
  */
 int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id, uint16_t mr_id);
+
+/**
+ * Post a receive as sdr_rq_post() does, on a QP restored after a daemon
+ * restart (SQE flag RESUME): the slot's bitmap, chunks_set and immediate in
+ * the host-shared segment are kept, not cleared, and seed the receive: every
+ * chunk bit below the posted buffer's chunk count counts as received (its
+ * packets, up to the posted length), bits beyond it are cleared, chunks_set
+ * is recomputed from the bitmap (the host's count is not trusted), the
+ * immediate keeps the nibbles its mask names. Until the message's last
+ * packet (or, EC, its length) arrives, packets past its end may be counted:
+ * that packet corrects them (len_unsure). @return as sdr_rq_post().
+ */
+int64_t sdr_rq_post_resume(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id,
+			   uint16_t mr_id, uint64_t now_tsc);
 
 /** Result flags of sdr_rq_place(). */
 #define SDR_PLACE_DATA 0x1     /**< payload written, packet bit set */

@@ -19,8 +19,9 @@
 #include "sdr_qpctr.h"
 #include "sdr_wire.h"
 
-/* ERROR: a QP whose peer stopped answering (global timeout); every
- * operation on it fails with -ENOTCONN until it is destroyed. */
+/* ERROR: a QP whose peer stopped answering for its outage horizon, or
+ * whose peer said it is gone (QP-CLOSED); every operation on it fails with
+ * -ENOTCONN until it is destroyed. */
 enum sdr_qp_state { SDR_QPS_CREATED = 0, SDR_QPS_CONNECTED, SDR_QPS_DEAD, SDR_QPS_ERROR };
 
 enum sdr_smsg_state { SDR_SM_FREE = 0, SDR_SM_QUEUED, SDR_SM_DONE };
@@ -67,7 +68,10 @@ struct sdr_qp {
 	struct sdr_inst *inst;
 	struct sdr_hctx *ctx;
 	unsigned worker;
-	int state; /* enum sdr_qp_state; written by the owning worker */
+	int state;            /* enum sdr_qp_state; written by the owning worker */
+	int32_t error_status; /* -ECONNRESET: the error state came from the peer's
+	                         QP-CLOSED (0: from the outage horizon, -ETIMEDOUT) */
+	uint8_t restored;     /* made by QP_RESTORE: SQE flags RESUME/DONE accepted */
 	struct sdr_qp_info remote;
 	uint64_t ctrl_key; /* ours: control packets to this QP must carry it */
 	struct sdr_l2l3 l2;
@@ -86,7 +90,9 @@ struct sdr_qp {
 	uint32_t send_next;    /* number of the next posted send */
 	uint32_t tx_cursor;    /* send being transmitted (all older are on the wire) */
 	uint32_t ack_cursor;   /* oldest send not yet completed */
-	uint64_t progress_tsc; /* last progress of the sends (global timeout) */
+	uint64_t progress_tsc; /* last progress of the sends (outage horizon) */
+	uint64_t horizon_tsc;  /* outage horizon (cycles; 0 = never): sdr_qp_horizon_set() */
+	uint32_t horizon_ms;   /* the same in ms, as the host is told (0 = never) */
 	struct sdr_qp_stats st;
 	struct sdr_qp *next_on_worker;
 	/* shared segment (chunk bitmaps) */

@@ -17,7 +17,8 @@
 /* clang-format off */
 #define SDR_QP_BASE_CTRS(X)                                                                  \
 	X(tx_pkts) X(tx_bytes) X(rx_pkts) X(rx_bytes) X(msgs_sent) X(msgs_recv) X(msgs_partial) \
-	X(send_errors) X(cts_tx) X(cts_rx) X(aborts_tx) X(aborts_rx) X(chunks_done)
+	X(send_errors) X(cts_tx) X(cts_rx) X(aborts_tx) X(aborts_rx) X(chunks_done)           \
+	X(peer_closed) X(closed_full)
 /* clang-format on */
 
 /* Slots for the schemes' counter groups, all groups together */

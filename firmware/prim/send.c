@@ -52,6 +52,12 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 		struct sdr_smsg *sm = &qp->smsg[slot];
 		struct rte_mbuf *m;
 
+		if (sm->state != SDR_SM_QUEUED && sm->seq == seq) {
+			/* a restored QP's send that completed before the restart
+			 * (SQE flag DONE): its number only */
+			qp->tx_cursor++;
+			continue;
+		}
 		if (!qp->cts[slot].ok || qp->cts[slot].seq != seq)
 			break; /* wait for the receiver's clear-to-send */
 		if (!sm->status && sm->len > qp->cts[slot].len)

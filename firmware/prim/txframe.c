@@ -97,6 +97,18 @@ void sdr_txq_data(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m,
 	qp->st.tx_bytes += plen;
 }
 
+void sdr_txq_ctrl_to(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_l2l3 *l2,
+		     uint32_t dest_qpn, uint64_t key, struct rte_mbuf *m, size_t mlen)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	size_t flen = sdr_build_ctrl_hdr(buf, l2, dest_qpn, 0, mlen);
+
+	sdr_ctrl_key_put(buf + SDR_CTRL_HDR_LEN, key);
+	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
+	m->data_len = m->pkt_len = (uint32_t)flen;
+	sdr_txq_enqueue(w, in, m);
+}
+
 void sdr_txq_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m, size_t mlen)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);

@@ -51,6 +51,12 @@ void sdr_txq_data(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m,
  *  ICRC. */
 void sdr_txq_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m, size_t mlen);
 
+/** Queue the control message of @p mlen bytes the caller encoded at
+ *  SDR_CTRL_HDR_LEN of @p m to QP @p dest_qpn at @p l2 with control key
+ *  @p key, without a QP (a tombstone's QP-CLOSED; PSN 0). */
+void sdr_txq_ctrl_to(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_l2l3 *l2,
+		     uint32_t dest_qpn, uint64_t key, struct rte_mbuf *m, size_t mlen);
+
 /** Queue a finished frame. */
 void sdr_txq_enqueue(struct sdr_worker *w, struct sdr_inst *in, struct rte_mbuf *m);
 

@@ -98,6 +98,12 @@ struct sdr_rel_ops {
 	unsigned (*tx)(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 	/** Receive @p slot was posted. */
 	void (*recv_posted)(struct sdr_qp *qp, uint32_t slot, uint64_t now);
+	/** Optional. Receive @p slot of a restored QP was re-posted with what
+	 *  the host kept (SQE flag RESUME; @p done: flag DONE, the receive
+	 *  completed before the restart and is DONE in the receive table
+	 *  now, without a completion): take up its state (after recv_posted). */
+	void (*recv_restored)(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int done,
+			      uint64_t now);
 	/** A data packet for this QP (addressing checked, generation @p gen). */
 	void (*rx_data)(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
 			uint32_t gen, uint64_t now);

@@ -2,7 +2,7 @@
 /*
  * Selective Repeat engine (docs/reliability.md): per-chunk retransmission
  * timers, the retransmit queue, ACK processing and generation, the global
- * timeout. The reliable-QP core (sr_qp.h) runs it on the QPs of the SR, EC
+ * outage horizon. The reliable-QP core (sr_qp.h) runs it on the QPs of the SR, EC
  * and AUTO schemes; it knows none of them.
  *
  * Sender: every chunk of a send (plus, for messages of fewer than 8
@@ -32,7 +32,9 @@ struct sdr_sr_unit {
 	uint64_t tx_tsc;          /* last (re)transmission of the unit's last packet */
 	uint16_t sent;            /* packets transmitted in the first pass */
 	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
-	uint8_t pad[3];
+	uint8_t reprobe;          /* acked, sent again all the same: the receiver restarted
+	                             and lost where the message ends (sdr_sr_rx_ack) */
+	uint8_t pad[2];
 };
 
 /** Sender state of one send (per send slot). */
@@ -90,7 +92,14 @@ struct sdr_sr {
 	uint8_t probing;            /* no ACK for an RTO: one unit per RTO until the peer
 	                         answers (RFC 6298 5.4/5.5) */
 	uint8_t full_copies;        /* final FULL entries sent per receive (EC: 2) */
-	uint64_t global_timeout;    /* cycles, 0 = none */
+	/* stall: probing began with data outstanding (the peer silent for an
+	 * RTO); it ends at the first ACK (docs/reliability.md "Faults: link
+	 * outages"). Read by the main lcore for stats, JSON, metrics, /ops */
+	uint64_t stall_tsc;         /* stalled since; 0 = not stalled */
+	uint64_t outage_last_ms;    /* the last stall that ended */
+	uint64_t outage_longest_ms; /* the longest one */
+	uint64_t resume_tsc;        /* the last stall ended: units sent before give no RTT
+	                               sample (their ACKs waited for the path) */
 	struct sdr_sr_events events;
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */
@@ -135,7 +144,7 @@ static inline struct sdr_sr_send *sdr_sr_send_of(struct sdr_sr *sr, uint32_t seq
 void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_smsg *sm,
 		      uint32_t pkt_off, uint64_t now);
 /** The earliest TSC at which sdr_sr_tx() or sdr_sr_poll() has timer work
- *  (retransmission timers, ACKs due, the global timeout); UINT64_MAX if
+ *  (retransmission timers, ACKs due, the outage horizon); UINT64_MAX if
  *  none. */
 uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now);
 /** Expired timers and retransmissions. @return packets sent. */
@@ -155,15 +164,22 @@ void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, 
  *  capture and queue its final entry (@p lost: EC's count, else 0). */
 void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
 		       int32_t status, uint32_t lost, uint64_t now);
+/** Receive @p slot of a restored QP completed before the restart (SQE flag
+ *  DONE): its final ACK entry from the bitmap the host kept, FULL when its
+ *  chunks are all set from the first to the last set one and its immediate
+ *  is complete, else CLOSED; queued now and kept for retransmissions. */
+void sdr_sr_recv_final_restored(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
+				uint32_t slot, uint64_t now);
 /** A data packet of @p slot was dropped as @p drop: answer what it shows
  *  (the sender missed an ACK). */
 void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
 		       const struct sdr_parsed *p, enum sdr_ctr drop, uint64_t now);
 
 /* ---- timers ---- */
-/** ACKs due, the send window, the global timeout (sets SDR_QPS_ERROR). */
+/** ACKs due, the send window, the outage horizon (qp->horizon_tsc: sets
+ *  SDR_QPS_ERROR). */
 void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
-/** Receives that saw packets and then nothing for the global timeout are
+/** Receives that saw packets and then nothing for the outage horizon are
  *  completed in the receive table with -ETIMEDOUT: their slots go to
  *  @p slots (room for SDR_MAX_MSGS). @return how many. */
 unsigned sdr_sr_recv_expired(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now, uint32_t *slots);

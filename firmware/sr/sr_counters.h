@@ -15,7 +15,8 @@
 	X(sr, retx_pkts) X(sr, retx_units) X(sr, rto_expiries) X(sr, acks_tx)                \
 	X(sr, ack_entries_tx) X(sr, acks_rx) X(sr, ack_entries_rx) X(sr, units_acked)        \
 	X(sr, rtt_samples) X(sr, send_timeouts) X(sr, recv_timeouts) X(sr, send_closed)      \
-	X(sr, rto_backoffs) X(sr, probe_defers) X(sr, reacks)
+	X(sr, rto_backoffs) X(sr, probe_defers) X(sr, reacks) X(sr, outages)                 \
+	X(sr, resume_units)
 /* clang-format on */
 
 SDR_QP_CTR_GROUP_DECLARE(sr, SDR_SR_QP_CTRS);

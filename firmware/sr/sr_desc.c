@@ -6,6 +6,8 @@
  */
 #include <inttypes.h>
 
+#include <rte_cycles.h>
+
 #include "sdr_diag.h"
 #include "sdr_opts.h"
 #include "sr_desc.h"
@@ -18,6 +20,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.min_rto_us = 2000,
 	.init_rto_ms = 200,
 	.ack_us = 500,
+	.probe_max_ms = 1000,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -59,6 +62,16 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .var = &sdr_sr_cfg.ack_us,
 	 .help = "receiver ACK coalescing period (default 500); a completed\n"
 		 "receive is acknowledged at once"},
+	{.name = "probe-max-ms",
+	 .arg = "MS",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 60000,
+	 .var = &sdr_sr_cfg.probe_max_ms,
+	 .help = "ceiling of the backed-off RTO, so the interval of\n"
+		 "the probes of a stalled QP (link down, peer silent):\n"
+		 "traffic resumes within about MS + 1 RTT after the\n"
+		 "path returns (default 1000)"},
 	{.name = "cc",
 	 .arg = "off|on",
 	 .kind = SDR_OPT_BOOL,
@@ -85,9 +98,21 @@ static uint64_t cyc_us(uint64_t c)
 	return sdr_g.tsc_hz ? c * 1000000 / sdr_g.tsc_hz : 0;
 }
 
+/* ms since the QP's stall began, 0 when it is not stalled (the worker's
+ * TSC may be a little ahead of ours) */
+static uint64_t stalled_ms(const struct sdr_sr *sr)
+{
+	uint64_t t = sr->stall_tsc, now = rte_get_tsc_cycles();
+
+	if (!t)
+		return 0;
+	return now > t && sdr_g.tsc_hz ? (now - t) * 1000 / sdr_g.tsc_hz : 1;
+}
+
 void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 {
 	const struct sdr_sr *sr = sdr_sr_of(qp);
+	uint64_t st = stalled_ms(sr);
 
 	if (sr->hooks && sr->hooks->stats_print)
 		sr->hooks->stats_print(sr->hook_ctx, f, qp);
@@ -102,6 +127,12 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 		SDR_QP_CTR(qp, sr, acks_tx), SDR_QP_CTR(qp, sr, acks_rx),
 		SDR_QP_CTR(qp, sr, send_timeouts), SDR_QP_CTR(qp, sr, recv_timeouts),
 		qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
+	if (st || SDR_QP_CTR(qp, sr, outages))
+		fprintf(f,
+			"    stall: %s%" PRIu64 " ms | outages %" PRIu64 " (last %" PRIu64
+			" ms, longest %" PRIu64 " ms) | horizon %u ms\n",
+			st ? "STALLED for " : "not stalled, ", st, SDR_QP_CTR(qp, sr, outages),
+			sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
 	sdr_sr_cc_print(f, &sr->cc);
 }
 
@@ -111,6 +142,10 @@ void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
 
 	fprintf(f, ",\"srtt_us\":%" PRIu64 ",\"rttvar_us\":%" PRIu64 ",\"rto_us\":%" PRIu64,
 		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto));
+	fprintf(f,
+		",\"stalled_since_ms\":%" PRIu64 ",\"outage_last_ms\":%" PRIu64
+		",\"outage_longest_ms\":%" PRIu64 ",\"horizon_ms\":%u",
+		stalled_ms(sr), sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
 	sdr_sr_cc_json(f, &sr->cc);
 }
 
@@ -121,6 +156,10 @@ void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "srtt_us", cyc_us(sr->rtt.srtt));
 	kv->u64(kv->arg, "rttvar_us", cyc_us(sr->rtt.rttvar));
 	kv->u64(kv->arg, "rto_us", cyc_us(sr->rtt.rto));
+	kv->u64(kv->arg, "stalled_since_ms", stalled_ms(sr));
+	kv->u64(kv->arg, "outage_last_ms", sr->outage_last_ms);
+	kv->u64(kv->arg, "outage_longest_ms", sr->outage_longest_ms);
+	kv->u64(kv->arg, "horizon_ms", qp->horizon_ms);
 	sdr_sr_cc_kv(&sr->cc, kv);
 }
 
@@ -135,6 +174,17 @@ void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
 		 (double)sr->rtt.rttvar / hz);
 	m->gauge(m->arg, "rto_seconds", "selective repeat: retransmission timeout", NULL,
 		 (double)sr->rtt.rto / hz);
+	m->gauge(m->arg, "stalled_seconds",
+		 "how long the QP has been stalled (no ACK from its peer for an RTO with sends"
+		 " outstanding); 0 = not stalled",
+		 NULL, (double)stalled_ms(sr) / 1e3);
+	m->gauge(m->arg, "outage_last_seconds", "length of the QP's last stall that ended", NULL,
+		 (double)sr->outage_last_ms / 1e3);
+	m->gauge(m->arg, "outage_longest_seconds", "length of the QP's longest stall", NULL,
+		 (double)sr->outage_longest_ms / 1e3);
+	m->gauge(m->arg, "horizon_seconds",
+		 "the QP's outage horizon: a stall this long fails it (0 = never)", NULL,
+		 (double)qp->horizon_ms / 1e3);
 	sdr_sr_cc_metrics(&sr->cc, m);
 	if (sr->hooks && sr->hooks->stats_metrics)
 		sr->hooks->stats_metrics(sr->hook_ctx, qp, m);
@@ -168,6 +218,10 @@ void sdr_sr_qp_diag_send(const struct sdr_qp *qp, const struct sdr_smsg *sm, uin
 	d->rto = (double)rto / hz;
 	d->last_ack_ago = ago_s(ack, now);
 	d->probing = sr->probing;
+	d->stalled = sr->stall_tsc ? ago_s(sr->stall_tsc, now) : 0.0;
+	if (sr->stall_tsc && d->stalled <= 0.0)
+		d->stalled = 1e-6;
+	d->outage = (unsigned)SDR_QP_CTR(qp, sr, outages);
 	d->backoff = base ? (unsigned)((rto + base / 2) / base) : 0;
 	/* its chunks not acknowledged, its last retransmission (of any unit,
 	 * the immediate-only one too); read as the worker left them */

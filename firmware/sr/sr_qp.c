@@ -5,6 +5,7 @@
  * engine) adds to it, called through its hooks only.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "cq.h"
 #include "recv.h"
@@ -24,7 +25,7 @@ int sdr_sr_qp_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_s
 		return -ENOMEM;
 	if (sr->hooks)
 		sr->hooks->send_prepared(sr->hook_ctx, qp, sm);
-	/* the global timeout counts from here when nothing was outstanding */
+	/* the outage horizon counts from here when nothing was outstanding */
 	if (qp->ack_cursor == qp->send_next)
 		qp->progress_tsc = now;
 	return 0;
@@ -93,6 +94,22 @@ void sdr_sr_qp_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now)
 	sr->rcv[slot] = (struct sdr_sr_recv){0};
 	if (sr->hooks)
 		sr->hooks->recv_posted(sr->hook_ctx, slot, now);
+}
+
+void sdr_sr_qp_recv_restored(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int done,
+			     uint64_t now)
+{
+	struct sdr_sr *sr = sdr_sr_of(qp);
+
+	if (!done) {
+		/* the sender learns what survived at the next ACK */
+		if (qp->rq.slot[slot].chunks_got)
+			sdr_sr_rx_note(w, qp, sr, slot, now);
+		return;
+	}
+	if (sr->hooks) /* the plug-in forgets the slot as at a completion */
+		(void)sr->hooks->recv_done(sr->hook_ctx, slot);
+	sdr_sr_recv_final_restored(w, qp, sr, slot, now);
 }
 
 void sdr_sr_qp_recv_done(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int32_t status,
@@ -195,4 +212,18 @@ void sdr_sr_qp_reset(struct sdr_qp *qp)
 	sdr_sr_reset(sr);
 	if (sr->hooks)
 		sr->hooks->reset(sr->hook_ctx);
+}
+
+void sdr_sr_qp_closed_full(const struct sdr_qp *qp, struct sdr_closed_msg *c)
+{
+	const struct sdr_sr *sr = sdr_sr_of(qp);
+
+	memset(c->full, 0, sizeof(c->full));
+	for (uint32_t i = 0; i < SDR_CLOSED_FULL_BITS; i++) {
+		uint32_t seq = c->recv_next - SDR_CLOSED_FULL_BITS + i;
+		const struct sdr_rdone *d = &sr->done[sdr_seq_msg_id(seq)];
+
+		if (d->flags == SDR_ACK_F_FULL && d->seq == seq)
+			c->full[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
 }

@@ -90,6 +90,10 @@ int sdr_sr_qp_send_prepare(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_s
 			   uint64_t now);
 unsigned sdr_sr_qp_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_recv_posted(struct sdr_qp *qp, uint32_t slot, uint64_t now);
+/* a restored QP's re-posted receive: what it holds is acknowledged; one
+ * that completed before the restart keeps its final ACK entry */
+void sdr_sr_qp_recv_restored(struct sdr_worker *w, struct sdr_qp *qp, uint32_t slot, int done,
+			     uint64_t now);
 void sdr_sr_qp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_parsed *p,
 		       uint32_t gen, uint64_t now);
 void sdr_sr_qp_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ctrl_hdr *h,
@@ -111,6 +115,11 @@ void sdr_sr_qp_reset(struct sdr_qp *qp);
  *  it, or its own set_rate calls it. */
 void sdr_sr_qp_set_rate(struct sdr_qp *qp, uint64_t rate_bps);
 
+/** Main lcore, a QP its worker let go of: which of the 1024 receives
+ *  before @c c->recv_next completed FULL (their final entries), into
+ *  @c c->full (the QP-CLOSED its tombstone answers with). */
+void sdr_sr_qp_closed_full(const struct sdr_qp *qp, struct sdr_closed_msg *c);
+
 /* The entries of struct sdr_rel_ops that every scheme built on the SR core
  * takes from it as they are (SR, EC, AUTO): a scheme's table names its own
  * qp_init/qp_fini/send_prepare and then SDR_SR_QP_OPS. */
@@ -119,6 +128,7 @@ void sdr_sr_qp_set_rate(struct sdr_qp *qp, uint64_t rate_bps);
 	.keeps_ranges = 1,                              \
 	.tx = sdr_sr_qp_tx,                             \
 	.recv_posted = sdr_sr_qp_recv_posted,           \
+	.recv_restored = sdr_sr_qp_recv_restored,       \
 	.rx_data = sdr_sr_qp_rx_data,                   \
 	.rx_ctrl = sdr_sr_qp_rx_ctrl,                   \
 	.rx_ctrl_early = sdr_sr_qp_rx_ctrl_early,       \

@@ -2,7 +2,7 @@
 /*
  * Selective Repeat engine, receiver side and timers (sr.h): ACK
  * generation, final entries of completed receives, re-acknowledgement of
- * retransmissions, the global timeout.
+ * retransmissions, the outage horizon.
  * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sdr_bitmap.h"
 #include "send.h"
 #include "sr.h"
 #include "txq.h"
@@ -181,6 +182,25 @@ void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *s
 	fin_queue(w, qp, sr, d, now);
 }
 
+void sdr_sr_recv_final_restored(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
+				uint32_t slot, uint64_t now)
+{
+	const struct sdr_rslot *s = &qp->rq.slot[slot];
+	const uint64_t *bm = sdr_rq_chunk_priv(&qp->rq, slot);
+	struct sdr_rdone *d = &sr->done[slot];
+	uint32_t nb = sdr_rslot_nchunks(&qp->rq, s), cum = sdr_ack_cum_advance(bm, nb, 0), high = 0;
+
+	for (uint32_t c = cum; c < nb; c++)
+		if (sdr_bit_test(bm, c))
+			high = c + 1;
+	d->seq = s->seq;
+	d->flags = cum && high <= cum && s->imm_mask == 0xFF ? SDR_ACK_F_FULL : SDR_ACK_F_CLOSED;
+	d->cum = cum;
+	d->lost = 0;
+	d->reack_tsc = 0;
+	fin_queue(w, qp, sr, d, now);
+}
+
 void sdr_sr_rx_dropped(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
 		       const struct sdr_parsed *p, enum sdr_ctr drop, uint64_t now)
 {
@@ -211,8 +231,8 @@ void sdr_sr_poll(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uin
 		ack_flush(w, qp, sr, now, 0);
 	sdr_send_window_advance(qp);
 	/* (progress_tsc may be a little after @now: it is set mid-iteration) */
-	if (sr->global_timeout && qp->ack_cursor != qp->send_next && now > qp->progress_tsc &&
-	    now - qp->progress_tsc > sr->global_timeout) {
+	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next && now > qp->progress_tsc &&
+	    now - qp->progress_tsc > qp->horizon_tsc) {
 		SDR_QP_CTR(qp, sr, send_timeouts)++;
 		qp->state = SDR_QPS_ERROR; /* the worker aborts it: -ETIMEDOUT */
 	}
@@ -223,13 +243,14 @@ unsigned sdr_sr_recv_expired(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now,
 	uint32_t span = sdr_rq_posted_span(&qp->rq);
 	unsigned n = 0;
 
-	if (!sr->global_timeout)
+	(void)sr;
+	if (!qp->horizon_tsc)
 		return 0;
 	for (uint32_t k = 0; k < span; k++) { /* (the posted receives only) */
 		uint32_t i = (qp->rq.next_seq - span + k) % SDR_MAX_MSGS;
 		struct sdr_rslot *s = &qp->rq.slot[i];
 		if (s->state != SDR_RS_POSTED || (!s->pkts_got && !s->imm_mask) ||
-		    now <= s->last_tsc || now - s->last_tsc <= sr->global_timeout)
+		    now <= s->last_tsc || now - s->last_tsc <= qp->horizon_tsc)
 			continue;
 		if (sdr_rq_complete(&qp->rq, s->seq) >= 0) {
 			SDR_QP_CTR(qp, sr, recv_timeouts)++;

@@ -14,8 +14,7 @@
 #include "sr_desc.h"
 #include "txq.h"
 
-#define SR_EXPIRE_MAX 256  /* timer entries looked at per loop iteration */
-#define SR_MAX_RTO_MS 1000 /* backoff ceiling */
+#define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
@@ -29,7 +28,6 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
-	sr->global_timeout = sdr_ms_cycles(sdr_g.cfg.global_timeout_ms);
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;
@@ -68,6 +66,8 @@ void sdr_sr_reset(struct sdr_sr *sr)
 	sr->fin_n = sr->fin_head = 0;
 	sr->fin_next = 0;
 	sr->ack_now = 0;
+	sr->probing = 0;
+	sr->stall_tsc = 0; /* (the QP failed, or is going away: not an outage that ended) */
 }
 
 int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *sm)
@@ -112,7 +112,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 		return;
 	u->tx_tsc = now;
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
-		u->tx_tsc = 0; /* no timer: the global timeout is the backstop */
+		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
 }
 
 /* The send this (seq) names, if it is outstanding with SR state. */
@@ -164,9 +164,9 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 		if (t < d)
 			d = t;
 	}
-	/* the global timeout (sdr_sr_poll) */
-	if (sr->global_timeout && qp->ack_cursor != qp->send_next) {
-		t = qp->progress_tsc + sr->global_timeout + 1;
+	/* the outage horizon (sdr_sr_poll) */
+	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
+		t = qp->progress_tsc + qp->horizon_tsc + 1;
 		if (t < d)
 			d = t;
 	}
@@ -198,12 +198,16 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		 * far too short). When the peer has not answered at all for an
 		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
 		 * every expired one until it answers again (RFC 6298 5.4, 5.5) */
-		if (u->retx &&
-		    sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc, sdr_ms_cycles(SR_MAX_RTO_MS)))
+		if (u->retx && sdr_rtt_backoff(&sr->rtt, now, &sr->backoff_tsc,
+					       sdr_ms_cycles(sdr_sr_cfg.probe_max_ms)))
 			SDR_QP_CTR(qp, sr, rto_backoffs)++;
 		uint64_t heard = RTE_MAX(sr->ack_rx_tsc, qp->progress_tsc);
-		if (!sr->probing && now > heard && now - heard > sr->rtt.rto)
+		if (!sr->probing && now > heard && now - heard > sr->rtt.rto) {
+			/* a stall (link down, peer silent) until the next ACK */
 			sr->probing = 1;
+			sr->stall_tsc = heard ? heard : now;
+			SDR_QP_CTR(qp, sr, outages)++;
+		}
 		if (sr->probing) {
 			if (now < sr->probe_tsc) {
 				/* not this unit's turn: wait another RTO */
@@ -245,7 +249,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			u = &ss->u[sr->retx_cur.chunk];
 			u->inq = 0;
-			if (u->acked)
+			if (u->acked && !u->reprobe)
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
@@ -258,7 +262,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		ss = sdr_sr_send_of(sr, sm->seq);
 		u = &ss->u[sr->retx_cur.chunk];
-		if (u->acked) { /* acknowledged while we were at it */
+		if (u->acked && !u->reprobe) { /* acknowledged while we were at it */
 			sr->retx_pkt = UINT32_MAX;
 			continue;
 		}
@@ -285,6 +289,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		budget--;
 		if (++sr->retx_pkt == end) {
 			u->tx_tsc = now;
+			u->reprobe = 0;
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
@@ -362,9 +367,12 @@ static void ack_unit(void *arg, uint32_t unit)
 		a->unsent++;
 		return;
 	}
-	/* Karn: only units transmitted exactly once give an RTT sample */
+	/* Karn: only units transmitted exactly once give an RTT sample, and
+	 * not those that were on the way when a stall ended (their ACK waited
+	 * for the outage: a sample of its length would set the RTO to it) */
 	uint64_t rtt = 0;
-	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc) {
+	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
+	    u->tx_tsc >= a->sr->resume_tsc) {
 		rtt = a->now - u->tx_tsc;
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
@@ -379,12 +387,81 @@ static void ack_unit(void *arg, uint32_t unit)
 	a->progress = 1;
 }
 
+/* Every unit of a sent message acknowledged and no final word: a receiver
+ * does not say that (its last chunk completes the receive and is answered
+ * FULL), unless it restarted and took its state back from its host's
+ * bitmap, which does not tell where the message ends (docs/reliability.md
+ * "Restarts"). Its last data unit again, once per RTO, tells it. */
+static void end_probe(struct sdr_sr *sr, struct sdr_sr_send *ss, uint32_t seq, uint64_t now)
+{
+	struct sdr_sr_unit *u = &ss->u[ss->nchunks - 1];
+
+	if (u->inq || now - u->tx_tsc <= sr->rtt.rto ||
+	    sdr_tq_push(&sr->retxq, seq, ss->nchunks - 1, 0))
+		return;
+	u->inq = 1;
+	u->reprobe = 1;
+}
+
+/* The first ACK after a stall: the path is back. The RTO is the estimates'
+ * again (it was backed off up to --probe-max-ms), and every unit whose
+ * timer would have expired at that RTO goes to the retransmit queue now,
+ * instead of each waiting for its backed-off timer (up to a probe interval
+ * more); the younger ones keep their timers. */
+static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	uint32_t n = sr->timers.n;
+	uint64_t base;
+
+	if (sr->stall_tsc) {
+		uint64_t ms = now > sr->stall_tsc && sdr_g.tsc_hz
+				      ? (now - sr->stall_tsc) * 1000 / sdr_g.tsc_hz
+				      : 0;
+
+		sr->outage_last_ms = ms;
+		if (ms > sr->outage_longest_ms)
+			sr->outage_longest_ms = ms;
+		sr->stall_tsc = 0;
+	}
+	base = sr->rtt.samples ? sdr_rtt_base(&sr->rtt) : sdr_ms_cycles(sdr_sr_cfg.init_rto_ms);
+	if (base < sr->rtt.min_rto)
+		base = sr->rtt.min_rto;
+	sr->rtt.rto = base;
+	sr->backoff_tsc = 0;
+	/* (entries leave and come back in order: the head still expires first) */
+	for (uint32_t i = 0; i < n; i++) {
+		struct sdr_tq_ent x = *sdr_tq_peek(&sr->timers);
+		struct sdr_smsg *sm;
+		struct sdr_sr_send *ss;
+		struct sdr_sr_unit *u;
+
+		sdr_tq_pop(&sr->timers);
+		sm = sr_msg(qp, sr, x.seq);
+		ss = sdr_sr_send_of(sr, x.seq);
+		if (!sm || x.chunk >= ss->nunits)
+			continue;
+		u = &ss->u[x.chunk];
+		if (u->acked || u->inq || u->tx_tsc != x.tsc)
+			continue; /* acknowledged, or superseded */
+		if (x.tsc + base + hold_of(qp, sr, x.seq) <= now &&
+		    sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
+			u->inq = 1;
+			SDR_QP_CTR(qp, sr, resume_units)++;
+		} else if (sdr_tq_push(&sr->timers, x.seq, x.chunk, x.tsc)) { /* (room: popped) */
+			u->tx_tsc = 0;
+		}
+	}
+}
+
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
 		   size_t len, const struct sdr_ctrl_hdr *h, uint64_t now)
 {
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
+	int resume = sr->probing;
 
+	if (resume)
+		sr->resume_tsc = now;
 	SDR_QP_CTR(qp, sr, acks_rx)++;
 	if (sr->cc.on)
 		sdr_sr_cc_echo_in(&sr->cc, msg, len, h);
@@ -416,11 +493,15 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 			SDR_QP_CTR(qp, sr, send_closed)++;
 			sdr_cq_send(w, qp, a.sm);
 			a.progress = 1;
+		} else if (a.ss->txdone && a.ss->nchunks && a.ss->units_acked == a.ss->nunits) {
+			end_probe(sr, a.ss, e.seq, now);
 		}
 	}
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
 	if (a.progress)
 		qp->progress_tsc = now;
+	if (resume)
+		sr_resume(qp, sr, now);
 	sdr_sr_cc_apply(w, qp, &sr->cc);
 }

@@ -271,10 +271,49 @@ int app_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_i
 	return rc ? -1 : 0;
 }
 
+int app_restart_note(struct sdr_ctx *ctx, double *t_back)
+{
+	static const struct sdr_ctx *seen_ctx;
+	static uint64_t seen;
+	static double back;
+	static int down;
+	struct sdr_ctx_stats st;
+	int s = sdr_ctx_state(ctx);
+
+	if (ctx != seen_ctx) {
+		seen_ctx = ctx;
+		seen = 0;
+		back = 0;
+		down = 0;
+	}
+	if (s == SDR_CTX_REATTACHING) {
+		back = app_now();
+		if (!down)
+			fprintf(stderr, "sdr: the daemon is gone: re-attaching (%s)\n",
+				sdr_last_error(ctx));
+		down = 1;
+	}
+	if (sdr_ctx_stats_get(ctx, &st) == 0 && st.reattaches > seen) {
+		seen = st.reattaches;
+		fprintf(stderr,
+			"sdr: daemon restarted: re-attached after %llu ms, %llu QP(s) restored, "
+			"%llu not, %llu operation(s) posted again\n",
+			(unsigned long long)st.reattach_last_ms,
+			(unsigned long long)st.qps_restored, (unsigned long long)st.qps_lost,
+			(unsigned long long)st.ops_replayed);
+	}
+	if (s == SDR_CTX_LIVE)
+		down = 0;
+	if (t_back)
+		*t_back = back;
+	return s;
+}
+
 int app_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
 		double timeout)
 {
 	int n = sdr_cq_poll(ctx, wc, max);
+	double back;
 
 	if (n < 0) {
 		fprintf(stderr, "sdr_cq_poll: %s (%s)\n", sdr_strerror(n), sdr_last_error(ctx));
@@ -282,6 +321,10 @@ int app_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle,
 	}
 	if (n == 0) {
 		app_backoff(idle);
+		if (app_restart_note(ctx, &back) != SDR_CTX_LIVE)
+			return 0;
+		if (back > tlast)
+			tlast = back;
 		if (app_now() - tlast > timeout) {
 			fprintf(stderr, "timeout: nothing completed for %.1f s\n", timeout);
 			return -1;

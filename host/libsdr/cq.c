@@ -49,8 +49,9 @@ static struct sdr_op *cqe_match(struct sdr_ctx *ctx, const struct sdr_cqe *c)
 }
 
 /* Move one CQE into handle state and the completion queue. Returns 0, or
- * -1 when the queue has no room (leave the CQE in the ring). */
-static int cqe_process(struct sdr_ctx *ctx, const struct sdr_cqe *c)
+ * -1 when the queue has no room (leave the CQE in the ring). restore.c
+ * completes operations a restart aborted through it too. */
+int libsdr_cqe_process(struct sdr_ctx *ctx, const struct sdr_cqe *c)
 {
 	struct sdr_op *op = cqe_match(ctx, c);
 	struct wcq_ent *e;
@@ -60,6 +61,14 @@ static int cqe_process(struct sdr_ctx *ctx, const struct sdr_cqe *c)
 	 * destroyed (its pending completions are discarded, sdr.h) */
 	if (!op && (c->wr_id & COOKIE_MARK)) {
 		ctx->st.wc_orphaned++;
+		return 0;
+	}
+
+	/* Exactly once across a daemon restart: a second completion of an
+	 * operation already complete (the first came from the daemon before) */
+	if (op && op->state == OP_DONE && op->qp->restores &&
+	    c->opcode == (op->is_recv ? SDR_SQ_RECV : SDR_SQ_SEND) && c->seq == op->seq) {
+		ctx->st.wc_duplicate++;
 		return 0;
 	}
 
@@ -108,11 +117,17 @@ static void probe_daemon(struct sdr_ctx *ctx)
 	struct pollfd p = {.fd = ctx->sock, .events = POLLIN | POLLRDHUP};
 
 	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)))
-		libsdr_mark_dead(ctx);
+		libsdr_conn_lost(ctx);
 }
 
 /* Drain the CQ ring. Returns CQEs processed, or -EIO on a corrupt ring. */
 int libsdr_progress(struct sdr_ctx *ctx)
+{
+	restore_drive(ctx);
+	return libsdr_cq_drain(ctx);
+}
+
+int libsdr_cq_drain(struct sdr_ctx *ctx)
 {
 	int64_t avail = sdr_ring_avail_checked(&ctx->cq);
 	int n = 0;
@@ -126,13 +141,13 @@ int libsdr_progress(struct sdr_ctx *ctx)
 		struct sdr_cqe c;
 
 		memcpy(&c, sdr_ring_peek(&ctx->cq, 0), sizeof(c));
-		if (cqe_process(ctx, &c))
+		if (libsdr_cqe_process(ctx, &c))
 			break;
 		sdr_ring_consume(&ctx->cq, 1);
 		ctx->st.cqe_seen++;
 		n++;
 	}
-	if (n == 0 && !ctx->dead && ++ctx->idle % IDLE_PROBE_EVERY == 0)
+	if (n == 0 && !ctx->dead && ctx->rstate != R_DOWN && ++ctx->idle % IDLE_PROBE_EVERY == 0)
 		probe_daemon(ctx);
 	return n;
 }

@@ -45,12 +45,19 @@ const char *sdr_strerror(int status)
 	case -EALREADY: return "already done";
 	case -EPROTO: return "protocol error talking to the daemon";
 	case -EDQUOT: return "a per-client quota of the daemon is exhausted";
+	case -ECONNABORTED:
+		return "aborted by a daemon restart (QP not restored, or a stream open at the "
+		       "restart)";
 	default: return status < 0 ? strerror(-status) : "unknown status";
 	}
 }
 
 void libsdr_mark_dead(struct sdr_ctx *ctx)
 {
+	if (ctx->attaching) { /* restore.c tries again later */
+		ctx->attach_lost = 1;
+		return;
+	}
 	if (!ctx->dead)
 		libsdr_set_err(ctx, "daemon connection lost");
 	ctx->dead = 1;
@@ -68,7 +75,7 @@ int libsdr_ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 
 	if (fd_out)
 		*fd_out = -1;
-	if (ctx->dead)
+	if (ctx->dead || (ctx->rstate == R_DOWN && !ctx->attaching))
 		return -EPIPE;
 	req->magic = SDR_CTL_MAGIC;
 	req->abi_major = SDR_ABI_MAJOR;
@@ -84,7 +91,7 @@ int libsdr_ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 			return -ETIMEDOUT;
 		}
 		if (n != -EPIPE && n != -ECONNRESET) {
-			libsdr_mark_dead(ctx);
+			libsdr_conn_lost(ctx);
 			return -EPIPE;
 		}
 		/* The daemon hung up, maybe after telling why (it refuses a
@@ -100,7 +107,7 @@ int libsdr_ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 	/* (ECONNRESET: the daemon closed with our request unread; a reply it
 	 * sent before is still queued behind the error) */
 	if (peer_gone && n <= 0 && n != -EMSGSIZE) {
-		libsdr_mark_dead(ctx);
+		libsdr_conn_lost(ctx);
 		return -EPIPE;
 	}
 	if (n == -ETIMEDOUT) {
@@ -111,7 +118,7 @@ int libsdr_ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 		return -ETIMEDOUT;
 	}
 	if (n <= 0 && n != -EMSGSIZE) {
-		libsdr_mark_dead(ctx);
+		libsdr_conn_lost(ctx);
 		return -EPIPE;
 	}
 	if (n != (ssize_t)sizeof(*resp) || resp->magic != SDR_CTL_MAGIC || resp->type != type) {
@@ -130,14 +137,16 @@ int libsdr_ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 			return -EPROTO;
 		}
 		libsdr_set_err(ctx, "%s", resp->msg[0] ? resp->msg : strerror(-resp->status));
-		if (peer_gone)
+		if (peer_gone && ctx->attaching)
+			ctx->attach_lost = 1;
+		else if (peer_gone)
 			ctx->dead = 1; /* (keeping the daemon's reason) */
 		return resp->status;
 	}
 	if (peer_gone) { /* a success reply and a hang-up: the hang-up counts */
 		if (got_fd >= 0)
 			close(got_fd);
-		libsdr_mark_dead(ctx);
+		libsdr_conn_lost(ctx);
 		return -EPIPE;
 	}
 	if (fd_out)

@@ -2,7 +2,8 @@
 /*
  * libsdr's QP lifecycle (host library layer): create (map and check the QP's
  * segment of receive slots and bitmaps), connect to the peer's QP info, pace,
- * destroy; and the QP test hooks of sdr_internal.h.
+ * destroy; and the QP test hooks of sdr_internal.h. What a QP_RESTORE after a
+ * daemon restart needs is kept through restore.c (libsdr_journal_qp()).
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -76,6 +77,8 @@ void libsdr_qp_free(struct sdr_qp *qp)
 	ctx->qps[qp->idx] = NULL;
 	if (qp->seg)
 		munmap(qp->seg, qp->seg_size);
+	if (qp->seg_fd >= 0)
+		close(qp->seg_fd);
 	free(qp);
 }
 
@@ -105,8 +108,8 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 			errno = EINVAL;
 			return NULL;
 		}
-		for (int i = 0; i < 3; i++)
-			if (attr->reserved[i]) {
+		for (int i = 0; i < 2; i++)
+			if (attr->reserved2[i]) {
 				errno = EINVAL;
 				return NULL;
 			}
@@ -140,6 +143,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		return NULL;
+	qp->seg_fd = -1;
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_QP_CREATE;
 	if (attr) {
@@ -152,8 +156,9 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.qp_attr.want_qpn = attr->want_qpn;
 		req.qp_attr.want_rkey = attr->want_rkey;
 		req.qp_attr.rate_bps = attr->rate_bps;
+		req.horizon_ms = attr->horizon_ms;
 	}
-	rc = libsdr_ctl_call(ctx, &req, -1, &resp, &fd);
+	rc = libsdr_ctl(ctx, &req, -1, &resp, &fd);
 	if (rc) {
 		free(qp);
 		errno = -rc;
@@ -178,7 +183,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		e = EPROTO;
 		goto fail;
 	}
-	close(fd);
+	libsdr_journal_qp(qp, &req, &resp, fd);
 	for (uint32_t i = 0; i < SDR_HANDLES; i++) {
 		qp->sh[i].op.qp = qp;
 		qp->rh[i].op.qp = qp;
@@ -209,10 +214,17 @@ int sdr_qp_destroy(struct sdr_qp *qp)
 
 	if (qp == NULL)
 		return -EINVAL;
+	restore_drive(qp->ctx);
+	/* not restored, or the daemon is gone (re-attach pending): the daemon
+	 * does not know it (any more), and it will not be restored */
+	if (qp->lost || (qp->ctx->rstate == R_DOWN && !qp->ctx->dead)) {
+		libsdr_qp_free(qp);
+		return 0;
+	}
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_QP_DESTROY;
 	req.qp_id = qp->qp_id;
-	rc = libsdr_ctl_call(qp->ctx, &req, -1, &resp, NULL);
+	rc = libsdr_ctl(qp->ctx, &req, -1, &resp, NULL);
 	libsdr_qp_free(qp);
 	return rc;
 }
@@ -221,6 +233,7 @@ int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps)
 {
 	struct sdr_ctl_req req;
 	struct sdr_ctl_resp resp;
+	int rc;
 
 	if (qp == NULL)
 		return -EINVAL;
@@ -230,11 +243,16 @@ int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps)
 			       (unsigned long long)rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
 		return -EINVAL;
 	}
+	if (qp->lost)
+		return libsdr_qp_gone(qp);
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_QP_SET_RATE;
 	req.qp_id = qp->qp_id;
 	req.qp_attr.rate_bps = rate_bps;
-	return libsdr_ctl_call(qp->ctx, &req, -1, &resp, NULL);
+	rc = libsdr_ctl(qp->ctx, &req, -1, &resp, NULL);
+	if (rc == 0)
+		qp->jreq.qp_attr.rate_bps = rate_bps; /* a restore keeps the rate */
+	return rc;
 }
 
 int sdr_qp_info_get(const struct sdr_qp *qp, struct sdr_qp_info *info)
@@ -259,11 +277,13 @@ int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote)
 	}
 	if (qp->connected)
 		return -EISCONN;
+	if (qp->lost)
+		return libsdr_qp_gone(qp);
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_QP_CONNECT;
 	req.qp_id = qp->qp_id;
 	req.remote = *remote;
-	rc = libsdr_ctl_call(qp->ctx, &req, -1, &resp, NULL);
+	rc = libsdr_ctl(qp->ctx, &req, -1, &resp, NULL);
 	if (rc)
 		return rc;
 	qp->remote = *remote;

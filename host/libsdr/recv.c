@@ -3,7 +3,8 @@
  * libsdr's receives (host library layer): post a receive into a slot of the
  * QP segment, read its chunk bitmap and immediate while it lands, ask for
  * early completion (RECV_COMPLETE), poll it; the plain-words last error of
- * one that completed partial or in error.
+ * one that completed partial or in error. While the daemon restarts
+ * (restore.c), receives go to the journal only.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -37,13 +38,16 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 	struct sdr_op *op;
 	uint64_t off, *bm;
 	uint32_t seq;
-	int rc;
+	int rc, journal;
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
 	ctx = qp->ctx;
+	restore_drive(ctx);
 	if (ctx->dead)
 		return -EPIPE;
+	if (qp->lost)
+		return libsdr_qp_gone(qp);
 	if (wr->reserved)
 		return fail(ctx, -EINVAL, "reserved field not 0");
 	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
@@ -71,10 +75,16 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 	atomic_store_explicit(&slot->seq, seq, memory_order_relaxed);
 
 	sqe.wr_id = cookie_make(qp->idx, 1, seq);
-	rc = sq_post(ctx, &sqe);
-	if (rc)
-		return rc;
+	journal = qp_journal(qp);
+	if (!journal) {
+		rc = sq_post(ctx, &sqe);
+		if (rc)
+			return rc;
+	}
 	op_arm(op, seq, wr->length, wr->wr_id);
+	op->mr = wr->mr;
+	op->off = off;
+	op->posted = !journal;
 	qp->rh[seq % SDR_HANDLES].posted_ns = mono_ns();
 	qp->recv_seq++;
 	ctx->outstanding++;
@@ -152,12 +162,17 @@ int sdr_recv_complete(struct sdr_recv_handle *h)
 		return -EINVAL;
 	op = &h->op;
 	ctx = op->qp->ctx;
+	restore_drive(ctx);
 	if (ctx->dead)
 		return -EPIPE;
 	if (op->state == OP_PENDING)
 		libsdr_progress(ctx);
 	if (op->state != OP_PENDING || op->complete_req)
 		return -EALREADY;
+	if (!op->posted) { /* journal only: restore.c posts it after the receive */
+		op->complete_req = 1;
+		return 0;
+	}
 	sqe_init(&sqe, op->qp, SDR_SQ_RECV_COMPLETE, NULL, 0, 0);
 	sqe.wr_id = cookie_make(op->qp->idx, 1, op->seq);
 	sqe.seq = op->seq;
@@ -202,7 +217,11 @@ void libsdr_recv_err(struct sdr_op *op)
 
 	if (qp->connected)
 		sdr_format_ipv4(qp->remote.ip, peer);
-	if (op->status)
+	if (op->status == -ECONNABORTED && qp->lost)
+		n = snprintf(ctx->errmsg, sizeof(ctx->errmsg),
+			     "aborted: its QP was not restored after the daemon restarted: %s; ",
+			     qp->lost_why);
+	else if (op->status)
 		n = snprintf(ctx->errmsg, sizeof(ctx->errmsg), "%s: ", sdr_strerror(op->status));
 	if (n >= 0 && (size_t)n < sizeof(ctx->errmsg))
 		sdr_diag_recv_text(ctx->errmsg + n, sizeof(ctx->errmsg) - (size_t)n, &d);

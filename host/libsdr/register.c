@@ -2,7 +2,8 @@
 /*
  * libsdr's memory registration (host library layer): sealed memfd buffers
  * (sdr_buf_alloc/free) and the MRs the daemon maps from them or from a
- * caller's descriptor (sdr_mr_reg, sdr_mr_reg_fd, sdr_mr_dereg).
+ * caller's descriptor (sdr_mr_reg, sdr_mr_reg_fd, sdr_mr_dereg). Each MR keeps
+ * its file and range, which restore.c registers again after a daemon restart.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,24 +103,29 @@ static struct sdr_mr *mr_register(struct sdr_ctx *ctx, struct sdr_buf *b, int fd
 	struct sdr_ctl_req req;
 	struct sdr_ctl_resp resp;
 	struct sdr_mr *mr;
-	int rc;
+	int rc, own = -1;
 
 	mr = mr_new(ctx);
 	if (mr == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* the caller may close its fd: keep one to register it again after a
+	 * daemon restart */
+	if (b == NULL && ctx->reattach_ms != SDR_REATTACH_OFF) {
+		own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (own < 0) {
+			rc = -errno;
+			goto fail;
+		}
+	}
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_MR_REG;
 	req.fd_offset = off;
 	req.length = len;
-	rc = libsdr_ctl_call(ctx, &req, fd, &resp, NULL);
-	if (rc) {
-		mr->next_free = ctx->mr_free;
-		ctx->mr_free = mr;
-		errno = -rc;
-		return NULL;
-	}
+	rc = libsdr_ctl(ctx, &req, fd, &resp, NULL);
+	if (rc)
+		goto fail;
 	memset(mr, 0, sizeof(*mr));
 	mr->ctx = ctx;
 	mr->buf = b;
@@ -127,9 +133,19 @@ static struct sdr_mr *mr_register(struct sdr_ctx *ctx, struct sdr_buf *b, int fd
 	mr->len = len;
 	mr->id = resp.id;
 	mr->valid = 1;
+	mr->fd = own >= 0 ? own : fd;
+	mr->fd_own = own >= 0;
+	mr->fd_off = off;
 	if (b)
 		b->mr_refs++;
 	return mr;
+fail:
+	if (own >= 0)
+		close(own);
+	mr->next_free = ctx->mr_free;
+	ctx->mr_free = mr;
+	errno = -rc;
+	return NULL;
 }
 
 struct sdr_mr *sdr_mr_reg(struct sdr_ctx *ctx, void *addr, size_t len, uint32_t flags)
@@ -171,13 +187,21 @@ int sdr_mr_dereg(struct sdr_mr *mr)
 	if (mr == NULL || !mr->valid)
 		return -EINVAL;
 	ctx = mr->ctx;
-	memset(&req, 0, sizeof(req));
-	req.type = SDR_CTL_MR_DEREG;
-	req.mr_id = mr->id;
-	rc = libsdr_ctl_call(ctx, &req, -1, &resp, NULL);
-	if (rc)
-		return rc;
+	restore_drive(ctx);
+	/* the daemon is gone (re-attach pending): it has forgotten the MR
+	 * already, and the re-attach will not register it again */
+	if (ctx->rstate != R_DOWN || ctx->dead) {
+		memset(&req, 0, sizeof(req));
+		req.type = SDR_CTL_MR_DEREG;
+		req.mr_id = mr->id;
+		rc = libsdr_ctl(ctx, &req, -1, &resp, NULL);
+		if (rc)
+			return rc;
+	}
 	mr->valid = 0;
+	if (mr->fd_own)
+		close(mr->fd);
+	mr->fd_own = 0;
 	if (mr->buf)
 		mr->buf->mr_refs--;
 	mr->next_free = ctx->mr_free;

@@ -14,7 +14,11 @@
  *  - Data-path calls never block: a full ring returns -EAGAIN.
  *  - A context and everything created from it is single-threaded: callers
  *    that share one between threads must serialise all calls on it.
- *  - When the daemon dies (its socket hangs up), calls return -EPIPE.
+ *  - When the daemon dies (its socket hangs up), the context re-attaches to
+ *    its next incarnation within a window (sdr_ctx_attr.reattach_ms) and
+ *    restores its MRs, QPs and outstanding operations: no call fails within
+ *    the window (docs/host-api.md §6). Without re-attach, or once the window
+ *    expired, calls return -EPIPE.
  *
  * Completion status values (struct sdr_wc.status, and the negative values
  * returned by sdr_send_poll() / sdr_recv_poll()):
@@ -30,8 +34,14 @@
  *  - -ECANCELED  QP destroyed or context detached before completion
  *  - -ETIMEDOUT  the reliability layer gave up (SR / EC modes)
  *  - -EIO        peer or DPU error
- *  - -EPIPE      (poll functions only) the daemon died; the operation's
- *                fate is unknown
+ *  - -ECONNABORTED the daemon restarted and the operation could not be
+ *                carried over: its QP was not restored (the new daemon
+ *                refused it or its identity changed; the reason is in
+ *                sdr_last_error()), or it was a streaming send not complete
+ *                at the restart
+ *  - -EPIPE      (poll functions only) the daemon died and did not come back
+ *                within the re-attach window (or re-attach is off); the
+ *                operation's fate is unknown
  * libsdr validates every descriptor exactly as the DPU does, so -EINVAL,
  * -EBADF, -ENOENT, -ERANGE and -EBUSY are returned by the post functions
  * themselves and only appear in completions of descriptors injected
@@ -68,10 +78,22 @@ struct sdr_recv_handle;
 
 /* ---------------- context ---------------- */
 
+/** sdr_ctx_attr.reattach_ms: no re-attach; a daemon death is final (-EPIPE). */
+#define SDR_REATTACH_OFF UINT32_MAX
+/** Re-attach window when neither the attribute nor $SDR_REATTACH_MS sets one. */
+#define SDR_REATTACH_DEFAULT_MS 30000u
+
 struct sdr_ctx_attr {
 	/** Timeout of one control request (ms); 0 = 5000. */
 	uint32_t ctl_timeout_ms;
-	uint32_t reserved[7]; /**< must be 0 */
+	/** (2.2) Re-attach window (ms): how long after the daemon died the
+	 *  context keeps trying to re-attach to its next incarnation, restoring
+	 *  its MRs, QPs and outstanding operations (docs/host-api.md §6).
+	 *  0 = the environment variable SDR_REATTACH_MS (ms; 0 there means off),
+	 *  else SDR_REATTACH_DEFAULT_MS; SDR_REATTACH_OFF = off: a daemon death
+	 *  is final, as in libsdr 2.1 (calls return -EPIPE). */
+	uint32_t reattach_ms;
+	uint32_t reserved[6]; /**< must be 0 */
 };
 
 /**
@@ -88,7 +110,11 @@ struct sdr_ctx_attr {
 struct sdr_ctx *sdr_ctx_open(const char *dpu_socket_path, const struct sdr_ctx_attr *attr);
 
 /** Detach: destroys all QPs, deregisters all MRs, frees all buffers and
- *  closes the socket. @p ctx may be NULL. */
+ *  closes the socket. @p ctx may be NULL.
+ *  Control calls (sdr_mr_reg*, sdr_qp_create, sdr_qp_connect,
+ *  sdr_qp_rate_set) made while the daemon restarts wait for the re-attach
+ *  (up to the window); sdr_qp_destroy and sdr_mr_dereg then act locally
+ *  (docs/host-api.md §6). */
 void sdr_ctx_close(struct sdr_ctx *ctx);
 
 /** Human-readable reason of the last failed call on @p ctx (the daemon's
@@ -193,13 +219,25 @@ struct sdr_qp_attr {
 			                      1..32 (XOR: <= ec_k); else 0 */
 		};
 	};
-	uint32_t want_qpn;    /**< 0 = allocate; else this QPN block base, of the
+	uint32_t want_qpn;  /**< 0 = allocate; else this QPN block base, of the
 	                           daemon's current epoch, or 0x100 + k*G meaning
 	                           block k of the current epoch (the QP info tells
 	                           the actual QPN) */
-	uint32_t want_rkey;   /**< 0 = random */
-	uint32_t reserved[3]; /**< must be 0 */
-	uint64_t rate_bps;    /**< pace this QP's sends (first transmissions and
+	uint32_t want_rkey; /**< 0 = random */
+	union {
+		uint32_t reserved[3]; /**< (old name of the three words below) */
+		struct {
+			uint32_t horizon_ms;   /**< outage horizon (ABI 2.1): sends
+			                            that make no progress (link down,
+			                            peer silent) stall, not fail, this
+			                            long, then complete -ETIMEDOUT;
+			                            0 = the daemon's
+			                            --outage-horizon-ms, UINT32_MAX =
+			                            never (docs/reliability.md) */
+			uint32_t reserved2[2]; /**< must be 0 */
+		};
+	};
+	uint64_t rate_bps; /**< pace this QP's sends (first transmissions and
 	                           retransmissions) at this many bit/s of frame
 	                           bytes; 0 = unpaced (the daemon's --port-rate
 	                           still applies). See sdr_qp_rate_set(). */
@@ -278,7 +316,10 @@ struct sdr_send_wr {
  *  -ENOTCONN QP not connected
  *  -EAGAIN   SQ ring full, cq_entries operations outstanding, or the
  *            handle of message n-1024 not yet reaped
- *  -EPIPE    daemon gone
+ *  -ECONNABORTED the QP was not restored after a daemon restart
+ *  -EPIPE    daemon gone for good (re-attach window expired, or off)
+ * While the daemon restarts (within the re-attach window) the send is kept
+ * and posted to the new daemon: 0 (the SQ ring does not count then).
  */
 int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_send_handle **h);
 
@@ -304,7 +345,9 @@ struct sdr_stream_wr {
  * any number of times (the retransmission primitive); the stream completes
  * (one completion) after sdr_send_stream_end() once all its data is on the
  * wire.
- * @return 0, -EINVAL, -EMSGSIZE, -ENOTCONN, -EAGAIN, -EPIPE (as sdr_send_post()).
+ * @return 0, -EINVAL, -EMSGSIZE, -ENOTCONN, -EAGAIN, -ECONNABORTED, -EPIPE (as
+ *  sdr_send_post()); -EAGAIN also while the daemon restarts (a stream's data
+ *  is not kept across a restart: one open then completes -ECONNABORTED).
  */
 int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *wr,
 			  struct sdr_send_handle **h);
@@ -316,12 +359,14 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
  * @return 0, -EINVAL (NULL, not an open stream, msg_offset not a multiple
  *  of the MTU, length not whole packets for a piece that does not end the
  *  message, addr outside mr), -ENOENT, -ERANGE, -EMSGSIZE (length 0 or
- *  past the stream's length), -EAGAIN (SQ ring full), -EPIPE.
+ *  past the stream's length), -EAGAIN (SQ ring full), -ECONNABORTED (a
+ *  daemon restart aborted the stream), -EPIPE.
  */
 int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_wr *wr);
 
 /** Close stream @p h. @return 0, -EINVAL (not an open stream),
- *  -EAGAIN (SQ ring full), -EPIPE. */
+ *  -EAGAIN (SQ ring full), -ECONNABORTED (a daemon restart aborted the
+ *  stream), -EPIPE. */
 int sdr_send_stream_end(struct sdr_send_handle *h);
 
 /**
@@ -350,8 +395,8 @@ struct sdr_recv_wr {
 /**
  * Post the next receive (receive n takes send n). Zeroes the slot's chunk
  * bitmap first.
- * @return 0, -EINVAL, -ENOENT, -ERANGE, -EMSGSIZE, -ENOTCONN, -EPIPE
- *  (as sdr_send_post()), -EAGAIN (SQ ring full, cq_entries outstanding, or
+ * @return 0, -EINVAL, -ENOENT, -ERANGE, -EMSGSIZE, -ENOTCONN, -ECONNABORTED,
+ *  -EPIPE (as sdr_send_post(); kept while the daemon restarts), -EAGAIN (SQ ring full, cq_entries outstanding, or
  *  receive n-1024 not yet completed and reaped).
  */
 int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_recv_handle **h);
@@ -433,7 +478,10 @@ struct sdr_wc {
  */
 int sdr_cq_poll(struct sdr_ctx *ctx, struct sdr_wc *wc, int max);
 
-/** Counters of one context (for diagnostics). */
+/** Counters of one context (for diagnostics). The fields after wc_orphaned
+ *  came with 2.2: sdr_ctx_stats_get@LIBSDR_2.2 fills the whole struct, the
+ *  programs linked against 2.0/2.1 call sdr_ctx_stats_get@LIBSDR_2, which
+ *  fills the eight 2.0 fields only. */
 struct sdr_ctx_stats {
 	uint64_t sq_posted;     /**< descriptors written to the SQ ring */
 	uint64_t sq_full;       /**< posts refused: SQ ring full */
@@ -443,9 +491,28 @@ struct sdr_ctx_stats {
 	uint64_t cqe_unmatched; /**< CQEs not matching an outstanding operation */
 	uint64_t wc_dropped;    /**< unmatched completions dropped (queue full) */
 	uint64_t wc_orphaned;   /**< completions of destroyed QPs, discarded */
+	/* ---- 2.2: re-attach after a daemon restart (docs/host-api.md §6) ---- */
+	uint64_t reattaches;       /**< daemon restarts the context re-attached through */
+	uint64_t reattach_expired; /**< outages longer than the window (the context died) */
+	uint64_t reattach_last_ms; /**< the last outage: daemon death to re-attach (ms) */
+	uint64_t qps_restored;     /**< QPs carried over (QP_RESTORE accepted) */
+	uint64_t qps_lost;         /**< QPs not carried over (refused, identity changed) */
+	uint64_t mrs_lost;         /**< MRs the new daemon refused to register */
+	uint64_t ops_replayed;     /**< operations posted again to a new daemon */
+	uint64_t ops_aborted;      /**< operations completed -ECONNABORTED by a restart */
+	uint64_t wc_duplicate;     /**< completions of operations already complete, dropped */
 };
 /** @return 0 or -EINVAL. */
 int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);
+
+/** (2.2) Re-attach state of @p ctx: SDR_CTX_LIVE, SDR_CTX_REATTACHING (the
+ *  daemon is gone, the window runs; or it is back and outstanding operations
+ *  are still being posted to it again), SDR_CTX_DEAD (-EPIPE from now on),
+ *  or -EINVAL (NULL). */
+#define SDR_CTX_LIVE 0
+#define SDR_CTX_REATTACHING 1
+#define SDR_CTX_DEAD 2
+int sdr_ctx_state(const struct sdr_ctx *ctx);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -46,6 +46,11 @@ struct sdr_op {
 	uint16_t opcode;      /* CQE opcode */
 	int32_t status;
 	uint32_t clen, cimm;
+	/* the journal (restore.c): what posting it again to a new daemon takes */
+	struct sdr_mr *mr; /* NULL for a stream */
+	uint64_t off;
+	uint32_t imm;
+	uint8_t posted; /* its SQE went to the current daemon (0: journal only) */
 };
 
 struct sdr_send_handle {
@@ -72,6 +77,10 @@ struct sdr_mr {
 	uint64_t len;
 	uint32_t id;
 	uint8_t valid;
+	/* the journal: the file and range to register again after a restart */
+	int fd;          /* buf->fd, or libsdr's dup of an sdr_mr_reg_fd() fd */
+	uint8_t fd_own;  /* fd is libsdr's dup: close it with the MR */
+	uint64_t fd_off; /* offset of the range in fd */
 };
 
 struct sdr_qp {
@@ -91,6 +100,15 @@ struct sdr_qp {
 	uint32_t chunk_bytes;
 	struct sdr_send_handle sh[SDR_HANDLES];
 	struct sdr_recv_handle rh[SDR_HANDLES];
+	/* the journal (restore.c) */
+	struct sdr_ctl_req jreq; /* the QP_CREATE request (attributes, horizon) */
+	uint8_t token[SDR_RESTORE_TOKEN_LEN];
+	int seg_fd;                /* the QP segment's memfd, kept for QP_RESTORE */
+	uint8_t replay;            /* restored: descriptors left to post again */
+	uint8_t lost;              /* not restored: everything fails -ECONNABORTED */
+	uint32_t rp_send, rp_recv; /* replay cursors (message numbers) */
+	uint32_t restores;         /* QP_RESTOREs accepted */
+	char lost_why[160];        /* why it was not restored */
 };
 
 struct wcq_ent {
@@ -102,9 +120,19 @@ struct wcq_ent {
 #define SDR_MAX_QPS 32768u
 #define IDLE_PROBE_EVERY 64
 
+/* ctx->rstate: re-attach after a daemon restart (restore.c) */
+enum { R_LIVE = 0, R_DOWN, R_REPLAY };
+
 struct sdr_ctx {
 	int sock;
 	int dead;
+	uint8_t rstate;       /* R_*: not R_LIVE sends every call to restore.c */
+	uint8_t attaching;    /* restore.c talks to a new daemon (ctl calls allowed) */
+	uint8_t attach_lost;  /* ... and lost it again: try later */
+	uint32_t reattach_ms; /* SDR_REATTACH_OFF = off */
+	uint64_t down_ns;     /* CLOCK_MONOTONIC of the death */
+	uint64_t try_ns;      /* of the last connect attempt */
+	char path[108];       /* the daemon's socket */
 	uint32_t ctl_timeout_ms;
 	uint8_t *seg;
 	size_t seg_size;
@@ -152,6 +180,8 @@ static inline int in_seg(uint64_t off, uint64_t len, uint64_t size, uint64_t ali
 void libsdr_set_err(struct sdr_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void libsdr_mark_dead(struct sdr_ctx *ctx);
+/* the daemon hung up: re-attach (restore.c) or, when that is off, dead */
+void libsdr_conn_lost(struct sdr_ctx *ctx);
 int libsdr_ctl_call(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in,
 		    struct sdr_ctl_resp *resp, int *fd_out);
 void *libsdr_map_segment(int fd, uint64_t size);
@@ -159,12 +189,30 @@ void *libsdr_map_segment(int fd, uint64_t size);
 /* qp.c */
 void libsdr_qp_free(struct sdr_qp *qp);
 
+/* setup.c */
+int libsdr_seg_attach(struct sdr_ctx *ctx);
+uint64_t libsdr_now_ns(void);
+
+/* restore.c: re-attach after a daemon restart */
+uint32_t libsdr_reattach_window(const struct sdr_ctx_attr *attr);
+void libsdr_restore_drive(struct sdr_ctx *ctx);
+/* a control call of the API: waits for the re-attach, retried once after it */
+int libsdr_ctl(struct sdr_ctx *ctx, struct sdr_ctl_req *req, int fd_in, struct sdr_ctl_resp *resp,
+	       int *fd_out);
+/* the QP's journal entries from its QP_CREATE (takes @p seg_fd) */
+void libsdr_journal_qp(struct sdr_qp *qp, const struct sdr_ctl_req *req,
+		       const struct sdr_ctl_resp *resp, int seg_fd);
+/* posts while the QP is journal-only: -ECONNABORTED (lost), -EPIPE (dead) or 0 */
+int libsdr_qp_gone(struct sdr_qp *qp);
+
 /* recv.c: the last error of a receive that completed partial or in error
  * (sdr_diag_recv_text(), the wording of the daemon's /ops page) */
 void libsdr_recv_err(struct sdr_op *op);
 
 /* cq.c: completions */
 int libsdr_progress(struct sdr_ctx *ctx);
+int libsdr_cq_drain(struct sdr_ctx *ctx);
+int libsdr_cqe_process(struct sdr_ctx *ctx, const struct sdr_cqe *c);
 int libsdr_op_poll(struct sdr_op *op);
 
 /* ---------------- data-path helpers (send.c, recv.c) ---------------- */
@@ -225,6 +273,25 @@ static inline int desc_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const
 	return rc ? fail(qp->ctx, rc, sdr_desc_why_str(why)) : 0;
 }
 
+/* Posts on @p qp go to the journal only (the daemon is gone, or it is back
+ * and the QP's earlier descriptors are not all posted again yet). */
+static inline int qp_journal(const struct sdr_qp *qp)
+{
+	return qp->ctx->rstate == R_DOWN || qp->replay;
+}
+static inline int op_journal(const struct sdr_op *op)
+{
+	return qp_journal(op->qp);
+}
+
+/* Every call of the API on @p ctx first: restore.c's state machine while a
+ * restart is handled (a branch on the data path otherwise). */
+static inline void restore_drive(struct sdr_ctx *ctx)
+{
+	if (__builtin_expect(ctx->rstate != R_LIVE, 0))
+		libsdr_restore_drive(ctx);
+}
+
 static inline int budget_check(struct sdr_ctx *ctx, const struct sdr_op *op)
 {
 	if (ctx->outstanding >= ctx->cq_entries) {
@@ -235,7 +302,7 @@ static inline int budget_check(struct sdr_ctx *ctx, const struct sdr_op *op)
 		ctx->st.slot_busy++;
 		return fail(ctx, -EAGAIN, "handle of message n-1024 not completed and reaped");
 	}
-	if (sdr_ring_free(&ctx->sq) == 0) {
+	if (!op_journal(op) && sdr_ring_free(&ctx->sq) == 0) {
 		ctx->st.sq_full++;
 		return fail(ctx, -EAGAIN, "SQ ring full");
 	}
@@ -255,6 +322,10 @@ static inline void op_arm(struct sdr_op *op, uint32_t seq, uint32_t length, uint
 	op->clen = op->cimm = 0;
 	op->cflags = 0;
 	op->opcode = 0;
+	op->mr = NULL;
+	op->off = 0;
+	op->imm = 0;
+	op->posted = 0;
 }
 
 #endif /* SDR_PRIV_H */

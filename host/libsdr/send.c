@@ -2,7 +2,8 @@
 /*
  * libsdr's send posts (host library layer): one-shot sends and streams
  * (start, data, end), each SQE checked as the DPU checks it before it takes
- * the next send number; and the raw SQ post of the test hooks.
+ * the next send number; and the raw SQ post of the test hooks. While the
+ * daemon restarts (restore.c), sends go to the journal only.
  */
 #include <errno.h>
 #include <string.h>
@@ -35,19 +36,26 @@ static int send_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const struct
 	return 0;
 }
 
-/* Post @p sqe as send number qp->send_seq and arm its handle. */
+/* Post @p sqe as send number qp->send_seq and arm its handle (journal only
+ * while the daemon restarts: restore.c posts it later). */
 static int send_commit(struct sdr_qp *qp, struct sdr_op *op, struct sdr_sqe *sqe, uint64_t wr_id,
-		       int stream, struct sdr_send_handle **h)
+		       int stream, struct sdr_send_handle **h, struct sdr_mr *mr)
 {
-	int rc;
+	int rc, journal = qp_journal(qp);
 
 	sqe->qp_id = (uint16_t)qp->qp_id;
 	sqe->wr_id = cookie_make(qp->idx, 0, qp->send_seq);
-	rc = sq_post(qp->ctx, sqe);
-	if (rc)
-		return rc;
+	if (!journal) {
+		rc = sq_post(qp->ctx, sqe);
+		if (rc)
+			return rc;
+	}
 	op_arm(op, qp->send_seq++, sqe->length, wr_id);
 	op->stream = stream;
+	op->mr = mr;
+	op->off = sqe->offset;
+	op->imm = sqe->imm;
+	op->posted = !journal;
 	qp->ctx->outstanding++;
 	if (h)
 		*h = (struct sdr_send_handle *)op;
@@ -63,8 +71,11 @@ int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_se
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
+	restore_drive(qp->ctx);
 	if (qp->ctx->dead)
 		return -EPIPE;
+	if (qp->lost)
+		return libsdr_qp_gone(qp);
 	rc = mr_offset(qp->ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
@@ -77,7 +88,7 @@ int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_se
 	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
-	return send_commit(qp, op, &sqe, wr->wr_id, 0, h);
+	return send_commit(qp, op, &sqe, wr->wr_id, 0, h, wr->mr);
 }
 
 int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *wr,
@@ -89,8 +100,14 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
 
 	if (qp == NULL || wr == NULL)
 		return -EINVAL;
+	restore_drive(qp->ctx);
 	if (qp->ctx->dead)
 		return -EPIPE;
+	if (qp->lost)
+		return libsdr_qp_gone(qp);
+	/* a stream's data descriptors are not journaled */
+	if (qp_journal(qp))
+		return fail(qp->ctx, -EAGAIN, "no stream starts while the daemon restarts");
 	sqe_init(&sqe, qp, SDR_SQ_STREAM_START, NULL, 0, wr->length);
 	sqe.imm = wr->imm;
 	rc = send_check(qp, &sqe, NULL);
@@ -100,7 +117,7 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
 	rc = budget_check(qp->ctx, op);
 	if (rc)
 		return rc;
-	return send_commit(qp, op, &sqe, wr->wr_id, 1, h);
+	return send_commit(qp, op, &sqe, wr->wr_id, 1, h, NULL);
 }
 
 int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_wr *wr)
@@ -117,8 +134,11 @@ int sdr_send_stream_continue(struct sdr_send_handle *h, const struct sdr_stream_
 	op = &h->op;
 	qp = op->qp;
 	ctx = qp->ctx;
+	restore_drive(ctx);
 	if (ctx->dead)
 		return -EPIPE;
+	if (op->status == -ECONNABORTED)
+		return fail(ctx, -ECONNABORTED, "stream aborted by a daemon restart");
 	if (op->state != OP_PENDING || op->stream != 1)
 		return fail(ctx, -EINVAL, "not an open stream");
 	if (wr->msg_offset % qp->mtu)
@@ -153,8 +173,11 @@ int sdr_send_stream_end(struct sdr_send_handle *h)
 		return -EINVAL;
 	op = &h->op;
 	ctx = op->qp->ctx;
+	restore_drive(ctx);
 	if (ctx->dead)
 		return -EPIPE;
+	if (op->status == -ECONNABORTED)
+		return fail(ctx, -ECONNABORTED, "stream aborted by a daemon restart");
 	if (op->state != OP_PENDING || op->stream != 1)
 		return fail(ctx, -EINVAL, "not an open stream");
 	sqe_init(&sqe, op->qp, SDR_SQ_STREAM_END, NULL, 0, 0);

@@ -3,7 +3,7 @@
  * libsdr's context set-up (host library layer): attach to the daemon
  * (sdr_ctx_open: connect, HELLO, map and check the context segment with its
  * SQ/CQ rings), detach (sdr_ctx_close), the context's counters and the reason
- * of the last failure.
+ * of the last failure. (Re-attaching to a restarted daemon: restore.c.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sdr_priv.h"
@@ -26,7 +27,15 @@ const char *sdr_last_error(const struct sdr_ctx *ctx)
 	return ctx->err_static ? ctx->err_static : ctx->errmsg;
 }
 
-static int seg_attach(struct sdr_ctx *ctx)
+uint64_t libsdr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int libsdr_seg_attach(struct sdr_ctx *ctx)
 {
 	const struct sdr_seg_hdr *h = (const struct sdr_seg_hdr *)ctx->seg;
 	/* copy once: the header lives in shared memory */
@@ -100,6 +109,8 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 		return NULL;
 	}
 	ctx->ctl_timeout_ms = attr && attr->ctl_timeout_ms ? attr->ctl_timeout_ms : 5000;
+	ctx->reattach_ms = libsdr_reattach_window(attr);
+	memcpy(ctx->path, path, strlen(path) + 1);
 	ctx->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ctx->sock < 0)
 		goto fail_errno;
@@ -134,7 +145,7 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 		errno = e == ENOMEM ? ENOMEM : EPROTO;
 		goto fail;
 	}
-	if (seg_attach(ctx)) {
+	if (libsdr_seg_attach(ctx)) {
 		if (getenv("SDR_DEBUG"))
 			fprintf(stderr, "libsdr: %s\n", ctx->errmsg);
 		errno = EPROTO;
@@ -175,8 +186,11 @@ void sdr_ctx_close(struct sdr_ctx *ctx)
 	for (uint32_t i = 0; i < ctx->cap_qps; i++)
 		if (ctx->qps[i])
 			libsdr_qp_free(ctx->qps[i]);
-	for (uint32_t i = 0; i < ctx->nmrs; i++)
+	for (uint32_t i = 0; i < ctx->nmrs; i++) {
+		if (ctx->mrs[i]->valid && ctx->mrs[i]->fd_own)
+			close(ctx->mrs[i]->fd);
 		free(ctx->mrs[i]);
+	}
 	for (b = ctx->bufs; b; b = nb) {
 		nb = b->next;
 		munmap(b->addr, b->len);
@@ -192,10 +206,34 @@ void sdr_ctx_close(struct sdr_ctx *ctx)
 	free(ctx);
 }
 
+#ifdef SDR_LIBSDR_SYMVER
+/* libsdr.so: of LIBSDR_2.2 (the struct grew); compat.c answers @LIBSDR_2 */
+__asm__(".symver sdr_ctx_stats_get, sdr_ctx_stats_get@@@LIBSDR_2.2");
+#endif
 int sdr_ctx_stats_get(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st)
 {
 	if (ctx == NULL || st == NULL)
 		return -EINVAL;
 	*st = ctx->st;
 	return 0;
+}
+
+/* sdr_ctx_stats_get@LIBSDR_2 (compat.c): the callers linked against 2.0/2.1
+ * have the struct as it was, up to wc_orphaned. */
+int libsdr_ctx_stats_get_2_0(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st);
+int libsdr_ctx_stats_get_2_0(const struct sdr_ctx *ctx, struct sdr_ctx_stats *st)
+{
+	if (ctx == NULL || st == NULL)
+		return -EINVAL;
+	memcpy(st, &ctx->st, offsetof(struct sdr_ctx_stats, reattaches));
+	return 0;
+}
+
+int sdr_ctx_state(const struct sdr_ctx *ctx)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	if (ctx->dead)
+		return SDR_CTX_DEAD;
+	return ctx->rstate == R_LIVE ? SDR_CTX_LIVE : SDR_CTX_REATTACHING;
 }

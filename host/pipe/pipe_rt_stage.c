@@ -171,6 +171,12 @@ static int do_wait(struct rt *r, struct chan *k, uint32_t m, int is_recv)
 			rt_fatal("%s ch %u m %u iteration %u failed: %s",
 				 is_recv ? "receive" : "send", k->ch, m, r->iter,
 				 rc == SDR_POLL_PARTIAL ? "partial message" : sdr_strerror(rc));
+		/* a daemon restart (libsdr re-attaches) does not count against
+		 * the iteration's timeout: the run goes on */
+		pthread_mutex_lock(&r->sdr_mu);
+		if (app_restart_note(r->ctx, NULL) != SDR_CTX_LIVE)
+			t_end = pipe_now() + r->o->timeout;
+		pthread_mutex_unlock(&r->sdr_mu);
 		if (pipe_now() > t_end)
 			rt_fatal("timeout: %s ch %u m %u iteration %u (rel none on a lossy link?)",
 				 is_recv ? "recv" : "send", k->ch, m, r->iter);

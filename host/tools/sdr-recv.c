@@ -21,16 +21,18 @@
 
 static struct tool_opts opt = {.is_sender = 0};
 
+#define RECV_GUARD 0xA5 /* --guard: the byte of a slot past its message */
+
 static void report(uint64_t idx, uint64_t sz, const char *status, const char *why, int chunks,
-		   size_t nchunks, double t_ms, double gbps)
+		   size_t nchunks, double t0, double t_ms, double gbps)
 {
 	if (opt.quiet)
 		return;
 	if (opt.json)
 		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
 		       "\"reason\":\"%s\",\"chunks\":%d,\"chunks_total\":%zu,"
-		       "\"t_ms\":%.3f,\"gbps\":%.3f}\n",
-		       idx, sz, status, why, chunks, nchunks, t_ms, gbps);
+		       "\"t_ms\":%.3f,\"gbps\":%.3f,\"t_mono_s\":%.6f}\n",
+		       idx, sz, status, why, chunks, nchunks, t_ms, gbps, t0 + t_ms / 1e3);
 	else
 		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s%s chunks %d/%zu time %.3f ms"
 		       " %.3f Gbit/s\n",
@@ -69,6 +71,13 @@ static void recv_verdict(struct tool_loop *l, const struct tool_slot *s, const s
 		if (bad < sz)
 			snprintf(why, whysz, "data mismatch at byte %zu", bad);
 	}
+	if (opt.guard && why[0] == '\0')
+		for (uint64_t i = sz; i < l->maxsz; i++)
+			if (p[i] != RECV_GUARD) {
+				snprintf(why, whysz,
+					 "guard byte %" PRIu64 " past the message written", i - sz);
+				break;
+			}
 }
 
 static unsigned partial_seen; /* receives that ended with part of their chunks */
@@ -80,7 +89,11 @@ static int recv_one(struct tool_loop *l, struct tool_slot *s, uint64_t idx, uint
 				 .addr = p,
 				 .length = (uint32_t)tool_plan_size(l->plan, idx),
 				 .wr_id = idx};
-	int rc = sdr_recv_post(l->qp, &wr, &s->rh);
+	int rc;
+
+	if (opt.guard) /* the slot past the message: nothing may write there */
+		memset(p + wr.length, RECV_GUARD, l->maxsz - wr.length);
+	rc = sdr_recv_post(l->qp, &wr, &s->rh);
 
 	if (!rc)
 		s->t_post = app_now();
@@ -112,7 +125,7 @@ static int recv_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_
 	       : (wc->status == 0 && (wc->flags & (SDR_CQE_F_PARTIAL | SDR_CQE_F_IMM_PARTIAL)))
 		       ? "partial"
 		       : "error",
-	       why, chunks, nch, (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9);
+	       why, chunks, nch, l->t0, (t - l->t0) * 1e3, (double)sz * 8 / dt / 1e9);
 	return good;
 }
 
@@ -127,7 +140,7 @@ static void recv_pending(struct tool_loop *l, struct tool_slot *s)
 
 	sdr_recv_bitmap_get(s->rh, &bm, &nch);
 	report(s->idx, tool_plan_size(l->plan, s->idx), "incomplete", "timeout",
-	       sdr_recv_chunks_done(s->rh), nch, (app_now() - l->t0) * 1e3, 0);
+	       sdr_recv_chunks_done(s->rh), nch, l->t0, (app_now() - l->t0) * 1e3, 0);
 	d.posted_ago = app_now() - s->t_post;
 	d.chunks_got = (uint32_t)sdr_recv_chunks_done(s->rh);
 	d.chunks = (uint32_t)nch;
@@ -237,8 +250,10 @@ static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
 	if (opt.json)
 		printf("{\"summary\":\"recv\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
-		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f}\n",
-		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
+		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"goodput_gbps\":%.3f,"
+		       "\"unexpected\":%" PRIu64 ",\"t0_mono_s\":%.6f}\n",
+		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9,
+		       res.unexpected, res.t0);
 	else
 		printf("received: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes in %.3f s,"
 		       " goodput %.3f Gbit/s (payload bytes of verified messages)\n",
@@ -250,7 +265,7 @@ static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 		tool_send_result(*sock, &res);
 		app_linger(*sock, opt.timeout);
 	}
-	return res.failed == 0 ? 0 : 1;
+	return res.failed == 0 && res.unexpected == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -72,9 +72,10 @@ static int send_done(struct tool_loop *l, struct tool_slot *s, const struct sdr_
 		return wc->status == 0;
 	if (opt.json)
 		printf("{\"msg\":%" PRIu64 ",\"size\":%" PRIu64 ",\"status\":\"%s\","
-		       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f}\n",
+		       "\"error\":%d,\"t_ms\":%.3f,\"gbps\":%.3f,\"ct_ms\":%.3f,"
+		       "\"t_mono_s\":%.6f}\n",
 		       idx, sz, wc->status ? "error" : "sent", wc->status, (t - l->t0) * 1e3,
-		       (double)sz * 8 / dt / 1e9, (t - s->t_post) * 1e3);
+		       (double)sz * 8 / dt / 1e9, (t - s->t_post) * 1e3, t);
 	else
 		printf("msg %" PRIu64 " size %" PRIu64 " %s%s%s time %.3f ms %.3f Gbit/s"
 		       " completion %.3f ms\n",
@@ -178,12 +179,14 @@ static int session(struct sdr_ctx *ctx, struct tool_plan *plan, int file_fd, uin
 		return 1;
 	if (run(ctx, qp, plan, file_fd, &res))
 		return 1;
-	ok = res.failed == 0;
+	ok = res.failed == 0 && res.unexpected == 0;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;
 	if (opt.json)
 		printf("{\"summary\":\"send\",\"ok\":%" PRIu64 ",\"failed\":%" PRIu64
-		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"gbps\":%.3f}\n",
-		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9);
+		       ",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,\"gbps\":%.3f,"
+		       "\"unexpected\":%" PRIu64 ",\"t0_mono_s\":%.6f}\n",
+		       res.ok, res.failed, res.bytes, secs, (double)res.bytes * 8 / secs / 1e9,
+		       res.unexpected, res.t0);
 	else
 		printf("sent: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64
 		       " bytes in %.3f s, %.3f Gbit/s (payload, local completion)\n",

@@ -27,7 +27,7 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 {
 	const struct tool_opts *opt = l->opt;
 	uint64_t total = tool_plan_messages(l->plan);
-	uint64_t next = 0, done = 0, bytes = 0, okc = 0;
+	uint64_t next = 0, done = 0, bytes = 0, okc = 0, unexpected = 0;
 	uint32_t w = opt->window, idle = 0;
 	struct tool_slot *slots = calloc(w, sizeof(*slots));
 	double tprev, tlast;
@@ -75,6 +75,7 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 			struct tool_slot *s = &slots[wc[i].wr_id % w];
 
 			if (!loop_wc_ours(l, slots, &wc[i], total)) {
+				unexpected++;
 				fprintf(stderr,
 					"unexpected completion wr_id %" PRIu64 " status %d\n",
 					wc[i].wr_id, wc[i].status);
@@ -99,5 +100,7 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res)
 	res->failed = total - okc;
 	res->bytes = bytes;
 	res->elapsed_ns = (uint64_t)((tlast - l->t0) * 1e9);
+	res->unexpected = unexpected;
+	res->t0 = l->t0;
 	return 0;
 }

@@ -277,6 +277,14 @@ static const struct sdr_opt opts[] = {
 	 .only = RECV,
 	 .help = "file mode without TCP: the size of the sender's file\n"
 		 "(with the same --max-msg as the sender)"},
+	{.name = "guard",
+	 .kind = SDR_OPT_BOOL,
+	 OFF(guard),
+	 .only = RECV,
+	 .help = "fill each buffer slot past its message with a guard\n"
+		 "byte before the receive is posted, and fail a message\n"
+		 "whose guard bytes changed (a write outside the posted\n"
+		 "buffer)"},
 	{.name = NULL,
 	 .only = SEND,
 	 .help = "Output: one line per completed message (a first line starting with '#' names\n"
@@ -297,12 +305,14 @@ static const struct sdr_opt opts[] = {
 	 OFF(json),
 	 .only = SEND,
 	 .help = "one JSON object per line instead (\"t_ms\": time, \"ct_ms\":\n"
+		 "completion, \"t_mono_s\": CLOCK_MONOTONIC seconds of the\n"
 		 "completion), then the summary"},
 	{.name = "json",
 	 .kind = SDR_OPT_BOOL,
 	 OFF(json),
 	 .only = RECV,
-	 .help = "one JSON object per line instead (\"t_ms\": time),\n"
+	 .help = "one JSON object per line instead (\"t_ms\": time,\n"
+		 "\"t_mono_s\": CLOCK_MONOTONIC seconds of the completion),\n"
 		 "then the summary"},
 	{.name = "quiet", .kind = SDR_OPT_BOOL, OFF(quiet), .help = "summary only"},
 	{.name = "help", .help = "this text"},

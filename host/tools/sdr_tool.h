@@ -45,6 +45,8 @@ struct tool_opts {
 	uint64_t rate_bps;  /* sender: --rate, 0 = unpaced */
 	int rel_set, ec_set, ec_in_rel;
 	int no_imm; /* --no-imm: every message with immediate 0 (none) */
+	int guard;  /* sdr-recv --guard: check that no byte of a slot past its
+		     * message was written */
 };
 
 /** What both sides agree on (sent by the sender over TCP). */
@@ -68,7 +70,13 @@ static inline uint32_t tool_plan_imm(const struct tool_plan *p, uint64_t n)
 }
 
 struct tool_result {
-	uint64_t ok, failed, bytes, elapsed_ns;
+	uint64_t ok, failed, bytes, elapsed_ns; /* sent to the sender over TCP */
+	/* local only (--json summary): completions that matched no message in
+	 * flight (a duplicate, or a stray wr_id; they make the exit status 1),
+	 * and t0 of the loop (CLOCK_MONOTONIC seconds: a harness that reads the
+	 * same clock places "t_ms" of the message lines on its own timeline) */
+	uint64_t unexpected;
+	double t0;
 };
 
 /** Parse argv; prints usage and exits on --help or error. */

@@ -85,8 +85,17 @@ int main(void)
 	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, no acknowledgement from the"
 		    " peer yet (retransmission timeout 40 ms, backoff 8x): 16 of 16 chunks"
 		    " unacknowledged, none retransmitted yet");
+	/* a stalled QP (link down): how long, which outage */
+	s.stalled = 4.2;
+	s.outage = 3;
+	sdr_diag_send_text(buf, sizeof(buf), &s);
+	expect(buf, "send #90 posted 1.5 s ago, all 64 packets sent, no acknowledgement from the"
+		    " peer yet (retransmission timeout 40 ms, backoff 8x): 16 of 16 chunks"
+		    " unacknowledged, none retransmitted yet; stalled 4.2 s (link silent),"
+		    " outage 3 of this QP");
 	CHECK(sdr_diag_send_text(buf, 20, &s) >= 20); /* truncated, terminated */
 	CHECK(strlen(buf) == 19);
+	s.stalled = 0;
 	sdr_diag_missing(buf, 8, bm, 64, 6); /* truncated, terminated */
 	CHECK(strlen(buf) <= 7);
 	return t_finish("sdr_diag");

@@ -126,7 +126,7 @@ def message_packets(a, seq, psn=0):
 
 OP_SEND_ONLY = 0x24
 CTRL_MAGIC = 0x53445243
-CTRL_CTS, CTRL_ACK, CTRL_NACK, CTRL_PARITY, CTRL_ABORT = 1, 2, 3, 4, 5
+CTRL_CTS, CTRL_ACK, CTRL_NACK, CTRL_PARITY, CTRL_ABORT, CTRL_CLOSED = 1, 2, 3, 4, 5, 6
 ACK_FULL, ACK_CLOSED = 0x1, 0x2
 NACK_IMM = 0x1
 EC_RS, EC_XOR = 1, 2
@@ -177,6 +177,14 @@ def abort_entry(seq, status, length):
     """ABORT entry (12 bytes, version 2, sender -> receiver): send seq
     completed with status (int32, e.g. -EMSGSIZE) and was length bytes."""
     return struct.pack('!IiI', seq & 0xFFFFFFFF, status, length & 0xFFFFFFFF)
+
+
+def closed_entry(recv_next, reason, full=bytes(128)):
+    """QP-CLOSED entry (136 bytes, version 2, a destroyed QP's DPU -> its
+    peer): its next receive number, the reason (1 destroyed, 2 detached),
+    3 zero bytes, 1024 FULL bits (receive recv_next - 1024 + i)."""
+    assert len(full) == 128
+    return struct.pack('!IB3x', recv_next & 0xFFFFFFFF, reason) + bytes(full)
 
 
 def ctrl_message(typ, entries, src_qpn, key=0, version=2, count=None):

@@ -786,6 +786,94 @@ static void t_deadpeer(void)
 	finish_rig(r);
 }
 
+/* A link outage is a stall, not a failure: A posts 40 sends of 64 KiB
+ * towards receives B posted; after 5 completed, the wire is cut both ways
+ * for 3 s (far below the outage horizon, 60 s by default). During the cut
+ * the QP is stalled (one outage, probing); after it, the first ACK ends
+ * the stall and every unit that waited for its backed-off timer goes out
+ * at once (sr_resume_units): all sends complete within 50 ms of that ACK,
+ * none with an error, the receives bit-exact, and the outage recorded
+ * (docs/reliability.md "Faults: link outages"). */
+/* one of the QP's telemetry keys (its scheme's struct sdr_rel_desc::kv) */
+struct kv_pick {
+	const char *key;
+	uint64_t v;
+};
+
+static void kv_pick_u64(void *arg, const char *key, uint64_t v)
+{
+	struct kv_pick *k = arg;
+
+	if (!strcmp(key, k->key))
+		k->v = v;
+}
+
+static uint64_t kv_of(const struct sdr_qp *qp, const char *key)
+{
+	struct kv_pick k = {key, UINT64_MAX};
+
+	qp->ops->desc->kv(qp, &(struct sdr_kv){.arg = &k, .u64 = kv_pick_u64, .str = no_str});
+	CHECK(k.v != UINT64_MAX);
+	return k.v;
+}
+
+static int acks_past(struct rig *r, void *arg)
+{
+	return SDR_QP_CTR(r->s[RIG_A].qp, sr, acks_rx) > *(uint64_t *)arg;
+}
+
+static void t_outage(void)
+{
+	const uint32_t big = 4 * CHUNK, nbig = 40;
+	struct rig *r = mk(NULL, 8u << 20);
+	struct sdr_qp *qa = r->s[RIG_A].qp;
+	struct count_cqes cc = {.side = RIG_A};
+	uint64_t t_up, t_ack, acks, last;
+	size_t c0;
+
+	rig_pattern(r->s[RIG_A].mem, (size_t)nbig * big, 91);
+	for (uint32_t i = 0; i < nbig; i++)
+		rig_recv(r, RIG_B, (uint64_t)i * big, big, WR_RECV | i);
+	c0 = r->s[RIG_A].ncqe;
+	for (uint32_t i = 0; i < nbig; i++)
+		rig_send(r, RIG_A, (uint64_t)i * big, big, i, WR_SEND | i);
+	cc.want = c0 + 5;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 1000 * MS), 0);
+	CHECK(r->s[RIG_A].ncqe < c0 + nbig);
+	r->link[RIG_A].cut = r->link[RIG_B].cut = 1;
+	rig_run_for(r, 3000 * MS);
+	/* stalled, not failed */
+	CHECK_EQ(qa->state, SDR_QPS_CONNECTED);
+	CHECK(kv_of(qa, "stalled_since_ms") > 0);
+	CHECK_EQ(SDR_QP_CTR(qa, sr, outages), 1);
+	CHECK_EQ(SDR_QP_CTR(qa, sr, send_timeouts), 0);
+	r->link[RIG_A].cut = r->link[RIG_B].cut = 0;
+	t_up = r->now;
+	acks = SDR_QP_CTR(qa, sr, acks_rx);
+	CHECK_EQ(rig_run_until(r, acks_past, &acks, 1100 * MS), 0); /* one probe interval */
+	t_ack = r->now;
+	cc.want = c0 + nbig;
+	CHECK_EQ(rig_run_until(r, have_cqes, &cc, 50 * MS), 0);
+	last = kv_of(qa, "outage_last_ms");
+	printf("outage: 3 s cut; first ACK %.1f ms after the link came back, all %u sends"
+	       " complete %.1f ms after it; %llu units retransmitted at once, outage %llu ms\n",
+	       (double)(t_ack - t_up) / 1e6, nbig, (double)(r->now - t_ack) / 1e6,
+	       (unsigned long long)SDR_QP_CTR(qa, sr, resume_units), (unsigned long long)last);
+	CHECK(SDR_QP_CTR(qa, sr, resume_units) > 0);
+	for (size_t i = c0; i < r->s[RIG_A].ncqe; i++)
+		CHECK_EQ(r->s[RIG_A].cqe[i].e.status, 0);
+	CHECK_EQ(kv_of(qa, "stalled_since_ms"), 0);
+	/* no RTT sample of a unit whose ACK waited for the cut */
+	CHECK(kv_of(qa, "srtt_us") < 100000);
+	CHECK(kv_of(qa, "rto_us") < 1000000);
+	CHECK(last >= 3000 && last <= 4200);
+	CHECK_EQ(kv_of(qa, "outage_longest_ms"), last);
+	rig_run_for(r, 5 * MS);
+	CHECK_EQ(memcmp(r->s[RIG_B].mem, r->s[RIG_A].mem, (size_t)nbig * big), 0);
+	CHECK_EQ(qa->st.send_errors, 0);
+	finish_rig(r);
+}
+
 /* ---------------- many outstanding ---------------- */
 
 /* 3000 messages each way with 1000 sends and 1000 receives outstanding at
@@ -1742,6 +1830,7 @@ static const struct scenario scenarios[] = {
 	{"reorder", t_reorder, ALL},
 	{"dup", t_dup, ALL},
 	{"deadpeer", t_deadpeer, RELIABLE},
+	{"outage", t_outage, RELIABLE},
 	{"window", t_window, RELIABLE},
 	{"window_loss", t_window_loss, RELIABLE},
 	{"chaos", t_chaos, RELIABLE},

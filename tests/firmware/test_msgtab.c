@@ -1105,6 +1105,94 @@ static void test_counter_names(void)
 	CHECK(strcmp(sdr_ctr_names[SDR_CTR_tx_full], "tx_full") == 0);
 }
 
+/* A restored QP's re-posted receive (sdr_rq_post_resume): the host's
+ * bitmap seeds it (bits past the posted chunks and the host's chunks_set
+ * are not trusted), the immediate keeps the nibbles its mask names; the
+ * last packet, a repeat of a seeded chunk's, takes back what was counted
+ * past the message's end and completes the receive; EC's message length
+ * (sdr_rq_set_msg) does the same. */
+static void test_resume(void)
+{
+	struct fx *f = fx_new(1024, 64 * 1024, 4, 4);
+	struct gbuf b = gbuf_new(40 * 1024);
+	const uint32_t imm = 0xABCD1234, msg_len = 38 * 1024 - 500;
+	uint64_t *cbm = slot_chunks(f, 0);
+	struct sdr_rslot *s = &f->rq.slot[0];
+	enum sdr_ctr drop;
+	uint32_t slot;
+	int rc;
+
+	/* what the host kept of receive 0: chunks 0, 1, 3, 9 (9: the last of
+	 * the 40 posted packets), garbage past chunk 9, a lying count */
+	cbm[0] = (1ull << 0) | (1ull << 1) | (1ull << 3) | (1ull << 9) | (1ull << 12) |
+		 (1ull << 15);
+	atomic_store(&f->shared[0].chunks_set, 99);
+	atomic_store(&f->shared[0].imm_mask, 0x10F);
+	atomic_store(&f->shared[0].imm, 0xFFFF1234);
+	CHECK_EQ(sdr_rq_post_resume(&f->rq, b.dst, b.len, 7, 0, ++f->tsc), 0);
+	CHECK_EQ(cbm[0], (1ull << 0) | (1ull << 1) | (1ull << 3) | (1ull << 9));
+	CHECK_EQ(atomic_load(&f->shared[0].chunks_set), 4);
+	CHECK_EQ(s->chunks_got, 4);
+	CHECK_EQ(s->pkts_got, 16);
+	CHECK_EQ(s->imm, 0x1234);
+	CHECK_EQ(s->imm_mask, 0x0F);
+	CHECK_EQ(atomic_load(&f->shared[0].imm_mask), 0x0F);
+	CHECK(s->resumed && s->len_unsure && !s->last_known);
+	CHECK_EQ(f->rq.nposted, 1);
+	/* the sender sends what is missing: chunk 2 and chunks 4..8 */
+	for (uint32_t off = 8; off < 36; off++) {
+		size_t len;
+		uint8_t *fr;
+
+		if (off >= 12 && off < 16)
+			continue;
+		{
+			struct sdr_data_hdr h = hdr_for(f, 0, off, 1024,
+							(imm >> (4 * (off % 8))) & 0xF, 0);
+			fr = build_frame(&h, pay_of(0, off, 1024), &len);
+		}
+		rc = place_frame(f, fr, len, &drop, &slot);
+		free(fr);
+		CHECK(rc > 0 && !(rc & SDR_PLACE_COMPLETE), "packet %u: %d", off, rc);
+	}
+	CHECK_EQ(s->pkts_got, 40); /* 36..39 counted: the end is not known yet */
+	CHECK_EQ(s->imm_mask, 0xFF);
+	/* its last packet again (chunk 9 was seeded): the end is known, 38 and
+	 * 39 were never part of it, the receive is complete */
+	EXPECT_OK(f, hdr_for(f, 0, 37, msg_len - 37 * 1024, (imm >> (4 * 5)) & 0xF, 1),
+		  pay_of(0, 37, 1024), SDR_PLACE_COMPLETE);
+	CHECK_EQ(s->state, SDR_RS_DONE);
+	CHECK_EQ(s->pkts_got, 38);
+	CHECK_EQ(s->npkts, 38);
+	CHECK_EQ(s->msg_len, msg_len);
+	CHECK_EQ(s->max_end, msg_len);
+	CHECK_EQ(f->rq.nposted, 0);
+
+	/* EC: the length from a parity header corrects a resumed receive too */
+	cbm = slot_chunks(f, 1);
+	cbm[0] = (1ull << 0) | (1ull << 9);
+	atomic_store(&f->shared[1].imm_mask, 0);
+	CHECK_EQ(sdr_rq_post_resume(&f->rq, b.dst, b.len, 8, 0, ++f->tsc), 1);
+	CHECK_EQ(f->rq.slot[1].pkts_got, 8);
+	rc = sdr_rq_set_msg(&f->rq, 1, 37 * 1024 + 10, imm, &drop);
+	CHECK(rc >= 0 && !(rc & SDR_PLACE_COMPLETE), "set_msg: %d", rc);
+	CHECK_EQ(f->rq.slot[1].pkts_got, 6); /* 0..3, 36, 37 */
+	CHECK_EQ(f->rq.slot[1].chunks_got, 2);
+	CHECK_EQ(f->rq.slot[1].max_end, 37 * 1024 + 10);
+	CHECK(f->rq.slot[1].last_known && !f->rq.slot[1].len_unsure);
+
+	/* an ordinary post still clears what the host left */
+	cbm = slot_chunks(f, 2);
+	cbm[0] = 0xFF;
+	atomic_store(&f->shared[2].chunks_set, 8);
+	CHECK_EQ(sdr_rq_post(&f->rq, b.dst, b.len, 9, 0), 2);
+	CHECK_EQ(cbm[0], 0);
+	CHECK_EQ(atomic_load(&f->shared[2].chunks_set), 0);
+	CHECK(!f->rq.slot[2].resumed);
+	free(b.base);
+	fx_free(f);
+}
+
 int main(void)
 {
 	t_seed("test_msgtab", 0x4D534754);
@@ -1113,6 +1201,7 @@ int main(void)
 	test_write_only();
 	test_post_busy();
 	test_generations();
+	test_resume();
 	test_random();
 	return t_finish("test_msgtab");
 }

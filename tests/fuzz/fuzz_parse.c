@@ -116,6 +116,20 @@ static void check_ctrl(const uint8_t *msg, size_t len)
 			sdr_ctrl_abort_entry_decode(msg, i, &ab);
 		return;
 	}
+	if (h.type == SDR_CTRL_CLOSED) {
+		struct sdr_closed_msg c;
+		uint8_t re[SDR_CTRL_HDR_WIRE + SDR_CLOSED_ENTRY_WIRE];
+
+		FUZZ_ASSERT(h.count == 1);
+		FUZZ_ASSERT(SDR_CTRL_HDR_WIRE + SDR_CLOSED_ENTRY_WIRE <= len);
+		if (sdr_ctrl_closed_decode(msg, &c))
+			return;
+		/* what decode accepts, encode writes back byte for byte */
+		FUZZ_ASSERT(sdr_ctrl_closed_encode(re, h.src_qpn, &c) == sizeof(re));
+		sdr_ctrl_key_put(re, h.key);
+		FUZZ_ASSERT(memcmp(re, msg, sizeof(re)) == 0);
+		return;
+	}
 	if (h.type != SDR_CTRL_CTS)
 		return;
 	FUZZ_ASSERT(h.count <= SDR_CTS_MAX_ENTRIES);
@@ -375,7 +389,8 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 	}
 	/* EC: a parity packet and a NACK */
 	{
-		static uint8_t pb[SDR_CTRL_HDR_LEN + SDR_PARITY_DATA_OFF + 100 + 8];
+		static uint8_t
+			pb[SDR_CTRL_HDR_LEN + SDR_CTRL_HDR_WIRE + SDR_CLOSED_ENTRY_WIRE + 100 + 8];
 		struct sdr_parity_hdr ph = {.seq = 5,
 					    .msg_len = 300000,
 					    .imm = 0xCAFEF00D,
@@ -407,6 +422,14 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		mlen = sdr_ctrl_abort_encode(pb + SDR_CTRL_HDR_LEN, 0x200, ab, 2);
 		sdr_ctrl_key_put(pb + SDR_CTRL_HDR_LEN, 0x0123456789ABCDEFull);
 		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 10, mlen);
+		sdr_pkt_finish(pb, flen, 1);
+		emit(pb, flen, arg);
+		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);
+		struct sdr_closed_msg cl = {.recv_next = 1500, .reason = SDR_CLOSED_DETACHED};
+		cl.full[3] = 0x5A;
+		mlen = sdr_ctrl_closed_encode(pb + SDR_CTRL_HDR_LEN, 0x200, &cl);
+		sdr_ctrl_key_put(pb + SDR_CTRL_HDR_LEN, 0x0123456789ABCDEFull);
+		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 11, mlen);
 		sdr_pkt_finish(pb, flen, 1);
 		emit(pb, flen, arg);
 		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);

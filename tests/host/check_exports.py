@@ -26,6 +26,7 @@ COMPAT = {
     ("sdr_scheme_check", "LIBSDR_2"),
     ("sdr_scheme_format", "LIBSDR_2"),
     ("sdr_scheme_parse", "LIBSDR_2"),
+    ("sdr_ctx_stats_get", "LIBSDR_2"),  # 2.2: the struct grew (the 2.0 part only)
 }
 
 def strip_c(text):

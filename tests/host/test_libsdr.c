@@ -3,7 +3,9 @@
  * Unit test of libsdr against a fake DPU written here: a thread serves the
  * control socket (memfd segments over SCM_RIGHTS); the test thread plays the
  * DPU data path (consumes the SQ, writes bitmaps and CQEs) with fake_step()
- * and fake_deliver().
+ * and fake_deliver(). A fake can die (fake_kill()) and a new one start on
+ * its path (fake_restart()): libsdr's re-attach, with the fake's QP_RESTORE
+ * and its share of the SQE flags of a restored QP.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -52,7 +54,8 @@ struct fake_recv {
 };
 
 struct fake_qp {
-	int used, connected;
+	int used, connected, restored;
+	uint64_t send_wr[F_SLOTS];
 	uint8_t *seg;
 	size_t seg_size;
 	struct sdr_qseg_slot *slots;
@@ -76,7 +79,26 @@ struct fake {
 	uint64_t mr_len[F_MAX];
 	int hold_send_cqe; /* do not complete sends */
 	int nsqe;          /* SQEs consumed so far */
+	/* restarts */
+	uint32_t first_id;              /* MR and QP ids start here (a new daemon's) */
+	int restore_status;             /* QP_RESTORE answers this (0: restores) */
+	uint32_t restore_ip_xor;        /* ... with this IP (identity change) */
+	struct sdr_ctl_req restore_req; /* the last QP_RESTORE */
+	int nrestore, nhello;
+	struct { /* every SQE consumed: what a restored QP saw */
+		uint8_t opcode, flags;
+		uint16_t qp_id;
+		uint32_t mr_id, number;
+	} log[64];
+	int nlog;
 };
+
+/* The fake's restore token of a QP: derived from its identity. */
+static void fake_token(uint32_t qpn, uint8_t token[SDR_RESTORE_TOKEN_LEN])
+{
+	for (int i = 0; i < SDR_RESTORE_TOKEN_LEN; i++)
+		token[i] = (uint8_t)(qpn * 7 + (uint32_t)i + 1);
+}
 
 static int send_resp(int s, struct sdr_ctl_resp *r, int fd)
 {
@@ -135,7 +157,7 @@ static void fake_qp_create(struct fake *f, const struct sdr_ctl_req *q, struct s
 			 q->qp_attr.want_qpn);
 		return;
 	}
-	for (i = 1; i < F_MAX && f->qp[i].used; i++)
+	for (i = (int)f->first_id; i < F_MAX && f->qp[i].used; i++)
 		;
 	if (i == F_MAX) {
 		r->status = -ENOSPC;
@@ -165,6 +187,49 @@ static void fake_qp_create(struct fake *f, const struct sdr_ctl_req *q, struct s
 	r->info.max_msg = F_MAX_MSG;
 	r->info.chunk_pkts = F_CHUNK_PKTS;
 	r->info.generations = 4;
+	fake_token(r->info.qpn, r->token);
+}
+
+/* QP_RESTORE: the QP again, on the host's segment, numbered from the bases. */
+static void fake_qp_restore(struct fake *f, const struct sdr_ctl_req *q, int fd_in,
+			    struct sdr_ctl_resp *r)
+{
+	const struct sdr_qseg_hdr *h;
+	uint8_t token[SDR_RESTORE_TOKEN_LEN];
+	struct fake_qp *fq;
+	int i;
+
+	f->restore_req = *q;
+	f->nrestore++;
+	fake_token(q->restore.local.qpn, token);
+	if (f->restore_status || memcmp(token, q->restore.token, sizeof(token)) || fd_in < 0) {
+		r->status = f->restore_status ? f->restore_status : -EPERM;
+		snprintf(r->msg, sizeof(r->msg), "restore token does not match");
+		return;
+	}
+	for (i = (int)f->first_id; i < F_MAX && f->qp[i].used; i++)
+		;
+	if (i == F_MAX) {
+		r->status = -ENOSPC;
+		return;
+	}
+	fq = &f->qp[i];
+	memset(fq, 0, sizeof(*fq));
+	fq->used = fq->restored = 1;
+	fq->connected = q->restore.connected;
+	fq->seg_size = 4096 + F_SLOTS * sizeof(struct sdr_qseg_slot) + F_SLOTS * F_WORDS * 8;
+	fq->seg = mmap(NULL, fq->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_in, 0);
+	if (fq->seg == MAP_FAILED)
+		abort();
+	h = (const struct sdr_qseg_hdr *)fq->seg;
+	fq->slots = (void *)(fq->seg + h->slot_off);
+	fq->bm = (void *)(fq->seg + h->bitmap_off);
+	fq->send_seq = q->restore.send_base;
+	fq->recv_seq = q->restore.recv_base;
+	r->id = (uint32_t)i;
+	r->info = q->restore.local;
+	r->info.ip ^= f->restore_ip_xor;
+	memcpy(r->token, q->restore.token, sizeof(r->token));
 }
 
 static void *fake_thread(void *arg)
@@ -196,11 +261,14 @@ static void *fake_thread(void *arg)
 		if (n != sizeof(q) || q.magic != SDR_CTL_MAGIC || q.abi_major != SDR_ABI_MAJOR) {
 			r.status = -EPROTO;
 		} else if (q.type == SDR_CTL_HELLO) {
+			f->nhello++;
 			fake_hello(f, &r, &fd_out);
+		} else if (q.type == SDR_CTL_QP_RESTORE) {
+			fake_qp_restore(f, &q, fd_in, &r);
 		} else if (q.type == SDR_CTL_MR_REG) {
 			int i;
 
-			for (i = 1; i < F_MAX && f->mr_used[i]; i++)
+			for (i = (int)f->first_id; i < F_MAX && f->mr_used[i]; i++)
 				;
 			if (fd_in < 0 || i == F_MAX) {
 				r.status = -EINVAL;
@@ -238,13 +306,18 @@ static void *fake_thread(void *arg)
 	return NULL;
 }
 
-static struct fake *fake_start(uint32_t cq_entries, int bad_magic)
+static struct fake *fake_start_at(const char *path, uint32_t cq_entries, int bad_magic,
+				  uint32_t first_id)
 {
 	static int n;
 	struct fake *f = calloc(1, sizeof(*f));
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
-	snprintf(f->path, sizeof(f->path), "/tmp/sdr-test-%d-%d.sock", (int)getpid(), n++);
+	if (path)
+		snprintf(f->path, sizeof(f->path), "%s", path);
+	else
+		snprintf(f->path, sizeof(f->path), "/tmp/sdr-test-%d-%d.sock", (int)getpid(), n++);
+	f->first_id = first_id;
 	unlink(f->path);
 	f->cq_entries = cq_entries;
 	f->bad_magic = bad_magic;
@@ -255,6 +328,11 @@ static struct fake *fake_start(uint32_t cq_entries, int bad_magic)
 		abort();
 	pthread_create(&f->th, NULL, fake_thread, f);
 	return f;
+}
+
+static struct fake *fake_start(uint32_t cq_entries, int bad_magic)
+{
+	return fake_start_at(NULL, cq_entries, bad_magic, 1);
 }
 
 /* Daemon death: stop serving and close everything. */
@@ -301,6 +379,28 @@ static void fake_step(struct fake *f)
 		struct fake_qp *q = e.qp_id < F_MAX && f->qp[e.qp_id].used ? &f->qp[e.qp_id] : NULL;
 
 		f->nsqe++;
+		if (f->nlog < (int)(sizeof(f->log) / sizeof(f->log[0]))) {
+			f->log[f->nlog].opcode = e.opcode;
+			f->log[f->nlog].flags = e.flags;
+			f->log[f->nlog].qp_id = e.qp_id;
+			f->log[f->nlog].mr_id = e.mr_id;
+			f->log[f->nlog].number = !q                        ? 0
+						 : e.opcode == SDR_SQ_SEND ? q->send_seq
+						 : e.opcode == SDR_SQ_RECV ? q->recv_seq
+									   : e.seq;
+			f->nlog++;
+		}
+		if (q && q->restored && (e.flags & SDR_SQE_F_DONE) &&
+		    (e.opcode == SDR_SQ_SEND || e.opcode == SDR_SQ_RECV)) {
+			/* completed before the restart: its number, nothing else */
+			if (e.opcode == SDR_SQ_SEND)
+				q->send_wr[q->send_seq++ % F_SLOTS] = e.wr_id;
+			else
+				q->recv_seq++;
+			continue;
+		}
+		if (q && q->restored && e.flags == SDR_SQE_F_RESUME && e.opcode == SDR_SQ_RECV)
+			e.flags = 0; /* the slot's bitmap stays: a receive as any other */
 		if (e.flags || q == NULL) {
 			cqe_put(f, e.wr_id, 0, 0, 0, e.flags ? -EINVAL : -EBADF, e.qp_id, e.opcode,
 				0);
@@ -308,6 +408,7 @@ static void fake_step(struct fake *f)
 		}
 		switch (e.opcode) {
 		case SDR_SQ_SEND:
+			q->send_wr[q->send_seq % F_SLOTS] = e.wr_id;
 			if (!f->hold_send_cqe)
 				cqe_put(f, e.wr_id, q->send_seq, e.length, 0, 0, e.qp_id,
 					SDR_SQ_SEND, 0);
@@ -359,6 +460,13 @@ static void fake_deliver(struct fake *f, uint32_t qp_id, uint32_t seq, uint32_t 
 	}
 }
 
+/* The completion of send @p seq (held by hold_send_cqe). */
+static void fake_send_done(struct fake *f, uint32_t qp_id, uint32_t seq)
+{
+	cqe_put(f, f->qp[qp_id].send_wr[seq % F_SLOTS], seq, 100, 0, 0, (uint16_t)qp_id,
+		SDR_SQ_SEND, 0);
+}
+
 static uint32_t sq_pending(struct fake *f)
 {
 	return (uint32_t)sdr_ring_avail_checked(&f->sq);
@@ -374,12 +482,13 @@ struct env {
 	struct sdr_qp *qp;
 };
 
-static void env_up(struct env *e, uint32_t cq_entries, int connect)
+static void env_up_attr(struct env *e, uint32_t cq_entries, int connect,
+			const struct sdr_ctx_attr *attr)
 {
 	struct sdr_qp_info peer;
 
 	e->f = fake_start(cq_entries, 0);
-	e->ctx = sdr_ctx_open(e->f->path, NULL);
+	e->ctx = sdr_ctx_open(e->f->path, attr);
 	if (e->ctx == NULL) {
 		perror("sdr_ctx_open");
 		abort();
@@ -393,6 +502,11 @@ static void env_up(struct env *e, uint32_t cq_entries, int connect)
 	peer.qpn += 0x100;
 	if (connect && sdr_qp_connect(e->qp, &peer))
 		abort();
+}
+
+static void env_up(struct env *e, uint32_t cq_entries, int connect)
+{
+	env_up_attr(e, cq_entries, connect, NULL);
 }
 
 static void env_down(struct env *e)
@@ -769,15 +883,21 @@ static void test_eagain(void)
 	env_down(&e);
 }
 
-static void test_daemon_death(void)
+/* Re-attach off (the attribute, or SDR_REATTACH_MS=0): a daemon death is
+ * final, every call says -EPIPE. */
+static void test_daemon_death(int by_env)
 {
+	struct sdr_ctx_attr a = {.reattach_ms = SDR_REATTACH_OFF};
 	struct env e;
 	struct sdr_send_wr w = {0};
 	struct sdr_send_handle *h;
 	struct sdr_wc wc[4];
 	int rc = 0, i;
 
-	env_up(&e, SDR_CQ_ENTRIES, 1);
+	if (by_env)
+		setenv("SDR_REATTACH_MS", "0", 1);
+	env_up_attr(&e, SDR_CQ_ENTRIES, 1, by_env ? NULL : &a);
+	unsetenv("SDR_REATTACH_MS");
 	w.mr = e.mr;
 	w.length = 10;
 	CHECK(sdr_send_post(e.qp, &w, &h) == 0);
@@ -791,6 +911,310 @@ static void test_daemon_death(void)
 	errno = 0;
 	CHECK(sdr_mr_reg(e.ctx, e.buf, 4096, 0) == NULL && errno == EPIPE);
 	CHECK(sdr_qp_create(e.ctx, NULL) == NULL && errno == EPIPE);
+	env_down(&e);
+}
+
+/* ---------------- re-attach after a daemon restart ---------------- */
+
+/* Completions seen per direction and message number (exactly once). */
+struct seen_wc {
+	int n[2][8];
+	uint8_t flags[2][8];
+	int32_t status[2][8];
+};
+
+static int poll_all(struct sdr_ctx *ctx, struct seen_wc *s)
+{
+	struct sdr_wc wc[16];
+	int n = sdr_cq_poll(ctx, wc, 16);
+
+	for (int i = 0; i < n; i++) {
+		int d = wc[i].opcode == SDR_SQ_RECV;
+
+		if (wc[i].seq < 8) {
+			s->n[d][wc[i].seq]++;
+			s->flags[d][wc[i].seq] = wc[i].flags;
+			s->status[d][wc[i].seq] = wc[i].status;
+		}
+	}
+	return n;
+}
+
+/* Poll until the context notices the death (its idle probe). */
+static void until_down(struct env *e, struct seen_wc *s)
+{
+	for (int i = 0; i < 1000 && sdr_ctx_state(e->ctx) == SDR_CTX_LIVE; i++)
+		poll_all(e->ctx, s);
+	CHECK(sdr_ctx_state(e->ctx) == SDR_CTX_REATTACHING);
+}
+
+/* Poll (and play the new daemon's data path) until re-attached. */
+static void until_live(struct env *e, struct fake *f, struct seen_wc *s)
+{
+	for (int i = 0; i < 3000 && sdr_ctx_state(e->ctx) != SDR_CTX_LIVE; i++) {
+		poll_all(e->ctx, s);
+		if (f->nhello)
+			fake_step(f);
+		usleep(1000);
+	}
+	CHECK(sdr_ctx_state(e->ctx) == SDR_CTX_LIVE);
+}
+
+/* Sends 0..3 and receives 0..3 outstanding; 0, 1, 3 of the sends and 0, 2 of
+ * the receives complete, receive 1 has one chunk of three. The daemon dies;
+ * send 4, receive 4 and the early completion of receive 3 are posted while it
+ * is gone. A new daemon: QP_RESTORE from send 2 and receive 0 (receive 0
+ * completed, but a sender that restarted too may send it again), then in
+ * order sends 2, 3 (done), 4 and receives 0 (done), 1 (resumed), 2 (done), 3
+ * (resumed, with its RECV_COMPLETE), 4 under the new MR and QP ids; every
+ * completion once. */
+static void test_restore(void)
+{
+	struct sdr_ctx_attr a = {.reattach_ms = 10000};
+	struct sdr_stream_start_wr ss = {.length = 10};
+	struct sdr_send_handle *sh[5];
+	struct sdr_recv_handle *rh[5];
+	struct sdr_send_wr w = {0};
+	struct sdr_recv_wr r = {0};
+	struct seen_wc s = {0};
+	struct sdr_ctx_stats st;
+	struct sdr_qp_info info;
+	struct env e;
+	struct fake *f2;
+	uint32_t qid;
+	int i, k;
+	static const struct {
+		uint8_t opcode, flags;
+		uint32_t number;
+	} want[] = {
+		{SDR_SQ_SEND, 0, 2},
+		{SDR_SQ_SEND, SDR_SQE_F_DONE, 3},
+		{SDR_SQ_SEND, 0, 4},
+		{SDR_SQ_RECV, SDR_SQE_F_DONE, 0},
+		{SDR_SQ_RECV, SDR_SQE_F_RESUME, 1},
+		{SDR_SQ_RECV, SDR_SQE_F_DONE, 2},
+		{SDR_SQ_RECV, SDR_SQE_F_RESUME, 3},
+		{SDR_SQ_RECV_COMPLETE, 0, 3},
+		{SDR_SQ_RECV, SDR_SQE_F_RESUME, 4},
+	};
+
+	env_up_attr(&e, SDR_CQ_ENTRIES, 1, &a);
+	sdr_qp_info_get(e.qp, &info);
+	qid = sdr__qp_id(e.qp);
+	e.f->hold_send_cqe = 1;
+	w.mr = e.mr;
+	w.length = 100;
+	r.mr = e.mr;
+	r.length = 3 * F_CHUNK;
+	r.offset = 65536;
+	for (i = 0; i < 4; i++) {
+		w.wr_id = 100 + (uint64_t)i;
+		r.wr_id = 200 + (uint64_t)i;
+		CHECK(sdr_send_post(e.qp, &w, &sh[i]) == 0);
+		CHECK(sdr_recv_post(e.qp, &r, &rh[i]) == 0);
+	}
+	fake_step(e.f);
+	fake_send_done(e.f, qid, 0);
+	fake_send_done(e.f, qid, 1);
+	fake_send_done(e.f, qid, 3);
+	for (k = 0; k < 3; k++) {
+		fake_deliver(e.f, qid, 0, (uint32_t)k);
+		fake_deliver(e.f, qid, 2, (uint32_t)k);
+	}
+	fake_deliver(e.f, qid, 1, 0);
+	CHECK(sdr_send_poll(sh[0]) == SDR_POLL_DONE);
+	CHECK(sdr_recv_poll(rh[0]) == SDR_POLL_DONE);
+
+	fake_kill(e.f);
+	until_down(&e, &s);
+	/* what the daemon wrote before it died still comes, once */
+	CHECK(s.n[0][1] == 1 && s.n[0][3] == 1 && s.n[1][2] == 1 && s.n[0][2] == 0);
+	/* no error within the window: pending stays pending, posts are kept */
+	CHECK(sdr_send_poll(sh[2]) == SDR_POLL_PENDING);
+	CHECK(sdr_recv_poll(rh[1]) == SDR_POLL_PENDING);
+	w.wr_id = 104;
+	r.wr_id = 204;
+	CHECK(sdr_send_post(e.qp, &w, &sh[4]) == 0 && sdr_send_seq(sh[4]) == 4);
+	CHECK(sdr_recv_post(e.qp, &r, &rh[4]) == 0 && sdr_recv_seq(rh[4]) == 4);
+	CHECK(sdr_recv_complete(rh[3]) == 0);
+	CHECK(sdr_recv_complete(rh[3]) == -EALREADY);
+	CHECK(sdr_send_stream_start(e.qp, &ss, NULL) == -EAGAIN);
+	CHECK(poll_all(e.ctx, &s) == 0);
+
+	/* the new daemon gives other MR and QP ids */
+	f2 = fake_start_at(e.f->path, SDR_CQ_ENTRIES, 0, 3);
+	f2->hold_send_cqe = 1;
+	until_live(&e, f2, &s);
+	CHECK(f2->nrestore == 1 && f2->restore_req.restore.send_base == 2 &&
+	      f2->restore_req.restore.recv_base == 0 && f2->restore_req.restore.connected == 1);
+	CHECK(memcmp(&f2->restore_req.restore.local, &info, sizeof(info)) == 0);
+	CHECK(f2->restore_req.remote.qpn == info.qpn + 0x100);
+	fake_step(f2);
+	CHECK(f2->nlog == (int)(sizeof(want) / sizeof(want[0])), "%d SQEs", f2->nlog);
+	for (i = 0; i < f2->nlog && i < (int)(sizeof(want) / sizeof(want[0])); i++)
+		CHECK(f2->log[i].opcode == want[i].opcode && f2->log[i].flags == want[i].flags &&
+			      f2->log[i].number == want[i].number && f2->log[i].qp_id == 3 &&
+			      f2->log[i].mr_id ==
+				      (want[i].opcode == SDR_SQ_RECV_COMPLETE ? 0u : 3u),
+		      "SQE %d: op %u flags %u number %u qp %u mr %u", i, f2->log[i].opcode,
+		      f2->log[i].flags, f2->log[i].number, f2->log[i].qp_id, f2->log[i].mr_id);
+	/* receive 1's chunk survived the restart (its slot was not cleared) */
+	CHECK(sdr_recv_chunks_done(rh[1]) == 1);
+
+	/* the new daemon completes what was outstanding; a second completion of
+	 * send 3 (done before the restart) is dropped */
+	fake_send_done(f2, 3, 2);
+	fake_send_done(f2, 3, 3);
+	fake_send_done(f2, 3, 4);
+	fake_deliver(f2, 3, 1, 1);
+	fake_deliver(f2, 3, 1, 2);
+	for (k = 0; k < 3; k++)
+		fake_deliver(f2, 3, 4, (uint32_t)k);
+	while (poll_all(e.ctx, &s) > 0)
+		;
+	for (i = 1; i < 5; i++)
+		CHECK(s.n[0][i] == 1 && s.n[1][i] == 1 && s.status[0][i] == 0 &&
+			      s.status[1][i] == 0,
+		      "message %d: %d send, %d receive completions", i, s.n[0][i], s.n[1][i]);
+	CHECK(s.flags[1][3] & SDR_CQE_F_PARTIAL);
+	CHECK(!(s.flags[1][1] & SDR_CQE_F_PARTIAL) && !(s.flags[1][4] & SDR_CQE_F_PARTIAL));
+	CHECK(sdr_ctx_stats_get(e.ctx, &st) == 0 && st.reattaches == 1 && st.qps_restored == 1 &&
+		      st.qps_lost == 0 && st.ops_replayed == 8 && st.wc_duplicate == 1 &&
+		      st.ops_aborted == 0 && st.reattach_expired == 0,
+	      "reattaches %llu restored %llu lost %llu replayed %llu dup %llu aborted %llu",
+	      (unsigned long long)st.reattaches, (unsigned long long)st.qps_restored,
+	      (unsigned long long)st.qps_lost, (unsigned long long)st.ops_replayed,
+	      (unsigned long long)st.wc_duplicate, (unsigned long long)st.ops_aborted);
+
+	/* a new post goes to the new daemon, numbered on */
+	CHECK(sdr_send_post(e.qp, &w, NULL) == 0);
+	fake_step(f2);
+	CHECK(f2->nlog == 10 && f2->log[9].number == 5 && f2->log[9].flags == 0);
+	env_down(&e);
+	fake_free(f2);
+}
+
+/* A control call while the daemon is gone waits for the re-attach. */
+static void *restart_later(void *arg)
+{
+	struct fake **f = arg;
+
+	usleep(150000);
+	f[1] = fake_start_at(f[0]->path, SDR_CQ_ENTRIES, 0, 1);
+	return NULL;
+}
+
+/* What is not carried over: @p how 0, the daemon refuses QP_RESTORE; 1, its
+ * IP changed; 2, the QP is restored, but the stream open at the restart is
+ * not (and an MR registration waits for the daemon). */
+static void test_restore_refused(int how)
+{
+	struct sdr_ctx_attr a = {.reattach_ms = 10000};
+	struct sdr_stream_start_wr ss = {.length = 3000, .wr_id = 7};
+	struct sdr_stream_wr sw = {0};
+	struct sdr_send_handle *sh, *hs;
+	struct sdr_recv_handle *rh;
+	struct sdr_send_wr w = {0};
+	struct sdr_recv_wr r = {0};
+	struct seen_wc s = {0};
+	struct sdr_ctx_stats st;
+	struct fake *f[2] = {0};
+	struct sdr_mr *mr2;
+	struct env e;
+	pthread_t th;
+
+	env_up_attr(&e, SDR_CQ_ENTRIES, 1, &a);
+	e.f->hold_send_cqe = 1;
+	w.mr = e.mr;
+	w.length = 100;
+	r.mr = e.mr;
+	r.length = 100;
+	CHECK(sdr_send_post(e.qp, &w, &sh) == 0);
+	CHECK(sdr_send_stream_start(e.qp, &ss, &hs) == 0);
+	CHECK(sdr_recv_post(e.qp, &r, &rh) == 0);
+	fake_step(e.f);
+	fake_kill(e.f);
+	until_down(&e, &s);
+	/* the stream's data is not kept: it fails at once */
+	sw.mr = e.mr;
+	sw.length = 1024;
+	CHECK(sdr_send_stream_continue(hs, &sw) == -ECONNABORTED);
+	CHECK(sdr_send_poll(hs) == -ECONNABORTED);
+	CHECK(sdr_send_poll(sh) == SDR_POLL_PENDING);
+	f[0] = e.f;
+	if (how == 2) {
+		pthread_create(&th, NULL, restart_later, f);
+		mr2 = sdr_mr_reg(e.ctx, e.buf + 4096, 4096, 0);
+		pthread_join(th, NULL);
+		CHECK(mr2 != NULL && sdr_ctx_state(e.ctx) != SDR_CTX_DEAD);
+	} else {
+		f[1] = fake_start_at(e.f->path, SDR_CQ_ENTRIES, 0, 1);
+		f[1]->restore_status = how == 0 ? -EPERM : 0;
+		f[1]->restore_ip_xor = how == 1 ? 1 : 0;
+	}
+	f[1]->hold_send_cqe = 1; /* (read by fake_step(), in this thread) */
+	until_live(&e, f[1], &s);
+	CHECK(sdr_ctx_stats_get(e.ctx, &st) == 0 && st.reattaches == 1);
+	if (how == 2) {
+		CHECK(st.qps_restored == 1 && st.ops_aborted == 1 && st.ops_replayed == 3);
+		/* send 0 again, the stream (send 1) takes its number, done, described
+		 * with an MR of the context (it has none); receive 0 resumed */
+		fake_step(f[1]);
+		CHECK(f[1]->nlog == 3 && f[1]->log[0].opcode == SDR_SQ_SEND &&
+		      f[1]->log[0].flags == 0 && f[1]->log[0].number == 0 &&
+		      f[1]->log[1].opcode == SDR_SQ_SEND && f[1]->log[1].flags == SDR_SQE_F_DONE &&
+		      f[1]->log[1].number == 1 && f[1]->log[1].mr_id != 0 &&
+		      f[1]->log[2].opcode == SDR_SQ_RECV && f[1]->log[2].flags == SDR_SQE_F_RESUME);
+		fake_send_done(f[1], 1, 0);
+		CHECK(sdr_send_poll(sh) == SDR_POLL_DONE);
+	} else {
+		CHECK(st.qps_lost == 1 && st.qps_restored == 0 && st.ops_aborted == 3);
+		CHECK(strstr(sdr_last_error(e.ctx), how == 0 ? "restore token does not match"
+							     : "IP changed from 10.0.0.1 to "
+							       "10.0.0.0") != NULL,
+		      "%s", sdr_last_error(e.ctx));
+		CHECK(sdr_send_poll(sh) == -ECONNABORTED);
+		CHECK(sdr_recv_poll(rh) == -ECONNABORTED);
+		CHECK(sdr_send_post(e.qp, &w, NULL) == -ECONNABORTED);
+		CHECK(strstr(sdr_last_error(e.ctx), "was not restored") != NULL);
+		/* the QP the daemon made for the wrong identity was given back */
+		CHECK(how == 0 || f[1]->qp[1].used == 0);
+		CHECK(sdr_qp_destroy(e.qp) == 0);
+		e.qp = sdr_qp_create(e.ctx, NULL); /* the context itself works */
+		CHECK(e.qp != NULL);
+	}
+	env_down(&e);
+	fake_free(f[1]);
+}
+
+/* The daemon does not come back: pending within the window, then -EPIPE. */
+static void test_restore_window(void)
+{
+	struct sdr_ctx_attr a = {.reattach_ms = 150};
+	struct sdr_send_handle *sh;
+	struct sdr_send_wr w = {0};
+	struct seen_wc s = {0};
+	struct sdr_ctx_stats st;
+	struct env e;
+	int rc = 0;
+
+	env_up_attr(&e, SDR_CQ_ENTRIES, 1, &a);
+	e.f->hold_send_cqe = 1;
+	w.mr = e.mr;
+	w.length = 100;
+	CHECK(sdr_send_post(e.qp, &w, &sh) == 0);
+	fake_step(e.f);
+	fake_kill(e.f);
+	until_down(&e, &s);
+	CHECK(sdr_send_poll(sh) == SDR_POLL_PENDING);
+	for (int i = 0; i < 400 && (rc = sdr_send_poll(sh)) == SDR_POLL_PENDING; i++)
+		usleep(1000);
+	CHECK(rc == -EPIPE && sdr_ctx_state(e.ctx) == SDR_CTX_DEAD);
+	CHECK(strstr(sdr_last_error(e.ctx), "did not come back within 150 ms") != NULL, "%s",
+	      sdr_last_error(e.ctx));
+	CHECK(sdr_send_post(e.qp, &w, NULL) == -EPIPE);
+	CHECK(sdr_cq_poll(e.ctx, NULL, 0) == -EPIPE);
+	CHECK(sdr_ctx_stats_get(e.ctx, &st) == 0 && st.reattach_expired == 1 && st.reattaches == 0);
 	env_down(&e);
 }
 
@@ -994,7 +1418,13 @@ int main(void)
 	test_validation();
 	test_send_recv();
 	test_eagain();
-	test_daemon_death();
+	test_daemon_death(0);
+	test_daemon_death(1);
+	test_restore();
+	test_restore_refused(0);
+	test_restore_refused(1);
+	test_restore_refused(2);
+	test_restore_window();
 	test_desc_agreement();
 	if (t_failures) {
 		fprintf(stderr, "%d check(s) failed\n", t_failures);

@@ -129,8 +129,8 @@ def main():
         rx = sum(i["rx_pkts"] for i in insts)
         placed = sum(i["qp_totals"]["rx_pkts"] for i in insts)
         ctrl = sum(i["qp_totals"]["cts_rx"] + i["qp_totals"]["sr_acks_rx"] +
-                   i["qp_totals"]["ec_par_pkts_rx"] + i["qp_totals"]["ec_nacks_rx"]
-                   for i in insts)
+                   i["qp_totals"]["ec_par_pkts_rx"] + i["qp_totals"]["ec_nacks_rx"] +
+                   i["qp_totals"].get("peer_closed", 0) for i in insts)
         dropped = sum(v for k, v in drops.items() if k in rx_drops and k not in ENTRY_LEVEL)
         print("%s: frames received %d = placed %d + control %d + counted drops %d"
               % (name, rx, placed, ctrl, dropped))

@@ -24,7 +24,7 @@ for line in open(sys.argv[2]):
         expect[name] = int(n)
 host = consts()["host_errs"]  # SDR_HOST_ERR_LIST of firmware/prim/sdr_counters.h
 assert set(expect) <= set(host), "unknown counters %s" % (set(expect) - set(host))
-assert len(expect) == 7, expect
+assert len(expect) == 8, expect
 bad = []
 for name in host:
     if name == "sq_throttled":

@@ -19,6 +19,7 @@ sleep 0.3
 "$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --sizes 1,64K,1M,4M --count 2 \
 	--timeout 30 --quiet >"$SDR_TMP/send.log" 2>&1 || { cat "$SDR_TMP/send.log"; sdr_fail "sdr-send failed"; }
 wait $rpid || { cat "$SDR_TMP/recv.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
+sleep 2.5 # the QP-CLOSED of each QP's teardown is 2 s on its way as well
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 /usr/bin/python3 - "$SDR_TMP/recv.log" "$STATS" <<'PY' || { cat "$SDR_TMP/recv.log"; sdr_fail "delay or accounting"; }
 import json, sys

@@ -47,6 +47,7 @@ def ctrl_accepted(t):
     these). ABORT is wire format version 2; older firmware has no counter."""
     n = t["cts_rx"] + t["sr_acks_rx"] + t["ec_par_pkts_rx"] + t["ec_nacks_rx"]
     n += sum(v for k, v in t.items() if k.startswith("abort") and k.endswith("_rx"))
+    n += t.get("peer_closed", 0)  # the peer's QP-CLOSED (its QP was destroyed)
     return n
 
 

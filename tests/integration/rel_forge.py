@@ -19,6 +19,9 @@ with scapy (tests/external/build_packets.py, from docs/wire-format.md):
               firmware drops on its header, before its ICRC, when the frame
               carries the key (ec_parity_early)
   abort       to the receiver: ABORT entries (-EMSGSIZE) for every message
+  closed      to the sender: QP-CLOSED (the receiving QP is gone), one per
+              frame, no FULL bit set: with the key it would fail every
+              outstanding send -ECONNRESET
 
 Each round sends every entry twice: in wire format version 2 frames with a
 random key (never the QP's) and in version 1 frames (no key), all with the
@@ -48,7 +51,7 @@ except ImportError as e:
     sys.exit(77)
 
 EMSGSIZE = 90
-TO_SENDER = ('ack-full', 'ack-closed', 'cts', 'nack')
+TO_SENDER = ('ack-full', 'ack-closed', 'cts', 'nack', 'closed')
 TO_RECEIVER = ('parity', 'parity-done', 'abort')
 
 
@@ -134,6 +137,8 @@ def main():
         typ, per, ents = bp.CTRL_CTS, bp.CTS_MAX, [bp.cts_entry(s, 1) for s in seqs]
     elif a.attack == 'nack':
         typ, per, ents = bp.CTRL_NACK, bp.NACK_MAX, [bp.nack_entry(s, 0, 8, 0, 0xFF) for s in seqs]
+    elif a.attack == 'closed':
+        typ, per, ents = bp.CTRL_CLOSED, 1, [bp.closed_entry(a.messages, 1)]
     elif a.attack == 'abort':
         typ, per, ents = bp.CTRL_ABORT, bp.ABORT_MAX, [bp.abort_entry(s, -EMSGSIZE, a.size)
                                                        for s in seqs]

@@ -2,8 +2,9 @@
 # Control packets are authenticated (wire format version 2, docs/wire-format.md
 # section 6): an attacker on the path who knows both QPs' numbers and
 # addresses (from the QP info the tools print) but not the destination QP's
-# 64-bit control key forges ACKs (FULL, CLOSED), CTS, NACKs, RS(1,1) PARITY
-# with its own bytes, and ABORTs (tests/integration/rel_forge.py, scapy),
+# 64-bit control key forges ACKs (FULL, CLOSED), CTS, NACKs, QP-CLOSED,
+# RS(1,1) PARITY with its own bytes, and ABORTs
+# (tests/integration/rel_forge.py, scapy),
 # each in version 2 frames with a random key and in version 1 frames.
 #
 # Rig: two daemons in two namespaces (veth + net_af_packet), 10 ms RTT, 2 %
@@ -41,7 +42,7 @@
 # candidates are sr and rs:1:1, so that honest parity is never dropped
 # early (one packet per message, the first: it completes the receive), and
 # the counts are exact.
-#   env: SDR_FORGE_CASES ("ack-full ack-closed cts nack parity abort
+#   env: SDR_FORGE_CASES ("ack-full ack-closed cts nack closed parity abort
 #        keyed-parity keyed-ack-closed parity-done parity-done-icrc
 #        withkey-parity-done withkey-parity-done-icrc"),
 #        SDR_FORGE_MSGS (400), SDR_FORGE_RATE (1m: sdr-send --rate)
@@ -52,7 +53,7 @@ PY=/usr/bin/python3
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || sdr_skip "python3-scapy not installed"
 sr_netns_setup
 
-cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack parity abort keyed-parity keyed-ack-closed parity-done parity-done-icrc withkey-parity-done withkey-parity-done-icrc"}
+cases=${SDR_FORGE_CASES:-"ack-full ack-closed cts nack closed parity abort keyed-parity keyed-ack-closed parity-done parity-done-icrc withkey-parity-done withkey-parity-done-icrc"}
 N=${SDR_FORGE_MSGS:-400}
 SIZE=1000
 RATE=${SDR_FORGE_RATE:-1m}
@@ -206,7 +207,8 @@ for k in ("ctrl_bad_key", "ctrl_bad", "ctrl_unknown", "ec_parity_early"):
         bad.append("%s = %d at the daemon that was not attacked" % (k, O["drops"][k]))
 a, b = A["instances"][0]["qp_totals"], B["instances"][0]["qp_totals"]
 # what the receiver sent the sender: CTS before the sender connected count as
-# qp_not_ready, a last ACK after it destroyed its QP as unknown_qp
+# qp_not_ready, a last ACK after it destroyed its QP as unknown_qp, or as
+# tomb_pkts while its tombstone answers (QP-CLOSED)
 pairs = [("ACKs", a["sr_acks_rx"], b["sr_acks_tx"]), ("NACKs", a["ec_nacks_rx"], b["ec_nacks_tx"]),
          ("CTS", a["cts_rx"], b["cts_tx"])]
 for what, rx, tx in pairs:
@@ -214,7 +216,12 @@ for what, rx, tx in pairs:
     if rx > tx:
         bad.append("sender accepted %d %s, the receiver sent %d" % (rx, what, tx))
 rx, tx = sum(p[1] for p in pairs), sum(p[2] for p in pairs)
-early, late = A["drops"]["qp_not_ready"], A["drops"]["unknown_qp"]
+# (and the QP-CLOSED the receiver sends when its QP is destroyed, which
+# the sender accepts while its own QP is still there)
+rx += a.get("peer_closed", 0)
+tx += B["drops"].get("closed_tx", 0)
+early = A["drops"]["qp_not_ready"]
+late = A["drops"]["unknown_qp"] + A["drops"].get("tomb_pkts", 0)
 print("control: sender accepted %d + before connect %d + after close %d, receiver sent %d"
       % (rx, early, late, tx))
 if rx + early + late != tx:

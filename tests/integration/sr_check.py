@@ -35,7 +35,9 @@ def size(s):
 
 def frames_accounted(drops, insts):
     placed = sum(i["qp_totals"]["rx_pkts"] for i in insts)
-    ctrl = sum(i["qp_totals"]["cts_rx"] + i["qp_totals"]["sr_acks_rx"] for i in insts)
+    # (peer_closed: the peer's QP-CLOSED at its teardown)
+    ctrl = sum(i["qp_totals"]["cts_rx"] + i["qp_totals"]["sr_acks_rx"] +
+               i["qp_totals"].get("peer_closed", 0) for i in insts)
     dropped = sum(v for k, v in drops.items() if k not in ENTRY_LEVEL and k in RX_DROPS)
     return placed + ctrl + dropped, placed, ctrl, dropped
 

@@ -63,8 +63,9 @@ sr_transfer() {
 
 # sr_kill_midway TAG LINK GTO TOOL_TO SIZES COUNT [sdr-send args]: a transfer
 # from A to B (TCP bootstrap); once a message completed, daemon B is killed
-# (-9) and restarted at once (same socket, new QPN epoch, LINK with another
-# seed, --global-timeout-ms GTO). Fails unless the sender then exits non-zero
+# (-9) and restarted at once (same socket, new QPN epoch: --state-dir none,
+# so the old QPs are not restorable; LINK with another seed,
+# --global-timeout-ms GTO). Fails unless the sender then exits non-zero
 # with an -ETIMEDOUT completion from its daemon (not its own TOOL_TO
 # timeout) and daemon A is still alive. Sets B_JSON, B_LOG, PB to the new
 # daemon and SR_KILL_ELAPSED to the seconds from the kill to the sender's
@@ -87,7 +88,8 @@ sr_kill_midway() {
 	tk=$(date +%s.%N)
 	sdr_log "killed the receiving daemon"
 	B_JSON=$SDR_TMP/$tag-b2.json B_LOG=$SDR_TMP/$tag-b2.log
-	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "$link,seed=303" --global-timeout-ms "$gto" ||
+	sr_dpu b "$B_SOCK" "$B_JSON" "$B_LOG" "$link,seed=303" --global-timeout-ms "$gto" \
+		--state-dir none ||
 		{ sdr_fail "daemon B did not restart"; }
 	PB=$RIG_PID
 	SDR_PIDS+=("$PB")

@@ -624,6 +624,77 @@ static int t_maxmsg(const char *sock)
 	return 0;
 }
 
+/* ---------------- outage horizon; 2.0-sized requests ---------------- */
+
+/* A request of @p qsize bytes; the response's size in *rsize (0: none in 5 s). */
+static int sized_call(int s, struct sdr_ctl_req *q, size_t qsize, struct sdr_ctl_resp *r,
+		      ssize_t *rsize)
+{
+	int got = -1, rc;
+
+	q->magic = SDR_CTL_MAGIC;
+	q->abi_major = SDR_ABI_MAJOR;
+	q->abi_minor = qsize == SDR_CTL_REQ_SIZE_2_0 ? 0 : SDR_ABI_MINOR;
+	rc = sdr_fd_send(s, q, qsize, -1, -1);
+	REQUIRE(rc == 0, "send request %u: %s", q->type, strerror(-rc));
+	memset(r, 0, sizeof(*r));
+	*rsize = sdr_fd_recv(s, r, sizeof(*r), &got, 5000);
+	if (got >= 0)
+		close(got);
+	REQUIRE(*rsize > 0 && r->magic == SDR_CTL_MAGIC && r->type == q->type,
+		"response to request %u: %zd B", q->type, *rsize);
+	return r->status;
+}
+
+/* The daemon runs with --outage-horizon-ms @p dflt. */
+static int t_horizon(const char *sock, uint32_t dflt)
+{
+	static const struct {
+		uint32_t ask, want;
+	} cases[] = {{0, 0}, {1234, 1234}, {UINT32_MAX, 0}, {600000, 600000}};
+	struct sdr_ctl_resp r;
+	ssize_t n;
+
+	for (int v = 0; v < 2; v++) { /* a 2.0 host, then a 2.1 one */
+		size_t qsize = v ? sizeof(struct sdr_ctl_req) : SDR_CTL_REQ_SIZE_2_0;
+		size_t rsize = v ? sizeof(struct sdr_ctl_resp) : SDR_CTL_RESP_SIZE_2_0;
+		int s = raw_connect(sock);
+		struct sdr_ctl_req q = {.type = SDR_CTL_HELLO};
+
+		REQUIRE(sized_call(s, &q, qsize, &r, &n) == 0, "HELLO (%zu B): %s", qsize, r.msg);
+		REQUIRE((size_t)n == rsize, "HELLO of %zu B answered with %zd B, want %zu", qsize,
+			n, rsize);
+		for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			uint32_t want = cases[i].ask ? cases[i].want : dflt;
+
+			if (!v && cases[i].ask)
+				continue; /* a 2.0 request has no horizon_ms */
+			memset(&q, 0, sizeof(q));
+			q.type = SDR_CTL_QP_CREATE;
+			q.qp_attr.reliability = SDR_REL_SR;
+			q.horizon_ms = cases[i].ask;
+			REQUIRE(sized_call(s, &q, qsize, &r, &n) == 0, "QP_CREATE (%zu B): %s",
+				qsize, r.msg);
+			REQUIRE((size_t)n == rsize, "QP_CREATE of %zu B answered with %zd B", qsize,
+				n);
+			REQUIRE(!v || r.horizon_ms == want, "horizon_ms %u: reply %u, want %u",
+				cases[i].ask, r.horizon_ms, want);
+			printf("%s request, horizon_ms %u: %zd-byte reply, horizon %u ms\n",
+			       v ? "2.1" : "2.0", cases[i].ask, n, v ? r.horizon_ms : want);
+		}
+		close(s);
+	}
+	/* libsdr: the attribute reaches the daemon (a QP with its own horizon) */
+	struct sdr_ctx *c = attach(sock);
+	struct sdr_qp_attr a = {.reliability = SDR_REL_SR, .horizon_ms = 2500};
+	struct sdr_qp *qp = sdr_qp_create(c, &a);
+	REQUIRE(qp, "sdr_qp_create with horizon_ms: %s (%s)", strerror(errno), sdr_last_error(c));
+	a.reserved2[0] = 1;
+	REQUIRE(!sdr_qp_create(c, &a) && errno == EINVAL, "reserved2 set: accepted");
+	sdr_ctx_close(c);
+	return 0;
+}
+
 /* ---------------- rate: one range at create and at set ---------------- */
 
 static int t_rate(const char *sock)
@@ -874,11 +945,14 @@ int main(int argc, char **argv)
 		return t_maxmsg(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "rate"))
 		return t_rate(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "horizon"))
+		return t_horizon(argv[2], (uint32_t)strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "connect"))
 		return t_connect(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "sqfair"))
 		return t_sqfair(argv[2], argv[3]);
-	fprintf(stderr, "usage: test_ctl hugetlb|stall|hold|quota|maxmsg|rate|connect|sqfair ARGS"
-			" (see the source)\n");
+	fprintf(stderr,
+		"usage: test_ctl hugetlb|stall|hold|quota|maxmsg|rate|horizon|connect|sqfair ARGS"
+		" (see the source)\n");
 	return 2;
 }

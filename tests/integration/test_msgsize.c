@@ -15,8 +15,9 @@
  *
  * Nothing is written into a receive buffer of a failed receive past its
  * posted length (guard bytes after every buffer stay untouched). Every
- * completion must arrive within 8 s (the reliable QPs' global timeout is
- * 3 s; a receive that saw no packet never times out on its own).
+ * completion must arrive within 8 s (none of them waits for the reliable
+ * QPs' outage horizon; a receive that saw no packet never times out on its
+ * own).
  *   test_msgsize SOCK_A SOCK_B REL...
  */
 #include <errno.h>

@@ -21,6 +21,7 @@ int main(void)
 	printf("{");
 	S(sdr_ctx_attr);
 	F(sdr_ctx_attr, ctl_timeout_ms);
+	F(sdr_ctx_attr, reattach_ms);
 	F(sdr_ctx_attr, reserved);
 	S(sdr_qp_attr);
 	F(sdr_qp_attr, max_msg);
@@ -79,6 +80,15 @@ int main(void)
 	F(sdr_ctx_stats, cqe_unmatched);
 	F(sdr_ctx_stats, wc_dropped);
 	F(sdr_ctx_stats, wc_orphaned);
+	F(sdr_ctx_stats, reattaches);
+	F(sdr_ctx_stats, reattach_expired);
+	F(sdr_ctx_stats, reattach_last_ms);
+	F(sdr_ctx_stats, qps_restored);
+	F(sdr_ctx_stats, qps_lost);
+	F(sdr_ctx_stats, mrs_lost);
+	F(sdr_ctx_stats, ops_replayed);
+	F(sdr_ctx_stats, ops_aborted);
+	F(sdr_ctx_stats, wc_duplicate);
 	printf("}}\n");
 	printf("{\"SDR_REL_NONE\":%d,\"SDR_REL_SR\":%d,\"SDR_REL_EC\":%d,\"SDR_REL_AUTO\":%d,"
 	       "\"SDR_EC_RS\":%d,\"SDR_EC_XOR\":%d,\"SDR_SQ_SEND\":%d,\"SDR_SQ_RECV\":%d,"

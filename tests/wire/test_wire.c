@@ -869,6 +869,56 @@ static void test_abort(void)
 	CHECK(sdr_ctrl_abort_encode(msg, 1, &e, SDR_ABORT_MAX_ENTRIES + 1) == 0);
 }
 
+/* QP-CLOSED: header, recv_next, reason, 3 zero bytes, 128 bytes of FULL
+ * bits (docs/wire-format.md §6); receives outside the 1024 are not FULL. */
+static void test_closed(void)
+{
+	uint8_t msg[SDR_CTRL_HDR_WIRE + SDR_CLOSED_ENTRY_WIRE];
+	struct sdr_closed_msg c = {.recv_next = 0x00000405, .reason = SDR_CLOSED_DETACHED}, d;
+	struct sdr_ctrl_hdr h;
+	size_t len;
+	/* clang-format off */
+	static const uint8_t want[28] = {
+		0x53, 0x44, 0x52, 0x43, 2, 6, 0, 1, 0, 0, 1, 0,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0, 0, 4, 5, 2, 0, 0, 0};
+	/* clang-format on */
+
+	c.full[0] = 0x01;   /* receive 0x405 - 1024 + 0 = 5 */
+	c.full[127] = 0x80; /* receive 0x404, the last one posted */
+	len = sdr_ctrl_closed_encode(msg, 0x100, &c);
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	CHECK(len == sizeof(msg) && !memcmp(msg, want, sizeof(want)));
+	CHECK(msg[28] == 0x01 && msg[sizeof(msg) - 1] == 0x80);
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.type == SDR_CTRL_CLOSED && h.count == 1 &&
+	      h.src_qpn == 0x100 && h.key == 0x0102030405060708ull);
+	CHECK(sdr_ctrl_closed_decode(msg, &d) == 0 && d.recv_next == 0x405 &&
+	      d.reason == SDR_CLOSED_DETACHED && !memcmp(d.full, c.full, sizeof(c.full)));
+	CHECK(sdr_closed_full(&d, 5) && sdr_closed_full(&d, 0x404) && !sdr_closed_full(&d, 6));
+	CHECK(!sdr_closed_full(&d, 4) && !sdr_closed_full(&d, 0x405) &&
+	      !sdr_closed_full(&d, 0xFFFFFFFFu));
+	/* truncated, two entries, a reserved byte, an unknown reason: refused */
+	CHECK(sdr_ctrl_hdr_decode(msg, len - 1, &h) == -1);
+	msg[7] = 2;
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == -1);
+	msg[7] = 1;
+	msg[SDR_CTRL_HDR_WIRE + 6] = 1;
+	CHECK(sdr_ctrl_closed_decode(msg, &d) == -1);
+	msg[SDR_CTRL_HDR_WIRE + 6] = 0;
+	msg[SDR_CTRL_HDR_WIRE + 4] = 3;
+	CHECK(sdr_ctrl_closed_decode(msg, &d) == -1);
+	c.reason = 0;
+	CHECK(sdr_ctrl_closed_encode(msg, 0x100, &c) == 0);
+	/* wrap-around: recv_next 3 covers receives 0xFFFFFC03 .. 2 */
+	memset(&c, 0, sizeof(c));
+	c.recv_next = 3;
+	c.reason = SDR_CLOSED_DESTROYED;
+	c.full[127] = 0x80;
+	c.full[0] = 0x01;
+	CHECK(sdr_closed_full(&c, 2) && sdr_closed_full(&c, 0xFFFFFC03u) &&
+	      !sdr_closed_full(&c, 0xFFFFFC02u) && !sdr_closed_full(&c, 3));
+}
+
 /* A data packet's PSN and msg_id give back its whole 32-bit message number. */
 static void test_pkt_seq(void)
 {
@@ -1682,6 +1732,7 @@ int main(int argc, char **argv)
 	test_parity();
 	test_nack();
 	test_abort();
+	test_closed();
 	test_pkt_seq();
 	test_parse_errors();
 	test_write_parse();

@@ -68,10 +68,20 @@ void app_linger(int fd, double timeout);
 int app_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote);
 
 /** Poll up to @p max completions. Nothing there: back off and return 0, or
- *  -1 once nothing has completed for @p timeout s since @p tlast. A CQ error
- *  also returns -1. Messages go to stderr. Otherwise the count (idle reset). */
+ *  -1 once nothing has completed for @p timeout s since @p tlast (or since
+ *  the daemon came back from a restart: the time libsdr spends re-attaching
+ *  does not count). A CQ error also returns -1. Messages go to stderr.
+ *  Otherwise the count (idle reset). */
 int app_cq_wait(struct sdr_ctx *ctx, struct sdr_wc *wc, int max, uint32_t *idle, double tlast,
 		double timeout);
+
+/** A daemon restart under @p ctx (libsdr re-attaches, docs/host-api.md §6):
+ *  one line on stderr when the daemon goes and one when libsdr is back
+ *  ("sdr: daemon restarted: re-attached after N ms, ..."). Returns
+ *  sdr_ctx_state(); *@p t_back (may be NULL) gets the app_now() of the last
+ *  moment libsdr was still re-attaching (0: never), for timeouts that the
+ *  outage must not count against. One context per process. */
+int app_restart_note(struct sdr_ctx *ctx, double *t_back);
 
 /** Print completion-time statistics (mean, p50, p99, max in ms) of the
  *  @p n messages whose times (seconds) are @p t and sizes @p sz: one line

@@ -28,8 +28,14 @@ QP_INFO_WIRE = 40
 DEFAULT_SOCKET = "/tmp/sdr-dpu.sock"
 
 
+# struct sdr_ctx_attr::reattach_ms: no re-attach after a daemon death
+REATTACH_OFF = 0xFFFFFFFF
+# sdr_ctx_state()
+CTX_LIVE, CTX_REATTACHING, CTX_DEAD = 0, 1, 2
+
+
 class CtxAttr(ctypes.Structure):
-    _fields_ = [("ctl_timeout_ms", c_u32), ("reserved", c_u32 * 7)]
+    _fields_ = [("ctl_timeout_ms", c_u32), ("reattach_ms", c_u32), ("reserved", c_u32 * 6)]
 
 
 class QpAttr(ctypes.Structure):
@@ -64,7 +70,11 @@ class Wc(ctypes.Structure):
 class CtxStats(ctypes.Structure):
     _fields_ = [("sq_posted", c_u64), ("sq_full", c_u64), ("cq_full", c_u64),
                 ("slot_busy", c_u64), ("cqe_seen", c_u64), ("cqe_unmatched", c_u64),
-                ("wc_dropped", c_u64), ("wc_orphaned", c_u64)]
+                ("wc_dropped", c_u64), ("wc_orphaned", c_u64),
+                # 2.2: re-attach after a daemon restart (a 2.1 library leaves them 0)
+                ("reattaches", c_u64), ("reattach_expired", c_u64), ("reattach_last_ms", c_u64),
+                ("qps_restored", c_u64), ("qps_lost", c_u64), ("mrs_lost", c_u64),
+                ("ops_replayed", c_u64), ("ops_aborted", c_u64), ("wc_duplicate", c_u64)]
 
 
 # name -> (restype, argtypes); every function of sdr.h the binding uses
@@ -106,6 +116,10 @@ _PROTOS = {
                                           ctypes.POINTER(ctypes.c_uint),
                                           ctypes.POINTER(ctypes.c_uint)]),
 }
+# functions of later libsdr releases: None where the library predates them
+_PROTOS_OPTIONAL = {
+    "sdr_ctx_state": (ctypes.c_int, [c_vp]),  # 2.2
+}
 
 
 def _candidates():
@@ -141,6 +155,13 @@ def load():
             fn = getattr(lib, name)
             fn.restype = res
             fn.argtypes = args
+        lib.optional = {}
+        for name, (res, args) in _PROTOS_OPTIONAL.items():
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = res
+                fn.argtypes = args
+            lib.optional[name] = fn
         lib.path = path
         return lib
     raise OSError("cannot load libsdr (set SDR_LIBSDR to the path of libsdr.so.2, e.g. "

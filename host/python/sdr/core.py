@@ -15,15 +15,26 @@ Every failure of libsdr raises :class:`SdrError`, an ``OSError`` whose
 A context and everything created from it must not be used by two threads at
 once (libsdr's rule); :class:`Context` holds a lock (``ctx.lock``) that its
 methods take, so concurrent calls are serialised rather than corrupting it.
+
+Daemon restarts: libsdr re-attaches to the daemon's next incarnation within
+its window (``Context(reattach_ms=...)``, $SDR_REATTACH_MS, default 30 s) and
+carries the QPs and their outstanding operations over; nothing raises while
+it does. :meth:`Context.poll` logs the event on the ``sdr`` logger ("daemon
+restarted, QPs restored in N ms"). What cannot be carried over still raises:
+SdrError(ECONNABORTED) for the operations of a QP the new daemon did not
+restore (the reason in ``reason``), SdrError(EPIPE) once the window expired.
 """
 import ctypes
 import errno as _errno
+import logging
 import os
 import threading
+import time
 
 from . import _capi
 
 _lib = None
+log = logging.getLogger("sdr")
 
 
 def lib():
@@ -178,14 +189,19 @@ class Completion:
 class Context:
     """Attachment to the sdr-dpu daemon listening on ``path`` (default
     $SDR_DPU, then /tmp/sdr-dpu.sock). ``ctl_timeout_ms``: timeout of one
-    control request (0 = libsdr's 5000)."""
+    control request (0 = libsdr's 5000). ``reattach_ms``: re-attach window
+    after a daemon death (0 = $SDR_REATTACH_MS, else 30000;
+    ``REATTACH_OFF``: a daemon death is final, EPIPE)."""
 
-    def __init__(self, path=None, ctl_timeout_ms=0):
+    REATTACH_OFF = _capi.REATTACH_OFF
+
+    def __init__(self, path=None, ctl_timeout_ms=0, reattach_ms=0):
         self.path = path or os.environ.get("SDR_DPU") or _capi.DEFAULT_SOCKET
         self.lock = threading.RLock()
         self._bufs = {}
         self._qps = set()
-        attr = _capi.CtxAttr(ctl_timeout_ms=int(ctl_timeout_ms))
+        self._rs_t, self._rs_state, self._rs_seen, self._rs_down = 0.0, _capi.CTX_LIVE, 0, False
+        attr = _capi.CtxAttr(ctl_timeout_ms=int(ctl_timeout_ms), reattach_ms=int(reattach_ms))
         ctypes.set_errno(0)
         h = lib().sdr_ctx_open(self.path.encode(), ctypes.byref(attr))
         if not h:
@@ -305,14 +321,64 @@ class Context:
     # -- completions
     def poll(self, max=64):
         """Drain completions (sdr_cq_poll): a list of :class:`Completion`,
-        oldest first (possibly empty). Raises SdrError(EPIPE) once the daemon
-        is gone and nothing is left."""
+        oldest first (possibly empty). While libsdr re-attaches to a restarted
+        daemon: empty (the event is logged, :meth:`watch_restart`). Raises
+        SdrError(EPIPE) once the daemon is gone for good and nothing is
+        left."""
         max = min(int(max), len(self._wc))
         with self.lock:
             n = lib().sdr_cq_poll(self._handle(), self._wc, max)
             if n < 0:
                 raise self._fail(n, "sdr_cq_poll")
-            return [Completion(self._wc[i]) for i in range(n)]
+            out = [Completion(self._wc[i]) for i in range(n)]
+        if n == 0:
+            self.watch_restart()
+        return out
+
+    def state(self):
+        """'live', 'reattaching' (the daemon is gone and libsdr re-attaches
+        within its window, or it is back and libsdr posts the outstanding
+        operations again) or 'dead' (sdr_ctx_state; 'live' with a libsdr
+        before 2.2)."""
+        if not self._h:
+            return "dead"
+        fn = lib().optional.get("sdr_ctx_state")
+        s = fn(self._h) if fn is not None else _capi.CTX_LIVE
+        return {_capi.CTX_REATTACHING: "reattaching", _capi.CTX_DEAD: "dead"}.get(s, "live")
+
+    def watch_restart(self, every=0.02):
+        """Notice a daemon restart (looks at most every ``every`` s): logs on
+        the ``sdr`` logger when the daemon goes and when libsdr is back
+        ("daemon restarted, QPs restored in N ms ..."). Returns True while
+        libsdr re-attaches (time that timeouts of the caller should not
+        count)."""
+        now = time.monotonic()
+        if now - self._rs_t < every or not self._h:
+            return self._rs_state == _capi.CTX_REATTACHING
+        self._rs_t = now
+        fn = lib().optional.get("sdr_ctx_state")
+        if fn is None:
+            return False
+        st = _capi.CtxStats()
+        with self.lock:
+            s = fn(self._h)
+            lib().sdr_ctx_stats_get(self._h, ctypes.byref(st))
+            why = self.last_error()
+        if s == _capi.CTX_REATTACHING and not self._rs_down:
+            log.warning("sdr: the daemon at %s is gone: re-attaching (%s)", self.path, why)
+            self._rs_down = True
+        if st.reattaches > self._rs_seen:
+            self._rs_seen = st.reattaches
+            log.warning("sdr: daemon at %s restarted, QPs restored in %d ms (%d QP(s) restored, "
+                        "%d not, %d operation(s) posted again)", self.path, st.reattach_last_ms,
+                        st.qps_restored, st.qps_lost, st.ops_replayed)
+            if st.qps_lost:
+                log.error("sdr: %d QP(s) not restored after the daemon restart: their "
+                          "operations fail with ECONNABORTED (%s)", st.qps_lost, why)
+        if s != _capi.CTX_REATTACHING:
+            self._rs_down = False
+        self._rs_state = s
+        return s == _capi.CTX_REATTACHING
 
     def stats(self):
         """Counters of this context (sdr_ctx_stats_get) as a dict."""

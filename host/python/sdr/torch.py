@@ -767,11 +767,18 @@ class _SdrWork(_Work):
             t = pg._timeout
         t_start = time.monotonic()
         deadline = t_start + t
+        last = t_start
         while True:
             pg._progress()
             if self._check():
                 break
             now = time.monotonic()
+            # a daemon restart (libsdr re-attaches, bounded by its window) is
+            # not the operation's fault: that time does not count
+            ctx = getattr(pg, "ctx", None)
+            if ctx is not None and not ctx.closed and ctx.watch_restart():
+                deadline += now - last
+            last = now
             if now >= deadline:
                 pending = [o for o in self._ops if not o.done]
                 o = pending[0] if pending else None
@@ -981,6 +988,10 @@ class ProcessGroupSDR(_Base):
                             det = (f"{op.what}: rank {op.peer} sent more than the "
                                    f"{op.nbytes} bytes of the receiving tensor "
                                    f"{tuple(op.tensor.shape)} {op.tensor.dtype}")
+                    elif wc.status == -_errno.ECONNABORTED:
+                        det = (f"{op.what}: the connection to rank {op.peer} did not survive "
+                               f"a restart of this host's sdr-dpu daemon: "
+                               f"{self.ctx.last_error()}")
                     elif wc.status == -_errno.ETIMEDOUT:
                         det = (f"{op.what}: no progress for the daemon's --global-timeout-ms "
                                f"(rank {op.peer} dead or unreachable, or its matching "

@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Stand-in for an old libsdr.so.2 (tests only): the sdr_scheme_* entries
- * under LIBSDR_2 (libsdr_2_0.map), to link test_compat against. Each answers
- * -99, so a run that reached this library instead of the real one fails.
+ * and sdr_ctx_stats_get (its struct before 2.2) under LIBSDR_2
+ * (libsdr_2_0.map), to link test_compat against. Each answers -99, so a run
+ * that reached this library instead of the real one fails.
  */
 #include <stddef.h>
 
 #include "sdr_scheme.h"
+
+int sdr_ctx_stats_get(const void *ctx, void *st);
+int sdr_ctx_stats_get(const void *ctx, void *st)
+{
+	(void)ctx;
+	(void)st;
+	return -99;
+}
 
 int sdr_scheme_check(const struct sdr_scheme *s, unsigned flags)
 {

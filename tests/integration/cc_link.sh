@@ -18,7 +18,7 @@
 # largest backlog, and the controllers' last state (from the stats block).
 # The defaults fit a loaded 2-core machine, where the rig carries about
 # 200 Mbit/s and the hosts' scheduling jitter (ms) reaches the RTT samples:
-# a 100 Mbit/s link and loose bounds (GOOD 0.5, JAIN 0.6). The figures of
+# a 100 Mbit/s link and loose bounds (GOOD 0.2, JAIN 0.6). The figures of
 # docs/congestion.md's 1 Gbit/s case: SDR_CC_LINK=delay=12.5ms,rate=1gbit,
 # buffer=4MB,ecn=100KB SDR_CC_CEIL=1500m SDR_CC_MB=1000 SDR_CC_GOOD=0.85
 # SDR_CC_JAIN=0.9. SDR_CC_RUNS picks runs ("on:2 on:4 off:2").
@@ -30,7 +30,7 @@ sr_netns_setup
 LINK=${SDR_CC_LINK:-delay=12.5ms,rate=100mbit,buffer=4MB,ecn=100KB}
 SR_PORT_RATE=${SDR_CC_CEIL:-300m}
 WARM=${SDR_CC_WARM:-2}
-GOOD=${SDR_CC_GOOD:-0.5}
+GOOD=${SDR_CC_GOOD:-0.2}
 JAIN=${SDR_CC_JAIN:-0.6}
 TARGET=${SDR_CC_TARGET_US:-0}
 MB_ON=${SDR_CC_MB:-120}   # MiB per run with --cc on, shared by the QPs

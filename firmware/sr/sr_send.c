@@ -37,7 +37,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		return -ENOMEM;
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = sr->units + (size_t)i * units;
-	sdr_sr_cc_init(&sr->cc, qp, sdr_sr_cfg.cc);
+	sdr_sr_cc_init(&sr->cc, qp, qp->cc_mode ? qp->cc_mode == SDR_QP_CC_ON : sdr_sr_cfg.cc);
 	return 0;
 }
 

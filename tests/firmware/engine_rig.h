@@ -123,6 +123,7 @@ struct rig_opts {
 	unsigned mbufs;              /* mbuf pool per side; 0 = 256 */
 	uint64_t seed;               /* keys, wire randomness */
 	uint64_t busy_ns, idle_ns;   /* 0 = 1000, 50000 */
+	uint8_t qp_cc;               /* the QPs' congestion control (SDR_QP_CC_*; 0 = --cc) */
 	uint64_t rx_lag_ns;          /* frames are received this long after the loop
 	                                iteration's clock read (worker.c reads the clock
 	                                again for each RX burst); < busy_ns */
@@ -179,7 +180,9 @@ struct rig {
 	void *on_cqe_arg;
 	rig_filter_fn filter;
 	void *filter_arg;
-	FILE *trace; /* every frame sent, one line (SDR_RIG_TRACE=1) */
+	FILE *trace;   /* every frame sent, one line (SDR_RIG_TRACE=1) */
+	uint8_t qp_cc; /* the QPs' congestion control as their hosts ask (SDR_QP_CC_*):
+	                  rig_opts::qp_cc for the first pair, then as set */
 	struct rig_priv *priv;
 };
 

@@ -13,7 +13,8 @@
  *         ceiling; a lower configured rate (QP_SET_RATE's worker half) is a
  *         new ceiling at once, and the frames that leave keep under it;
  *   off   --cc off: not ECN-capable, the pacer at the configured rate, no
- *         controller decision; the receiver still counts and echoes.
+ *         controller decision; the receiver still counts and echoes;
+ *   perqp the QP's own setting (the request's cc) over the daemon's.
  *
  * `test_ccwire NAME` runs one (meson: ccwire_NAME).
  */
@@ -66,7 +67,7 @@ static enum rig_verdict on_frame(struct rig *r, const struct rig_frame_info *fi,
 	return RIG_PASS;
 }
 
-static struct rig *mk(const char *cc)
+static struct rig *mk_qp(const char *cc, uint8_t qp_cc)
 {
 	char args[256];
 	struct rig_opts o = {.args = args,
@@ -74,7 +75,8 @@ static struct rig *mk(const char *cc)
 			     .seed = t_rnd(),
 			     .mbufs = 4096,
 			     .busy_ns = 1000,
-			     .idle_ns = 1000};
+			     .idle_ns = 1000,
+			     .qp_cc = qp_cc};
 	struct rig *r;
 
 	snprintf(args, sizeof(args),
@@ -94,6 +96,11 @@ static struct rig *mk(const char *cc)
 		st.sent++;
 	}
 	return r;
+}
+
+static struct rig *mk(const char *cc)
+{
+	return mk_qp(cc, SDR_QP_CC_DEFAULT);
 }
 
 static const struct sdr_sr_cc *cc_of(const struct rig *r, int side)
@@ -206,15 +213,37 @@ static void t_off(void)
 	rig_free(r);
 }
 
+/* The QP's own setting (sdr_qp_attr.cc, the request's cc) over the
+ * daemon's: on under --cc off, off under --cc on. */
+static void t_perqp(void)
+{
+	struct rig *r = mk_qp("off", SDR_QP_CC_ON);
+
+	rig_run_for(r, 200 * MS);
+	CHECK(cc_of(r, RIG_A)->on && cc_of(r, RIG_A)->cc.intervals > 0 && a_ect == a_frames &&
+		      a_frames > 100,
+	      "QP on under --cc off: %llu of %llu ECT", (unsigned long long)a_ect,
+	      (unsigned long long)a_frames);
+	rig_free(r);
+	r = mk_qp("on", SDR_QP_CC_OFF);
+	a_frames = a_ect = 0;
+	rig_run_for(r, 50 * MS);
+	CHECK(!cc_of(r, RIG_A)->on && a_ect == 0 && a_frames > 100,
+	      "QP off under --cc on: %llu of %llu ECT", (unsigned long long)a_ect,
+	      (unsigned long long)a_frames);
+	CHECK(a_cpb(r) == sdr_wheel_cpb(1000000000ull, RATE / 8), "pacer not at the QP's rate");
+	rig_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} tests[] = {{"on", t_on}, {"off", t_off}};
+	} tests[] = {{"on", t_on}, {"off", t_off}, {"perqp", t_perqp}};
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_ccwire on|off\n");
+		fprintf(stderr, "usage: test_ccwire on|off|perqp\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)

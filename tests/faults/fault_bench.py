@@ -133,9 +133,9 @@ def chart(rows, path):
         if (r.get("build", ""), r["rel"]) not in groups:
             groups.append((r.get("build", ""), r["rel"]))
     builds = []
-    for b, _ in groups:
-        if b not in builds:
-            builds.append(b)
+    for r in rows:  # in the order given
+        if r.get("build", "") not in builds:
+            builds.append(r.get("build", ""))
     groups.sort(key=lambda g: (builds.index(g[0]), ["sr", "ec", "auto"].index(g[1])))
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
     present = {c: [g for g in groups if any(r["case"] == c and r["rel"] == g[1] and
@@ -154,7 +154,8 @@ def chart(rows, path):
             x = i + (k - (len(present[c]) - 1) / 2) * w
             name = rel.upper() + (" " + build if build else "")
             style = {"color": "C%d" % ["sr", "ec", "auto"].index(rel),
-                     "hatch": ["", "//", ".."][builds.index(build) % 3], "edgecolor": "black",
+                     "hatch": ["", "//", "..", "xx"][builds.index(build) % 4],
+                     "edgecolor": "black",
                      "linewidth": 0.3, "label": None if name in seen else name}
             seen.add(name)
             ax[0].bar([x], [st], w, **style)

@@ -57,7 +57,10 @@ run peergone --mode peer-gone --timeout 30 ||
 	{ cat "$SDR_TMP/peergone.log"; sdr_fail "a peer that exited did not surface"; }
 grep -q 'peer closed its connection\|no progress\|failed' "$SDR_TMP/peergone.log" ||
 	sdr_fail "peer gone: no reason in the log"
-# the daemon killed under traffic: both ranks get ncclSystemError from test/isend
+# the daemon killed under traffic and not started again: once libsdr's
+# re-attach window is over (2 s here, 30 s by default), both ranks get
+# ncclSystemError from test/isend (a daemon back within the window is a stall)
+export SDR_REATTACH_MS=2000
 ready=$SDR_TMP/ready
 run deaddaemon --mode dead-daemon --ready "$ready" --timeout 60 &
 hp=$!

@@ -201,11 +201,11 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 {
 	const struct sdr_cc *k = &c->cc;
 
-	m->gauge(m->arg, "cc_rate_bits_per_second",
+	m->gauge(m->arg, "cc_rate_bytes_per_second",
 		 "congestion control: the rate it paces the QP at (0 = off)", NULL,
-		 c->on ? (double)sdr_cc_rate(k) : 0.0);
-	m->gauge(m->arg, "cc_ceiling_bits_per_second", "congestion control: its ceiling", NULL,
-		 (double)k->ceiling);
+		 c->on ? (double)sdr_cc_rate(k) / 8 : 0.0);
+	m->gauge(m->arg, "cc_ceiling_bytes_per_second", "congestion control: its ceiling", NULL,
+		 (double)k->ceiling / 8);
 	m->gauge(m->arg, "cc_base_rtt_seconds", "congestion control: base RTT", NULL,
 		 (double)k->base_rtt / 1e9);
 	m->gauge(m->arg, "cc_srtt_seconds", "congestion control: smoothed RTT", NULL,

@@ -101,6 +101,11 @@ struct sdr_qp_restore_abi {
 	uint8_t pad[7];
 };
 
+/** struct sdr_ctl_req::cc (2.1): a QP's congestion control. */
+#define SDR_QP_CC_DEFAULT 0 /**< the daemon's --cc */
+#define SDR_QP_CC_OFF 1     /**< paced at its configured rate */
+#define SDR_QP_CC_ON 2      /**< paced at the rate its controller learns */
+
 struct sdr_ctl_req {
 	uint32_t magic;
 	uint16_t type;
@@ -117,7 +122,9 @@ struct sdr_ctl_req {
 	 * daemon takes either size, the new fields zero for a 2.0 host) ---- */
 	uint32_t horizon_ms; /**< QP_CREATE / QP_RESTORE: outage horizon of the QP
 	                          (ms); 0 = the daemon's --outage-horizon-ms */
-	uint32_t pad1;
+	uint8_t cc;          /**< QP_CREATE / QP_RESTORE: congestion control of the QP's
+	                 sends, SDR_QP_CC_*; 0 = the daemon's --cc */
+	uint8_t pad1[3];
 	struct sdr_qp_restore_abi restore; /**< QP_RESTORE */
 };
 #define SDR_CTL_REQ_SIZE_2_0 offsetof(struct sdr_ctl_req, horizon_ms)

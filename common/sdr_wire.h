@@ -268,6 +268,19 @@ int sdr_icrc_select(const char *name);
 /** The name ("by8" or "isal") of the implementation in use. */
 const char *sdr_icrc_selected(void);
 
+/* ---- ECN (IPv4 TOS bits 1..0; docs/wire-format.md §1) ---- */
+#define SDR_ECN_NOT_ECT 0 /**< not ECN-capable (control frames, cc off) */
+#define SDR_ECN_ECT1 1
+#define SDR_ECN_ECT0 2 /**< what a QP with congestion control sends data with */
+#define SDR_ECN_CE 3   /**< congestion experienced: a queue marked it */
+#define SDR_ECN_MASK 3
+
+/** Set the ECN bits of the IPv4 header of a frame built by the functions
+ *  above to @p ecn (SDR_ECN_*), updating the header checksum (RFC 1624).
+ *  The ICRC does not cover the TOS byte (sdr_icrc_compute()): before or
+ *  after sdr_pkt_finish() alike. */
+void sdr_ip_set_ecn(uint8_t *frame, uint8_t ecn);
+
 /* ---- parse ---- */
 
 /** Why a frame was rejected. One counter per reason in the firmware. */
@@ -294,6 +307,7 @@ struct sdr_parsed {
 	uint16_t udp_sport;
 	uint8_t opcode;
 	uint8_t se;
+	uint8_t ecn; /**< the IPv4 TOS's ECN bits (SDR_ECN_*): CE = marked on the way */
 	uint32_t dest_qpn, psn;
 	uint32_t icrc_off; /**< offset of the ICRC in the frame */
 	/* data packets (sdr_parse_reth()) */
@@ -451,6 +465,36 @@ size_t sdr_ctrl_ack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_
  *  @return 0, or -1 when the entry has unknown flags (the entry must then
  *  be ignored). */
 int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_entry *e);
+
+/** ECN echo of an ACK (docs/wire-format.md §6 "ECN echo"): the receiver's
+ *  running counts, for the QP, of the data packets that arrived and of
+ *  those that arrived marked CE (both mod 2^32, from 0 when the QP was
+ *  created). 12 bytes after the ACK's last entry: tag SDR_ACK_ECHO_TAG, a
+ *  version (1), two bytes 0, @c ce, @c pkts (big-endian). Running counts
+ *  rather than counts since the previous ACK: a lost ACK loses no marks,
+ *  the next one's difference carries them. A peer that does not know the
+ *  trailer ignores it (sdr_ctrl_hdr_decode() takes bytes past the entries);
+ *  an ACK without it (an older receiver) has no echo, and a sender's
+ *  congestion control then runs on delay alone. */
+struct sdr_ack_echo {
+	uint32_t ce;   /**< data packets that arrived CE-marked */
+	uint32_t pkts; /**< data packets that arrived */
+};
+#define SDR_ACK_ECHO_WIRE 12
+#define SDR_ACK_ECHO_TAG 0xEC
+#define SDR_ACK_ECHO_VERSION 1
+
+/** sdr_ctrl_ack_encode() followed by the ECN echo @p echo. @return the
+ *  length (room: SDR_CTRL_HDR_WIRE + n * SDR_ACK_ENTRY_WIRE +
+ *  SDR_ACK_ECHO_WIRE), or 0 as sdr_ctrl_ack_encode(). */
+size_t sdr_ctrl_ack_encode_echo(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
+				uint16_t n, const struct sdr_ack_echo *echo);
+/** The ECN echo of an ACK message of @p len bytes that sdr_ctrl_hdr_decode()
+ *  accepted (@p h). @return 0 with @p echo filled, or -1 when it has none
+ *  (no room after the entries, another tag or version, reserved bytes not
+ *  0): the sender then has no ECN feedback from this ACK. */
+int sdr_ctrl_ack_echo_decode(const uint8_t *msg, size_t len, const struct sdr_ctrl_hdr *h,
+			     struct sdr_ack_echo *echo);
 
 /* ---- Erasure coding (reliability EC; docs/wire-format.md "Parity", "NACK") ---- */
 

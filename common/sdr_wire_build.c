@@ -100,6 +100,21 @@ static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint8_
 	return frame_len(bth_payload); /* = SDR_ETH_HLEN + ip_len */
 }
 
+void sdr_ip_set_ecn(uint8_t *frame, uint8_t ecn)
+{
+	uint8_t *ip = frame + SDR_ETH_HLEN;
+	uint16_t old = rd16(ip), neu;
+	uint32_t sum;
+
+	ip[IP_OFF_TOS] = (uint8_t)((ip[IP_OFF_TOS] & ~SDR_ECN_MASK) | (ecn & SDR_ECN_MASK));
+	neu = rd16(ip);
+	/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') */
+	sum = (uint16_t)~rd16(ip + IP_OFF_CSUM) + (uint32_t)(uint16_t)~old + neu;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	wr16(ip + IP_OFF_CSUM, (uint16_t)~sum);
+}
+
 size_t sdr_build_data_hdr_t(uint8_t *buf, const struct sdr_hdr_tmpl *t,
 			    const struct sdr_data_hdr *h)
 {

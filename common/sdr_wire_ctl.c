@@ -254,6 +254,39 @@ int sdr_ctrl_ack_entry_decode(const uint8_t *msg, uint16_t i, struct sdr_ack_ent
 	return entry_decode(SDR_CTRL_ACK, msg, i, e);
 }
 
+/* ---- the ECN echo after an ACK's entries ---- */
+
+size_t sdr_ctrl_ack_encode_echo(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
+				uint16_t n, const struct sdr_ack_echo *echo)
+{
+	size_t len = sdr_ctrl_ack_encode(msg, src_qpn, e, n);
+	uint8_t *p = msg + len;
+
+	if (!len)
+		return 0;
+	p[0] = SDR_ACK_ECHO_TAG;
+	p[1] = SDR_ACK_ECHO_VERSION;
+	p[2] = p[3] = 0;
+	wr32(p + 4, echo->ce);
+	wr32(p + 8, echo->pkts);
+	return len + SDR_ACK_ECHO_WIRE;
+}
+
+int sdr_ctrl_ack_echo_decode(const uint8_t *msg, size_t len, const struct sdr_ctrl_hdr *h,
+			     struct sdr_ack_echo *echo)
+{
+	size_t at = SDR_CTRL_HDR_WIRE + (size_t)h->count * SDR_ACK_ENTRY_WIRE;
+	const uint8_t *p = msg + at;
+
+	if (h->type != SDR_CTRL_ACK || len < at + SDR_ACK_ECHO_WIRE)
+		return -1;
+	if (p[0] != SDR_ACK_ECHO_TAG || p[1] != SDR_ACK_ECHO_VERSION || p[2] || p[3])
+		return -1;
+	echo->ce = rd32(p + 4);
+	echo->pkts = rd32(p + 8);
+	return 0;
+}
+
 size_t sdr_ctrl_nack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_nack_entry *e,
 			    uint16_t n)
 {

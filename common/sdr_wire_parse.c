@@ -71,6 +71,7 @@ enum sdr_parse_result sdr_parse_hdr(const uint8_t *frame, size_t len, struct sdr
 	frag = rd16(ip + IP_OFF_FRAG);
 	if (frag & (IP_FLAG_MF | IP_FRAG_OFF_MASK))
 		return SDR_PARSE_IP_BAD;
+	out->ecn = ip[IP_OFF_TOS] & SDR_ECN_MASK;
 	out->src_ip = rd32(ip + IP_OFF_SRC);
 	out->dst_ip = rd32(ip + IP_OFF_DST);
 	if (ip[IP_OFF_PROTO] != IP_PROTO_UDP)

@@ -279,6 +279,9 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 
 	if (qp_attr_check(a, ATTR_ALL, r))
 		return r->status;
+	if (q->cc > SDR_QP_CC_ON)
+		return ctl_fail(r, EINVAL,
+				"cc %u out of range (0 = the daemon's --cc, 1 off, 2 on)", q->cc);
 	if (ctl_qp_room(cl, r))
 		return r->status;
 	if (qp_block_pick(c, a, r, &ids.id))
@@ -286,6 +289,7 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	ids.rkey = a->want_rkey ? a->want_rkey : (uint32_t)sdr_secret64();
 	ids.ctrl_key = sdr_secret64();
 	ids.horizon_ms = q->horizon_ms; /* (0 from a 2.0 host: the daemon's) */
+	ids.cc = q->cc;                 /* (0 from a 2.0 host: the daemon's --cc) */
 	if (ctl_qp_add(cl, a, &ids, NULL, r, &qp))
 		return r->status;
 	*pass = qp->qseg_fd;

@@ -123,6 +123,7 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	ids.rkey = L->rkey;
 	ids.ctrl_key = L->ctrl_key;
 	ids.horizon_ms = q->horizon_ms;
+	ids.cc = q->cc;
 	if (ctl_qp_add(cl, &q->qp_attr, &ids, &rst, r, &qp)) {
 		char why[sizeof(r->msg)];
 

@@ -78,6 +78,9 @@ struct sdr_qp {
 	struct sdr_l2l3 l2;
 	struct sdr_hdr_tmpl tmpl; /* headers of l2's frames (sdr_hdr_tmpl_init at connect) */
 	uint32_t psn;             /* control packets sent (their PSN) */
+	uint8_t cc_mode;          /* its congestion control as its host asked (SDR_QP_CC_*) */
+	uint8_t ecn_tx;           /* ECN bits of its data and parity packets (SDR_ECN_ECT0 with
+	                   congestion control: sr_cc.h), 0 = not ECN-capable */
 	uint64_t rate_bps;        /* its rate (0 = unpaced): the worker's pacer (w->sched) */
 	uint64_t touch_loop;      /* worker loop + 1 in which it was last touched / visited */
 	uint64_t visit_loop;

@@ -86,6 +86,8 @@ void sdr_txq_data(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m,
 	h.no_imm = sm->imm == 0; /* opcode 0x2A: the immediate is absent */
 	buf = frame_start(m, sdr_data_hdr_len(&h));
 	flen = sdr_build_data_hdr_t(buf, &qp->tmpl, &h);
+	if (qp->ecn_tx)
+		sdr_ip_set_ecn(buf, qp->ecn_tx);
 	if (plen)
 		memcpy(buf + sdr_data_hdr_len(&h), src, plen);
 	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
@@ -114,6 +116,9 @@ void sdr_txq_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m, s
 					   mlen);
 
 	sdr_ctrl_key_put(buf + SDR_CTRL_HDR_LEN, qp->remote.ctrl_key);
+	/* parity is data too: ECN-capable like the data packets */
+	if (qp->ecn_tx && buf[SDR_CTRL_HDR_LEN + 5] == SDR_CTRL_PARITY)
+		sdr_ip_set_ecn(buf, qp->ecn_tx);
 	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
 	m->data_len = m->pkt_len = (uint32_t)flen;
 	sdr_txq_enqueue(w, qp->inst, m);

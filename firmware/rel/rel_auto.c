@@ -177,8 +177,10 @@ static void auto_set_rate(struct sdr_qp *qp, uint64_t rate_bps)
 {
 	struct auto_qp *a = auto_of(qp);
 
-	/* the model follows the QP's rate */
+	/* the model follows the QP's rate; the congestion controller's
+	 * ceiling too */
 	sdr_auto_set_rate(&a->au, rate_bps ? (double)rate_bps : a->base_bps);
+	sdr_sr_qp_set_rate(qp, rate_bps);
 }
 
 /* The scheme of one send: the pick of the completion-time model at the

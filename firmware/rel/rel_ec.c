@@ -93,5 +93,6 @@ const struct sdr_rel_ops sdr_rel_ec = {
 	.qp_init = ec_qp_init,
 	.qp_fini = ec_qp_fini,
 	.send_prepare = ec_send_prepare,
+	.set_rate = sdr_sr_qp_set_rate,
 	SDR_SR_QP_OPS,
 };

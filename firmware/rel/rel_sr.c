@@ -58,5 +58,6 @@ const struct sdr_rel_ops sdr_rel_sr = {
 	.qp_init = sr_init,
 	.qp_fini = sr_fini,
 	.send_prepare = sdr_sr_qp_send_prepare,
+	.set_rate = sdr_sr_qp_set_rate,
 	SDR_SR_QP_OPS,
 };

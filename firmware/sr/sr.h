@@ -21,6 +21,7 @@
 #define SDR_SR_ENGINE_H
 
 #include "sdr_sr.h"
+#include "sr_cc.h"
 #include "sr_counters.h"
 #include "sdr_dpu.h"
 #include "sdr_qp.h"
@@ -105,6 +106,8 @@ struct sdr_sr {
 	const struct sdr_sr_hooks *hooks;
 	void *hook_ctx;
 	struct sdr_sr_send snd[SDR_MAX_MSGS];
+	/* congestion control (sr_cc.h): its sender and receiver parts */
+	struct sdr_sr_cc cc;
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;
@@ -151,7 +154,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_smsg *sm,
 		      uint32_t unit);
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
-		   const struct sdr_ctrl_hdr *h, uint64_t now);
+		   size_t len, const struct sdr_ctrl_hdr *h, uint64_t now);
 
 /* ---- receiver ---- */
 /** Slot @p slot has news for the sender (a chunk, a duplicate). */

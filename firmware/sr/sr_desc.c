@@ -72,6 +72,23 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "the probes of a stalled QP (link down, peer silent):\n"
 		 "traffic resumes within about MS + 1 RTT after the\n"
 		 "path returns (default 1000)"},
+	{.name = "cc",
+	 .arg = "off|on",
+	 .kind = SDR_OPT_BOOL,
+	 .var = &sdr_sr_cfg.cc,
+	 .help = "congestion control of the sends of every SR, EC and AUTO QP\n"
+		 "(docs/congestion.md): on paces each QP at the rate it learns\n"
+		 "from delay and ECN, its configured rate (else --port-rate)\n"
+		 "the ceiling; off paces at the configured rate (default off)"},
+	{.name = "cc-target-us",
+	 .arg = "US",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 1000000,
+	 .var = &sdr_sr_cfg.cc_target_us,
+	 .help = "its queueing-delay target: a delay above it is congestion\n"
+		 "(default 0: 200 us + 2 % of the base RTT); above the hosts'\n"
+		 "scheduling jitter, else ECN alone should be the signal"},
 	SDR_OPT_END,
 };
 
@@ -116,6 +133,7 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 			" ms, longest %" PRIu64 " ms) | horizon %u ms\n",
 			st ? "STALLED for " : "not stalled, ", st, SDR_QP_CTR(qp, sr, outages),
 			sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
+	sdr_sr_cc_print(f, &sr->cc);
 }
 
 void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
@@ -128,6 +146,7 @@ void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
 		",\"stalled_since_ms\":%" PRIu64 ",\"outage_last_ms\":%" PRIu64
 		",\"outage_longest_ms\":%" PRIu64 ",\"horizon_ms\":%u",
 		stalled_ms(sr), sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
+	sdr_sr_cc_json(f, &sr->cc);
 }
 
 void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
@@ -141,6 +160,7 @@ void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "outage_last_ms", sr->outage_last_ms);
 	kv->u64(kv->arg, "outage_longest_ms", sr->outage_longest_ms);
 	kv->u64(kv->arg, "horizon_ms", qp->horizon_ms);
+	sdr_sr_cc_kv(&sr->cc, kv);
 }
 
 void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
@@ -165,6 +185,7 @@ void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)
 	m->gauge(m->arg, "horizon_seconds",
 		 "the QP's outage horizon: a stall this long fails it (0 = never)", NULL,
 		 (double)qp->horizon_ms / 1e3);
+	sdr_sr_cc_metrics(&sr->cc, m);
 	if (sr->hooks && sr->hooks->stats_metrics)
 		sr->hooks->stats_metrics(sr->hook_ctx, qp, m);
 }

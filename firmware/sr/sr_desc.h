@@ -27,6 +27,8 @@ struct sdr_sr_cfg {
 	uint32_t init_rto_ms;
 	uint32_t ack_us;       /* ACK coalescing period */
 	uint32_t probe_max_ms; /* RTO backoff ceiling: the probe interval of a stalled QP */
+	int cc;                /* --cc: congestion control of every reliable QP (sr_cc.h) */
+	uint32_t cc_target_us; /* --cc-target-us: its queueing-delay target; 0 = default */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;
 extern const struct sdr_opt sdr_sr_opts[];

@@ -41,12 +41,24 @@ static int core_before(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, struc
 	return sr->hooks->tx_before(sr->hook_ctx, w, qp, sm, now, budget);
 }
 
+/* payload bytes of data packet @p pkt of @p sm */
+static uint32_t pkt_len(const struct sdr_qp *qp, const struct sdr_smsg *sm, uint32_t pkt)
+{
+	uint32_t off = pkt * qp->mtu;
+
+	return sm->len - off < qp->mtu ? sm->len - off : qp->mtu;
+}
+
 static void core_sent(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, struct sdr_smsg *sm,
 		      uint32_t pkt, int data, uint64_t now)
 {
 	struct sdr_sr *sr = ctx;
 
 	sdr_sr_unit_sent(qp, sr, sm, pkt, now);
+	if (sr->cc.on)
+		sdr_sr_cc_sent(&sr->cc,
+			       sdr_wire_data_frame_bytes(pkt < sm->npkts ? pkt_len(qp, sm, pkt) : 0,
+							 sm->imm != 0));
 	if (data && sr->hooks)
 		sr->hooks->data_sent(sr->hook_ctx, w, qp, sm, pkt);
 }
@@ -66,8 +78,10 @@ unsigned sdr_sr_qp_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 		.sent = core_sent,
 		.passed = core_passed,
 	};
-	unsigned sent = sdr_sr_tx(w, qp, sr, now);
+	unsigned sent;
 
+	sdr_sr_cc_apply(w, qp, &sr->cc);
+	sent = sdr_sr_tx(w, qp, sr, now);
 	return sent + sdr_send_first_pass(w, qp, SDR_BURST - sent, now, &h);
 }
 
@@ -116,6 +130,7 @@ void sdr_sr_qp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 	uint32_t slot;
 	int rc = sdr_recv_place(w, qp, p, gen, now, &slot, &drop);
 
+	sdr_sr_cc_rx_data(&sr->cc, p->ecn);
 	if (rc < 0) {
 		sdr_sr_rx_dropped(w, qp, sr, p, drop, now);
 		return;
@@ -134,7 +149,7 @@ void sdr_sr_qp_rx_ctrl(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 	struct sdr_sr *sr = sdr_sr_of(qp);
 
 	if (h->type == SDR_CTRL_ACK)
-		sdr_sr_rx_ack(w, qp, sr, msg, h, now);
+		sdr_sr_rx_ack(w, qp, sr, msg, len, h, now);
 	else if (h->type == SDR_CTRL_PARITY && sr->hooks)
 		sr->hooks->rx_parity(sr->hook_ctx, w, qp, msg, len, now);
 	else if (h->type == SDR_CTRL_NACK && sr->hooks)
@@ -182,6 +197,12 @@ void sdr_sr_qp_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 
 	for (unsigned i = 0; i < n; i++)
 		sdr_sr_qp_recv_done(w, qp, slots[i], -ETIMEDOUT, now);
+}
+
+void sdr_sr_qp_set_rate(struct sdr_qp *qp, uint64_t rate_bps)
+{
+	(void)rate_bps; /* (qp->rate_bps is it already) */
+	sdr_sr_cc_set_ceiling(&sdr_sr_of(qp)->cc, qp);
 }
 
 void sdr_sr_qp_reset(struct sdr_qp *qp)

@@ -110,6 +110,10 @@ void sdr_sr_qp_poll(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_periodic(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now);
 uint64_t sdr_sr_qp_next_due(struct sdr_qp *qp, uint64_t now);
 void sdr_sr_qp_reset(struct sdr_qp *qp);
+/** The QP's configured rate changed (struct sdr_rel_ops::set_rate): the
+ *  congestion controller's ceiling follows (sr_cc.h). A scheme's table names
+ *  it, or its own set_rate calls it. */
+void sdr_sr_qp_set_rate(struct sdr_qp *qp, uint64_t rate_bps);
 
 /** Main lcore, a QP its worker let go of: which of the 1024 receives
  *  before @c c->recv_next completed FULL (their final entries), into

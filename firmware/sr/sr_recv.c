@@ -23,12 +23,15 @@ static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack
 		   unsigned n)
 {
 	struct rte_mbuf *m = sdr_txq_alloc(w, qp->inst);
+	struct sdr_ack_echo echo;
 
 	if (!m)
 		return; /* the sender's timers cover it */
+	/* every ACK echoes the CE marks (docs/wire-format.md §6 "ECN echo") */
+	sdr_sr_cc_echo_out(&((const struct sdr_sr *)qp->rel)->cc, &echo);
 	sdr_txq_ctrl(w, qp, m,
-		     sdr_ctrl_ack_encode(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
-					 qp->qpn_base, e, (uint16_t)n));
+		     sdr_ctrl_ack_encode_echo(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
+					      qp->qpn_base, e, (uint16_t)n, &echo));
 	SDR_QP_CTR(qp, sr, acks_tx)++;
 	SDR_QP_CTR(qp, sr, ack_entries_tx) += n;
 }

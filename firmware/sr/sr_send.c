@@ -37,6 +37,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		return -ENOMEM;
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = sr->units + (size_t)i * units;
+	sdr_sr_cc_init(&sr->cc, qp, qp->cc_mode ? qp->cc_mode == SDR_QP_CC_ON : sdr_sr_cfg.cc);
 	return 0;
 }
 
@@ -252,6 +253,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
+			sdr_sr_cc_lost(&sr->cc, now, end - first);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);
 		if (!sm) {
@@ -281,6 +283,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		if (!m)
 			break;
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
+		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0));
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
 		sent++;
 		budget--;
@@ -332,6 +335,24 @@ struct ack_ctx {
 	uint32_t unsent;
 };
 
+/* Congestion control: unit [first, end) of a->sm was newly acknowledged
+ * (its RTT sample @p rtt, 0 = none): its packets and their bytes on the wire. */
+static void cc_unit_acked(struct ack_ctx *a, uint32_t first, uint32_t end, uint64_t rtt)
+{
+	const struct sdr_smsg *sm = a->sm;
+	uint32_t mtu = a->qp->mtu, payload = 0;
+
+	if (first < sm->npkts) {
+		uint64_t lo = (uint64_t)first * mtu, hi = (uint64_t)end * mtu;
+
+		if (hi > sm->len)
+			hi = sm->len;
+		payload = hi > lo ? (uint32_t)(hi - lo) : 0;
+	}
+	sdr_sr_cc_acked(&a->sr->cc, a->now, rtt, end - first,
+			(end - first) * sdr_wire_data_frame_bytes(0, sm->imm != 0) + payload);
+}
+
 static void ack_unit(void *arg, uint32_t unit)
 {
 	struct ack_ctx *a = arg;
@@ -349,14 +370,18 @@ static void ack_unit(void *arg, uint32_t unit)
 	/* Karn: only units transmitted exactly once give an RTT sample, and
 	 * not those that were on the way when a stall ended (their ACK waited
 	 * for the outage: a sample of its length would set the RTO to it) */
+	uint64_t rtt = 0;
 	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
 	    u->tx_tsc >= a->sr->resume_tsc) {
+		rtt = a->now - u->tx_tsc;
 		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
 	u->acked = 1;
+	if (a->sr->cc.on)
+		cc_unit_acked(a, first, end, rtt);
 	a->ss->units_acked++;
 	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;
@@ -429,7 +454,7 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 }
 
 void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
-		   const struct sdr_ctrl_hdr *h, uint64_t now)
+		   size_t len, const struct sdr_ctrl_hdr *h, uint64_t now)
 {
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
@@ -438,6 +463,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	if (resume)
 		sr->resume_tsc = now;
 	SDR_QP_CTR(qp, sr, acks_rx)++;
+	if (sr->cc.on)
+		sdr_sr_cc_echo_in(&sr->cc, msg, len, h);
 	sr->ack_rx_tsc = now; /* the peer answers: no probing */
 	sr->probing = 0;
 	for (uint16_t i = 0; i < h->count; i++) {
@@ -476,4 +503,5 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 		qp->progress_tsc = now;
 	if (resume)
 		sr_resume(qp, sr, now);
+	sdr_sr_cc_apply(w, qp, &sr->cc);
 }

@@ -108,11 +108,10 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 			errno = EINVAL;
 			return NULL;
 		}
-		for (int i = 0; i < 2; i++)
-			if (attr->reserved2[i]) {
-				errno = EINVAL;
-				return NULL;
-			}
+		if (attr->reserved2[0] || attr->cc > SDR_QP_CC_ON) {
+			errno = EINVAL;
+			return NULL;
+		}
 		if (!rate_ok(attr->rate_bps)) {
 			libsdr_set_err(
 				ctx,
@@ -157,6 +156,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.qp_attr.want_rkey = attr->want_rkey;
 		req.qp_attr.rate_bps = attr->rate_bps;
 		req.horizon_ms = attr->horizon_ms;
+		req.cc = (uint8_t)attr->cc;
 	}
 	rc = libsdr_ctl(ctx, &req, -1, &resp, &fd);
 	if (rc) {

@@ -234,7 +234,13 @@ struct sdr_qp_attr {
 			                            0 = the daemon's
 			                            --outage-horizon-ms, UINT32_MAX =
 			                            never (docs/reliability.md) */
-			uint32_t reserved2[2]; /**< must be 0 */
+			uint32_t reserved2[1]; /**< must be 0 */
+			uint32_t cc;           /**< congestion control of its sends
+			                            (ABI 2.1; docs/congestion.md):
+			                            SDR_QP_CC_DEFAULT (0) = the
+			                            daemon's --cc, SDR_QP_CC_OFF,
+			                            SDR_QP_CC_ON; a daemon before it
+			                            ignores it */
 		};
 	};
 	uint64_t rate_bps; /**< pace this QP's sends (first transmissions and

@@ -360,8 +360,16 @@ static void wire_tx(struct rig *r, int from, const uint8_t *f, size_t len)
 		ws->lost[fi.kind]++;
 		return;
 	}
-	heap_push(&pv->q[to], frame_new(r, from, to, fi.kind, f, len,
-					r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1)));
+	struct rig_frame *x = frame_new(r, from, to, fi.kind, f, len,
+					r->now + l->delay_ns + rig_rand(r, l->jitter_ns + 1));
+	if ((fi.kind == RIG_K_DATA || fi.kind == RIG_K_PARITY) && p.ecn != SDR_ECN_NOT_ECT) {
+		ws->ect++;
+		if (chance(pv, l->ce_data)) {
+			sdr_ip_set_ecn(x->data, SDR_ECN_CE);
+			ws->ce_marked++;
+		}
+	}
+	heap_push(&pv->q[to], x);
 	if (chance(pv, l->dup)) {
 		ws->dup[fi.kind]++;
 		heap_push(&pv->q[to],
@@ -817,6 +825,7 @@ static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id, const struct
 
 	ids.rkey = (uint32_t)rnd(r->priv) | 1;
 	ids.ctrl_key = rnd(r->priv) | 1;
+	ids.cc = r->qp_cc;
 	if (sdr_qp_setup(&qp, s->c, a, &ids, why, sizeof(why))) {
 		fprintf(stderr, "engine_rig: sdr_qp_setup: %s\n", why);
 		exit(2);
@@ -859,6 +868,7 @@ struct rig *rig_new(const struct rig_opts *o)
 	r->busy_ns = o->busy_ns ? o->busy_ns : 1000;
 	r->idle_ns = o->idle_ns ? o->idle_ns : 50000;
 	r->rx_lag_ns = o->rx_lag_ns < r->busy_ns ? o->rx_lag_ns : r->busy_ns - 1;
+	r->qp_cc = o->qp_cc;
 	r->now = 1000000000ull; /* 1 s: no timestamp of the firmware is 0 */
 	if (getenv("SDR_RIG_TRACE"))
 		r->trace = stderr;

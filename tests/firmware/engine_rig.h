@@ -21,7 +21,7 @@
  *    rig sees each completion first and checks what it completes);
  *  - the wire: per direction a one-way delay, random jitter (reordering),
  *    loss of data (data and parity) and of control frames, duplication, a
- *    cut, and a filter the test may use to drop or hold single frames;
+ *    cut, CE marks on ECN-capable data, and a filter the test may use to drop or hold single frames;
  *  - the worker loop: frames arrive through rx.c's own sdr_rx_one(), on
  *    an mbuf that points at them, the host SQ is served, then worker.c's
  *    own sdr_worker_qps() visits the QPs (pacer, touched, timers) at the
@@ -78,6 +78,8 @@ struct rig_link {
 	double loss_data;   /* probability of losing a data or parity frame */
 	double loss_ctrl;   /* ... a CTS, ACK, NACK or ABORT frame */
 	double dup;         /* probability that a frame arrives twice */
+	double ce_data;     /* probability that an ECN-capable data or parity frame
+	                       arrives marked CE (a queue on the way) */
 	int cut;            /* nothing passes; frames in flight are lost on arrival */
 };
 
@@ -90,6 +92,8 @@ struct rig_wire_stats {
 	uint64_t held;                  /* kept by the filter (RIG_HOLD) */
 	uint64_t reordered;             /* delivered after a frame sent later */
 	uint64_t data_bytes;            /* payload of the data frames sent */
+	uint64_t ect;                   /* data and parity frames sent ECN-capable */
+	uint64_t ce_marked;             /* ... of them marked CE on the way (ce_data) */
 };
 
 /** What the filter sees of a frame being transmitted. */
@@ -119,6 +123,7 @@ struct rig_opts {
 	unsigned mbufs;              /* mbuf pool per side; 0 = 256 */
 	uint64_t seed;               /* keys, wire randomness */
 	uint64_t busy_ns, idle_ns;   /* 0 = 1000, 50000 */
+	uint8_t qp_cc;               /* the QPs' congestion control (SDR_QP_CC_*; 0 = --cc) */
 	uint64_t rx_lag_ns;          /* frames are received this long after the loop
 	                                iteration's clock read (worker.c reads the clock
 	                                again for each RX burst); < busy_ns */
@@ -175,7 +180,9 @@ struct rig {
 	void *on_cqe_arg;
 	rig_filter_fn filter;
 	void *filter_arg;
-	FILE *trace; /* every frame sent, one line (SDR_RIG_TRACE=1) */
+	FILE *trace;   /* every frame sent, one line (SDR_RIG_TRACE=1) */
+	uint8_t qp_cc; /* the QPs' congestion control as their hosts ask (SDR_QP_CC_*):
+	                  rig_opts::qp_cc for the first pair, then as set */
 	struct rig_priv *priv;
 };
 

@@ -68,6 +68,21 @@ static void check_ctrl(const uint8_t *msg, size_t len)
 			if (sdr_ctrl_ack_entry_decode(msg, i, &a) == 0)
 				FUZZ_ASSERT(!(a.flags & ~SDR_ACK_F_MASK) &&
 					    a.off <= SDR_ACK_OFF_MAX);
+		/* the ECN echo: only from the 12 bytes after the entries, and
+		 * what decodes encodes back byte for byte */
+		struct sdr_ack_echo x;
+		if (sdr_ctrl_ack_echo_decode(msg, len, &h, &x) == 0) {
+			size_t at = SDR_CTRL_HDR_WIRE + (size_t)h.count * SDR_ACK_ENTRY_WIRE;
+
+			FUZZ_ASSERT(at + SDR_ACK_ECHO_WIRE <= len);
+			FUZZ_ASSERT(msg[at] == SDR_ACK_ECHO_TAG &&
+				    msg[at + 1] == SDR_ACK_ECHO_VERSION);
+			uint8_t re[SDR_CTRL_HDR_WIRE + SDR_ACK_ECHO_WIRE];
+			FUZZ_ASSERT(sdr_ctrl_ack_encode_echo(re, h.src_qpn, NULL, 0, &x) ==
+				    sizeof(re));
+			FUZZ_ASSERT(memcmp(re + SDR_CTRL_HDR_WIRE, msg + at, SDR_ACK_ECHO_WIRE) ==
+				    0);
+		}
 		return;
 	}
 	if (h.type == SDR_CTRL_PARITY) {
@@ -201,6 +216,20 @@ static enum sdr_parse_result parse_both(uint8_t *f, size_t len)
 	else
 		FUZZ_ASSERT(r0 == r1);
 	parse_steps(f, len, r1, &p1);
+	/* the ECN bits a parsed packet reports are its TOS byte's; a CE mark
+	 * (a queue on the way) changes neither the verdict nor the ICRC */
+	if (is_ok(r1)) {
+		uint8_t tos = f[SDR_ETH_HLEN + 1], c0 = f[SDR_ETH_HLEN + 10];
+		uint8_t c1 = f[SDR_ETH_HLEN + 11];
+
+		FUZZ_ASSERT(p1.ecn == (tos & SDR_ECN_MASK));
+		sdr_ip_set_ecn(f, SDR_ECN_CE);
+		FUZZ_ASSERT(sdr_parse(f, len, 1, &p0) == r1 && p0.ecn == SDR_ECN_CE);
+		sdr_ip_set_ecn(f, tos & SDR_ECN_MASK);
+		FUZZ_ASSERT(f[SDR_ETH_HLEN + 1] == tos);
+		f[SDR_ETH_HLEN + 10] = c0; /* (one's complement: 0 and -0 alike) */
+		f[SDR_ETH_HLEN + 11] = c1;
+	}
 	return r1;
 }
 

@@ -682,6 +682,17 @@ static int t_horizon(const char *sock, uint32_t dflt)
 			printf("%s request, horizon_ms %u: %zd-byte reply, horizon %u ms\n",
 			       v ? "2.1" : "2.0", cases[i].ask, n, v ? r.horizon_ms : want);
 		}
+		if (v) { /* the 2.1 cc byte: 0..2, anything above refused */
+			for (unsigned cc = 0; cc <= 3; cc++) {
+				memset(&q, 0, sizeof(q));
+				q.type = SDR_CTL_QP_CREATE;
+				q.qp_attr.reliability = SDR_REL_SR;
+				q.cc = (uint8_t)cc;
+				int st = sized_call(s, &q, qsize, &r, &n);
+				REQUIRE(cc <= SDR_QP_CC_ON ? st == 0 : st == -EINVAL,
+					"QP_CREATE with cc %u: %d (%s)", cc, st, r.msg);
+			}
+		}
 		close(s);
 	}
 	/* libsdr: the attribute reaches the daemon (a QP with its own horizon) */
@@ -691,6 +702,12 @@ static int t_horizon(const char *sock, uint32_t dflt)
 	REQUIRE(qp, "sdr_qp_create with horizon_ms: %s (%s)", strerror(errno), sdr_last_error(c));
 	a.reserved2[0] = 1;
 	REQUIRE(!sdr_qp_create(c, &a) && errno == EINVAL, "reserved2 set: accepted");
+	a.reserved2[0] = 0;
+	a.cc = SDR_QP_CC_ON;
+	REQUIRE(sdr_qp_create(c, &a), "sdr_qp_create with cc on: %s (%s)", strerror(errno),
+		sdr_last_error(c));
+	a.cc = SDR_QP_CC_ON + 1;
+	REQUIRE(!sdr_qp_create(c, &a) && errno == EINVAL, "cc %u: accepted", a.cc);
 	sdr_ctx_close(c);
 	return 0;
 }

@@ -747,6 +747,105 @@ static void test_ack(void)
 	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.lost == 0 && d.bits[0] == 0xFF);
 }
 
+/* ECN: a data frame made ECT(0) and then marked CE on the way (as a queue
+ * does: the TOS byte and the IPv4 checksum rewritten, nothing else) still
+ * passes its IPv4 checksum and its ICRC (the ICRC masks the TOS byte), and
+ * the parser says which ECN bits it arrived with. */
+static void test_ecn(void)
+{
+	static uint8_t buf[BUF_MAX], ref[BUF_MAX];
+	struct sdr_l2l3 a;
+	struct sdr_data_hdr h;
+	struct sdr_parsed p;
+	size_t n;
+
+	for (int i = 0; i < 200; i++) {
+		default_pkt(&a, &h, (uint32_t)rnd_below(4097));
+		rand_l2l3(&a);
+		n = make_data(buf, &a, &h);
+		memcpy(ref, buf, n);
+		CHECK_OR_BREAK(sdr_parse(buf, n, 1, &p) == SDR_PARSE_OK_DATA &&
+			       p.ecn == SDR_ECN_NOT_ECT);
+		sdr_ip_set_ecn(buf, SDR_ECN_ECT0); /* the sender, after sdr_pkt_finish */
+		CHECK_OR_BREAK(buf[SDR_ETH_HLEN + 1] == (uint8_t)(a.dscp << 2 | 2));
+		CHECK_OR_BREAK(sdr_parse(buf, n, 1, &p) == SDR_PARSE_OK_DATA &&
+			       p.ecn == SDR_ECN_ECT0);
+		sdr_ip_set_ecn(buf, SDR_ECN_CE); /* a queue on the way */
+		CHECK_OR_BREAK(sdr_parse(buf, n, 1, &p) == SDR_PARSE_OK_DATA &&
+			       p.ecn == SDR_ECN_CE);
+		CHECK_OR_BREAK(sdr_icrc_compute(buf, n - SDR_ICRC_LEN) ==
+			       sdr_icrc_compute(ref, n - SDR_ICRC_LEN));
+		/* only the TOS byte and the checksum differ from the original */
+		for (size_t b = 0; b < n; b++)
+			if (b != SDR_ETH_HLEN + 1 && b != SDR_ETH_HLEN + 10 &&
+			    b != SDR_ETH_HLEN + 11)
+				CHECK_OR_BREAK(buf[b] == ref[b]);
+		/* the checksum is the one a full recomputation gives */
+		memcpy(ref, buf, n);
+		fix_ip_csum(ref);
+		CHECK_OR_BREAK(!memcmp(ref, buf, n));
+		sdr_ip_set_ecn(buf, SDR_ECN_NOT_ECT);
+		CHECK_OR_BREAK(sdr_parse(buf, n, 1, &p) == SDR_PARSE_OK_DATA &&
+			       p.ecn == SDR_ECN_NOT_ECT);
+	}
+}
+
+/* The ECN echo after an ACK's entries: byte by byte, decoded back, ignored
+ * by the entry decoder (an older sender), absent from an ACK without it. */
+static void test_ack_echo(void)
+{
+	uint8_t msg[SDR_CTRL_HDR_WIRE + SDR_ACK_MAX_ENTRIES * SDR_ACK_ENTRY_WIRE +
+		    SDR_ACK_ECHO_WIRE];
+	struct sdr_ack_entry e[2], d;
+	struct sdr_ack_echo x = {.ce = 0x01020304, .pkts = 0xA0B0C0D0}, y;
+	struct sdr_ctrl_hdr h;
+	size_t len;
+
+	memset(e, 0, sizeof(e));
+	e[0].seq = 5;
+	e[0].cum = 2;
+	e[1].seq = 6;
+	e[1].flags = SDR_ACK_F_FULL;
+	len = sdr_ctrl_ack_encode_echo(msg, 0x100, e, 2, &x);
+	CHECK(len == SDR_CTRL_HDR_WIRE + 2 * SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE);
+	{
+		static const uint8_t want[12] = {0xEC, 1, 0, 0, 1, 2, 3, 4, 0xA0, 0xB0, 0xC0, 0xD0};
+		CHECK(!memcmp(msg + len - 12, want, 12));
+	}
+	/* what an older sender does with it: the header and entries decode */
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.count == 2);
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 1, &d) == 0 && d.seq == 6 &&
+	      d.flags == SDR_ACK_F_FULL);
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == 0 && y.ce == x.ce && y.pkts == x.pkts);
+	/* cut short, another tag or version, reserved bytes: no echo */
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len - 1, &h, &y) == -1);
+	for (unsigned b = 0; b < 4; b++) {
+		uint8_t keep = msg[len - 12 + b];
+		msg[len - 12 + b] ^= 0x10;
+		CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == -1);
+		msg[len - 12 + b] = keep;
+	}
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == 0);
+	/* an ACK of an older receiver: none */
+	len = sdr_ctrl_ack_encode(msg, 0x100, e, 2);
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0);
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == -1);
+	/* the most entries, and an encoder refusal is still 0 */
+	memset(msg, 0, sizeof(msg));
+	{
+		struct sdr_ack_entry many[SDR_ACK_MAX_ENTRIES + 1];
+		memset(many, 0, sizeof(many));
+		len = sdr_ctrl_ack_encode_echo(msg, 1, many, SDR_ACK_MAX_ENTRIES, &x);
+		CHECK(len == sizeof(msg));
+		CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 &&
+		      sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == 0 && y.pkts == x.pkts);
+		CHECK(sdr_ctrl_ack_encode_echo(msg, 1, many, SDR_ACK_MAX_ENTRIES + 1, &x) == 0);
+	}
+	/* another control type has no echo */
+	h.type = SDR_CTRL_NACK;
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == -1);
+}
+
 static void test_abort(void)
 {
 	uint8_t msg[SDR_CTRL_HDR_WIRE + (SDR_ABORT_MAX_ENTRIES + 1) * SDR_ABORT_ENTRY_WIRE];
@@ -1628,6 +1727,8 @@ int main(int argc, char **argv)
 	test_frame_sizes();
 	test_cts_decode_errors();
 	test_ack();
+	test_ack_echo();
+	test_ecn();
 	test_parity();
 	test_nack();
 	test_abort();

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control of a reliable QP (sr_cc.h): the SR engine's feeds into
+ * the decision core (common/sdr_cc.c), the pacer's rate from it, the ECN
+ * echo of the receiver, and the controller's stats.
+ * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "sr_cc.h"
+#include "sr_desc.h"
+#include "txq.h"
+
+/* TSC cycles -> ns */
+static uint64_t cyc_ns(uint64_t c)
+{
+	return sdr_g.tsc_hz ? (uint64_t)((unsigned __int128)c * 1000000000u / sdr_g.tsc_hz) : 0;
+}
+
+static uint64_t ceiling_of(const struct sdr_qp *qp)
+{
+	if (qp->rate_bps)
+		return qp->rate_bps;
+	if (qp->inst && qp->inst->cfg.port_rate)
+		return qp->inst->cfg.port_rate;
+	return SDR_SR_CC_DEFAULT_CEILING;
+}
+
+void sdr_sr_cc_init(struct sdr_sr_cc *c, const struct sdr_qp *qp, int on)
+{
+	struct sdr_cc_params p;
+
+	memset(c, 0, sizeof(*c));
+	c->on = on ? 1 : 0;
+	sdr_cc_params_default(&p);
+	if (sdr_sr_cfg.cc_target_us) {
+		p.target_ns = (uint64_t)sdr_sr_cfg.cc_target_us * 1000;
+		p.target_frac = 0;
+	}
+	sdr_cc_init(&c->cc, &p, ceiling_of(qp), 0);
+}
+
+/* the controller's clock starts at its QP's first event */
+static void start(struct sdr_sr_cc *c, uint64_t now_ns)
+{
+	if (c->started)
+		return;
+	struct sdr_cc_params p = c->cc.p; /* (sdr_cc_init clears the struct first) */
+
+	c->started = 1;
+	sdr_cc_init(&c->cc, &p, c->cc.ceiling, now_ns);
+}
+
+void sdr_sr_cc_set_ceiling(struct sdr_sr_cc *c, const struct sdr_qp *qp)
+{
+	sdr_cc_set_ceiling(&c->cc, ceiling_of(qp));
+	c->applied_bps = 0; /* the worker gave the pacer the configured rate */
+}
+
+void sdr_sr_cc_apply(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr_cc *c)
+{
+	uint64_t bps = sdr_cc_rate(&c->cc), rate = bps / 8;
+
+	if (!c->on || bps == c->applied_bps)
+		return;
+	qp->ecn_tx = SDR_ECN_ECT0; /* its data is ECN-capable from its first packet */
+	sdr_sched_flow_rate(&w->sched, sdr_qp_flow(qp), rate ? rate : 1, sdr_pace_burst(rate));
+	c->applied_bps = bps;
+	c->rate_sets++;
+}
+
+void sdr_sr_cc_echo_out(const struct sdr_sr_cc *c, struct sdr_ack_echo *e)
+{
+	e->ce = c->rx_ce;
+	e->pkts = c->rx_pkts;
+}
+
+void sdr_sr_cc_echo_in(struct sdr_sr_cc *c, const uint8_t *msg, size_t len,
+		       const struct sdr_ctrl_hdr *h)
+{
+	struct sdr_ack_echo e;
+	uint32_t dce, dpk;
+
+	if (sdr_ctrl_ack_echo_decode(msg, len, h, &e))
+		return; /* an older receiver: delay alone */
+	c->echo_acks++;
+	if (!c->echo_seen) {
+		c->echo_seen = 1;
+		dce = e.ce; /* counted from 0 at the receiver's QP creation */
+		dpk = e.pkts;
+	} else {
+		dce = e.ce - c->echo_ce;
+		dpk = e.pkts - c->echo_pkts;
+		if (dpk > 1u << 31 || dce > 1u << 31)
+			return; /* older than one already taken (reordered) */
+	}
+	c->echo_ce = e.ce;
+	c->echo_pkts = e.pkts;
+	if (dce > dpk)
+		dce = dpk; /* (not trusted beyond what it counts) */
+	c->ce_echoed += dce;
+	c->pend_ce += dce;
+	c->pend_pkts += dpk;
+}
+
+void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32_t pkts,
+		     uint32_t bytes)
+{
+	uint64_t ce = 0, now_ns = cyc_ns(now);
+
+	if (!c->on)
+		return;
+	start(c, now_ns);
+	/* the marks of the echoes so far, spread over the packets they counted */
+	if (c->pend_pkts) {
+		ce = (c->pend_ce * pkts + c->pend_pkts / 2) / c->pend_pkts;
+		if (ce > c->pend_ce)
+			ce = c->pend_ce;
+		if (ce > pkts)
+			ce = pkts;
+		c->pend_ce -= ce;
+		c->pend_pkts -= pkts < c->pend_pkts ? pkts : c->pend_pkts;
+		if (!c->pend_pkts)
+			c->pend_ce = 0;
+	}
+	sdr_cc_on_ack(&c->cc, now_ns, cyc_ns(rtt_cyc), pkts, (uint32_t)ce, bytes);
+}
+
+void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts)
+{
+	uint64_t now_ns = cyc_ns(now);
+
+	if (!c->on)
+		return;
+	start(c, now_ns);
+	sdr_cc_on_loss(&c->cc, now_ns, pkts);
+}
+
+/* ---- stats ---- */
+
+void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
+{
+	const struct sdr_cc *k = &c->cc;
+
+	if (!c->on) {
+		if (c->rx_ce)
+			fprintf(f,
+				"    CC: off | CE received %" PRIu32 " of %" PRIu32 " data pkts\n",
+				c->rx_ce, c->rx_pkts);
+		return;
+	}
+	fprintf(f,
+		"    CC: rate %.1f Mbit/s ceiling %.1f | base rtt %.0f us srtt %.0f us | "
+		"alpha %.3f | last %s | cuts ecn %" PRIu64 " delay %" PRIu64 " loss %" PRIu64
+		" increases %" PRIu64 " intervals %" PRIu64 " | CE echoed %" PRIu64
+		" (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
+		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
+		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
+		k->dec_delay, k->dec_loss, k->increases, k->intervals, c->ce_echoed, c->echo_acks,
+		c->rx_ce);
+}
+
+void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
+{
+	const struct sdr_cc *k = &c->cc;
+
+	fprintf(f,
+		",\"cc\":{\"on\":%u,\"rate_bps\":%" PRIu64 ",\"ceiling_bps\":%" PRIu64
+		",\"base_rtt_us\":%.1f,\"srtt_us\":%.1f,\"alpha\":%.4f,\"last\":\"%s\""
+		",\"dec_ecn\":%" PRIu64 ",\"dec_delay\":%" PRIu64 ",\"dec_loss\":%" PRIu64
+		",\"increases\":%" PRIu64 ",\"intervals\":%" PRIu64 ",\"acked\":%" PRIu64
+		",\"ce_echoed\":%" PRIu64 ",\"echo_acks\":%" PRIu64 ",\"lost_events\":%" PRIu64
+		",\"rate_sets\":%" PRIu64 ",\"rx_pkts\":%" PRIu32 ",\"rx_ce\":%" PRIu32 "}",
+		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
+		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
+		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
+		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce);
+}
+
+void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
+{
+	const struct sdr_cc *k = &c->cc;
+
+	kv->u64(kv->arg, "cc_on", c->on);
+	kv->u64(kv->arg, "cc_rate_bps", c->on ? sdr_cc_rate(k) : 0);
+	kv->u64(kv->arg, "cc_ceiling_bps", k->ceiling);
+	kv->u64(kv->arg, "cc_base_rtt_us", k->base_rtt / 1000);
+	kv->u64(kv->arg, "cc_srtt_us", k->srtt / 1000);
+	kv->u64(kv->arg, "cc_alpha_milli", (uint64_t)(k->alpha * 1000.0));
+	kv->str(kv->arg, "cc_last", sdr_cc_event_name(k->last));
+	kv->u64(kv->arg, "cc_dec_ecn", k->dec_ecn);
+	kv->u64(kv->arg, "cc_dec_delay", k->dec_delay);
+	kv->u64(kv->arg, "cc_dec_loss", k->dec_loss);
+	kv->u64(kv->arg, "cc_increases", k->increases);
+	kv->u64(kv->arg, "cc_ce_echoed", c->ce_echoed);
+	kv->u64(kv->arg, "cc_rx_ce", c->rx_ce);
+}
+
+void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)
+{
+	const struct sdr_cc *k = &c->cc;
+
+	m->gauge(m->arg, "cc_rate_bytes_per_second",
+		 "congestion control: the rate it paces the QP at (0 = off)", NULL,
+		 c->on ? (double)sdr_cc_rate(k) / 8 : 0.0);
+	m->gauge(m->arg, "cc_ceiling_bytes_per_second", "congestion control: its ceiling", NULL,
+		 (double)k->ceiling / 8);
+	m->gauge(m->arg, "cc_base_rtt_seconds", "congestion control: base RTT", NULL,
+		 (double)k->base_rtt / 1e9);
+	m->gauge(m->arg, "cc_srtt_seconds", "congestion control: smoothed RTT", NULL,
+		 (double)k->srtt / 1e9);
+	m->gauge(m->arg, "cc_alpha", "congestion control: smoothed CE fraction (DCQCN alpha)", NULL,
+		 k->alpha);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"ecn-cut\"", (double)k->dec_ecn);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"delay-cut\"", (double)k->dec_delay);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"loss-cut\"", (double)k->dec_loss);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"increase\"", (double)k->increases);
+	m->counter(m->arg, "cc_ce_echoed", "congestion control: CE marks its peer echoed", NULL,
+		   (double)c->ce_echoed);
+	m->counter(m->arg, "cc_ce_received", "data packets that arrived CE-marked", NULL,
+		   (double)c->rx_ce);
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control wired into the SR engine (firmware/sr/sr_cc.c), on the
+ * engine rig's virtual clock (tests/firmware/engine_rig.h): a stream of
+ * 64 KiB sends from A to B over 10 ms of RTT, the rig's wire marking CE on
+ * ECN-capable data frames when told to.
+ *
+ *   on    --cc on: A's data frames are ECT(0); while the wire marks CE the
+ *         receiver counts the marks, its ACKs echo them and the sender's
+ *         controller learns every one (ce_echoed = the receiver's count once
+ *         the wire is quiet) and cuts on them; the pacer's rate is always
+ *         the controller's (the wheel's cycles per byte), never above the
+ *         ceiling; a lower configured rate (QP_SET_RATE's worker half) is a
+ *         new ceiling at once, and the frames that leave keep under it;
+ *   off   --cc off: not ECN-capable, the pacer at the configured rate, no
+ *         controller decision; the receiver still counts and echoes;
+ *   perqp the QP's own setting (the request's cc) over the daemon's.
+ *
+ * `test_ccwire NAME` runs one (meson: ccwire_NAME).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_rig.h"
+#include "sdr_test.h"
+#include "sr_qp.h"
+#include "worker.h"
+
+#define MSG 65536u
+#define WINDOW 16u
+#define US 1000ull
+#define MS 1000000ull
+#define RATE 1000000000ull /* the QPs' configured rate: the ceiling */
+
+struct stream {
+	uint64_t sent, recvd; /* posted */
+	uint64_t a_bytes_since;
+};
+static struct stream st;
+
+/* keep WINDOW sends and receives posted */
+static void on_cqe(struct rig *r, int side, const struct sdr_cqe *e, void *arg)
+{
+	(void)arg;
+	(void)e;
+	if (side == RIG_B) {
+		rig_recv(r, RIG_B, (st.recvd % WINDOW) * MSG, MSG, st.recvd);
+		st.recvd++;
+	} else {
+		rig_send(r, RIG_A, (st.sent % WINDOW) * MSG, MSG, 0, st.sent);
+		st.sent++;
+	}
+}
+
+/* data frames A sent, and their bytes on the wire, while counting */
+static uint64_t a_frames, a_ect, a_bytes;
+static enum rig_verdict on_frame(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	(void)r;
+	(void)arg;
+	if (fi->from == RIG_A && fi->kind == RIG_K_DATA) {
+		a_frames++;
+		a_ect += fi->p->ecn == SDR_ECN_ECT0;
+		a_bytes += sdr_wire_data_frame_bytes(fi->dma_len,
+						     fi->p->opcode == SDR_OP_UC_WRITE_ONLY_IMM);
+	}
+	return RIG_PASS;
+}
+
+static struct rig *mk_qp(const char *cc, uint8_t qp_cc)
+{
+	char args[256];
+	struct rig_opts o = {.args = args,
+			     .mem_bytes = (size_t)WINDOW * MSG,
+			     .seed = t_rnd(),
+			     .mbufs = 4096,
+			     .busy_ns = 1000,
+			     .idle_ns = 1000,
+			     .qp_cc = qp_cc};
+	struct rig *r;
+
+	snprintf(args, sizeof(args),
+		 "--mtu 4096 --chunk-pkts 1 --max-msg 65536 --sr-ack-us 50 --cc %s", cc);
+	o.attr.reliability = SDR_REL_SR;
+	o.attr.rate_bps = RATE;
+	r = rig_new(&o);
+	r->link[RIG_A].delay_ns = r->link[RIG_B].delay_ns = 5 * MS;
+	r->filter = on_frame;
+	r->on_cqe = on_cqe;
+	memset(&st, 0, sizeof(st));
+	for (unsigned i = 0; i < WINDOW; i++) {
+		rig_recv(r, RIG_B, (st.recvd % WINDOW) * MSG, MSG, st.recvd);
+		st.recvd++;
+		rig_pattern(r->s[RIG_A].mem + (size_t)i * MSG, MSG, i);
+		rig_send(r, RIG_A, (st.sent % WINDOW) * MSG, MSG, 0, st.sent);
+		st.sent++;
+	}
+	return r;
+}
+
+static struct rig *mk(const char *cc)
+{
+	return mk_qp(cc, SDR_QP_CC_DEFAULT);
+}
+
+static const struct sdr_sr_cc *cc_of(const struct rig *r, int side)
+{
+	return &sdr_sr_of(r->s[side].qp)->cc;
+}
+
+/* the wheel's cycles per byte of A's QP */
+static uint64_t a_cpb(const struct rig *r)
+{
+	return r->s[RIG_A].w->sched.wheel.f[sdr_qp_flow(r->s[RIG_A].qp)].cpb_fp;
+}
+
+/* Run @p ns, checking at every iteration that the pacer has the rate the
+ * controller gave it and that it is within the ceiling. */
+static unsigned run_checked(struct rig *r, uint64_t ns, uint64_t ceiling)
+{
+	const struct sdr_sr_cc *c = cc_of(r, RIG_A);
+	uint64_t end = r->now + ns;
+	unsigned bad = 0;
+
+	while (r->now < end) {
+		rig_iter(r);
+		if (!c->applied_bps)
+			continue;
+		if (a_cpb(r) != sdr_wheel_cpb(1000000000ull, c->applied_bps / 8) ||
+		    c->applied_bps > ceiling || sdr_cc_rate(&c->cc) > ceiling)
+			bad++;
+	}
+	return bad;
+}
+
+static void t_on(void)
+{
+	struct rig *r = mk("on");
+	const struct sdr_sr_cc *ca = cc_of(r, RIG_A), *cb = cc_of(r, RIG_B);
+	uint64_t f0, b0, t0, rate_before;
+	double got;
+
+	/* start-up: the rate grows from 1/64 of the ceiling */
+	CHECK(run_checked(r, 200 * MS, RATE) == 0, "pacer rate != controller rate");
+	printf("start-up: rate %.1f Mbit/s after 200 ms, %llu intervals, last %s, "
+	       "base rtt %.0f us\n",
+	       sdr_cc_rate(&ca->cc) / 1e6, (unsigned long long)ca->cc.intervals,
+	       sdr_cc_event_name(ca->cc.last), ca->cc.base_rtt / 1e3);
+	CHECK(ca->on && ca->cc.intervals > 10, "%llu intervals",
+	      (unsigned long long)ca->cc.intervals);
+	CHECK(sdr_cc_rate(&ca->cc) > RATE / 4, "rate %llu after start-up",
+	      (unsigned long long)sdr_cc_rate(&ca->cc));
+	CHECK(a_frames > 100 && a_ect == a_frames, "%llu of %llu data frames ECT(0)",
+	      (unsigned long long)a_ect, (unsigned long long)a_frames);
+	CHECK(cb->rx_ce == 0 && ca->ce_echoed == 0 && ca->echo_acks > 0,
+	      "no CE yet: rx_ce %u echoed %llu, %llu ACKs with an echo", cb->rx_ce,
+	      (unsigned long long)ca->ce_echoed, (unsigned long long)ca->echo_acks);
+
+	/* a lower configured rate is a ceiling at once */
+	sdr_worker_qp_rate(r->s[RIG_A].w, r->s[RIG_A].qp, RATE / 5);
+	CHECK(ca->cc.ceiling == RATE / 5 && sdr_cc_rate(&ca->cc) <= RATE / 5, "ceiling %llu",
+	      (unsigned long long)ca->cc.ceiling);
+	CHECK(run_checked(r, 20 * MS, RATE / 5) == 0, "over the new ceiling");
+	f0 = a_frames;
+	b0 = a_bytes;
+	t0 = r->now;
+	CHECK(run_checked(r, 100 * MS, RATE / 5) == 0, "over the new ceiling");
+	got = (double)(a_bytes - b0) * 8e9 / (double)(r->now - t0);
+	printf("ceiling %.0f Mbit/s: %llu frames, %.1f Mbit/s sent, controller at %.1f\n",
+	       RATE / 5 / 1e6, (unsigned long long)(a_frames - f0), got / 1e6,
+	       sdr_cc_rate(&ca->cc) / 1e6);
+	CHECK(got <= RATE / 5 * 1.02 && got > RATE / 5 * 0.6, "%.1f Mbit/s", got / 1e6);
+
+	/* a queue marks half the data: the marks reach the controller */
+	rate_before = sdr_cc_rate(&ca->cc);
+	r->link[RIG_A].ce_data = 0.5;
+	CHECK(run_checked(r, 50 * MS, RATE / 5) == 0, "pacer rate != controller rate");
+	r->link[RIG_A].ce_data = 0;
+	CHECK(run_checked(r, 20 * MS, RATE / 5) == 0, "pacer rate != controller rate");
+	printf("CE: wire marked %llu, receiver counted %u of %u, sender learnt %llu; "
+	       "ecn cuts %llu, alpha %.3f, rate %.1f -> %.1f Mbit/s\n",
+	       (unsigned long long)r->ws[RIG_A].ce_marked, cb->rx_ce, cb->rx_pkts,
+	       (unsigned long long)ca->ce_echoed, (unsigned long long)ca->cc.dec_ecn, ca->cc.alpha,
+	       rate_before / 1e6, sdr_cc_rate(&ca->cc) / 1e6);
+	CHECK(r->ws[RIG_A].ce_marked > 50 && cb->rx_ce == r->ws[RIG_A].ce_marked,
+	      "receiver counted %u of %llu marks", cb->rx_ce,
+	      (unsigned long long)r->ws[RIG_A].ce_marked);
+	CHECK(ca->ce_echoed == cb->rx_ce, "sender learnt %llu of %u marks",
+	      (unsigned long long)ca->ce_echoed, cb->rx_ce);
+	CHECK(ca->cc.ce > 0 && ca->cc.ce <= ca->ce_echoed, "controller took %llu marks",
+	      (unsigned long long)ca->cc.ce);
+	CHECK(ca->cc.dec_ecn > 0 && sdr_cc_rate(&ca->cc) < rate_before,
+	      "no ECN cut (%llu), rate %llu", (unsigned long long)ca->cc.dec_ecn,
+	      (unsigned long long)sdr_cc_rate(&ca->cc));
+	CHECK(ca->cc.alpha > 0.05, "alpha %.3f", ca->cc.alpha);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+static void t_off(void)
+{
+	struct rig *r = mk("off");
+	const struct sdr_sr_cc *ca = cc_of(r, RIG_A), *cb = cc_of(r, RIG_B);
+
+	rig_run_for(r, 50 * MS);
+	CHECK(!ca->on && ca->cc.intervals == 0 && ca->applied_bps == 0, "controller ran");
+	CHECK(a_frames > 100 && a_ect == 0, "%llu of %llu data frames ECN-capable",
+	      (unsigned long long)a_ect, (unsigned long long)a_frames);
+	CHECK(a_cpb(r) == sdr_wheel_cpb(1000000000ull, RATE / 8), "pacer not at the QP's rate");
+	/* a receiver counts and echoes whatever its sender does */
+	CHECK(cb->rx_pkts > 100 && ca->echo_acks == 0, "rx_pkts %u", cb->rx_pkts);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+/* The QP's own setting (sdr_qp_attr.cc, the request's cc) over the
+ * daemon's: on under --cc off, off under --cc on. */
+static void t_perqp(void)
+{
+	struct rig *r = mk_qp("off", SDR_QP_CC_ON);
+
+	rig_run_for(r, 200 * MS);
+	CHECK(cc_of(r, RIG_A)->on && cc_of(r, RIG_A)->cc.intervals > 0 && a_ect == a_frames &&
+		      a_frames > 100,
+	      "QP on under --cc off: %llu of %llu ECT", (unsigned long long)a_ect,
+	      (unsigned long long)a_frames);
+	rig_free(r);
+	r = mk_qp("on", SDR_QP_CC_OFF);
+	a_frames = a_ect = 0;
+	rig_run_for(r, 50 * MS);
+	CHECK(!cc_of(r, RIG_A)->on && a_ect == 0 && a_frames > 100,
+	      "QP off under --cc on: %llu of %llu ECT", (unsigned long long)a_ect,
+	      (unsigned long long)a_frames);
+	CHECK(a_cpb(r) == sdr_wheel_cpb(1000000000ull, RATE / 8), "pacer not at the QP's rate");
+	rig_free(r);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {{"on", t_on}, {"off", t_off}, {"perqp", t_perqp}};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_ccwire on|off|perqp\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!strcmp(argv[1], tests[i].name)) {
+			t_seed(tests[i].name, 1);
+			tests[i].fn();
+			return t_finish(tests[i].name);
+		}
+	fprintf(stderr, "test_ccwire: no test %s\n", argv[1]);
+	return 2;
+}

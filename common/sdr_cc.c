@@ -91,7 +91,7 @@ uint64_t sdr_cc_target(const struct sdr_cc *cc)
 
 bool sdr_cc_ecn_leads(const struct sdr_cc *cc, uint64_t now)
 {
-	return cc->ce_seen && now - cc->ce_at < cc->p.base_window_ns;
+	return cc->ce_seen && (now < cc->ce_at || now - cc->ce_at < cc->p.base_window_ns);
 }
 
 uint64_t sdr_cc_delay_target(const struct sdr_cc *cc, uint64_t now)
@@ -192,7 +192,10 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 
 		double step;
 
-		cc->calm = q < (double)dt / 4 ? cc->calm + 1 : 1;
+		/* (by T, not the delay target in force: an increase in
+		 * proportion to the rate would keep the ratio between flows;
+		 * host jitter above T/4 leaves the additive step alone) */
+		cc->calm = q < (double)target / 4 ? cc->calm + 1 : 1;
 		k = cc->calm < cc->p.ai_accel ? cc->calm : cc->p.ai_accel;
 		if (ai < 1e6)
 			ai = 1e6;
@@ -213,12 +216,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->calm = 0;
 		cc->cut_at = now;
 	}
-	if (cc->iv_ce > 0) {
-		cc->ce_seen = true;
-		cc->ce_at = now;
-	} else {
+	if (cc->iv_ce == 0)
 		cc->jit = (1 - cc->p.jit_g) * cc->jit + cc->p.jit_g * q;
-	}
 	cc->prev_q = q;
 	cc->last = ev;
 	clamp(cc);
@@ -251,6 +250,10 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 		ce = acked; /* (a peer's count is not trusted beyond what it acks) */
 	cc->acked += acked;
 	cc->ce += ce;
+	if (ce) { /* the path marks (stale ACKs too: ECN leads from the first) */
+		cc->ce_seen = true;
+		cc->ce_at = now;
+	}
 	if (rtt) {
 		base_sample(cc, now, rtt);
 		cc->srtt = cc->srtt ? cc->srtt - cc->srtt / 8 + rtt / 8 : rtt;

@@ -198,6 +198,8 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_increases", k->increases);
 	kv->u64(kv->arg, "cc_ce_echoed", c->ce_echoed);
 	kv->u64(kv->arg, "cc_rx_ce", c->rx_ce);
+	kv->u64(kv->arg, "cc_rx_pkts", c->rx_pkts);
+	kv->u64(kv->arg, "cc_acked", k->acked);
 }
 
 void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)

@@ -30,6 +30,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->ai_frac = 0.001;
 	p->ai_accel = 16;
 	p->init_frac = 1.0 / 64;
+	p->init_min_bps = 10e6;
 	p->startup_gain = 1.5;
 	p->drain_rtts = 4;
 	p->accel_max_frac = 0.03;
@@ -42,6 +43,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->jit_k = 3;
 	p->jit_g = 1.0 / 8;
 	p->ecn_delay_cap = 1.0;
+	p->noise_cap = 0.25;
 }
 
 static double floor_of(const struct sdr_cc *cc)
@@ -71,6 +73,10 @@ void sdr_cc_init(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t ceil
 		sdr_cc_params_default(&cc->p);
 	cc->ceiling = ceiling_bps ? ceiling_bps : 1;
 	cc->rate = (double)cc->ceiling * cc->p.init_frac;
+	/* a decision needs ACKs: a low ceiling's 1/64 would acknowledge one
+	 * unit (chunk) a second and start up over minutes */
+	if (cc->rate < cc->p.init_min_bps)
+		cc->rate = cc->p.init_min_bps;
 	cc->startup = true;
 	cc->alpha = cc->p.alpha0;
 	cc->win_start = now_ns;
@@ -98,8 +104,16 @@ uint64_t sdr_cc_delay_target(const struct sdr_cc *cc, uint64_t now)
 {
 	double t = (double)sdr_cc_target(cc), e, cap;
 
-	if (!sdr_cc_ecn_leads(cc, now))
-		return (uint64_t)t;
+	if (!sdr_cc_ecn_leads(cc, now)) {
+		/* delay is the only signal: above its noise, at most
+		 * noise_cap of the base RTT (J follows a standing queue too:
+		 * the cap bounds the queue it tolerates) */
+		e = cc->p.jit_k * cc->jit;
+		cap = cc->p.noise_cap * (double)cc->base_rtt;
+		if (e > cap)
+			e = cap;
+		return (uint64_t)(e > t ? e : t);
+	}
 	/* ECN marks the bottleneck's queue: delay is the back-up signal (a
 	 * queue that does not mark), so it waits above the noise the host
 	 * adds to the RTT samples, and above a fraction of the base RTT */

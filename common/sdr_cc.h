@@ -55,7 +55,8 @@ struct sdr_cc_params {
 	                            the rate */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
-	double init_frac;      /**< first rate, of the ceiling */
+	double init_frac;      /**< first rate, of the ceiling ... */
+	double init_min_bps;   /**< ... and at least this (bit/s; not above the ceiling) */
 	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
 	double drain_rtts;     /**< a cut drains the queue above the target over this
 	                          many round trips */
@@ -73,6 +74,8 @@ struct sdr_cc_params {
 	double jit_g;          /**< gain of that noise estimate's EWMA */
 	double ecn_delay_cap;  /**< that target is at most this fraction of the base
 	                          RTT (a queue ECN does not mark still cuts) */
+	double noise_cap;      /**< without ECN: max(T, jit_k * jit), at most this
+	                          fraction of the base RTT */
 };
 
 /** Defaults (docs/congestion.md "Constants"). */
@@ -155,8 +158,9 @@ static inline uint64_t sdr_cc_rate(const struct sdr_cc *cc)
 /** The queueing-delay target T (ns): target_ns + target_frac * base RTT. */
 uint64_t sdr_cc_target(const struct sdr_cc *cc);
 
-/** The delay target in force at @p now_ns (ns): T, or while ECN leads
- *  max(T, ecn_delay_frac * base RTT, jit_k * jit). */
+/** The delay target in force at @p now_ns (ns): max(T, min(jit_k * jit,
+ *  noise_cap * base RTT)), or while ECN leads max(T, min(max(ecn_delay_frac
+ *  * base RTT, jit_k * jit), ecn_delay_cap * base RTT)). */
 uint64_t sdr_cc_delay_target(const struct sdr_cc *cc, uint64_t now_ns);
 
 /** ECN leads at @p now_ns: the path marked CE within the last base_window. */

@@ -195,6 +195,53 @@ static void test_reactions(void)
 	CHECK(sdr_cc_rate(&cc) > GBIT / 2, "not starved by the longer route: %" PRIu64,
 	      sdr_cc_rate(&cc));
 
+	/* a low ceiling starts at init_min_bps (a decision needs ACKs), a
+	 * ceiling below that at the ceiling */
+	sdr_cc_init(&cc, &p, 33000000, 0);
+	CHECK(sdr_cc_rate(&cc) == (uint64_t)p.init_min_bps, "33 Mbit/s starts at %" PRIu64,
+	      sdr_cc_rate(&cc));
+	sdr_cc_init(&cc, &p, 5000000, 0);
+	CHECK(sdr_cc_rate(&cc) == 5000000, "5 Mbit/s starts at %" PRIu64, sdr_cc_rate(&cc));
+
+	/* ECN leads from the first CE mark: q above T but below the delay
+	 * target in force is no cut; above it, a delay cut; without a mark for
+	 * base_window, T again */
+	sdr_cc_init(&cc, &p, GBIT, t);
+	t = feed(&cc, t, 12, 25 * MS, 0);
+	CHECK(!sdr_cc_ecn_leads(&cc, t) && sdr_cc_delay_target(&cc, t) == sdr_cc_target(&cc),
+	      "no CE yet: the delay target is T (%" PRIu64 ")", sdr_cc_delay_target(&cc, t));
+	t = feed(&cc, t, 1, 25 * MS, 10); /* a CE mark */
+	t = feed(&cc, t, 3, 25 * MS, 0);
+	CHECK(sdr_cc_ecn_leads(&cc, t) &&
+		      sdr_cc_delay_target(&cc, t) == (uint64_t)(p.ecn_delay_frac * 25e6),
+	      "ECN leads: delay target %" PRIu64 " = %.0f of the base RTT",
+	      sdr_cc_delay_target(&cc, t), p.ecn_delay_frac);
+	r0 = sdr_cc_rate(&cc);
+	t = feed(&cc, t, 1, 25 * MS + 3 * MS, 0); /* T < q = 3 ms < 6.25 ms */
+	CHECK(cc.last == SDR_CC_INCREASE && sdr_cc_rate(&cc) > r0,
+	      "ECN leads: 3 ms of queueing delay alone is no cut (%s)", sdr_cc_event_name(cc.last));
+	t = feed(&cc, t, 1, 25 * MS + 10 * MS, 0); /* q = 10 ms > 6.25 ms */
+	CHECK(cc.last == SDR_CC_DEC_DELAY, "ECN leads: 10 ms is a delay cut (%s)",
+	      sdr_cc_event_name(cc.last));
+	t = feed(&cc, t, (unsigned)(p.base_window_ns / (25 * MS)) + 1, 25 * MS, 0);
+	CHECK(!sdr_cc_ecn_leads(&cc, t), "no CE for base_window: ECN no longer leads");
+
+	/* without ECN, the delay target rises above the noise of q (jit_k J),
+	 * at most noise_cap of the base RTT */
+	sdr_cc_init(&cc, &p, GBIT, t);
+	t = feed(&cc, t, 2, 25 * MS, 0);
+	for (unsigned k = 0; k < 40; k++) /* q alternates 0 and 2 ms: J -> 1 ms */
+		t = feed(&cc, t, 1, 25 * MS + (k & 1) * 2 * MS, 0);
+	CHECK(sdr_cc_delay_target(&cc, t) > 2 * MS &&
+		      sdr_cc_delay_target(&cc, t) <= (uint64_t)(p.noise_cap * 25e6),
+	      "noise: delay target %" PRIu64 " above the 2 ms of noise",
+	      sdr_cc_delay_target(&cc, t));
+	CHECK(cc.dec_delay < 10, "noise: %" PRIu64 " delay cuts in 40 intervals", cc.dec_delay);
+	for (unsigned k = 0; k < 10; k++) /* a standing 20 ms: capped */
+		t = feed(&cc, t, 1, 45 * MS, 0);
+	CHECK(sdr_cc_delay_target(&cc, t) == (uint64_t)(p.noise_cap * 25e6),
+	      "noise: the delay target is capped at %" PRIu64, sdr_cc_delay_target(&cc, t));
+
 	/* a hostile peer's CE count above what it acks is clipped */
 	sdr_cc_init(&cc, &p, GBIT, 0);
 	sdr_cc_on_ack(&cc, 1, 0, 1, 1000, 0);

@@ -26,9 +26,9 @@ struct flow {
 	uint32_t qpn_a, qpn_b;
 	unsigned c; /* context (both sides) */
 	uint64_t sposted, sdone, rposted, rdone, ok, bad;
-	double start;                    /* s after the run's start */
-	double bytes[FLOW_WIN_MAX];      /* payload per window */
-	double rate_bps[FLOW_WIN_MAX];   /* its controller's rate at the window's end */
+	double start;                     /* s after the run's start */
+	double bytes[FLOW_WIN_MAX];       /* payload per window */
+	double rate_bps[FLOW_WIN_MAX];    /* its controller's rate at the window's end */
 	double goodput, ce_frac, cc_cuts; /* steady state; CE of its data at the receiver */
 };
 
@@ -44,12 +44,14 @@ struct flows {
 	double win, t0, dur;
 	double q[FLOW_Q_SAMPLES]; /* the emulator's backlog (B), bytes */
 	unsigned nq;
-	double link0[4], link1[4]; /* pkts_in, ce_marked, dropped_buffer, ect_in: at w0, end */
+	/* link_keys: at w0, at the end, at each window's end (wlink[0]: start) */
+	double link0[5], link1[5], wlink[FLOW_WIN_MAX + 1][5];
 	double max_backlog, buffer;
 	char error[256];
 };
 
-static const char *const link_keys[4] = {"pkts_in", "ce_marked", "dropped_buffer", "ect_in"};
+static const char *const link_keys[5] = {"pkts_in", "ce_marked", "dropped_buffer", "ect_in",
+					 "rate_bps_now"};
 
 /* Telemetry of side @p b (0 = a, 1 = b): the rig's daemon and instance
  * (ring: one daemon, instances 0 and 1; veth: a daemon each, instance 0) */
@@ -67,13 +69,13 @@ static void link_read(const struct flows *fl, double *v, double *backlog)
 {
 	char buf[8192];
 
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		v[k] = NAN;
 	if (backlog)
 		*backlog = NAN;
 	if (side_query(fl, 1, "/sdr/link", buf, sizeof(buf)) < 0)
 		return;
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		v[k] = perf_tel_num(buf, link_keys[k]);
 	if (backlog)
 		*backlog = perf_tel_num(buf, "backlog_bytes");
@@ -270,6 +272,7 @@ static int fl_loop(struct flows *fl, uint64_t size)
 	unsigned w_read = 0;
 	int inflight = 1;
 
+	link_read(fl, fl->wlink[0], NULL);
 	fl->t0 = now_s();
 	t_prog = fl->t0;
 	while (!g_stop) {
@@ -296,8 +299,9 @@ static int fl_loop(struct flows *fl, uint64_t size)
 			next_q += 0.1;
 		}
 		while (w_read < fl->nwin && t >= (w_read + 1) * fl->win) {
+			link_read(fl, fl->wlink[w_read + 1], NULL);
 			if (w_read + 1 == fl->w0)
-				link_read(fl, fl->link0, NULL);
+				memcpy(fl->link0, fl->wlink[w_read + 1], sizeof(fl->link0));
 			qps_read(fl, w_read++, 0);
 		}
 		if (now_s() - t_prog > o.timeout) {
@@ -357,7 +361,8 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 	}
 	scheme_name(p->rel, p->ec, sch, sizeof(sch));
 	if (!o.json_only) {
-		printf("  ---------------- sdr-perf flows: rig %s, %u flows, rel %s ----------------\n",
+		printf("  ---------------- sdr-perf flows: rig %s, %u flows, rel %s "
+		       "----------------\n",
 		       rig_names[fl->rig->kind], fl->n, sch);
 		printf("  size %" PRIu64 " B  window %u per flow  start gap %.2f s  duration %.1f s"
 		       "  windows of %.2f s, steady from window %u\n",
@@ -399,6 +404,22 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 	sb_jnum(&j, "queue_p50_bytes", q50);
 	sb_jnum(&j, "queue_p99_bytes", q99);
 	sb_jnum(&j, "queue_max_bytes", qmax);
+	{
+		static const char *const wk[5] = {"win_link_pkts", "win_link_ce", "win_link_drops",
+						  "win_link_ect", "win_link_rate_bps"};
+
+		/* per window: frames, CE, drops, ECT frames; the capacity at its end */
+		for (int k = 0; k < 5; k++) {
+			sb_add(&j, ",\"%s\":[", wk[k]);
+			for (unsigned w = 0; w < fl->nwin; w++) {
+				double v = k == 4 ? fl->wlink[w + 1][k]
+						  : fl->wlink[w + 1][k] - fl->wlink[w][k];
+
+				sb_add(&j, "%s%.0f", w ? "," : "", isnan(v) ? -1 : v);
+			}
+			sb_add(&j, "]");
+		}
+	}
 	sb_add(&j, ",\"per_flow\":[");
 	for (unsigned i = 0; i < fl->n; i++) {
 		struct flow *f = &fl->f[i];
@@ -434,7 +455,8 @@ int run_flows(void)
 	if (!fl)
 		return 1;
 	if (o.rel == SDR_REL_NONE) {
-		fprintf(stderr, "sdr-perf flows: a flow needs a reliable scheme (--rel sr, ec, auto)\n");
+		fprintf(stderr,
+			"sdr-perf flows: a flow needs a reliable scheme (--rel sr, ec, auto)\n");
 		free(fl);
 		return 2;
 	}

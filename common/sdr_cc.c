@@ -36,6 +36,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->accel_max_frac = 0.03;
 	p->cut_extra = 0.1;
 	p->min_frac = 0.0001;
+	p->min_bps = 1e6;
 	p->loss_md = 0.3;
 	p->loss_frac = 0.05;
 	p->app_limited = 0.5;
@@ -50,6 +51,10 @@ static double floor_of(const struct sdr_cc *cc)
 {
 	double f = (double)cc->ceiling * cc->p.min_frac;
 
+	/* (at a few kbit/s a unit takes seconds to send, its timer expires,
+	 * and the loss cuts again: the floor keeps a QP's units moving) */
+	if (f < cc->p.min_bps)
+		f = cc->p.min_bps < (double)cc->ceiling ? cc->p.min_bps : (double)cc->ceiling;
 	return f < 1 ? 1 : f;
 }
 

@@ -60,7 +60,8 @@ struct sdr_cc_params {
 	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
 	double drain_rtts;     /**< a cut drains the queue above the target over this
 	                          many round trips */
-	double min_frac;       /**< floor, of the ceiling */
+	double min_frac;       /**< floor, of the ceiling, ... */
+	double min_bps;        /**< ... and at least this (bit/s; not above the ceiling) */
 	double loss_md;        /**< decrease on loss that is congestion: */
 	double loss_frac;      /**< ... under queueing, or more than this fraction lost */
 	double app_limited;    /**< an interval that sent less than this fraction of

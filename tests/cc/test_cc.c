@@ -202,6 +202,15 @@ static void test_reactions(void)
 	      sdr_cc_rate(&cc));
 	sdr_cc_init(&cc, &p, 5000000, 0);
 	CHECK(sdr_cc_rate(&cc) == 5000000, "5 Mbit/s starts at %" PRIu64, sdr_cc_rate(&cc));
+	/* ... and heavy loss in every interval stops at min_bps (1e-4 of the
+	 * ceiling would be 30 kbit/s: a unit's timer expires before it is sent) */
+	sdr_cc_init(&cc, &p, 300000000, t);
+	for (unsigned k = 0; k < 60; k++) {
+		sdr_cc_on_loss(&cc, t, 50);
+		t = feed(&cc, t, 1, 25 * MS, 0);
+	}
+	CHECK(sdr_cc_rate(&cc) == (uint64_t)p.min_bps && cc.dec_loss > 10,
+	      "floor %" PRIu64 " after %" PRIu64 " loss cuts", sdr_cc_rate(&cc), cc.dec_loss);
 
 	/* ECN leads from the first CE mark: q above T but below the delay
 	 * target in force is no cut; above it, a delay cut; without a mark for

@@ -60,7 +60,7 @@ for p in glob.glob(tmp + "/*.json"):
     ls = [l for l in open(p) if l.startswith('{"mode":"flows"')]
     assert ls, "%s: no JSON line" % p
     r[os.path.basename(p)[:-5]] = json.loads(ls[-1])
-exec(code, {"r": r})
+exec(code, {"r": r, "os": os})
 EOF
 }
 

@@ -46,7 +46,8 @@ flows() {
 	shift 2
 	log "$tag: $rig rig, link $link, $*"
 	"$SDR_PERF" flows --rig $rig --size 256K --window 32 --link "$link" \
-		--port-rate $ceil --timeout 30 --json-only "$@" >"$tmp/$tag.json" 2>"$tmp/$tag.err" ||
+		--port-rate $ceil --timeout 30 --json-only "$@" \
+		>"$tmp/$tag.json" 2>"$tmp/$tag.err" ||
 		{ tail -n 20 "$tmp/$tag.err" "$tmp/$tag.json"; fail "$tag: sdr-perf flows failed"; }
 }
 
@@ -104,7 +105,8 @@ rate = x["win_link_rate_bps"]
 agg = [sum(f["win_bps"][i] for f in x["per_flow"]) for i in range(len(rate))]
 # the windows at whose end the capacity changed (the schedule starts at the
 # link s first frame, which is close to the run s start)
-steps = [i for i in range(1, len(rate)) if rate[i] > 0 and rate[i - 1] > 0 and rate[i] != rate[i - 1]]
+steps = [i for i in range(1, len(rate))
+         if rate[i] > 0 and rate[i - 1] > 0 and rate[i] != rate[i - 1]]
 assert len(steps) == 2, "capacity changes seen at windows %s (%s)" % (steps, rate)
 for s in steps:
     new = rate[s]

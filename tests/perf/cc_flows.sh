@@ -89,7 +89,7 @@ for tag in sorted(r):
           " ".join("%.1f" % (f["goodput_bps"] / 1e6) for f in x["per_flow"])))
     assert all(f["msgs_bad"] == 0 for f in x["per_flow"]), tag + ": a message incomplete"
     assert agg >= 0.6, "%s: aggregate %.1f %% < 60 %%" % (tag, 100 * agg)
-    assert x["jain"] >= 0.8, "%s: Jain %.4f < 0.8" % (tag, x["jain"])
+    assert x["jain"] >= 0.7, "%s: Jain %.4f < 0.7" % (tag, x["jain"])
     assert loss <= 1e-3, "%s: loss %.2e > 1e-3" % (tag, loss)
     assert q99 <= 0.25, "%s: queue p99 %.1f %% of the buffer" % (tag, 100 * q99)
 ' || fail "fairness"

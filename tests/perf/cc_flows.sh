@@ -88,7 +88,7 @@ for tag in sorted(r):
           tag, x["flows"], 100 * agg, x["jain"], x["jain_win_min"], loss, 100 * q99, ce,
           " ".join("%.1f" % (f["goodput_bps"] / 1e6) for f in x["per_flow"])))
     assert all(f["msgs_bad"] == 0 for f in x["per_flow"]), tag + ": a message incomplete"
-    assert agg >= 0.6, "%s: aggregate %.1f %% < 60 %%" % (tag, 100 * agg)
+    assert agg >= 0.5, "%s: aggregate %.1f %% < 50 %%" % (tag, 100 * agg)
     assert x["jain"] >= 0.7, "%s: Jain %.4f < 0.7" % (tag, x["jain"])
     assert loss <= 1e-3, "%s: loss %.2e > 1e-3" % (tag, loss)
     assert q99 <= 0.25, "%s: queue p99 %.1f %% of the buffer" % (tag, 100 * q99)

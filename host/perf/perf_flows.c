@@ -26,10 +26,11 @@ struct flow {
 	uint32_t qpn_a, qpn_b;
 	unsigned c; /* context (both sides) */
 	uint64_t sposted, sdone, rposted, rdone, ok, bad;
-	double start;                     /* s after the run's start */
-	double bytes[FLOW_WIN_MAX];       /* payload per window */
-	double rate_bps[FLOW_WIN_MAX];    /* its controller's rate at the window's end */
-	double goodput, ce_frac, cc_cuts; /* steady state; CE of its data at the receiver */
+	double start;                  /* s after the run's start */
+	double bytes[FLOW_WIN_MAX];    /* payload per window */
+	double rate_bps[FLOW_WIN_MAX]; /* its controller's rate at the window's end */
+	double goodput, ce_frac;       /* steady state; CE of its data at the receiver */
+	double cuts[3];                /* its controller's cuts: ECN, delay, loss */
 };
 
 struct flows {
@@ -102,10 +103,11 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 
 			if (w < FLOW_WIN_MAX)
 				f->rate_bps[w] = qp_num(buf, f->qpn_a, "cc_rate_bps");
-			if (last)
-				f->cc_cuts = qp_num(buf, f->qpn_a, "cc_dec_ecn") +
-					     qp_num(buf, f->qpn_a, "cc_dec_delay") +
-					     qp_num(buf, f->qpn_a, "cc_dec_loss");
+			if (last) {
+				f->cuts[0] = qp_num(buf, f->qpn_a, "cc_dec_ecn");
+				f->cuts[1] = qp_num(buf, f->qpn_a, "cc_dec_delay");
+				f->cuts[2] = qp_num(buf, f->qpn_a, "cc_dec_loss");
+			}
 		}
 	if (last && side_query(fl, 1, "/sdr/qps", buf, sizeof(buf)) >= 0)
 		for (unsigned i = 0; i < fl->n; i++) {
@@ -371,9 +373,9 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 			printf("  link %s\n", fl->rig->link);
 		for (unsigned i = 0; i < fl->n; i++)
 			printf("  flow %-3u payload goodput %9.2f Mbit/s  msgs ok %" PRIu64
-			       " bad %" PRIu64 "  CE %.4f  cuts %.0f\n",
+			       " bad %" PRIu64 "  CE %.4f  cuts ecn %.0f delay %.0f loss %.0f\n",
 			       i, gp[i] / 1e6, fl->f[i].ok, fl->f[i].bad, fl->f[i].ce_frac,
-			       fl->f[i].cc_cuts);
+			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].cuts[2]);
 		printf("  aggregate  %.2f Mbit/s (%.1f %% of the link)  Jain %.4f over the steady"
 		       " state, per window min %.4f mean %.4f\n",
 		       sum / 1e6, 100 * sum / cap, jain_of(gp, fl->n), jmin, nj ? jsum / nj : NAN);
@@ -429,7 +431,10 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		sb_jnum(&j, "goodput_bps", f->goodput);
 		sb_add(&j, ",\"msgs_ok\":%" PRIu64 ",\"msgs_bad\":%" PRIu64, f->ok, f->bad);
 		sb_jnum(&j, "ce_frac", f->ce_frac);
-		sb_jnum(&j, "cc_cuts", f->cc_cuts);
+		sb_jnum(&j, "cc_cuts", f->cuts[0] + f->cuts[1] + f->cuts[2]);
+		sb_jnum(&j, "cc_cuts_ecn", f->cuts[0]);
+		sb_jnum(&j, "cc_cuts_delay", f->cuts[1]);
+		sb_jnum(&j, "cc_cuts_loss", f->cuts[2]);
 		sb_add(&j, ",\"win_bps\":[");
 		for (unsigned w = 0; w < fl->nwin; w++)
 			sb_add(&j, "%s%.0f", w ? "," : "", f->bytes[w] * 8 / fl->win);

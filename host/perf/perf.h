@@ -77,6 +77,9 @@ struct opts {
 	int nschemes;
 	const char *sweep_mode;
 	int keep_logs;
+	/* flows (perf_flows.c) */
+	double flow_gap; /* s between the starts of two flows */
+	double flow_win; /* s: goodput windows (Jain's index per window) */
 };
 
 extern struct opts o;                /* perf_opts.c */
@@ -119,6 +122,8 @@ enum {
 	O_QPS,
 	O_GAP,
 	O_IMM,
+	O_FLOW_GAP,
+	O_FLOW_WIN,
 };
 
 /* The options of the rig and of the daemons, of the runs, of codec and sweep. */
@@ -260,5 +265,11 @@ void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel,
 
 int run_codec(void); /* perf_codec.c */
 int run_sweep(void); /* perf_sweep.c */
+int run_flows(void); /* perf_flows.c: competing flows */
+
+/* A telemetry request to daemon @p d (0 = a, 1 = b) of the rig: bytes of the
+ * answer in @p out, or -1 (perf_telemetry.c); the number after "key": in it. */
+int perf_tel_query(const struct rig *r, int d, const char *cmd, char *out, size_t len);
+double perf_tel_num(const char *json, const char *key);
 
 #endif

@@ -21,6 +21,7 @@
 #define SDR_SR_ENGINE_H
 
 #include "sdr_sr.h"
+#include "sdr_spray.h"
 #include "sr_cc.h"
 #include "sr_counters.h"
 #include "sdr_dpu.h"
@@ -34,7 +35,8 @@ struct sdr_sr_unit {
 	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
 	uint8_t reprobe;          /* acked, sent again all the same: the receiver restarted
 	                             and lost where the message ends (sdr_sr_rx_ack) */
-	uint8_t pad[2];
+	uint8_t path;             /* path index of its last transmission (sdr_sr::path) */
+	uint8_t pad;
 };
 
 /** Sender state of one send (per send slot). */
@@ -108,6 +110,11 @@ struct sdr_sr {
 	struct sdr_sr_send snd[SDR_MAX_MSGS];
 	/* congestion control (sr_cc.h): its sender and receiver parts */
 	struct sdr_sr_cc cc;
+	/* multipath spraying (sr_path.h): the path of each unit */
+	struct sdr_spray spray;
+	uint8_t spray_want; /* paths asked (qp->paths, else --paths); spray.n once connected */
+	uint8_t spray_retx; /* path of the unit being retransmitted (retx_cur) */
+	uint32_t spray_qpn; /* the remote QPN spray's ports were made for */
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;

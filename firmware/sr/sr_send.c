@@ -12,6 +12,7 @@
 #include "send.h"
 #include "sr.h"
 #include "sr_desc.h"
+#include "sr_path.h"
 #include "txq.h"
 
 #define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
@@ -38,6 +39,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = sr->units + (size_t)i * units;
 	sdr_sr_cc_init(&sr->cc, qp, qp->cc_mode ? qp->cc_mode == SDR_QP_CC_ON : sdr_sr_cfg.cc);
+	sdr_sr_path_setup(sr, qp);
 	return 0;
 }
 
@@ -111,6 +113,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 	if (++u->sent != end - first)
 		return;
 	u->tx_tsc = now;
+	sdr_sr_path_first_sent(qp, sr, u, now);
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
 		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
 }
@@ -164,6 +167,9 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 		if (t < d)
 			d = t;
 	}
+	/* multipath: a path's round or stall (sr_path.h) */
+	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
+		d = sr->spray.next_poll > now ? sr->spray.next_poll : now;
 	/* the outage horizon (sdr_sr_poll) */
 	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
 		t = qp->progress_tsc + qp->horizon_tsc + 1;
@@ -221,6 +227,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		if (sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
 			u->inq = 1;
+			sdr_sr_path_lost(sr, u);
 		} else {
 			w->ctr[SDR_CTR_sr_nomem]++;
 			/* keep a timer: the unit is retried at the next RTO */
@@ -253,6 +260,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
+			sdr_sr_path_retx_start(qp, sr, now);
 			sdr_sr_cc_lost(&sr->cc, now, end - first);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);
@@ -282,6 +290,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
 		if (!m)
 			break;
+		sdr_sr_path_retx_port(qp, sr);
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
 		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0));
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
@@ -290,6 +299,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		if (++sr->retx_pkt == end) {
 			u->tx_tsc = now;
 			u->reprobe = 0;
+			sdr_sr_path_retx_sent(qp, sr, u, now);
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
@@ -300,6 +310,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			sr->retx_pkt = UINT32_MAX;
 		}
 	}
+	sdr_sr_path_retx_end(qp, sr);
 	return sent;
 }
 
@@ -320,6 +331,7 @@ int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_
 		return 0;
 	}
 	u->inq = 1;
+	sdr_sr_path_lost(sr, u);
 	return 1;
 }
 
@@ -333,6 +345,7 @@ struct ack_ctx {
 	uint64_t now;
 	int progress;
 	uint32_t unsent;
+	uint16_t on_path[SDR_SPRAY_MAX]; /* units newly acknowledged per path (CE share) */
 };
 
 /* Congestion control: unit [first, end) of a->sm was newly acknowledged
@@ -379,6 +392,8 @@ static void ack_unit(void *arg, uint32_t unit)
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
+	sdr_sr_path_acked(a->sr, u, rtt, a->now);
+	a->on_path[u->path % SDR_SPRAY_MAX]++;
 	u->acked = 1;
 	if (a->sr->cc.on)
 		cc_unit_acked(a, first, end, rtt);
@@ -428,6 +443,7 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		base = sr->rtt.min_rto;
 	sr->rtt.rto = base;
 	sr->backoff_tsc = 0;
+	sdr_spray_resume(&sr->spray, now); /* suspended paths: probed at once */
 	/* (entries leave and come back in order: the head still expires first) */
 	for (uint32_t i = 0; i < n; i++) {
 		struct sdr_tq_ent x = *sdr_tq_peek(&sr->timers);
@@ -459,6 +475,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 	int resume = sr->probing;
+	uint64_t ce0 = sr->cc.ce_echoed;
 
 	if (resume)
 		sr->resume_tsc = now;
@@ -499,6 +516,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	}
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
+	if (sr->spray.n > 1 && sr->cc.ce_echoed > ce0)
+		sdr_spray_ce_share(&sr->spray, a.on_path, (uint32_t)(sr->cc.ce_echoed - ce0));
 	if (a.progress)
 		qp->progress_tsc = now;
 	if (resume)

@@ -68,6 +68,21 @@ struct sdr_sr_fin {
 
 struct sdr_sr_hooks; /* a plug-in's hooks (sr_qp.h) */
 
+/* Paths of one QP (entropy values of its packets, docs/multipath.md); 1 unless spraying */
+#define SDR_SR_PATHS_MAX 16
+
+/** Per-path loss detection state (RACK, "The RACK-TLP Loss Detection
+ *  Algorithm for TCP", RFC 8985; docs/reliability.md "Loss detection"). */
+struct sdr_sr_path {
+	uint64_t rack_tsc;  /* send time of the most recently sent unit acked on this path */
+	uint64_t srtt;      /* smoothed RTT of its samples (cycles; 0 = none yet) */
+	uint64_t min_rtt;   /* smallest RTT sample (cycles; 0 = none yet) */
+	uint64_t reo_wnd;   /* reordering window (cycles; 0 = min_rtt / 4) */
+	uint64_t samples;   /* RTT samples taken on it */
+	uint64_t rack_lost; /* units declared lost by RACK on it */
+	uint64_t spurious;  /* retransmissions of units of it found spurious */
+};
+
 /** What a scheme on top wants to hear (AUTO's estimates). */
 struct sdr_sr_events {
 	void *ctx;
@@ -103,6 +118,9 @@ struct sdr_sr {
 	uint64_t resume_tsc;        /* the last stall ended: units sent before give no RTT
 	                               sample (their ACKs waited for the path) */
 	struct sdr_sr_events events;
+	/* paths: loss detection per path (RACK); path[0] unless spraying */
+	struct sdr_sr_path path[SDR_SR_PATHS_MAX];
+	uint8_t npaths; /* paths in use (>= 1) */
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */
 	const struct sdr_sr_hooks *hooks;

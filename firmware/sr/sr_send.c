@@ -29,6 +29,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
+	sr->npaths = 1;
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;

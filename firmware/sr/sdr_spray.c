@@ -40,6 +40,29 @@ unsigned sdr_spray_active(const struct sdr_spray *s)
 	return a;
 }
 
+uint64_t sdr_spray_rtt_shift(const struct sdr_spray *s, unsigned p, uint64_t rtt, int slowest)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, mine;
+
+	if (p >= s->n || !(mine = s->p[p].min_rtt))
+		return rtt;
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct sdr_spray_path *q = &s->p[i];
+
+		if (q->state != SDR_SPRAY_ACTIVE || !q->min_rtt)
+			continue;
+		if (q->min_rtt < lo)
+			lo = q->min_rtt;
+		if (q->min_rtt > hi)
+			hi = q->min_rtt;
+	}
+	if (slowest)
+		return hi > mine ? rtt + (hi - mine) : rtt;
+	if (lo < mine)
+		return rtt > mine - lo ? rtt - (mine - lo) : 1;
+	return rtt;
+}
+
 const char *sdr_spray_state_name(unsigned state)
 {
 	return state == SDR_SPRAY_ACTIVE ? "active" : "suspended";
@@ -103,8 +126,7 @@ static void activate(struct sdr_spray_path *q, uint64_t now, uint64_t rtt)
 	q->round_end = now + rtt;
 }
 
-void sdr_spray_acked(struct sdr_spray *s, unsigned p, uint64_t tx_tsc, uint64_t rtt,
-		     uint64_t now)
+void sdr_spray_acked(struct sdr_spray *s, unsigned p, uint64_t tx_tsc, uint64_t rtt, uint64_t now)
 {
 	struct sdr_spray_path *q;
 
@@ -113,6 +135,8 @@ void sdr_spray_acked(struct sdr_spray *s, unsigned p, uint64_t tx_tsc, uint64_t 
 	q = &s->p[p];
 	q->acked++;
 	q->r_acked++;
+	if (tx_tsc > s->newest_acked)
+		s->newest_acked = tx_tsc;
 	if (rtt) {
 		q->srtt = q->srtt ? q->srtt - (q->srtt >> 3) + (rtt >> 3) : rtt;
 		if (!q->min_rtt || rtt < q->min_rtt)
@@ -223,7 +247,7 @@ static void round_end(struct sdr_spray *s, struct sdr_spray_path *q, uint64_t no
 	}
 }
 
-uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now)
+uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now, uint64_t rto)
 {
 	uint32_t gone = 0;
 	uint64_t next = UINT64_MAX;
@@ -232,12 +256,18 @@ uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now)
 		return 0;
 	for (unsigned i = 0; i < s->n; i++) {
 		struct sdr_spray_path *q = &s->p[i];
-		uint64_t wait = SDR_SPRAY_STALL_SRTT * path_rtt(s, q) + s->floor, t;
+		uint64_t wait = SDR_SPRAY_STALL_SRTT * path_rtt(s, q), t;
+
+		wait = (wait > rto ? wait : rto) + s->floor;
 
 		if (q->state == SDR_SPRAY_ACTIVE) {
 			if (now >= q->round_end)
 				round_end(s, q, now);
-			if (((q->pend_tsc && now - q->pend_tsc > wait) ||
+			/* stalled: silent for a while, though units sent after its
+			 * waiting one came back on other paths (a stall of the whole
+			 * QP, its peer or the host, is the SR engine's business) */
+			if (((q->pend_tsc && now - q->pend_tsc > wait &&
+			      s->newest_acked > q->pend_tsc) ||
 			     q->loss_milli > SDR_SPRAY_DEAD_LOSS_MILLI) &&
 			    sdr_spray_active(s) > 1) {
 				suspend(s, q, now);
@@ -251,7 +281,7 @@ uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now)
 			gone |= 1u << i;
 		}
 		t = q->state == SDR_SPRAY_ACTIVE ? q->round_end
-		    : q->probing		 ? now + s->floor
+		    : q->probing                 ? now + s->floor
 						 : q->probe_tsc;
 		if (q->pend_tsc && q->pend_tsc + wait + 1 < t)
 			t = q->pend_tsc + wait + 1;

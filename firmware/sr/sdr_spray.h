@@ -16,14 +16,17 @@
 
 #include <stdint.h>
 
-#define SDR_SPRAY_MAX 16   /* paths per QP (SDR_RSS_PATHS_MAX) */
-#define SDR_SPRAY_W_MAX 16 /* weight of a path at most */
-#define SDR_SPRAY_W_INIT 8 /* weight of a path at the start */
-#define SDR_SPRAY_CONG_ROUNDS 2    /* congested rounds in a row that halve a weight */
-#define SDR_SPRAY_LOSS_MILLI 20    /* a round losing more than 2 % of its units is lossy */
+#define SDR_SPRAY_MAX 16              /* paths per QP (SDR_RSS_PATHS_MAX) */
+#define SDR_SPRAY_W_MAX 16            /* weight of a path at most */
+#define SDR_SPRAY_W_INIT 8            /* weight of a path at the start */
+#define SDR_SPRAY_CONG_ROUNDS 2       /* congested rounds in a row that halve a weight */
+#define SDR_SPRAY_LOSS_MILLI 20       /* a round losing more than 2 % of its units is lossy */
 #define SDR_SPRAY_DEAD_LOSS_MILLI 500 /* loss estimate above 50 %: suspended */
-#define SDR_SPRAY_STALL_SRTT 3     /* no ACK for this many SRTTs of a waiting unit: stalled */
-#define SDR_SPRAY_PROBE_SRTT 8     /* a suspended path is probed after this many SRTTs */
+#define SDR_SPRAY_STALL_SRTT \
+	3                           /* no ACK for this many SRTTs (and an RTO) of a waiting
+                                      unit while units sent later on other paths were
+                                      answered: stalled */
+#define SDR_SPRAY_PROBE_SRTT 8      /* a suspended path is probed after this many SRTTs */
 #define SDR_SPRAY_PROBE_SHIFT_MAX 6 /* ... doubled per failed probe, up to 64 times */
 
 enum sdr_spray_state {
@@ -54,11 +57,12 @@ struct sdr_spray_path {
 
 /** The paths of one QP. n <= 1: no spraying (the template's port). */
 struct sdr_spray {
-	uint8_t n;                 /* paths (0/1: off) */
-	uint8_t cur;               /* path of the next first-pass unit */
-	uint64_t floor;            /* smallest stall wait (cycles) */
-	uint64_t next_poll;        /* sdr_spray_poll() has work at or after this */
-	uint64_t dflt_rtt;         /* a path's RTT before its first sample (cycles) */
+	uint8_t n;             /* paths (0/1: off) */
+	uint8_t cur;           /* path of the next first-pass unit */
+	uint64_t floor;        /* smallest stall wait (cycles) */
+	uint64_t next_poll;    /* sdr_spray_poll() has work at or after this */
+	uint64_t dflt_rtt;     /* a path's RTT before its first sample (cycles) */
+	uint64_t newest_acked; /* the latest send time of a unit acknowledged (any path) */
 	struct sdr_spray_path p[SDR_SPRAY_MAX];
 };
 
@@ -77,8 +81,7 @@ void sdr_spray_sent(struct sdr_spray *s, unsigned p, uint64_t now);
 
 /** A unit of path @p p, sent at @p tx_tsc, acknowledged; @p rtt its
  *  sample (0: none, e.g. a retransmission). */
-void sdr_spray_acked(struct sdr_spray *s, unsigned p, uint64_t tx_tsc, uint64_t rtt,
-		     uint64_t now);
+void sdr_spray_acked(struct sdr_spray *s, unsigned p, uint64_t tx_tsc, uint64_t rtt, uint64_t now);
 
 /** A unit of path @p p was declared lost (timer, NACK, RACK). */
 void sdr_spray_lost(struct sdr_spray *s, unsigned p);
@@ -94,10 +97,16 @@ void sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n);
  *  is probed at once (a QP-wide outage says nothing of one path). */
 void sdr_spray_resume(struct sdr_spray *s, uint64_t now);
 
-/** Rounds and stalls. @return a bit mask of the paths suspended now (or
- *  whose probe went unanswered): their outstanding units should go to
- *  another path at once. */
-uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now);
+/** Rounds and stalls; @p rto: the QP's RTO, the shortest stall (a path
+ *  whose queue grows is not dead). @return a bit mask of the paths
+ *  suspended now (or whose probe went unanswered): their outstanding units
+ *  should go to another path at once. */
+uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now, uint64_t rto);
+
+/** @p rtt, a sample of path @p p, moved by the difference of the base
+ *  RTTs (min_rtt) of path @p p and the slowest (@p slowest) or fastest
+ *  active path that has a sample; never below 1. */
+uint64_t sdr_spray_rtt_shift(const struct sdr_spray *s, unsigned p, uint64_t rtt, int slowest);
 
 /** Active paths. */
 unsigned sdr_spray_active(const struct sdr_spray *s);

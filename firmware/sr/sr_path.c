@@ -37,6 +37,7 @@ static void ports(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		sp[k] = sdr_rss_sport_path(qp->remote.qpn, k);
 	sdr_spray_init(&sr->spray, sr->spray_want, sp, floor, rtt, now);
 	sr->spray_qpn = qp->remote.qpn;
+	sr->npaths = sr->spray.n; /* (rack: loss detection per path) */
 	sr->spray.cur = (uint8_t)sdr_spray_pick(&sr->spray, now);
 	qp->tx_sport = sr->spray.p[sr->spray.cur].sport;
 }
@@ -75,12 +76,15 @@ void sdr_sr_path_tx_begin(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr
 		return;
 	if (sr->spray.n <= 1 || sr->spray_qpn != qp->remote.qpn)
 		ports(qp, sr, now);
-	gone = sdr_spray_poll(&sr->spray, now);
+	gone = sdr_spray_poll(&sr->spray, now, sr->rtt.rto);
+	if (gone) /* one loss for the controller, not one per unit moved */
+		sdr_sr_cc_lost(&sr->cc, now, 1);
 	for (unsigned p = 0; gone; p++, gone >>= 1)
 		if (gone & 1)
 			requeue(w, qp, sr, p);
 	/* the current path may have been suspended */
-	if (sr->spray.p[sr->spray.cur].state != SDR_SPRAY_ACTIVE && !sr->spray.p[sr->spray.cur].probing) {
+	if (sr->spray.p[sr->spray.cur].state != SDR_SPRAY_ACTIVE &&
+	    !sr->spray.p[sr->spray.cur].probing) {
 		sr->spray.cur = (uint8_t)sdr_spray_pick(&sr->spray, now);
 		qp->tx_sport = sr->spray.p[sr->spray.cur].sport;
 	}
@@ -130,9 +134,18 @@ static unsigned share(const struct sdr_sr *sr, unsigned p)
 	return all ? (unsigned)(sr->spray.p[p].units * 1000 / all) : 0;
 }
 
+/* nothing sent on any path yet (a QP that only receives) */
+static int idle(const struct sdr_sr *sr)
+{
+	for (unsigned i = 0; i < sr->spray.n; i++)
+		if (sr->spray.p[i].units)
+			return 0;
+	return 1;
+}
+
 void sdr_sr_path_print(FILE *f, const struct sdr_sr *sr)
 {
-	if (sr->spray.n <= 1)
+	if (sr->spray.n <= 1 || idle(sr))
 		return;
 	for (unsigned i = 0; i < sr->spray.n; i++) {
 		const struct sdr_spray_path *q = &sr->spray.p[i];
@@ -158,14 +171,15 @@ void sdr_sr_path_json(FILE *f, const struct sdr_sr *sr)
 		const struct sdr_spray_path *q = &sr->spray.p[i];
 
 		fprintf(f,
-			"%s{\"port\":%u,\"state\":\"%s\",\"weight\":%u,\"share\":%.3f,\"srtt_us\":%" PRIu64
-			",\"min_rtt_us\":%" PRIu64 ",\"units\":%" PRIu64 ",\"acked\":%" PRIu64
-			",\"lost\":%" PRIu64 ",\"ce\":%" PRIu64 ",\"loss\":%.3f,\"ce_frac\":%.3f"
+			"%s{\"port\":%u,\"state\":\"%s\",\"weight\":%u,\"share\":%.3f,\"srtt_us\":"
+			"%" PRIu64 ",\"min_rtt_us\":%" PRIu64 ",\"units\":%" PRIu64
+			",\"acked\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"ce\":%" PRIu64
+			",\"loss\":%.3f,\"ce_frac\":%.3f"
 			",\"suspends\":%" PRIu64 ",\"probes\":%" PRIu64 ",\"moved\":%" PRIu64 "}",
 			i ? "," : "", q->sport, sdr_spray_state_name(q->state), q->weight,
-			share(sr, i) / 1000.0, cyc_us(q->srtt), cyc_us(q->min_rtt), q->units, q->acked,
-			q->lost, q->ce, q->loss_milli / 1000.0, q->ce_milli / 1000.0, q->suspends,
-			q->probes_sent, q->moved);
+			share(sr, i) / 1000.0, cyc_us(q->srtt), cyc_us(q->min_rtt), q->units,
+			q->acked, q->lost, q->ce, q->loss_milli / 1000.0, q->ce_milli / 1000.0,
+			q->suspends, q->probes_sent, q->moved);
 	}
 	fprintf(f, "]");
 }

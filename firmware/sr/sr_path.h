@@ -55,6 +55,28 @@ static inline void sdr_sr_path_acked(struct sdr_sr *sr, const struct sdr_sr_unit
 		sdr_spray_acked(&sr->spray, u->path, u->tx_tsc, rtt, now);
 }
 
+/** An RTT sample @p rtt of unit @p u as if taken on the QP's slowest path
+ *  (what the QP's RTO estimator takes: the RTO is the last resort, so it
+ *  must not fire on the slow path's units), and as if on its fastest one
+ *  (what the congestion controller takes: its delay signal is each path's
+ *  queueing, not the paths' different base RTTs). One path: @p rtt. */
+static inline uint64_t sdr_sr_path_rtt_slowest(const struct sdr_sr *sr, const struct sdr_sr_unit *u,
+					       uint64_t rtt)
+{
+	return sr->spray.n > 1 ? sdr_spray_rtt_shift(&sr->spray, u->path, rtt, 1) : rtt;
+}
+static inline uint64_t sdr_sr_path_rtt_fastest(const struct sdr_sr *sr, const struct sdr_sr_unit *u,
+					       uint64_t rtt)
+{
+	return sr->spray.n > 1 ? sdr_spray_rtt_shift(&sr->spray, u->path, rtt, 0) : rtt;
+}
+
+/** Unit @p u was last sent on a path now suspended (it is being moved). */
+static inline int sdr_sr_path_moved(const struct sdr_sr *sr, const struct sdr_sr_unit *u)
+{
+	return sr->spray.n > 1 && sr->spray.p[u->path % SDR_SPRAY_MAX].state != SDR_SPRAY_ACTIVE;
+}
+
 /** Unit @p u declared lost (timer, NACK, RACK). */
 static inline void sdr_sr_path_lost(struct sdr_sr *sr, const struct sdr_sr_unit *u)
 {

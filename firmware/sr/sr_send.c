@@ -261,8 +261,11 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
+			/* (a unit of a suspended path is no news for the controller:
+			 * the suspension told it once, sr_path.c) */
+			if (!sdr_sr_path_moved(sr, u))
+				sdr_sr_cc_lost(&sr->cc, now, end - first);
 			sdr_sr_path_retx_start(qp, sr, now);
-			sdr_sr_cc_lost(&sr->cc, now, end - first);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);
 		if (!sm) {
@@ -385,19 +388,24 @@ static void ack_unit(void *arg, uint32_t unit)
 	 * not those that were on the way when a stall ended (their ACK waited
 	 * for the outage: a sample of its length would set the RTO to it) */
 	uint64_t rtt = 0;
-	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
-	    u->tx_tsc >= a->sr->resume_tsc) {
+	int sample = !u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
+		     u->tx_tsc >= a->sr->resume_tsc && !sdr_sr_path_moved(a->sr, u);
+	if (sample)
 		rtt = a->now - u->tx_tsc;
-		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
+	/* (first: the path's base RTT takes the sample before it is used) */
+	sdr_sr_path_acked(a->sr, u, rtt, a->now);
+	a->on_path[u->path % SDR_SPRAY_MAX]++;
+	if (sample) {
+		/* multipath: the RTO covers the slowest path (sr_path.h) */
+		sdr_rtt_sample(&a->sr->rtt, sdr_sr_path_rtt_slowest(a->sr, u, rtt));
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
-	sdr_sr_path_acked(a->sr, u, rtt, a->now);
-	a->on_path[u->path % SDR_SPRAY_MAX]++;
 	u->acked = 1;
+	/* multipath: the controller sees each path's queueing over the fastest base */
 	if (a->sr->cc.on)
-		cc_unit_acked(a, first, end, rtt);
+		cc_unit_acked(a, first, end, rtt ? sdr_sr_path_rtt_fastest(a->sr, u, rtt) : 0);
 	a->ss->units_acked++;
 	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;

@@ -94,7 +94,7 @@ unsigned sdr_spray_pick(struct sdr_spray *s, uint64_t now)
 		if (best < 0 || q->credit > s->p[best].credit)
 			best = (int)i;
 	}
-	if (best < 0) /* (cannot happen: the last active path is never suspended) */
+	if (best < 0) /* (cannot happen: half the paths stay active) */
 		return 0;
 	s->p[best].credit -= total;
 	return (unsigned)best;
@@ -269,7 +269,7 @@ uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now, uint64_t rto)
 			if (((q->pend_tsc && now - q->pend_tsc > wait &&
 			      s->newest_acked > q->pend_tsc) ||
 			     q->loss_milli > SDR_SPRAY_DEAD_LOSS_MILLI) &&
-			    sdr_spray_active(s) > 1) {
+			    2 * (sdr_spray_active(s) - 1) >= s->n) {
 				suspend(s, q, now);
 				gone |= 1u << i;
 			}

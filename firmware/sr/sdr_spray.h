@@ -8,7 +8,9 @@
  * Congestion Signals are Simple and Effective for Network Load Balancing",
  * SIGCOMM 2022): congested rounds in a row halve it, a clean round adds
  * one; a path whose units go unanswered for several SRTTs (or that loses
- * most of them) is suspended and probed later with one unit at a time.
+ * most of them) is suspended and probed later with one unit at a time. At
+ * least half of the paths stay active (a suspension is a guess; a stall
+ * of most of them is the QP's, which the SR engine handles).
  * Layer sr/ (a building block of the SR engine, like sdr_sr.h); time in TSC cycles.
  */
 #ifndef SDR_SPRAY_H

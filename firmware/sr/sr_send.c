@@ -389,7 +389,9 @@ static void ack_unit(void *arg, uint32_t unit)
 	 * for the outage: a sample of its length would set the RTO to it) */
 	uint64_t rtt = 0;
 	int sample = !u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
-		     u->tx_tsc >= a->sr->resume_tsc && !sdr_sr_path_moved(a->sr, u);
+		     u->tx_tsc >= a->sr->resume_tsc && !u->inq &&
+		     !(a->sr->retx_pkt != UINT32_MAX && a->sr->retx_cur.seq == a->sm->seq &&
+		       a->sr->retx_cur.chunk == unit); /* (nor one half retransmitted) */
 	if (sample)
 		rtt = a->now - u->tx_tsc;
 	/* (first: the path's base RTT takes the sample before it is used) */

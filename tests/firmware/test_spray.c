@@ -116,8 +116,8 @@ int main(void)
 		sdr_spray_init(&s, NP, ports, 2000, 20000, 0);
 		run(&s, 0, 5000000, 0, loss, got);
 		for (unsigned p = 0; p < NP; p++)
-			CHECK(p == 1 || got[1] < got[p] * 3 / 4, "lossy path 1: %u units, path %u: %u",
-			      got[1], p, got[p]);
+			CHECK(p == 1 || got[1] < got[p] * 3 / 4,
+			      "lossy path 1: %u units, path %u: %u", got[1], p, got[p]);
 		CHECK(s.p[1].state == SDR_SPRAY_ACTIVE, "a 5 %% loss path is not dead");
 		printf("5 %% loss on path 1: units %u %u %u %u, weights %u %u %u %u\n", got[0],
 		       got[1], got[2], got[3], s.p[0].weight, s.p[1].weight, s.p[2].weight,

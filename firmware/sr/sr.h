@@ -74,9 +74,11 @@ struct sdr_sr_hooks; /* a plug-in's hooks (sr_qp.h) */
  *  Algorithm for TCP", RFC 8985; docs/reliability.md "Loss detection"). */
 struct sdr_sr_path {
 	uint64_t rack_tsc;  /* send time of the most recently sent unit acked on this path */
+	uint64_t rack_rtt;  /* the RTT of that unit (RFC 8985 RACK.rtt; cycles) */
 	uint64_t srtt;      /* smoothed RTT of its samples (cycles; 0 = none yet) */
 	uint64_t min_rtt;   /* smallest RTT sample (cycles; 0 = none yet) */
-	uint64_t reo_wnd;   /* reordering window (cycles; 0 = min_rtt / 4) */
+	uint64_t reo_wnd;   /* reordering window (cycles; 0 = min_rtt / 4), widened by
+	                       spurious retransmissions and reordering seen */
 	uint64_t samples;   /* RTT samples taken on it */
 	uint64_t rack_lost; /* units declared lost by RACK on it */
 	uint64_t spurious;  /* retransmissions of units of it found spurious */
@@ -116,6 +118,11 @@ struct sdr_sr {
 	uint64_t outage_longest_ms; /* the longest one */
 	uint64_t resume_tsc;        /* the last stall ended: units sent before give no RTT
 	                               sample (their ACKs waited for the path) */
+	/* loss detection (RACK-TLP, docs/reliability.md "Loss detection") */
+	uint64_t rack_due;  /* re-check the RACK rule at this TSC (0 = nothing pending) */
+	uint64_t tlp_base;  /* the last first-pass unit sent or the last ACK progress */
+	uint64_t rto_after; /* a tail-loss probe re-armed the RTO: none expires before */
+	uint8_t tlp_done;   /* the tail-loss probe went out; none again until progress */
 	struct sdr_sr_events events;
 	/* paths: loss detection per path (RACK); path[0] unless spraying */
 	struct sdr_sr_path path[SDR_SR_PATHS_MAX];

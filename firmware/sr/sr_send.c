@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Selective Repeat engine, sender side (sr.h): per-unit timers, the
- * retransmit queue, RTO backoff and probing, ACK processing.
+ * retransmit queue, RTO backoff and probing, ACK processing, time-based loss
+ * detection and the tail-loss probe ("The RACK-TLP Loss Detection Algorithm
+ * for TCP", RFC 8985).
  * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
@@ -68,6 +70,9 @@ void sdr_sr_reset(struct sdr_sr *sr)
 	sr->fin_next = 0;
 	sr->ack_now = 0;
 	sr->probing = 0;
+	sr->rack_due = 0;
+	sr->rto_after = 0;
+	sr->tlp_done = 0;
 	sr->stall_tsc = 0; /* (the QP failed, or is going away: not an outage that ended) */
 }
 
@@ -112,6 +117,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 	if (++u->sent != end - first)
 		return;
 	u->tx_tsc = now;
+	sr->tlp_base = now;
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
 		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
 }
@@ -122,6 +128,20 @@ static struct sdr_smsg *sr_msg(struct sdr_qp *qp, struct sdr_sr *sr, uint32_t se
 	struct sdr_smsg *sm = sdr_send_outstanding(qp, seq);
 
 	return sm && sdr_sr_send_of(sr, seq)->u ? sm : NULL;
+}
+
+/* Timer entry @p e names a unit that is outstanding (not acknowledged,
+ * not queued, this entry its last transmission): it, else NULL. */
+static struct sdr_sr_unit *live_unit(struct sdr_qp *qp, struct sdr_sr *sr,
+				     const struct sdr_tq_ent *e)
+{
+	struct sdr_sr_send *ss = sdr_sr_send_of(sr, e->seq);
+	struct sdr_sr_unit *u;
+
+	if (!sr_msg(qp, sr, e->seq) || e->chunk >= ss->nunits)
+		return NULL;
+	u = &ss->u[e->chunk];
+	return u->acked || u->inq || u->tx_tsc != e->tsc ? NULL : u;
 }
 
 /* Find the host bytes of packet @p pkt (data packets only). */
@@ -147,9 +167,191 @@ static uint64_t hold_of(const struct sdr_qp *qp, const struct sdr_sr *sr, uint32
 	return sr->snd[sdr_seq_msg_id(seq)].hold;
 }
 
-uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now)
+/* ---- loss detection: RACK-TLP (RFC 8985; docs/reliability.md "Loss detection") ---- */
+
+static struct sdr_sr_path *path_of(struct sdr_sr *sr, const struct sdr_sr_unit *u)
+{
+	return &sr->path[u->path % SDR_SR_PATHS_MAX];
+}
+
+/* The reordering window of path @p q: min_rtt / 4 until widened, at most its SRTT. */
+static uint64_t reo_wnd_of(const struct sdr_sr_path *q)
+{
+	uint64_t w = q->reo_wnd ? q->reo_wnd : q->min_rtt / 4;
+
+	return q->srtt && w > q->srtt ? q->srtt : w;
+}
+
+/* A unit of path @p q sent at @p tx is lost when a unit sent later on it was
+ * acknowledged (rack_tsc > tx) and it is still missing at this TSC: the RTT
+ * of that unit (which holds its wait for the receiver's ACK), the reordering
+ * window, and one ACK period (a unit that arrives just after the receiver
+ * sent an ACK is reported by the next one), and the send's hold (EC: parity
+ * and its NACKs first). */
+static uint64_t rack_deadline(const struct sdr_sr *sr, const struct sdr_sr_path *q, uint64_t tx,
+			      uint64_t hold)
+{
+	return tx + q->rack_rtt + reo_wnd_of(q) + sr->ack_period + hold;
+}
+
+/* The oldest retransmission timer expires at this TSC (UINT64_MAX: none):
+ * its unit's transmission + the RTO + the send's hold, not before the RTO
+ * re-armed by a tail-loss probe. */
+static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 {
 	const struct sdr_tq_ent *e = sdr_tq_peek(&sr->timers);
+	uint64_t t;
+
+	if (!e)
+		return UINT64_MAX;
+	t = e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq);
+	return t > sr->rto_after ? t : sr->rto_after;
+}
+
+/* The tail-loss probe is due at this TSC (RFC 8985 7.2: PTO = 2 SRTT, plus
+ * the receiver's ACK delay, from the last unit sent or the last progress);
+ * UINT64_MAX if none is armed, or the RTO comes first (it recovers the
+ * tail itself: with a steady RTT the RTO is 1.5 SRTT). */
+static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
+{
+	const struct sdr_tq *t = &sr->timers;
+	uint64_t due;
+
+	if (sr->tlp_done || sr->probing || !sr->rtt.samples || !t->n)
+		return UINT64_MAX;
+	due = sr->tlp_base + 2 * sr->rtt.srtt + sr->ack_period +
+	      hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
+	return due < rto_due(qp, sr) ? due : UINT64_MAX;
+}
+
+/* The RACK rule (RFC 8985 6.2 step 5) over the timer FIFO, oldest first:
+ * the units it finds lost go to the retransmit queue; sr->rack_due is when
+ * the first one still undecided must be looked at again. Stale entries at
+ * the head are dropped on the way: on one path, O(units acknowledged). */
+static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	struct sdr_tq *t = &sr->timers;
+	uint64_t due_min = 0;
+	uint32_t i = 0, looked = 0;
+
+	sr->rack_due = 0;
+	if (sr->probing)
+		return;
+	while (i < t->n) {
+		const struct sdr_tq_ent *e = &t->e[(t->head + i) % t->cap];
+		struct sdr_sr_unit *u = live_unit(qp, sr, e);
+		struct sdr_sr_path *q;
+		uint64_t due;
+
+		if (looked++ == SR_EXPIRE_MAX) {
+			due_min = now; /* more next time round */
+			break;
+		}
+		if (!u) {
+			if (i == 0)
+				sdr_tq_pop(t);
+			else
+				i++;
+			continue;
+		}
+		q = path_of(sr, u);
+		due = e->tsc < q->rack_tsc ? rack_deadline(sr, q, e->tsc, hold_of(qp, sr, e->seq))
+					   : UINT64_MAX;
+		if (due > now) {
+			if (due != UINT64_MAX && (!due_min || due < due_min))
+				due_min = due;
+			if (sr->npaths <= 1)
+				break; /* one path: the later entries were sent later */
+			i++;
+			continue;
+		}
+		if (sdr_tq_push(&sr->retxq, e->seq, e->chunk, 0)) {
+			w->ctr[SDR_CTR_sr_nomem]++;
+			break; /* its RTO stays */
+		}
+		u->inq = 1;
+		q->rack_lost++;
+		SDR_QP_CTR(qp, sr, rack_retx)++;
+		if (i == 0)
+			sdr_tq_pop(t);
+		else
+			i++;
+	}
+	sr->rack_due = due_min;
+}
+
+/* Tail-loss probe (RFC 8985 7): nothing acknowledged for a PTO with units
+ * outstanding: the last unit sent goes again, once until the next progress;
+ * its ACK lets the RACK rule find the others. The RTO is re-armed (RFC 8985
+ * 7.3): no timer expires before one RTO from now. */
+static void tlp_fire(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	const struct sdr_tq *t = &sr->timers;
+
+	sr->tlp_done = 1;
+	sr->rto_after = now + sr->rtt.rto;
+	for (uint32_t i = t->n, looked = 0; i-- > 0 && looked++ < SR_EXPIRE_MAX;) {
+		const struct sdr_tq_ent *e = &t->e[(t->head + i) % t->cap];
+		struct sdr_sr_unit *u = live_unit(qp, sr, e);
+
+		if (!u)
+			continue;
+		if (sdr_tq_push(&sr->retxq, e->seq, e->chunk, 0)) {
+			w->ctr[SDR_CTR_sr_nomem]++;
+			return;
+		}
+		u->inq = 1;
+		SDR_QP_CTR(qp, sr, tlp)++;
+		return;
+	}
+}
+
+/* RACK's part of a newly acknowledged unit @p u (before it is marked):
+ * the path's RTT estimates (Karn: @p rtt 0 = no sample), the most recently
+ * sent unit delivered (RFC 8985 6.2 step 2: not from an ACK too fast for
+ * the retransmission, which was spurious), the reordering it shows. */
+static void rack_acked(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr_unit *u,
+		       uint64_t rtt, uint64_t now)
+{
+	struct sdr_sr_path *q = path_of(sr, u);
+	uint64_t since;
+
+	if (rtt) {
+		q->srtt = q->srtt ? (7 * q->srtt + rtt) / 8 : rtt;
+		if (!q->min_rtt || rtt < q->min_rtt)
+			q->min_rtt = rtt;
+		q->samples++;
+	}
+	if (!u->tx_tsc || now < u->tx_tsc)
+		return;
+	since = now - u->tx_tsc;
+	if (u->retx && since < q->min_rtt - q->min_rtt / 4) {
+		/* well below the fastest round trip (a quarter of it is left
+		 * for the loops' timing): the retransmission cannot have
+		 * travelled, the original arrived; widen the window (RFC 8985
+		 * 6.2 step 4) */
+		SDR_QP_CTR(qp, sr, spurious_retx)++;
+		q->spurious++;
+		q->reo_wnd = reo_wnd_of(q) + (q->min_rtt / 4 ? q->min_rtt / 4 : 1);
+		return;
+	}
+	if (!u->retx && u->tx_tsc < q->rack_tsc) {
+		/* delivered after a unit sent later: reordering. Later than the
+		 * rule allowed (it was taken for lost, or would have been): the
+		 * window grows to what was seen */
+		uint64_t base = u->tx_tsc + q->rack_rtt + sr->ack_period;
+
+		if (now > base && now - base > reo_wnd_of(q))
+			q->reo_wnd = now - base;
+	}
+	if (u->tx_tsc > q->rack_tsc) {
+		q->rack_tsc = u->tx_tsc;
+		q->rack_rtt = since;
+	}
+}
+
+uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now)
+{
 	uint64_t d = UINT64_MAX, t;
 
 	/* receiver: ACKs (sdr_sr_poll) */
@@ -160,11 +362,13 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 	if (sr->fin_next && sr->fin_next < d)
 		d = sr->fin_next;
 	/* sender: the oldest timer (sdr_sr_tx step 1 looks at the head) */
-	if (e) {
-		t = e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq);
-		if (t < d)
-			d = t;
-	}
+	if ((t = rto_due(qp, sr)) < d)
+		d = t;
+	/* loss detection: a unit RACK must look at again, the tail-loss probe */
+	if (sr->rack_due && sr->rack_due < d)
+		d = sr->rack_due;
+	if ((t = tlp_due(qp, sr)) < d)
+		d = t;
 	/* the outage horizon (sdr_sr_poll) */
 	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
 		t = qp->progress_tsc + qp->horizon_tsc + 1;
@@ -179,9 +383,15 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 	const struct sdr_tq_ent *e;
 	unsigned sent = 0, budget = SDR_BURST, looked = 0;
 
+	/* 0. loss detection: the RACK rule's re-check, the tail-loss probe */
+	if (sr->rack_due && sr->rack_due <= now)
+		rack_detect(w, qp, sr, now);
+	if (tlp_due(qp, sr) <= now)
+		tlp_fire(w, qp, sr, now);
+
 	/* 1. expired timers -> retransmit queue */
-	while ((e = sdr_tq_peek(&sr->timers)) &&
-	       e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq) <= now && looked++ < SR_EXPIRE_MAX) {
+	while ((e = sdr_tq_peek(&sr->timers)) && rto_due(qp, sr) <= now &&
+	       looked++ < SR_EXPIRE_MAX) {
 		struct sdr_tq_ent x = *e;
 		struct sdr_smsg *sm;
 		struct sdr_sr_send *ss;
@@ -380,6 +590,7 @@ static void ack_unit(void *arg, uint32_t unit)
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
+	rack_acked(a->qp, a->sr, u, rtt, a->now);
 	u->acked = 1;
 	if (a->sr->cc.on)
 		cc_unit_acked(a, first, end, rtt);
@@ -429,6 +640,7 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		base = sr->rtt.min_rto;
 	sr->rtt.rto = base;
 	sr->backoff_tsc = 0;
+	sr->rto_after = 0;
 	/* (entries leave and come back in order: the head still expires first) */
 	for (uint32_t i = 0; i < n; i++) {
 		struct sdr_tq_ent x = *sdr_tq_peek(&sr->timers);
@@ -500,9 +712,14 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	}
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
-	if (a.progress)
+	if (a.progress) {
 		qp->progress_tsc = now;
+		sr->tlp_base = now;
+		sr->tlp_done = 0;
+	}
 	if (resume)
 		sr_resume(qp, sr, now);
+	else if (a.progress)
+		rack_detect(w, qp, sr, now);
 	sdr_sr_cc_apply(w, qp, &sr->cc);
 }

@@ -17,6 +17,7 @@
 #include "txq.h"
 
 #define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
+#define SR_REO_PERSIST 16 /* losses a widened reordering window lasts */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
@@ -174,6 +175,26 @@ static struct sdr_sr_path *path_of(struct sdr_sr *sr, const struct sdr_sr_unit *
 	return &sr->path[u->path % SDR_SR_PATHS_MAX];
 }
 
+/* Unit @p chunk of send @p seq, last sent at @p tx, was sent before the
+ * most recently sent unit acknowledged on @p q (RFC 8985 6.2: a tie of
+ * transmit times is broken by the order of sending; units sent in one loop
+ * pass share a TSC, and leave in (seq, unit) order). */
+static int rack_sent_before(const struct sdr_sr_path *q, uint64_t tx, uint32_t seq, uint32_t chunk)
+{
+	if (tx != q->rack_tsc)
+		return tx < q->rack_tsc;
+	return seq != q->rack_seq ? (int32_t)(seq - q->rack_seq) < 0 : chunk < q->rack_chunk;
+}
+
+/* A unit of path @p q was taken for lost (RACK, RTO): a widened reordering
+ * window goes back to min_rtt / 4 after SR_REO_PERSIST of them (RFC 8985
+ * 6.2 step 4: reo_wnd_persist). */
+static void reo_loss(struct sdr_sr_path *q)
+{
+	if (q->reo_left && !--q->reo_left)
+		q->reo_wnd = 0;
+}
+
 /* The reordering window of path @p q: min_rtt / 4 until widened, at most its SRTT. */
 static uint64_t reo_wnd_of(const struct sdr_sr_path *q)
 {
@@ -208,10 +229,21 @@ static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 	return t > sr->rto_after ? t : sr->rto_after;
 }
 
-/* The tail-loss probe is due at this TSC (RFC 8985 7.2: PTO = 2 SRTT, plus
- * the receiver's ACK delay, from the last unit sent or the last progress);
- * UINT64_MAX if none is armed, or the RTO comes first (it recovers the
- * tail itself: with a steady RTT the RTO is 1.5 SRTT). */
+/* The tail-loss probe's timeout: RFC 8985 7.2 takes 2 SRTT, for TCP's
+ * delayed ACKs of unknown length, under an RTO of at least 200 ms. Here the
+ * receiver's ACK delay is bounded (the ACK period) and the RTO is as short
+ * as 1.5 SRTT, so the probe comes as the RACK rule would find the last unit
+ * lost: SRTT + a quarter of it + 2 RTTVAR (at most 2 SRTT) + the ACK period. */
+static uint64_t pto_of(const struct sdr_sr *sr)
+{
+	uint64_t srtt = sr->rtt.srtt, v = srtt / 4 + 2 * sr->rtt.rttvar;
+
+	return srtt + (v < srtt ? v : srtt) + sr->ack_period;
+}
+
+/* The tail-loss probe is due at this TSC: a PTO after the last unit sent
+ * (the RTT estimates hold the queueing a unit meets, so no ACK of it by then
+ * is news); UINT64_MAX if none is armed, or the RTO comes first. */
 static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 {
 	const struct sdr_tq *t = &sr->timers;
@@ -219,8 +251,7 @@ static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 
 	if (sr->tlp_done || sr->probing || !sr->rtt.samples || !t->n)
 		return UINT64_MAX;
-	due = sr->tlp_base + 2 * sr->rtt.srtt + sr->ack_period +
-	      hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
+	due = sr->tlp_base + pto_of(sr) + hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
 	return due < rto_due(qp, sr) ? due : UINT64_MAX;
 }
 
@@ -255,8 +286,9 @@ static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *
 			continue;
 		}
 		q = path_of(sr, u);
-		due = e->tsc < q->rack_tsc ? rack_deadline(sr, q, e->tsc, hold_of(qp, sr, e->seq))
-					   : UINT64_MAX;
+		due = rack_sent_before(q, e->tsc, e->seq, e->chunk)
+			      ? rack_deadline(sr, q, e->tsc, hold_of(qp, sr, e->seq))
+			      : UINT64_MAX;
 		if (due > now) {
 			if (due != UINT64_MAX && (!due_min || due < due_min))
 				due_min = due;
@@ -270,7 +302,9 @@ static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *
 			break; /* its RTO stays */
 		}
 		u->inq = 1;
+		u->lost_by = SDR_SR_LOST_RACK;
 		q->rack_lost++;
+		reo_loss(q);
 		SDR_QP_CTR(qp, sr, rack_retx)++;
 		if (i == 0)
 			sdr_tq_pop(t);
@@ -301,6 +335,7 @@ static void tlp_fire(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
 			return;
 		}
 		u->inq = 1;
+		u->lost_by = SDR_SR_LOST_TLP;
 		SDR_QP_CTR(qp, sr, tlp)++;
 		return;
 	}
@@ -311,7 +346,7 @@ static void tlp_fire(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
  * sent unit delivered (RFC 8985 6.2 step 2: not from an ACK too fast for
  * the retransmission, which was spurious), the reordering it shows. */
 static void rack_acked(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr_unit *u,
-		       uint64_t rtt, uint64_t now)
+		       uint32_t seq, uint32_t chunk, uint64_t rtt, uint64_t now)
 {
 	struct sdr_sr_path *q = path_of(sr, u);
 	uint64_t since;
@@ -332,20 +367,27 @@ static void rack_acked(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr
 		 * 6.2 step 4) */
 		SDR_QP_CTR(qp, sr, spurious_retx)++;
 		q->spurious++;
-		q->reo_wnd = reo_wnd_of(q) + (q->min_rtt / 4 ? q->min_rtt / 4 : 1);
+		if (u->lost_by == SDR_SR_LOST_RACK) { /* (a probe, an RTO: not reordering) */
+			q->reo_wnd = reo_wnd_of(q) + (q->min_rtt / 4 ? q->min_rtt / 4 : 1);
+			q->reo_left = SR_REO_PERSIST;
+		}
 		return;
 	}
-	if (!u->retx && u->tx_tsc < q->rack_tsc) {
+	if (!u->retx && q->rack_tsc && rack_sent_before(q, u->tx_tsc, seq, chunk)) {
 		/* delivered after a unit sent later: reordering. Later than the
 		 * rule allowed (it was taken for lost, or would have been): the
 		 * window grows to what was seen */
 		uint64_t base = u->tx_tsc + q->rack_rtt + sr->ack_period;
 
-		if (now > base && now - base > reo_wnd_of(q))
+		if (now > base && now - base > reo_wnd_of(q)) {
 			q->reo_wnd = now - base;
+			q->reo_left = SR_REO_PERSIST;
+		}
 	}
-	if (u->tx_tsc > q->rack_tsc) {
+	if (!q->rack_tsc || !rack_sent_before(q, u->tx_tsc, seq, chunk)) {
 		q->rack_tsc = u->tx_tsc;
+		q->rack_seq = seq;
+		q->rack_chunk = chunk;
 		q->rack_rtt = since;
 	}
 }
@@ -405,6 +447,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		if (u->acked || u->inq || u->tx_tsc != x.tsc)
 			continue; /* acknowledged, or superseded */
 		SDR_QP_CTR(qp, sr, rto_expiries)++;
+		sr->tlp_done = 1; /* RFC 8985 7.3: no probe in an RTO's recovery */
 		/* A retransmission went unanswered: back off (dead peer, or an RTO
 		 * far too short). When the peer has not answered at all for an
 		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
@@ -432,6 +475,8 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		if (sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
 			u->inq = 1;
+			u->lost_by = SDR_SR_LOST_OTHER;
+			reo_loss(path_of(sr, u));
 		} else {
 			w->ctr[SDR_CTR_sr_nomem]++;
 			/* keep a timer: the unit is retried at the next RTO */
@@ -500,6 +545,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		budget--;
 		if (++sr->retx_pkt == end) {
 			u->tx_tsc = now;
+			sr->tlp_base = now;
 			u->reprobe = 0;
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
@@ -531,6 +577,7 @@ int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_
 		return 0;
 	}
 	u->inq = 1;
+	u->lost_by = SDR_SR_LOST_OTHER;
 	return 1;
 }
 
@@ -590,7 +637,7 @@ static void ack_unit(void *arg, uint32_t unit)
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
-	rack_acked(a->qp, a->sr, u, rtt, a->now);
+	rack_acked(a->qp, a->sr, u, a->sm->seq, unit, rtt, a->now);
 	u->acked = 1;
 	if (a->sr->cc.on)
 		cc_unit_acked(a, first, end, rtt);
@@ -659,6 +706,7 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		if (x.tsc + base + hold_of(qp, sr, x.seq) <= now &&
 		    sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
 			u->inq = 1;
+			u->lost_by = SDR_SR_LOST_OTHER;
 			SDR_QP_CTR(qp, sr, resume_units)++;
 		} else if (sdr_tq_push(&sr->timers, x.seq, x.chunk, x.tsc)) { /* (room: popped) */
 			u->tx_tsc = 0;
@@ -714,7 +762,6 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
 	if (a.progress) {
 		qp->progress_tsc = now;
-		sr->tlp_base = now;
 		sr->tlp_done = 0;
 	}
 	if (resume)

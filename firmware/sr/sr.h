@@ -10,8 +10,11 @@
  * retransmission unit. When a unit's last packet has left, (seq, unit, time)
  * goes to the timer FIFO; entries are pushed in transmit order, so the head
  * expires first. An expired, unacknowledged unit goes to the retransmit
- * queue, served before new data and through the same pacers. The send
- * completes when the receiver reports the receive FULL.
+ * queue, served before new data and through the same pacers; so does one
+ * the RACK rule finds lost earlier (a unit sent later on its path was
+ * acknowledged and the reordering window passed), and the last unit sent
+ * as a tail-loss probe (RFC 8985; docs/reliability.md "Loss detection").
+ * The send completes when the receiver reports the receive FULL.
  *
  * Receiver: slots with news are reported in one ACK per --sr-ack-us; the
  * final entry (FULL / CLOSED) of a completed receive is captured at

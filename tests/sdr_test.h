@@ -9,6 +9,8 @@
  *   CHECK_OR_BREAK(cond)        CHECK, then leave the enclosing loop
  *   BAIL_IF_MANY()              exit after more than 50 failures
  *   t_finish(name)              the verdict line and the exit status
+ *   T_MAIN(prog, cases)         main() of a test binary whose one argument
+ *                               names its case ({"name", fn} table)
  * plus a reproducible PRNG (t_seed, t_rnd, t_below, t_range).
  * Counters: t_checks (CHECK and REQUIRE evaluated), t_failures.
  *
@@ -22,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int t_failures __attribute__((unused));
 static unsigned t_checks __attribute__((unused));
@@ -135,5 +138,41 @@ static inline int t_finish(const char *name)
 	printf("%s: all checks passed\n", name);
 	return 0;
 }
+
+/** One case of a test binary that runs the case its argument names. */
+struct t_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+/** Run the case of @p cases (@p n of them) named by the one argument, with
+ *  its seed (1 unless SDR_TEST_SEED) and verdict. @return the exit status:
+ *  2 for a usage error or an unknown case. */
+static inline int t_run_case(const char *prog, int argc, char **argv, const struct t_case *cases,
+			     size_t n)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s", prog);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%c%s", i ? '|' : ' ', cases[i].name);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(argv[1], cases[i].name)) {
+			t_seed(cases[i].name, 1);
+			cases[i].fn();
+			return t_finish(cases[i].name);
+		}
+	fprintf(stderr, "%s: no test %s\n", prog, argv[1]);
+	return 2;
+}
+
+/** main() of a test binary: @p cases a static array of struct t_case. */
+#define T_MAIN(prog, cases)                                                                   \
+	int main(int argc, char **argv)                                                       \
+	{                                                                                     \
+		return t_run_case(prog, argc, argv, cases, sizeof(cases) / sizeof(cases[0])); \
+	}
 
 #endif /* SDR_TEST_H */

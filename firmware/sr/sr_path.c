@@ -64,6 +64,7 @@ static void requeue(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, 
 			return; /* the timers bring the rest */
 		}
 		u->inq = 1;
+		u->lost_by = SDR_SR_LOST_OTHER; /* (moved: not a loss RACK found) */
 		sr->spray.p[p].moved++;
 	}
 }

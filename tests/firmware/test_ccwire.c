@@ -235,23 +235,6 @@ static void t_perqp(void)
 	rig_free(r);
 }
 
-int main(int argc, char **argv)
-{
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {{"on", t_on}, {"off", t_off}, {"perqp", t_perqp}};
+static const struct t_case tests[] = {{"on", t_on}, {"off", t_off}, {"perqp", t_perqp}};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_ccwire on|off|perqp\n");
-		return 2;
-	}
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!strcmp(argv[1], tests[i].name)) {
-			t_seed(tests[i].name, 1);
-			tests[i].fn();
-			return t_finish(tests[i].name);
-		}
-	fprintf(stderr, "test_ccwire: no test %s\n", argv[1]);
-	return 2;
-}
+T_MAIN("test_ccwire", tests)

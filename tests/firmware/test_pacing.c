@@ -421,10 +421,7 @@ static void t_loop_budget(void)
 	rig_free(r);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct t_case tests[] = {
 	{"idle", t_idle},
 	{"rate", t_rate},
 	{"port", t_port},
@@ -432,18 +429,4 @@ static const struct {
 	{"loop_budget", t_loop_budget},
 };
 
-int main(int argc, char **argv)
-{
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_pacing idle|rate|port|visits|loop_budget\n");
-		return 2;
-	}
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!strcmp(argv[1], tests[i].name)) {
-			t_seed(tests[i].name, 1);
-			tests[i].fn();
-			return t_finish(tests[i].name);
-		}
-	fprintf(stderr, "test_pacing: no test %s\n", argv[1]);
-	return 2;
-}
+T_MAIN("test_pacing", tests)

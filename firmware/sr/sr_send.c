@@ -232,13 +232,19 @@ static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 /* The tail-loss probe's timeout: RFC 8985 7.2 takes 2 SRTT, for TCP's
  * delayed ACKs of unknown length, under an RTO of at least 200 ms. Here the
  * receiver's ACK delay is bounded (the ACK period) and the RTO is as short
- * as 1.5 SRTT, so the probe comes as the RACK rule would find the last unit
- * lost: SRTT + a quarter of it + 2 RTTVAR (at most 2 SRTT) + the ACK period. */
+ * as 1.5 SRTT, so the probe comes when the RACK rule would find the last
+ * unit lost had a later one been acknowledged: SRTT + the reordering window
+ * (the widest of the paths', at most SRTT) + the ACK period. */
 static uint64_t pto_of(const struct sdr_sr *sr)
 {
-	uint64_t srtt = sr->rtt.srtt, v = srtt / 4 + 2 * sr->rtt.rttvar;
+	uint64_t srtt = sr->rtt.srtt, w = 0;
 
-	return srtt + (v < srtt ? v : srtt) + sr->ack_period;
+	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++)
+		if (reo_wnd_of(&sr->path[p]) > w)
+			w = reo_wnd_of(&sr->path[p]);
+	if (!w)
+		w = srtt / 4; /* no sample on any path yet */
+	return srtt + (w < srtt ? w : srtt) + sr->ack_period;
 }
 
 /* The tail-loss probe is due at this TSC: a PTO after the last unit sent

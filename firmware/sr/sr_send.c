@@ -249,13 +249,15 @@ static uint64_t pto_of(const struct sdr_sr *sr)
 
 /* The tail-loss probe is due at this TSC: a PTO after the last unit sent
  * (the RTT estimates hold the queueing a unit meets, so no ACK of it by then
- * is news); UINT64_MAX if none is armed, or the RTO comes first. */
+ * is news); UINT64_MAX if none is armed, the RACK rule waits to decide on a
+ * unit (RFC 8985 7.2: no probe while the reordering timer is armed), or the
+ * RTO comes first. */
 static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 {
 	const struct sdr_tq *t = &sr->timers;
 	uint64_t due;
 
-	if (sr->tlp_done || sr->probing || !sr->rtt.samples || !t->n)
+	if (sr->tlp_done || sr->probing || sr->rack_due || !sr->rtt.samples || !t->n)
 		return UINT64_MAX;
 	due = sr->tlp_base + pto_of(sr) + hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
 	return due < rto_due(qp, sr) ? due : UINT64_MAX;

@@ -233,18 +233,22 @@ static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
  * delayed ACKs of unknown length, under an RTO of at least 200 ms. Here the
  * receiver's ACK delay is bounded (the ACK period) and the RTO is as short
  * as 1.5 SRTT, so the probe comes when the RACK rule would find the last
- * unit lost had a later one been acknowledged: SRTT + the reordering window
- * (the widest of the paths', at most SRTT) + the ACK period. */
+ * unit lost had a later one been acknowledged: the path's SRTT + its
+ * reordering window + the ACK period, on the slowest path (the last unit
+ * may be on any); the QP's SRTT + a quarter before any path has a sample. */
 static uint64_t pto_of(const struct sdr_sr *sr)
 {
-	uint64_t srtt = sr->rtt.srtt, w = 0;
+	uint64_t t = 0;
 
-	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++)
-		if (reo_wnd_of(&sr->path[p]) > w)
-			w = reo_wnd_of(&sr->path[p]);
-	if (!w)
-		w = srtt / 4; /* no sample on any path yet */
-	return srtt + (w < srtt ? w : srtt) + sr->ack_period;
+	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++) {
+		const struct sdr_sr_path *q = &sr->path[p];
+
+		if (q->srtt && q->srtt + reo_wnd_of(q) > t)
+			t = q->srtt + reo_wnd_of(q);
+	}
+	if (!t)
+		t = sr->rtt.srtt + sr->rtt.srtt / 4;
+	return t + sr->ack_period;
 }
 
 /* The tail-loss probe is due at this TSC: a PTO after the last unit sent

@@ -235,24 +235,36 @@ static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 /* The tail-loss probe's timeout: RFC 8985 7.2 takes 2 SRTT, for TCP's
  * delayed ACKs of unknown length, under an RTO of at least 200 ms. Here the
  * receiver's ACK delay is bounded (the ACK period) and the RTO is as short
- * as 1.5 SRTT, so the probe comes as the RACK rule would find the last unit
- * lost: SRTT + a quarter of it + 2 RTTVAR (at most 2 SRTT) + the ACK period. */
+ * as 1.5 SRTT, so the probe comes when the RACK rule would find the last
+ * unit lost had a later one been acknowledged: the path's SRTT + its
+ * reordering window + the ACK period, on the slowest path (the last unit
+ * may be on any); the QP's SRTT + a quarter before any path has a sample. */
 static uint64_t pto_of(const struct sdr_sr *sr)
 {
-	uint64_t srtt = sr->rtt.srtt, v = srtt / 4 + 2 * sr->rtt.rttvar;
+	uint64_t t = 0;
 
-	return srtt + (v < srtt ? v : srtt) + sr->ack_period;
+	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++) {
+		const struct sdr_sr_path *q = &sr->path[p];
+
+		if (q->srtt && q->srtt + reo_wnd_of(q) > t)
+			t = q->srtt + reo_wnd_of(q);
+	}
+	if (!t)
+		t = sr->rtt.srtt + sr->rtt.srtt / 4;
+	return t + sr->ack_period;
 }
 
 /* The tail-loss probe is due at this TSC: a PTO after the last unit sent
  * (the RTT estimates hold the queueing a unit meets, so no ACK of it by then
- * is news); UINT64_MAX if none is armed, or the RTO comes first. */
+ * is news); UINT64_MAX if none is armed, the RACK rule waits to decide on a
+ * unit (RFC 8985 7.2: no probe while the reordering timer is armed), or the
+ * RTO comes first. */
 static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 {
 	const struct sdr_tq *t = &sr->timers;
 	uint64_t due;
 
-	if (sr->tlp_done || sr->probing || !sr->rtt.samples || !t->n)
+	if (sr->tlp_done || sr->probing || sr->rack_due || !sr->rtt.samples || !t->n)
 		return UINT64_MAX;
 	due = sr->tlp_base + pto_of(sr) + hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
 	return due < rto_due(qp, sr) ? due : UINT64_MAX;

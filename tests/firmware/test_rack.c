@@ -19,7 +19,10 @@
  *   random  1 % of every frame lost both ways, 200 messages: all bit-exact,
  *           recovered by RACK, spurious retransmissions few;
  *   ec      EC (RS 4+2) with one packet lost per message: parity repairs it,
- *           RACK waits for the send's hold and retransmits nothing.
+ *           RACK waits for the send's hold and retransmits nothing;
+ *   lat16, lat4  (suite bench) a measurement: 20000 messages of 128 KiB one
+ *           at a time over 25 ms of RTT and 1 % loss, units of 16 / 4
+ *           packets of 4 KiB: completion-time percentiles and counters.
  *
  * `test_rack NAME` runs one (meson: rack_NAME).
  */
@@ -334,9 +337,110 @@ static void t_ec(void)
 	rig_free(r);
 }
 
+/* ---------------- measurement: one message in flight ---------------- */
+
+/* 20000 messages of 128 KiB, one in flight (as `sdr-perf lat`), 4 KiB MTU,
+ * @p chunk packets per unit, RTT 25 ms, 1 % loss of every frame both ways:
+ * the completion times (send post to receive complete) and the counters
+ * (docs/reliability.md "Loss detection: measured"). */
+#define LAT_MSG 131072u
+static struct {
+	uint64_t t_post, *lat;
+	uint32_t total, sends, recvs, bad;
+} lm;
+
+static void lat_cqe(struct rig *r, int side, const struct sdr_cqe *e, void *arg)
+{
+	(void)arg;
+	if (e->status)
+		lm.bad++;
+	if (side == RIG_B) {
+		if (rig_pattern_diff(r->s[RIG_B].mem, LAT_MSG, 7 + lm.recvs))
+			lm.bad++;
+		lm.lat[lm.recvs++] = r->now - lm.t_post;
+		if (lm.recvs < lm.total)
+			rig_recv(r, RIG_B, 0, LAT_MSG, lm.recvs);
+	} else if (++lm.sends < lm.total) {
+		rig_pattern(r->s[RIG_A].mem, LAT_MSG, 7 + lm.sends);
+		lm.t_post = r->now;
+		rig_send(r, RIG_A, 0, LAT_MSG, 0, lm.sends);
+	}
+}
+
+static int lat_done(struct rig *r, void *arg)
+{
+	(void)r;
+	(void)arg;
+	return lm.sends == lm.total && lm.recvs == lm.total;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void lat_run(unsigned chunk)
+{
+	char args[128];
+	struct rig_opts o = {.args = args, .mem_bytes = LAT_MSG, .seed = t_rnd()};
+	struct rig *r;
+	double mean = 0;
+
+	snprintf(args, sizeof(args), "--mtu 4096 --chunk-pkts %u --max-msg %u --port-rate 10g",
+		 chunk, LAT_MSG);
+	o.attr.reliability = SDR_REL_SR;
+	r = rig_new(&o);
+	memset(&lm, 0, sizeof(lm));
+	lm.total = 20000;
+	lm.lat = calloc(lm.total, sizeof(*lm.lat));
+	REQUIRE(lm.lat != NULL, "no memory");
+	for (int s = 0; s < 2; s++) {
+		r->link[s].delay_ns = 12500 * US;
+		r->link[s].loss_data = r->link[s].loss_ctrl = 0.01;
+	}
+	r->on_cqe = lat_cqe;
+	rig_recv(r, RIG_B, 0, LAT_MSG, 0);
+	rig_run_for(r, 20 * MS); /* the CTS is there before the first send */
+	rig_pattern(r->s[RIG_A].mem, LAT_MSG, 7);
+	lm.t_post = r->now;
+	rig_send(r, RIG_A, 0, LAT_MSG, 0, 0);
+	CHECK(rig_run_until(r, lat_done, NULL, 3600000 * MS) == 0, "%u of %u done", lm.recvs,
+	      lm.total);
+	CHECK(lm.bad == 0, "%u completions with an error or not bit-exact", lm.bad);
+	qsort(lm.lat, lm.recvs, sizeof(*lm.lat), cmp_u64);
+	for (uint32_t i = 0; i < lm.recvs; i++)
+		mean += (double)lm.lat[i];
+	if (lm.recvs == lm.total)
+		printf("lat chunk %u, %u messages: mean %.1f ms p50 %.1f p90 %.1f p99 %.1f max %.1f"
+		       " | retx_units %llu rack_retx %llu tlp %llu rto_expiries %llu spurious %llu"
+		       " | receiver dup_pkt %llu\n",
+		       chunk, lm.total, mean / lm.total / 1e6, (double)lm.lat[lm.total / 2] / 1e6,
+		       (double)lm.lat[lm.total * 9 / 10] / 1e6,
+		       (double)lm.lat[lm.total * 99 / 100] / 1e6,
+		       (double)lm.lat[lm.total - 1] / 1e6, (unsigned long long)SR(r, retx_units),
+		       (unsigned long long)SR(r, rack_retx), (unsigned long long)SR(r, tlp),
+		       (unsigned long long)SR(r, rto_expiries),
+		       (unsigned long long)SR(r, spurious_retx),
+		       (unsigned long long)rig_ctr(r, RIG_B, SDR_CTR_dup_pkt));
+	free(lm.lat);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+static void t_lat16(void)
+{
+	lat_run(16);
+}
+static void t_lat4(void)
+{
+	lat_run(4);
+}
+
 static const struct t_case tests[] = {
-	{"single", t_single}, {"reorder", t_reorder}, {"tail", t_tail},
-	{"random", t_random}, {"ec", t_ec},
+	{"single", t_single}, {"reorder", t_reorder}, {"tail", t_tail}, {"random", t_random},
+	{"ec", t_ec},         {"lat16", t_lat16},     {"lat4", t_lat4},
 };
 
 T_MAIN("test_rack", tests)

@@ -10,8 +10,11 @@
  * retransmission unit. When a unit's last packet has left, (seq, unit, time)
  * goes to the timer FIFO; entries are pushed in transmit order, so the head
  * expires first. An expired, unacknowledged unit goes to the retransmit
- * queue, served before new data and through the same pacers. The send
- * completes when the receiver reports the receive FULL.
+ * queue, served before new data and through the same pacers; so does one
+ * the RACK rule finds lost earlier (a unit sent later on its path was
+ * acknowledged and the reordering window passed), and the last unit sent
+ * as a tail-loss probe (RFC 8985; docs/reliability.md "Loss detection").
+ * The send completes when the receiver reports the receive FULL.
  *
  * Receiver: slots with news are reported in one ACK per --sr-ack-us; the
  * final entry (FULL / CLOSED) of a completed receive is captured at
@@ -21,6 +24,7 @@
 #define SDR_SR_ENGINE_H
 
 #include "sdr_sr.h"
+#include "sdr_spray.h"
 #include "sr_cc.h"
 #include "sr_counters.h"
 #include "sdr_dpu.h"
@@ -34,8 +38,12 @@ struct sdr_sr_unit {
 	uint8_t acked, inq, retx; /* inq: waiting in the retransmit queue; retx: times */
 	uint8_t reprobe;          /* acked, sent again all the same: the receiver restarted
 	                             and lost where the message ends (sdr_sr_rx_ack) */
-	uint8_t pad[2];
+	uint8_t path;             /* path index of its last transmission (sdr_sr::path) */
+	uint8_t lost_by;          /* what queued its last retransmission: SDR_SR_LOST_* */
 };
+
+/* What found a unit lost (struct sdr_sr_unit::lost_by) */
+enum { SDR_SR_LOST_NONE, SDR_SR_LOST_RACK, SDR_SR_LOST_TLP, SDR_SR_LOST_OTHER /* RTO, NACK */ };
 
 /** Sender state of one send (per send slot). */
 struct sdr_sr_send {
@@ -65,6 +73,25 @@ struct sdr_sr_fin {
 #define SDR_SR_FIN_CAP 4096
 
 struct sdr_sr_hooks; /* a plug-in's hooks (sr_qp.h) */
+
+/* Paths of one QP (entropy values of its packets, docs/multipath.md); 1 unless spraying */
+#define SDR_SR_PATHS_MAX 16
+
+/** Per-path loss detection state (RACK, "The RACK-TLP Loss Detection
+ *  Algorithm for TCP", RFC 8985; docs/reliability.md "Loss detection"). */
+struct sdr_sr_path {
+	uint64_t rack_tsc; /* send time of the most recently sent unit acked on this path */
+	uint64_t rack_rtt; /* the RTT of that unit (RFC 8985 RACK.rtt; cycles) */
+	uint32_t rack_seq, rack_chunk; /* that unit (ties of rack_tsc: the order of sending) */
+	uint64_t srtt;                 /* smoothed RTT of its samples (cycles; 0 = none yet) */
+	uint64_t min_rtt;              /* smallest RTT sample (cycles; 0 = none yet) */
+	uint64_t reo_wnd;              /* reordering window (cycles; 0 = min_rtt / 4), widened by
+	                       spurious retransmissions and reordering seen */
+	uint32_t reo_left;             /* losses until a widened reo_wnd goes back to min_rtt / 4 */
+	uint64_t samples;              /* RTT samples taken on it */
+	uint64_t rack_lost;            /* units declared lost by RACK on it */
+	uint64_t spurious;             /* retransmissions of units of it found spurious */
+};
 
 /** What a scheme on top wants to hear (AUTO's estimates). */
 struct sdr_sr_events {
@@ -100,7 +127,15 @@ struct sdr_sr {
 	uint64_t outage_longest_ms; /* the longest one */
 	uint64_t resume_tsc;        /* the last stall ended: units sent before give no RTT
 	                               sample (their ACKs waited for the path) */
+	/* loss detection (RACK-TLP, docs/reliability.md "Loss detection") */
+	uint64_t rack_due;  /* re-check the RACK rule at this TSC (0 = nothing pending) */
+	uint64_t tlp_base;  /* the last unit (re)transmitted: the probe's timer runs from it */
+	uint64_t rto_after; /* a tail-loss probe re-armed the RTO: none expires before */
+	uint8_t tlp_done;   /* the tail-loss probe went out; none again until progress */
 	struct sdr_sr_events events;
+	/* paths: loss detection per path (RACK); path[0] unless spraying */
+	struct sdr_sr_path path[SDR_SR_PATHS_MAX];
+	uint8_t npaths; /* paths in use (>= 1) */
 	/* the plug-in the reliable-QP core calls (sr_qp.h; the EC engine), or
 	 * NULL: plain SR */
 	const struct sdr_sr_hooks *hooks;
@@ -108,6 +143,11 @@ struct sdr_sr {
 	struct sdr_sr_send snd[SDR_MAX_MSGS];
 	/* congestion control (sr_cc.h): its sender and receiver parts */
 	struct sdr_sr_cc cc;
+	/* multipath spraying (sr_path.h): the path of each unit */
+	struct sdr_spray spray;
+	uint8_t spray_want; /* paths asked (qp->paths, else --paths); spray.n once connected */
+	uint8_t spray_retx; /* path of the unit being retransmitted (retx_cur) */
+	uint32_t spray_qpn; /* the remote QPN spray's ports were made for */
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;

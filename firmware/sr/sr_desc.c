@@ -11,6 +11,7 @@
 #include "sdr_diag.h"
 #include "sdr_opts.h"
 #include "sr_desc.h"
+#include "sr_path.h"
 
 SDR_QP_CTR_GROUP_DEFINE(sr, SDR_SR_QP_CTRS);
 
@@ -21,6 +22,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.init_rto_ms = 200,
 	.ack_us = 500,
 	.probe_max_ms = 1000,
+	.paths = 1,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -72,6 +74,16 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "the probes of a stalled QP (link down, peer silent):\n"
 		 "traffic resumes within about MS + 1 RTT after the\n"
 		 "path returns (default 1000)"},
+	{.name = "paths",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 16,
+	 .var = &sdr_sr_cfg.paths,
+	 .help = "paths (UDP source ports, all steering to the receiving QP's\n"
+		 "queue) each QP sprays its units over, weighted by their RTT,\n"
+		 "loss and ECN; a QP may ask for its own (docs/multipath.md;\n"
+		 "default 1: one port, one path)"},
 	{.name = "cc",
 	 .arg = "off|on",
 	 .kind = SDR_OPT_BOOL,
@@ -118,14 +130,16 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 		sr->hooks->stats_print(sr->hook_ctx, f, qp);
 	fprintf(f,
 		"    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64 " us (%" PRIu64
-		" samples) | retx pkts %" PRIu64 " units %" PRIu64 " rto-expiries %" PRIu64
-		" | ACKs tx %" PRIu64 " rx %" PRIu64 " | timeouts send %" PRIu64 " recv %" PRIu64
-		"%s\n",
+		" samples) | retx pkts %" PRIu64 " units %" PRIu64 " (rack %" PRIu64 " tlp %" PRIu64
+		" rto-expiries %" PRIu64 ") spurious %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
+		" | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
 		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto),
 		(uint64_t)sr->rtt.samples, SDR_QP_CTR(qp, sr, retx_pkts),
-		SDR_QP_CTR(qp, sr, retx_units), SDR_QP_CTR(qp, sr, rto_expiries),
-		SDR_QP_CTR(qp, sr, acks_tx), SDR_QP_CTR(qp, sr, acks_rx),
-		SDR_QP_CTR(qp, sr, send_timeouts), SDR_QP_CTR(qp, sr, recv_timeouts),
+		SDR_QP_CTR(qp, sr, retx_units), SDR_QP_CTR(qp, sr, rack_retx),
+		SDR_QP_CTR(qp, sr, tlp), SDR_QP_CTR(qp, sr, rto_expiries),
+		SDR_QP_CTR(qp, sr, spurious_retx), SDR_QP_CTR(qp, sr, acks_tx),
+		SDR_QP_CTR(qp, sr, acks_rx), SDR_QP_CTR(qp, sr, send_timeouts),
+		SDR_QP_CTR(qp, sr, recv_timeouts),
 		qp->state == SDR_QPS_ERROR ? " | ERROR state" : "");
 	if (st || SDR_QP_CTR(qp, sr, outages))
 		fprintf(f,
@@ -134,6 +148,7 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 			st ? "STALLED for " : "not stalled, ", st, SDR_QP_CTR(qp, sr, outages),
 			sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
 	sdr_sr_cc_print(f, &sr->cc);
+	sdr_sr_path_print(f, sr);
 }
 
 void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
@@ -147,6 +162,7 @@ void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
 		",\"outage_longest_ms\":%" PRIu64 ",\"horizon_ms\":%u",
 		stalled_ms(sr), sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
 	sdr_sr_cc_json(f, &sr->cc);
+	sdr_sr_path_json(f, sr);
 }
 
 void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)

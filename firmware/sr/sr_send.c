@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Selective Repeat engine, sender side (sr.h): per-unit timers, the
- * retransmit queue, RTO backoff and probing, ACK processing.
+ * retransmit queue, RTO backoff and probing, ACK processing, time-based loss
+ * detection and the tail-loss probe ("The RACK-TLP Loss Detection Algorithm
+ * for TCP", RFC 8985).
  * Layer sr/: the SR engine (the reliable-QP core); calls only the primitives (prim/).
  */
 #include <errno.h>
@@ -12,9 +14,11 @@
 #include "send.h"
 #include "sr.h"
 #include "sr_desc.h"
+#include "sr_path.h"
 #include "txq.h"
 
 #define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
+#define SR_REO_PERSIST 16 /* losses a widened reordering window lasts */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
@@ -28,6 +32,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
 	sr->full_copies = 1;
+	sr->npaths = 1;
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;
@@ -38,6 +43,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = sr->units + (size_t)i * units;
 	sdr_sr_cc_init(&sr->cc, qp, qp->cc_mode ? qp->cc_mode == SDR_QP_CC_ON : sdr_sr_cfg.cc);
+	sdr_sr_path_setup(sr, qp);
 	return 0;
 }
 
@@ -67,6 +73,9 @@ void sdr_sr_reset(struct sdr_sr *sr)
 	sr->fin_next = 0;
 	sr->ack_now = 0;
 	sr->probing = 0;
+	sr->rack_due = 0;
+	sr->rto_after = 0;
+	sr->tlp_done = 0;
 	sr->stall_tsc = 0; /* (the QP failed, or is going away: not an outage that ended) */
 }
 
@@ -111,6 +120,8 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 	if (++u->sent != end - first)
 		return;
 	u->tx_tsc = now;
+	sdr_sr_path_first_sent(qp, sr, u, now);
+	sr->tlp_base = now;
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
 		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
 }
@@ -121,6 +132,20 @@ static struct sdr_smsg *sr_msg(struct sdr_qp *qp, struct sdr_sr *sr, uint32_t se
 	struct sdr_smsg *sm = sdr_send_outstanding(qp, seq);
 
 	return sm && sdr_sr_send_of(sr, seq)->u ? sm : NULL;
+}
+
+/* Timer entry @p e names a unit that is outstanding (not acknowledged,
+ * not queued, this entry its last transmission): it, else NULL. */
+static struct sdr_sr_unit *live_unit(struct sdr_qp *qp, struct sdr_sr *sr,
+				     const struct sdr_tq_ent *e)
+{
+	struct sdr_sr_send *ss = sdr_sr_send_of(sr, e->seq);
+	struct sdr_sr_unit *u;
+
+	if (!sr_msg(qp, sr, e->seq) || e->chunk >= ss->nunits)
+		return NULL;
+	u = &ss->u[e->chunk];
+	return u->acked || u->inq || u->tx_tsc != e->tsc ? NULL : u;
 }
 
 /* Find the host bytes of packet @p pkt (data packets only). */
@@ -146,9 +171,245 @@ static uint64_t hold_of(const struct sdr_qp *qp, const struct sdr_sr *sr, uint32
 	return sr->snd[sdr_seq_msg_id(seq)].hold;
 }
 
-uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now)
+/* ---- loss detection: RACK-TLP (RFC 8985; docs/reliability.md "Loss detection") ---- */
+
+static struct sdr_sr_path *path_of(struct sdr_sr *sr, const struct sdr_sr_unit *u)
+{
+	return &sr->path[u->path % SDR_SR_PATHS_MAX];
+}
+
+/* Unit @p chunk of send @p seq, last sent at @p tx, was sent before the
+ * most recently sent unit acknowledged on @p q (RFC 8985 6.2: a tie of
+ * transmit times is broken by the order of sending; units sent in one loop
+ * pass share a TSC, and leave in (seq, unit) order). */
+static int rack_sent_before(const struct sdr_sr_path *q, uint64_t tx, uint32_t seq, uint32_t chunk)
+{
+	if (tx != q->rack_tsc)
+		return tx < q->rack_tsc;
+	return seq != q->rack_seq ? (int32_t)(seq - q->rack_seq) < 0 : chunk < q->rack_chunk;
+}
+
+/* A unit of path @p q was taken for lost (RACK, RTO): a widened reordering
+ * window goes back to min_rtt / 4 after SR_REO_PERSIST of them (RFC 8985
+ * 6.2 step 4: reo_wnd_persist). */
+static void reo_loss(struct sdr_sr_path *q)
+{
+	if (q->reo_left && !--q->reo_left)
+		q->reo_wnd = 0;
+}
+
+/* The reordering window of path @p q: min_rtt / 4 until widened, at most its SRTT. */
+static uint64_t reo_wnd_of(const struct sdr_sr_path *q)
+{
+	uint64_t w = q->reo_wnd ? q->reo_wnd : q->min_rtt / 4;
+
+	return q->srtt && w > q->srtt ? q->srtt : w;
+}
+
+/* A unit of path @p q sent at @p tx is lost when a unit sent later on it was
+ * acknowledged (rack_tsc > tx) and it is still missing at this TSC: the RTT
+ * of that unit (which holds its wait for the receiver's ACK), the reordering
+ * window, and one ACK period (a unit that arrives just after the receiver
+ * sent an ACK is reported by the next one), and the send's hold (EC: parity
+ * and its NACKs first). */
+static uint64_t rack_deadline(const struct sdr_sr *sr, const struct sdr_sr_path *q, uint64_t tx,
+			      uint64_t hold)
+{
+	return tx + q->rack_rtt + reo_wnd_of(q) + sr->ack_period + hold;
+}
+
+/* The oldest retransmission timer expires at this TSC (UINT64_MAX: none):
+ * its unit's transmission + the RTO + the send's hold, not before the RTO
+ * re-armed by a tail-loss probe. */
+static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 {
 	const struct sdr_tq_ent *e = sdr_tq_peek(&sr->timers);
+	uint64_t t;
+
+	if (!e)
+		return UINT64_MAX;
+	t = e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq);
+	return t > sr->rto_after ? t : sr->rto_after;
+}
+
+/* The tail-loss probe's timeout: RFC 8985 7.2 takes 2 SRTT, for TCP's
+ * delayed ACKs of unknown length, under an RTO of at least 200 ms. Here the
+ * receiver's ACK delay is bounded (the ACK period) and the RTO is as short
+ * as 1.5 SRTT, so the probe comes when the RACK rule would find the last
+ * unit lost had a later one been acknowledged: the path's SRTT + its
+ * reordering window + the ACK period, on the slowest path (the last unit
+ * may be on any); the QP's SRTT + a quarter before any path has a sample. */
+static uint64_t pto_of(const struct sdr_sr *sr)
+{
+	uint64_t t = 0;
+
+	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++) {
+		const struct sdr_sr_path *q = &sr->path[p];
+
+		if (q->srtt && q->srtt + reo_wnd_of(q) > t)
+			t = q->srtt + reo_wnd_of(q);
+	}
+	if (!t)
+		t = sr->rtt.srtt + sr->rtt.srtt / 4;
+	return t + sr->ack_period;
+}
+
+/* The tail-loss probe is due at this TSC: a PTO after the last unit sent
+ * (the RTT estimates hold the queueing a unit meets, so no ACK of it by then
+ * is news); UINT64_MAX if none is armed, the RACK rule waits to decide on a
+ * unit (RFC 8985 7.2: no probe while the reordering timer is armed), or the
+ * RTO comes first. */
+static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
+{
+	const struct sdr_tq *t = &sr->timers;
+	uint64_t due;
+
+	if (sr->tlp_done || sr->probing || sr->rack_due || !sr->rtt.samples || !t->n)
+		return UINT64_MAX;
+	due = sr->tlp_base + pto_of(sr) + hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
+	return due < rto_due(qp, sr) ? due : UINT64_MAX;
+}
+
+/* The RACK rule (RFC 8985 6.2 step 5) over the timer FIFO, oldest first:
+ * the units it finds lost go to the retransmit queue; sr->rack_due is when
+ * the first one still undecided must be looked at again. Stale entries at
+ * the head are dropped on the way: on one path, O(units acknowledged). */
+static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	struct sdr_tq *t = &sr->timers;
+	uint64_t due_min = 0;
+	uint32_t i = 0, looked = 0;
+
+	sr->rack_due = 0;
+	if (sr->probing)
+		return;
+	while (i < t->n) {
+		const struct sdr_tq_ent *e = &t->e[(t->head + i) % t->cap];
+		struct sdr_sr_unit *u = live_unit(qp, sr, e);
+		struct sdr_sr_path *q;
+		uint64_t due;
+
+		if (looked++ == SR_EXPIRE_MAX) {
+			due_min = now; /* more next time round */
+			break;
+		}
+		if (!u) {
+			if (i == 0)
+				sdr_tq_pop(t);
+			else
+				i++;
+			continue;
+		}
+		q = path_of(sr, u);
+		due = rack_sent_before(q, e->tsc, e->seq, e->chunk)
+			      ? rack_deadline(sr, q, e->tsc, hold_of(qp, sr, e->seq))
+			      : UINT64_MAX;
+		if (due > now) {
+			if (due != UINT64_MAX && (!due_min || due < due_min))
+				due_min = due;
+			if (sr->npaths <= 1)
+				break; /* one path: the later entries were sent later */
+			i++;
+			continue;
+		}
+		if (sdr_tq_push(&sr->retxq, e->seq, e->chunk, 0)) {
+			w->ctr[SDR_CTR_sr_nomem]++;
+			break; /* its RTO stays */
+		}
+		u->inq = 1;
+		u->lost_by = SDR_SR_LOST_RACK;
+		q->rack_lost++;
+		sdr_sr_path_lost(sr, u); /* (the spraying policy's estimate) */
+		reo_loss(q);
+		SDR_QP_CTR(qp, sr, rack_retx)++;
+		if (i == 0)
+			sdr_tq_pop(t);
+		else
+			i++;
+	}
+	sr->rack_due = due_min;
+}
+
+/* Tail-loss probe (RFC 8985 7): nothing acknowledged for a PTO with units
+ * outstanding: the last unit sent goes again, once until the next progress;
+ * its ACK lets the RACK rule find the others. The RTO is re-armed (RFC 8985
+ * 7.3): no timer expires before one RTO from now. */
+static void tlp_fire(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	const struct sdr_tq *t = &sr->timers;
+
+	sr->tlp_done = 1;
+	sr->rto_after = now + sr->rtt.rto;
+	for (uint32_t i = t->n, looked = 0; i-- > 0 && looked++ < SR_EXPIRE_MAX;) {
+		const struct sdr_tq_ent *e = &t->e[(t->head + i) % t->cap];
+		struct sdr_sr_unit *u = live_unit(qp, sr, e);
+
+		if (!u)
+			continue;
+		if (sdr_tq_push(&sr->retxq, e->seq, e->chunk, 0)) {
+			w->ctr[SDR_CTR_sr_nomem]++;
+			return;
+		}
+		u->inq = 1;
+		u->lost_by = SDR_SR_LOST_TLP;
+		SDR_QP_CTR(qp, sr, tlp)++;
+		return;
+	}
+}
+
+/* RACK's part of a newly acknowledged unit @p u (before it is marked):
+ * the path's RTT estimates (Karn: @p rtt 0 = no sample), the most recently
+ * sent unit delivered (RFC 8985 6.2 step 2: not from an ACK too fast for
+ * the retransmission, which was spurious), the reordering it shows. */
+static void rack_acked(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr_unit *u,
+		       uint32_t seq, uint32_t chunk, uint64_t rtt, uint64_t now)
+{
+	struct sdr_sr_path *q = path_of(sr, u);
+	uint64_t since;
+
+	if (rtt) {
+		q->srtt = q->srtt ? (7 * q->srtt + rtt) / 8 : rtt;
+		if (!q->min_rtt || rtt < q->min_rtt)
+			q->min_rtt = rtt;
+		q->samples++;
+	}
+	if (!u->tx_tsc || now < u->tx_tsc)
+		return;
+	since = now - u->tx_tsc;
+	if (u->retx && since < q->min_rtt - q->min_rtt / 4) {
+		/* well below the fastest round trip (a quarter of it is left
+		 * for the loops' timing): the retransmission cannot have
+		 * travelled, the original arrived; widen the window (RFC 8985
+		 * 6.2 step 4) */
+		SDR_QP_CTR(qp, sr, spurious_retx)++;
+		q->spurious++;
+		if (u->lost_by == SDR_SR_LOST_RACK) { /* (a probe, an RTO: not reordering) */
+			q->reo_wnd = reo_wnd_of(q) + (q->min_rtt / 4 ? q->min_rtt / 4 : 1);
+			q->reo_left = SR_REO_PERSIST;
+		}
+		return;
+	}
+	if (!u->retx && q->rack_tsc && rack_sent_before(q, u->tx_tsc, seq, chunk)) {
+		/* delivered after a unit sent later: reordering. Later than the
+		 * rule allowed (it was taken for lost, or would have been): the
+		 * window grows to what was seen */
+		uint64_t base = u->tx_tsc + q->rack_rtt + sr->ack_period;
+
+		if (now > base && now - base > reo_wnd_of(q)) {
+			q->reo_wnd = now - base;
+			q->reo_left = SR_REO_PERSIST;
+		}
+	}
+	if (!q->rack_tsc || !rack_sent_before(q, u->tx_tsc, seq, chunk)) {
+		q->rack_tsc = u->tx_tsc;
+		q->rack_seq = seq;
+		q->rack_chunk = chunk;
+		q->rack_rtt = since;
+	}
+}
+
+uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now)
+{
 	uint64_t d = UINT64_MAX, t;
 
 	/* receiver: ACKs (sdr_sr_poll) */
@@ -159,11 +420,16 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 	if (sr->fin_next && sr->fin_next < d)
 		d = sr->fin_next;
 	/* sender: the oldest timer (sdr_sr_tx step 1 looks at the head) */
-	if (e) {
-		t = e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq);
-		if (t < d)
-			d = t;
-	}
+	if ((t = rto_due(qp, sr)) < d)
+		d = t;
+	/* loss detection: a unit RACK must look at again, the tail-loss probe */
+	if (sr->rack_due && sr->rack_due < d)
+		d = sr->rack_due;
+	if ((t = tlp_due(qp, sr)) < d)
+		d = t;
+	/* multipath: a path's round or stall (sr_path.h) */
+	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
+		d = sr->spray.next_poll > now ? sr->spray.next_poll : now;
 	/* the outage horizon (sdr_sr_poll) */
 	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
 		t = qp->progress_tsc + qp->horizon_tsc + 1;
@@ -178,9 +444,15 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 	const struct sdr_tq_ent *e;
 	unsigned sent = 0, budget = SDR_BURST, looked = 0;
 
+	/* 0. loss detection: the RACK rule's re-check, the tail-loss probe */
+	if (sr->rack_due && sr->rack_due <= now)
+		rack_detect(w, qp, sr, now);
+	if (tlp_due(qp, sr) <= now)
+		tlp_fire(w, qp, sr, now);
+
 	/* 1. expired timers -> retransmit queue */
-	while ((e = sdr_tq_peek(&sr->timers)) &&
-	       e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq) <= now && looked++ < SR_EXPIRE_MAX) {
+	while ((e = sdr_tq_peek(&sr->timers)) && rto_due(qp, sr) <= now &&
+	       looked++ < SR_EXPIRE_MAX) {
 		struct sdr_tq_ent x = *e;
 		struct sdr_smsg *sm;
 		struct sdr_sr_send *ss;
@@ -194,6 +466,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		if (u->acked || u->inq || u->tx_tsc != x.tsc)
 			continue; /* acknowledged, or superseded */
 		SDR_QP_CTR(qp, sr, rto_expiries)++;
+		sr->tlp_done = 1; /* RFC 8985 7.3: no probe in an RTO's recovery */
 		/* A retransmission went unanswered: back off (dead peer, or an RTO
 		 * far too short). When the peer has not answered at all for an
 		 * RTO (dead, or cut off), retransmit one unit per RTO instead of
@@ -221,6 +494,9 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		if (sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
 			u->inq = 1;
+			sdr_sr_path_lost(sr, u);
+			u->lost_by = SDR_SR_LOST_OTHER;
+			reo_loss(path_of(sr, u));
 		} else {
 			w->ctr[SDR_CTR_sr_nomem]++;
 			/* keep a timer: the unit is retried at the next RTO */
@@ -253,7 +529,11 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
-			sdr_sr_cc_lost(&sr->cc, now, end - first);
+			/* (a unit of a suspended path is no news for the controller:
+			 * the suspension told it once, sr_path.c) */
+			if (!sdr_sr_path_moved(sr, u))
+				sdr_sr_cc_lost(&sr->cc, now, end - first);
+			sdr_sr_path_retx_start(qp, sr, now);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);
 		if (!sm) {
@@ -282,6 +562,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
 		if (!m)
 			break;
+		sdr_sr_path_retx_port(qp, sr);
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
 		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0));
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
@@ -289,7 +570,9 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		budget--;
 		if (++sr->retx_pkt == end) {
 			u->tx_tsc = now;
+			sr->tlp_base = now;
 			u->reprobe = 0;
+			sdr_sr_path_retx_sent(qp, sr, u, now);
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
@@ -300,6 +583,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			sr->retx_pkt = UINT32_MAX;
 		}
 	}
+	sdr_sr_path_retx_end(qp, sr);
 	return sent;
 }
 
@@ -320,6 +604,8 @@ int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_
 		return 0;
 	}
 	u->inq = 1;
+	sdr_sr_path_lost(sr, u);
+	u->lost_by = SDR_SR_LOST_OTHER;
 	return 1;
 }
 
@@ -333,6 +619,7 @@ struct ack_ctx {
 	uint64_t now;
 	int progress;
 	uint32_t unsent;
+	uint16_t on_path[SDR_SPRAY_MAX]; /* units newly acknowledged per path (CE share) */
 };
 
 /* Congestion control: unit [first, end) of a->sm was newly acknowledged
@@ -371,17 +658,27 @@ static void ack_unit(void *arg, uint32_t unit)
 	 * not those that were on the way when a stall ended (their ACK waited
 	 * for the outage: a sample of its length would set the RTO to it) */
 	uint64_t rtt = 0;
-	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
-	    u->tx_tsc >= a->sr->resume_tsc) {
+	int sample = !u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
+		     u->tx_tsc >= a->sr->resume_tsc && !u->inq &&
+		     !(a->sr->retx_pkt != UINT32_MAX && a->sr->retx_cur.seq == a->sm->seq &&
+		       a->sr->retx_cur.chunk == unit); /* (nor one half retransmitted) */
+	if (sample)
 		rtt = a->now - u->tx_tsc;
-		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
+	/* (first: the path's base RTT takes the sample before it is used) */
+	sdr_sr_path_acked(a->sr, u, rtt, a->now);
+	a->on_path[u->path % SDR_SPRAY_MAX]++;
+	if (sample) {
+		/* multipath: the RTO covers the slowest path (sr_path.h) */
+		sdr_rtt_sample(&a->sr->rtt, sdr_sr_path_rtt_slowest(a->sr, u, rtt));
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
+	rack_acked(a->qp, a->sr, u, a->sm->seq, unit, rtt, a->now);
 	u->acked = 1;
+	/* multipath: the controller sees each path's queueing over the fastest base */
 	if (a->sr->cc.on)
-		cc_unit_acked(a, first, end, rtt);
+		cc_unit_acked(a, first, end, rtt ? sdr_sr_path_rtt_fastest(a->sr, u, rtt) : 0);
 	a->ss->units_acked++;
 	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;
@@ -428,6 +725,8 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		base = sr->rtt.min_rto;
 	sr->rtt.rto = base;
 	sr->backoff_tsc = 0;
+	sdr_spray_resume(&sr->spray, now); /* suspended paths: probed at once */
+	sr->rto_after = 0;
 	/* (entries leave and come back in order: the head still expires first) */
 	for (uint32_t i = 0; i < n; i++) {
 		struct sdr_tq_ent x = *sdr_tq_peek(&sr->timers);
@@ -446,6 +745,7 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		if (x.tsc + base + hold_of(qp, sr, x.seq) <= now &&
 		    sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
 			u->inq = 1;
+			u->lost_by = SDR_SR_LOST_OTHER;
 			SDR_QP_CTR(qp, sr, resume_units)++;
 		} else if (sdr_tq_push(&sr->timers, x.seq, x.chunk, x.tsc)) { /* (room: popped) */
 			u->tx_tsc = 0;
@@ -459,6 +759,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 	int resume = sr->probing;
+	uint64_t ce0 = sr->cc.ce_echoed;
 
 	if (resume)
 		sr->resume_tsc = now;
@@ -499,9 +800,15 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	}
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
-	if (a.progress)
+	if (sr->spray.n > 1 && sr->cc.ce_echoed > ce0)
+		sdr_spray_ce_share(&sr->spray, a.on_path, (uint32_t)(sr->cc.ce_echoed - ce0));
+	if (a.progress) {
 		qp->progress_tsc = now;
+		sr->tlp_done = 0;
+	}
 	if (resume)
 		sr_resume(qp, sr, now);
+	else if (a.progress)
+		rack_detect(w, qp, sr, now);
 	sdr_sr_cc_apply(w, qp, &sr->cc);
 }

@@ -55,6 +55,7 @@ struct opts {
 	const char *link;
 	int no_icrc;
 	int busy_poll;
+	uint32_t paths; /* --paths: the daemons' --paths (0 = not given) */
 	const char *eal_extra[16];
 	int n_eal_extra;
 	const char *dpu_extra[16];
@@ -98,6 +99,7 @@ enum {
 	O_REL,
 	O_EC,
 	O_CHUNK_PKTS,
+	O_PATHS,
 	O_MTU,
 	O_WORKERS,
 	O_PORT_RATE,

@@ -532,8 +532,10 @@ static void check_recovered(const struct rig *r)
 	for (int from = 0; from < 2; from++) {
 		const struct sdr_qp *tx = r->s[from].qp, *rx = r->s[!from].qp;
 		if (sc->rel == SDR_REL_SR) {
+			/* found lost by the RACK rule (a unit sent later was
+			 * acknowledged), not only by retransmission timers */
 			CHECK(SDR_QP_CTR(tx, sr, retx_pkts) > 0);
-			CHECK(SDR_QP_CTR(tx, sr, rto_expiries) > 0);
+			CHECK(SDR_QP_CTR(tx, sr, rack_retx) > 0);
 		} else if (is_ec()) {
 			CHECK(SDR_QP_CTR(rx, ec, decodes) > 0);
 			CHECK(SDR_QP_CTR(rx, ec, chunks_recovered) > 0);

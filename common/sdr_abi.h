@@ -101,6 +101,9 @@ struct sdr_qp_restore_abi {
 	uint8_t pad[7];
 };
 
+/** struct sdr_ctl_req::paths: most paths (UDP source ports) of one QP. */
+#define SDR_PATHS_MAX 16
+
 /** struct sdr_ctl_req::cc (2.1): a QP's congestion control. */
 #define SDR_QP_CC_DEFAULT 0 /**< the daemon's --cc */
 #define SDR_QP_CC_OFF 1     /**< paced at its configured rate */
@@ -124,7 +127,10 @@ struct sdr_ctl_req {
 	                          (ms); 0 = the daemon's --outage-horizon-ms */
 	uint8_t cc;          /**< QP_CREATE / QP_RESTORE: congestion control of the QP's
 	                 sends, SDR_QP_CC_*; 0 = the daemon's --cc */
-	uint8_t pad1[3];
+	uint8_t paths;       /**< QP_CREATE / QP_RESTORE: paths (UDP source ports) its
+	                 sends are sprayed over, 1..16 (docs/multipath.md); 0 = the
+	                 daemon's --paths */
+	uint8_t pad1[2];
 	struct sdr_qp_restore_abi restore; /**< QP_RESTORE */
 };
 #define SDR_CTL_REQ_SIZE_2_0 offsetof(struct sdr_ctl_req, horizon_ms)

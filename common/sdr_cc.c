@@ -30,20 +30,31 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->ai_frac = 0.001;
 	p->ai_accel = 16;
 	p->init_frac = 1.0 / 64;
+	p->init_min_bps = 10e6;
 	p->startup_gain = 1.5;
 	p->drain_rtts = 4;
 	p->accel_max_frac = 0.03;
 	p->cut_extra = 0.1;
 	p->min_frac = 0.0001;
+	p->min_bps = 1e6;
 	p->loss_md = 0.3;
 	p->loss_frac = 0.05;
 	p->app_limited = 0.5;
+	p->ecn_delay_frac = 0.25;
+	p->jit_k = 3;
+	p->jit_g = 1.0 / 8;
+	p->ecn_delay_cap = 1.0;
+	p->noise_cap = 0.25;
 }
 
 static double floor_of(const struct sdr_cc *cc)
 {
 	double f = (double)cc->ceiling * cc->p.min_frac;
 
+	/* (at a few kbit/s a unit takes seconds to send, its timer expires,
+	 * and the loss cuts again: the floor keeps a QP's units moving) */
+	if (f < cc->p.min_bps)
+		f = cc->p.min_bps < (double)cc->ceiling ? cc->p.min_bps : (double)cc->ceiling;
 	return f < 1 ? 1 : f;
 }
 
@@ -67,6 +78,10 @@ void sdr_cc_init(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t ceil
 		sdr_cc_params_default(&cc->p);
 	cc->ceiling = ceiling_bps ? ceiling_bps : 1;
 	cc->rate = (double)cc->ceiling * cc->p.init_frac;
+	/* a decision needs ACKs: a low ceiling's 1/64 would acknowledge one
+	 * unit (chunk) a second and start up over minutes */
+	if (cc->rate < cc->p.init_min_bps)
+		cc->rate = cc->p.init_min_bps;
 	cc->startup = true;
 	cc->alpha = cc->p.alpha0;
 	cc->win_start = now_ns;
@@ -83,6 +98,37 @@ void sdr_cc_set_ceiling(struct sdr_cc *cc, uint64_t ceiling_bps)
 uint64_t sdr_cc_target(const struct sdr_cc *cc)
 {
 	return cc->p.target_ns + (uint64_t)(cc->p.target_frac * (double)cc->base_rtt);
+}
+
+bool sdr_cc_ecn_leads(const struct sdr_cc *cc, uint64_t now)
+{
+	return cc->ce_seen && (now < cc->ce_at || now - cc->ce_at < cc->p.base_window_ns);
+}
+
+uint64_t sdr_cc_delay_target(const struct sdr_cc *cc, uint64_t now)
+{
+	double t = (double)sdr_cc_target(cc), e, cap;
+
+	if (!sdr_cc_ecn_leads(cc, now)) {
+		/* delay is the only signal: above its noise, at most
+		 * noise_cap of the base RTT (J follows a standing queue too:
+		 * the cap bounds the queue it tolerates) */
+		e = cc->p.jit_k * cc->jit;
+		cap = cc->p.noise_cap * (double)cc->base_rtt;
+		if (e > cap)
+			e = cap;
+		return (uint64_t)(e > t ? e : t);
+	}
+	/* ECN marks the bottleneck's queue: delay is the back-up signal (a
+	 * queue that does not mark), so it waits above the noise the host
+	 * adds to the RTT samples, and above a fraction of the base RTT */
+	e = cc->p.ecn_delay_frac * (double)cc->base_rtt;
+	if (cc->p.jit_k * cc->jit > e)
+		e = cc->p.jit_k * cc->jit;
+	cap = cc->p.ecn_delay_cap * (double)cc->base_rtt;
+	if (e > cap)
+		e = cap;
+	return (uint64_t)(e > t ? e : t);
 }
 
 /* The base RTT: the smallest sample of two half-windows (the current one and
@@ -110,6 +156,7 @@ static double mdf(const struct sdr_cc *cc, double f)
 static void decide(struct sdr_cc *cc, uint64_t now)
 {
 	uint64_t len = now - cc->iv_start, target = sdr_cc_target(cc);
+	uint64_t dt = sdr_cc_delay_target(cc, now); /* = target unless ECN leads */
 	uint64_t seen = cc->iv_acked + cc->iv_lost;
 	double q = 0, frac = cc->iv_acked ? (double)cc->iv_ce / (double)cc->iv_acked : 0;
 	enum sdr_cc_event ev;
@@ -123,13 +170,14 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * a busy bottleneck: the rate above it only made the queue), less
 	 * what drains the queue above the target over drain_rtts round
 	 * trips; without a delivery measure, the same fraction of the rate. */
-	double qx = q > (double)target
-			    ? (q - (double)target) / (cc->p.drain_rtts * ((double)cc->base_rtt + q))
-			    : 0;
+	/* (with CE marks the queue is real: drained above T; a cut on delay
+	 * alone drains above the delay target in force) */
+	double qt = cc->iv_ce > 0 ? (double)target : (double)dt;
+	double qx = q > qt ? (q - qt) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
 	double dlv = len ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
 	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
 
-	if (cc->iv_ce > 0 || q > (double)target) {
+	if (cc->iv_ce > 0 || q > (double)dt) {
 		if (cc->iv_ce > 0 && q <= (double)target) /* CE alone: DCQCN */
 			to = cc->rate * (1 - cc->alpha / 2);
 		if (to < cc->rate * (1 - cc->p.max_mdf))
@@ -143,8 +191,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			ev = SDR_CC_DEC_DELAY;
 			cc->dec_delay++;
 		}
-	} else if (cc->iv_lost > 0 && (q > (double)target / 2 ||
-				       (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
+	} else if (cc->iv_lost > 0 &&
+		   (q > (double)dt / 2 || (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
 		cc->rate *= mdf(cc, 1 - cc->p.loss_md);
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
@@ -163,6 +211,9 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 
 		double step;
 
+		/* (by T, not the delay target in force: an increase in
+		 * proportion to the rate would keep the ratio between flows;
+		 * host jitter above T/4 leaves the additive step alone) */
 		cc->calm = q < (double)target / 4 ? cc->calm + 1 : 1;
 		k = cc->calm < cc->p.ai_accel ? cc->calm : cc->p.ai_accel;
 		if (ai < 1e6)
@@ -184,6 +235,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->calm = 0;
 		cc->cut_at = now;
 	}
+	if (cc->iv_ce == 0)
+		cc->jit = (1 - cc->p.jit_g) * cc->jit + cc->p.jit_g * q;
 	cc->prev_q = q;
 	cc->last = ev;
 	clamp(cc);
@@ -216,6 +269,10 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 		ce = acked; /* (a peer's count is not trusted beyond what it acks) */
 	cc->acked += acked;
 	cc->ce += ce;
+	if (ce) { /* the path marks (stale ACKs too: ECN leads from the first) */
+		cc->ce_seen = true;
+		cc->ce_at = now;
+	}
 	if (rtt) {
 		base_sample(cc, now, rtt);
 		cc->srtt = cc->srtt ? cc->srtt - cc->srtt / 8 + rtt / 8 : rtt;

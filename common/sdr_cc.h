@@ -24,7 +24,10 @@
  * intervals in a row (so a freed capacity is retaken in a few RTTs, while
  * competing flows still meet on AIMD's fair point). Loss alone is not
  * congestion on a long-haul link (SR and EC repair random loss); loss while
- * the queueing delay is above half the target is.
+ * the queueing delay is above half the target is. Once the path marks CE,
+ * ECN leads: delay alone cuts only above max(T, ecn_delay_frac * base RTT,
+ * jit_k * the delay signal's noise), so host scheduling jitter in the RTT
+ * samples does not starve the flow.
  */
 #ifndef SDR_CC_H
 #define SDR_CC_H
@@ -52,15 +55,28 @@ struct sdr_cc_params {
 	                            the rate */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
-	double init_frac;      /**< first rate, of the ceiling */
+	double init_frac;      /**< first rate, of the ceiling ... */
+	double init_min_bps;   /**< ... and at least this (bit/s; not above the ceiling) */
 	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
 	double drain_rtts;     /**< a cut drains the queue above the target over this
 	                          many round trips */
-	double min_frac;       /**< floor, of the ceiling */
+	double min_frac;       /**< floor, of the ceiling, ... */
+	double min_bps;        /**< ... and at least this (bit/s; not above the ceiling) */
 	double loss_md;        /**< decrease on loss that is congestion: */
 	double loss_frac;      /**< ... under queueing, or more than this fraction lost */
 	double app_limited;    /**< an interval that sent less than this fraction of
 	                          rate x interval does not increase the rate */
+	double ecn_delay_frac; /**< while ECN leads (a CE mark within base_window):
+	                          delay alone cuts only above this fraction of the
+	                          base RTT ... */
+	double jit_k;          /**< ... or jit_k times the delay signal's noise (the
+	                          smoothed q of the intervals without a CE mark),
+	                          whichever is larger (never below T) */
+	double jit_g;          /**< gain of that noise estimate's EWMA */
+	double ecn_delay_cap;  /**< that target is at most this fraction of the base
+	                          RTT (a queue ECN does not mark still cuts) */
+	double noise_cap;      /**< without ECN: max(T, jit_k * jit), at most this
+	                          fraction of the base RTT */
 };
 
 /** Defaults (docs/congestion.md "Constants"). */
@@ -100,6 +116,11 @@ struct sdr_cc {
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
 	enum sdr_cc_event last;
 	double last_q_ns; /**< queueing delay of the last decision, ns */
+	double jit;       /**< ns: smoothed q of the intervals without CE (noise of
+	                       the delay signal: host scheduling, ACK coalescing) */
+	uint64_t ce_at;   /**< ns: the last interval with a CE mark (0: none yet) */
+	bool ce_seen;     /**< the path has marked CE (ECN leads while ce_at is
+	                       within base_window) */
 };
 
 /** Start at init_frac of @p ceiling_bps (> 0) at @p now_ns. */
@@ -135,8 +156,16 @@ static inline uint64_t sdr_cc_rate(const struct sdr_cc *cc)
 	return cc->rate < 1 ? 1 : (uint64_t)cc->rate;
 }
 
-/** The queueing-delay target in force (ns). */
+/** The queueing-delay target T (ns): target_ns + target_frac * base RTT. */
 uint64_t sdr_cc_target(const struct sdr_cc *cc);
+
+/** The delay target in force at @p now_ns (ns): max(T, min(jit_k * jit,
+ *  noise_cap * base RTT)), or while ECN leads max(T, min(max(ecn_delay_frac
+ *  * base RTT, jit_k * jit), ecn_delay_cap * base RTT)). */
+uint64_t sdr_cc_delay_target(const struct sdr_cc *cc, uint64_t now_ns);
+
+/** ECN leads at @p now_ns: the path marked CE within the last base_window. */
+bool sdr_cc_ecn_leads(const struct sdr_cc *cc, uint64_t now_ns);
 
 /** Name of an event ("startup", "increase", ...). */
 const char *sdr_cc_event_name(enum sdr_cc_event e);

@@ -8,6 +8,13 @@ const uint8_t sdr_rss_key[SDR_RSS_KEY_LEN] = {
 	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
+/* The 16 smallest x < 0x4000 with (toeplitz(x) & 0x1FF) == 0, in order (a
+ * 5-dimensional space: 32 such values); tests/common/test_rss.c checks them */
+const uint16_t sdr_rss_path_delta[SDR_RSS_PATHS_MAX] = {
+	0x0000, 0x0131, 0x0651, 0x0760, 0x0891, 0x09a0, 0x0ec0, 0x0ff1,
+	0x1013, 0x1122, 0x1642, 0x1773, 0x1882, 0x19b3, 0x1ed3, 0x1fe2,
+};
+
 uint32_t sdr_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)
 {
 	/* for every set input bit, XOR in the 32 key bits that start at it */

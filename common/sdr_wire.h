@@ -281,6 +281,12 @@ const char *sdr_icrc_selected(void);
  *  after sdr_pkt_finish() alike. */
 void sdr_ip_set_ecn(uint8_t *frame, uint8_t ecn);
 
+/** Set the UDP source port of a frame built by the functions above (the
+ *  path of a sprayed packet, docs/multipath.md). The UDP checksum is 0 and
+ *  the IPv4 header does not cover it; the ICRC does: call it before
+ *  sdr_pkt_finish(). */
+void sdr_udp_set_sport(uint8_t *frame, uint16_t sport);
+
 /* ---- parse ---- */
 
 /** Why a frame was rejected. One counter per reason in the firmware. */

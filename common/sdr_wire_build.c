@@ -100,6 +100,11 @@ static size_t build_l2_to_bth(uint8_t *buf, const struct sdr_hdr_tmpl *t, uint8_
 	return frame_len(bth_payload); /* = SDR_ETH_HLEN + ip_len */
 }
 
+void sdr_udp_set_sport(uint8_t *frame, uint16_t sport)
+{
+	wr16(frame + SDR_ETH_HLEN + SDR_IPV4_HLEN + UDP_OFF_SPORT, sport);
+}
+
 void sdr_ip_set_ecn(uint8_t *frame, uint8_t ecn)
 {
 	uint8_t *ip = frame + SDR_ETH_HLEN;

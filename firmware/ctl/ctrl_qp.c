@@ -282,6 +282,10 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	if (q->cc > SDR_QP_CC_ON)
 		return ctl_fail(r, EINVAL,
 				"cc %u out of range (0 = the daemon's --cc, 1 off, 2 on)", q->cc);
+	if (q->paths > SDR_PATHS_MAX)
+		return ctl_fail(r, EINVAL,
+				"paths %u out of range (0 = the daemon's --paths, 1..%u)", q->paths,
+				SDR_PATHS_MAX);
 	if (ctl_qp_room(cl, r))
 		return r->status;
 	if (qp_block_pick(c, a, r, &ids.id))
@@ -290,6 +294,7 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	ids.ctrl_key = sdr_secret64();
 	ids.horizon_ms = q->horizon_ms; /* (0 from a 2.0 host: the daemon's) */
 	ids.cc = q->cc;                 /* (0 from a 2.0 host: the daemon's --cc) */
+	ids.paths = q->paths;           /* (0 from a 2.0 host: the daemon's --paths) */
 	if (ctl_qp_add(cl, a, &ids, NULL, r, &qp))
 		return r->status;
 	*pass = qp->qseg_fd;

@@ -124,6 +124,7 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 	ids.ctrl_key = L->ctrl_key;
 	ids.horizon_ms = q->horizon_ms;
 	ids.cc = q->cc;
+	ids.paths = q->paths <= SDR_PATHS_MAX ? q->paths : 0;
 	if (ctl_qp_add(cl, &q->qp_attr, &ids, &rst, r, &qp)) {
 		char why[sizeof(r->msg)];
 

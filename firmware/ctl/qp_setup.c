@@ -99,6 +99,7 @@ int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_at
 	qp->state = SDR_QPS_CREATED;
 	sdr_qp_horizon_set(qp, ids->horizon_ms);
 	qp->cc_mode = ids->cc;
+	qp->paths = ids->paths;
 	qseg_format(qp, slot_off, bm_off, chunk_words);
 	if (sdr_rq_init(&qp->rq, mtu, max_msg, ppc, gens, qp->rkey,
 			(uint64_t *)((uint8_t *)qp->qseg + bm_off),

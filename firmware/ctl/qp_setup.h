@@ -22,6 +22,7 @@ struct sdr_qp_ids {
 	uint64_t ctrl_key;   /**< its control packets' key */
 	uint32_t horizon_ms; /**< its outage horizon as asked (sdr_qp_horizon_set()) */
 	uint8_t cc;          /**< its congestion control as asked (SDR_QP_CC_*) */
+	uint8_t paths;       /**< its paths as asked (0 = --paths; docs/multipath.md) */
 };
 
 /** Make QP @p ids->id of context @p c with attributes @p a (already

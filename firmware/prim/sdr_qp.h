@@ -81,6 +81,9 @@ struct sdr_qp {
 	uint8_t cc_mode;          /* its congestion control as its host asked (SDR_QP_CC_*) */
 	uint8_t ecn_tx;           /* ECN bits of its data and parity packets (SDR_ECN_ECT0 with
 	                   congestion control: sr_cc.h), 0 = not ECN-capable */
+	uint8_t paths;            /* its paths as its host asked (0 = --paths; docs/multipath.md) */
+	uint16_t tx_sport;        /* UDP source port of its next data / parity packet: the
+	                             path the SR engine chose (0 = the template's, l2.udp_sport) */
 	uint64_t rate_bps;        /* its rate (0 = unpaced): the worker's pacer (w->sched) */
 	uint64_t touch_loop;      /* worker loop + 1 in which it was last touched / visited */
 	uint64_t visit_loop;

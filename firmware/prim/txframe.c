@@ -88,6 +88,8 @@ void sdr_txq_data(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m,
 	flen = sdr_build_data_hdr_t(buf, &qp->tmpl, &h);
 	if (qp->ecn_tx)
 		sdr_ip_set_ecn(buf, qp->ecn_tx);
+	if (qp->tx_sport) /* multipath: the path of its unit (the ICRC below covers it) */
+		sdr_udp_set_sport(buf, qp->tx_sport);
 	if (plen)
 		memcpy(buf + sdr_data_hdr_len(&h), src, plen);
 	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
@@ -117,8 +119,12 @@ void sdr_txq_ctrl(struct sdr_worker *w, struct sdr_qp *qp, struct rte_mbuf *m, s
 
 	sdr_ctrl_key_put(buf + SDR_CTRL_HDR_LEN, qp->remote.ctrl_key);
 	/* parity is data too: ECN-capable like the data packets */
-	if (qp->ecn_tx && buf[SDR_CTRL_HDR_LEN + 5] == SDR_CTRL_PARITY)
-		sdr_ip_set_ecn(buf, qp->ecn_tx);
+	if (buf[SDR_CTRL_HDR_LEN + 5] == SDR_CTRL_PARITY) {
+		if (qp->ecn_tx)
+			sdr_ip_set_ecn(buf, qp->ecn_tx);
+		if (qp->tx_sport) /* sprayed like the data (docs/multipath.md) */
+			sdr_udp_set_sport(buf, qp->tx_sport);
+	}
 	sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
 	m->data_len = m->pkt_len = (uint32_t)flen;
 	sdr_txq_enqueue(w, qp->inst, m);

@@ -24,6 +24,7 @@
 #define SDR_SR_ENGINE_H
 
 #include "sdr_sr.h"
+#include "sdr_spray.h"
 #include "sr_cc.h"
 #include "sr_counters.h"
 #include "sdr_dpu.h"
@@ -142,6 +143,11 @@ struct sdr_sr {
 	struct sdr_sr_send snd[SDR_MAX_MSGS];
 	/* congestion control (sr_cc.h): its sender and receiver parts */
 	struct sdr_sr_cc cc;
+	/* multipath spraying (sr_path.h): the path of each unit */
+	struct sdr_spray spray;
+	uint8_t spray_want; /* paths asked (qp->paths, else --paths); spray.n once connected */
+	uint8_t spray_retx; /* path of the unit being retransmitted (retx_cur) */
+	uint32_t spray_qpn; /* the remote QPN spray's ports were made for */
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;

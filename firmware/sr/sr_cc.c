@@ -152,13 +152,13 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 	}
 	fprintf(f,
 		"    CC: rate %.1f Mbit/s ceiling %.1f | base rtt %.0f us srtt %.0f us | "
-		"alpha %.3f | last %s | cuts ecn %" PRIu64 " delay %" PRIu64 " loss %" PRIu64
-		" increases %" PRIu64 " intervals %" PRIu64 " | CE echoed %" PRIu64
-		" (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
+		"alpha %.3f | delay target %.0f us (jitter %.0f us) | last %s | cuts ecn %" PRIu64
+		" delay %" PRIu64 " loss %" PRIu64 " increases %" PRIu64 " intervals %" PRIu64
+		" | CE echoed %" PRIu64 " (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
-		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
-		k->dec_delay, k->dec_loss, k->increases, k->intervals, c->ce_echoed, c->echo_acks,
-		c->rx_ce);
+		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
+		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
+		k->increases, k->intervals, c->ce_echoed, c->echo_acks, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -171,11 +171,14 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"dec_ecn\":%" PRIu64 ",\"dec_delay\":%" PRIu64 ",\"dec_loss\":%" PRIu64
 		",\"increases\":%" PRIu64 ",\"intervals\":%" PRIu64 ",\"acked\":%" PRIu64
 		",\"ce_echoed\":%" PRIu64 ",\"echo_acks\":%" PRIu64 ",\"lost_events\":%" PRIu64
-		",\"rate_sets\":%" PRIu64 ",\"rx_pkts\":%" PRIu32 ",\"rx_ce\":%" PRIu32 "}",
+		",\"rate_sets\":%" PRIu64 ",\"rx_pkts\":%" PRIu32 ",\"rx_ce\":%" PRIu32
+		",\"ecn_leads\":%d,\"delay_target_us\":%.1f,\"jitter_us\":%.1f}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
-		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce);
+		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
+		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
+		k->jit / 1e3);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -195,6 +198,8 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_increases", k->increases);
 	kv->u64(kv->arg, "cc_ce_echoed", c->ce_echoed);
 	kv->u64(kv->arg, "cc_rx_ce", c->rx_ce);
+	kv->u64(kv->arg, "cc_rx_pkts", c->rx_pkts);
+	kv->u64(kv->arg, "cc_acked", k->acked);
 }
 
 void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)

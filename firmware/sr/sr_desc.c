@@ -11,6 +11,7 @@
 #include "sdr_diag.h"
 #include "sdr_opts.h"
 #include "sr_desc.h"
+#include "sr_path.h"
 
 SDR_QP_CTR_GROUP_DEFINE(sr, SDR_SR_QP_CTRS);
 
@@ -21,6 +22,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.init_rto_ms = 200,
 	.ack_us = 500,
 	.probe_max_ms = 1000,
+	.paths = 1,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -72,6 +74,16 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "the probes of a stalled QP (link down, peer silent):\n"
 		 "traffic resumes within about MS + 1 RTT after the\n"
 		 "path returns (default 1000)"},
+	{.name = "paths",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 16,
+	 .var = &sdr_sr_cfg.paths,
+	 .help = "paths (UDP source ports, all steering to the receiving QP's\n"
+		 "queue) each QP sprays its units over, weighted by their RTT,\n"
+		 "loss and ECN; a QP may ask for its own (docs/multipath.md;\n"
+		 "default 1: one port, one path)"},
 	{.name = "cc",
 	 .arg = "off|on",
 	 .kind = SDR_OPT_BOOL,
@@ -136,6 +148,7 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 			st ? "STALLED for " : "not stalled, ", st, SDR_QP_CTR(qp, sr, outages),
 			sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
 	sdr_sr_cc_print(f, &sr->cc);
+	sdr_sr_path_print(f, sr);
 }
 
 void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
@@ -149,6 +162,7 @@ void sdr_sr_qp_json(FILE *f, const struct sdr_qp *qp)
 		",\"outage_longest_ms\":%" PRIu64 ",\"horizon_ms\":%u",
 		stalled_ms(sr), sr->outage_last_ms, sr->outage_longest_ms, qp->horizon_ms);
 	sdr_sr_cc_json(f, &sr->cc);
+	sdr_sr_path_json(f, sr);
 }
 
 void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)

@@ -14,6 +14,7 @@
 #include "send.h"
 #include "sr.h"
 #include "sr_desc.h"
+#include "sr_path.h"
 #include "txq.h"
 
 #define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
@@ -42,6 +43,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 	for (unsigned i = 0; i < SDR_MAX_MSGS; i++)
 		sr->snd[i].u = sr->units + (size_t)i * units;
 	sdr_sr_cc_init(&sr->cc, qp, qp->cc_mode ? qp->cc_mode == SDR_QP_CC_ON : sdr_sr_cfg.cc);
+	sdr_sr_path_setup(sr, qp);
 	return 0;
 }
 
@@ -118,6 +120,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 	if (++u->sent != end - first)
 		return;
 	u->tx_tsc = now;
+	sdr_sr_path_first_sent(qp, sr, u, now);
 	sr->tlp_base = now;
 	if (sdr_tq_push(&sr->timers, sm->seq, unit, now))
 		u->tx_tsc = 0; /* no timer: the outage horizon is the backstop */
@@ -320,6 +323,7 @@ static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *
 		u->inq = 1;
 		u->lost_by = SDR_SR_LOST_RACK;
 		q->rack_lost++;
+		sdr_sr_path_lost(sr, u); /* (the spraying policy's estimate) */
 		reo_loss(q);
 		SDR_QP_CTR(qp, sr, rack_retx)++;
 		if (i == 0)
@@ -427,6 +431,9 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 		d = sr->rack_due;
 	if ((t = tlp_due(qp, sr)) < d)
 		d = t;
+	/* multipath: a path's round or stall (sr_path.h) */
+	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
+		d = sr->spray.next_poll > now ? sr->spray.next_poll : now;
 	/* the outage horizon (sdr_sr_poll) */
 	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
 		t = qp->progress_tsc + qp->horizon_tsc + 1;
@@ -491,6 +498,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 		if (sdr_tq_push(&sr->retxq, x.seq, x.chunk, 0) == 0) {
 			u->inq = 1;
+			sdr_sr_path_lost(sr, u);
 			u->lost_by = SDR_SR_LOST_OTHER;
 			reo_loss(path_of(sr, u));
 		} else {
@@ -526,9 +534,12 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
 			/* a probe is no loss (RFC 8985 7.4): if it was one, the
-			 * units RACK finds from its ACK say so */
-			if (u->lost_by != SDR_SR_LOST_TLP)
+			 * units RACK finds from its ACK say so; nor is a unit of a
+			 * suspended path (the suspension told the controller once,
+			 * sr_path.c) */
+			if (u->lost_by != SDR_SR_LOST_TLP && !sdr_sr_path_moved(sr, u))
 				sdr_sr_cc_lost(&sr->cc, now, end - first);
+			sdr_sr_path_retx_start(qp, sr, now);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);
 		if (!sm) {
@@ -557,6 +568,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		m = sdr_txq_reserve(w, qp, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
 		if (!m)
 			break;
+		sdr_sr_path_retx_port(qp, sr);
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
 		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0));
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
@@ -566,6 +578,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			u->tx_tsc = now;
 			sr->tlp_base = now;
 			u->reprobe = 0;
+			sdr_sr_path_retx_sent(qp, sr, u, now);
 			if (!u->retx && sr->retx_cur.chunk < ss->nchunks)
 				ss->retx_chunks++; /* AUTO's loss: each data chunk once */
 			if (u->retx < UINT8_MAX)
@@ -576,6 +589,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			sr->retx_pkt = UINT32_MAX;
 		}
 	}
+	sdr_sr_path_retx_end(qp, sr);
 	return sent;
 }
 
@@ -596,6 +610,7 @@ int sdr_sr_retransmit(struct sdr_worker *w, struct sdr_sr *sr, const struct sdr_
 		return 0;
 	}
 	u->inq = 1;
+	sdr_sr_path_lost(sr, u);
 	u->lost_by = SDR_SR_LOST_OTHER;
 	return 1;
 }
@@ -610,6 +625,7 @@ struct ack_ctx {
 	uint64_t now;
 	int progress;
 	uint32_t unsent;
+	uint16_t on_path[SDR_SPRAY_MAX]; /* units newly acknowledged per path (CE share) */
 };
 
 /* Congestion control: unit [first, end) of a->sm was newly acknowledged
@@ -648,18 +664,27 @@ static void ack_unit(void *arg, uint32_t unit)
 	 * not those that were on the way when a stall ended (their ACK waited
 	 * for the outage: a sample of its length would set the RTO to it) */
 	uint64_t rtt = 0;
-	if (!u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
-	    u->tx_tsc >= a->sr->resume_tsc) {
+	int sample = !u->retx && u->tx_tsc && u->sent == end - first && a->now >= u->tx_tsc &&
+		     u->tx_tsc >= a->sr->resume_tsc && !u->inq &&
+		     !(a->sr->retx_pkt != UINT32_MAX && a->sr->retx_cur.seq == a->sm->seq &&
+		       a->sr->retx_cur.chunk == unit); /* (nor one half retransmitted) */
+	if (sample)
 		rtt = a->now - u->tx_tsc;
-		sdr_rtt_sample(&a->sr->rtt, a->now - u->tx_tsc);
+	/* (first: the path's base RTT takes the sample before it is used) */
+	sdr_sr_path_acked(a->sr, u, rtt, a->now);
+	a->on_path[u->path % SDR_SPRAY_MAX]++;
+	if (sample) {
+		/* multipath: the RTO covers the slowest path (sr_path.h) */
+		sdr_rtt_sample(&a->sr->rtt, sdr_sr_path_rtt_slowest(a->sr, u, rtt));
 		SDR_QP_CTR(a->qp, sr, rtt_samples)++;
 		if (a->sr->events.rtt)
 			a->sr->events.rtt(a->sr->events.ctx, a->qp, a->now - u->tx_tsc);
 	}
 	rack_acked(a->qp, a->sr, u, a->sm->seq, unit, rtt, a->now);
 	u->acked = 1;
+	/* multipath: the controller sees each path's queueing over the fastest base */
 	if (a->sr->cc.on)
-		cc_unit_acked(a, first, end, rtt);
+		cc_unit_acked(a, first, end, rtt ? sdr_sr_path_rtt_fastest(a->sr, u, rtt) : 0);
 	a->ss->units_acked++;
 	SDR_QP_CTR(a->qp, sr, units_acked)++;
 	a->progress = 1;
@@ -706,6 +731,7 @@ static void sr_resume(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 		base = sr->rtt.min_rto;
 	sr->rtt.rto = base;
 	sr->backoff_tsc = 0;
+	sdr_spray_resume(&sr->spray, now); /* suspended paths: probed at once */
 	sr->rto_after = 0;
 	/* (entries leave and come back in order: the head still expires first) */
 	for (uint32_t i = 0; i < n; i++) {
@@ -739,6 +765,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	struct sdr_ack_entry e;
 	struct ack_ctx a = {.qp = qp, .sr = sr, .now = now};
 	int resume = sr->probing;
+	uint64_t ce0 = sr->cc.ce_echoed;
 
 	if (resume)
 		sr->resume_tsc = now;
@@ -779,6 +806,8 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	}
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
+	if (sr->spray.n > 1 && sr->cc.ce_echoed > ce0)
+		sdr_spray_ce_share(&sr->spray, a.on_path, (uint32_t)(sr->cc.ce_echoed - ce0));
 	if (a.progress) {
 		qp->progress_tsc = now;
 		sr->tlp_done = 0;

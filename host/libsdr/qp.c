@@ -108,7 +108,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 			errno = EINVAL;
 			return NULL;
 		}
-		if (attr->reserved2[0] || attr->cc > SDR_QP_CC_ON) {
+		if (attr->paths > SDR_PATHS_MAX || attr->cc > SDR_QP_CC_ON) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -157,6 +157,7 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.qp_attr.rate_bps = attr->rate_bps;
 		req.horizon_ms = attr->horizon_ms;
 		req.cc = (uint8_t)attr->cc;
+		req.paths = (uint8_t)attr->paths;
 	}
 	rc = libsdr_ctl(ctx, &req, -1, &resp, &fd);
 	if (rc) {

@@ -227,15 +227,22 @@ struct sdr_qp_attr {
 	union {
 		uint32_t reserved[3]; /**< (old name of the three words below) */
 		struct {
-			uint32_t horizon_ms;   /**< outage horizon (ABI 2.1): sends
+			uint32_t horizon_ms; /**< outage horizon (ABI 2.1): sends
 			                            that make no progress (link down,
 			                            peer silent) stall, not fail, this
 			                            long, then complete -ETIMEDOUT;
 			                            0 = the daemon's
 			                            --outage-horizon-ms, UINT32_MAX =
 			                            never (docs/reliability.md) */
-			uint32_t reserved2[1]; /**< must be 0 */
-			uint32_t cc;           /**< congestion control of its sends
+			union {
+				uint32_t reserved2[1]; /**< (old name of paths) */
+				uint32_t paths;        /**< paths (UDP source ports) its sends
+				                     are sprayed over (ABI 2.1;
+				                     docs/multipath.md): 0 = the
+				                     daemon's --paths, 1..16; a daemon
+				                     before it ignores it */
+			};
+			uint32_t cc; /**< congestion control of its sends
 			                            (ABI 2.1; docs/congestion.md):
 			                            SDR_QP_CC_DEFAULT (0) = the
 			                            daemon's --cc, SDR_QP_CC_OFF,

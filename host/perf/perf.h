@@ -55,6 +55,7 @@ struct opts {
 	const char *link;
 	int no_icrc;
 	int busy_poll;
+	uint32_t paths; /* --paths: the daemons' --paths (0 = not given) */
 	const char *eal_extra[16];
 	int n_eal_extra;
 	const char *dpu_extra[16];
@@ -77,6 +78,9 @@ struct opts {
 	int nschemes;
 	const char *sweep_mode;
 	int keep_logs;
+	/* flows (perf_flows.c) */
+	double flow_gap; /* s between the starts of two flows */
+	double flow_win; /* s: goodput windows (Jain's index per window) */
 };
 
 extern struct opts o;                /* perf_opts.c */
@@ -95,6 +99,7 @@ enum {
 	O_REL,
 	O_EC,
 	O_CHUNK_PKTS,
+	O_PATHS,
 	O_MTU,
 	O_WORKERS,
 	O_PORT_RATE,
@@ -119,6 +124,8 @@ enum {
 	O_QPS,
 	O_GAP,
 	O_IMM,
+	O_FLOW_GAP,
+	O_FLOW_WIN,
 };
 
 /* The options of the rig and of the daemons, of the runs, of codec and sweep. */
@@ -260,5 +267,11 @@ void fill_params(struct run_params *p, const char *mode, uint64_t size, int rel,
 
 int run_codec(void); /* perf_codec.c */
 int run_sweep(void); /* perf_sweep.c */
+int run_flows(void); /* perf_flows.c: competing flows */
+
+/* A telemetry request to daemon @p d (0 = a, 1 = b) of the rig: bytes of the
+ * answer in @p out, or -1 (perf_telemetry.c); the number after "key": in it. */
+int perf_tel_query(const struct rig *r, int d, const char *cmd, char *out, size_t len);
+double perf_tel_num(const char *json, const char *key);
 
 #endif

@@ -84,6 +84,8 @@ void av_fw_global(struct argv_b *a, uint64_t max_msg)
 		avf(a, "--pace-trace=%u", PACE_TRACE);
 	avf(a, "--mtu=%u", o.mtu);
 	avf(a, "--chunk-pkts=%u", o.chunk_pkts);
+	if (o.paths)
+		avf(a, "--paths=%u", o.paths);
 	avf(a, "--max-msg=%" PRIu64, max_msg);
 	avf(a, "--workers=%u", o.workers ? o.workers : 1);
 	if (o.no_icrc)

@@ -87,6 +87,15 @@ static const struct sdr_opt opts[] = {
 	 .var = &o.chunk_pkts,
 	 .dflt = "16",
 	 .help = "packets per bitmap chunk (sdr-dpu --chunk-pkts)"},
+	{.name = "paths",
+	 .arg = "N",
+	 .id = O_PATHS,
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 16,
+	 .var = &o.paths,
+	 .help = "UDP source ports (ECMP paths) each QP sprays over\n"
+		 "(sdr-dpu --paths; docs/multipath.md)"},
 	{.name = "port-rate",
 	 .arg = "RATE",
 	 .fn = perf_on_rig_opt,
@@ -208,6 +217,22 @@ static const struct sdr_opt opts[] = {
 		 "last one completed and has one in flight at most; the\n"
 		 "peak rate of each paced QP over 10 of its frame times is\n"
 		 "reported (default 0: sends back to back)"},
+	{.name = "flow-gap",
+	 .arg = "SEC",
+	 .id = O_FLOW_GAP,
+	 .kind = SDR_OPT_DOUBLE,
+	 .fmax = 600,
+	 .var = &o.flow_gap,
+	 .help = "flows: flow k starts k x SEC after the first (default 0)"},
+	{.name = "flow-win",
+	 .arg = "SEC",
+	 .id = O_FLOW_WIN,
+	 .kind = SDR_OPT_DOUBLE,
+	 .fmax = 60,
+	 .flags = SDR_OPTF_GT_MIN,
+	 .var = &o.flow_win,
+	 .dflt = "1",
+	 .help = "flows: goodput windows, Jain's index per window (default 1)"},
 	{.name = "imm",
 	 .arg = "VALUE",
 	 .id = O_IMM,
@@ -316,6 +341,10 @@ static const struct sdr_opts opt_set = {
 		 "  lat     the same engine with --window 1: message completion times\n"
 		 "  codec   erasure-codec encode/decode throughput (common/sdr_ec.h)\n"
 		 "  sweep   every combination of --schemes x --loss x --sizes (bw or lat runs)\n"
+		 "  flows   --qps competing flows, each its own --window (default 16), for\n"
+		 "          --duration (default 10 s): per-flow goodput, Jain's index per\n"
+		 "          --flow-win, the emulator's queue and CE marks, each flow's\n"
+		 "          controller rate and CE fraction (host/perf/flows_plot.py: PNG)\n"
 		 "\n",
 	.footer = "\n"
 		  "Output: a human block per run and exactly one JSON line (starting with '{');\n"
@@ -353,8 +382,9 @@ int parse_opts(int argc, char **argv)
 	}
 	o.mode = argv[1];
 	if (strcmp(o.mode, "bw") && strcmp(o.mode, "lat") && strcmp(o.mode, "codec") &&
-	    strcmp(o.mode, "sweep")) {
-		fprintf(stderr, "sdr-perf: unknown mode '%s' (bw, lat, codec, sweep)\n", o.mode);
+	    strcmp(o.mode, "sweep") && strcmp(o.mode, "flows")) {
+		fprintf(stderr, "sdr-perf: unknown mode '%s' (bw, lat, codec, sweep, flows)\n",
+			o.mode);
 		return -1;
 	}
 	first = sdr_opts_parse(&opt_set, argc - 1, argv + 1, NULL); /* argv[1] is MODE */

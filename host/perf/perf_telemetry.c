@@ -65,6 +65,18 @@ static double tel_num(const char *json, const char *key)
 	return p ? strtod(p + strlen(k), NULL) : NAN;
 }
 
+int perf_tel_query(const struct rig *r, int d, const char *cmd, char *out, size_t len)
+{
+	if (d < 0 || d >= r->ndaemons)
+		return -1;
+	return tel_query(r->prefix[d], cmd, out, len);
+}
+
+double perf_tel_num(const char *json, const char *key)
+{
+	return tel_num(json, key);
+}
+
 /* The workers' counters (telemetry /sdr/workers), summed over the daemons
  * of the rig; NANs when a daemon does not answer (--rig attach). */
 

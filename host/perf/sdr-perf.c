@@ -54,5 +54,7 @@ int main(int argc, char **argv)
 		return run_codec();
 	if (!strcmp(o.mode, "sweep"))
 		return run_sweep();
+	if (!strcmp(o.mode, "flows"))
+		return run_flows();
 	return run_one_mode();
 }

@@ -12,11 +12,16 @@
  *  - the daemon's choice (ctrl_qp.c): for QPN blocks of a boot's range, the
  *    first free block whose source port lands on the worker's queue exists
  *    within a few blocks for every worker, and about 1/nq of all blocks land
- *    on each queue.
+ *    on each queue;
+ *  - multipath (docs/multipath.md): every port of a QP's set lands on the
+ *    queue of its port 0 for every queue count and table of up to 512, the
+ *    ports are distinct and in the QP's range, and the link emulator's ECMP
+ *    hash (sdr_link_path_of_port()) spreads a set of 16 over 4 paths.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "sdr_link_peers.h"
 #include "sdr_rss.h"
 #include "sdr_test.h"
 
@@ -114,6 +119,48 @@ int main(void)
 		for (unsigned w = 0; w < nq; w++)
 			printf(" %u", per[w]);
 		printf("; the first block of a worker at most %u blocks in\n", longest);
+	}
+
+	/* multipath: the deltas are the 16 smallest of the kernel */
+	for (unsigned x = 0, k = 0; x < 0x4000 && k < SDR_RSS_PATHS_MAX; x++) {
+		uint8_t in[2] = {(uint8_t)(x >> 8), (uint8_t)x};
+
+		if (sdr_toeplitz(sdr_rss_key, in, 2) & ((1u << SDR_RSS_SPRAY_BITS) - 1))
+			continue;
+		CHECK_EQ(sdr_rss_path_delta[k], x);
+		k++;
+	}
+	CHECK_EQ(sdr_rss_sport_path(0x4123, 0), sdr_rss_sport(0x4123));
+	{
+		double distinct = 0;
+		unsigned fewest = 4, nqpn = 0;
+
+		for (uint32_t qpn = 0x100; qpn < 0x100 + 0x4000 * 3; qpn += 7, nqpn++) {
+			unsigned hit[4] = {0};
+
+			for (unsigned k = 0; k < SDR_RSS_PATHS_MAX; k++) {
+				uint16_t sp = sdr_rss_sport_path(qpn, k);
+
+				CHECK_OR_BREAK(sp >= 0xC000);
+				for (unsigned j = 0; j < k; j++)
+					CHECK_OR_BREAK(sdr_rss_sport_path(qpn, j) != sp);
+				for (unsigned reta = 64; reta <= 512; reta *= 2)
+					for (unsigned nq = 1; nq <= 16; nq++)
+						CHECK_OR_BREAK(sdr_rss_queue(sp, reta, nq) ==
+							       sdr_rss_queue(sdr_rss_sport(qpn),
+									     reta, nq));
+				hit[sdr_link_path_of_port(sp, 4)] = 1;
+			}
+			unsigned n = hit[0] + hit[1] + hit[2] + hit[3];
+			distinct += n;
+			if (n < fewest)
+				fewest = n;
+		}
+		/* 16 random ports miss one of 4 paths with p ~ 4 * (3/4)^16 = 4 % */
+		CHECK(fewest >= 3 && distinct / nqpn > 3.9, "fewest %u, mean %.3f", fewest,
+		      distinct / nqpn);
+		printf("16 ports of a QP over 4 ECMP paths: %.3f distinct on average, fewest %u\n",
+		       distinct / nqpn, fewest);
 	}
 	return t_finish("test_rss");
 }

@@ -692,6 +692,19 @@ static int t_horizon(const char *sock, uint32_t dflt)
 				REQUIRE(cc <= SDR_QP_CC_ON ? st == 0 : st == -EINVAL,
 					"QP_CREATE with cc %u: %d (%s)", cc, st, r.msg);
 			}
+			/* the paths byte (docs/multipath.md): 0..16, above refused */
+			static const unsigned pv[] = {0,  1, 2, 9, SDR_PATHS_MAX, SDR_PATHS_MAX + 1,
+						      255};
+			for (unsigned i = 0; i < sizeof(pv) / sizeof(pv[0]); i++) {
+				unsigned p = pv[i];
+				memset(&q, 0, sizeof(q));
+				q.type = SDR_CTL_QP_CREATE;
+				q.qp_attr.reliability = SDR_REL_SR;
+				q.paths = (uint8_t)p;
+				int st = sized_call(s, &q, qsize, &r, &n);
+				REQUIRE(p <= SDR_PATHS_MAX ? st == 0 : st == -EINVAL,
+					"QP_CREATE with paths %u: %d (%s)", p, st, r.msg);
+			}
 		}
 		close(s);
 	}
@@ -700,9 +713,12 @@ static int t_horizon(const char *sock, uint32_t dflt)
 	struct sdr_qp_attr a = {.reliability = SDR_REL_SR, .horizon_ms = 2500};
 	struct sdr_qp *qp = sdr_qp_create(c, &a);
 	REQUIRE(qp, "sdr_qp_create with horizon_ms: %s (%s)", strerror(errno), sdr_last_error(c));
-	a.reserved2[0] = 1;
-	REQUIRE(!sdr_qp_create(c, &a) && errno == EINVAL, "reserved2 set: accepted");
-	a.reserved2[0] = 0;
+	a.paths = SDR_PATHS_MAX + 1; /* (the word that was reserved2) */
+	REQUIRE(!sdr_qp_create(c, &a) && errno == EINVAL, "paths %u: accepted", a.paths);
+	a.paths = 4;
+	REQUIRE(sdr_qp_create(c, &a), "sdr_qp_create with paths 4: %s (%s)", strerror(errno),
+		sdr_last_error(c));
+	a.paths = 0;
 	a.cc = SDR_QP_CC_ON;
 	REQUIRE(sdr_qp_create(c, &a), "sdr_qp_create with cc on: %s (%s)", strerror(errno),
 		sdr_last_error(c));

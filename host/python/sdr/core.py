@@ -301,13 +301,18 @@ class Context:
         return None
 
     # -- queue pairs
-    def qp(self, rel="none", max_msg=0, chunk_pkts=0, rate_bps=0):
+    def qp(self, rel="none", max_msg=0, chunk_pkts=0, rate_bps=0, paths=0):
         """Create a QP (sdr_qp_create). ``rel``: 'none', 'sr', 'auto', 'ec'
         or 'ec:rs:K:M' / 'ec:xor:K:M'; ``max_msg`` / ``chunk_pkts`` 0 = the
-        daemon's defaults; ``rate_bps`` paces the QP's sends (0 = unpaced)."""
+        daemon's defaults; ``rate_bps`` paces the QP's sends (0 = unpaced);
+        ``paths``: UDP source ports its sends are sprayed over, 1..16
+        (docs/multipath.md; 0 = the daemon's --paths)."""
         r, code, k, m = parse_rel(rel)
+        if not 0 <= int(paths) <= 16:
+            raise ValueError(f"paths {paths}: 0 (the daemon's --paths) or 1..16")
         a = _capi.QpAttr(max_msg=int(max_msg), chunk_pkts=int(chunk_pkts), reliability=r,
                          ec_code=code, ec_k=k, ec_m=m, rate_bps=int(rate_bps))
+        a.reserved[1] = int(paths)  # (struct sdr_qp_attr: horizon_ms, paths, cc)
         with self.lock:
             ctypes.set_errno(0)
             h = lib().sdr_qp_create(self._handle(), ctypes.byref(a))

@@ -23,7 +23,7 @@ else raises RuntimeError naming what is supported. See docs/training.md.
 Configuration: ``pg_options=sdr.torch.Options(...)`` in init_process_group,
 else the environment: SDR_DPU (daemon socket), SDR_REL (none, sr, auto, ec,
 ec:rs:K:M, ec:xor:K:M; default auto), SDR_MAX_MSG, SDR_CHUNK_PKTS,
-SDR_SPIN_US, SDR_POLL_US.
+SDR_SPIN_US, SDR_POLL_US, SDR_PATHS.
 """
 import ctypes
 import collections
@@ -118,6 +118,9 @@ class Options:
                 (--max-msg, 64 MiB).
     chunk_pkts: packets per receive-bitmap chunk (default $SDR_CHUNK_PKTS,
                 then the daemon's --chunk-pkts)
+    paths:      UDP source ports (ECMP paths) each QP sprays over, 1..16
+                (docs/multipath.md; default $SDR_PATHS, then the daemon's
+                --paths)
     spin_us:    a wait polls back to back (yielding the CPU) this long
                 (default $SDR_SPIN_US, then 1000), then
     poll_us:    sleeps this long between polls (default $SDR_POLL_US,
@@ -129,7 +132,7 @@ class Options:
     """
 
     def __init__(self, dpu=None, rel=None, max_msg=None, chunk_pkts=None, poll_us=None,
-                 spin_us=None, arena_mb=64, local_dir=None):
+                 spin_us=None, arena_mb=64, local_dir=None, paths=None):
         self.dpu = dpu or os.environ.get("SDR_DPU") or core.DEFAULT_SOCKET
         self.rel = rel or os.environ.get("SDR_REL") or "auto"
         core.parse_rel(self.rel)  # ValueError now rather than at QP creation
@@ -140,6 +143,9 @@ class Options:
         self.spin_us = int(spin_us) if spin_us is not None else _env_int("SDR_SPIN_US", 1000)
         self.arena_mb = int(arena_mb)
         self.local_dir = local_dir
+        self.paths = int(paths) if paths is not None else _env_int("SDR_PATHS", 0)
+        if not 0 <= self.paths <= 16:
+            raise ValueError(f"sdr.torch.Options: paths {self.paths}: 0..16")
         if (self.max_msg < 0 or self.chunk_pkts < 0 or self.poll_us < 0 or self.spin_us < 0
                 or self.arena_mb <= 0):
             raise ValueError("sdr.torch.Options: max_msg, chunk_pkts, poll_us, spin_us must be "
@@ -147,7 +153,8 @@ class Options:
 
     def __repr__(self):
         return (f"sdr.torch.Options(dpu={self.dpu!r}, rel={self.rel!r}, max_msg={self.max_msg}, "
-                f"chunk_pkts={self.chunk_pkts}, spin_us={self.spin_us}, poll_us={self.poll_us})")
+                f"chunk_pkts={self.chunk_pkts}, spin_us={self.spin_us}, poll_us={self.poll_us}, "
+                f"paths={self.paths})")
 
 
 # ---------------------------------------------------------------- devices
@@ -865,7 +872,8 @@ class ProcessGroupSDR(_Base):
     def _connect(self, store):
         r, n = self._rank, self._size
         rel = core.format_rel(*core.parse_rel(self.opts.rel))
-        probe = self.ctx.qp(rel=rel, max_msg=self.opts.max_msg, chunk_pkts=self.opts.chunk_pkts)
+        probe = self.ctx.qp(rel=rel, max_msg=self.opts.max_msg, chunk_pkts=self.opts.chunk_pkts,
+                            paths=self.opts.paths)
         pinfo = probe.info()
         dpu_id = f"{pinfo.ip}/{pinfo.mac}"
         probe.destroy()
@@ -883,7 +891,8 @@ class ProcessGroupSDR(_Base):
         qps = {}
         for p in remote:
             qps[p] = {s: self.ctx.qp(rel=rel, max_msg=self.opts.max_msg,
-                                     chunk_pkts=self.opts.chunk_pkts) for s in (S_P2P, S_COLL)}
+                                     chunk_pkts=self.opts.chunk_pkts,
+                                     paths=self.opts.paths) for s in (S_P2P, S_COLL)}
             for s, q in qps[p].items():
                 store.set(f"sdr/qp/{r}/{p}/{s}", bytes(q.info()))
         # local peers: the lower rank listens

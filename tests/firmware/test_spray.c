@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * firmware/sr/sdr_spray.c, the multipath spraying policy (docs/multipath.md),
+ * on a simulated QP: units picked every 100 us over 4 paths of RTT 10, 12, 16
+ * and 25 ms (time in microseconds as cycles), acknowledged one RTT later
+ * unless their path is dead or loses them:
+ *  - equal weights: smooth WRR gives each path a quarter of the units;
+ *  - a path that dies is suspended within a few RTTs (no unit picked on it
+ *    but probes), the others keep going; when it comes back its probe
+ *    revives it and it takes units again;
+ *  - a path losing 5 % of its units gets a lower weight and fewer units;
+ *  - half of the paths stay active whatever happens (a QP-wide stall is the
+ *    SR engine's business); RTT samples shift to the slowest / fastest base.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sdr_spray.h"
+#include "sdr_test.h"
+
+#define NP 4
+#define STEP 100 /* us between units */
+static const uint64_t rtt_us[NP] = {10000, 12000, 16000, 25000};
+
+struct ev {
+	uint64_t at, tx;
+	unsigned p;
+};
+static struct ev evq[1 << 16];
+static unsigned nev;
+
+/* run [t0, t1): one unit per STEP; @p dead: mask of dead paths, @p loss_pm:
+ * per-mille unit loss per path. Counts units per path into @p got. */
+static uint64_t run(struct sdr_spray *s, uint64_t t0, uint64_t t1, unsigned dead,
+		    const unsigned *loss_pm, unsigned *got)
+{
+	for (uint64_t t = t0; t < t1; t += STEP) {
+		/* ACKs due */
+		for (unsigned i = 0; i < nev;) {
+			if (evq[i].at <= t) {
+				sdr_spray_acked(s, evq[i].p, evq[i].tx, evq[i].at - evq[i].tx, t);
+				evq[i] = evq[--nev];
+			} else {
+				i++;
+			}
+		}
+		uint32_t gone = sdr_spray_poll(s, t, 30000);
+		(void)gone;
+		unsigned p = sdr_spray_pick(s, t);
+		sdr_spray_sent(s, p, t);
+		got[p]++;
+		if (dead >> p & 1)
+			continue;
+		if (loss_pm && (unsigned)t_below(1000) < loss_pm[p]) {
+			sdr_spray_lost(s, p); /* (found by the SR engine later; at once here) */
+			continue;
+		}
+		if (nev < sizeof(evq) / sizeof(evq[0]))
+			evq[nev++] = (struct ev){t + rtt_us[p], t, p};
+	}
+	return t1;
+}
+
+int main(void)
+{
+	struct sdr_spray s;
+	uint16_t ports[NP] = {49152, 49153, 49154, 49155};
+	unsigned got[NP] = {0};
+	uint64_t t;
+
+	t_seed("test_spray", 7);
+	/* equal weights, no trouble: a quarter each */
+	sdr_spray_init(&s, NP, ports, 2000, 20000, 0);
+	for (unsigned i = 0; i < 4000; i++)
+		got[sdr_spray_pick(&s, 0)]++;
+	for (unsigned p = 0; p < NP; p++)
+		CHECK(got[p] == 1000, "path %u: %u of 4000 picks", p, got[p]);
+
+	/* a path dies at 2 s */
+	memset(got, 0, sizeof(got));
+	nev = 0;
+	sdr_spray_init(&s, NP, ports, 2000, 20000, 0);
+	t = run(&s, 0, 2000000, 0, NULL, got);
+	for (unsigned p = 0; p < NP; p++)
+		CHECK(s.p[p].state == SDR_SPRAY_ACTIVE && got[p] > 4000, "path %u: %u units", p,
+		      got[p]);
+	memset(got, 0, sizeof(got));
+	uint64_t died = t;
+	t = run(&s, t, t + 200000, 1u << 2, NULL, got); /* 200 ms: 8 RTTs of the slowest */
+	CHECK(s.p[2].state == SDR_SPRAY_SUSPENDED && s.p[2].suspends == 1,
+	      "dead path 2 not suspended within 200 ms (state %u)", s.p[2].state);
+	printf("dead path: suspended after %llu units on it in 200 ms\n",
+	       (unsigned long long)got[2]);
+	memset(got, 0, sizeof(got));
+	t = run(&s, t, t + 1000000, 1u << 2, NULL, got);
+	CHECK(got[2] <= 10 && s.p[2].probes_sent >= 1, "dead path: %u units (probes %llu) in 1 s",
+	      got[2], (unsigned long long)s.p[2].probes_sent);
+	for (unsigned p = 0; p < NP; p++)
+		CHECK(p == 2 || (s.p[p].state == SDR_SPRAY_ACTIVE && got[p] > 2500),
+		      "path %u: %u units while path 2 is dead", p, got[p]);
+	printf("dead path: %u probe units in the next second; others %u %u %u (died at %.1f s)\n",
+	       got[2], got[0], got[1], got[3], died / 1e6);
+	/* it comes back: a probe revives it */
+	memset(got, 0, sizeof(got));
+	t = run(&s, t, t + 3000000, 0, NULL, got);
+	CHECK(s.p[2].state == SDR_SPRAY_ACTIVE && got[2] > 1000, "path 2 back: %u units, state %u",
+	      got[2], s.p[2].state);
+	printf("path back: %u units in 3 s (others %u %u %u)\n", got[2], got[0], got[1], got[3]);
+
+	/* a path losing 5 % of its units is used less */
+	{
+		const unsigned loss[NP] = {0, 50, 0, 0};
+
+		memset(got, 0, sizeof(got));
+		nev = 0;
+		sdr_spray_init(&s, NP, ports, 2000, 20000, 0);
+		run(&s, 0, 5000000, 0, loss, got);
+		for (unsigned p = 0; p < NP; p++)
+			CHECK(p == 1 || got[1] < got[p] * 3 / 4,
+			      "lossy path 1: %u units, path %u: %u", got[1], p, got[p]);
+		CHECK(s.p[1].state == SDR_SPRAY_ACTIVE, "a 5 %% loss path is not dead");
+		printf("5 %% loss on path 1: units %u %u %u %u, weights %u %u %u %u\n", got[0],
+		       got[1], got[2], got[3], s.p[0].weight, s.p[1].weight, s.p[2].weight,
+		       s.p[3].weight);
+	}
+
+	/* three paths die: half of them stay active */
+	memset(got, 0, sizeof(got));
+	nev = 0;
+	sdr_spray_init(&s, NP, ports, 2000, 20000, 0);
+	t = run(&s, 0, 1000000, 0, NULL, got);
+	t = run(&s, t, t + 2000000, 0x7, NULL, got);
+	CHECK(sdr_spray_active(&s) == NP / 2, "%u paths active, want %u", sdr_spray_active(&s),
+	      NP / 2);
+	t = run(&s, t, t + 4000000, 0, NULL, got);
+	CHECK(sdr_spray_active(&s) == NP, "%u paths active after they all came back",
+	      sdr_spray_active(&s));
+
+	/* RTT shift: path 3's sample moved to path 0's base (fastest), path 0's to path 3's */
+	CHECK(sdr_spray_rtt_shift(&s, 3, 26000, 0) == 26000 - (s.p[3].min_rtt - s.p[0].min_rtt) ||
+		      s.p[0].state != SDR_SPRAY_ACTIVE,
+	      "fastest shift");
+	CHECK(sdr_spray_rtt_shift(&s, 0, 10000, 1) >= 10000, "slowest shift");
+	return t_finish("test_spray");
+}

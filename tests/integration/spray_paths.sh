@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Multipath spraying (docs/multipath.md) on a ring pair (no root): DPU B
+# emulates 4 paths from A, 250 Mbit/s each (4 MB buffers), one-way delays 5/6/8/12.5 ms,
+# chosen by the UDP source port (ECMP, --link-peer "A | B | ..."). One SR QP
+# (the daemon's --paths; the port paced at 700 Mbit/s, no congestion
+# control: the single controller of a sprayed QP collapses to its floor
+# after a burst of losses on this machine, docs/multipath.md) sends 4 MiB
+# messages:
+#  1. --paths 1: one port, one path: every frame in one lane (the figure of
+#     one path's share);
+#  2. --paths 16: every message bit-exact (sdr-recv checks the pattern), all
+#     four lanes carry a share of the frames, the goodput is above 1.5 times
+#     that of one path (printed against the paths' 1 Gbit/s sum);
+#  3. a path goes down 2 s after the start (down=): no send fails, the
+#     policy suspends the ports on it and moves their units;
+#  4. a path loses 5 %: it carries fewer frames than the others.
+# On the shared 2-core CI machines the goodput is noisy (the CPU, not the
+# paths, is the bottleneck): figures are printed, bounds are loose.
+. "$(dirname "$0")/lib.sh"
+P="delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB"
+CC="--port-rate 700m"
+
+# case TAG PATHS LINKSPEC COUNT: the transfer; its goodput in $GP (Gbit/s)
+case_run() {
+	local tag=$1 np=$2 spec=$3 count=$4 port
+	# shellcheck disable=SC2086
+	sdr_start_ring_pair "spray-$tag" --paths "$np" $CC --stats-interval 1 \
+		--link-peer "sp:10.0.0.1:$spec"
+	port=$(rig_free_port)
+	"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 60 --quiet \
+		>"$SDR_TMP/$tag-recv.log" 2>&1 &
+	local rpid=$!
+	sleep 0.3
+	"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel sr --sizes 4M --count "$count" \
+		--seed 5 --timeout 60 --quiet >"$SDR_TMP/$tag-send.log" 2>&1 ||
+		{ cat "$SDR_TMP/$tag-send.log" "$DPU_LOG"; sdr_fail "$tag: sdr-send failed"; }
+	wait $rpid || { cat "$SDR_TMP/$tag-recv.log"; sdr_fail "$tag: sdr-recv failed"; }
+	rig_stop "$DPU_PID" || sdr_fail "$tag: daemon did not stop cleanly"
+	grep -E "^(sent|receiver)" "$SDR_TMP/$tag-send.log"
+	GP=$(sed -n 's/^receiver: .* goodput \([0-9.]*\) Gbit.*/\1/p' "$SDR_TMP/$tag-send.log")
+	cp "$STATS" "$SDR_TMP/$tag.json"
+	cp "$DPU_LOG" "$SDR_TMP/$tag.log"
+}
+
+# lanes TAG: "pkts_in of p0 p1 p2 p3"
+# spurious TAG: sr_spurious_retx of the sender (RACK)
+spurious() {
+	/usr/bin/python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["instances"][0]["qp_totals"].get("sr_spurious_retx", -1))' \
+		"$SDR_TMP/$1.json"
+}
+
+lanes() {
+	/usr/bin/python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(str(l["pkts_in"]) for l in d["instances"][1]["link"]["lanes"][:4]))' \
+		"$SDR_TMP/$1.json"
+}
+
+case_run one 1 "$P" 8
+read -r -a L1 <<<"$(lanes one)"
+GP1=$GP
+nz=0
+for n in "${L1[@]}"; do [ "$n" -gt 0 ] && nz=$((nz + 1)); done
+[ $nz = 1 ] || sdr_fail "--paths 1: frames in $nz lanes (${L1[*]}), want 1"
+echo "paths 1: lanes ${L1[*]}; goodput $GP1 Gbit/s (one path: 0.25)"
+
+case_run sixteen 16 "$P" 24
+read -r -a L16 <<<"$(lanes sixteen)"
+GP16=$GP
+tot=$((L16[0] + L16[1] + L16[2] + L16[3]))
+for i in 0 1 2 3; do
+	[ $((L16[i] * 25)) -ge "$tot" ] || sdr_fail "--paths 16: lane $i carried ${L16[i]} of $tot frames"
+done
+grep -q "path 15 (port" "$SDR_TMP/sixteen.log" || sdr_fail "--paths 16: no per-path stats"
+awk -v a="$GP16" -v b="$GP1" 'BEGIN { exit !(a > 1.5 * b) }' ||
+	sdr_fail "--paths 16: goodput $GP16 Gbit/s, not above 1.5 x one path's $GP1"
+echo "paths 16: spurious retransmissions $(spurious sixteen) (no loss on the paths)"
+echo "paths 16: lanes ${L16[*]}; goodput $GP16 Gbit/s of the paths' 1 Gbit/s ($(
+	awk -v a="$GP16" 'BEGIN { printf "%.0f", a * 100 }') %; paths 1: $GP1)"
+
+case_run down 16 "delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB,down=2s+600s|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB" 60
+read -r -a LD <<<"$(lanes down)"
+drop=$(/usr/bin/python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(d["instances"][1]["link"]["lanes"][1].get("dropped_down", 0))' "$SDR_TMP/down.json")
+[ "$drop" -gt 0 ] || sdr_fail "down: the path went down after the transfer (dropped_down 0)"
+susp=$(grep -o "suspends [1-9][0-9]*" "$SDR_TMP/down.log" | wc -l)
+[ "$susp" -gt 0 ] || sdr_fail "down: no port was suspended"
+echo "down: lanes ${LD[*]}, $drop frames dropped on the dead path, no send failed;" \
+	"goodput $GP Gbit/s"
+
+case_run lossy 16 "delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB,loss=0.05|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB" 24
+read -r -a LL <<<"$(lanes lossy)"
+others=$(((LL[0] + LL[2] + LL[3]) / 3))
+[ "${LL[1]}" -lt "$others" ] || sdr_fail "lossy: lane 1 carried ${LL[1]} frames, others $others on average"
+echo "5 % loss on path 1: lanes ${LL[*]} (lossy one below the others' mean $others); goodput $GP Gbit/s"

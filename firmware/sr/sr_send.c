@@ -236,9 +236,10 @@ static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
  * delayed ACKs of unknown length, under an RTO of at least 200 ms. Here the
  * receiver's ACK delay is bounded (the ACK period) and the RTO is as short
  * as 1.5 SRTT, so the probe comes when the RACK rule would find the last
- * unit lost had a later one been acknowledged: the path's SRTT + its
- * reordering window + the ACK period, on the slowest path (the last unit
- * may be on any); the QP's SRTT + a quarter before any path has a sample. */
+ * unit lost had a later one been acknowledged: the path's SRTT (or its
+ * latest RTT, if longer) + its reordering window + the ACK period, on the
+ * slowest path (the last unit may be on any); the QP's SRTT + a quarter
+ * before any path has a sample. */
 static uint64_t pto_of(const struct sdr_sr *sr)
 {
 	uint64_t t = 0;
@@ -246,8 +247,11 @@ static uint64_t pto_of(const struct sdr_sr *sr)
 	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++) {
 		const struct sdr_sr_path *q = &sr->path[p];
 
-		if (q->srtt && q->srtt + reo_wnd_of(q) > t)
-			t = q->srtt + reo_wnd_of(q);
+		/* (the latest RTT too: a queue that grows is ahead of SRTT) */
+		uint64_t r = q->rack_rtt > q->srtt ? q->rack_rtt : q->srtt;
+
+		if (q->srtt && r + reo_wnd_of(q) > t)
+			t = r + reo_wnd_of(q);
 	}
 	if (!t)
 		t = sr->rtt.srtt + sr->rtt.srtt / 4;
@@ -529,9 +533,11 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
 			sr->retx_pkt = first;
-			/* (a unit of a suspended path is no news for the controller:
-			 * the suspension told it once, sr_path.c) */
-			if (!sdr_sr_path_moved(sr, u))
+			/* a probe is no loss (RFC 8985 7.4): if it was one, the
+			 * units RACK finds from its ACK say so; nor is a unit of a
+			 * suspended path (the suspension told the controller once,
+			 * sr_path.c) */
+			if (u->lost_by != SDR_SR_LOST_TLP && !sdr_sr_path_moved(sr, u))
 				sdr_sr_cc_lost(&sr->cc, now, end - first);
 			sdr_sr_path_retx_start(qp, sr, now);
 		}

@@ -51,7 +51,8 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 	 * the controller's, far below the configured one at times: the SR
 	 * core adds it, sdr_sr_pace_cycles()); the rest is fixed here. */
 	uint32_t k = es->k ? es->k : 1, m = es->k ? es->m : 0;
-	uint64_t par = ((uint64_t)ss->nchunks * m + k - 1) / k;
+	/* (each submessage, a short last one too, sends m parity chunks) */
+	uint64_t par = ((uint64_t)ss->nchunks + k - 1) / k * m;
 
 	ss->hold = sdr_ecfw_fto(ss->nchunks, k, m, 0, rtt, sdr_ec_cfg.beta_milli) + rtt;
 	ss->hold_bytes = (ss->nchunks + par) * qp->ppc * sdr_wire_data_frame_bytes(qp->mtu, 1);

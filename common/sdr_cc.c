@@ -193,7 +193,15 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		}
 	} else if (cc->iv_lost > 0 &&
 		   (q > (double)dt / 2 || (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
-		cc->rate *= mdf(cc, 1 - cc->p.loss_md);
+		/* one reaction per interval (one round trip), as TCP's one
+		 * reduction per window of data (RFC 5681 3.1, RFC 6675 5):
+		 * under queueing by loss_md; otherwise by the fraction of the
+		 * interval's packets lost (what did not get through), at most
+		 * loss_md */
+		double lf = (double)cc->iv_lost / (double)seen;
+
+		cc->rate *= mdf(
+			cc, 1 - (q > (double)dt / 2 || lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
 	} else if ((double)cc->iv_sent_bytes * 8 <
@@ -242,18 +250,41 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	clamp(cc);
 }
 
-/* The interval's decision, when it is over and saw something. */
+/* The interval's decision, when it is over and saw something. Losses
+ * alone decide only when an ACK came since the last cut: in a stall (the
+ * peer or the path silent, the sender's probes expiring one by one) the
+ * first cut stands, and the next losses wait for an ACK to take part in
+ * one decision, instead of a cut per probe. */
 static void tick(struct sdr_cc *cc, uint64_t now)
 {
 	uint64_t iv = cc->base_rtt > cc->p.min_interval_ns ? cc->base_rtt : cc->p.min_interval_ns;
 
 	if (now - cc->iv_start < iv || cc->iv_acked + cc->iv_lost == 0)
 		return;
+	if (cc->iv_acked == 0 && cc->ack_at <= cc->cut_at)
+		return;
 	decide(cc, now);
 	cc->lost_events += cc->iv_lost;
 	cc->iv_start = now;
 	cc->iv_min_rtt = 0;
 	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
+}
+
+void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t sent)
+{
+	/* A packet sent before the last cut, or lost sooner than one base
+	 * RTT after it left (it cannot have been missed yet: a timer or a
+	 * NACK ahead of its delivery), is no news of the rate in force: the
+	 * cut answered it (one reduction per window, RFC 6675's recovery
+	 * point); nor is one found lost while no ACK came since the cut (a
+	 * stall: its probes expire one by one, the cut answered the first) */
+	if (sent < cc->cut_at || (cc->cut_at && cc->ack_at <= cc->cut_at) ||
+	    (cc->base_rtt && now >= sent && now - sent < cc->base_rtt)) {
+		cc->stale_lost += n;
+		return;
+	}
+	cc->iv_lost += n;
+	tick(cc, now);
 }
 
 void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now, uint32_t n)
@@ -269,6 +300,7 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 		ce = acked; /* (a peer's count is not trusted beyond what it acks) */
 	cc->acked += acked;
 	cc->ce += ce;
+	cc->ack_at = now;
 	if (ce) { /* the path marks (stale ACKs too: ECN leads from the first) */
 		cc->ce_seen = true;
 		cc->ce_at = now;

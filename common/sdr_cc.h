@@ -108,6 +108,9 @@ struct sdr_cc {
 	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
 	                          do not count towards the next) */
 	uint64_t stale_acks; /**< packets acknowledged that were sent before a cut */
+	uint64_t ack_at;     /**< ns: the last ACK (0: none yet) */
+	uint64_t stale_lost; /**< packets lost that were sent before a cut, or
+	                          declared lost within a base RTT of leaving */
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
@@ -147,8 +150,17 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now_ns, uint64_t rtt_ns, uint
 		       uint32_t ce, uint32_t bytes);
 
 /** @p n packets were declared lost at @p now_ns (retransmitted on a timeout
- *  or a NACK); an interval of losses alone ends with a decision too. */
+ *  or a NACK). They count in the interval's loss fraction; an interval of
+ *  losses alone decides only if an ACK came since the last cut (a stall
+ *  cuts once, not once per probe that expires). */
 void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now_ns, uint32_t n);
+
+/** sdr_cc_on_loss() for packets last sent at @p sent_ns: not counted
+ *  (stale_lost) when sent before the last cut (that cut answered them: one
+ *  reduction per window), while no ACK came since the last cut (a stall's
+ *  probes), or declared lost less than a base RTT after they left (a
+ *  timer or NACK ahead of their delivery is no loss signal). */
+void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now_ns, uint32_t n, uint64_t sent_ns);
 
 /** The rate in force (bit/s), at least 1. */
 static inline uint64_t sdr_cc_rate(const struct sdr_cc *cc)

@@ -41,13 +41,21 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 	es->par_pkt = UINT32_MAX;
 	if (ec->per_message && !es->k) { /* a message without parity is plain SR */
 		ss->hold = 0;
+		ss->hold_bytes = 0;
 		return;
 	}
 	/* The receiver NACKs one FTO after the first chunk, and the NACK needs
-	 * half an RTT: the chunk timers wait that long on top of the RTO. */
-	ss->hold = sdr_ecfw_fto(ss->nchunks, es->k ? es->k : 1, es->k ? es->m : 0,
-				sdr_eceng_chunk_t_inj(qp), rtt, sdr_ec_cfg.beta_milli) +
-		   rtt;
+	 * half an RTT: the chunk timers wait that long on top of the RTO. The
+	 * FTO's injection part is the pacing time of the message's data and
+	 * parity at the rate in force when a timer is looked at (with --cc on
+	 * the controller's, far below the configured one at times: the SR
+	 * core adds it, sdr_sr_pace_cycles()); the rest is fixed here. */
+	uint32_t k = es->k ? es->k : 1, m = es->k ? es->m : 0;
+	/* (each submessage, a short last one too, sends m parity chunks) */
+	uint64_t par = ((uint64_t)ss->nchunks + k - 1) / k * m;
+
+	ss->hold = sdr_ecfw_fto(ss->nchunks, k, m, 0, rtt, sdr_ec_cfg.beta_milli) + rtt;
+	ss->hold_bytes = (ss->nchunks + par) * qp->ppc * sdr_wire_data_frame_bytes(qp->mtu, 1);
 }
 
 /* Encode submessage @p s of a one-shot send into ec->txpar. */

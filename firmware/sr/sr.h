@@ -53,7 +53,9 @@ struct sdr_sr_send {
 	uint32_t units_acked;
 	uint32_t ack_from;    /* cumulative point already walked */
 	uint32_t retx_chunks; /* data chunks retransmitted at least once */
-	uint64_t hold;        /* extra wait of the timers (cycles; EC: parity first) */
+	uint64_t hold;        /* extra wait of the timers (cycles; EC: parity first) ... */
+	uint64_t hold_bytes;  /* ... and the pacing time of these bytes at the rate in
+	                         force (EC: the message's data and parity) */
 	uint8_t txdone;       /* every packet transmitted once; waits for the ACK */
 };
 

@@ -127,14 +127,28 @@ void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32
 	sdr_cc_on_ack(&c->cc, now_ns, cyc_ns(rtt_cyc), pkts, (uint32_t)ce, bytes);
 }
 
-void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts)
+void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts, uint64_t sent)
 {
 	uint64_t now_ns = cyc_ns(now);
 
 	if (!c->on)
 		return;
 	start(c, now_ns);
-	sdr_cc_on_loss(&c->cc, now_ns, pkts);
+	if (sent)
+		sdr_cc_on_loss_sent(&c->cc, now_ns, pkts, cyc_ns(sent));
+	else
+		sdr_cc_on_loss(&c->cc, now_ns, pkts);
+}
+
+uint64_t sdr_sr_pace_cycles(const struct sdr_qp *qp, const struct sdr_sr_cc *c, uint64_t bytes)
+{
+	uint64_t bps = c->on ? sdr_cc_rate(&c->cc)
+			     : (qp->rate_bps ? qp->rate_bps
+					     : (qp->inst ? qp->inst->cfg.port_rate : 0));
+
+	if (!bps || !bytes)
+		return 0; /* unpaced */
+	return (uint64_t)((unsigned __int128)bytes * 8 * sdr_g.tsc_hz / bps);
 }
 
 /* ---- stats ---- */

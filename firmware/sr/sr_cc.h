@@ -84,8 +84,16 @@ void sdr_sr_cc_echo_in(struct sdr_sr_cc *c, const uint8_t *msg, size_t len,
 void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32_t pkts,
 		     uint32_t bytes);
 
-/** Sender: @p pkts packets are being retransmitted (a loss). */
-void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts);
+/** Sender: @p pkts packets, last sent at TSC @p sent (0: unknown, the loss
+ *  counts), are being retransmitted (a loss; sdr_cc_on_loss_sent()). */
+void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts, uint64_t sent);
+
+/** TSC cycles the QP's pacer takes to send @p bytes on the wire at the rate
+ *  in force: the controller's when it is on, else the QP's (its port's);
+ *  0 when unpaced. Timers that wait for the QP's own transmissions (EC's
+ *  parity) wait this long: at a low controller rate they do not expire
+ *  before the packets they wait for have left. */
+uint64_t sdr_sr_pace_cycles(const struct sdr_qp *qp, const struct sdr_sr_cc *c, uint64_t bytes);
 
 /* stats (main lcore; the worker's values slightly stale) */
 void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c);

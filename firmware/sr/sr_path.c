@@ -79,7 +79,7 @@ void sdr_sr_path_tx_begin(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr
 		ports(qp, sr, now);
 	gone = sdr_spray_poll(&sr->spray, now, sr->rtt.rto);
 	if (gone) /* one loss for the controller, not one per unit moved */
-		sdr_sr_cc_lost(&sr->cc, now, 1);
+		sdr_sr_cc_lost(&sr->cc, now, 1, 0);
 	for (unsigned p = 0; gone; p++, gone >>= 1)
 		if (gone & 1)
 			requeue(w, qp, sr, p);

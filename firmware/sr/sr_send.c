@@ -93,6 +93,7 @@ int sdr_sr_send_prepare(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_smsg *s
 	ss->txdone = 0;
 	ss->retx_chunks = 0;
 	ss->hold = 0;
+	ss->hold_bytes = 0;
 	return 0;
 }
 
@@ -161,14 +162,17 @@ static const uint8_t *pkt_src(const struct sdr_qp *qp, const struct sdr_smsg *sm
 	return NULL;
 }
 
-/* Extra wait of the timers of send @p seq (EC: parity and NACKs first). */
+/* Extra wait of the timers of send @p seq (EC: parity and NACKs first):
+ * its fixed part and the time the pacer takes, at the rate in force now
+ * (the controller's), to send the bytes it waits for. */
 static uint64_t hold_of(const struct sdr_qp *qp, const struct sdr_sr *sr, uint32_t seq)
 {
 	const struct sdr_smsg *sm = &qp->smsg[sdr_seq_msg_id(seq)];
+	const struct sdr_sr_send *ss = &sr->snd[sdr_seq_msg_id(seq)];
 
 	if (sm->state != SDR_SM_QUEUED || sm->seq != seq)
 		return 0;
-	return sr->snd[sdr_seq_msg_id(seq)].hold;
+	return ss->hold + sdr_sr_pace_cycles(qp, &sr->cc, ss->hold_bytes);
 }
 
 /* ---- loss detection: RACK-TLP (RFC 8985; docs/reliability.md "Loss detection") ---- */
@@ -538,7 +542,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			 * suspended path (the suspension told the controller once,
 			 * sr_path.c) */
 			if (u->lost_by != SDR_SR_LOST_TLP && !sdr_sr_path_moved(sr, u))
-				sdr_sr_cc_lost(&sr->cc, now, end - first);
+				sdr_sr_cc_lost(&sr->cc, now, end - first, u->tx_tsc);
 			sdr_sr_path_retx_start(qp, sr, now);
 		}
 		sm = sr_msg(qp, sr, sr->retx_cur.seq);

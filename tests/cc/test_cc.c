@@ -574,6 +574,72 @@ static void test_alone(void)
 	CHECK(g >= 0.95 * cap, "alone: %.1f %%", 100 * g / cap);
 }
 
+/* Loss reacts at most once per interval (one round trip), as TCP's one
+ * reduction per window: a burst of losses of packets sent before the cut,
+ * however many intervals their detection spans, cuts once, by the
+ * interval's loss fraction; a stall's probes (losses, no ACK) do not cut
+ * one by one; a packet taken for lost within a base RTT of leaving (a timer
+ * or NACK ahead of its delivery) is no loss signal. */
+static void test_loss_once(void)
+{
+	struct sdr_cc_params p;
+	struct sdr_cc cc;
+	uint64_t t = 0, r0, d0, sent;
+
+	sdr_cc_params_default(&p);
+	sdr_cc_init(&cc, &p, GBIT, t);
+	t = feed(&cc, t, 40, 10 * MS, 0);
+	/* a burst: 100 packets sent over 1 ms, 50 of them lost, found lost
+	 * one by one over the next two intervals among fresh ACKs */
+	r0 = sdr_cc_rate(&cc);
+	d0 = cc.dec_loss;
+	sent = t;
+	for (unsigned i = 0; i < 50; i++) {
+		t += 400 * US;
+		sdr_cc_on_loss_sent(&cc, t + 10 * MS, 1, sent + i * 10 * US);
+		sdr_cc_on_sent(&cc, 1000);
+		sdr_cc_on_ack(&cc, t + 10 * MS, 10 * MS, 10, 0, 10000);
+	}
+	t += 10 * MS;
+	printf("burst of 50 lost: %" PRIu64 " loss cut(s), rate %.1f -> %.1f Mbit/s, "
+	       "%" PRIu64 " of the losses stale\n",
+	       cc.dec_loss - d0, r0 / 1e6, sdr_cc_rate(&cc) / 1e6, cc.stale_lost);
+	CHECK(cc.dec_loss - d0 == 1, "burst of 50: %" PRIu64 " loss cuts", cc.dec_loss - d0);
+	CHECK(sdr_cc_rate(&cc) >= r0 * (1 - p.loss_md) - 2, "cut %" PRIu64 " -> %" PRIu64, r0,
+	      sdr_cc_rate(&cc));
+	t = feed(&cc, t, 4, 10 * MS, 0);
+
+	/* the cut is the interval's loss fraction when below loss_md */
+	r0 = sdr_cc_rate(&cc);
+	d0 = cc.dec_loss;
+	sdr_cc_on_loss_sent(&cc, t, 10, t - 10 * MS);
+	t = feed(&cc, t, 1, 10 * MS, 0); /* 100 acknowledged, 10 lost */
+	CHECK(cc.dec_loss - d0 == 1 && NEAR(sdr_cc_rate(&cc), (double)r0 * (1 - 10.0 / 110)),
+	      "cut by the loss fraction: %" PRIu64 " -> %" PRIu64, r0, sdr_cc_rate(&cc));
+	t = feed(&cc, t, 4, 10 * MS, 0);
+
+	/* a stall: no ACK for 2 s, a probe found lost every 200 ms */
+	r0 = sdr_cc_rate(&cc);
+	d0 = cc.dec_loss;
+	for (unsigned i = 0; i < 10; i++) {
+		t += 200 * MS;
+		sdr_cc_on_loss_sent(&cc, t, 1, t - 200 * MS);
+	}
+	CHECK(cc.dec_loss - d0 <= 1, "stall: %" PRIu64 " cuts", cc.dec_loss - d0);
+	t = feed(&cc, t, 1, 10 * MS, 0);
+	printf("stall of 2 s: %" PRIu64 " loss cut(s), rate %.1f -> %.1f Mbit/s\n",
+	       cc.dec_loss - d0, r0 / 1e6, sdr_cc_rate(&cc) / 1e6);
+	CHECK(cc.dec_loss - d0 <= 1 && sdr_cc_rate(&cc) >= r0 * (1 - p.loss_md) - 2,
+	      "after the stall: %" PRIu64 " cuts, rate %" PRIu64, cc.dec_loss - d0,
+	      sdr_cc_rate(&cc));
+	t = feed(&cc, t, 4, 10 * MS, 0);
+
+	/* taken for lost 2 ms after leaving, on a 10 ms path: no signal */
+	d0 = cc.stale_lost;
+	sdr_cc_on_loss_sent(&cc, t, 50, t - 2 * MS);
+	CHECK(cc.stale_lost - d0 == 50, "premature losses counted");
+}
+
 int main(int argc, char **argv)
 {
 	/* --delay: also the bottleneck without ECN marking (by hand: about
@@ -581,6 +647,7 @@ int main(int argc, char **argv)
 	bool delay = argc > 1 && strcmp(argv[1], "--delay") == 0;
 
 	test_reactions();
+	test_loss_once();
 	test_alone();
 	for (unsigned n = 2; n <= 8; n *= 2) {
 		test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", n, "ECN+delay",

@@ -41,25 +41,31 @@ static struct stream st;
 /* receives that completed, and those not bit-exact or in error */
 static uint64_t b_done, b_bad;
 
-/* keep WINDOW sends and receives posted; each receive is checked against
- * the pattern of its send (receive n takes send n, from slot n % WINDOW)
- * and cleared before it is posted again */
+/* keep WINDOW sends and receives posted; receive n takes send n, whose
+ * pattern is that of its send slot, n % WINDOW. Receives may complete out
+ * of posting order (host-api.md §2): a receive's wr_id carries its number
+ * and its buffer slot (number << 8 | slot), each completed receive is
+ * checked against the pattern of its number, cleared, and its slot posted
+ * again for the next number */
+#define RX_WRID(n, slot) ((uint64_t)(n) << 8 | (slot))
 static void on_cqe(struct rig *r, int side, const struct sdr_cqe *e, void *arg)
 {
 	(void)arg;
 	if (side == RIG_B) {
-		uint8_t *buf = r->s[RIG_B].mem + (e->wr_id % WINDOW) * MSG;
+		unsigned slot = (unsigned)(e->wr_id & 0xff);
+		uint64_t n = e->wr_id >> 8;
+		uint8_t *buf = r->s[RIG_B].mem + (size_t)slot * MSG;
 
 		b_done++;
 		if (e->status || e->length != MSG ||
-		    rig_pattern_diff(buf, MSG, e->wr_id % WINDOW) != 0) {
+		    rig_pattern_diff(buf, MSG, (unsigned)(n % WINDOW)) != 0) {
 			b_bad++;
-			printf("bad recv %llu: status %d len %u diff %zu\n",
-			       (unsigned long long)e->wr_id, e->status, e->length,
-			       rig_pattern_diff(buf, MSG, e->wr_id % WINDOW));
+			printf("bad recv %llu: status %d len %u diff %zu\n", (unsigned long long)n,
+			       e->status, e->length,
+			       rig_pattern_diff(buf, MSG, (unsigned)(n % WINDOW)));
 		}
 		memset(buf, 0, MSG);
-		rig_recv(r, RIG_B, (st.recvd % WINDOW) * MSG, MSG, st.recvd);
+		rig_recv(r, RIG_B, (size_t)slot * MSG, MSG, RX_WRID(st.recvd, slot));
 		st.recvd++;
 	} else {
 		rig_send(r, RIG_A, (st.sent % WINDOW) * MSG, MSG, 0, st.sent);
@@ -111,7 +117,7 @@ static struct rig *mk_qp(const char *cc, uint8_t qp_cc)
 	memset(&st, 0, sizeof(st));
 	b_done = b_bad = 0;
 	for (unsigned i = 0; i < WINDOW; i++) {
-		rig_recv(r, RIG_B, (st.recvd % WINDOW) * MSG, MSG, st.recvd);
+		rig_recv(r, RIG_B, (size_t)i * MSG, MSG, RX_WRID(st.recvd, i));
 		st.recvd++;
 		rig_pattern(r->s[RIG_A].mem + (size_t)i * MSG, MSG, i);
 		rig_send(r, RIG_A, (st.sent % WINDOW) * MSG, MSG, 0, st.sent);

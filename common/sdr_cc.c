@@ -40,6 +40,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->loss_md = 0.3;
 	p->loss_frac = 0.05;
 	p->app_limited = 0.5;
+	p->quantum_bytes = 2 * 9216;
 	p->ecn_delay_frac = 0.25;
 	p->jit_k = 3;
 	p->jit_g = 1.0 / 8;
@@ -204,7 +205,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc, 1 - (q > (double)dt / 2 || lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
-	} else if ((double)cc->iv_sent_bytes * 8 <
+	} else if (((double)cc->iv_sent_bytes + cc->p.quantum_bytes) * 8 <
 		   cc->p.app_limited * cc->rate * (double)len / 1e9) {
 		ev = SDR_CC_HOLD; /* it did not use what it had */
 	} else if (cc->startup) {

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "sdr_wire.h"
 #include "sr_cc.h"
 #include "sr_desc.h"
 #include "txq.h"
@@ -34,6 +35,9 @@ void sdr_sr_cc_init(struct sdr_sr_cc *c, const struct sdr_qp *qp, int on)
 	memset(c, 0, sizeof(*c));
 	c->on = on ? 1 : 0;
 	sdr_cc_params_default(&p);
+	/* the pacer releases one frame at a time: two of them are what an
+	 * interval may fall short of at a low rate without being app-limited */
+	p.quantum_bytes = 2.0 * sdr_wire_data_frame_bytes(qp->mtu, 1);
 	if (sdr_sr_cfg.cc_target_us) {
 		p.target_ns = (uint64_t)sdr_sr_cfg.cc_target_us * 1000;
 		p.target_frac = 0;

@@ -180,6 +180,26 @@ static void test_reactions(void)
 	CHECK(sdr_cc_rate(&cc) == r0 && cc.last == SDR_CC_HOLD, "app-limited hold: %s",
 	      sdr_cc_event_name(cc.last));
 
+	/* at a rate where a frame takes longer than an interval (1 Mbit/s: 74 ms
+	 * for 9216 B, intervals of 25 ms) the intervals that sent nothing are
+	 * the pacer's granularity, not an idle application: the rate grows */
+	{
+		struct sdr_cc lo;
+		uint64_t tl = t;
+
+		sdr_cc_init(&lo, &p, GBIT, tl);
+		lo.rate = 1e6;
+		lo.startup = false;
+		for (unsigned k = 0; k < 10; k++) {
+			tl += 26 * MS;
+			sdr_cc_on_ack(&lo, tl, 25 * MS, 1, 0, 0);
+		}
+		CHECK(sdr_cc_rate(&lo) > 2000000 && lo.last == SDR_CC_INCREASE,
+		      "a QP at the floor that sends one frame per few intervals grows: %" PRIu64
+		      " bit/s, %s",
+		      sdr_cc_rate(&lo), sdr_cc_event_name(lo.last));
+	}
+
 	/* ceilings: lowered, the rate follows at once; raised, it is earned */
 	sdr_cc_set_ceiling(&cc, r0 / 2);
 	CHECK(sdr_cc_rate(&cc) == r0 / 2, "clamped to the new ceiling");

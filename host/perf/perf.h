@@ -188,6 +188,10 @@ struct argv_b {
 void av(struct argv_b *a, const char *s);
 void avf(struct argv_b *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint64_t max_msg_for(uint64_t size);
+struct sdr_scheme;
+/** A QP's attributes for messages of @p size in scheme @p sch: max_msg,
+ *  chunk, reliability and EC code (the rest left as they are). */
+void qp_attr_for(struct sdr_qp_attr *attr, uint64_t size, const struct sdr_scheme *sch);
 void av_common_eal(struct argv_b *a, const char *prefix, int mem_mb);
 void av_lcores(struct argv_b *a, unsigned workers, unsigned first_cpu);
 int pacing_measured(void);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "perf.h"
+#include "sdr_scheme.h"
 
 void av(struct argv_b *a, const char *s)
 {
@@ -37,6 +38,16 @@ uint64_t max_msg_for(uint64_t size)
 	if (mm < 8ull * o.mtu)
 		mm = 8ull * o.mtu;
 	return (mm + chunk - 1) / chunk * chunk;
+}
+
+void qp_attr_for(struct sdr_qp_attr *attr, uint64_t size, const struct sdr_scheme *sch)
+{
+	attr->max_msg = (uint32_t)max_msg_for(size);
+	attr->chunk_pkts = o.chunk_pkts;
+	attr->reliability = sch->rel;
+	attr->ec_code = sch->code;
+	attr->ec_k = (uint8_t)sch->k;
+	attr->ec_m = (uint8_t)sch->m;
 }
 
 void av_common_eal(struct argv_b *a, const char *prefix, int mem_mb)

@@ -148,12 +148,7 @@ static int eng_connect(struct eng *e)
 	unsigned nc = e->nc;
 	int rc;
 
-	attr.max_msg = (uint32_t)max_msg_for(p->size);
-	attr.chunk_pkts = o.chunk_pkts;
-	attr.reliability = sch.rel;
-	attr.ec_code = sch.code;
-	attr.ec_k = (uint8_t)sch.k;
-	attr.ec_m = (uint8_t)sch.m;
+	qp_attr_for(&attr, p->size, &sch);
 	daemons_mem(e->rig, &e->rss0, &e->vsz0);
 	t0 = now_s();
 	for (unsigned k = 0; k < e->nq; k++) {

@@ -149,12 +149,7 @@ static int fl_setup(struct flows *fl, const struct run_params *p)
 		if (!fl->ma[c] || !fl->mb[c])
 			return fl_fail(fl, "sdr_mr_reg", -errno, fl->ca[c]);
 	}
-	attr.max_msg = (uint32_t)max_msg_for(p->size);
-	attr.chunk_pkts = o.chunk_pkts;
-	attr.reliability = sch.rel;
-	attr.ec_code = sch.code;
-	attr.ec_k = (uint8_t)sch.k;
-	attr.ec_m = (uint8_t)sch.m;
+	qp_attr_for(&attr, p->size, &sch);
 	for (unsigned k = 0; k < fl->n; k++) {
 		struct flow *f = &fl->f[k];
 		struct sdr_qp_info ia, ib;

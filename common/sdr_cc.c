@@ -205,8 +205,9 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc, 1 - (q > (double)dt / 2 || lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
-	} else if (((double)cc->iv_sent_bytes + cc->p.quantum_bytes) * 8 <
-		   cc->p.app_limited * cc->rate * (double)len / 1e9) {
+	} else if ((double)cc->iv_sent_bytes * 8 <
+			   cc->p.app_limited * cc->rate * (double)len / 1e9 &&
+		   cc->rate * (double)len / 8e9 >= cc->p.quantum_bytes) {
 		ev = SDR_CC_HOLD; /* it did not use what it had */
 	} else if (cc->startup) {
 		cc->rate *= cc->p.startup_gain;

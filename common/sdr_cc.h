@@ -65,12 +65,12 @@ struct sdr_cc_params {
 	double loss_md;        /**< decrease on loss that is congestion: */
 	double loss_frac;      /**< ... under queueing, or more than this fraction lost */
 	double app_limited;    /**< an interval that sent less than this fraction of
-	                          rate x interval (less quantum_bytes) does not
-	                          increase the rate */
-	double quantum_bytes;  /**< what the pacer releases at once (a frame or
-	                          two): at a low rate an interval may be shorter
-	                          than one frame's time and send nothing, which is
-	                          not the application's limit */
+	                          rate x interval does not increase the rate ... */
+	double quantum_bytes;  /**< ... unless rate x interval is below this (two
+	                          frames: what the pacer releases at once): then
+	                          an interval may be shorter than a frame's time
+	                          and send nothing, which is the pacer's
+	                          granularity, not the application's limit */
 	double ecn_delay_frac; /**< while ECN leads (a CE mark within base_window):
 	                          delay alone cuts only above this fraction of the
 	                          base RTT ... */

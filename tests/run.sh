@@ -3,7 +3,9 @@
 # package set-up and the network-namespace tests; as a user, the root-only
 # tests are skipped):
 #   1. build in ./build and run every suite: unit, integration, external, fuzz, bluefield
-#      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md)
+#      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md;
+#      not ccbench: congestion-control fairness and convergence, figures of the
+#      machine's load, `meson test -C build --suite ccbench`, docs/congestion.md)
 #   2. build with ASan+UBSan in ./build-asan and run unit + integration
 #   3. libFuzzer build with clang in ./build-fuzz (bounded fuzzing runs)
 # Before its last line it lists every skipped test with its reason (the
@@ -28,7 +30,7 @@ add() { # build-dir: count the results of its last meson test run, note its skip
 
 echo "== 1. build + all suites (build/)"
 hw/x86/setup.sh "$top/build" || exit 1
-meson test -C build --no-suite soak --print-errorlogs || status=1
+meson test -C build --no-suite soak --no-suite ccbench --print-errorlogs || status=1
 add build
 
 if [ "${SDR_TEST_QUICK:-0}" != 1 ]; then

@@ -33,6 +33,10 @@ struct flow {
 	double cuts[3];                /* its controller's cuts: ECN, delay, loss */
 };
 
+#define LINK_KEYS 5
+static const char *const link_keys[LINK_KEYS] = {"pkts_in", "ce_marked", "dropped_buffer", "ect_in",
+						 "rate_bps_now"};
+
 struct flows {
 	const struct rig *rig;
 	struct flow *f;
@@ -46,13 +50,10 @@ struct flows {
 	double q[FLOW_Q_SAMPLES]; /* the emulator's backlog (B), bytes */
 	unsigned nq;
 	/* link_keys: at w0, at the end, at each window's end (wlink[0]: start) */
-	double link0[5], link1[5], wlink[FLOW_WIN_MAX + 1][5];
+	double link0[LINK_KEYS], link1[LINK_KEYS], wlink[FLOW_WIN_MAX + 1][LINK_KEYS];
 	double max_backlog, buffer;
 	char error[256];
 };
-
-static const char *const link_keys[5] = {"pkts_in", "ce_marked", "dropped_buffer", "ect_in",
-					 "rate_bps_now"};
 
 /* Telemetry of side @p b (0 = a, 1 = b): the rig's daemon and instance
  * (ring: one daemon, instances 0 and 1; veth: a daemon each, instance 0) */
@@ -65,18 +66,19 @@ static int side_query(const struct flows *fl, int b, const char *cmd, char *out,
 	return perf_tel_query(fl->rig, two ? b : 0, c, out, len);
 }
 
-/* The data direction's emulator: the receiving side's (b) */
-static void link_read(const struct flows *fl, double *v, double *backlog)
+/* The data direction's emulator: the receiving side's (b); @p v: the
+ * LINK_KEYS values of link_keys */
+static void link_read(const struct flows *fl, double v[LINK_KEYS], double *backlog)
 {
 	char buf[8192];
 
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < LINK_KEYS; k++)
 		v[k] = NAN;
 	if (backlog)
 		*backlog = NAN;
 	if (side_query(fl, 1, "/sdr/link", buf, sizeof(buf)) < 0)
 		return;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < LINK_KEYS; k++)
 		v[k] = perf_tel_num(buf, link_keys[k]);
 	if (backlog)
 		*backlog = perf_tel_num(buf, "backlog_bytes");
@@ -288,7 +290,7 @@ static int fl_loop(struct flows *fl, uint64_t size)
 		if (fl_poll(fl, t, size))
 			t_prog = now_s();
 		if (t >= next_q && t < fl->dur) { /* the queue, every 100 ms */
-			double v[4], b;
+			double v[LINK_KEYS], b;
 
 			link_read(fl, v, &b);
 			if (fl->nq < FLOW_Q_SAMPLES && !isnan(b) && t >= fl->w0 * fl->win)

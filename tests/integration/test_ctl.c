@@ -646,6 +646,21 @@ static int sized_call(int s, struct sdr_ctl_req *q, size_t qsize, struct sdr_ctl
 	return r->status;
 }
 
+/* QP_CREATE of an SR QP whose 2.1 request bytes cc and paths are @p cc and
+ * @p paths, sent as a request of @p qsize bytes: sized_call()'s answer */
+static int sr_create_with(int s, size_t qsize, uint8_t cc, uint8_t paths, struct sdr_ctl_resp *r,
+			  ssize_t *rsize)
+{
+	struct sdr_ctl_req q;
+
+	memset(&q, 0, sizeof(q));
+	q.type = SDR_CTL_QP_CREATE;
+	q.qp_attr.reliability = SDR_REL_SR;
+	q.cc = cc;
+	q.paths = paths;
+	return sized_call(s, &q, qsize, r, rsize);
+}
+
 /* The daemon runs with --outage-horizon-ms @p dflt. */
 static int t_horizon(const char *sock, uint32_t dflt)
 {
@@ -684,11 +699,7 @@ static int t_horizon(const char *sock, uint32_t dflt)
 		}
 		if (v) { /* the 2.1 cc byte: 0..2, anything above refused */
 			for (unsigned cc = 0; cc <= 3; cc++) {
-				memset(&q, 0, sizeof(q));
-				q.type = SDR_CTL_QP_CREATE;
-				q.qp_attr.reliability = SDR_REL_SR;
-				q.cc = (uint8_t)cc;
-				int st = sized_call(s, &q, qsize, &r, &n);
+				int st = sr_create_with(s, qsize, (uint8_t)cc, 0, &r, &n);
 				REQUIRE(cc <= SDR_QP_CC_ON ? st == 0 : st == -EINVAL,
 					"QP_CREATE with cc %u: %d (%s)", cc, st, r.msg);
 			}
@@ -697,11 +708,7 @@ static int t_horizon(const char *sock, uint32_t dflt)
 						      255};
 			for (unsigned i = 0; i < sizeof(pv) / sizeof(pv[0]); i++) {
 				unsigned p = pv[i];
-				memset(&q, 0, sizeof(q));
-				q.type = SDR_CTL_QP_CREATE;
-				q.qp_attr.reliability = SDR_REL_SR;
-				q.paths = (uint8_t)p;
-				int st = sized_call(s, &q, qsize, &r, &n);
+				int st = sr_create_with(s, qsize, 0, (uint8_t)p, &r, &n);
 				REQUIRE(p <= SDR_PATHS_MAX ? st == 0 : st == -EINVAL,
 					"QP_CREATE with paths %u: %d (%s)", p, st, r.msg);
 			}

@@ -524,6 +524,46 @@ unsigned sdr_worker_qp_pass(struct sdr_worker *w, uint64_t now)
 	return work;
 }
 
+/* Shutdown drain. Frames a port sent before the daemon stopped may still
+ * sit in a peer port's receive queue (a ring pair: the other instance of
+ * this process); left there they would be counted sent and never received,
+ * and the --stats-json frame accounting would not balance. So a worker that
+ * leaves its loop sends what its last pass built, stops sending (what it
+ * would send now is freed, counted tx_at_exit), and, once every worker has
+ * stopped sending, receives as usual until its ports are empty; then, once
+ * every worker did, takes what other workers handed it. Bounded by
+ * SDR_DRAIN_MS: a peer daemon that is still sending does not hold it up. */
+#define SDR_DRAIN_MS 50
+static void drain(struct sdr_worker *w)
+{
+	uint64_t end = rte_get_tsc_cycles() + sdr_ms_cycles(SDR_DRAIN_MS), now;
+	struct rte_mbuf *pkts[SDR_BURST];
+	unsigned empty = 0, n;
+
+	sdr_send_flushed(w);
+	w->tx_off = 1;
+	atomic_fetch_add_explicit(&sdr_g.drain_tx_off, 1, memory_order_acq_rel);
+	while ((now = rte_get_tsc_cycles()) < end) {
+		int all = atomic_load_explicit(&sdr_g.drain_tx_off, memory_order_acquire) ==
+			  sdr_g.nworkers;
+
+		if (poll_rx(w, now))
+			empty = 0;
+		else if (all && ++empty >= 2)
+			break;
+	}
+	atomic_fetch_add_explicit(&sdr_g.drain_rx_done, 1, memory_order_acq_rel);
+	while (atomic_load_explicit(&sdr_g.drain_rx_done, memory_order_acquire) < sdr_g.nworkers &&
+	       rte_get_tsc_cycles() < end)
+		rte_pause();
+	while ((n = rte_ring_dequeue_burst(w->handoff, (void **)pkts, SDR_BURST, NULL))) {
+		w->handoff_rx += n;
+		rx_burst(w, pkts, n, 1, NULL, rte_get_tsc_cycles());
+	}
+	sdr_send_flushed(w); /* (what the frames received made: tx_at_exit) */
+	w->tx_off = 0;
+}
+
 int sdr_worker_main(void *arg)
 {
 	struct sdr_worker *w = arg;
@@ -566,6 +606,7 @@ int sdr_worker_main(void *arg)
 			rte_pause();
 		}
 	}
+	drain(w);
 	atomic_store_explicit(&w->exited, 1, memory_order_release);
 	return 0;
 }

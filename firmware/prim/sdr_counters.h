@@ -83,6 +83,7 @@
 	X(tx_nombuf, "mbuf allocation failed (retried later)")         \
 	X(tx_full, "TX queue refused packets after retries (dropped)") \
 	X(closed_tx, "QP-CLOSED sent for a tombstone (not an error)")  \
+	X(tx_at_exit, "frame not sent: the daemon was stopping")       \
 	SDR_SCHEME_TX_ERRS(X)
 
 /* control plane (main lcore): every refused or dropped host connection and

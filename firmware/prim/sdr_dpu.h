@@ -21,7 +21,10 @@ struct sdr_dpu {
 	struct sdr_worker workers[SDR_MAX_WORKERS];
 	uint64_t tsc_hz;
 	volatile int running;
-	int workers_stopped;            /* set by main after the workers returned */
+	int workers_stopped; /* set by main after the workers returned */
+	/* shutdown drain (worker.c): workers that stopped sending, and those
+	 * that then found their ports empty */
+	_Atomic unsigned drain_tx_off, drain_rx_done;
 	uint64_t ctl_ctr[SDR_CTR__MAX]; /* counters of the control plane (main lcore only) */
 };
 

@@ -86,6 +86,7 @@ struct sdr_worker {
 	uint64_t ntrace;
 	uint32_t trace_cap; /* a power of two */
 	_Atomic int exited; /* the loop returned (shutdown): commands run inline */
+	uint8_t tx_off;     /* shutdown drain: frames are freed, not sent (tx_at_exit) */
 } __rte_cache_aligned;
 
 /** Something happened to @p qp (a packet, a descriptor, a command): the

@@ -20,6 +20,12 @@ void sdr_txq_flush(struct sdr_worker *w, unsigned i)
 	struct sdr_inst *in = &sdr_g.inst[i];
 	unsigned n = w->ntxb[i], sent = 0, tries = 0;
 
+	if (unlikely(w->tx_off)) { /* stopping (worker.c drain()) */
+		w->ctr[SDR_CTR_tx_at_exit] += n;
+		rte_pktmbuf_free_bulk(w->txb[i], n);
+		w->ntxb[i] = 0;
+		return;
+	}
 	while (sent < n && tries++ < 64) {
 		uint16_t k = rte_eth_tx_burst(in->port, (uint16_t)w->idx, &w->txb[i][sent],
 					      (uint16_t)(n - sent));

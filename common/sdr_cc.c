@@ -154,6 +154,26 @@ static double mdf(const struct sdr_cc *cc, double f)
 	return f < 1 - cc->p.max_mdf ? 1 - cc->p.max_mdf : f;
 }
 
+/* The interval of @p len ns sent less than app_limited of what its rate
+ * allowed: over the whole interval or, when the rate held a frame back, over
+ * the span its frames left in (and a quantum's time). Not judged where rate
+ * x interval is below the quantum: there the pacer's granularity decides
+ * what an interval sends. */
+static bool app_limited(const struct sdr_cc *cc, uint64_t len)
+{
+	double over = (double)len;
+
+	if (cc->rate * (double)len / 8e9 < cc->p.quantum_bytes)
+		return false;
+	if (cc->iv_held) {
+		double span = (double)cc->iv_span + cc->p.quantum_bytes * 8e9 / cc->rate;
+
+		if (span < over)
+			over = span;
+	}
+	return (double)cc->iv_sent_bytes * 8 < cc->p.app_limited * cc->rate * over / 1e9;
+}
+
 static void decide(struct sdr_cc *cc, uint64_t now)
 {
 	uint64_t len = now - cc->iv_start, target = sdr_cc_target(cc);
@@ -205,10 +225,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc, 1 - (q > (double)dt / 2 || lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
-	} else if (!cc->iv_held &&
-		   (double)cc->iv_sent_bytes * 8 <
-			   cc->p.app_limited * cc->rate * (double)len / 1e9 &&
-		   cc->rate * (double)len / 8e9 >= cc->p.quantum_bytes) {
+	} else if (app_limited(cc, len)) {
 		ev = SDR_CC_HOLD; /* it did not use what it had */
 	} else if (cc->startup) {
 		cc->rate *= cc->p.startup_gain;
@@ -272,6 +289,7 @@ static void tick(struct sdr_cc *cc, uint64_t now)
 	cc->iv_min_rtt = 0;
 	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
 	cc->iv_held = false;
+	cc->iv_span = 0;
 }
 
 void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t sent)

@@ -119,7 +119,8 @@ struct sdr_cc {
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
-	bool iv_held; /**< the rate held a frame back in this interval */
+	bool iv_held;     /**< the rate held a frame back in this interval ... */
+	uint64_t iv_span; /**< ... and the interval's frames left over this span (ns) */
 	/* counters (stats, JSON, telemetry) */
 	uint64_t acked, ce, lost_events, intervals;
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
@@ -146,14 +147,18 @@ static inline void sdr_cc_on_sent(struct sdr_cc *cc, uint32_t bytes)
 	cc->iv_sent_bytes += bytes;
 }
 
-/** The QP had a frame to send that its rate held back: this interval was
- *  rate-limited, whatever it sent (RFC 7661's "cwnd-limited", Linux's
- *  is_cwnd_limited), so it may increase. A QP that sends messages shorter
- *  than rate x interval would otherwise stay app-limited at a rate about
- *  twice its message size per round trip, never reaching the ceiling. */
-static inline void sdr_cc_on_held(struct sdr_cc *cc)
+/** The QP had a frame to send that its rate held back, and it sent this
+ *  interval's frames over @p span_ns (first to last): the app-limited test
+ *  then asks whether it sent at its rate over that span, not over the whole
+ *  interval (RFC 7661's "cwnd-limited", Linux's is_cwnd_limited). A QP that
+ *  sends messages shorter than rate x interval would otherwise stay
+ *  app-limited at about twice its message size per round trip, never
+ *  reaching the ceiling; a host that stalls in the middle of a backlog
+ *  stretches the span and still holds. */
+static inline void sdr_cc_on_held(struct sdr_cc *cc, uint64_t span_ns)
 {
 	cc->iv_held = true;
+	cc->iv_span = span_ns;
 }
 
 /**

@@ -374,7 +374,14 @@ static void rx_burst(struct sdr_worker *w, struct rte_mbuf **pkts, unsigned n, i
 	rte_pktmbuf_free_bulk(done, nd);
 }
 
-static unsigned poll_rx(struct sdr_worker *w, uint64_t now)
+/* RX bursts of every port, then the hand-off ring. A burst that brought
+ * frames reads the clock again, and the rest of the pass goes on with that
+ * time (*now): a worker descheduled between the pass's clock read and the
+ * burst (a loaded host, milliseconds) would otherwise date an ACK before it
+ * arrived, and an RTT sample shorter than the path's propagation delay
+ * would set the controller's base RTT below it for its whole window (every
+ * later interval then looks queued: delay cuts down to the floor). */
+static unsigned poll_rx(struct sdr_worker *w, uint64_t *now)
 {
 	struct rte_mbuf *pkts[SDR_BURST];
 	unsigned work = 0, n;
@@ -384,8 +391,10 @@ static unsigned poll_rx(struct sdr_worker *w, uint64_t now)
 
 		do {
 			n = rte_eth_rx_burst(sdr_g.inst[i].port, (uint16_t)w->idx, pkts, SDR_BURST);
-			if (n)
-				rx_burst(w, pkts, n, 0, &sdr_g.inst[i], now);
+			if (n) {
+				*now = rte_get_tsc_cycles();
+				rx_burst(w, pkts, n, 0, &sdr_g.inst[i], *now);
+			}
 			work += n;
 		} while (n == SDR_BURST && ++b < SDR_RX_BURSTS);
 	}
@@ -393,7 +402,8 @@ static unsigned poll_rx(struct sdr_worker *w, uint64_t now)
 	n = rte_ring_dequeue_burst(w->handoff, (void **)pkts, SDR_BURST, NULL);
 	if (n) {
 		w->handoff_rx += n;
-		rx_burst(w, pkts, n, 1, NULL, now);
+		*now = rte_get_tsc_cycles();
+		rx_burst(w, pkts, n, 1, NULL, *now);
 	}
 	return work + n;
 }
@@ -547,7 +557,7 @@ static void drain(struct sdr_worker *w)
 		int all = atomic_load_explicit(&sdr_g.drain_tx_off, memory_order_acquire) ==
 			  sdr_g.nworkers;
 
-		if (poll_rx(w, now))
+		if (poll_rx(w, &now))
 			empty = 0;
 		else if (all && ++empty >= 2)
 			break;
@@ -573,13 +583,13 @@ int sdr_worker_main(void *arg)
 	while (sdr_g.running) {
 		unsigned work = 0;
 		void *cmd;
-		uint64_t now = rte_get_tsc_cycles(); /* the one clock read of the pass */
+		uint64_t now = rte_get_tsc_cycles(); /* the pass's clock (poll_rx: again) */
 
 		while (rte_ring_dequeue(w->cmd, &cmd) == 0) {
 			run_cmd(w, cmd);
 			work++;
 		}
-		work += poll_rx(w, now);
+		work += poll_rx(w, &now);
 		for (struct sdr_hctx *c = w->ctxs; c; c = c->next_on_worker) {
 			if (c->ovf_n)
 				sdr_cq_drain(c);

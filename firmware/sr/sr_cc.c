@@ -68,9 +68,12 @@ void sdr_sr_cc_apply(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr_cc *
 
 	if (!c->on)
 		return;
-	if (qp->pace_held != c->held_seen) { /* (since the last visit or ACK) */
+	/* a frame held since the last visit or ACK; or one was in this
+	 * interval: the span of its sends so far */
+	if (qp->pace_held != c->held_seen || c->cc.iv_held) {
 		c->held_seen = qp->pace_held;
-		sdr_cc_on_held(&c->cc);
+		sdr_cc_on_held(&c->cc,
+			       c->tx_iv == c->cc.intervals ? cyc_ns(c->tx_last - c->tx_first) : 0);
 	}
 	if (bps == c->applied_bps)
 		return;

@@ -39,6 +39,8 @@ struct sdr_sr_cc {
 	uint64_t pend_ce, pend_pkts; /* echoed, not yet given to the controller */
 	uint64_t applied_bps;        /* rate the pacer has (0: give it) */
 	uint32_t held_seen;          /* qp->pace_held when the controller last looked */
+	uint64_t tx_iv;              /* the controller's interval tx_first/last are of */
+	uint64_t tx_first, tx_last;  /* TSC of its first and last data frame */
 	/* sender counters (stats) */
 	uint64_t echo_acks; /* ACKs with an ECN echo */
 	uint64_t ce_echoed; /* CE marks the echoes reported */
@@ -58,11 +60,18 @@ void sdr_sr_cc_set_ceiling(struct sdr_sr_cc *c, const struct sdr_qp *qp);
  *  has (worker lcore; cheap when nothing changed). */
 void sdr_sr_cc_apply(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr_cc *c);
 
-/** A data packet of @p bytes on the wire left (first pass or again). */
-static inline void sdr_sr_cc_sent(struct sdr_sr_cc *c, uint32_t bytes)
+/** A data packet of @p bytes on the wire left (first pass or again) at
+ *  @p now (TSC): the span of the controller's interval's sends. */
+static inline void sdr_sr_cc_sent(struct sdr_sr_cc *c, uint32_t bytes, uint64_t now)
 {
-	if (c->on)
-		sdr_cc_on_sent(&c->cc, bytes);
+	if (!c->on)
+		return;
+	sdr_cc_on_sent(&c->cc, bytes);
+	if (c->tx_iv != c->cc.intervals) {
+		c->tx_iv = c->cc.intervals;
+		c->tx_first = now;
+	}
+	c->tx_last = now;
 }
 
 /** Receiver: a data packet of the QP arrived (ICRC checked). */

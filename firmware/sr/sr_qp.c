@@ -59,7 +59,8 @@ static void core_sent(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, struct
 	if (sr->cc.on)
 		sdr_sr_cc_sent(&sr->cc,
 			       sdr_wire_data_frame_bytes(pkt < sm->npkts ? pkt_len(qp, sm, pkt) : 0,
-							 sm->imm != 0));
+							 sm->imm != 0),
+			       now);
 	if (data && sr->hooks)
 		sr->hooks->data_sent(sr->hook_ctx, w, qp, sm, pkt);
 }

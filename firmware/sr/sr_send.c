@@ -574,7 +574,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			break;
 		sdr_sr_path_retx_port(qp, sr);
 		sdr_txq_data(w, qp, m, sm, pkt, src, plen, pkt + 1 == sm->npkts);
-		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0));
+		sdr_sr_cc_sent(&sr->cc, sdr_wire_data_frame_bytes(plen, sm->imm != 0), now);
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
 		sent++;
 		budget--;

@@ -203,29 +203,39 @@ static void test_reactions(void)
 	/* a QP that sends messages shorter than rate x interval (a pipeline's
 	 * activations), each paced by its rate (frames held back), is
 	 * rate-limited, not app-limited: it grows to the ceiling; the same
-	 * sends without a held frame stay on hold */
+	 * sends without a held frame stay on hold, and so do they when their
+	 * frames were held but left over the whole interval (a host that
+	 * stalled in the middle of a backlog: it did not send at its rate) */
 	{
-		struct sdr_cc held, idle;
+		struct sdr_cc held, idle, slow;
 		uint64_t th = t;
 
 		sdr_cc_init(&held, &p, GBIT, th);
 		sdr_cc_init(&idle, &p, GBIT, th);
-		held.rate = idle.rate = 200e6;
-		held.startup = idle.startup = false;
+		sdr_cc_init(&slow, &p, GBIT, th);
+		held.rate = idle.rate = slow.rate = 200e6;
+		held.startup = idle.startup = slow.startup = false;
 		for (unsigned k = 0; k < 200; k++) {
 			th += 26 * MS;
 			/* 256 KiB in the interval: 2.1 Mbit of the 5.2 Mbit allowed */
 			sdr_cc_on_sent(&held, 262144);
-			sdr_cc_on_held(&held);
+			/* (sent at its rate: the span is the burst's time) */
+			sdr_cc_on_held(&held, (uint64_t)(262144 * 8e9 / held.rate));
 			sdr_cc_on_ack(&held, th, 25 * MS, 64, 0, 262144);
 			sdr_cc_on_sent(&idle, 262144);
 			sdr_cc_on_ack(&idle, th, 25 * MS, 64, 0, 262144);
+			sdr_cc_on_sent(&slow, 262144);
+			sdr_cc_on_held(&slow, 24 * MS);
+			sdr_cc_on_ack(&slow, th, 25 * MS, 64, 0, 262144);
 		}
 		CHECK(sdr_cc_rate(&held) >= 900000000 && sdr_cc_rate(&idle) < 400000000 &&
-			      idle.last == SDR_CC_HOLD,
+			      idle.last == SDR_CC_HOLD && slow.last == SDR_CC_HOLD &&
+			      sdr_cc_rate(&slow) < 400000000,
 		      "rate-limited bursts grow to the ceiling (%" PRIu64
-		      " bit/s), the same bursts unheld hold (%" PRIu64 " bit/s, %s)",
-		      sdr_cc_rate(&held), sdr_cc_rate(&idle), sdr_cc_event_name(idle.last));
+		      " bit/s), the same bursts unheld hold (%" PRIu64 " bit/s, %s), held"
+		      " over the whole interval too (%" PRIu64 " bit/s, %s)",
+		      sdr_cc_rate(&held), sdr_cc_rate(&idle), sdr_cc_event_name(idle.last),
+		      sdr_cc_rate(&slow), sdr_cc_event_name(slow.last));
 	}
 
 	/* ceilings: lowered, the rate follows at once; raised, it is earned */

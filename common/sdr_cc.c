@@ -205,7 +205,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc, 1 - (q > (double)dt / 2 || lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
-	} else if ((double)cc->iv_sent_bytes * 8 <
+	} else if (!cc->iv_held &&
+		   (double)cc->iv_sent_bytes * 8 <
 			   cc->p.app_limited * cc->rate * (double)len / 1e9 &&
 		   cc->rate * (double)len / 8e9 >= cc->p.quantum_bytes) {
 		ev = SDR_CC_HOLD; /* it did not use what it had */
@@ -270,6 +271,7 @@ static void tick(struct sdr_cc *cc, uint64_t now)
 	cc->iv_start = now;
 	cc->iv_min_rtt = 0;
 	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
+	cc->iv_held = false;
 }
 
 void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t sent)

@@ -119,6 +119,7 @@ struct sdr_cc {
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
+	bool iv_held; /**< the rate held a frame back in this interval */
 	/* counters (stats, JSON, telemetry) */
 	uint64_t acked, ce, lost_events, intervals;
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
@@ -143,6 +144,16 @@ void sdr_cc_set_ceiling(struct sdr_cc *cc, uint64_t ceiling_bps);
 static inline void sdr_cc_on_sent(struct sdr_cc *cc, uint32_t bytes)
 {
 	cc->iv_sent_bytes += bytes;
+}
+
+/** The QP had a frame to send that its rate held back: this interval was
+ *  rate-limited, whatever it sent (RFC 7661's "cwnd-limited", Linux's
+ *  is_cwnd_limited), so it may increase. A QP that sends messages shorter
+ *  than rate x interval would otherwise stay app-limited at a rate about
+ *  twice its message size per round trip, never reaching the ceiling. */
+static inline void sdr_cc_on_held(struct sdr_cc *cc)
+{
+	cc->iv_held = true;
 }
 
 /**

@@ -96,6 +96,7 @@ struct sdr_qp {
 	uint32_t tx_cursor;    /* send being transmitted (all older are on the wire) */
 	uint32_t ack_cursor;   /* oldest send not yet completed */
 	uint64_t progress_tsc; /* last progress of the sends (outage horizon) */
+	uint32_t pace_held;    /* a frame waited for the pacer (rate-limited, txframe.c) */
 	uint64_t horizon_tsc;  /* outage horizon (cycles; 0 = never): sdr_qp_horizon_set() */
 	uint32_t horizon_ms;   /* the same in ms, as the host is told (0 = never) */
 	struct sdr_qp_stats st;

@@ -32,6 +32,7 @@ struct rte_mbuf *sdr_txq_reserve(struct sdr_worker *w, struct sdr_qp *qp, uint32
 	sdr_pace_t1(w, t);
 	if (!ok) {
 		w->pace_stalls++;
+		qp->pace_held++; /* it had a frame to send: not app-limited */
 		return NULL;
 	}
 	if (w->loop_tx >= SDR_LOOP_TX) { /* enough for this loop: the next one */

@@ -66,7 +66,13 @@ void sdr_sr_cc_apply(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr_cc *
 {
 	uint64_t bps = sdr_cc_rate(&c->cc), rate = bps / 8;
 
-	if (!c->on || bps == c->applied_bps)
+	if (!c->on)
+		return;
+	if (qp->pace_held != c->held_seen) { /* (since the last visit or ACK) */
+		c->held_seen = qp->pace_held;
+		sdr_cc_on_held(&c->cc);
+	}
+	if (bps == c->applied_bps)
 		return;
 	qp->ecn_tx = SDR_ECN_ECT0; /* its data is ECN-capable from its first packet */
 	sdr_sched_flow_rate(&w->sched, sdr_qp_flow(qp), rate ? rate : 1, sdr_pace_burst(rate));

@@ -38,6 +38,7 @@ struct sdr_sr_cc {
 	uint32_t echo_ce, echo_pkts;
 	uint64_t pend_ce, pend_pkts; /* echoed, not yet given to the controller */
 	uint64_t applied_bps;        /* rate the pacer has (0: give it) */
+	uint32_t held_seen;          /* qp->pace_held when the controller last looked */
 	/* sender counters (stats) */
 	uint64_t echo_acks; /* ACKs with an ECN echo */
 	uint64_t ce_echoed; /* CE marks the echoes reported */

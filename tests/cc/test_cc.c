@@ -200,6 +200,34 @@ static void test_reactions(void)
 		      sdr_cc_rate(&lo), sdr_cc_event_name(lo.last));
 	}
 
+	/* a QP that sends messages shorter than rate x interval (a pipeline's
+	 * activations), each paced by its rate (frames held back), is
+	 * rate-limited, not app-limited: it grows to the ceiling; the same
+	 * sends without a held frame stay on hold */
+	{
+		struct sdr_cc held, idle;
+		uint64_t th = t;
+
+		sdr_cc_init(&held, &p, GBIT, th);
+		sdr_cc_init(&idle, &p, GBIT, th);
+		held.rate = idle.rate = 200e6;
+		held.startup = idle.startup = false;
+		for (unsigned k = 0; k < 200; k++) {
+			th += 26 * MS;
+			/* 256 KiB in the interval: 2.1 Mbit of the 5.2 Mbit allowed */
+			sdr_cc_on_sent(&held, 262144);
+			sdr_cc_on_held(&held);
+			sdr_cc_on_ack(&held, th, 25 * MS, 64, 0, 262144);
+			sdr_cc_on_sent(&idle, 262144);
+			sdr_cc_on_ack(&idle, th, 25 * MS, 64, 0, 262144);
+		}
+		CHECK(sdr_cc_rate(&held) >= 900000000 && sdr_cc_rate(&idle) < 400000000 &&
+			      idle.last == SDR_CC_HOLD,
+		      "rate-limited bursts grow to the ceiling (%" PRIu64
+		      " bit/s), the same bursts unheld hold (%" PRIu64 " bit/s, %s)",
+		      sdr_cc_rate(&held), sdr_cc_rate(&idle), sdr_cc_event_name(idle.last));
+	}
+
 	/* ceilings: lowered, the rate follows at once; raised, it is earned */
 	sdr_cc_set_ceiling(&cc, r0 / 2);
 	CHECK(sdr_cc_rate(&cc) == r0 / 2, "clamped to the new ceiling");

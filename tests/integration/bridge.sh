@@ -100,7 +100,8 @@ for x in d:
     assert l["dropped_loss"] > 0, "no loss applied in this direction"
     # per path (--link-ba: two, the ACKs and TCP's one flow each on one)
     lanes = x["lanes"]
-    want = ["default:delay=5ms"] if x["in"] == 0 else ["default/p0:delay=5ms", "default/p1:delay=5ms"]
+    want = (["default:delay=5ms"] if x["in"] == 0
+            else ["default/p0:delay=5ms", "default/p1:delay=5ms"])
     assert [y["lane"].split(",")[0] for y in lanes] == want, [y["lane"] for y in lanes]
     for k in ("pkts_in", "delivered", "dropped_loss", "released"):
         assert l[k] == sum(y[k] for y in lanes), (k, lanes)

@@ -88,7 +88,8 @@ port=$(rig_free_port)
 rpid=$!
 sleep 0.3
 "$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel sr --sizes 1M --count 4 \
-	--timeout 30 --quiet >"$SDR_TMP/send2.log" 2>&1 || { cat "$SDR_TMP/send2.log"; sdr_fail "sdr-send failed"; }
+	--timeout 30 --quiet >"$SDR_TMP/send2.log" 2>&1 ||
+	{ cat "$SDR_TMP/send2.log"; sdr_fail "sdr-send failed"; }
 wait $rpid || { cat "$SDR_TMP/recv2.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 /usr/bin/python3 - "$STATS" <<'PY' || { cat "$DPU_LOG"; sdr_fail "--link paths"; }
@@ -104,4 +105,5 @@ assert sum(n) == a["tx_pkts"] > 0, (n, a["tx_pkts"])
 assert sum(1 for x in n if x > 0) >= 2, n
 print("--link of 4 paths: frames per path %s (A sent %d)" % (n, a["tx_pkts"]))
 PY
-echo "link_peer: frames from A took profile froma only; lanes add up to the totals; bad profiles refused; --link of paths"
+echo "link_peer: frames from A took profile froma only; lanes add up to the totals;" \
+	"bad profiles refused; --link of paths"

@@ -21,21 +21,62 @@
 #define IPV4_MIN_HLEN 20u
 #define PROFILE_SPEC_MAX 4096u
 
-void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt)
+int sdr_link_plan_init_paths(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt,
+			     unsigned npaths)
 {
-	struct sdr_link_profile *d = &p->lane[0];
-
+	if (dflt != NULL && (npaths < 1 || npaths > SDR_LINK_PATHS_MAX))
+		return -EINVAL;
 	memset(p, 0, sizeof(*p));
-	p->nlanes = 1;
-	snprintf(d->name, sizeof(d->name), "%s", SDR_LINK_DEFAULT_LANE_NAME);
-	d->npaths = 1;
-	if (dflt != NULL) {
-		d->cfg = *dflt;
-		d->emulated = true;
-	} else {
+	if (dflt == NULL) {
+		struct sdr_link_profile *d = &p->lane[0];
+
+		p->nlanes = 1;
+		snprintf(d->name, sizeof(d->name), "%s", SDR_LINK_DEFAULT_LANE_NAME);
+		d->npaths = 1;
 		sdr_link_cfg_default(&d->cfg);
 		d->cfg.limit = SDR_LINK_PERFECT_LIMIT;
+		return 0;
 	}
+	p->nlanes = npaths;
+	for (unsigned k = 0; k < npaths; k++) {
+		struct sdr_link_profile *d = &p->lane[k];
+
+		if (npaths > 1)
+			snprintf(d->name, sizeof(d->name), "%s/p%u", SDR_LINK_DEFAULT_LANE_NAME, k);
+		else
+			snprintf(d->name, sizeof(d->name), "%s", SDR_LINK_DEFAULT_LANE_NAME);
+		d->cfg = dflt[k];
+		d->npaths = (uint8_t)npaths;
+		d->path = (uint8_t)k;
+		d->emulated = true;
+	}
+	return 0;
+}
+
+void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt)
+{
+	(void)sdr_link_plan_init_paths(p, dflt, 1);
+}
+
+int sdr_link_plan_init_spec(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen)
+{
+	struct sdr_link_cfg path[SDR_LINK_PATHS_MAX];
+	unsigned n = 0;
+	int rc;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (spec == NULL) {
+		sdr_link_plan_init(p, NULL);
+		return 0;
+	}
+	rc = sdr_link_parse_paths(spec, path, &n, err, errlen);
+	return rc ? rc : sdr_link_plan_init_paths(p, path, n);
+}
+
+unsigned sdr_link_plan_default_lane(const struct sdr_link_plan *p)
+{
+	return p->nlanes - 1u - p->lane[p->nlanes - 1].path;
 }
 
 static bool name_ok(const char *s, size_t n)
@@ -59,10 +100,11 @@ int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size
 	char buf[PROFILE_SPEC_MAX], *ips, *link, *c;
 	struct sdr_link_profile prof;
 	struct sdr_link_cfg path[SDR_LINK_PATHS_MAX];
-	unsigned nprof = 0, npaths = 0, first = p->nlanes - 1;
+	unsigned nprof = 0, npaths = 0, first = sdr_link_plan_default_lane(p);
+	unsigned ndflt = p->nlanes - first;
 	char sub[512];
 
-	for (unsigned i = 0; i + 1 < p->nlanes; i++)
+	for (unsigned i = 0; i < first; i++)
 		nprof += p->lane[i].path == 0;
 
 	if (err != NULL && errlen > 0)
@@ -105,7 +147,7 @@ int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size
 				spec, SDR_LINK_DEFAULT_LANE_NAME);
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i + 1 < p->nlanes; i++)
+	for (unsigned i = 0; i < first; i++)
 		if (group_len(p->lane[i].name) == strlen(prof.name) &&
 		    strncmp(p->lane[i].name, prof.name, strlen(prof.name)) == 0) {
 			sdr_link_seterr(err, errlen,
@@ -168,12 +210,13 @@ int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size
 	}
 	if (p->nlanes + npaths > SDR_LINK_LANES_MAX) {
 		sdr_link_seterr(err, errlen,
-				"link peer '%s': more than %u lanes in all (a lane per path)",
-				prof.name, SDR_LINK_LANES_MAX - 1);
+				"link peer '%s': more than %u lanes in all (a lane per path, the"
+				" default lane's included)",
+				prof.name, SDR_LINK_LANES_MAX);
 		return -ENOSPC;
 	}
-	/* insert before the default lane: one lane per path */
-	p->lane[first + npaths] = p->lane[first];
+	/* insert before the default lane's paths: one lane per path */
+	memmove(&p->lane[first + npaths], &p->lane[first], ndflt * sizeof(p->lane[0]));
 	for (unsigned k = 0; k < npaths; k++) {
 		struct sdr_link_profile *l = &p->lane[first + k];
 
@@ -198,7 +241,7 @@ unsigned sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip)
 	for (unsigned i = 0; i < p->naddr; i++)
 		if (p->addr[i] == ip)
 			return p->lane_of[i];
-	return p->nlanes - 1;
+	return sdr_link_plan_default_lane(p);
 }
 
 bool sdr_link_plan_active(const struct sdr_link_plan *p)
@@ -449,18 +492,23 @@ void sdr_link_stats_add(struct sdr_link_stats *sum, const struct sdr_link_stats 
 
 int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
 {
+	unsigned dflt;
+
 	if (plan == NULL || plan->nlanes < 1 || plan->nlanes > SDR_LINK_LANES_MAX ||
 	    plan->naddr > SDR_LINK_PEER_ADDRS_MAX)
 		return -EINVAL;
+	/* the default lane's paths end the plan, and no address leads there */
+	if (plan->lane[plan->nlanes - 1].path + 1u != plan->lane[plan->nlanes - 1].npaths)
+		return -EINVAL;
+	dflt = sdr_link_plan_default_lane(plan);
 	for (unsigned i = 0; i < plan->naddr; i++)
-		if (plan->lane_of[i] >= plan->nlanes - 1 || plan->lane[plan->lane_of[i]].path != 0)
+		if (plan->lane_of[i] >= dflt || plan->lane[plan->lane_of[i]].path != 0)
 			return -EINVAL;
 	for (unsigned i = 0; i < plan->nlanes; i++) {
 		const struct sdr_link_profile *x = &plan->lane[i];
 
 		if (x->npaths < 1 || x->npaths > SDR_LINK_PATHS_MAX || x->path >= x->npaths ||
-		    i - x->path + x->npaths > plan->nlanes ||
-		    (i == plan->nlanes - 1 && x->npaths != 1))
+		    i - x->path + x->npaths > plan->nlanes || (i >= dflt && x->naddr != 0))
 			return -EINVAL;
 	}
 	memset(s, 0, sizeof(*s));
@@ -473,19 +521,22 @@ int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan)
 
 unsigned sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len)
 {
+	unsigned lane;
 	uint32_t ip;
 
-	if (s->plan.nlanes == 1 || sdr_link_frame_src_ipv4(frame, len, &ip) != 0)
-		return s->plan.nlanes - 1;
-	if (!s->last_valid || s->last_ip != ip) {
-		s->last_ip = ip;
-		s->last_lane = sdr_link_plan_lane(&s->plan, ip);
-		s->last_valid = true;
+	if (s->plan.naddr == 0 || sdr_link_frame_src_ipv4(frame, len, &ip) != 0) {
+		lane = sdr_link_plan_default_lane(&s->plan);
+	} else {
+		if (!s->last_valid || s->last_ip != ip) {
+			s->last_ip = ip;
+			s->last_lane = sdr_link_plan_lane(&s->plan, ip);
+			s->last_valid = true;
+		}
+		lane = s->last_lane;
 	}
-	if (s->plan.lane[s->last_lane].npaths > 1)
-		return s->last_lane +
-		       sdr_link_frame_path(frame, len, s->plan.lane[s->last_lane].npaths);
-	return s->last_lane;
+	if (s->plan.lane[lane].npaths > 1)
+		return lane + sdr_link_frame_path(frame, len, s->plan.lane[lane].npaths);
+	return lane;
 }
 
 enum sdr_link_action sdr_link_set_decide(struct sdr_link_set *s, uint64_t now_ns,

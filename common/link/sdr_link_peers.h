@@ -28,10 +28,14 @@
  * sdr_link_frame_path() (a hash of its UDP source port). docs/link-emulator.md
  * "Paths".
  *
+ * The default lane (--link) may hold paths too (sdr_link_plan_init_spec():
+ * "default/p0" ... when it has several), chosen the same way.
+ *
  * The lanes of a plan are its profiles (each one lane per path) in the
- * order they were added, then the default lane (always last, one path). sdr_link_set runs one struct sdr_link per
- * lane and picks the lane of each frame by its source address; the DPDK
- * glue (sdr_link_dpdk.h) holds each lane's frames in a FIFO of its own.
+ * order they were added, then the default lane's paths (always last).
+ * sdr_link_set runs one struct sdr_link per lane and picks the lane of each
+ * frame by its source address, then its path; the DPDK glue
+ * (sdr_link_dpdk.h) holds each lane's frames in a FIFO of its own.
  */
 #ifndef SDR_LINK_PEERS_H
 #define SDR_LINK_PEERS_H
@@ -48,7 +52,7 @@ extern "C" {
 
 /** Most per-peer profiles of one port (the default lane comes on top). */
 #define SDR_LINK_PROFILES_MAX 16u
-/** Lanes of a plan: the profiles' paths and the default lane. */
+/** Lanes of a plan: the profiles' paths and the default lane's paths. */
 #define SDR_LINK_LANES_MAX (4u * SDR_LINK_PROFILES_MAX + 1u)
 /** Most source addresses over all profiles of a plan. */
 #define SDR_LINK_PEER_ADDRS_MAX 64u
@@ -75,7 +79,8 @@ struct sdr_link_profile {
 
 /** Profiles and the default lane of one receiving port. */
 struct sdr_link_plan {
-	unsigned nlanes; /**< profiles' paths + 1; lane nlanes - 1 is the default */
+	unsigned nlanes; /**< profiles' paths + the default lane's paths (the last
+			      lanes: sdr_link_plan_default_lane()) */
 	struct sdr_link_profile lane[SDR_LINK_LANES_MAX];
 	unsigned naddr; /**< every listed address, for the lookup */
 	uint32_t addr[SDR_LINK_PEER_ADDRS_MAX];
@@ -90,6 +95,28 @@ struct sdr_link_plan {
 void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt);
 
 /**
+ * The same with a default lane of @p npaths paths (1..SDR_LINK_PATHS_MAX,
+ * @p dflt[0..npaths - 1], as sdr_link_parse_paths() gives them): lanes
+ * "default/p0" ... "default/pN-1" when npaths > 1, a frame of another source
+ * taking the path of its UDP source port (sdr_link_frame_path()), as in a
+ * profile. @p dflt NULL: a perfect link (@p npaths ignored).
+ * @return 0, or -EINVAL (@p npaths out of range; @p p untouched).
+ */
+int sdr_link_plan_init_paths(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt,
+			     unsigned npaths);
+
+/**
+ * Start a plan from the --link text @p spec (untrusted; everything
+ * sdr_link_parse_paths() takes: one path, "A | B ..." or paths=N), or a
+ * perfect default lane when @p spec is NULL.
+ * @return 0, or -EINVAL with the parser's message in @p err.
+ */
+int sdr_link_plan_init_spec(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen);
+
+/** First lane of the default lane's paths (the default lane's path 0). */
+unsigned sdr_link_plan_default_lane(const struct sdr_link_plan *p);
+
+/**
  * Add a profile "[NAME:]IP[+IP...]:SPEC" (untrusted text) in front of the
  * default lane. The plan is unchanged on error.
  * @return 0, or -EINVAL (bad name, bad or repeated address, an address
@@ -102,7 +129,7 @@ void sdr_link_plan_init(struct sdr_link_plan *p, const struct sdr_link_cfg *dflt
 int sdr_link_plan_add(struct sdr_link_plan *p, const char *spec, char *err, size_t errlen);
 
 /** Lane of a frame from source @p ip (host byte order): its profile's first
- *  lane (path 0), or the default lane (p->nlanes - 1). */
+ *  lane (path 0), or the default lane's (sdr_link_plan_default_lane()). */
 unsigned sdr_link_plan_lane(const struct sdr_link_plan *p, uint32_t ip);
 
 /** The plan has a profile, or its default lane emulates something: the
@@ -187,7 +214,7 @@ struct sdr_link_set {
 int sdr_link_set_init(struct sdr_link_set *s, const struct sdr_link_plan *plan);
 
 /** Lane of a frame (its source address, then its path; non-IPv4: the
- *  default lane). */
+ *  default lane's path 0). */
 unsigned sdr_link_set_lane(struct sdr_link_set *s, const uint8_t *frame, uint32_t len);
 
 /**

@@ -35,8 +35,8 @@
 #define BR_FRAME_EST 1024u /* frame size for the pool estimate (ACKs are small) */
 
 struct br_dir {
-	const char *spec; /* --link-ab / --link-ba (or --link) */
-	struct sdr_link_cfg cfg;
+	const char *spec;          /* --link-ab / --link-ba (or --link) */
+	struct sdr_link_plan plan; /* its paths: the default lane's */
 	struct sdr_link_rx *link;
 	uint16_t in, out; /* ports */
 	uint64_t rx, rx_bytes, tx, tx_drop;
@@ -176,21 +176,21 @@ bad:
 	return 0;
 }
 
+/* The direction's plan: only the default lane, of one or several paths;
+ * @p second (the B->A direction of one --link) moves every seed by the
+ * number of paths, so no path shares its random streams with the other
+ * direction's. */
 static int br_link_cfg(struct br_dir *d, const char *spec, int second)
 {
-	char err[256];
+	char err[600];
 
 	d->spec = spec;
-	if (!spec) {
-		sdr_link_cfg_default(&d->cfg);
-		return 0;
-	}
-	if (sdr_link_parse(spec, &d->cfg, err, sizeof(err))) {
+	if (sdr_link_plan_init_spec(&d->plan, spec, err, sizeof(err))) {
 		fprintf(stderr, "sdr-dpu --bridge: link '%s': %s\n", spec, err);
 		return -1;
 	}
-	if (second)
-		d->cfg.seed++;
+	for (unsigned i = 0; second && i < d->plan.nlanes; i++)
+		d->plan.lane[i].cfg.seed += d->plan.nlanes;
 	return 0;
 }
 
@@ -216,19 +216,35 @@ static void br_print(FILE *f, struct br_dir *d, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct sdr_link_stats st;
-		char title[64];
+		char title[1200], lane[1100];
 
 		fprintf(f,
 			"bridge port %u -> port %u: %" PRIu64 " frames (%" PRIu64
 			" bytes) in, %" PRIu64 " out, %" PRIu64 " dropped at TX\n",
 			d[i].in, d[i].out, d[i].rx, d[i].rx_bytes, d[i].tx, d[i].tx_drop);
-		if (d[i].link) {
-			sdr_link_rx_stats(d[i].link, &st);
-			snprintf(title, sizeof(title), "link emulator port %u -> %u", d[i].in,
-				 d[i].out);
+		if (!d[i].link)
+			continue;
+		sdr_link_rx_stats(d[i].link, &st);
+		snprintf(title, sizeof(title), "link emulator port %u -> %u%s", d[i].in, d[i].out,
+			 d[i].plan.nlanes > 1 ? " (every path)" : "");
+		sdr_link_stats_print(f, title, &st);
+		for (unsigned l = 0; d[i].plan.nlanes > 1 && l < d[i].plan.nlanes; l++) {
+			sdr_link_rx_lane_stats(d[i].link, l, &st);
+			sdr_link_plan_format_lane(&d[i].plan, l, lane, sizeof(lane));
+			snprintf(title, sizeof(title), "link emulator port %u -> %u, %s", d[i].in,
+				 d[i].out, lane);
 			sdr_link_stats_print(f, title, &st);
 		}
 	}
+}
+
+static void br_json_counters(FILE *f, const struct sdr_link_stats *st)
+{
+	int k = 0;
+
+#define BR_JSON_FIELD_(name, help) fprintf(f, "%s\"%s\":%" PRIu64, k++ ? "," : "", #name, st->name);
+	SDR_LINK_STATS(BR_JSON_FIELD_)
+#undef BR_JSON_FIELD_
 }
 
 static int br_json(const char *path, struct br_dir *d, int n)
@@ -249,11 +265,20 @@ static int br_json(const char *path, struct br_dir *d, int n)
 			",\"tx\":%" PRIu64 ",\"tx_drop\":%" PRIu64 ",\"link\":{",
 			i ? "," : "", d[i].in, d[i].out, d[i].rx, d[i].rx_bytes, d[i].tx,
 			d[i].tx_drop);
-		int k = 0;
-#define BR_JSON_FIELD_(name, help) fprintf(f, "%s\"%s\":%" PRIu64, k++ ? "," : "", #name, st.name);
-		SDR_LINK_STATS(BR_JSON_FIELD_)
-#undef BR_JSON_FIELD_
-		fprintf(f, "}}");
+		br_json_counters(f, &st);
+		/* one object per path (one with a single path), as the daemon's
+		 * "lanes" */
+		fprintf(f, "},\"lanes\":[");
+		for (unsigned l = 0; d[i].link && l < d[i].plan.nlanes; l++) {
+			char lane[1100];
+
+			sdr_link_rx_lane_stats(d[i].link, l, &st);
+			sdr_link_plan_format_lane(&d[i].plan, l, lane, sizeof(lane));
+			fprintf(f, "%s{\"lane\":\"%s\",", l ? "," : "", lane);
+			br_json_counters(f, &st);
+			fprintf(f, "}");
+		}
+		fprintf(f, "]}");
 	}
 	fprintf(f, "]}\n");
 	return fclose(f) ? -errno : 0;
@@ -285,7 +310,7 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 	struct br_opts o;
 	struct br_dir d[2];
 	struct rte_mempool *pool = NULL;
-	char desc[1536];
+	char desc[8192]; /* every path */
 	int rc = br_parse(argc, argv, &o), status = 1;
 
 	if (rc)
@@ -312,7 +337,7 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 
 	for (int i = 0; i < 2; i++)
 		if (d[i].spec)
-			need += sdr_link_mbufs_needed(&d[i].cfg, BR_FRAME_EST, BR_LINE_BPS);
+			need += sdr_link_plan_mbufs_needed(&d[i].plan, BR_FRAME_EST, BR_LINE_BPS);
 	unsigned nmbufs = o.mbufs > need + 2 * BR_NB_DESC + 1024 ? o.mbufs
 								 : need + 2 * BR_NB_DESC + 1024;
 
@@ -334,7 +359,7 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		if (!d[i].spec)
 			continue;
-		d[i].link = sdr_link_rx_attach(d[i].in, 0, &d[i].cfg, pool);
+		d[i].link = sdr_link_rx_attach_plan(d[i].in, 0, &d[i].plan, pool);
 		if (!d[i].link) {
 			fprintf(stderr,
 				"sdr-dpu --bridge: cannot attach the link emulator to port %u: "
@@ -354,9 +379,11 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 				p, rte_strerror(-rc));
 	}
 	for (int i = 0; i < 2; i++) {
-		if (!d[i].spec || sdr_link_cfg_format(&d[i].cfg, desc, sizeof(desc)) < 0)
-			snprintf(desc, sizeof(desc), "no emulation");
-		printf("sdr-dpu --bridge: port %u -> port %u: %s\n", d[i].in, d[i].out, desc);
+		const char *spec = desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1;
+
+		if (!d[i].spec || sdr_link_plan_format(&d[i].plan, 0, desc, sizeof(desc)) < 0)
+			snprintf(desc, sizeof(desc), "no emulation"), spec = desc;
+		printf("sdr-dpu --bridge: port %u -> port %u: %s\n", d[i].in, d[i].out, spec);
 	}
 	printf("sdr-dpu --bridge: forwarding, %u mbufs\n", nmbufs);
 

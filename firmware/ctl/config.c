@@ -187,8 +187,10 @@ static const struct sdr_opt cfg_opts[] = {
 	 INST(link),
 	 .help = "long-haul link emulator on this port's receive side\n"
 		 "(e.g. delay=12.5ms,rate=1gbit,buffer=4MB,loss=1e-3,seed=7;\n"
-		 "see docs/link-emulator.md); with --link-peer: the link of\n"
-		 "frames from sources no profile lists"},
+		 "see docs/link-emulator.md); several paths (ECMP by the UDP\n"
+		 "source port): SPEC | SPEC ..., or paths=N; with\n"
+		 "--link-peer: the link of frames from sources no profile\n"
+		 "lists"},
 	{.name = "link-peer",
 	 .arg = "[NAME:]IP[+IP...]:SPEC",
 	 .fn = on_link_peer,

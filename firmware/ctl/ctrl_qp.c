@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -23,6 +24,7 @@
 #include "sdr_rss.h"
 #include "sdr_tomb.h"
 #include "sr_qp.h"
+#include "stats.h"
 #include "worker.h"
 
 /* A secret (R_Key, control key): from the kernel's CSPRNG, not rte_rand(). */
@@ -463,6 +465,14 @@ void ctl_qp_destroy(struct sdr_hctx *c, struct sdr_qp *qp, uint8_t why)
 	for (i = 0; i < c->nqps && c->qps[i] != qp; i++)
 		;
 	c->qps[i] = c->qps[--c->nqps];
+	/* with periodic stats: the QP's last block, its counters final (no
+	 * worker touches it any more), which the next period could not show */
+	if (sdr_g.cfg.stats_interval) {
+		printf("sdr-dpu[%s]: QP 0x%06x closed; its last stats:\n", qp->inst->cfg.name,
+		       qp->qpn_base);
+		sdr_stats_qp_print(stdout, qp);
+		fflush(stdout);
+	}
 	sdr_qp_stats_fold(&qp->inst->closed, &qp->st);
 	sdr_ct_hist_fold(&qp->inst->closed_hist, &qp->ct_hist);
 	sdr_qp_teardown(qp);

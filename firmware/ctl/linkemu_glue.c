@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* --link and --link-peer: the long-haul link emulator (firmware/linkemu/) on
- * an instance's RX, one lane per per-peer profile plus the default lane.
+ * an instance's RX, one lane per path of each per-peer profile and of the
+ * default lane (--link).
  * Layer ctl/: the control plane (main lcore); it calls the layers below, nothing calls it. */
 #include <stdio.h>
 #include <string.h>
@@ -48,17 +49,15 @@ int sdr_linkemu_on(const struct sdr_inst *in)
 int sdr_linkemu_prepare(struct sdr_inst *in, unsigned *extra_mbufs)
 {
 	struct sdr_link_plan *p = &link_plan[in->idx];
-	struct sdr_link_cfg dflt;
 	char err[600];
 
 	*extra_mbufs = 0;
 	if (!sdr_linkemu_on(in))
 		return 0;
-	if (in->cfg.link && sdr_link_parse(in->cfg.link, &dflt, err, sizeof(err))) {
+	if (sdr_link_plan_init_spec(p, in->cfg.link, err, sizeof(err))) {
 		fprintf(stderr, "sdr-dpu: --link '%s': %s\n", in->cfg.link, err);
 		return -1;
 	}
-	sdr_link_plan_init(p, in->cfg.link ? &dflt : NULL);
 	for (unsigned i = 0; i < in->cfg.n_link_peer; i++)
 		if (sdr_link_plan_add(p, in->cfg.link_peer[i], err, sizeof(err))) {
 			fprintf(stderr, "sdr-dpu: --link-peer: %s\n", err);
@@ -123,7 +122,9 @@ int sdr_linkemu_attach(struct sdr_inst *in)
 		if (p->lane[i].path == 0 && sdr_link_plan_format(p, i, desc, sizeof(desc)) >= 0)
 			printf("sdr-dpu[%s]: link emulator on RX of port %u: %s%s\n", in->cfg.name,
 			       in->port,
-			       p->nlanes > 1 ? desc : desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1,
+			       sdr_link_plan_default_lane(p) > 0
+				       ? desc
+				       : desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1,
 			       sdr_g.nworkers > 1 ? " (per RX queue)" : "");
 	return 0;
 }

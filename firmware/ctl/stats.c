@@ -163,7 +163,7 @@ int sdr_stats_json(const char *path)
 			i ? "," : "", in->cfg.name, in->port, p.rx_pkts, p.rx_bytes, p.tx_pkts,
 			p.tx_bytes, sdr_linkemu_on(in));
 		sdr_linkemu_foreach(in, -1, json_link_cb, f);
-		/* per lane: the per-peer profiles, then the default lane */
+		/* per lane: the per-peer profiles' paths, then the default lane's */
 		fprintf(f, ",\"lanes\":[");
 		for (unsigned l = 0; l < sdr_linkemu_lanes(in); l++) {
 			char desc[1024];

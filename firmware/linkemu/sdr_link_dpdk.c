@@ -485,5 +485,5 @@ void sdr_link_rx_set_trace(struct sdr_link_rx *rx, sdr_link_trace_fn fn, void *a
 
 const struct sdr_link_cfg *sdr_link_rx_cfg(const struct sdr_link_rx *rx)
 {
-	return &rx->set.plan.lane[rx->nlanes - 1].cfg;
+	return &rx->set.plan.lane[sdr_link_plan_default_lane(&rx->set.plan)].cfg;
 }

@@ -12,8 +12,9 @@
  *
  * An instance runs one emulated link per lane of a plan (sdr_link_peers.h):
  * per-peer profiles chosen by the frame's source IPv4 address, and the
- * default lane for every other frame; an instance made from one struct
- * sdr_link_cfg has only the default lane.
+ * default lane for every other frame, each of them of one or several paths
+ * chosen by the frame's UDP source port; an instance made from one struct
+ * sdr_link_cfg has only the default lane, of one path.
  *
  * Held frames sit in a FIFO ring per lane (in-order frames: their departure
  * times are monotonic, O(1) per frame) and one binary min-heap (reordered
@@ -134,7 +135,7 @@ uint64_t sdr_link_rx_next_departure(const struct sdr_link_rx *rx);
  *  (sdr_link_stats_add()), into @p stats. */
 void sdr_link_rx_stats(const struct sdr_link_rx *rx, struct sdr_link_stats *stats);
 
-/** Lanes of the instance (profiles + the default lane, which is last). */
+/** Lanes of the instance (the profiles' paths, then the default lane's). */
 unsigned sdr_link_rx_nlanes(const struct sdr_link_rx *rx);
 /** The plan the instance runs (lane names, addresses, descriptions). */
 const struct sdr_link_plan *sdr_link_rx_plan(const struct sdr_link_rx *rx);
@@ -145,7 +146,7 @@ void sdr_link_rx_lane_stats(const struct sdr_link_rx *rx, unsigned lane,
 /** Install (or with NULL remove) a per-release trace hook. */
 void sdr_link_rx_set_trace(struct sdr_link_rx *rx, sdr_link_trace_fn fn, void *arg);
 
-/** The configuration of the instance's default lane. */
+/** The configuration of the instance's default lane (its path 0). */
 const struct sdr_link_cfg *sdr_link_rx_cfg(const struct sdr_link_rx *rx);
 
 /** Flip the bits of @p v in a (possibly multi-segment) mbuf chain. */

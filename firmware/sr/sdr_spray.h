@@ -54,7 +54,9 @@ struct sdr_spray_path {
 	uint8_t probing;                           /* its probe unit is out */
 	/* counters (stats) */
 	uint64_t units, acked, lost, ce, suspends, probes_sent, halvings;
-	uint64_t moved; /* its units sent again on another path when it was suspended */
+	uint64_t frames;      /* data packets sent on it (first passes and retransmissions) */
+	uint64_t retx_frames; /* of which retransmissions */
+	uint64_t moved;       /* its units sent again on another path when it was suspended */
 };
 
 /** The paths of one QP. n <= 1: no spraying (the template's port). */

@@ -177,6 +177,7 @@ void sdr_sr_qp_kv(const struct sdr_qp *qp, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "outage_longest_ms", sr->outage_longest_ms);
 	kv->u64(kv->arg, "horizon_ms", qp->horizon_ms);
 	sdr_sr_cc_kv(&sr->cc, kv);
+	sdr_sr_path_kv(sr, kv);
 }
 
 void sdr_sr_qp_metrics(const struct sdr_qp *qp, const struct sdr_metric_sink *m)

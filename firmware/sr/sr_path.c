@@ -153,13 +153,15 @@ void sdr_sr_path_print(FILE *f, const struct sdr_sr *sr)
 
 		fprintf(f,
 			"    path %u (port %u): %s weight %u share %u.%u %% | srtt %" PRIu64
-			" us min %" PRIu64 " us | units %" PRIu64 " acked %" PRIu64 " lost %" PRIu64
-			" ce %" PRIu64 " | loss %u.%u %% ce %u.%u %% | suspends %" PRIu64
-			" probes %" PRIu64 " moved %" PRIu64 "\n",
+			" us min %" PRIu64 " us | frames %" PRIu64 " retx %" PRIu64
+			" | units %" PRIu64 " acked %" PRIu64 " lost %" PRIu64 " ce %" PRIu64
+			" | loss %u.%u %% ce %u.%u %% | suspends %" PRIu64 " probes %" PRIu64
+			" moved %" PRIu64 "\n",
 			i, q->sport, sdr_spray_state_name(q->state), q->weight, share(sr, i) / 10,
-			share(sr, i) % 10, cyc_us(q->srtt), cyc_us(q->min_rtt), q->units, q->acked,
-			q->lost, q->ce, q->loss_milli / 10, q->loss_milli % 10, q->ce_milli / 10,
-			q->ce_milli % 10, q->suspends, q->probes_sent, q->moved);
+			share(sr, i) % 10, cyc_us(q->srtt), cyc_us(q->min_rtt), q->frames,
+			q->retx_frames, q->units, q->acked, q->lost, q->ce, q->loss_milli / 10,
+			q->loss_milli % 10, q->ce_milli / 10, q->ce_milli % 10, q->suspends,
+			q->probes_sent, q->moved);
 	}
 }
 
@@ -173,14 +175,36 @@ void sdr_sr_path_json(FILE *f, const struct sdr_sr *sr)
 
 		fprintf(f,
 			"%s{\"port\":%u,\"state\":\"%s\",\"weight\":%u,\"share\":%.3f,\"srtt_us\":"
-			"%" PRIu64 ",\"min_rtt_us\":%" PRIu64 ",\"units\":%" PRIu64
-			",\"acked\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"ce\":%" PRIu64
-			",\"loss\":%.3f,\"ce_frac\":%.3f"
+			"%" PRIu64 ",\"min_rtt_us\":%" PRIu64 ",\"frames\":%" PRIu64
+			",\"retx_frames\":%" PRIu64 ",\"units\":%" PRIu64 ",\"acked\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"ce\":%" PRIu64 ",\"loss\":%.3f,\"ce_frac\":%.3f"
 			",\"suspends\":%" PRIu64 ",\"probes\":%" PRIu64 ",\"moved\":%" PRIu64 "}",
 			i ? "," : "", q->sport, sdr_spray_state_name(q->state), q->weight,
-			share(sr, i) / 1000.0, cyc_us(q->srtt), cyc_us(q->min_rtt), q->units,
-			q->acked, q->lost, q->ce, q->loss_milli / 1000.0, q->ce_milli / 1000.0,
-			q->suspends, q->probes_sent, q->moved);
+			share(sr, i) / 1000.0, cyc_us(q->srtt), cyc_us(q->min_rtt), q->frames,
+			q->retx_frames, q->units, q->acked, q->lost, q->ce, q->loss_milli / 1000.0,
+			q->ce_milli / 1000.0, q->suspends, q->probes_sent, q->moved);
 	}
 	fprintf(f, "]");
+}
+
+void sdr_sr_path_kv(const struct sdr_sr *sr, const struct sdr_kv *kv)
+{
+	char k[32];
+
+	if (sr->spray.n <= 1)
+		return;
+	for (unsigned i = 0; i < sr->spray.n; i++) {
+		const struct sdr_spray_path *q = &sr->spray.p[i];
+
+		snprintf(k, sizeof(k), "path%u_frames", i);
+		kv->u64(kv->arg, k, q->frames);
+		snprintf(k, sizeof(k), "path%u_retx_frames", i);
+		kv->u64(kv->arg, k, q->retx_frames);
+		snprintf(k, sizeof(k), "path%u_srtt_us", i);
+		kv->u64(kv->arg, k, cyc_us(q->srtt));
+		snprintf(k, sizeof(k), "path%u_min_rtt_us", i);
+		kv->u64(kv->arg, k, cyc_us(q->min_rtt));
+		snprintf(k, sizeof(k), "path%u_active", i);
+		kv->u64(kv->arg, k, q->state == SDR_SPRAY_ACTIVE);
+	}
 }

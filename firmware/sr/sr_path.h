@@ -31,11 +31,21 @@ void sdr_sr_path_first_sent(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_sr_
 
 /** A retransmission of unit @p u starts: its path is chosen. */
 void sdr_sr_path_retx_start(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
-/** Before each retransmitted packet: its port. */
-static inline void sdr_sr_path_retx_port(struct sdr_qp *qp, const struct sdr_sr *sr)
+/** Before each retransmitted packet: its port (and the path's count). */
+static inline void sdr_sr_path_retx_port(struct sdr_qp *qp, struct sdr_sr *sr)
+{
+	if (sr->spray.n > 1) {
+		qp->tx_sport = sr->spray.p[sr->spray_retx].sport;
+		sr->spray.p[sr->spray_retx].frames++;
+		sr->spray.p[sr->spray_retx].retx_frames++;
+	}
+}
+
+/** A data packet of a first pass left (on the current path's port). */
+static inline void sdr_sr_path_pkt_sent(struct sdr_sr *sr)
 {
 	if (sr->spray.n > 1)
-		qp->tx_sport = sr->spray.p[sr->spray_retx].sport;
+		sr->spray.p[sr->spray.cur].frames++;
 }
 /** The retransmission of @p u ended (its last packet left at @p now). */
 void sdr_sr_path_retx_sent(struct sdr_qp *qp, struct sdr_sr *sr, struct sdr_sr_unit *u,
@@ -84,8 +94,11 @@ static inline void sdr_sr_path_lost(struct sdr_sr *sr, const struct sdr_sr_unit 
 		sdr_spray_lost(&sr->spray, u->path);
 }
 
-/** Stats: a line per path; JSON "paths":[...]; keys path<i>_*. */
+/** Stats: a line per path; JSON "paths":[...]; telemetry keys path<i>_*
+ *  (frames, retx_frames, srtt_us, min_rtt_us, active). Nothing with one
+ *  path. */
 void sdr_sr_path_print(FILE *f, const struct sdr_sr *sr);
 void sdr_sr_path_json(FILE *f, const struct sdr_sr *sr);
+void sdr_sr_path_kv(const struct sdr_sr *sr, const struct sdr_kv *kv);
 
 #endif /* SDR_SR_PATH_H */

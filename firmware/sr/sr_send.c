@@ -117,6 +117,7 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
 	uint32_t unit = pkt_off < sm->npkts ? pkt_off / qp->ppc : ss->nchunks, first, end;
 	struct sdr_sr_unit *u = &ss->u[unit];
 
+	sdr_sr_path_pkt_sent(sr);
 	unit_pkts(qp, sm, ss, unit, &first, &end);
 	if (++u->sent != end - first)
 		return;

@@ -81,6 +81,8 @@ struct opts {
 	/* flows (perf_flows.c) */
 	double flow_gap; /* s between the starts of two flows */
 	double flow_win; /* s: goodput windows (Jain's index per window) */
+	/* --path-trace (perf_paths.c) */
+	double path_trace; /* s between two samples of the per-path frames (0 = off) */
 };
 
 extern struct opts o;                /* perf_opts.c */
@@ -126,6 +128,7 @@ enum {
 	O_IMM,
 	O_FLOW_GAP,
 	O_FLOW_WIN,
+	O_PATH_TRACE,
 };
 
 /* The options of the rig and of the daemons, of the runs, of codec and sweep. */
@@ -277,5 +280,10 @@ int run_flows(void); /* perf_flows.c: competing flows */
  * answer in @p out, or -1 (perf_telemetry.c); the number after "key": in it. */
 int perf_tel_query(const struct rig *r, int d, const char *cmd, char *out, size_t len);
 double perf_tel_num(const char *json, const char *key);
+
+/* --path-trace (perf_paths.c): per-path frames sampled during a run */
+void path_trace_start(const struct rig *rig, double now);
+void path_trace_tick(const struct rig *rig, double now);
+void path_trace_print(const struct rig *rig);
 
 #endif

@@ -109,8 +109,10 @@ void av_fw_global(struct argv_b *a, uint64_t max_msg)
 
 void av_fw_inst(struct argv_b *a, const struct rig *r)
 {
-	if (r->link[0])
-		avf(a, "--link=%s", r->link);
+	if (r->link[0]) { /* (two arguments: a spec of paths is longer than a store slot) */
+		av(a, "--link");
+		av(a, r->link);
+	}
 	if (o.port_rate)
 		avf(a, "--port-rate=%s", o.port_rate);
 }

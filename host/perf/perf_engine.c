@@ -393,6 +393,7 @@ static int eng_loop(struct eng *e)
 	const struct run_params *p = e->p;
 
 	e->t_progress = now_s();
+	path_trace_start(e->rig, e->t_progress);
 	if (p->warmup == 0)
 		eng_mark(e, e->t_progress);
 	while (!g_stop && (e->rdone < e->total || e->sdone < e->total)) {
@@ -403,6 +404,7 @@ static int eng_loop(struct eng *e)
 		    eng_poll_sends(e, &progress) || eng_poll_recvs(e, &progress))
 			return -1;
 		t = now_s();
+		path_trace_tick(e->rig, t);
 		if (progress) {
 			e->t_progress = t;
 			e->spin = 0;
@@ -481,6 +483,7 @@ void run_engine(const struct rig *rig, const struct run_params *p, struct run_re
 		eng_results(&e);
 	if (res->ok == 1 && res->measured == 0)
 		fail(res, "nothing measured");
+	path_trace_print(rig);
 	free(e.lat);
 	free(e.slat);
 	free(e.ea.qp);

@@ -233,6 +233,17 @@ static const struct sdr_opt opts[] = {
 	 .var = &o.flow_win,
 	 .dflt = "1",
 	 .help = "flows: goodput windows, Jain's index per window (default 1)"},
+	{.name = "path-trace",
+	 .arg = "SEC",
+	 .id = O_PATH_TRACE,
+	 .kind = SDR_OPT_DOUBLE,
+	 .fmax = 60,
+	 .flags = SDR_OPTF_GT_MIN,
+	 .var = &o.path_trace,
+	 .help = "bw/lat: every SEC, the sender's frames per path (--paths)\n"
+		 "and the receiver's link emulator lanes (telemetry), printed\n"
+		 "as a JSON line {\"mode\":\"paths\"} at the end\n"
+		 "(host/perf/paths_plot.py: PNG; docs/multipath.md)"},
 	{.name = "imm",
 	 .arg = "VALUE",
 	 .id = O_IMM,

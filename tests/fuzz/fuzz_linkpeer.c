@@ -6,18 +6,23 @@
  *
  * Byte 0 picks the mode:
  *   even  the rest is a frame: its lane under a fixed plan of four profiles
- *         (one of three paths) and the default lane, with every prefix
- *         length of the header (the glue reads only the first segment).
+ *         (one of three paths) and a default lane of three paths (--link
+ *         "A | B | C"), with every prefix length of the header (the glue
+ *         reads only the first segment).
  *         Invariants: the lane is in range; when the source address parses,
- *         the lane is the one the plan lists for it plus the frame's path
- *         (the default lane otherwise); a frame too short
+ *         the lane is the one the plan lists for it (the default lane's
+ *         first when none) plus the frame's path (the default lane's path 0
+ *         otherwise); a frame too short
  *         for an IPv4 header never yields an address; the decision of the
  *         lane's link leaves the counters' identity intact.
- *   odd   the rest is a --link-peer text (NUL-terminated here): added to a
- *         plan that has one profile already. Invariants: a refusal leaves
- *         the plan unchanged and says why; an accepted profile (of one or
- *         more paths, '|' or paths=N) takes a lane per path, and its
+ *   1, 5, ...  the rest is a --link-peer text (NUL-terminated here): added
+ *         to a plan that has one profile already. Invariants: a refusal
+ *         leaves the plan unchanged and says why; an accepted profile (of
+ *         one or more paths, '|' or paths=N) takes a lane per path, and its
  *         canonical text, added to a fresh plan, gives the same lanes.
+ *   3, 7, ...  the rest is a --link text (sdr_link_plan_init_spec()): a
+ *         refusal says why; an accepted one makes a default lane of a lane
+ *         per path, and its canonical text gives the same lanes back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +41,7 @@
 	} while (0)
 
 static struct sdr_link_plan plan, base;
-static struct sdr_link_set set;
+static struct sdr_link_set set, set_text;
 static int ready;
 
 static void setup(void)
@@ -48,13 +53,10 @@ static void setup(void)
 		"10.100.4.2:",
 		"multi:10.100.5.2:delay=1ms | delay=2ms,rate=1gbit,down=10us+5us | loss=0.1",
 	};
-	struct sdr_link_cfg d;
-
 	if (ready)
 		return;
-	if (sdr_link_parse("delay=1ms", &d, NULL, 0))
+	if (sdr_link_plan_init_spec(&plan, "delay=1ms | delay=2ms,loss=0.1 | ", NULL, 0))
 		abort();
-	sdr_link_plan_init(&plan, &d);
 	for (unsigned i = 0; i < 4; i++)
 		if (sdr_link_plan_add(&plan, prof[i], NULL, 0))
 			abort();
@@ -100,7 +102,7 @@ static void frame(const uint8_t *f, size_t n)
 			FUZZ_ASSERT(plan.lane[first].path == 0 && path < plan.lane[first].npaths);
 			FUZZ_ASSERT(lane == first + path && plan.lane[lane].path == path);
 		} else {
-			FUZZ_ASSERT(lane == plan.nlanes - 1);
+			FUZZ_ASSERT(lane == sdr_link_plan_default_lane(&plan));
 		}
 		s = &set.link[lane].stats;
 		FUZZ_ASSERT(s->pkts_in == s->delivered + s->dropped_buffer + s->dropped_loss +
@@ -168,12 +170,48 @@ static void text(const uint8_t *d, size_t n)
 	}
 }
 
+/* The text as --link: the default lane's paths. */
+static void link_text(const uint8_t *d, size_t n)
+{
+	char spec[512], err[600], canon[16384];
+	struct sdr_link_plan p, q;
+	unsigned np;
+
+	if (n >= sizeof(spec))
+		n = sizeof(spec) - 1;
+	memcpy(spec, d, n);
+	spec[n] = '\0';
+	if (sdr_link_plan_init_spec(&p, spec, err, sizeof(err)) != 0) {
+		FUZZ_ASSERT(err[0] != '\0');
+		return;
+	}
+	np = p.nlanes;
+	FUZZ_ASSERT(np >= 1 && np <= SDR_LINK_PATHS_MAX && sdr_link_plan_default_lane(&p) == 0);
+	FUZZ_ASSERT(sdr_link_plan_format(&p, np - 1, canon, sizeof(canon)) < (int)sizeof(canon));
+	FUZZ_ASSERT(strncmp(canon, "default:", 8) == 0);
+	FUZZ_ASSERT(sdr_link_plan_init_spec(&q, canon + 8, err, sizeof(err)) == 0);
+	FUZZ_ASSERT(q.nlanes == np);
+	for (unsigned k = 0; k < np; k++) {
+		char a[2048], b[2048];
+
+		FUZZ_ASSERT(strcmp(q.lane[k].name, p.lane[k].name) == 0 && q.lane[k].path == k &&
+			    p.lane[k].npaths == np && p.lane[k].naddr == 0 && p.lane[k].emulated);
+		sdr_link_cfg_format(&q.lane[k].cfg, a, sizeof(a));
+		sdr_link_cfg_format(&p.lane[k].cfg, b, sizeof(b));
+		FUZZ_ASSERT(strcmp(a, b) == 0 && q.lane[k].cfg.limit == p.lane[k].cfg.limit &&
+			    q.lane[k].cfg.seed == p.lane[k].cfg.seed);
+	}
+	FUZZ_ASSERT(sdr_link_set_init(&set_text, &p) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
 	if (size == 0)
 		return 0;
-	if (data[0] & 1)
+	if ((data[0] & 3) == 3)
+		link_text(data + 1, size - 1);
+	else if (data[0] & 1)
 		text(data + 1, size - 1);
 	else
 		frame(data + 1, size - 1);
@@ -193,6 +231,12 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		"f:10.1.1.6:delay=1ms,loss=1e-3,paths=4,seed=7",
 		"g:10.1.1.7:paths=2|delay=1ms",
 	};
+	static const char *const links[] = {
+		"delay=5ms,rate=250mbit | delay=8ms,rate=250mbit,down=2s+3s | ",
+		"delay=1ms,loss=1e-3,paths=4,seed=7",
+		"delay=12.5ms,rate=1gbit,buffer=4MB",
+		"paths=9",
+	};
 	uint8_t buf[80];
 
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
@@ -200,6 +244,13 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 
 		buf[0] = 1;
 		memcpy(buf + 1, texts[i], n);
+		emit(buf, n + 1, arg);
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		size_t n = strlen(links[i]);
+
+		buf[0] = 3;
+		memcpy(buf + 1, links[i], n);
 		emit(buf, n + 1, arg);
 	}
 	/* frames from a listed, a shared and an unlisted source, one tagged,

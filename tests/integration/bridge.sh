@@ -6,7 +6,9 @@
 # takes at least the emulated round trip (2 x 5 ms: frames never leave
 # early); the counters account for every frame (per direction: in = out +
 # TX drops; emulator: offered = delivered + dropped) and the loss was
-# really applied in both directions; two DPUs on the DCs move SR messages
+# really applied in both directions; the port 1 -> 0 direction is a link
+# of two paths (--link-ba ...,paths=2) whose per-path counters ("lanes")
+# add up to its totals; two DPUs on the DCs move SR messages
 # through the same bridge bit-exact; bad options are refused with a
 # message. Skipped (77) without root.
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +25,7 @@ BJSON=$SDR_TMP/bridge.json
 # shellcheck disable=SC2046
 ip netns exec "$NS_BR" "$SDR_DPU" $(rig_eal "sdr-br-$$" 1024) -l 0 $(sdr_bridge_vdevs) -- \
 	--bridge --link "delay=5ms,rate=1gbit,buffer=2MB,loss=5%,seed=9" --stats-json "$BJSON" \
+	--link-ba "delay=5ms,rate=1gbit,buffer=2MB,loss=5%,seed=9,paths=2" \
 	>"$SDR_TMP/bridge.log" 2>&1 &
 BPID=$!
 SDR_PIDS+=("$BPID")
@@ -95,5 +98,12 @@ for x in d:
     assert l["released"] - l["held"] <= l["delivered"] + l["duplicated"], "released more than delivered"
     assert x["rx"] == l["released"], "the bridge forwarded other frames than the emulator released"
     assert l["dropped_loss"] > 0, "no loss applied in this direction"
+    # per path (--link-ba: two, the ACKs and TCP's one flow each on one)
+    lanes = x["lanes"]
+    want = (["default:delay=5ms"] if x["in"] == 0
+            else ["default/p0:delay=5ms", "default/p1:delay=5ms"])
+    assert [y["lane"].split(",")[0] for y in lanes] == want, [y["lane"] for y in lanes]
+    for k in ("pkts_in", "delivered", "dropped_loss", "released"):
+        assert l[k] == sum(y[k] for y in lanes), (k, lanes)
 PYEOF
 echo "bridge: TCP and SR across the bump in the wire intact, delay and loss applied each way, every frame counted"

@@ -7,6 +7,8 @@
 # /sdr/link,1,0), none in the default lane or the unused profile; the lanes
 # add up to the totals; the first message completes no earlier than 20 ms
 # (a lower bound only). Bad --link-peer arguments are refused with a message.
+# Then --link of four paths: a sprayed QP's frames spread over lanes
+# default/p0..p3, and they add up to what A sent.
 . "$(dirname "$0")/lib.sh"
 TEL=$(command -v dpdk-telemetry.py || true)
 # refused before the EAL starts a port
@@ -73,4 +75,35 @@ if tel:
     assert t0["pkts_in"] == tall["pkts_in"] == lanes["froma"]["pkts_in"], (t0, tall)
     print("telemetry /sdr/link,1,LANE: ok")
 PY
-echo "link_peer: frames from A took profile froma only; lanes add up to the totals; bad profiles refused"
+
+# --link of paths (no profile): lanes default/p0..p3, a sprayed SR QP's
+# frames spread over them by their source ports, every frame A sent in one
+# of them; the start-up line gives the paths back
+sdr_start_ring_pair linkpaths --paths 16 --link "delay=2ms | delay=3ms | delay=4ms | delay=5ms"
+grep -q "link emulator on RX of port 1: delay=2ms | delay=3ms | delay=4ms | delay=5ms" "$DPU_LOG" ||
+	{ cat "$DPU_LOG"; sdr_fail "the daemon did not print --link's paths"; }
+port=$(rig_free_port)
+"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --quiet \
+	>"$SDR_TMP/recv2.log" 2>&1 &
+rpid=$!
+sleep 0.3
+"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel sr --sizes 1M --count 4 \
+	--timeout 30 --quiet >"$SDR_TMP/send2.log" 2>&1 ||
+	{ cat "$SDR_TMP/send2.log"; sdr_fail "sdr-send failed"; }
+wait $rpid || { cat "$SDR_TMP/recv2.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+/usr/bin/python3 - "$STATS" <<'PY' || { cat "$DPU_LOG"; sdr_fail "--link paths"; }
+import json, sys
+a, b = json.load(open(sys.argv[1]))["instances"]
+tot = b["link"]
+names = [l["lane"] for l in tot["lanes"]]
+assert names == ["default/p%d:delay=%dms" % (k, k + 2) for k in range(4)], names
+for k in ("pkts_in", "delivered", "released", "bytes_in", "held"):
+    assert tot[k] == sum(l[k] for l in tot["lanes"]), k
+n = [l["pkts_in"] for l in tot["lanes"]]
+assert sum(n) == a["tx_pkts"] > 0, (n, a["tx_pkts"])
+assert sum(1 for x in n if x > 0) >= 2, n
+print("--link of 4 paths: frames per path %s (A sent %d)" % (n, a["tx_pkts"]))
+PY
+echo "link_peer: frames from A took profile froma only; lanes add up to the totals;" \
+	"bad profiles refused; --link of paths"

@@ -10,7 +10,10 @@
 #     one path's share);
 #  2. --paths 16: every message bit-exact (sdr-recv checks the pattern), all
 #     four lanes carry a share of the frames, the goodput is above 1.5 times
-#     that of one path (printed against the paths' 1 Gbit/s sum);
+#     that of one path (printed against the paths' 1 Gbit/s sum); the QP's
+#     per-path frames (its last stats, as it closed) add up to its data
+#     frames, and their retransmissions to its retransmitted frames (also
+#     in case 3);
 #  3. a path goes down 2 s after the start (down=): no send fails, the
 #     policy suspends the ports on it and moves their units;
 #  4. a path loses 5 %: it carries fewer frames than the others.
@@ -50,6 +53,33 @@ print(json.load(open(sys.argv[1]))["instances"][0]["qp_totals"].get("sr_spurious
 		"$SDR_TMP/$1.json"
 }
 
+# paths TAG: the sender's QP as it closed (its last stats block, the
+# counters final): its data frames on each of its 16 paths add up to its
+# data frames sent, their retransmissions to its retransmitted frames;
+# prints "frames per path ..."
+paths() {
+	/usr/bin/python3 - "$SDR_TMP/$1.log" "$SOCK_A" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+at = [i for i, l in enumerate(lines) if l.startswith("sdr-dpu[%s]: QP 0x" % sys.argv[2])
+      and l.endswith("closed; its last stats:")]
+assert at, "the sender's QP printed no last stats"
+blk = []
+for l in lines[at[-1] + 1:]:
+    if blk and not l.startswith("    "):
+        break
+    blk.append(l)
+tx = int(re.search(r"\| pkts tx (\d+) ", blk[0]).group(1))
+retx = int(re.search(r"\| retx pkts (\d+) ", "\n".join(blk)).group(1))
+p = [re.search(r"\| frames (\d+) retx (\d+) \|", l) for l in blk if l.startswith("    path ")]
+assert len(p) == 16 and all(p), blk
+fr, rx = [int(m.group(1)) for m in p], [int(m.group(2)) for m in p]
+assert sum(fr) == tx > 0, "frames per path %s sum to %d, the QP sent %d" % (fr, sum(fr), tx)
+assert sum(rx) == retx, "retransmitted per path %s sum to %d, the QP's %d" % (rx, sum(rx), retx)
+print("frames per path %s = the QP's %d (retransmitted %d)" % (" ".join(map(str, fr)), tx, retx))
+PY
+}
+
 lanes() {
 	/usr/bin/python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
@@ -73,6 +103,7 @@ for i in 0 1 2 3; do
 	[ $((L16[i] * 25)) -ge "$tot" ] || sdr_fail "--paths 16: lane $i carried ${L16[i]} of $tot frames"
 done
 grep -q "path 15 (port" "$SDR_TMP/sixteen.log" || sdr_fail "--paths 16: no per-path stats"
+paths sixteen || sdr_fail "--paths 16: per-path frames"
 awk -v a="$GP16" -v b="$GP1" 'BEGIN { exit !(a > 1.5 * b) }' ||
 	sdr_fail "--paths 16: goodput $GP16 Gbit/s, not above 1.5 x one path's $GP1"
 echo "paths 16: spurious retransmissions $(spurious sixteen) (no loss on the paths)"
@@ -87,6 +118,7 @@ print(d["instances"][1]["link"]["lanes"][1].get("dropped_down", 0))' "$SDR_TMP/d
 [ "$drop" -gt 0 ] || sdr_fail "down: the path went down after the transfer (dropped_down 0)"
 susp=$(grep -o "suspends [1-9][0-9]*" "$SDR_TMP/down.log" | wc -l)
 [ "$susp" -gt 0 ] || sdr_fail "down: no port was suspended"
+paths down || sdr_fail "down: per-path frames"
 echo "down: lanes ${LD[*]}, $drop frames dropped on the dead path, no send failed;" \
 	"goodput $GP Gbit/s"
 

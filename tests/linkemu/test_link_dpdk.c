@@ -10,7 +10,8 @@
  *     share one bottleneck, unlisted sources take the default lane, release
  *     is in departure order across the lanes, counters per lane add up to
  *     the totals, and every mbuf goes back to its pool;
- *  D. paths (a profile of two paths, docs/link-emulator.md "Paths") with
+ *  D. paths (a profile of two paths, then a default lane of two: --link
+ *     "A | B"; docs/link-emulator.md "Paths") with
  *     real mbufs on a simulated clock: a frame takes the path of its UDP
  *     source port, each path keeps its own delay and bottleneck, an outage
  *     on one path loses only its frames, release is in departure order
@@ -23,6 +24,7 @@
  * only catches a hang).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -598,9 +600,15 @@ static void path_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t d
 	t->bad_delay[path] += depart != arrival + (k + 1) * 10000 + delay[path];
 }
 
-static void test_paths(void)
+/* Two paths in a profile (@p dflt false: lanes w/p0, w/p1 and a perfect
+ * default lane), or as the default lane itself (--link "A | B": lanes
+ * default/p0, default/p1), the frames' source unlisted. */
+static void test_paths(bool dflt)
 {
+	static const char *two = "delay=2ms,rate=1gbit,buffer=1MB,limit=4096 | delay=5ms,"
+				 "rate=1gbit,buffer=1MB,limit=4096,down=10ms+5ms";
 	const uint64_t step = 100000, t0 = 1000000000ull;
+	const unsigned nl = dflt ? 2 : 3;
 	struct sdr_link_plan plan;
 	struct sdr_link_rx *rx;
 	struct sdr_link_stats tot, lane[3], sum;
@@ -608,21 +616,23 @@ static void test_paths(void)
 	struct rte_mbuf *pkts[64];
 	uint16_t port[2] = {0, 0};
 	uint64_t now = t0, offered[2] = {0}, down_offered = 0;
-	char err[512];
+	char err[512], prof[600];
 
-	sdr_link_plan_init(&plan, NULL);
-	CHECK(sdr_link_plan_add(&plan,
-				"w:10.0.0.1:delay=2ms,rate=1gbit,buffer=1MB,limit=4096 | delay=5ms,"
-				"rate=1gbit,buffer=1MB,limit=4096,down=10ms+5ms",
-				err, sizeof(err)) == 0,
-	      "%s", err);
+	if (dflt) {
+		CHECK(sdr_link_plan_init_spec(&plan, two, err, sizeof(err)) == 0, "%s", err);
+	} else {
+		sdr_link_plan_init(&plan, NULL);
+		snprintf(prof, sizeof(prof), "w:10.0.0.1:%s", two);
+		CHECK(sdr_link_plan_add(&plan, prof, err, sizeof(err)) == 0, "%s", err);
+	}
 	rx = sdr_link_rx_create_plan(&plan, SOCKET_ID_ANY, NULL);
 	CHECK(rx != NULL, "create: %s", rte_strerror(rte_errno));
 	if (rx == NULL)
 		return;
-	CHECK(sdr_link_rx_nlanes(rx) == 3);
-	CHECK(strcmp(sdr_link_rx_plan(rx)->lane[0].name, "w/p0") == 0 &&
-	      strcmp(sdr_link_rx_plan(rx)->lane[1].name, "w/p1") == 0);
+	CHECK(sdr_link_rx_nlanes(rx) == nl);
+	CHECK(strcmp(sdr_link_rx_plan(rx)->lane[0].name, dflt ? "default/p0" : "w/p0") == 0 &&
+	      strcmp(sdr_link_rx_plan(rx)->lane[1].name, dflt ? "default/p1" : "w/p1") == 0);
+	CHECK(sdr_link_rx_cfg(rx)->delay_ns == (dflt ? 2000000u : 0u), "the default lane's path 0");
 	for (unsigned p = 49152; p < 65536 && (port[0] == 0 || port[1] == 0); p++)
 		if (port[sdr_link_path_of_port((uint16_t)p, 2)] == 0)
 			port[sdr_link_path_of_port((uint16_t)p, 2)] = (uint16_t)p;
@@ -663,7 +673,8 @@ static void test_paths(void)
 	now = drain(rx, now, free_cb, NULL);
 	sdr_link_rx_stats(rx, &tot);
 	memset(&sum, 0, sizeof(sum));
-	for (unsigned i = 0; i < 3; i++) {
+	memset(lane, 0, sizeof(lane));
+	for (unsigned i = 0; i < nl; i++) {
 		sdr_link_rx_lane_stats(rx, i, &lane[i]);
 		check_identities(&lane[i], sdr_link_rx_plan(rx)->lane[i].name);
 		sdr_link_stats_add(&sum, &lane[i]);
@@ -798,7 +809,8 @@ int main(int argc, char **argv)
 	test_multiseg_corrupt();
 	test_peers();
 	test_ecn_down();
-	test_paths();
+	test_paths(false);
+	test_paths(true);
 	test_ring_port();
 	rte_eal_cleanup();
 	return lt_finish("test_link_dpdk");

@@ -5,7 +5,8 @@
  * canonical text round trip of a profile of several paths, the path of a
  * frame by its UDP source port, paths of different delay each keeping its own
  * delay and bottleneck, an outage on one path only, counters per path and
- * mempool sizing summed over the paths.
+ * mempool sizing summed over the paths; the same for the default lane's
+ * paths (--link "A | B", paths=N).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -359,11 +360,171 @@ static void test_two_paths(void)
 	free(s);
 }
 
+/* --link with paths: the default lane's paths (sdr_link_plan_init_spec()),
+ * parsed, named default/pK, formatted back, after the profiles' lanes,
+ * steering an unlisted source by its UDP source port (a frame that is not
+ * IPv4 to path 0), each path with its own delay and counters. */
+static void test_default_paths(void)
+{
+	struct sdr_link_plan p, q;
+	struct sdr_link_set *s = malloc(sizeof(*s));
+	unsigned sent[3] = {0}, n = 3, d;
+	uint8_t f[64];
+	char buf[4096], err[512];
+
+	REQUIRE(s != NULL);
+	/* paths=N: N lanes, seeds seed, seed + 1, ... */
+	REQUIRE(sdr_link_plan_init_spec(&p, "delay=4ms,paths=3,seed=3", err, sizeof(err)) == 0,
+		"%s", err);
+	CHECK_EQ(p.nlanes, 3u);
+	CHECK_EQ(sdr_link_plan_default_lane(&p), 0u);
+	for (unsigned k = 0; k < 3; k++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "default/p%u", k);
+		CHECK(strcmp(p.lane[k].name, want) == 0, "'%s'", p.lane[k].name);
+		CHECK(p.lane[k].npaths == 3 && p.lane[k].path == k && p.lane[k].emulated &&
+		      p.lane[k].naddr == 0 && p.lane[k].cfg.seed == 3 + k &&
+		      p.lane[k].cfg.delay_ns == 4 * MS);
+	}
+	CHECK(sdr_link_plan_active(&p));
+	sdr_link_plan_format(&p, 2, buf, sizeof(buf));
+	CHECK(strcmp(buf, "default:delay=4ms,seed=3,paths=3") == 0, "'%s'", buf);
+	sdr_link_plan_format_lane(&p, 1, buf, sizeof(buf));
+	CHECK(strcmp(buf, "default/p1:delay=4ms,seed=4") == 0, "'%s'", buf);
+	/* a plain --link is the one default lane it always was */
+	REQUIRE(sdr_link_plan_init_spec(&p, "delay=4ms", err, sizeof(err)) == 0, "%s", err);
+	CHECK(p.nlanes == 1 && strcmp(p.lane[0].name, "default") == 0 && p.lane[0].npaths == 1);
+	REQUIRE(sdr_link_plan_init_spec(&p, NULL, err, sizeof(err)) == 0);
+	CHECK(p.nlanes == 1 && !p.lane[0].emulated && !sdr_link_plan_active(&p));
+	/* errors: the parser's message, the plan untouched */
+	q = p;
+	CHECK(sdr_link_plan_init_spec(&p, "delay=1ms | bogus=1", err, sizeof(err)) == -EINVAL &&
+		      strstr(err, "path 1: ") != NULL,
+	      "'%s'", err);
+	CHECK(sdr_link_plan_init_spec(&p, "paths=9", err, sizeof(err)) == -EINVAL &&
+		      strstr(err, "1..8") != NULL,
+	      "'%s'", err);
+	CHECK(sdr_link_plan_init_paths(&p, &q.lane[0].cfg, 0) == -EINVAL &&
+	      sdr_link_plan_init_paths(&p, &q.lane[0].cfg, 9) == -EINVAL);
+	CHECK(link_plan_eq(&p, &q));
+
+	/* "A | B | C" with profiles added after it: they go in front */
+	REQUIRE(sdr_link_plan_init_spec(&p,
+					"delay=5ms,rate=100mbit,buffer=1MB | delay=12.5ms,"
+					"rate=100mbit,buffer=1MB,down=10ms+5ms | delay=1ms",
+					err, sizeof(err)) == 0,
+		"%s", err);
+	REQUIRE(sdr_link_plan_add(&p, "a:10.0.0.1:delay=3ms", err, sizeof(err)) == 0, "%s", err);
+	REQUIRE(sdr_link_plan_add(&p, "b:10.0.0.2:paths=2", err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(p.nlanes, 1u + 2u + 3u);
+	d = sdr_link_plan_default_lane(&p);
+	CHECK_EQ(d, 3u);
+	CHECK(strcmp(p.lane[0].name, "a") == 0 && strcmp(p.lane[1].name, "b/p0") == 0 &&
+	      strcmp(p.lane[3].name, "default/p0") == 0 &&
+	      strcmp(p.lane[5].name, "default/p2") == 0);
+	CHECK(p.lane[3].cfg.delay_ns == 5 * MS && p.lane[4].cfg.delay_ns == 12500 * US &&
+	      p.lane[5].cfg.delay_ns == MS);
+	CHECK_EQ(sdr_link_plan_lane(&p, IP(10, 0, 0, 2)), 1u);
+	CHECK_EQ(sdr_link_plan_lane(&p, IP(10, 0, 0, 9)), d);
+	/* the profiles' text round-trips on a plan with the same default */
+	REQUIRE(sdr_link_plan_init_spec(&q,
+					"delay=5ms,rate=100mbit,buffer=1MB | delay=12.5ms,"
+					"rate=100mbit,buffer=1MB,down=10ms+5ms | delay=1ms",
+					err, sizeof(err)) == 0);
+	for (unsigned i = 0; i < d; i++)
+		if (p.lane[i].path == 0) {
+			sdr_link_plan_format(&p, i, buf, sizeof(buf));
+			REQUIRE(sdr_link_plan_add(&q, buf, err, sizeof(err)) == 0, "'%s': %s", buf,
+				err);
+		}
+	CHECK(link_plan_eq(&p, &q), "the canonical text gives back the same lanes");
+	sdr_link_plan_format(&p, d + 1, buf, sizeof(buf));
+	CHECK(strncmp(buf, "default:delay=5ms", 17) == 0 && strstr(buf, " | ") != NULL, "'%s'",
+	      buf);
+	REQUIRE(sdr_link_plan_init_spec(&q, buf + 8, err, sizeof(err)) == 0, "'%s': %s", buf, err);
+	for (unsigned k = 0; k < 3; k++)
+		CHECK(link_cfg_eq(&q.lane[k].cfg, &p.lane[d + k].cfg), "default path %u", k);
+
+	/* steering: an unlisted source by its port, the listed ones as before */
+	REQUIRE(sdr_link_set_init(s, &p) == 0);
+	for (unsigned k = 0; k < n; k++) {
+		mk_frame(f, sizeof(f), IP(10, 0, 0, 9), 17, port_for(k, n), 4791);
+		CHECK_EQ(sdr_link_set_lane(s, f, sizeof(f)), d + k);
+		mk_frame(f, sizeof(f), IP(10, 0, 0, 1), 17, port_for(k, n), 4791);
+		CHECK_EQ(sdr_link_set_lane(s, f, sizeof(f)), 0u);
+		mk_frame(f, sizeof(f), IP(10, 0, 0, 2), 17, port_for(k % 2, 2), 4791);
+		CHECK_EQ(sdr_link_set_lane(s, f, sizeof(f)), 1u + k % 2);
+	}
+	mk_frame(f, sizeof(f), IP(10, 0, 0, 9), 17, port_for(2, n), 4791);
+	f[12] = 0x08, f[13] = 0x06; /* ARP: path 0 */
+	CHECK_EQ(sdr_link_set_lane(s, f, sizeof(f)), d);
+
+	/* each path its delay, its bottleneck and its outage; counters per
+	 * path; a frame every 100 us into each path for 30 ms */
+	for (uint64_t now = 0; now < 30 * MS; now += 100 * US)
+		for (unsigned k = 0; k < n; k++) {
+			static const uint64_t delay[3] = {5 * MS, 12500 * US, MS};
+			struct sdr_link_verdict v;
+			unsigned lane = 99;
+			enum sdr_link_action a;
+			bool down = k == 1 && now >= 10 * MS && now < 15 * MS;
+
+			mk_frame(f, sizeof(f), IP(10, 0, 0, 9), 17, port_for(k, n), 4791);
+			a = sdr_link_set_decide(s, now, f, sizeof(f), 1000, &lane, &v);
+			sent[k]++;
+			CHECK_EQ(lane, d + k);
+			CHECK(a == (down ? SDR_LINK_DROP_DOWN : SDR_LINK_DELIVER),
+			      "path %u at %" PRIu64 ": %d", k, now, (int)a);
+			if (!down)
+				CHECK(v.depart_ns == now + (k < 2 ? 80 * US : 0) + delay[k],
+				      "path %u at %" PRIu64 ": depart %" PRIu64, k, now,
+				      v.depart_ns);
+		}
+	for (unsigned k = 0; k < n; k++) {
+		const struct sdr_link_stats *st = &s->link[d + k].stats;
+
+		CHECK(st->pkts_in == sent[k] && st->bytes_in == 1000ull * sent[k], "path %u", k);
+		CHECK(st->dropped_down == (k == 1 ? 50u : 0u) &&
+			      st->delivered == sent[k] - st->dropped_down,
+		      "path %u: down %" PRIu64, k, st->dropped_down);
+	}
+	for (unsigned i = 0; i < d; i++)
+		CHECK(s->link[i].stats.pkts_in == 0, "lane %u saw nothing", i);
+	/* mempool sizing: each of the default lane's paths holds its own */
+	{
+		unsigned sum = 0;
+
+		for (unsigned i = 0; i < p.nlanes; i++)
+			sum += sdr_link_mbufs_needed(&p.lane[i].cfg, 1500, 100e9);
+		CHECK_EQ(sdr_link_plan_mbufs_needed(&p, 1500, 100e9), sum);
+	}
+
+	/* the default lane's paths count among the 65 lanes */
+	REQUIRE(sdr_link_plan_init_spec(&p, "paths=8", err, sizeof(err)) == 0);
+	for (unsigned i = 0; i < 14; i++) {
+		snprintf(buf, sizeof(buf), "10.1.0.%u:paths=4", i + 1);
+		REQUIRE(sdr_link_plan_add(&p, buf, err, sizeof(err)) == 0, "%s", err);
+	}
+	q = p;
+	CHECK(sdr_link_plan_add(&p, "10.1.1.1:paths=2", err, sizeof(err)) == -ENOSPC &&
+		      strstr(err, "lanes") != NULL,
+	      "'%s'", err);
+	CHECK(link_plan_eq(&p, &q));
+	REQUIRE(sdr_link_plan_add(&p, "10.1.1.1:", err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(p.nlanes, SDR_LINK_LANES_MAX);
+	CHECK_EQ(sdr_link_plan_default_lane(&p), SDR_LINK_LANES_MAX - 8);
+	CHECK(strcmp(p.lane[SDR_LINK_LANES_MAX - 1].name, "default/p7") == 0);
+	REQUIRE(sdr_link_set_init(s, &p) == 0);
+	free(s);
+}
+
 int main(void)
 {
 	test_parse();
 	test_profile();
 	test_path_of_frame();
 	test_two_paths();
+	test_default_paths();
 	return lt_finish("link_paths");
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Smoke test of sdr-perf: it runs, its JSON lines parse and carry positive
-# numbers that agree with what was asked, plot.py makes PNGs, an unknown
+# numbers that agree with what was asked, plot.py makes PNGs, --path-trace
+# samples per-path frames (paths_plot.py charts them), an unknown
 # scheme is reported as skipped, and SIGINT leaves no daemon behind.
 # No timing thresholds.
 set -u
@@ -162,6 +163,29 @@ for png in completion-vs-loss.png goodput-vs-size.png; do
 done
 echo '{"mode":"bw","status":"failed","error":"x"}' | "$SDR_PYTHON" "$SDR_PERF_PLOT" --out-dir "$tmp/none" 2>/dev/null
 [ $? = 1 ] || fail "plot.py with nothing to plot should exit 1"
+
+log "--path-trace: a QP of 4 ports over a --link of two paths, and paths_plot.py"
+"$SDR_PERF" bw --rig ring --rel sr --size 256K --window 4 --duration 1 --warmup 0 --paths 4 \
+	--link "delay=1ms|delay=2ms" --path-trace 0.05 --json-only >"$tmp/paths.out" \
+	2>"$tmp/paths.err" || { cat "$tmp/paths.out" "$tmp/paths.err"; fail "--path-trace run failed"; }
+check "$tmp/paths.out" 2 '
+p = [r for r in rs if r["mode"] == "paths"][0]
+b = [r for r in rs if r["mode"] == "bw"][0]
+assert b["status"] == "ok" and b["msgs_ok"] > 0, b
+assert p["paths"] == 4 and p["lanes"] == ["default/p0", "default/p1"], p
+n = len(p["t"])
+assert n >= 3 and len(p["frames"]) == len(p["active"]) == len(p["lane_delivered"]) == n, p
+assert all(len(x) == 4 for x in p["frames"]) and all(len(x) == 2 for x in p["lane_delivered"])
+assert all(t1 > t0 for t0, t1 in zip(p["t"], p["t"][1:])), p["t"]
+for x0, x1 in zip(p["frames"], p["frames"][1:]):
+    assert all(b1 >= a1 for a1, b1 in zip(x0, x1)), (x0, x1)
+assert sum(p["frames"][-1]) > 0 and sum(p["lane_delivered"][-1]) > 0, p
+assert all(0 <= sum(a) <= 4 for a in p["active"]), p["active"]
+' || fail "--path-trace JSON"
+"$SDR_PYTHON" "$here/../../host/perf/paths_plot.py" "$tmp/paths.out" --out "$tmp/paths.png" \
+	>"$tmp/pplot.out" 2>&1 || { cat "$tmp/pplot.out"; fail "paths_plot.py failed"; }
+[ "$(head -c 8 "$tmp/paths.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+	fail "paths_plot.py did not write a PNG"
 
 log "SIGINT: sdr-perf stops its daemon and exits"
 "$SDR_PERF" bw --size 4K --duration 60 --json-only >"$tmp/int.out" 2>"$tmp/int.err" &

@@ -9,8 +9,9 @@
 # sdr-recv, 1 MiB messages, every one verified bit-exact). Over the common
 # interval (from WARM s after both flows started to the first one's end,
 # one clock): each flow's payload goodput >= MIN of the link (default 1/4:
-# half its fair share; CHECK below); every sdr message complete, no send error. Prints
-# both goodputs and the bottleneck's drops and CE marks. Skipped (77)
+# half its fair share; which flows, CHECK below); every sdr message
+# complete, no send error. Prints both goodputs, the bottleneck's drops and
+# CE marks and the sdr controller's state when TCP ended. Skipped (77)
 # without root or ethtool.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../../hw/x86/bridge-netns.sh"

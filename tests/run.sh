@@ -4,8 +4,9 @@
 # tests are skipped):
 #   1. build in ./build and run every suite: unit, integration, external, fuzz, bluefield
 #      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md;
-#      not ccbench: congestion-control fairness and convergence, figures of the
-#      machine's load, `meson test -C build --suite ccbench`, docs/congestion.md)
+#      not ccbench: congestion-control fairness and convergence and its share
+#      beside kernel TCP, figures of the machine's load,
+#      `meson test -C build --suite ccbench`, docs/congestion.md)
 #   2. build with ASan+UBSan in ./build-asan and run unit + integration
 #   3. libFuzzer build with clang in ./build-fuzz (bounded fuzzing runs)
 # Before its last line it lists every skipped test with its reason (the

@@ -40,6 +40,27 @@ sdr_start_ring_pair() {
 	SDR_PIDS+=("$DPU_PID")
 }
 
+# One transfer between the ring pair's instances: sdr-recv as a server on
+# SOCK_B, sdr-send from SOCK_A, both with --timeout 30; fails the test if
+# either fails. sdr_xfer TAG RECV_ARGS... -- SEND_ARGS...; their output in
+# $SDR_TMP/recvTAG.log and sendTAG.log.
+sdr_xfer() {
+	local tag=$1 port rpid
+	shift
+	local -a ra=() sa=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do ra+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	sa=("$@")
+	port=$(rig_free_port)
+	"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 "${ra[@]}" \
+		>"$SDR_TMP/recv$tag.log" 2>&1 &
+	rpid=$!
+	sleep 0.3
+	"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --timeout 30 "${sa[@]}" \
+		>"$SDR_TMP/send$tag.log" 2>&1 || { cat "$SDR_TMP/send$tag.log"; sdr_fail "sdr-send failed"; }
+	wait $rpid || { cat "$SDR_TMP/recv$tag.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
+}
+
 # Read a counter from the stats JSON: sdr_json_drop NAME
 sdr_json_drop() {
 	/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["drops"][sys.argv[2]])' "$STATS" "$1"

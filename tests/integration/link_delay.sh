@@ -11,14 +11,7 @@ grep -q "note: --link: EAL memory holds [0-9]* mbufs per RX queue" "$DPU_LOG" ||
 lim=$(sed -n 's/.*link emulator on RX of port [0-9]*: delay=2s,limit=\([0-9]*\).*/\1/p' "$DPU_LOG")
 [ -n "$lim" ] && [ "$lim" -ge 1024 ] && [ "$lim" -lt 65536 ] ||
 	{ cat "$DPU_LOG"; sdr_fail "emulator limit '$lim' not capped below the default 65536"; }
-port=$(rig_free_port)
-"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --json \
-	>"$SDR_TMP/recv.log" 2>&1 &
-rpid=$!
-sleep 0.3
-"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --sizes 1,64K,1M,4M --count 2 \
-	--timeout 30 --quiet >"$SDR_TMP/send.log" 2>&1 || { cat "$SDR_TMP/send.log"; sdr_fail "sdr-send failed"; }
-wait $rpid || { cat "$SDR_TMP/recv.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
+sdr_xfer "" --json -- --sizes 1,64K,1M,4M --count 2 --quiet
 sleep 2.5 # the QP-CLOSED of each QP's teardown is 2 s on its way as well
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 /usr/bin/python3 - "$SDR_TMP/recv.log" "$STATS" <<'PY' || { cat "$SDR_TMP/recv.log"; sdr_fail "delay or accounting"; }

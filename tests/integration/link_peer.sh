@@ -29,14 +29,7 @@ grep -q "link emulator on RX of port 1: nobody:10.0.0.77:delay=5ms | delay=7ms" 
 	{ cat "$DPU_LOG"; sdr_fail "the daemon did not print the profile of two paths"; }
 grep -q "link emulator on RX of port 1: froma:10.0.0.1:delay=20ms,rate=1gbit,buffer=4MB" "$DPU_LOG" ||
 	{ cat "$DPU_LOG"; sdr_fail "the daemon did not print the profile"; }
-port=$(rig_free_port)
-"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --json \
-	>"$SDR_TMP/recv.log" 2>&1 &
-rpid=$!
-sleep 0.3
-"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --sizes 1,64K,1M --count 3 \
-	--timeout 30 --quiet >"$SDR_TMP/send.log" 2>&1 || { cat "$SDR_TMP/send.log"; sdr_fail "sdr-send failed"; }
-wait $rpid || { cat "$SDR_TMP/recv.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
+sdr_xfer "" --json -- --sizes 1,64K,1M --count 3 --quiet
 if [ -n "$TEL" ]; then
 	printf '/sdr/link,1,0\n/sdr/link,1,3\n/sdr/link,1\n' |
 		timeout 20 /usr/bin/python3 "$TEL" -f "sdr-linkpeer-$$" >"$SDR_TMP/tel.log" 2>&1
@@ -82,15 +75,7 @@ PY
 sdr_start_ring_pair linkpaths --paths 16 --link "delay=2ms | delay=3ms | delay=4ms | delay=5ms"
 grep -q "link emulator on RX of port 1: delay=2ms | delay=3ms | delay=4ms | delay=5ms" "$DPU_LOG" ||
 	{ cat "$DPU_LOG"; sdr_fail "the daemon did not print --link's paths"; }
-port=$(rig_free_port)
-"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 30 --quiet \
-	>"$SDR_TMP/recv2.log" 2>&1 &
-rpid=$!
-sleep 0.3
-"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel sr --sizes 1M --count 4 \
-	--timeout 30 --quiet >"$SDR_TMP/send2.log" 2>&1 ||
-	{ cat "$SDR_TMP/send2.log"; sdr_fail "sdr-send failed"; }
-wait $rpid || { cat "$SDR_TMP/recv2.log" "$DPU_LOG"; sdr_fail "sdr-recv failed"; }
+sdr_xfer 2 --quiet -- --rel sr --sizes 1M --count 4 --quiet
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
 /usr/bin/python3 - "$STATS" <<'PY' || { cat "$DPU_LOG"; sdr_fail "--link paths"; }
 import json, sys

@@ -20,7 +20,7 @@
 #define SR_EXPIRE_MAX 256   /* timer entries looked at per loop iteration */
 #define SR_REO_PERSIST 16   /* losses a widened reordering window lasts */
 #define SR_LATE_MIN_US 2000 /* a pass this late after a deadline: the worker was off its CPU */
-#define SR_LATE_RTOS 4      /* time excused so (sdr_sr_late()) without progress, at most */
+#define SR_LATE_MAX_MS 1000 /* time excused so (sdr_sr_late()) without progress, at most */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
@@ -448,13 +448,14 @@ static uint64_t sender_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 void sdr_sr_late(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 {
 	uint64_t at = sr->wake_at, min = sdr_us_cycles(SR_LATE_MIN_US), late;
+	uint64_t cap = sdr_ms_cycles(SR_LATE_MAX_MS);
 
 	sr->wake_at = 0;
 	if (4 * sr->ack_period > min)
 		min = 4 * sr->ack_period;
-	if (!at || now <= at + min || sr->late_sum >= SR_LATE_RTOS * sr->rtt.rto)
+	if (!at || now <= at + min || sr->late_sum >= cap)
 		return; /* (a worker late again and again, nothing acknowledged: fire anyway) */
-	late = now - at < sr->rtt.rto ? now - at : sr->rtt.rto;
+	late = now - at < cap - sr->late_sum ? now - at : cap - sr->late_sum;
 	sr->late_until = now + late;
 	sr->late_len = late;
 	sr->late_sum += late;

@@ -107,10 +107,27 @@ void sdr_spray_sent(struct sdr_spray *s, unsigned p, uint64_t now)
 	if (p >= s->n)
 		return;
 	q = &s->p[p];
+	q->tx_ring[q->units % SDR_SPRAY_TX_RING] = now;
 	q->units++;
 	q->last_tx_tsc = now;
 	if (!q->pend_tsc)
 		q->pend_tsc = now;
+}
+
+/* The send time of the first unit path @p q sent after @p tx (its units are
+ * answered in order: the one that waits now); tx + 1 when that one is no
+ * longer in its ring (it sent many units since: not long after tx). */
+static uint64_t sent_after(const struct sdr_spray_path *q, uint64_t tx)
+{
+	uint64_t n = q->units < SDR_SPRAY_TX_RING ? q->units : SDR_SPRAY_TX_RING;
+
+	for (uint64_t k = 0; k < n; k++) { /* oldest first */
+		uint64_t t = q->tx_ring[(q->units - n + k) % SDR_SPRAY_TX_RING];
+
+		if (t > tx)
+			return k || n < SDR_SPRAY_TX_RING ? t : tx + 1;
+	}
+	return tx + 1;
 }
 
 static void activate(struct sdr_spray_path *q, uint64_t now, uint64_t rtt)
@@ -149,7 +166,7 @@ void sdr_spray_acked(struct sdr_spray *s, unsigned p, uint64_t tx_tsc, uint64_t 
 	if (tx_tsc >= q->last_tx_tsc)
 		q->pend_tsc = 0;
 	else if (q->pend_tsc && tx_tsc >= q->pend_tsc)
-		q->pend_tsc = tx_tsc + 1;
+		q->pend_tsc = sent_after(q, tx_tsc);
 	if (q->state == SDR_SPRAY_SUSPENDED && rtt)
 		activate(q, now, rtt); /* its probe (or a late unit) came back */
 }

@@ -30,6 +30,7 @@
                                       answered: stalled */
 #define SDR_SPRAY_PROBE_SRTT 8      /* a suspended path is probed after this many SRTTs */
 #define SDR_SPRAY_PROBE_SHIFT_MAX 6 /* ... doubled per failed probe, up to 64 times */
+#define SDR_SPRAY_TX_RING 8         /* send times of a path's latest units kept */
 
 enum sdr_spray_state {
 	SDR_SPRAY_ACTIVE = 0,
@@ -40,10 +41,11 @@ enum sdr_spray_state {
 struct sdr_spray_path {
 	uint64_t srtt, min_rtt; /* its RTT samples (cycles; 0 = none yet) */
 	uint64_t pend_tsc;      /* a unit sent on it waits for its ACK since (0 = none) */
-	uint64_t last_tx_tsc;   /* last unit sent on it */
-	uint64_t round_end;     /* the current round ends (cycles) */
-	uint64_t probe_tsc;     /* suspended: the next probe unit at */
-	int32_t credit;         /* smooth weighted round robin */
+	uint64_t tx_ring[SDR_SPRAY_TX_RING];       /* send times: unit k (of units) in slot k % 8 */
+	uint64_t last_tx_tsc;                      /* last unit sent on it */
+	uint64_t round_end;                        /* the current round ends (cycles) */
+	uint64_t probe_tsc;                        /* suspended: the next probe unit at */
+	int32_t credit;                            /* smooth weighted round robin */
 	uint32_t r_acked, r_lost, r_ce, r_delayed; /* this round's units */
 	uint32_t loss_milli, ce_milli;             /* per-round fractions, smoothed (x1000) */
 	uint16_t sport;                            /* its UDP source port */

@@ -134,6 +134,11 @@ struct sdr_sr {
 	uint64_t tlp_base;  /* the last unit (re)transmitted: the probe's timer runs from it */
 	uint64_t rto_after; /* a tail-loss probe re-armed the RTO: none expires before */
 	uint8_t tlp_done;   /* the tail-loss probe went out; none again until progress */
+	/* late timers: the worker was off its CPU (sdr_sr_late()) */
+	uint64_t wake_at;    /* the sender's earliest deadline after the last pass (0: none) */
+	uint64_t late_until; /* the time missed: no RTO or probe before this ... */
+	uint64_t late_len;   /* ... late_len after the late pass */
+	uint64_t late_sum;   /* time excused since the last progress (at most 1 s) */
 	struct sdr_sr_events events;
 	/* paths: loss detection per path (RACK); path[0] unless spraying */
 	struct sdr_sr_path path[SDR_SR_PATHS_MAX];
@@ -189,6 +194,12 @@ void sdr_sr_unit_sent(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sms
  *  (retransmission timers, ACKs due, the outage horizon); UINT64_MAX if
  *  none. */
 uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now);
+/** Before the sender's pass (sdr_sr_qp_tx): when the pass comes more than
+ *  max(2 ms, 4 ACK periods) after the sender's earliest deadline, the
+ *  worker was off its CPU, and so were the ACKs it would have received:
+ *  no RTO or tail-loss probe fires for the time missed (at most 1 s of it
+ *  until something is acknowledged; sr_late_timers). */
+void sdr_sr_late(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
 /** Expired timers and retransmissions. @return packets sent. */
 unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now);
 /** Queue unit @p unit of send @p sm for retransmission now (a NACK).

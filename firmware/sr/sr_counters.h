@@ -16,7 +16,8 @@
 	X(sr, ack_entries_tx) X(sr, acks_rx) X(sr, ack_entries_rx) X(sr, units_acked)        \
 	X(sr, rtt_samples) X(sr, send_timeouts) X(sr, recv_timeouts) X(sr, send_closed)      \
 	X(sr, rto_backoffs) X(sr, probe_defers) X(sr, reacks) X(sr, outages)                 \
-	X(sr, resume_units) X(sr, rack_retx) X(sr, tlp) X(sr, spurious_retx)
+	X(sr, resume_units) X(sr, rack_retx) X(sr, tlp) X(sr, spurious_retx)                 \
+	X(sr, late_timers)
 /* clang-format on */
 
 SDR_QP_CTR_GROUP_DECLARE(sr, SDR_SR_QP_CTRS);

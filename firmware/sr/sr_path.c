@@ -77,7 +77,9 @@ void sdr_sr_path_tx_begin(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr
 		return;
 	if (sr->spray.n <= 1 || sr->spray_qpn != qp->remote.qpn)
 		ports(qp, sr, now);
-	gone = sdr_spray_poll(&sr->spray, now, sr->rtt.rto);
+	/* (a path is not found stalled by the time the worker missed: sdr_sr_late()) */
+	gone = sdr_spray_poll(&sr->spray, now,
+			      sr->rtt.rto + (now < sr->late_until ? sr->late_len : 0));
 	if (gone) /* one loss for the controller, not one per unit moved */
 		sdr_sr_cc_lost(&sr->cc, now, 1, 0);
 	for (unsigned p = 0; gone; p++, gone >>= 1)

@@ -83,6 +83,7 @@ unsigned sdr_sr_qp_tx(struct sdr_worker *w, struct sdr_qp *qp, uint64_t now)
 	unsigned sent;
 
 	sdr_sr_cc_apply(w, qp, &sr->cc);
+	sdr_sr_late(qp, sr, now);
 	sdr_sr_path_tx_begin(w, qp, sr, now);
 	sent = sdr_sr_tx(w, qp, sr, now);
 	return sent + sdr_send_first_pass(w, qp, SDR_BURST - sent, now, &h);

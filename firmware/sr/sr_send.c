@@ -17,8 +17,10 @@
 #include "sr_path.h"
 #include "txq.h"
 
-#define SR_EXPIRE_MAX 256 /* timer entries looked at per loop iteration */
-#define SR_REO_PERSIST 16 /* losses a widened reordering window lasts */
+#define SR_EXPIRE_MAX 256   /* timer entries looked at per loop iteration */
+#define SR_REO_PERSIST 16   /* losses a widened reordering window lasts */
+#define SR_LATE_MIN_US 2000 /* a pass this late after a deadline: the worker was off its CPU */
+#define SR_LATE_MAX_MS 1000 /* time excused so (sdr_sr_late()) without progress, at most */
 
 int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 {
@@ -76,6 +78,7 @@ void sdr_sr_reset(struct sdr_sr *sr)
 	sr->rack_due = 0;
 	sr->rto_after = 0;
 	sr->tlp_done = 0;
+	sr->wake_at = sr->late_until = sr->late_sum = 0;
 	sr->stall_tsc = 0; /* (the QP failed, or is going away: not an outage that ended) */
 }
 
@@ -234,7 +237,9 @@ static uint64_t rto_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 	if (!e)
 		return UINT64_MAX;
 	t = e->tsc + sr->rtt.rto + hold_of(qp, sr, e->seq);
-	return t > sr->rto_after ? t : sr->rto_after;
+	if (t < sr->rto_after)
+		t = sr->rto_after;
+	return t > sr->late_until ? t : sr->late_until;
 }
 
 /* The tail-loss probe's timeout: RFC 8985 7.2 takes 2 SRTT, for TCP's
@@ -276,6 +281,8 @@ static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 	if (sr->tlp_done || sr->probing || sr->rack_due || !sr->rtt.samples || !t->n)
 		return UINT64_MAX;
 	due = sr->tlp_base + pto_of(sr) + hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
+	if (due < sr->late_until)
+		due = sr->late_until;
 	return due < rto_due(qp, sr) ? due : UINT64_MAX;
 }
 
@@ -415,6 +422,45 @@ static void rack_acked(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr
 		q->rack_chunk = chunk;
 		q->rack_rtt = since;
 	}
+}
+
+/* The sender's earliest deadline (UINT64_MAX: none): the RTO, the RACK
+ * re-check, the tail-loss probe, the spraying policy's round (the parts of
+ * sdr_sr_next_due() that only the sender's pass changes). */
+static uint64_t sender_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
+{
+	uint64_t d = rto_due(qp, sr), t;
+
+	if (sr->rack_due && sr->rack_due < d)
+		d = sr->rack_due;
+	if ((t = tlp_due(qp, sr)) < d)
+		d = t;
+	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
+		d = sr->spray.next_poll;
+	return d;
+}
+
+/* A worker that was off its CPU (a shared machine: the daemon descheduled)
+ * did not receive the ACKs of that time either, nor, in a ring pair, did
+ * its peer send them: its timers must not take the time missed for an
+ * unanswered round trip. The worker visits the QP at its earliest deadline
+ * (wake_at, set by the last pass; an ACK or a post brings the pass earlier,
+ * never later), so a pass that comes much later than that is the measure. */
+void sdr_sr_late(struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	uint64_t at = sr->wake_at, min = sdr_us_cycles(SR_LATE_MIN_US), late;
+	uint64_t cap = sdr_ms_cycles(SR_LATE_MAX_MS);
+
+	sr->wake_at = 0;
+	if (4 * sr->ack_period > min)
+		min = 4 * sr->ack_period;
+	if (!at || now <= at + min || sr->late_sum >= cap)
+		return; /* (a worker late again and again, nothing acknowledged: fire anyway) */
+	late = now - at < cap - sr->late_sum ? now - at : cap - sr->late_sum;
+	sr->late_until = now + late;
+	sr->late_len = late;
+	sr->late_sum += late;
+	SDR_QP_CTR(qp, sr, late_timers)++;
 }
 
 uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t now)
@@ -595,6 +641,9 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 	}
 	sdr_sr_path_retx_end(qp, sr);
+	sr->wake_at = sender_due(qp, sr);
+	if (sr->wake_at == UINT64_MAX)
+		sr->wake_at = 0;
 	return sent;
 }
 
@@ -816,6 +865,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	if (a.progress) {
 		qp->progress_tsc = now;
 		sr->tlp_done = 0;
+		sr->late_sum = 0;
 	}
 	if (resume)
 		sr_resume(qp, sr, now);

@@ -10,7 +10,9 @@
  *    revives it and it takes units again;
  *  - a path losing 5 % of its units gets a lower weight and fewer units;
  *  - half of the paths stay active whatever happens (a QP-wide stall is the
- *    SR engine's business); RTT samples shift to the slowest / fastest base.
+ *    SR engine's business); RTT samples shift to the slowest / fastest base;
+ *  - a path's stall counts from the send of its unit that waits, not from
+ *    the one before it (a path of low weight sends its units far apart).
  */
 #include <stdio.h>
 #include <string.h>
@@ -141,5 +143,27 @@ int main(void)
 		      s.p[0].state != SDR_SPRAY_ACTIVE,
 	      "fastest shift");
 	CHECK(sdr_spray_rtt_shift(&s, 0, 10000, 1) >= 10000, "slowest shift");
+
+	/* a sparse path: units A (T) and B (T + 25 ms) on path 0 of RTT 30 ms;
+	 * A answered, B waits; path 1 answers a unit sent later. The stall
+	 * time is max(3 SRTT, RTO) + floor = 92 ms after B's send, not A's */
+	{
+		const uint64_t T = 100000;
+
+		sdr_spray_init(&s, 2, ports, 2000, 30000, 0);
+		sdr_spray_sent(&s, 0, 0);
+		sdr_spray_acked(&s, 0, 0, 30000, 30000);
+		sdr_spray_sent(&s, 0, T);
+		sdr_spray_sent(&s, 0, T + 25000);
+		sdr_spray_acked(&s, 0, T, 30000, T + 30000);
+		sdr_spray_sent(&s, 1, T + 40000);
+		sdr_spray_acked(&s, 1, T + 40000, 10000, T + 50000);
+		CHECK(sdr_spray_poll(&s, T + 110000, 30000) == 0 &&
+			      s.p[0].state == SDR_SPRAY_ACTIVE,
+		      "sparse path suspended 85 ms after its waiting unit's send");
+		CHECK(sdr_spray_poll(&s, T + 120000, 30000) == 1 &&
+			      s.p[0].state == SDR_SPRAY_SUSPENDED,
+		      "sparse path not suspended 95 ms after its waiting unit's send");
+	}
 	return t_finish("test_spray");
 }

@@ -6,7 +6,10 @@
 #      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md;
 #      not ccbench: congestion-control fairness and convergence and its share
 #      beside kernel TCP, figures of the machine's load,
-#      `meson test -C build --suite ccbench`, docs/congestion.md)
+#      `meson test -C build --suite ccbench`, docs/congestion.md;
+#      not pathbench: multipath's path sum and failover, figures of a machine
+#      whose daemon has its CPU, `meson test -C build --suite pathbench`,
+#      docs/multipath.md)
 #   2. build with ASan+UBSan in ./build-asan and run unit + integration
 #   3. libFuzzer build with clang in ./build-fuzz (bounded fuzzing runs)
 # Before its last line it lists every skipped test with its reason (the
@@ -31,7 +34,8 @@ add() { # build-dir: count the results of its last meson test run, note its skip
 
 echo "== 1. build + all suites (build/)"
 hw/x86/setup.sh "$top/build" || exit 1
-meson test -C build --no-suite soak --no-suite ccbench --print-errorlogs || status=1
+meson test -C build --no-suite soak --no-suite ccbench --no-suite pathbench --print-errorlogs ||
+	status=1
 add build
 
 if [ "${SDR_TEST_QUICK:-0}" != 1 ]; then

@@ -17,17 +17,9 @@
 # The bounds are loose where a loaded 2-core machine cannot carry the
 # figure (goodput, Jain); every figure is printed. SDR_CC_RATE (default
 # 100mbit: what the rig carries on such a machine) scales the link.
-set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-: "${SDR_BUILD:=$here/../../build}"
-: "${SDR_DPU:=$SDR_BUILD/firmware/sdr-dpu}"
-: "${SDR_PERF:=$SDR_BUILD/host/perf/sdr-perf}"
-: "${SDR_PYTHON:=/usr/bin/python3}"
-export SDR_DPU
+. "$here/lib.sh" ccflows
 case=${1:?usage: cc_flows.sh fair|capacity|reserved}
-tmp=$(mktemp -d /tmp/sdr-ccflows.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 [ -x "$SDR_PERF" ] || fail "no sdr-perf at $SDR_PERF"
 rig=ring

@@ -12,18 +12,10 @@
 #             the receiving emulator delivered over the first second of the
 #             outage >= SDR_PATH_SUM of the sender's 700 Mbit/s (the three
 #             remaining paths carry 750), no message failed.
-set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-: "${SDR_BUILD:=$here/../../build}"
-: "${SDR_DPU:=$SDR_BUILD/firmware/sdr-dpu}"
-: "${SDR_PERF:=$SDR_BUILD/host/perf/sdr-perf}"
-: "${SDR_PYTHON:=/usr/bin/python3}"
-export SDR_DPU
+. "$here/lib.sh" pathbench
 case=${1:?usage: path_bench.sh sum|failover}
 frac=${SDR_PATH_SUM:-0.9}
-tmp=$(mktemp -d /tmp/sdr-pathbench.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 P="delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB"
 P="$P|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB"
 F="delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB,down=3s+4s"

@@ -12,16 +12,8 @@
 #    that begins after a QP was idle it sends at most its rate plus one
 #    frame (the pacer's schedule, not timing); usage errors for --qps and
 #    --gap-us.
-set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-: "${SDR_BUILD:=$here/../../build}"
-: "${SDR_DPU:=$SDR_BUILD/firmware/sdr-dpu}"
-: "${SDR_PERF:=$SDR_BUILD/host/perf/sdr-perf}"
-: "${SDR_PYTHON:=/usr/bin/python3}"
-export SDR_DPU
-tmp=$(mktemp -d /tmp/sdr-qpscale.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$here/lib.sh" qpscale
 log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 
 log "usage errors"

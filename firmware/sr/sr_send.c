@@ -424,10 +424,11 @@ static void rack_acked(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr
 	}
 }
 
-/* The sender's earliest deadline (UINT64_MAX: none): the RTO, the RACK
- * re-check, the tail-loss probe, the spraying policy's round (the parts of
- * sdr_sr_next_due() that only the sender's pass changes). */
-static uint64_t sender_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
+/* The sender's earliest deadline (UINT64_MAX: none): the oldest timer
+ * (sdr_sr_tx step 1 looks at the head), the unit RACK must look at again,
+ * the tail-loss probe, a path's round or stall (sr_path.h), not before
+ * @p floor. */
+static uint64_t sender_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint64_t floor)
 {
 	uint64_t d = rto_due(qp, sr), t;
 
@@ -436,7 +437,7 @@ static uint64_t sender_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 	if ((t = tlp_due(qp, sr)) < d)
 		d = t;
 	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
-		d = sr->spray.next_poll;
+		d = sr->spray.next_poll > floor ? sr->spray.next_poll : floor;
 	return d;
 }
 
@@ -474,17 +475,9 @@ uint64_t sdr_sr_next_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uint6
 		d = sr->ack_due;
 	if (sr->fin_next && sr->fin_next < d)
 		d = sr->fin_next;
-	/* sender: the oldest timer (sdr_sr_tx step 1 looks at the head) */
-	if ((t = rto_due(qp, sr)) < d)
+	/* sender */
+	if ((t = sender_due(qp, sr, now)) < d)
 		d = t;
-	/* loss detection: a unit RACK must look at again, the tail-loss probe */
-	if (sr->rack_due && sr->rack_due < d)
-		d = sr->rack_due;
-	if ((t = tlp_due(qp, sr)) < d)
-		d = t;
-	/* multipath: a path's round or stall (sr_path.h) */
-	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
-		d = sr->spray.next_poll > now ? sr->spray.next_poll : now;
 	/* the outage horizon (sdr_sr_poll) */
 	if (qp->horizon_tsc && qp->ack_cursor != qp->send_next) {
 		t = qp->progress_tsc + qp->horizon_tsc + 1;
@@ -641,7 +634,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		}
 	}
 	sdr_sr_path_retx_end(qp, sr);
-	sr->wake_at = sender_due(qp, sr);
+	sr->wake_at = sender_due(qp, sr, 0);
 	if (sr->wake_at == UINT64_MAX)
 		sr->wake_at = 0;
 	return sent;

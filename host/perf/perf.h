@@ -280,6 +280,12 @@ int run_flows(void); /* perf_flows.c: competing flows */
  * answer in @p out, or -1 (perf_telemetry.c); the number after "key": in it. */
 int perf_tel_query(const struct rig *r, int d, const char *cmd, char *out, size_t len);
 double perf_tel_num(const char *json, const char *key);
+/* The same for command @p cmd ("/sdr/link") of side @p b (0: a, the
+ * sender; 1: b): a ring rig is one daemon with instances 0 and 1, a veth
+ * rig a daemon per side (instance 0); the instance is the command's
+ * parameter, followed by @p more (",LANE") unless NULL. */
+int perf_tel_side(const struct rig *r, int b, const char *cmd, const char *more, char *out,
+		  size_t len);
 
 /* --path-trace (perf_paths.c): per-path frames sampled during a run */
 void path_trace_start(const struct rig *rig, double now);

@@ -55,15 +55,10 @@ struct flows {
 	char error[256];
 };
 
-/* Telemetry of side @p b (0 = a, 1 = b): the rig's daemon and instance
- * (ring: one daemon, instances 0 and 1; veth: a daemon each, instance 0) */
+/* Telemetry of side @p b (0 = a, 1 = b) */
 static int side_query(const struct flows *fl, int b, const char *cmd, char *out, size_t len)
 {
-	char c[64];
-	int two = fl->rig->ndaemons >= 2;
-
-	snprintf(c, sizeof(c), "%s,%d", cmd, two ? 0 : b);
-	return perf_tel_query(fl->rig, two ? b : 0, c, out, len);
+	return perf_tel_side(fl->rig, b, cmd, NULL, out, len);
 }
 
 /* The data direction's emulator: the receiving side's (b); @p v: the

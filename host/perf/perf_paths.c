@@ -34,15 +34,19 @@ static struct {
 
 static char answer[PT_ANSWER];
 
-/* Telemetry of side @p b (0: the sender, 1: the receiver): a ring rig is
- * one daemon with instances 0 and 1, a veth rig a daemon per side. */
+/* Telemetry of side @p b (0: the sender, 1: the receiver) into answer */
 static int side_query(const struct rig *rig, int b, const char *cmd)
 {
-	char c[64];
-	int two = rig->ndaemons >= 2;
+	return perf_tel_side(rig, b, cmd, NULL, answer, sizeof(answer));
+}
 
-	snprintf(c, sizeof(c), "%s,%d", cmd, two ? 0 : b);
-	return perf_tel_query(rig, two ? b : 0, c, answer, sizeof(answer));
+/* The receiver's emulator lane @p l into answer */
+static int lane_query(const struct rig *rig, unsigned l)
+{
+	char more[16];
+
+	snprintf(more, sizeof(more), ",%u", l);
+	return perf_tel_side(rig, 1, "/sdr/link", more, answer, sizeof(answer));
 }
 
 /* Sum of every "key": number in the answer (the QPs' values). */
@@ -62,8 +66,6 @@ static double sum_key(const char *key, int *found)
 
 void path_trace_start(const struct rig *rig, double now)
 {
-	char cmd[64];
-
 	memset(&pt, 0, sizeof(pt));
 	if (!(o.path_trace > 0))
 		return;
@@ -78,10 +80,7 @@ void path_trace_start(const struct rig *rig, double now)
 	for (unsigned l = 0; l < pt.nlanes; l++) {
 		const char *p;
 
-		snprintf(cmd, sizeof(cmd), "/sdr/link,%d,%u", rig->ndaemons >= 2 ? 0 : 1, l);
-		if (perf_tel_query(rig, rig->ndaemons >= 2 ? 1 : 0, cmd, answer, sizeof(answer)) <
-			    0 ||
-		    !(p = strstr(answer, "\"lane\":\"")))
+		if (lane_query(rig, l) < 0 || !(p = strstr(answer, "\"lane\":\"")))
 			snprintf(pt.lane_name[l], sizeof(pt.lane_name[l]), "lane%u", l);
 		else
 			snprintf(pt.lane_name[l], sizeof(pt.lane_name[l]), "%.*s",
@@ -91,7 +90,7 @@ void path_trace_start(const struct rig *rig, double now)
 
 void path_trace_tick(const struct rig *rig, double now)
 {
-	char key[32], cmd[64];
+	char key[32];
 	unsigned i = pt.n;
 
 	if (!pt.on || now < pt.next || i >= PT_SAMPLES)
@@ -112,13 +111,8 @@ void path_trace_tick(const struct rig *rig, double now)
 		snprintf(key, sizeof(key), "path%u_active", k);
 		pt.active[i][k] = (unsigned char)sum_key(key, &found);
 	}
-	for (unsigned l = 0; l < pt.nlanes; l++) {
-		snprintf(cmd, sizeof(cmd), "/sdr/link,%d,%u", rig->ndaemons >= 2 ? 0 : 1, l);
-		pt.lane[i][l] = perf_tel_query(rig, rig->ndaemons >= 2 ? 1 : 0, cmd, answer,
-					       sizeof(answer)) < 0
-					? NAN
-					: perf_tel_num(answer, "delivered");
-	}
+	for (unsigned l = 0; l < pt.nlanes; l++)
+		pt.lane[i][l] = lane_query(rig, l) < 0 ? NAN : perf_tel_num(answer, "delivered");
 	pt.n++;
 }
 

@@ -211,3 +211,13 @@ void read_peaks(const struct rig *rig, const struct run_params *p, struct run_re
 	if (!res->npeak)
 		res->peak = res->peak_idle = NAN;
 }
+
+int perf_tel_side(const struct rig *r, int b, const char *cmd, const char *more, char *out,
+		  size_t len)
+{
+	char c[96];
+	int two = r->ndaemons >= 2;
+
+	snprintf(c, sizeof(c), "%s,%d%s", cmd, two ? 0 : b, more ? more : "");
+	return perf_tel_query(r, two ? b : 0, c, out, len);
+}

@@ -12,10 +12,9 @@ capacity as a line, Jain's index per window below. A tool beside sdr-perf
 Reads the last line starting with '{"mode":"flows"' of the file (or stdin,
 '-'). Exit status 0 when the chart was written, 2 on bad input.
 """
-import argparse
-import json
 import sys
 
+import chart_input
 import matplotlib
 
 matplotlib.use("Agg")
@@ -28,17 +27,11 @@ def jain(x):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("input", help="sdr-perf flows output (JSON line), '-' for stdin")
-    ap.add_argument("--out", default="flows.png", help="PNG to write (default flows.png)")
-    ap.add_argument("--title", default=None, help="chart title (default: from the run)")
-    a = ap.parse_args()
-    f = sys.stdin if a.input == "-" else open(a.input)
-    runs = [json.loads(l) for l in f if l.startswith('{"mode":"flows"')]
-    if not runs:
+    a = chart_input.args(__doc__, "sdr-perf flows output (JSON line)", "flows.png")
+    r = chart_input.last_run(a.input, "flows")
+    if r is None:
         print("flows_plot: no sdr-perf flows JSON line in %s" % a.input, file=sys.stderr)
         return 2
-    r = runs[-1]
     w = r["win_s"]
     fig, (ax, aj) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True,
                                  gridspec_kw={"height_ratios": [3, 1]})

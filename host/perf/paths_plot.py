@@ -14,11 +14,10 @@ program), like flows_plot.py.
 Reads the last line starting with '{"mode":"paths"' of the file (or stdin,
 '-'). Exit status 0 when the chart was written, 2 on bad input.
 """
-import argparse
-import json
 import re
 import sys
 
+import chart_input
 import matplotlib
 
 matplotlib.use("Agg")
@@ -54,18 +53,12 @@ def deltas(rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("input", help="sdr-perf output with --path-trace, '-' for stdin")
-    ap.add_argument("--out", default="paths.png", help="PNG to write (default paths.png)")
-    ap.add_argument("--title", default=None, help="chart title (default: from the run)")
-    a = ap.parse_args()
-    f = sys.stdin if a.input == "-" else open(a.input)
-    runs = [json.loads(l) for l in f if l.startswith('{"mode":"paths"')]
-    if not runs or len(runs[-1]["t"]) < 3:
+    a = chart_input.args(__doc__, "sdr-perf output with --path-trace", "paths.png")
+    r = chart_input.last_run(a.input, "paths")
+    if r is None or len(r["t"]) < 3:
         print("paths_plot: no sdr-perf --path-trace JSON line (of 3 samples or more) in %s"
               % a.input, file=sys.stderr)
         return 2
-    r = runs[-1]
     t = r["t"]
     tm = [(x0 + x1) / 2 for x0, x1 in zip(t, t[1:])]
     dt = [max(x1 - x0, 1e-9) for x0, x1 in zip(t, t[1:])]

@@ -379,10 +379,11 @@ static int sdr_bridge_main(int eal_argc, char **eal_argv, int argc, char **argv)
 				p, rte_strerror(-rc));
 	}
 	for (int i = 0; i < 2; i++) {
-		const char *spec = desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1;
+		const char *spec = "no emulation";
 
-		if (!d[i].spec || sdr_link_plan_format(&d[i].plan, 0, desc, sizeof(desc)) < 0)
-			snprintf(desc, sizeof(desc), "no emulation"), spec = desc;
+		/* (the default lane's text without its name) */
+		if (d[i].spec && sdr_link_plan_format(&d[i].plan, 0, desc, sizeof(desc)) >= 0)
+			spec = desc + strlen(SDR_LINK_DEFAULT_LANE_NAME) + 1;
 		printf("sdr-dpu --bridge: port %u -> port %u: %s\n", d[i].in, d[i].out, spec);
 	}
 	printf("sdr-dpu --bridge: forwarding, %u mbufs\n", nmbufs);

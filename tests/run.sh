@@ -2,7 +2,8 @@
 # The whole test suite, from a fresh Debian 12 machine (run as root for the
 # package set-up and the network-namespace tests; as a user, the root-only
 # tests are skipped):
-#   1. build in ./build and run every suite: unit, integration, external, fuzz, bluefield
+#   1. build in ./build and run every suite: unit, integration, external, fuzz, bluefield,
+#      variants (integration tests again with every QP spraying over 4 paths)
 #      (not soak: an hour long, `meson test -C build --suite soak`, docs/reliability.md;
 #      not ccbench: congestion-control fairness and convergence and its share
 #      beside kernel TCP, figures of the machine's load,

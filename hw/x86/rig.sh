@@ -23,6 +23,13 @@
 
 : "${SDR_BUILD:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}"
 : "${SDR_DPU:=$SDR_BUILD/firmware/sdr-dpu}"
+# SDR_TEST_DPU_ARGS (words): options every daemon started through SDR_DPU
+# gets (hw/x86/dpu-args.sh runs in its place; the suite "variants")
+if [ -n "${SDR_TEST_DPU_ARGS:-}" ] && [ -z "${SDR_DPU_REAL:-}" ]; then
+	export SDR_DPU_REAL=$SDR_DPU
+	SDR_DPU=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/dpu-args.sh
+	export SDR_DPU
+fi
 
 SDR_NS_TAG=${SDR_NS_TAG:-$$}
 # rig_names TAG: the namespace and interface names of TAG (interface names

@@ -46,6 +46,8 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->jit_g = 1.0 / 8;
 	p->ecn_delay_cap = 1.0;
 	p->noise_cap = 0.25;
+	p->comp_enter = 4;
+	p->comp_md = 0.5;
 }
 
 static double floor_of(const struct sdr_cc *cc)
@@ -174,8 +176,32 @@ static bool app_limited(const struct sdr_cc *cc, uint64_t len)
 	return (double)cc->iv_sent_bytes * 8 < cc->p.app_limited * cc->rate * over / 1e9;
 }
 
+/* The TCP-competitive mode's decision (sdr_cc.h): Reno's congestion
+ * avoidance, in rate form. Loss cuts by comp_md (once per window: the stale
+ * rules of sdr_cc_on_loss_sent()); otherwise the rate grows by one frame
+ * (quantum_bytes / 2) per smoothed RTT, for every RTT the interval spanned
+ * (Reno's one segment per RTT). CE and queueing delay do not cut. */
+static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
+{
+	double rtt = (double)(cc->srtt ? cc->srtt : cc->base_rtt);
+
+	cc->comp_iv++;
+	if (cc->iv_lost > 0) {
+		cc->rate *= 1 - cc->p.comp_md;
+		cc->dec_loss++;
+		return SDR_CC_DEC_LOSS;
+	}
+	if (app_limited(cc, len))
+		return SDR_CC_HOLD;
+	cc->increases++;
+	if (rtt > 0)
+		cc->rate += cc->p.quantum_bytes * 4 * 1e9 / rtt * ((double)len / rtt);
+	return SDR_CC_INCREASE;
+}
+
 static void decide(struct sdr_cc *cc, uint64_t now)
 {
+	double rate0 = cc->rate;
 	uint64_t len = now - cc->iv_start, target = sdr_cc_target(cc);
 	uint64_t dt = sdr_cc_delay_target(cc, now); /* = target unless ECN leads */
 	uint64_t seen = cc->iv_acked + cc->iv_lost;
@@ -198,7 +224,15 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	double dlv = len ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
 	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
 
-	if (cc->iv_ce > 0 || q > (double)dt) {
+	/* the TCP-competitive mode ends when an interval without CE finds
+	 * the queue below T: the flow that kept it full is gone or answers */
+	if (cc->comp && cc->iv_ce == 0 && q < (double)target) {
+		cc->comp = false;
+		cc->cong_run = 0;
+	}
+	if (cc->comp) {
+		ev = decide_comp(cc, len);
+	} else if (cc->iv_ce > 0 || q > (double)dt) {
 		if (cc->iv_ce > 0 && q <= (double)target) /* CE alone: DCQCN */
 			to = cc->rate * (1 - cc->alpha / 2);
 		if (to < cc->rate * (1 - cc->p.max_mdf))
@@ -262,6 +296,31 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->startup = false;
 		cc->calm = 0;
 		cc->cut_at = now;
+	}
+	/* a queue that comp_enter cuts in a row did not shrink is kept by a
+	 * flow that does not answer CE or delay (Copa's mode switch, "Copa:
+	 * Practical Delay-Based Congestion Control for the Internet", NSDI
+	 * 2018); a start-up's overshoot drains under the cuts, and flows that
+	 * all answer share the draining */
+	if (ev == SDR_CC_DEC_ECN || ev == SDR_CC_DEC_DELAY) {
+		if (cc->cong_run == 0) {
+			cc->run_rate = rate0;
+			cc->cong_run = 1;
+		} else if (q + (double)target >= cc->prev_q) {
+			/* the cut before did not shrink the queue (by more than
+			 * the target: noise) */
+			cc->cong_run++;
+		}
+	} else {
+		cc->cong_run = 0;
+	}
+	if (!cc->comp && cc->p.comp_enter && cc->cong_run >= cc->p.comp_enter) {
+		/* the cuts answered a queue another flow keeps: undone (as
+		 * TCP undoes a reduction found spurious, RFC 3522) */
+		cc->comp = true;
+		if (cc->rate < cc->run_rate)
+			cc->rate = cc->run_rate;
+		cc->comp_enters++;
 	}
 	if (cc->iv_ce == 0)
 		cc->jit = (1 - cc->p.jit_g) * cc->jit + cc->p.jit_g * q;

@@ -82,6 +82,11 @@ struct sdr_cc_params {
 	                          RTT (a queue ECN does not mark still cuts) */
 	double noise_cap;      /**< without ECN: max(T, jit_k * jit), at most this
 	                          fraction of the base RTT */
+	unsigned comp_enter;   /**< this many decisions in a row that cut on CE or
+	                          delay, each finding the queue no shorter (within
+	                          T) than the one before, enter the TCP-competitive
+	                          mode (0: never) */
+	double comp_md;        /**< TCP-competitive mode: decrease on loss */
 };
 
 /** Defaults (docs/congestion.md "Constants"). */
@@ -131,6 +136,18 @@ struct sdr_cc {
 	uint64_t ce_at;   /**< ns: the last interval with a CE mark (0: none yet) */
 	bool ce_seen;     /**< the path has marked CE (ECN leads while ce_at is
 	                       within base_window) */
+	/* TCP-competitive mode: a flow that keeps the queue above the marking
+	 * threshold whatever this one does (TCP without ECN, BBR) would starve
+	 * it. After comp_enter congested decisions in a row, those cuts are
+	 * undone (the rate before the first), CE and delay no longer cut, loss
+	 * cuts by comp_md, and the rate grows as Reno's does, one frame per
+	 * RTT, until an interval without CE finds the queue below T */
+	bool comp;            /**< in the TCP-competitive mode */
+	unsigned cong_run;    /**< congested decisions (CE or delay) in a row,
+	                           the queue not shrinking */
+	double run_rate;      /**< the rate before the first of them */
+	uint64_t comp_enters; /**< times the mode was entered */
+	uint64_t comp_iv;     /**< decisions made in the mode */
 };
 
 /** Start at init_frac of @p ceiling_bps (> 0) at @p now_ns. */

@@ -181,11 +181,13 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		"    CC: rate %.1f Mbit/s ceiling %.1f | base rtt %.0f us srtt %.0f us | "
 		"alpha %.3f | delay target %.0f us (jitter %.0f us) | last %s | cuts ecn %" PRIu64
 		" delay %" PRIu64 " loss %" PRIu64 " increases %" PRIu64 " intervals %" PRIu64
+		" | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64 " intervals)"
 		" | CE echoed %" PRIu64 " (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
-		k->increases, k->intervals, c->ce_echoed, c->echo_acks, c->rx_ce);
+		k->increases, k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv,
+		c->ce_echoed, c->echo_acks, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -199,13 +201,14 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"increases\":%" PRIu64 ",\"intervals\":%" PRIu64 ",\"acked\":%" PRIu64
 		",\"ce_echoed\":%" PRIu64 ",\"echo_acks\":%" PRIu64 ",\"lost_events\":%" PRIu64
 		",\"rate_sets\":%" PRIu64 ",\"rx_pkts\":%" PRIu32 ",\"rx_ce\":%" PRIu32
-		",\"ecn_leads\":%d,\"delay_target_us\":%.1f,\"jitter_us\":%.1f}",
+		",\"ecn_leads\":%d,\"delay_target_us\":%.1f,\"jitter_us\":%.1f"
+		",\"competitive\":%d,\"comp_enters\":%" PRIu64 ",\"comp_intervals\":%" PRIu64 "}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
 		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
-		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
-		k->jit / 1e3);
+		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
+		k->comp ? 1 : 0, k->comp_enters, k->comp_iv);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -227,6 +230,8 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_rx_ce", c->rx_ce);
 	kv->u64(kv->arg, "cc_rx_pkts", c->rx_pkts);
 	kv->u64(kv->arg, "cc_acked", k->acked);
+	kv->u64(kv->arg, "cc_competitive", k->comp);
+	kv->u64(kv->arg, "cc_comp_enters", k->comp_enters);
 }
 
 void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)
@@ -252,6 +257,13 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 		   "kind=\"loss-cut\"", (double)k->dec_loss);
 	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
 		   "kind=\"increase\"", (double)k->increases);
+	m->gauge(m->arg, "cc_competitive",
+		 "congestion control: 1 in the TCP-competitive mode (a queue its cuts did not "
+		 "shrink)",
+		 NULL, k->comp ? 1.0 : 0.0);
+	m->counter(m->arg, "cc_competitive_entered",
+		   "congestion control: times it entered the TCP-competitive mode", NULL,
+		   (double)k->comp_enters);
 	m->counter(m->arg, "cc_ce_echoed", "congestion control: CE marks its peer echoed", NULL,
 		   (double)c->ce_echoed);
 	m->counter(m->arg, "cc_ce_received", "data packets that arrived CE-marked", NULL,

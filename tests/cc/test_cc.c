@@ -368,6 +368,45 @@ static struct ev hpop(void)
 	return top;
 }
 
+/* A kernel TCP flow as the competitor sdr-dpu meets on a shared link: Reno
+ * (RFC 5681) in the rate form a paced simulation needs (cwnd / srtt per
+ * second), its frames not ECN-capable (a queue marks none: it drops them
+ * when full), one halving per window of data (RFC 6675's recovery point),
+ * slow start until its first loss, then one segment per RTT. */
+struct reno {
+	double cwnd, srtt; /* bytes, ns */
+	uint64_t recover;  /* losses of frames sent before this time are answered */
+	bool ss;
+};
+
+static void reno_init(struct reno *r)
+{
+	r->cwnd = 10.0 * FRAME;
+	r->srtt = 25e6;
+	r->recover = 0;
+	r->ss = true;
+}
+
+static void reno_ack(struct reno *r, uint64_t rtt)
+{
+	r->srtt = r->srtt * 7 / 8 + (double)rtt / 8;
+	r->cwnd += r->ss ? FRAME : (double)FRAME * FRAME / r->cwnd;
+}
+
+static void reno_loss(struct reno *r, uint64_t now, uint64_t sent_at)
+{
+	if (sent_at < r->recover)
+		return;
+	r->cwnd = r->cwnd / 2 > 2.0 * FRAME ? r->cwnd / 2 : 2.0 * FRAME;
+	r->ss = false;
+	r->recover = now;
+}
+
+static uint64_t reno_rate(const struct reno *r)
+{
+	return (uint64_t)(r->cwnd * 8e9 / r->srtt) + 1;
+}
+
 struct sim {
 	const char *link; /* link emulator spec of the bottleneck */
 	unsigned nflows;
@@ -386,6 +425,9 @@ struct sim {
 	uint64_t jit_ns;                    /* host jitter: ACKs are processed up to this late */
 	const struct sdr_cc_params *params; /* NULL: the defaults */
 	struct sdr_cc cc[NFLOW_MAX];
+	unsigned reno_mask; /* bit f: flow f is TCP Reno, not an sdr-dpu QP */
+	bool reno_ecn;      /* Reno's frames are ECN-capable, CE halves it (RFC 3168) */
+	struct reno reno[NFLOW_MAX];
 };
 
 /* splitmix64: the simulation's deterministic noise */
@@ -426,6 +468,7 @@ static void run(struct sim *s)
 	for (unsigned f = 0; f < s->nflows; f++) {
 		next_tx[f] = f * s->start_gap;
 		sdr_cc_init(&s->cc[f], s->params, s->ceiling, next_tx[f]);
+		reno_init(&s->reno[f]);
 	}
 	while (t < s->end) {
 		unsigned f = 0;
@@ -450,13 +493,22 @@ static void run(struct sim *s)
 		if (heap_n && heap[0].at <= next_tx[f]) {
 			struct ev e = hpop();
 			struct sdr_cc *cc = &s->cc[e.flow];
+			bool reno = s->reno_mask >> e.flow & 1;
 
 			t = e.at;
 			if (e.lost) {
-				sdr_cc_on_loss(cc, t, 1);
+				if (reno)
+					reno_loss(&s->reno[e.flow], t, e.sent_at);
+				else
+					sdr_cc_on_loss(cc, t, 1);
 				continue;
 			}
-			sdr_cc_on_ack(cc, t, t - e.sent_at, 1, e.ce, FRAME);
+			if (reno && e.ce)
+				reno_loss(&s->reno[e.flow], t, e.sent_at);
+			else if (reno)
+				reno_ack(&s->reno[e.flow], t - e.sent_at);
+			else
+				sdr_cc_on_ack(cc, t, t - e.sent_at, 1, e.ce, FRAME);
 			if (t / s->win < 64)
 				s->bytes[e.flow][t / s->win] += PAYLOAD;
 			continue;
@@ -464,9 +516,14 @@ static void run(struct sim *s)
 		/* flow f sends one packet at its pace */
 		struct sdr_link_verdict v;
 
+		bool reno = s->reno_mask >> f & 1;
+
 		t = next_tx[f];
-		sdr_link_decide_ecn(&l, t, FRAME, SDR_LINK_ECN_ECT0, &v);
-		sdr_cc_on_sent(&s->cc[f], FRAME);
+		sdr_link_decide_ecn(&l, t, FRAME,
+				    reno && !s->reno_ecn ? SDR_LINK_ECN_NOT_ECT : SDR_LINK_ECN_ECT0,
+				    &v);
+		if (!reno)
+			sdr_cc_on_sent(&s->cc[f], FRAME);
 		nsent++;
 		if (v.action == SDR_LINK_DELIVER)
 			hpush((struct ev){.at = v.depart_ns + s->ret_ns +
@@ -479,7 +536,9 @@ static void run(struct sim *s)
 					  .sent_at = t,
 					  .flow = (uint8_t)f,
 					  .lost = 1});
-		next_tx[f] = t + (uint64_t)((double)FRAME * 8e9 / (double)sdr_cc_rate(&s->cc[f]));
+		next_tx[f] = t + (uint64_t)((double)FRAME * 8e9 /
+					    (double)(reno ? reno_rate(&s->reno[f])
+							  : sdr_cc_rate(&s->cc[f])));
 	}
 	s->pkts_in = l.stats.pkts_in - base_in;
 	s->drops = l.stats.dropped_buffer - s->start_drops;
@@ -552,12 +611,17 @@ static void test_fairness(const char *link, unsigned n, const char *what, int ch
 		if (jain(x, n) < worst)
 			worst = jain(x, n);
 	}
+	uint64_t comp = 0;
+
+	for (unsigned f = 0; f < n; f++)
+		comp += s.cc[f].comp_enters;
 	printf("%-10s %u flows, 4..14 s: aggregate %.1f %% of capacity, Jain %.4f over 10 s "
 	       "(worst 1 s window %.4f), loss %.2e, queue p99 %.0f KB (%.1f %% of the buffer); "
-	       "start-up: %" PRIu64 " drops, queue at most %" PRIu64 " KB\n",
+	       "start-up: %" PRIu64 " drops, queue at most %" PRIu64 " KB; TCP-competitive mode "
+	       "entered %" PRIu64 " times\n",
 	       what, n, 100 * sum / cap, jain(g, n), worst, (double)s.drops / (double)s.pkts_in,
 	       q_p99(&s) / 1000, 100 * q_p99(&s) / (double)s.buffer, s.start_drops,
-	       s.start_max_q / 1000);
+	       s.start_max_q / 1000, comp);
 	if (check == REPORT)
 		return;
 	CHECK(jain(g, n) >= 0.95, "%s %u flows: Jain %.4f < 0.95", what, n, jain(g, n));
@@ -568,10 +632,59 @@ static void test_fairness(const char *link, unsigned n, const char *what, int ch
 		return;
 	}
 	CHECK(sum >= 0.9 * cap, "%s %u flows: aggregate %.1f %% < 90 %%", what, n, 100 * sum / cap);
+	/* (every flow here answers the marks: none keeps a queue the others
+	 * cannot shrink; with delay alone, LOOSE, 8 flows entered once) */
+	CHECK(comp == 0, "%s %u flows: TCP-competitive mode entered %" PRIu64 " times", what, n,
+	      comp);
 	CHECK((double)s.drops <= 1e-4 * (double)s.pkts_in,
 	      "%s %u flows: loss %" PRIu64 " of %" PRIu64, what, n, s.drops, s.pkts_in);
 	CHECK(q_p99(&s) <= 0.25 * (double)s.buffer, "%s %u flows: queue p99 %.0f B", what, n,
 	      q_p99(&s));
+}
+
+/* One sdr-dpu QP beside one TCP Reno flow. Without ECN (@p ecn false) the
+ * link marks the QP's frames above its threshold and never Reno's, which
+ * fills the buffer until it drops: the QP's TCP-competitive mode is what
+ * gives it a share. With ECN both answer the marks, and the mode must not
+ * take Reno's share. Each flow is to get at least half its fair share over
+ * 10 s; sdr_first: the QP starts first (else Reno does, and the QP starts
+ * into a full queue). */
+static void test_beside_reno(const char *link, bool ecn, bool sdr_first)
+{
+	static struct sim s;
+	double cap = 1e9 * PAYLOAD / FRAME, g0, g1;
+
+	memset(&s, 0, sizeof(s));
+	s.link = link;
+	s.nflows = 2;
+	s.reno_mask = sdr_first ? 2 : 1;
+	s.reno_ecn = ecn;
+	s.ceiling = 10 * GBIT;
+	s.ret_ns = 12500 * US;
+	s.start_gap = 1000 * MS;
+	s.end = 16000 * MS;
+	s.win = 1000 * MS;
+	s.from = 6000 * MS;
+	run(&s);
+	unsigned q = sdr_first ? 0 : 1; /* the sdr flow */
+
+	g0 = gput(&s, q, 6, 16);
+	g1 = gput(&s, 1 - q, 6, 16);
+	printf("beside Reno (%s), %s first, 6..16 s: sdr %.1f %%, Reno %.1f %% of capacity, "
+	       "loss %.2e, queue p99 %.0f KB; sdr: %" PRIu64 " ECN, %" PRIu64 " delay, %" PRIu64
+	       " loss cuts, TCP-competitive %" PRIu64 " times, %" PRIu64 " of %" PRIu64
+	       " decisions\n",
+	       ecn ? "ECN" : "no ECN", sdr_first ? "sdr" : "Reno", 100 * g0 / cap, 100 * g1 / cap,
+	       (double)s.drops / (double)s.pkts_in, q_p99(&s) / 1000, s.cc[q].dec_ecn,
+	       s.cc[q].dec_delay, s.cc[q].dec_loss, s.cc[q].comp_enters, s.cc[q].comp_iv,
+	       s.cc[q].intervals);
+	if (ecn) /* (REPORT: the controller's own share beside Reno with ECN) */
+		return;
+	CHECK(g0 >= 0.25 * cap && g1 >= 0.25 * cap,
+	      "beside Reno (%s): sdr %.1f %%, Reno %.1f %% (each >= 25 %%)", ecn ? "ECN" : "no ECN",
+	      100 * g0 / cap, 100 * g1 / cap);
+	if (!ecn)
+		CHECK(s.cc[q].comp_enters > 0, "beside Reno without ECN: no TCP-competitive mode");
 }
 
 static void test_capacity_change(const char *link, const char *what)
@@ -610,6 +723,8 @@ static void test_capacity_change(const char *link, const char *what)
 	      100 * full / cap, 100 * w3 / cap);
 	CHECK((double)s.drops <= 0.01 * (double)s.pkts_in, "%s: loss %" PRIu64 " of %" PRIu64, what,
 	      s.drops, s.pkts_in);
+	CHECK(s.cc[0].comp_enters + s.cc[1].comp_enters == 0, "%s: TCP-competitive mode entered",
+	      what);
 }
 
 static void test_alone(void)
@@ -724,6 +839,7 @@ int main(int argc, char **argv)
 		sdr_cc_params_default(&old);
 		old.ecn_delay_frac = 0;
 		old.jit_k = 0;
+		old.comp_enter = 0;
 		test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", n, "jitter", STRICT,
 			      5 * MS, NULL);
 		test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", n, "jitter,T", REPORT,
@@ -731,6 +847,10 @@ int main(int argc, char **argv)
 	}
 	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
 			     "ECN+delay");
+	for (unsigned ecn = 0; ecn < 2; ecn++) {
+		test_beside_reno("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", ecn, true);
+		test_beside_reno("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", ecn, false);
+	}
 
 	free(heap);
 	printf("test_cc: %u checks, %u failed\n", t_checks, (unsigned)t_failures);

@@ -69,6 +69,7 @@ enum {
 	O_CLOCK_SHIFT,
 	O_CTL_LOG,
 	O_SHIFT_MARGIN,
+	O_PATHS,
 };
 
 /* seconds; "12.5ms", "250us", "0.5" (common/sdr_units.c) */
@@ -570,6 +571,17 @@ static const struct sdr_opt opts[] = {
 	 .help = "none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8;\n"
 		 "1 <= K <= 64, 1 <= M <= 32, xor M <= K; also rs:K:M) |\n"
 		 "auto (cross-DC QPs; default none)"},
+	{.name = "paths",
+	 .arg = "P",
+	 .id = O_PATHS,
+	 .kind = SDR_OPT_U32,
+	 .max = PIPE_PATHS_MAX,
+	 .off = offsetof(struct cli, cfg.paths),
+	 .dflt = "0",
+	 .help = "UDP source ports each cross-DC QP sprays over (the QP\n"
+		 "attribute paths, docs/multipath.md; 0 = the daemon's --paths;\n"
+		 "SR, EC and AUTO QPs); the DES spreads a QP of P >= 2 over\n"
+		 "its link's paths (--net: 'A | B' or paths=N)"},
 	{.name = "iters",
 	 .arg = "N",
 	 .id = O_ITERS,

@@ -172,7 +172,7 @@ double pipe_cba_slack(const struct pipe_cfg *c, const struct pipe_net *net,
 	f = &fl->f[i];
 	l = &lab[(size_t)f->chan * M];
 	d_ab = pipe_net_delay(net, f->src_dc, f->dst_dc);
-	d_ba = pipe_net_delay(net, f->dst_dc, f->src_dc);
+	d_ba = pipe_net_delay_ctl(net, f->dst_dc, f->src_dc); /* the DES's reverse delay */
 	tx = (double)pipe_wire_bytes(c, pipe_ch_bytes(c, f->chan)) * 8 / (double)rate_bps;
 	acked = c->rel.rel != SDR_REL_NONE; /* a send completes when acknowledged */
 	/* the QP's messages one after another, in micro-batch order (the order

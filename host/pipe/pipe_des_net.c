@@ -32,7 +32,9 @@
  * (docs/pipeline.md "Paths"). The message is sent when its last part is,
  * and arrives when the last part has crossed its path's delay. A QP of one
  * port (P <= 1) takes one path: flow i's path i mod N (the ECMP hash of its
- * port, which the QPN decides, is not known here).
+ * port, which the QPN decides, is not known here). Its clear-to-send and
+ * acknowledgments keep one port: the reverse link's mean path delay
+ * (pipe_net_delay_ctl()).
  */
 #define LX_ENQ 0ull
 #define LX_FIN 1ull
@@ -155,7 +157,7 @@ static int lx_flow_setup(struct lx *x, uint32_t i, const struct pipe_alloc *rate
 	f->b = pf->dst_dc;
 	f->link = pf->link;
 	f->cap = rates && rates->rate[i] ? (double)rates->rate[i] : (double)(r ? r : c->rate_bps);
-	f->d_ba = pipe_net_delay(x->net, f->b, f->a);
+	f->d_ba = pipe_net_delay_ctl(x->net, f->b, f->a); /* CTS, ACK: one port */
 	lx_flow_paths(x, i);
 	f->scheme = c->rel;
 	f->bits = (double)pipe_wire_bytes(c, payload) * 8;

@@ -363,6 +363,20 @@ double pipe_net_delay(const struct pipe_net *net, uint32_t from, uint32_t to)
 	return (double)d * 1e-9;
 }
 
+double pipe_net_delay_ctl(const struct pipe_net *net, uint32_t from, uint32_t to)
+{
+	int l = pipe_net_lookup(net, from, to);
+	uint64_t sum = 0;
+
+	if (l < 0)
+		return 0;
+	if (pipe_net_paths(net, l) == 1)
+		return pipe_net_delay(net, from, to);
+	for (uint32_t p = 0; p < pipe_net_paths(net, l); p++)
+		sum += net->link[l].path[p].delay_ns;
+	return (double)sum / pipe_net_paths(net, l) * 1e-9;
+}
+
 uint64_t pipe_net_rate(const struct pipe_net *net, int l)
 {
 	uint64_t r = 0;

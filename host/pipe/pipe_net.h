@@ -112,6 +112,12 @@ int pipe_net_lookup(const struct pipe_net *net, uint32_t from, uint32_t to);
  *  ends on every path at once, so its last byte arrives over that one). */
 double pipe_net_delay(const struct pipe_net *net, uint32_t from, uint32_t to);
 
+/** One-way delay from DC @p from to DC @p to in seconds that a packet of
+ *  one UDP source port expects (a QP's clear-to-send and acknowledgments
+ *  keep its port 0, which the ECMP hash puts on a path not known here): the
+ *  mean of the link's path delays; pipe_net_delay() for a single path. */
+double pipe_net_delay_ctl(const struct pipe_net *net, uint32_t from, uint32_t to);
+
 /** Bottleneck rate of link @p l in bit/s: the sum of its paths' rates;
  *  0 = no bottleneck (a path without a rate makes the link unbounded). */
 uint64_t pipe_net_rate(const struct pipe_net *net, int l);

@@ -317,6 +317,9 @@ static void test_paths(void)
 	      pipe_net_delay(&n, 0, 1));
 	CHECK(n.link[0].path[0].delay_ns == 5000000 && n.link[0].path[1].delay_ns == 12500000,
 	      "path delays");
+	CHECK(fabs(pipe_net_delay_ctl(&n, 0, 1) - 0.00875) < 1e-12 &&
+		      pipe_net_delay_ctl(&n, 1, 0) == 0,
+	      "one port's delay: the mean %g", pipe_net_delay_ctl(&n, 0, 1));
 	CHECK(pipe_net_path_share(&n, 0, 0) == 0.5 && pipe_net_path_share(&n, 0, 1) == 0.5 &&
 		      pipe_net_path_share(&n, 0, 2) == 0,
 	      "shares");
@@ -367,6 +370,7 @@ static void test_paths(void)
 	REQUIRE(pipe_net_parse("link s to=1 from=0 delay=5ms rate=1gbit", &n, why, sizeof(why)) ==
 			0,
 		"%s", why);
+	CHECK(pipe_net_delay_ctl(&n, 0, 1) == pipe_net_delay(&n, 0, 1), "single path: delay");
 	CHECK(n.link[0].npaths == 1 && pipe_net_path_share(&n, 0, 0) == 1 &&
 		      strcmp(n.link[0].spec, "delay=5ms,rate=1gbit,buffer=1.5MB") == 0,
 	      "single path: %s", n.link[0].spec);

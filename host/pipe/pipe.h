@@ -87,9 +87,9 @@ struct pipe_cfg {
 	uint32_t paths;                   /**< UDP source ports each cross-DC QP sprays over
 	                                        (--paths, the QP attribute paths; 0 = the
 	                                        daemon's --paths, else 1..PIPE_PATHS_MAX).
-	                                        The DES: a QP of P >= 2 spreads over P of its
-	                                        link's paths, 0 and 1 take one (not in the
-	                                        digest) */
+	                                        The DES: a QP of P >= 2 (SR, EC, AUTO) spreads
+	                                        over P of its link's paths, 0 and 1 take one
+	                                        (not in the digest) */
 };
 
 /** Most --paths (libsdr's SDR_PATHS_MAX). */

@@ -25,7 +25,7 @@
  * between those events. A pair without a link, or a path without a rate,
  * gives each flow a server of its own with no shared capacity.
  *
- * A QP that sprays (c->paths = P >= 2) over a link of N paths sends each
+ * A QP that sprays (c->paths = P >= 2, not --rel none) over a link of N paths sends each
  * message as min(P, N) parts, one per path, in proportion to the paths'
  * rates (equal parts when a path has no rate) and at that share of its own
  * rate: the sender's weighted round robin once its weights have settled
@@ -108,13 +108,20 @@ static void lx_model_params(const struct lx *x, const struct lx_flow *f, double 
 	prm->scheme = f->scheme;
 }
 
+/* source ports of a cross-DC QP: --paths, for the schemes that spray (SR,
+ * EC, AUTO); a QP without reliability keeps one (docs/multipath.md) */
+static uint32_t lx_ports(const struct pipe_cfg *c)
+{
+	return c->paths >= 2 && c->rel.rel != SDR_REL_NONE ? c->paths : 1;
+}
+
 /* the paths of flow i's messages: which, their shares, servers, delays and
  * the flow's loss (the parts' losses weighted by their shares) */
 static void lx_flow_paths(struct lx *x, uint32_t i)
 {
 	struct lx_flow *f = &x->f[i];
 	const struct pipe_net_link *l = f->link >= 0 ? &x->net->link[f->link] : NULL;
-	uint32_t n = pipe_net_paths(x->net, f->link), p = x->c->paths >= 2 ? x->c->paths : 1;
+	uint32_t n = pipe_net_paths(x->net, f->link), p = lx_ports(x->c);
 	uint64_t sum = 0;
 	int unbounded = 0;
 
@@ -365,7 +372,7 @@ int pipe_des_run_rates(const struct pipe_cfg *c, const struct pipe_prog *p,
 	x->npx = 1;
 	for (uint32_t i = 0; i < x->fl.n; i++) {
 		uint32_t n = pipe_net_paths(x->net, x->fl.f[i].link);
-		uint32_t p = c->paths >= 2 ? c->paths : 1;
+		uint32_t p = lx_ports(c);
 
 		x->npx = n < p ? (n > x->npx ? n : x->npx) : (p > x->npx ? p : x->npx);
 	}

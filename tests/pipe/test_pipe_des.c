@@ -558,7 +558,8 @@ static void test_delta_search(void)
 }
 
 /* iteration time of 2 stages over 2 DCs, 4 micro-batches of 4 MiB each way,
- * with the network @p net and --paths @p paths; @p o: the DES run's output */
+ * SR, with the network @p net and --paths @p paths; @p o: the DES run's
+ * output */
 static double two_dc(const char *net, uint32_t paths, struct pipe_des_out *o)
 {
 	static struct pipe_order ord;
@@ -576,6 +577,7 @@ static double two_dc(const char *net, uint32_t paths, struct pipe_des_out *o)
 	c.tb = 0.020;
 	c.paths = paths;
 	c.sched = PIPE_SCHED_1F1B;
+	REQUIRE(pipe_rel_parse("sr", &c.rel) == 0, "rel"); /* the schemes that spray */
 	REQUIRE(pipe_net_parse(net, &n, why, sizeof(why)) == 0, "%s: %s", net, why);
 	c.net = &n;
 	REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
@@ -662,6 +664,30 @@ static void test_paths(void)
 	}
 	pipe_des_free(&o);
 	CHECK(two_dc(two, 0, NULL) == two_dc(two, 1, NULL), "--paths 0 is one port");
+	{
+		/* --rel none keeps one port whatever --paths says */
+		static struct pipe_order ord;
+		static struct pipe_net n;
+		struct pipe_cfg c;
+		struct pipe_prog p;
+		double t[2];
+		char why[256] = "";
+
+		pipe_cfg_init(&c);
+		REQUIRE(pipe_place_parse("1,1", &c) == 0 &&
+				pipe_net_parse(two, &n, why, sizeof(why)) == 0,
+			"%s", why);
+		c.net = &n;
+		for (int k = 0; k < 2; k++) {
+			c.paths = k ? 16 : 1;
+			REQUIRE(pipe_cfg_finish(&c) == 0 && pipe_order_build(&c, &ord) == 0 &&
+					pipe_prog_build(&c, &ord, &p) == 0,
+				"prog");
+			REQUIRE(pipe_des_time(&c, &t[k]) == 0, "des");
+			pipe_prog_free(&p);
+		}
+		CHECK(t[0] == t[1], "--rel none sprayed: %g %g", t[0], t[1]);
+	}
 	/* the policies see the sum of the rates */
 	{
 		struct pipe_cfg c;

@@ -353,8 +353,9 @@ static const struct sdr_opt opts[] = {
 	 .id = O_NET,
 	 .help = "network description: directed links between DCs\n"
 		 "('link NAME to=D from=A[,B..] delay=.. rate=.. buffer=..\n"
-		 "loss=..', docs/pipeline.md \"Multi-DC model\"); replaces\n"
-		 "--rtt/--rate for the pairs it names"},
+		 "loss=..', docs/pipeline.md \"Multi-DC model\"); several paths:\n"
+		 "'KEYS | KEYS' or paths=N (--paths); replaces --rtt/--rate\n"
+		 "for the pairs it names"},
 	{.name = "net-text",
 	 .arg = "TEXT",
 	 .fn = on_link_opt,

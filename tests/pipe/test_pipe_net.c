@@ -16,6 +16,7 @@
 
 #include "pipe.h"
 #include "pipe_net.h"
+#include "sdr_link_peers.h"
 #include "sdr_test.h"
 
 static const char *const example =
@@ -330,6 +331,7 @@ static void test_paths(void)
 				  "delay=12.5ms,rate=250mbit,buffer=1.5MB\n") == 0,
 	      "link args %s", buf);
 	{
+		static struct sdr_link_plan plan;
 		struct sdr_link_cfg c[SDR_LINK_PATHS_MAX];
 		unsigned np = 0;
 		char err[256];
@@ -338,6 +340,12 @@ static void test_paths(void)
 		CHECK(sdr_link_parse_paths(strrchr(buf, ':') + 1, c, &np, err, sizeof(err)) == 0 &&
 			      np == 2 && c[1].delay_ns == 12500000 && c[0].rate_bps == 250000000,
 		      "the emulator reads the argument: %s", err);
+		/* the daemon's --link-peer takes it: one lane per path */
+		sdr_link_plan_init(&plan, NULL);
+		CHECK(sdr_link_plan_add(&plan, buf, err, sizeof(err)) == 0 && plan.nlanes == 3 &&
+			      strcmp(plan.lane[1].name, "m/p1") == 0 &&
+			      plan.lane[1].cfg.delay_ns == 12500000,
+		      "--link-peer %s: %s", buf, err);
 	}
 	/* unequal rates: shares, the weighted loss */
 	REQUIRE(pipe_net_parse("link u to=1 from=0 rate=300mbit loss=0.01 | rate=100mbit | "

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sdr-pipe: the links of a pipe_net as the DES's transport, with the
+ * sdr-pipe: the links of a pipe_net (each of its paths) as the DES's transport, with the
  * completion-time model of each flow (host/pipe/, the pipe core; pure C,
  * above the DES engine of pipe_des.c, pipe_net and common/'s model).
  * pipe_des_run() and pipe_des_run_rates() run a program over them.
@@ -25,11 +25,12 @@
  * between those events. A pair without a link, or a path without a rate,
  * gives each flow a server of its own with no shared capacity.
  *
- * A QP that sprays (c->paths = P >= 2, not --rel none) over a link of N paths sends each
- * message as min(P, N) parts, one per path, in proportion to the paths'
- * rates (equal parts when a path has no rate) and at that share of its own
- * rate: the sender's weighted round robin once its weights have settled
- * (docs/pipeline.md "Paths"). The message is sent when its last part is,
+ * A QP that sprays (c->paths = P >= 2, not --rel none) over a link of N
+ * paths sends each message as min(P, N) parts, one per path, in proportion
+ * to the paths' rates (equal parts when a path has no rate) and at that
+ * share of its own rate: the sender's weighted round robin once its weights
+ * have settled (docs/pipeline.md "Links of several paths"). The message is
+ * sent when its last part is,
  * and arrives when the last part has crossed its path's delay. A QP of one
  * port (P <= 1) takes one path: flow i's path i mod N (the ECMP hash of its
  * port, which the QPN decides, is not known here). Its clear-to-send and

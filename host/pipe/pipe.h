@@ -84,7 +84,16 @@ struct pipe_cfg {
 	                                        DES only, not in the digest) */
 	double tf_stage[PIPE_MAX_STAGES]; /**< forward time of stage s (0 = tf); --tf-stage */
 	double tb_stage[PIPE_MAX_STAGES]; /**< backward time of stage s (0 = tb); --tb-stage */
+	uint32_t paths;                   /**< UDP source ports each cross-DC QP sprays over
+	                                        (--paths, the QP attribute paths; 0 = the
+	                                        daemon's --paths, else 1..PIPE_PATHS_MAX).
+	                                        The DES: a QP of P >= 2 (SR, EC, AUTO) spreads
+	                                        over P of its link's paths, 0 and 1 take one
+	                                        (not in the digest) */
 };
+
+/** Most --paths (libsdr's SDR_PATHS_MAX). */
+#define PIPE_PATHS_MAX 16u
 
 /** Forward / backward time of stage @p s: its own (tf_stage, tb_stage) or
  *  the common tf / tb. The DES, the greedy schedule and GeoPipe's dN use

@@ -172,7 +172,7 @@ double pipe_cba_slack(const struct pipe_cfg *c, const struct pipe_net *net,
 	f = &fl->f[i];
 	l = &lab[(size_t)f->chan * M];
 	d_ab = pipe_net_delay(net, f->src_dc, f->dst_dc);
-	d_ba = pipe_net_delay(net, f->dst_dc, f->src_dc);
+	d_ba = pipe_net_delay_ctl(net, f->dst_dc, f->src_dc); /* the DES's reverse delay */
 	tx = (double)pipe_wire_bytes(c, pipe_ch_bytes(c, f->chan)) * 8 / (double)rate_bps;
 	acked = c->rel.rel != SDR_REL_NONE; /* a send completes when acknowledged */
 	/* the QP's messages one after another, in micro-batch order (the order
@@ -225,7 +225,8 @@ void pipe_policy_cfg_init(struct pipe_policy_cfg *pc)
 	pc->policy = PIPE_POLICY_NONE;
 }
 
-/* Shared capacity of flow i's link, 0 = none (limited by rate_bps alone). */
+/* Shared capacity of flow i's link (a link of several paths: the sum of their rates),
+ * 0 = none (limited by rate_bps alone). */
 static uint64_t flow_cap(const struct pipe_net *net, const struct pipe_flows *fl, uint32_t i)
 {
 	return pipe_net_rate(net, fl->f[i].link);
@@ -405,11 +406,11 @@ static int alloc_static(const struct pipe_net *net, const struct pipe_flows *fl,
 			w->used[fl->f[i].link] += pc->static_bps[i];
 	}
 	for (uint32_t l = 0; l < net->nlinks; l++)
-		if (net->link[l].cfg.rate_bps && w->used[l] > net->link[l].cfg.rate_bps) {
+		if (pipe_net_rate(net, (int)l) && w->used[l] > pipe_net_rate(net, (int)l)) {
 			sdr_link_seterr(why, whylen,
 					"static: %llu bit/s over link %s of %llu bit/s",
 					(unsigned long long)w->used[l], net->link[l].name,
-					(unsigned long long)net->link[l].cfg.rate_bps);
+					(unsigned long long)pipe_net_rate(net, (int)l));
 			return -ENOSPC;
 		}
 	return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sdr-pipe: the links of a pipe_net as the DES's transport, with the
+ * sdr-pipe: the links of a pipe_net (each of its paths) as the DES's transport, with the
  * completion-time model of each flow (host/pipe/, the pipe core; pure C,
  * above the DES engine of pipe_des.c, pipe_net and common/'s model).
  * pipe_des_run() and pipe_des_run_rates() run a program over them.
@@ -18,22 +18,42 @@
 #include "sdr_model.h"
 
 /*
- * Each link with a rate is one server: a FIFO of messages, each served at up
- * to its QP's rate, the capacity going to the messages in FIFO order, one
- * message per QP at a time; rates change only when a message enters or
- * leaves, so the fluid state advances exactly between those events. A pair
- * without a link, or a link without a rate, gives each flow a server of its
- * own with no shared capacity.
+ * Each path of a link with a rate is one server: a FIFO of messages (parts of
+ * messages), each served at up to its QP's rate, the capacity going to the
+ * messages in FIFO order, one message per QP at a time; rates change only
+ * when a message enters or leaves, so the fluid state advances exactly
+ * between those events. A pair without a link, or a path without a rate,
+ * gives each flow a server of its own with no shared capacity.
+ *
+ * A QP that sprays (c->paths = P >= 2, not --rel none) over a link of N
+ * paths sends each message as min(P, N) parts, one per path, in proportion
+ * to the paths' rates (equal parts when a path has no rate) and at that
+ * share of its own rate: the sender's weighted round robin once its weights
+ * have settled (docs/pipeline.md "Links of several paths"). The message is
+ * sent when its last part is,
+ * and arrives when the last part has crossed its path's delay. A QP of one
+ * port (P <= 1) takes one path: flow i's path i mod N (the ECMP hash of its
+ * port, which the QPN decides, is not known here). Its clear-to-send and
+ * acknowledgments keep one port: the reverse link's mean path delay
+ * (pipe_net_delay_ctl()).
  */
 #define LX_ENQ 0ull
 #define LX_FIN 1ull
 #define LX_TAG(kind, srv, v) ((kind) << 62 | (uint64_t)(srv) << 40 | ((v) & ((1ull << 40) - 1)))
-#define LX_SERVERS (PIPE_NET_MAX_LINKS + PIPE_MAX_FLOWS)
+#define LX_NP PIPE_NET_PATHS_MAX
+#define LX_SERVERS ((PIPE_NET_MAX_LINKS + PIPE_MAX_FLOWS) * LX_NP)
 
+/* one part of a message: what one path's server serves */
 struct lx_msg {
 	double bits, rem, rate, first;
 	int32_t next; /* FIFO chain of its server, -1 = end */
 	uint8_t started;
+};
+
+/* a whole message: its parts so far */
+struct lx_whole {
+	double first, done, arrive;
+	uint32_t left; /* parts not yet sent */
 };
 
 struct lx_server {
@@ -45,9 +65,13 @@ struct lx_server {
 
 struct lx_flow {
 	uint32_t a, b;
-	int link, server;
+	int link;
 	double cap; /* bit/s one message of the flow may take */
 	double d_ab, d_ba, loss;
+	uint32_t np;              /* parts of a message: the paths it takes */
+	int server[LX_NP];        /* of each part */
+	double share[LX_NP];      /* of its bits and its rate */
+	double pd_ab[LX_NP];      /* one-way delay of each part's path */
 	struct sdr_scheme scheme; /* what its messages are sent with */
 	double bits;              /* on the wire per message, parity included */
 	uint64_t payload_total;   /* payload + parity chunks (bytes) */
@@ -60,7 +84,9 @@ struct lx {
 	struct pipe_flows fl;
 	struct lx_flow f[PIPE_MAX_FLOWS];
 	struct lx_server sv[LX_SERVERS];
-	struct lx_msg *msg;
+	uint32_t npx;           /* parts per message in msg[]: the most np */
+	struct lx_msg *msg;     /* part j of message k: msg[k * npx + j] */
+	struct lx_whole *whole; /* message k: whole[k] */
 };
 
 /* the completion-time model's parameters of flow @p f at goodput @p rate */
@@ -83,6 +109,47 @@ static void lx_model_params(const struct lx *x, const struct lx_flow *f, double 
 	prm->scheme = f->scheme;
 }
 
+/* source ports of a cross-DC QP: --paths, for the schemes that spray (SR,
+ * EC, AUTO); a QP without reliability keeps one (docs/multipath.md) */
+static uint32_t lx_ports(const struct pipe_cfg *c)
+{
+	return c->paths >= 2 && c->rel.rel != SDR_REL_NONE ? c->paths : 1;
+}
+
+/* the paths of flow i's messages: which, their shares, servers, delays and
+ * the flow's loss (the parts' losses weighted by their shares) */
+static void lx_flow_paths(struct lx *x, uint32_t i)
+{
+	struct lx_flow *f = &x->f[i];
+	const struct pipe_net_link *l = f->link >= 0 ? &x->net->link[f->link] : NULL;
+	uint32_t n = pipe_net_paths(x->net, f->link), p = lx_ports(x->c);
+	uint64_t sum = 0;
+	int unbounded = 0;
+
+	f->np = p < n ? p : n;
+	f->d_ab = 0;
+	f->loss = 0;
+	for (uint32_t j = 0; j < f->np && l; j++) {
+		const struct pipe_net_path *q = &l->path[(i + j) % n];
+
+		sum += q->rate_bps;
+		unbounded |= !q->rate_bps;
+	}
+	for (uint32_t j = 0; j < f->np; j++) {
+		uint32_t k = f->np == n ? j : (i + j) % n; /* all of them: in order */
+		const struct pipe_net_path *q = l ? &l->path[k] : NULL;
+
+		f->share[j] = f->np == 1  ? 1
+			      : unbounded ? 1.0 / f->np
+					  : (double)q->rate_bps / (double)sum;
+		f->server[j] = q && q->rate_bps ? (int)(f->link * LX_NP + k)
+						: (int)((PIPE_NET_MAX_LINKS + i) * LX_NP + j);
+		f->pd_ab[j] = q ? (double)q->delay_ns * 1e-9 : 0;
+		f->d_ab = fmax(f->d_ab, f->pd_ab[j]);
+		f->loss += f->np == 1 ? (q ? q->loss : 0) : f->share[j] * q->loss;
+	}
+}
+
 /* scheme, parity and wire bits of flow i's messages */
 static int lx_flow_setup(struct lx *x, uint32_t i, const struct pipe_alloc *rates)
 {
@@ -97,11 +164,9 @@ static int lx_flow_setup(struct lx *x, uint32_t i, const struct pipe_alloc *rate
 	f->a = pf->src_dc;
 	f->b = pf->dst_dc;
 	f->link = pf->link;
-	f->server = r ? pf->link : (int)(PIPE_NET_MAX_LINKS + i);
 	f->cap = rates && rates->rate[i] ? (double)rates->rate[i] : (double)(r ? r : c->rate_bps);
-	f->d_ab = pipe_net_delay(x->net, f->a, f->b);
-	f->d_ba = pipe_net_delay(x->net, f->b, f->a);
-	f->loss = pipe_net_loss(x->net, pf->link);
+	f->d_ba = pipe_net_delay_ctl(x->net, f->b, f->a); /* CTS, ACK: one port */
+	lx_flow_paths(x, i);
 	f->scheme = c->rel;
 	f->bits = (double)pipe_wire_bytes(c, payload) * 8;
 	f->payload_total = payload;
@@ -161,7 +226,7 @@ static int lx_loss_extra(struct lx *x, const struct lx_flow *f, double eff, doub
 	return 0;
 }
 
-/* bring server @p s's remaining bits to time @p t */
+/* bring server @p sv's remaining bits to time @p t */
 static void lx_advance(struct lx *x, struct lx_server *sv, double t)
 {
 	for (int32_t k = sv->head; k >= 0; k = x->msg[k].next)
@@ -181,13 +246,15 @@ static int lx_schedule(struct lx *x, struct pipe_des *d, uint32_t s)
 
 	for (int32_t k = sv->head; k >= 0; k = x->msg[k].next) {
 		struct lx_msg *mm = &x->msg[k];
-		int fi = x->fl.of_chan[(uint32_t)k / M];
+		int fi = x->fl.of_chan[(uint32_t)k / x->npx / M];
+		const struct lx_flow *f = &x->f[fi];
 
 		mm->rate = 0;
 		if (busy[fi] || avail <= 0)
 			continue;
 		busy[fi] = 1;
-		mm->rate = fmin(x->f[fi].cap, avail);
+		mm->rate = fmin(f->np == 1 ? f->cap : f->cap * f->share[(uint32_t)k % x->npx],
+				avail);
 		avail -= mm->rate;
 		if (!mm->started) {
 			mm->started = 1;
@@ -220,17 +287,25 @@ static int lx_timer(void *ctx, struct pipe_des *d, uint64_t tag)
 	if (tag >> 62 == LX_ENQ) {
 		uint32_t k = (uint32_t)(tag & ((1ull << 40) - 1));
 		const struct lx_flow *f = &x->f[x->fl.of_chan[k / M]];
-		struct lx_server *sv = &x->sv[f->server];
-		struct lx_msg *mm = &x->msg[k];
 
-		lx_advance(x, sv, now);
-		*mm = (struct lx_msg){.bits = f->bits, .rem = f->bits, .next = -1};
-		if (sv->tail >= 0)
-			x->msg[sv->tail].next = (int32_t)k;
-		else
-			sv->head = (int32_t)k;
-		sv->tail = (int32_t)k;
-		return lx_schedule(x, d, (uint32_t)f->server);
+		x->whole[k] = (struct lx_whole){.first = INFINITY, .left = f->np};
+		for (uint32_t j = 0; j < f->np; j++) {
+			struct lx_server *sv = &x->sv[f->server[j]];
+			int32_t q = (int32_t)(k * x->npx + j);
+			struct lx_msg *mm = &x->msg[q];
+			double bits = f->np == 1 ? f->bits : f->bits * f->share[j];
+
+			lx_advance(x, sv, now);
+			*mm = (struct lx_msg){.bits = bits, .rem = bits, .next = -1};
+			if (sv->tail >= 0)
+				x->msg[sv->tail].next = q;
+			else
+				sv->head = q;
+			sv->tail = q;
+			if ((rc = lx_schedule(x, d, (uint32_t)f->server[j])))
+				return rc;
+		}
+		return 0;
 	}
 	/* LX_FIN */
 	uint32_t s = (uint32_t)(tag >> 40 & ((1ull << 22) - 1));
@@ -239,35 +314,41 @@ static int lx_timer(void *ctx, struct pipe_des *d, uint64_t tag)
 	if ((tag & ((1ull << 40) - 1)) != (sv->version & ((1ull << 40) - 1)))
 		return 0; /* superseded */
 	lx_advance(x, sv, now);
-	for (int32_t k = sv->head, prev = -1, next; k >= 0; k = next) {
-		struct lx_msg *mm = &x->msg[k];
-		uint32_t ch = (uint32_t)k / M;
+	for (int32_t q = sv->head, prev = -1, next; q >= 0; q = next) {
+		struct lx_msg *mm = &x->msg[q];
+		uint32_t k = (uint32_t)q / x->npx, ch = k / M;
 		const struct lx_flow *f = &x->f[x->fl.of_chan[ch]];
+		struct lx_whole *wm = &x->whole[k];
 		double extra, ta;
 
 		next = mm->next;
 		/* done: (almost) no bits left, or too few for the clock to move */
 		if (mm->rate <= 0 ||
 		    (mm->rem > 1e-9 * mm->bits && now + mm->rem / mm->rate > now)) {
-			prev = k;
+			prev = q;
 			continue;
 		}
-		/* done: unlink, then deliver with the model's loss recovery at the
-		 * rate it got */
+		/* done: unlink; the last part delivers the message with the
+		 * model's loss recovery at the rate it got */
 		if (prev >= 0)
 			x->msg[prev].next = next;
 		else
 			sv->head = next;
-		if (sv->tail == k)
+		if (sv->tail == q)
 			sv->tail = prev;
-		rc = lx_loss_extra(x, f, now > mm->first ? mm->bits / (now - mm->first) : f->cap,
+		wm->first = fmin(wm->first, mm->first);
+		wm->done = now;
+		wm->arrive = fmax(wm->arrive, now + f->pd_ab[(uint32_t)q % x->npx]);
+		if (--wm->left)
+			continue;
+		rc = lx_loss_extra(x, f, now > wm->first ? f->bits / (now - wm->first) : f->cap,
 				   &extra);
 		if (rc)
 			return rc;
-		ta = now + f->d_ab + extra;
-		rc = pipe_des_deliver(d, ch, (uint32_t)k % M, f->link, (uint8_t)f->scheme.rel,
-				      mm->first, now, ta,
-				      x->c->rel.rel == SDR_REL_NONE ? now : ta + f->d_ba, extra);
+		ta = wm->arrive + extra;
+		rc = pipe_des_deliver(d, ch, k % M, f->link, (uint8_t)f->scheme.rel, wm->first, now,
+				      ta, x->c->rel.rel == SDR_REL_NONE ? now : ta + f->d_ba,
+				      extra);
 		if (rc)
 			return rc;
 	}
@@ -289,8 +370,16 @@ int pipe_des_run_rates(const struct pipe_cfg *c, const struct pipe_prog *p,
 	x->rng = c->loss_seed * 0xd1b54a32d192ed03ull;
 	x->net = pipe_net_of(c, &tmp);
 	pipe_flows_get(c, x->net, &x->fl);
-	x->msg = calloc((size_t)PIPE_NCHAN(c->stages) * c->micro, sizeof(*x->msg));
-	if (!x->msg) {
+	x->npx = 1;
+	for (uint32_t i = 0; i < x->fl.n; i++) {
+		uint32_t n = pipe_net_paths(x->net, x->fl.f[i].link);
+		uint32_t p = lx_ports(c);
+
+		x->npx = n < p ? (n > x->npx ? n : x->npx) : (p > x->npx ? p : x->npx);
+	}
+	x->msg = calloc((size_t)PIPE_NCHAN(c->stages) * c->micro * x->npx, sizeof(*x->msg));
+	x->whole = calloc((size_t)PIPE_NCHAN(c->stages) * c->micro, sizeof(*x->whole));
+	if (!x->msg || !x->whole) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -299,10 +388,13 @@ int pipe_des_run_rates(const struct pipe_cfg *c, const struct pipe_prog *p,
 		goto out;
 	}
 	for (uint32_t s = 0; s < LX_SERVERS; s++) {
+		uint32_t l = s / LX_NP, p = s % LX_NP;
+
 		x->sv[s].head = x->sv[s].tail = -1;
-		x->sv[s].cap = s < PIPE_NET_MAX_LINKS && s < x->net->nlinks &&
-					       pipe_net_rate(x->net, (int)s)
-				       ? (double)pipe_net_rate(x->net, (int)s)
+		x->sv[s].cap = l < PIPE_NET_MAX_LINKS && l < x->net->nlinks &&
+					       p < pipe_net_paths(x->net, (int)l) &&
+					       x->net->link[l].path[p].rate_bps
+				       ? (double)x->net->link[l].path[p].rate_bps
 				       : INFINITY;
 	}
 	for (uint32_t i = 0; i < x->fl.n && !rc; i++)
@@ -310,6 +402,7 @@ int pipe_des_run_rates(const struct pipe_cfg *c, const struct pipe_prog *p,
 	if (!rc)
 		rc = pipe_des_exec(c, p, 0, &xp, out);
 out:
+	free(x->whole);
 	free(x->msg);
 	free(x);
 	return rc;

@@ -62,12 +62,39 @@ static int parse_from(const char *s, uint8_t *mask)
 	return *mask ? 0 : -1;
 }
 
+/* Bernoulli loss plus the long-run Gilbert-Elliott loss of one path */
+static double cfg_loss(const struct sdr_link_cfg *k)
+{
+	double ge = 0;
+
+	if (k->ge && k->ge_p_gb + k->ge_p_bg > 0) {
+		double pb = k->ge_p_gb / (k->ge_p_gb + k->ge_p_bg);
+
+		ge = (1 - pb) * k->ge_loss_good + pb * k->ge_loss_bad;
+	}
+	return 1 - (1 - ge) * (1 - k->loss);
+}
+
+/* link @p l's path summaries from its @p n parsed paths */
+static void set_paths(struct pipe_net_link *l, const struct sdr_link_cfg *cfg, unsigned n)
+{
+	l->cfg = cfg[0];
+	l->npaths = n;
+	for (unsigned p = 0; p < n; p++) {
+		l->path[p].delay_ns = cfg[p].delay_ns;
+		l->path[p].rate_bps = cfg[p].rate_bps;
+		l->path[p].loss = cfg_loss(&cfg[p]);
+	}
+}
+
 /* One "link" item: words[1..n-1]. */
 static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why, size_t whylen)
 {
 	struct pipe_net_link *l;
-	char spec[1024] = "", err[200];
+	struct sdr_link_cfg cfg[PIPE_NET_PATHS_MAX];
+	char spec[4096] = "", err[600];
 	int have_to = 0, have_from = 0;
+	unsigned np = 0;
 	size_t off = 0;
 
 	if (n < 2 || !name_ok(w[1])) {
@@ -116,7 +143,9 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 			}
 			have_from = 1;
 		} else {
-			int k = snprintf(spec + off, sizeof(spec) - off, "%s%s", off ? "," : "",
+			/* keys join with ','; '|' (a word, or a word's end) between paths */
+			int sep = off && spec[off - 1] != '|' && w[i][0] != '|';
+			int k = snprintf(spec + off, sizeof(spec) - off, "%s%s", sep ? "," : "",
 					 w[i]);
 
 			if (k < 0 || (size_t)k >= sizeof(spec) - off) {
@@ -138,11 +167,12 @@ static int parse_link(struct pipe_net *net, char **w, int n, int line, char *why
 				l->name, l->to);
 		return -EINVAL;
 	}
-	if (sdr_link_parse(spec, &l->cfg, err, sizeof(err))) {
+	if (sdr_link_parse_paths(spec, cfg, &np, err, sizeof(err))) {
 		sdr_link_seterr(why, whylen, "line %d: link %s: %s", line, l->name, err);
 		return -EINVAL;
 	}
-	if (sdr_link_cfg_format(&l->cfg, l->spec, sizeof(l->spec)) >= (int)sizeof(l->spec)) {
+	set_paths(l, cfg, np);
+	if (sdr_link_paths_format(cfg, np, l->spec, sizeof(l->spec)) >= (int)sizeof(l->spec)) {
 		sdr_link_seterr(why, whylen, "line %d: link %s: emulator keys too long", line,
 				l->name);
 		return -EINVAL;
@@ -300,6 +330,7 @@ void pipe_net_default(const struct pipe_cfg *c, struct pipe_net *net)
 			l->cfg.buffer_bytes = SDR_LINK_DEFAULT_BUFFER;
 			l->cfg.loss = c->loss;
 			sdr_link_cfg_format(&l->cfg, l->spec, sizeof(l->spec));
+			set_paths(l, &l->cfg, 1);
 			net->pair[a][b] = (int8_t)net->nlinks++;
 		}
 }
@@ -322,29 +353,72 @@ int pipe_net_lookup(const struct pipe_net *net, uint32_t from, uint32_t to)
 double pipe_net_delay(const struct pipe_net *net, uint32_t from, uint32_t to)
 {
 	int l = pipe_net_lookup(net, from, to);
+	uint64_t d = 0;
 
-	return l < 0 ? 0 : (double)net->link[l].cfg.delay_ns * 1e-9;
+	if (l < 0)
+		return 0;
+	for (uint32_t p = 0; p < pipe_net_paths(net, l); p++)
+		if (net->link[l].path[p].delay_ns > d)
+			d = net->link[l].path[p].delay_ns;
+	return (double)d * 1e-9;
+}
+
+double pipe_net_delay_ctl(const struct pipe_net *net, uint32_t from, uint32_t to)
+{
+	int l = pipe_net_lookup(net, from, to);
+	uint64_t sum = 0;
+
+	if (l < 0)
+		return 0;
+	if (pipe_net_paths(net, l) == 1)
+		return pipe_net_delay(net, from, to);
+	for (uint32_t p = 0; p < pipe_net_paths(net, l); p++)
+		sum += net->link[l].path[p].delay_ns;
+	return (double)sum / pipe_net_paths(net, l) * 1e-9;
 }
 
 uint64_t pipe_net_rate(const struct pipe_net *net, int l)
 {
-	return l < 0 ? 0 : net->link[l].cfg.rate_bps;
+	uint64_t r = 0;
+
+	if (l < 0)
+		return 0;
+	for (uint32_t p = 0; p < pipe_net_paths(net, l); p++) {
+		if (!net->link[l].path[p].rate_bps)
+			return 0;
+		r += net->link[l].path[p].rate_bps;
+	}
+	return r;
+}
+
+uint32_t pipe_net_paths(const struct pipe_net *net, int l)
+{
+	return l < 0 || net->link[l].npaths < 1 ? 1 : net->link[l].npaths;
+}
+
+double pipe_net_path_share(const struct pipe_net *net, int l, uint32_t p)
+{
+	uint32_t n = pipe_net_paths(net, l);
+	uint64_t sum = pipe_net_rate(net, l);
+
+	if (n == 1)
+		return p == 0 ? 1 : 0;
+	if (p >= n)
+		return 0;
+	return sum ? (double)net->link[l].path[p].rate_bps / (double)sum : 1.0 / n;
 }
 
 double pipe_net_loss(const struct pipe_net *net, int l)
 {
-	const struct sdr_link_cfg *k;
-	double ge = 0;
+	double loss = 0;
 
 	if (l < 0)
 		return 0;
-	k = &net->link[l].cfg;
-	if (k->ge && k->ge_p_gb + k->ge_p_bg > 0) {
-		double pb = k->ge_p_gb / (k->ge_p_gb + k->ge_p_bg);
-
-		ge = (1 - pb) * k->ge_loss_good + pb * k->ge_loss_bad;
-	}
-	return 1 - (1 - ge) * (1 - k->loss);
+	if (pipe_net_paths(net, l) == 1)
+		return net->link[l].path[0].loss;
+	for (uint32_t p = 0; p < pipe_net_paths(net, l); p++)
+		loss += pipe_net_path_share(net, l, p) * net->link[l].path[p].loss;
+	return loss;
 }
 
 int pipe_net_check(const struct pipe_net *net, const struct pipe_cfg *c, uint64_t *unmapped,
@@ -402,8 +476,16 @@ int pipe_net_link_args(const struct pipe_net *net, uint32_t dc, const char *cons
 			off += (size_t)k;
 			first = 0;
 		}
-		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, ":%s\n",
-			     l->spec);
+		/* the spec without blanks: its paths' " | " as "|" */
+		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, ":");
+		off += (size_t)k;
+		for (const char *s = l->spec; *s; s++)
+			if (*s != ' ') {
+				if (off + 1 < len)
+					buf[off] = *s;
+				off++;
+			}
+		k = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, "\n");
 		off += (size_t)k;
 	}
 	if (off >= len)

@@ -69,6 +69,7 @@ enum {
 	O_CLOCK_SHIFT,
 	O_CTL_LOG,
 	O_SHIFT_MARGIN,
+	O_PATHS,
 };
 
 /* seconds; "12.5ms", "250us", "0.5" (common/sdr_units.c) */
@@ -352,8 +353,9 @@ static const struct sdr_opt opts[] = {
 	 .id = O_NET,
 	 .help = "network description: directed links between DCs\n"
 		 "('link NAME to=D from=A[,B..] delay=.. rate=.. buffer=..\n"
-		 "loss=..', docs/pipeline.md \"Multi-DC model\"); replaces\n"
-		 "--rtt/--rate for the pairs it names"},
+		 "loss=..', docs/pipeline.md \"Multi-DC model\"); several paths:\n"
+		 "'KEYS | KEYS' or paths=N (--paths); replaces --rtt/--rate\n"
+		 "for the pairs it names"},
 	{.name = "net-text",
 	 .arg = "TEXT",
 	 .fn = on_link_opt,
@@ -570,6 +572,17 @@ static const struct sdr_opt opts[] = {
 	 .help = "none | sr | ec[:rs:K:M | :xor:K:M] (ec alone: rs:32:8;\n"
 		 "1 <= K <= 64, 1 <= M <= 32, xor M <= K; also rs:K:M) |\n"
 		 "auto (cross-DC QPs; default none)"},
+	{.name = "paths",
+	 .arg = "P",
+	 .id = O_PATHS,
+	 .kind = SDR_OPT_U32,
+	 .max = PIPE_PATHS_MAX,
+	 .off = offsetof(struct cli, cfg.paths),
+	 .dflt = "0",
+	 .help = "UDP source ports each cross-DC QP sprays over (the QP\n"
+		 "attribute paths, docs/multipath.md; 0 = the daemon's --paths;\n"
+		 "SR, EC and AUTO QPs); the DES spreads a QP of P >= 2 over\n"
+		 "its link's paths (--net: 'A | B' or paths=N)"},
 	{.name = "iters",
 	 .arg = "N",
 	 .id = O_ITERS,

@@ -396,6 +396,7 @@ int rt_create_qps(struct rt *r)
 		if (!my_boundary(r, b))
 			continue;
 		a.max_msg = (uint32_t)((mx + 65535) & ~(uint64_t)65535);
+		a.paths = c->paths; /* spraying over its source ports (--paths) */
 		if (rel_apply(&a, &c->rel)) {
 			fprintf(stderr, "sdr-pipe: --rel: not a scheme a QP runs\n");
 			return -EINVAL;

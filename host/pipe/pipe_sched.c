@@ -80,7 +80,7 @@ int pipe_cfg_finish(struct pipe_cfg *c)
 	if (c->act_bytes < PIPE_HDR_BYTES || c->grad_bytes < PIPE_HDR_BYTES ||
 	    c->act_bytes > (1u << 30) || c->grad_bytes > (1u << 30) || c->rate_bps == 0 ||
 	    c->mtu < 256 || c->mtu > 9000 || c->frame_overhead > 1024 || c->chunk_bytes < 1 ||
-	    c->chunk_bytes > (1u << 30))
+	    c->chunk_bytes > (1u << 30) || c->paths > PIPE_PATHS_MAX)
 		return -EINVAL;
 	if ((unsigned)c->sched >= PIPE_SCHED_COUNT)
 		return -EINVAL;

@@ -8,9 +8,11 @@
  * accepted one has 2..PIPE_MAX_DC DCs and at most PIPE_NET_MAX_LINKS links,
  * every pair it maps points at a link that receives at the pair's
  * destination and carries its source, every link's senders map to it, names
- * are valid and distinct; its canonical form parses to the same digest; the
+ * are valid and distinct; every link has 1..PIPE_NET_PATHS_MAX paths whose
+ * shares add up to 1; its canonical form parses to the same digest; the
  * per-peer link arguments of every DC never write past the buffer, at any
- * buffer size, and are the same text whatever the size once they fit.
+ * buffer size, are the same text whatever the size once they fit, and hold
+ * no blank (one word per link).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -58,6 +60,15 @@ static void invariants(const struct pipe_net *n)
 		for (uint32_t j = 0; j < i; j++)
 			check(strcmp(k->name, n->link[j].name) != 0);
 		check(pipe_net_loss(n, (int)i) >= 0 && pipe_net_loss(n, (int)i) <= 1);
+		check(k->npaths >= 1 && k->npaths <= PIPE_NET_PATHS_MAX &&
+		      pipe_net_paths(n, (int)i) == k->npaths);
+		{
+			double sum = 0;
+
+			for (uint32_t p = 0; p < k->npaths; p++)
+				sum += pipe_net_path_share(n, (int)i, p);
+			check(sum > 1 - 1e-9 && sum < 1 + 1e-9);
+		}
 	}
 	/* the canonical form says the same */
 	{
@@ -77,7 +88,7 @@ static void invariants(const struct pipe_net *n)
 	for (uint32_t dc = 0; dc < n->dcs; dc++) {
 		int rc = pipe_net_link_args(n, dc, addr, full, sizeof(full));
 
-		check(rc >= 0 && (size_t)rc == strlen(full));
+		check(rc >= 0 && (size_t)rc == strlen(full) && !strchr(full, ' '));
 		for (size_t sz = 0; sz < sizeof(small); sz += 7) {
 			memset(small, 0x5a, sizeof(small));
 			int r = pipe_net_link_args(n, dc, addr, sz ? small : NULL, sz);
@@ -125,6 +136,10 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		"link a to=1 from=0 buffer=1MB",
 		"dcs 2\nlink a to=2 from=0",
 		"link a to=1 from=0,0,",
+		"link m to=1 from=0 delay=5ms rate=250mbit | delay=12.5ms rate=250mbit",
+		"link p to=1 from=0 delay=2ms rate=1gbit paths=4 seed=3; link q to=0 from=1 |",
+		"link u to=1 from=0 rate=300mbit|rate=100mbit loss=0.01 |rate=600mbit "
+		"ge=0.01:0.09:0:1",
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)

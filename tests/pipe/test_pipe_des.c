@@ -6,8 +6,10 @@
  * a pair with no link), the clear-to-send over the reverse link, loss
  * through the completion-time model for single transfers against
  * sdr_model_eval() (SR, EC with its parity on the wire, AUTO's pick), rel
- * none refused over a lossy link, and multi-iteration prediction under a
- * policy against the policy applied by hand to the previous iteration.
+ * none refused over a lossy link, multi-iteration prediction under a
+ * policy against the policy applied by hand to the previous iteration, and
+ * links of several paths (a sprayed QP spread by rate, one port on one path,
+ * the equal-share policy over the sum of the paths' rates).
  */
 #include <errno.h>
 #include <math.h>
@@ -555,6 +557,163 @@ static void test_delta_search(void)
 	CHECK(pipe_delta_search(&c, d, NULL, NULL) == -EINVAL, "search of a non-geopipe schedule");
 }
 
+/* iteration time of 2 stages over 2 DCs, 4 micro-batches of 4 MiB each way,
+ * SR, with the network @p net and --paths @p paths; @p o: the DES run's
+ * output */
+static double two_dc(const char *net, uint32_t paths, struct pipe_des_out *o)
+{
+	static struct pipe_order ord;
+	static struct pipe_net n;
+	struct pipe_cfg c;
+	struct pipe_prog p;
+	char why[256] = "";
+	double t = NAN;
+
+	pipe_cfg_init(&c);
+	REQUIRE(pipe_place_parse("1,1", &c) == 0, "place");
+	c.micro = 4;
+	c.act_bytes = c.grad_bytes = 4 << 20;
+	c.tf = 0.010;
+	c.tb = 0.020;
+	c.paths = paths;
+	c.sched = PIPE_SCHED_1F1B;
+	REQUIRE(pipe_rel_parse("sr", &c.rel) == 0, "rel"); /* the schemes that spray */
+	REQUIRE(pipe_net_parse(net, &n, why, sizeof(why)) == 0, "%s: %s", net, why);
+	c.net = &n;
+	REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
+	REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &p) == 0, "prog");
+	REQUIRE(pipe_des_time(&c, &t) == 0, "des time");
+	if (o)
+		REQUIRE(pipe_des_run(&c, &p, o) == 0, "des");
+	pipe_prog_free(&p);
+	return t;
+}
+
+/*
+ * A link of two paths (5 ms and 12.5 ms, 250 Mbit/s each) both ways. A QP
+ * spraying over 4 ports spreads each message over both paths by their rates:
+ * both parts finish together and the message arrives over the 12.5 ms path;
+ * its clear-to-send and acknowledgments take one port, 8.75 ms (the mean).
+ * So the iteration is longer than over an ideal 500 Mbit/s link of 5 ms,
+ * shorter than over one of 12.5 ms, and much shorter than over one path of
+ * 250 Mbit/s. Paths of one delay and unequal rates (100 + 400 Mbit/s) are
+ * exactly one link of the summed rate. A QP of one port takes one path
+ * (flow i: path i mod 2).
+ */
+static void test_paths(void)
+{
+	static const char *const two =
+		"link f to=1 from=0 delay=5ms rate=250mbit | delay=12.5ms rate=250mbit\n"
+		"link r to=0 from=1 delay=5ms rate=250mbit | delay=12.5ms rate=250mbit\n";
+	struct pipe_des_out o;
+	struct pipe_cfg wc; /* the defaults' wire bytes (mtu, frame overhead) */
+	double t2 = two_dc(two, 4, &o);
+	double t250 = two_dc("link f to=1 from=0 delay=5ms rate=250mbit;"
+			     "link r to=0 from=1 delay=5ms rate=250mbit",
+			     4, NULL);
+	double t250s = two_dc("link f to=1 from=0 delay=12.5ms rate=250mbit;"
+			      "link r to=0 from=1 delay=12.5ms rate=250mbit",
+			      4, NULL);
+	double t500 = two_dc("link f to=1 from=0 delay=5ms rate=500mbit;"
+			     "link r to=0 from=1 delay=5ms rate=500mbit",
+			     4, NULL);
+	double t500s = two_dc("link f to=1 from=0 delay=12.5ms rate=500mbit;"
+			      "link r to=0 from=1 delay=12.5ms rate=500mbit",
+			      0, NULL);
+	const struct pipe_tx *t = tx_of(&o, PIPE_CH_ACT(0), 1);
+
+	pipe_cfg_init(&wc);
+	printf("2 paths: %.3f ms; 250 Mbit/s: %.3f ms (12.5 ms: %.3f); 500 Mbit/s: %.3f ms "
+	       "(12.5 ms: %.3f)\n",
+	       t2 * 1e3, t250 * 1e3, t250s * 1e3, t500 * 1e3, t500s * 1e3);
+	CHECK(t500 < t2 && t2 < t500s && t500s < t250 && t250 < t250s,
+	      "2 paths %g not between %g and %g", t2, t500, t250);
+	REQUIRE(t, "tx");
+	CHECK(fabs(t->t_arrive - t->t_end - 0.0125) < 1e-12 && t->link == 0,
+	      "arrives over the longer path: %g", t->t_arrive - t->t_end);
+	pipe_des_free(&o);
+	/* unequal paths, parts by rate: one link of the sum */
+	t500s = two_dc("link f to=1 from=0 delay=10ms rate=500mbit;"
+		       "link r to=0 from=1 delay=10ms rate=500mbit",
+		       0, NULL);
+	CHECK(fabs(two_dc("link f to=1 from=0 delay=10ms rate=100mbit | delay=10ms rate=400mbit;"
+			  "link r to=0 from=1 delay=10ms rate=400mbit|delay=10ms rate=100mbit",
+			  16, NULL) -
+		   t500s) < 1e-9,
+	      "100 + 400 Mbit/s");
+	CHECK(fabs(two_dc("link f to=1 from=0 delay=10ms rate=250mbit paths=2;"
+			  "link r to=0 from=1 delay=10ms rate=250mbit paths=2",
+			  2, NULL) -
+		   t500s) < 1e-9,
+	      "paths=2 of 250 Mbit/s");
+	/* one port: the activations (flow 0) on path 0 at 250 Mbit/s, the
+	 * gradients (flow 1) on path 1; slower than spraying */
+	CHECK(two_dc(two, 1, &o) > t2 + 0.05, "one port as fast as two paths");
+	for (uint32_t m = 0; m < 4; m++) {
+		const struct pipe_tx *ta = tx_of(&o, PIPE_CH_ACT(0), m);
+		const struct pipe_tx *tg = tx_of(&o, PIPE_CH_GRAD(0), m);
+
+		REQUIRE(ta && tg, "tx");
+		CHECK(fabs(ta->t_arrive - ta->t_end - 0.005) < 1e-12 &&
+			      fabs(tg->t_arrive - tg->t_end - 0.0125) < 1e-12,
+		      "one port: act over %g, grad over %g", ta->t_arrive - ta->t_end,
+		      tg->t_arrive - tg->t_end);
+		CHECK(fabs(ta->t_end - ta->t_start -
+			   (double)pipe_wire_bytes(&wc, 4 << 20) * 8 / 250e6) < 1e-9,
+		      "one port: 250 Mbit/s");
+	}
+	pipe_des_free(&o);
+	CHECK(two_dc(two, 0, NULL) == two_dc(two, 1, NULL), "--paths 0 is one port");
+	{
+		/* --rel none keeps one port whatever --paths says */
+		static struct pipe_order ord;
+		static struct pipe_net n;
+		struct pipe_cfg c;
+		struct pipe_prog p;
+		double t[2];
+		char why[256] = "";
+
+		pipe_cfg_init(&c);
+		REQUIRE(pipe_place_parse("1,1", &c) == 0 &&
+				pipe_net_parse(two, &n, why, sizeof(why)) == 0,
+			"%s", why);
+		c.net = &n;
+		for (int k = 0; k < 2; k++) {
+			c.paths = k ? 16 : 1;
+			REQUIRE(pipe_cfg_finish(&c) == 0 && pipe_order_build(&c, &ord) == 0 &&
+					pipe_prog_build(&c, &ord, &p) == 0,
+				"prog");
+			REQUIRE(pipe_des_time(&c, &t[k]) == 0, "des");
+			pipe_prog_free(&p);
+		}
+		CHECK(t[0] == t[1], "--rel none sprayed: %g %g", t[0], t[1]);
+	}
+	/* the policies see the sum of the rates */
+	{
+		struct pipe_cfg c;
+		struct pipe_net n;
+		struct pipe_flows fl;
+		struct pipe_policy_cfg pc;
+		struct pipe_alloc a;
+		char why[256] = "";
+
+		pipe_cfg_init(&c);
+		REQUIRE(pipe_place_parse("1,1", &c) == 0 &&
+				pipe_net_parse(two, &n, why, sizeof(why)) == 0,
+			"%s", why);
+		c.net = &n;
+		REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
+		pipe_flows_get(&c, &n, &fl);
+		pipe_policy_cfg_init(&pc);
+		pc.policy = PIPE_POLICY_EQUAL;
+		REQUIRE(pipe_policy_alloc(&c, &n, &fl, &pc, NULL, NULL, &a, why, sizeof(why)) == 0,
+			"%s", why);
+		CHECK(a.n == 2 && a.rate[0] == 500000000ull && a.rate[1] == 500000000ull,
+		      "equal: %llu %llu", (unsigned long long)a.rate[0],
+		      (unsigned long long)a.rate[1]);
+	}
+}
+
 int main(void)
 {
 	test_delta_search();
@@ -563,5 +722,6 @@ int main(void)
 	test_loss_drawn();
 	test_loss_none_and_default();
 	test_predict();
+	test_paths();
 	return t_finish("pipe_des");
 }

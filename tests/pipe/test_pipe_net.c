@@ -4,7 +4,8 @@
  * (host/pipe/pipe_net.h): --place over up to 6 DCs, the text format and its
  * errors, pair lookups with a shared bottleneck, the default network of a
  * configuration, the receiving daemon's per-peer link arguments, the
- * canonical form and the digests.
+ * canonical form and the digests; links of several paths (their spellings,
+ * capacity, delay, loss, shares, canonical form and link arguments).
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 
 #include "pipe.h"
 #include "pipe_net.h"
+#include "sdr_link_peers.h"
 #include "sdr_test.h"
 
 static const char *const example =
@@ -267,6 +269,128 @@ static void test_load(void)
 	      "missing file");
 }
 
+/* the canonical text of @p n re-parses to the same network */
+static void round_trip(const struct pipe_net *n, const char *what)
+{
+	struct pipe_net m;
+	char *text = NULL, why[256] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	REQUIRE(f && pipe_net_write(f, n) == 0, "write");
+	fclose(f);
+	CHECK(pipe_net_parse(text, &m, why, sizeof(why)) == 0, "%s: re-parse: %s\n%s", what, why,
+	      text);
+	CHECK(pipe_net_digest(&m) == pipe_net_digest(n) && m.nlinks == n->nlinks &&
+		      m.link[0].npaths == n->link[0].npaths,
+	      "%s: canonical form differs:\n%s", what, text);
+	free(text);
+}
+
+static void test_paths(void)
+{
+	static const char *const two[] = {
+		"link m to=1 from=0 delay=5ms rate=250mbit | delay=12.5ms rate=250mbit",
+		"link m to=1 from=0 delay=5ms rate=250mbit|delay=12.5ms rate=250mbit",
+		"link m to=1 from=0 delay=5ms rate=250mbit| delay=12.5ms rate=250mbit",
+		"link m to=1 from=0 delay=5ms rate=250mbit |delay=12.5ms rate=250mbit",
+	};
+	const char *addr[2] = {"10.100.0.1", "10.100.1.1"};
+	struct pipe_net n;
+	char why[256] = "", buf[512];
+	uint64_t h = 0;
+
+	/* every spelling of '|' gives the same two paths */
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+		REQUIRE(pipe_net_parse(two[i], &n, why, sizeof(why)) == 0, "%s: %s", two[i], why);
+		CHECK(n.link[0].npaths == 2 && pipe_net_paths(&n, 0) == 2, "%s: %u paths", two[i],
+		      n.link[0].npaths);
+		CHECK(strcmp(n.link[0].spec, "delay=5ms,rate=250mbit,buffer=1.5MB | "
+					     "delay=12.5ms,rate=250mbit,buffer=1.5MB") == 0,
+		      "%s: spec %s", two[i], n.link[0].spec);
+		CHECK(i == 0 || pipe_net_digest(&n) == h, "%s: another digest", two[i]);
+		h = pipe_net_digest(&n);
+	}
+	/* capacity: the sum; delay: the longest path; shares by rate */
+	CHECK(pipe_net_rate(&n, 0) == 500000000ull, "rate %llu",
+	      (unsigned long long)pipe_net_rate(&n, 0));
+	CHECK(fabs(pipe_net_delay(&n, 0, 1) - 0.0125) < 1e-12, "delay %g",
+	      pipe_net_delay(&n, 0, 1));
+	CHECK(n.link[0].path[0].delay_ns == 5000000 && n.link[0].path[1].delay_ns == 12500000,
+	      "path delays");
+	CHECK(fabs(pipe_net_delay_ctl(&n, 0, 1) - 0.00875) < 1e-12 &&
+		      pipe_net_delay_ctl(&n, 1, 0) == 0,
+	      "one port's delay: the mean %g", pipe_net_delay_ctl(&n, 0, 1));
+	CHECK(pipe_net_path_share(&n, 0, 0) == 0.5 && pipe_net_path_share(&n, 0, 1) == 0.5 &&
+		      pipe_net_path_share(&n, 0, 2) == 0,
+	      "shares");
+	round_trip(&n, "two paths");
+	/* the daemon's argument: the same paths, one word */
+	CHECK(pipe_net_link_args(&n, 1, addr, buf, sizeof(buf)) > 0 &&
+		      strcmp(buf, "m:10.100.0.1:delay=5ms,rate=250mbit,buffer=1.5MB|"
+				  "delay=12.5ms,rate=250mbit,buffer=1.5MB\n") == 0,
+	      "link args %s", buf);
+	{
+		static struct sdr_link_plan plan;
+		struct sdr_link_cfg c[SDR_LINK_PATHS_MAX];
+		unsigned np = 0;
+		char err[256];
+
+		*strchr(buf, '\n') = '\0';
+		CHECK(sdr_link_parse_paths(strrchr(buf, ':') + 1, c, &np, err, sizeof(err)) == 0 &&
+			      np == 2 && c[1].delay_ns == 12500000 && c[0].rate_bps == 250000000,
+		      "the emulator reads the argument: %s", err);
+		/* the daemon's --link-peer takes it: one lane per path */
+		sdr_link_plan_init(&plan, NULL);
+		CHECK(sdr_link_plan_add(&plan, buf, err, sizeof(err)) == 0 && plan.nlanes == 3 &&
+			      strcmp(plan.lane[1].name, "m/p1") == 0 &&
+			      plan.lane[1].cfg.delay_ns == 12500000,
+		      "--link-peer %s: %s", buf, err);
+	}
+	/* unequal rates: shares, the weighted loss */
+	REQUIRE(pipe_net_parse("link u to=1 from=0 rate=300mbit loss=0.01 | rate=100mbit | "
+			       "rate=600mbit ge=0.01:0.09:0:1",
+			       &n, why, sizeof(why)) == 0,
+		"%s", why);
+	CHECK(n.link[0].npaths == 3 && pipe_net_rate(&n, 0) == 1000000000ull, "3 paths");
+	CHECK(fabs(pipe_net_path_share(&n, 0, 0) - 0.3) < 1e-12 &&
+		      fabs(pipe_net_path_share(&n, 0, 2) - 0.6) < 1e-12,
+	      "rate shares");
+	CHECK(fabs(pipe_net_loss(&n, 0) - (0.3 * 0.01 + 0.6 * 0.1)) < 1e-12, "loss %g",
+	      pipe_net_loss(&n, 0));
+	round_trip(&n, "three paths");
+	/* paths=N: N identical paths, kept in that form */
+	REQUIRE(pipe_net_parse("link p to=1 from=0 delay=2ms rate=1gbit paths=4 seed=3", &n, why,
+			       sizeof(why)) == 0,
+		"%s", why);
+	CHECK(n.link[0].npaths == 4 && pipe_net_rate(&n, 0) == 4000000000ull &&
+		      fabs(pipe_net_delay(&n, 0, 1) - 0.002) < 1e-12,
+	      "paths=4");
+	CHECK(strstr(n.link[0].spec, "paths=4") != NULL, "spec %s", n.link[0].spec);
+	round_trip(&n, "paths=4");
+	/* a path without a rate: the link has no bottleneck; equal shares */
+	REQUIRE(pipe_net_parse("link e to=1 from=0 rate=1gbit | delay=1ms", &n, why, sizeof(why)) ==
+			0,
+		"%s", why);
+	CHECK(pipe_net_rate(&n, 0) == 0 && pipe_net_path_share(&n, 0, 1) == 0.5, "no rate");
+	round_trip(&n, "a path without a rate");
+	/* a single path is what it was: one path, the plain canonical spec */
+	REQUIRE(pipe_net_parse("link s to=1 from=0 delay=5ms rate=1gbit", &n, why, sizeof(why)) ==
+			0,
+		"%s", why);
+	CHECK(pipe_net_delay_ctl(&n, 0, 1) == pipe_net_delay(&n, 0, 1), "single path: delay");
+	CHECK(n.link[0].npaths == 1 && pipe_net_path_share(&n, 0, 0) == 1 &&
+		      strcmp(n.link[0].spec, "delay=5ms,rate=1gbit,buffer=1.5MB") == 0,
+	      "single path: %s", n.link[0].spec);
+	/* errors name the line (and the path) */
+	expect_error("dcs 2\nlink a to=1 from=0 delay=1ms | delay=2xs", "line 2: link a: path 1:");
+	expect_error("link a to=1 from=0 delay=1ms | paths=2", "line 1: link a: ");
+	expect_error("link a to=1 from=0 paths=9", "paths=");
+	expect_error("link a to=1 from=0 paths=0", "paths=");
+	expect_error("link a to=1 from=0 | | | | | | | | ", "more than 8 paths");
+	expect_error("link a to=1 from=0 delay=1ms | buffer=1MB", "path 1: ");
+}
+
 int main(void)
 {
 	test_place();
@@ -276,5 +400,6 @@ int main(void)
 	test_link_args();
 	test_canonical_and_digest();
 	test_load();
+	test_paths();
 	return t_finish("pipe_net");
 }

@@ -48,6 +48,9 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->noise_cap = 0.25;
 	p->comp_enter = 4;
 	p->comp_md = 0.5;
+	p->comp_ai_bytes = 9000;
+	p->comp_reenter = 2;
+	p->comp_memory_ns = 1000000000u; /* 1 s */
 }
 
 static double floor_of(const struct sdr_cc *cc)
@@ -178,9 +181,9 @@ static bool app_limited(const struct sdr_cc *cc, uint64_t len)
 
 /* The TCP-competitive mode's decision (sdr_cc.h): Reno's congestion
  * avoidance, in rate form. Loss cuts by comp_md (once per window: the stale
- * rules of sdr_cc_on_loss_sent()); otherwise the rate grows by one frame
- * (quantum_bytes / 2) per smoothed RTT, for every RTT the interval spanned
- * (Reno's one segment per RTT). CE and queueing delay do not cut. */
+ * rules of sdr_cc_on_loss_sent()); otherwise the rate grows by comp_ai_bytes
+ * per smoothed RTT, for every RTT the interval spanned (Reno's one segment
+ * per RTT, of a jumbo frame). CE and queueing delay do not cut. */
 static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
 {
 	double rtt = (double)(cc->srtt ? cc->srtt : cc->base_rtt);
@@ -195,7 +198,7 @@ static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
 		return SDR_CC_HOLD;
 	cc->increases++;
 	if (rtt > 0)
-		cc->rate += cc->p.quantum_bytes * 4 * 1e9 / rtt * ((double)len / rtt);
+		cc->rate += cc->p.comp_ai_bytes * 8e9 / rtt * ((double)len / rtt);
 	return SDR_CC_INCREASE;
 }
 
@@ -229,6 +232,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	if (cc->comp && cc->iv_ce == 0 && q < (double)target) {
 		cc->comp = false;
 		cc->cong_run = 0;
+		cc->comp_left = now;
 	}
 	if (cc->comp) {
 		ev = decide_comp(cc, len);
@@ -314,7 +318,17 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	} else {
 		cc->cong_run = 0;
 	}
-	if (!cc->comp && cc->p.comp_enter && cc->cong_run >= cc->p.comp_enter) {
+	/* (within comp_memory of leaving the mode, comp_reenter cuts where
+	 * the path marks: after a loss both flows halved and the queue
+	 * drained, and the flow that does not answer takes the link back
+	 * while this one cuts on every mark again; delay alone is noisier,
+	 * and 8 flows on a bottleneck that does not mark re-entered on it) */
+	unsigned enter = cc->comp_left && now - cc->comp_left < cc->p.comp_memory_ns &&
+					 sdr_cc_ecn_leads(cc, now)
+				 ? cc->p.comp_reenter
+				 : cc->p.comp_enter;
+
+	if (!cc->comp && cc->p.comp_enter && cc->cong_run >= enter) {
 		/* the cuts answered a queue another flow keeps: undone (as
 		 * TCP undoes a reduction found spurious, RFC 3522) */
 		cc->comp = true;

@@ -86,7 +86,14 @@ struct sdr_cc_params {
 	                          delay, each finding the queue no shorter (within
 	                          T) than the one before, enter the TCP-competitive
 	                          mode (0: never) */
-	double comp_md;        /**< TCP-competitive mode: decrease on loss */
+	double comp_md;        /**< TCP-competitive mode: decrease on loss ... */
+	double comp_ai_bytes;  /**< ... and increase per RTT (Reno's segment; a jumbo
+	                          one: the QP's own frame may be smaller than a TCP
+	                          competitor's segment, and AIMD shares go as the
+	                          increases) */
+	unsigned comp_reenter; /**< within comp_memory_ns of leaving the mode, this
+	                            many such cuts enter it again */
+	uint64_t comp_memory_ns;
 };
 
 /** Defaults (docs/congestion.md "Constants"). */
@@ -140,13 +147,14 @@ struct sdr_cc {
 	 * threshold whatever this one does (TCP without ECN, BBR) would starve
 	 * it. After comp_enter congested decisions in a row, those cuts are
 	 * undone (the rate before the first), CE and delay no longer cut, loss
-	 * cuts by comp_md, and the rate grows as Reno's does, one frame per
-	 * RTT, until an interval without CE finds the queue below T */
+	 * cuts by comp_md, and the rate grows as Reno's does, comp_ai_bytes
+	 * per RTT, until an interval without CE finds the queue below T */
 	bool comp;            /**< in the TCP-competitive mode */
 	unsigned cong_run;    /**< congested decisions (CE or delay) in a row,
 	                           the queue not shrinking */
 	double run_rate;      /**< the rate before the first of them */
 	uint64_t comp_enters; /**< times the mode was entered */
+	uint64_t comp_left;   /**< ns: when it last left the mode (0: never) */
 	uint64_t comp_iv;     /**< decisions made in the mode */
 };
 

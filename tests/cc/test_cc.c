@@ -647,9 +647,9 @@ static void test_fairness(const char *link, unsigned n, const char *what, int ch
  * fills the buffer until it drops: the QP's TCP-competitive mode is what
  * gives it a share. With ECN both answer the marks, and the mode must not
  * take Reno's share. Each flow is to get at least half its fair share over
- * 10 s; sdr_first: the QP starts first (else Reno does, and the QP starts
- * into a full queue). */
-static void test_beside_reno(const char *link, bool ecn, bool sdr_first)
+ * 20 s; sdr_first: the QP starts first (else Reno does, and the QP starts
+ * into its queue), the other @p gap ns later. */
+static void test_beside_reno(const char *link, bool ecn, bool sdr_first, uint64_t gap)
 {
 	static struct sim s;
 	double cap = 1e9 * PAYLOAD / FRAME, g0, g1;
@@ -661,23 +661,24 @@ static void test_beside_reno(const char *link, bool ecn, bool sdr_first)
 	s.reno_ecn = ecn;
 	s.ceiling = 10 * GBIT;
 	s.ret_ns = 12500 * US;
-	s.start_gap = 1000 * MS;
-	s.end = 16000 * MS;
+	s.start_gap = gap;
+	s.end = 26000 * MS;
 	s.win = 1000 * MS;
 	s.from = 6000 * MS;
 	run(&s);
 	unsigned q = sdr_first ? 0 : 1; /* the sdr flow */
 
-	g0 = gput(&s, q, 6, 16);
-	g1 = gput(&s, 1 - q, 6, 16);
-	printf("beside Reno (%s), %s first, 6..16 s: sdr %.1f %%, Reno %.1f %% of capacity, "
+	g0 = gput(&s, q, 6, 26);
+	g1 = gput(&s, 1 - q, 6, 26);
+	printf("beside Reno (%s), %s first, the other %.1f s later, 6..26 s: sdr %.1f %%, Reno "
+	       "%.1f %% of capacity, "
 	       "loss %.2e, queue p99 %.0f KB; sdr: %" PRIu64 " ECN, %" PRIu64 " delay, %" PRIu64
 	       " loss cuts, TCP-competitive %" PRIu64 " times, %" PRIu64 " of %" PRIu64
 	       " decisions\n",
-	       ecn ? "ECN" : "no ECN", sdr_first ? "sdr" : "Reno", 100 * g0 / cap, 100 * g1 / cap,
-	       (double)s.drops / (double)s.pkts_in, q_p99(&s) / 1000, s.cc[q].dec_ecn,
-	       s.cc[q].dec_delay, s.cc[q].dec_loss, s.cc[q].comp_enters, s.cc[q].comp_iv,
-	       s.cc[q].intervals);
+	       ecn ? "ECN" : "no ECN", sdr_first ? "sdr" : "Reno", (double)gap / 1e9,
+	       100 * g0 / cap, 100 * g1 / cap, (double)s.drops / (double)s.pkts_in,
+	       q_p99(&s) / 1000, s.cc[q].dec_ecn, s.cc[q].dec_delay, s.cc[q].dec_loss,
+	       s.cc[q].comp_enters, s.cc[q].comp_iv, s.cc[q].intervals);
 	if (ecn) /* (REPORT: the controller's own share beside Reno with ECN) */
 		return;
 	CHECK(g0 >= 0.25 * cap && g1 >= 0.25 * cap,
@@ -847,10 +848,17 @@ int main(int argc, char **argv)
 	}
 	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
 			     "ECN+delay");
-	for (unsigned ecn = 0; ecn < 2; ecn++) {
-		test_beside_reno("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", ecn, true);
-		test_beside_reno("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", ecn, false);
-	}
+	for (unsigned ecn = 0; ecn < 2; ecn++)
+		for (unsigned g = 0; g < 3; g++) {
+			static const uint64_t gap[] = {300 * MS, 1000 * MS, 2000 * MS};
+
+			if (ecn && g != 1)
+				continue;
+			test_beside_reno("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", ecn, true,
+					 gap[g]);
+			test_beside_reno("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", ecn, false,
+					 gap[g]);
+		}
 
 	free(heap);
 	printf("test_cc: %u checks, %u failed\n", t_checks, (unsigned)t_failures);

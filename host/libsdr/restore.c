@@ -329,12 +329,14 @@ static int hello(struct sdr_ctx *ctx)
 
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_HELLO;
+	req.want_worker = ctx->want_worker; /* a channel context: its worker again */
 	rc = libsdr_ctl_call(ctx, &req, -1, &resp, &fd);
 	if (rc || fd < 0) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	ctx->ext = resp.ext;
 	ctx->seg_size = resp.seg_size;
 	ctx->seg = libsdr_map_segment(fd, resp.seg_size);
 	close(fd);

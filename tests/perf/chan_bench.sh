@@ -45,4 +45,4 @@ print(json.dumps({"mode": "chan_bench", "eff_w1": eff[1], "eff_w2": eff[2], "rat
                   "goodput_w1": gp[1], "goodput_w2": gp[2], "cpu": cpu, "ncpu": int(ncpu)}))
 sys.exit(0 if ratio >= frac else 1)
 PY
-echo "chan_bench: one QP over two workers costs no more than $frac of one's efficiency"
+echo "chan_bench: one QP over two workers keeps at least $frac of one worker's goodput per CPU-second"

@@ -339,7 +339,9 @@ static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const str
 				    " byte: length > (channels - 1) * stripe bytes");
 		if (q->ctx->dead)
 			return -EPIPE;
-		if (qp_journal(q) || q->lost)
+		if (q->lost)
+			return libsdr_qp_gone(q);
+		if (qp_journal(q))
 			return fail(ctx, -EAGAIN, "a channel context re-attaches");
 		rc = budget_check(q->ctx, o);
 		if (rc) {

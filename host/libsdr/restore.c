@@ -246,6 +246,8 @@ static int qp_restore(struct sdr_ctx *ctx, struct sdr_qp *qp)
 	req.type = SDR_CTL_QP_RESTORE;
 	req.qp_attr = qp->jreq.qp_attr;
 	req.horizon_ms = qp->jreq.horizon_ms;
+	req.chan = qp->jreq.chan; /* a channel: its stripe map again */
+	req.stripe = qp->jreq.stripe;
 	req.remote = qp->remote;
 	req.restore.local = qp->local;
 	memcpy(req.restore.token, qp->token, sizeof(req.restore.token));
@@ -265,6 +267,10 @@ static int qp_restore(struct sdr_ctx *ctx, struct sdr_qp *qp)
 	}
 	if (resp.id > UINT16_MAX) {
 		snprintf(why, sizeof(why), "malformed QP_RESTORE response");
+	} else if (req.chan && resp.ext != SDR_EXT_QP(req.chan, req.stripe ? req.stripe : 1)) {
+		snprintf(why, sizeof(why),
+			 "the restarted daemon did not apply the channel's stripe"
+			 " map (older than channels?)");
 	} else if (identity_check(&qp->local, &resp.info, why, sizeof(why)) == 0) {
 		qp->qp_id = resp.id;
 		for (size_t i = 0; i < sizeof(resp.token); i++)

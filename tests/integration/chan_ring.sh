@@ -11,7 +11,10 @@
 # tools complete the messages in posting order, the channel contexts sit on
 # workers 0 and 1 of both instances, and the counter identities of
 # sr_ring / ec_ring / auto_ring hold over the two channels' messages
-# (sr_check.py / ec_check.py --channels 2).
+# (sr_check.py / ec_check.py --channels 2). (4) The process of both DPUs
+# killed (-9) mid-transfer of an SR QP of two channels and started again:
+# both contexts of each tool re-attach on the same workers, their QPs are
+# restored with their stripe maps, every message arrives once, bit-exact.
 #   env: SDR_CHAN_LINK SDR_SIZES SDR_COUNT
 . "$(dirname "$0")/lib.sh"
 : "${SDR_TEST_CHAN:=$SDR_BUILD/tests/integration/test_chan}"
@@ -31,10 +34,11 @@ start() {
 	done
 	SOCK_A=$SDR_TMP/$tag-a.sock SOCK_B=$SDR_TMP/$tag-b.sock
 	STATS=$SDR_TMP/$tag.json DPU_LOG=$SDR_TMP/$tag-dpu.log
+	[ "${KEEP_LOG:-0}" = 1 ] || : >"$DPU_LOG"
 	# shellcheck disable=SC2046
 	"$SDR_DPU" $(rig_eal "sdr-ch$tag-$$" 512) --lcores=$lc -- --ring-pair --workers "$nw" \
 		--name "$SOCK_A" --ip 10.0.0.1 "${a[@]}" --instance --name "$SOCK_B" --ip 10.0.0.2 \
-		--stats-json "$STATS" "${b[@]}" >"$DPU_LOG" 2>&1 &
+		--stats-json "$STATS" "${b[@]}" >>"$DPU_LOG" 2>&1 &
 	DPU_PID=$!
 	SDR_PIDS+=("$DPU_PID")
 	rig_wait_sock "$SOCK_A" "$DPU_PID" && rig_wait_sock "$SOCK_B" "$DPU_PID" ||
@@ -102,4 +106,43 @@ for c in "sr" "ec rs:8:2" "auto"; do
 			{ grep -A40 "drops and errors" "$DPU_LOG"; sdr_fail "case $c: counter identities"; }
 	fi
 done
-echo "channels: errors, API, and SR / EC / AUTO over two workers ($link): every message bit-exact, in posting order, every packet accounted for"
+
+sdr_log "case 4: both DPUs killed and started again mid-transfer (--rel sr --channels 2)"
+export SDR_REATTACH_MS=60000
+ro=(--outage-horizon-ms 60000 --restore-window-ms 60000 --state-dir "$SDR_TMP/state")
+start rs 2 "${ro[@]}" --link "delay=2ms,loss=1e-3,seed=71" --instance \
+	--link "delay=2ms,loss=1e-3,seed=72"
+port=$(rig_free_port)
+"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 60 \
+	--channels 2 --guard >"$SDR_TMP/rs-recv.log" 2>&1 &
+rpid=$!
+sleep 0.3
+"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel sr --channels 2 --chunk-pkts 1 \
+	--window 64 --sizes 5000,64K,1M,4M --count 40 --seed 77 --timeout 60 \
+	>"$SDR_TMP/rs-send.log" 2>&1 &
+spid=$!
+for _ in $(seq 100); do grep -q "^msg " "$SDR_TMP/rs-send.log" && break; sleep 0.1; done
+grep -q "^msg " "$SDR_TMP/rs-send.log" || sdr_fail "case 4: nothing completed before the kill"
+kill -KILL "$DPU_PID"
+wait "$DPU_PID" 2>/dev/null
+sleep 1
+KEEP_LOG=1 start rs 2 "${ro[@]}" --link "delay=2ms,loss=1e-3,seed=73" --instance \
+	--link "delay=2ms,loss=1e-3,seed=74"
+wait $spid
+srv=$?
+wait $rpid
+rrv=$?
+tail -1 "$SDR_TMP/rs-send.log"
+tail -1 "$SDR_TMP/rs-recv.log"
+rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+[ $srv = 0 ] || { cat "$SDR_TMP/rs-send.log" "$DPU_LOG"; sdr_fail "case 4: sdr-send exited $srv"; }
+[ $rrv = 0 ] || { cat "$SDR_TMP/rs-recv.log" "$DPU_LOG"; sdr_fail "case 4: sdr-recv exited $rrv"; }
+for t in send recv; do
+	grep -q "daemon restarted: re-attached" "$SDR_TMP/rs-$t.log" ||
+		sdr_fail "case 4: sdr-$t did not re-attach"
+done
+for s in "$SOCK_A" "$SOCK_B"; do
+	[ "$(grep -c "\[$s\]: .*attached (context 1, worker 1)" "$DPU_LOG")" = 2 ] ||
+		{ grep attached "$DPU_LOG"; sdr_fail "case 4: a channel context not back on worker 1"; }
+done
+echo "channels: errors, API, SR / EC / AUTO over two workers ($link) and a restart: every message bit-exact, in posting order, every packet accounted for"

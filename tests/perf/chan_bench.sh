@@ -34,6 +34,7 @@ for w in (1, 2):
             for r in range(1, reps + 1)]
     for x in rows:
         assert x["status"] == "ok" and x["msgs_err"] == 0 and x["msgs_partial"] == 0, x
+        assert x["channels"] == w and x["workers"] == 2, x
     eff[w] = statistics.median(x["goodput_gbps_per_cpu"] for x in rows)
     gp[w] = statistics.median(x["goodput_gbps"] for x in rows)
     print("W=%d: goodput %.3f Gbit/s, %.3f Gbit/s per worker CPU-second (median of %d: %s)"

@@ -359,6 +359,8 @@ int libsdr_chan_send(struct sdr_qp *g, const struct sdr_send_wr *wr, struct sdr_
 	uint64_t off;
 	int rc;
 
+	if (!g->connected)
+		return fail(g->ctx, -ENOTCONN, "QP not connected");
 	rc = mr_offset(g->ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
@@ -415,6 +417,8 @@ int libsdr_chan_recv(struct sdr_qp *g, const struct sdr_recv_wr *wr, struct sdr_
 
 	if (wr->reserved)
 		return fail(g->ctx, -EINVAL, "reserved field not 0");
+	if (!g->connected)
+		return fail(g->ctx, -ENOTCONN, "QP not connected");
 	rc = mr_offset(g->ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;

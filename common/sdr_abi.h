@@ -117,8 +117,9 @@ struct sdr_ctl_req {
 	uint32_t qp_id;
 	uint32_t mr_id;
 	uint32_t want_worker; /**< HELLO: 0 = the daemon's round robin; w + 1 = worker w
-	                           (a channel context, docs/architecture.md "Channels";
-	                           a daemon before it ignores it: see resp.ext) */
+	                           mod N (a channel context, docs/architecture.md
+	                           "Channels"; a daemon before it ignores it: see
+	                           resp.ext) */
 	uint64_t fd_offset;
 	uint64_t length;
 	struct sdr_qp_attr_abi qp_attr;

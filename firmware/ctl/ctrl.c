@@ -115,9 +115,6 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 		;
 	if (slot == SDR_MAX_CTX)
 		return ctl_fail(r, EUSERS, "too many hosts attached (%d)", SDR_MAX_CTX);
-	if (q->want_worker > sdr_g.nworkers)
-		return ctl_fail(r, EINVAL, "worker %u asked for: this daemon has %u workers",
-				q->want_worker - 1, sdr_g.nworkers);
 	c = calloc(1, sizeof(*c));
 	/* completions waiting for CQ room: sized now for everything a context
 	 * can have outstanding (the worker never allocates; pages are only
@@ -182,7 +179,9 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	 * worker and leaves the round robin as it was */
 	if (q->want_worker) {
 		next_worker[in->idx]--;
-		c->worker = q->want_worker - 1;
+		/* (modulo: a context re-attaching to a daemon restarted with fewer
+		 * workers still attaches; the reply says where) */
+		c->worker = (q->want_worker - 1) % sdr_g.nworkers;
 	}
 	c->pid = cl->pid;
 	in->ctxs[slot] = c;

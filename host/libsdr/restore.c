@@ -335,7 +335,11 @@ static int hello(struct sdr_ctx *ctx)
 
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_HELLO;
-	req.want_worker = ctx->want_worker; /* a channel context: its worker again */
+	/* a channel context, and a context with channel contexts: the worker
+	 * it had (the channels' are chosen from it) */
+	req.want_worker = ctx->want_worker;
+	if (!req.want_worker && ctx->ngroups && (ctx->ext & SDR_EXT_VALID))
+		req.want_worker = SDR_EXT_WORKER(ctx->ext) + 1;
 	rc = libsdr_ctl_call(ctx, &req, -1, &resp, &fd);
 	if (rc || fd < 0) {
 		if (fd >= 0)

@@ -5,13 +5,14 @@
 # its reason, channels 9 is EINVAL (test_chan errors). (2) On a clean link,
 # the calls a W = 2 QP refuses and messages completed in posting order,
 # bit-exact, with merged bitmaps (test_chan api). (3) SR, EC RS(8,2) and
-# AUTO QPs of two channels (stripes of one 4 KiB chunk) over a link with
+# AUTO QPs of two channels (stripes of one 4 KiB chunk; SR once more with
+# stripes of three) over a link with
 # loss, duplication and reordering on both directions: every message
 # arrives bit-exact with nothing written past it (sdr-recv --guard), both
 # tools complete the messages in posting order, the channel contexts sit on
 # workers 0 and 1 of both instances, and the counter identities of
 # sr_ring / ec_ring / auto_ring hold over the two channels' messages
-# (sr_check.py / ec_check.py --channels 2). (4) The process of both DPUs
+# (sr_check.py / ec_check.py --channels 2). (5) The process of both DPUs
 # killed (-9) mid-transfer of an SR QP of two channels and started again:
 # both contexts of each tool re-attach on the same workers, their QPs are
 # restored with their stripe maps, every message arrives once, bit-exact.
@@ -62,22 +63,27 @@ in_order() {
 }
 
 n=0
-for c in "sr" "ec rs:8:2" "auto"; do
+# REL [EC] [stripe=N]: stripes of N chunks of 4 KiB (default 1)
+for c in "sr" "ec rs:8:2" "auto" "sr stripe=3"; do
 	n=$((n + 1))
 	set -- $c
-	rel=$1 extra=() pr=()
+	rel=$1 extra=() pr=() sc=1
 	[ "$rel" = ec ] && extra=(--ec "$2")
+	case $c in *stripe=*) sc=${c##*stripe=} ;; esac
+	extra+=(--stripe-chunks "$sc")
+	sz=$sizes # (more than one stripe each)
+	[ "$sc" = 1 ] || sz=12289,40000,1M,4M
 	[ "$rel" = auto ] && pr=(--port-rate 1g) # the model needs a rate (auto_ring.sh)
 	sdr_log "case $n: --rel $c --channels 2 --chunk-pkts 1, --link $link"
 	start c$n 2 --link "$link,seed=$((40 + n))" "${pr[@]}" --instance \
 		--link "$link,seed=$((50 + n))" "${pr[@]}"
 	port=$(rig_free_port)
 	"$SDR_RECV" --dpu "$SOCK_B" --server --bind 127.0.0.1 --port "$port" --timeout 60 \
-		--channels 2 --guard >"$SDR_TMP/c$n-recv.log" 2>&1 &
+		--channels 2 --stripe-chunks "$sc" --guard >"$SDR_TMP/c$n-recv.log" 2>&1 &
 	rpid=$!
 	sleep 0.3
 	"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel "$rel" "${extra[@]}" \
-		--channels 2 --chunk-pkts 1 --window 4 --sizes "$sizes" --count "$count" \
+		--channels 2 --chunk-pkts 1 --window 4 --sizes "$sz" --count "$count" \
 		--seed $((60 + n)) --timeout 60 >"$SDR_TMP/c$n-send.log" 2>&1
 	srv=$?
 	wait $rpid
@@ -95,19 +101,19 @@ for c in "sr" "ec rs:8:2" "auto"; do
 			{ grep attached "$DPU_LOG"; sdr_fail "case $c: channels not on workers 0 and 1"; }
 	done
 	if [ "$rel" = sr ]; then
-		/usr/bin/python3 "$here/sr_check.py" --sizes "$sizes" --count "$count" --ring "$STATS" \
-			--channels 2 --stripe 4096 --min-retx 1 ||
+		/usr/bin/python3 "$here/sr_check.py" --sizes "$sz" --count "$count" --ring "$STATS" \
+			--channels 2 --stripe $((sc * 4096)) --min-retx 1 ||
 			{ grep -A40 "drops and errors" "$DPU_LOG"; sdr_fail "case $c: counter identities"; }
 	else
 		ax=()
 		[ "$rel" = auto ] && ax=(--auto)
-		/usr/bin/python3 "$here/ec_check.py" --sizes "$sizes" --count "$count" --ring "$STATS" \
-			--channels 2 --stripe 4096 "${ax[@]}" ||
+		/usr/bin/python3 "$here/ec_check.py" --sizes "$sz" --count "$count" --ring "$STATS" \
+			--channels 2 --stripe $((sc * 4096)) "${ax[@]}" ||
 			{ grep -A40 "drops and errors" "$DPU_LOG"; sdr_fail "case $c: counter identities"; }
 	fi
 done
 
-sdr_log "case 4: both DPUs killed and started again mid-transfer (--rel sr --channels 2)"
+sdr_log "case 5: both DPUs killed and started again mid-transfer (--rel sr --channels 2)"
 export SDR_REATTACH_MS=60000
 ro=(--outage-horizon-ms 60000 --restore-window-ms 60000 --state-dir "$SDR_TMP/state")
 start rs 2 "${ro[@]}" --link "delay=2ms,loss=1e-3,seed=71" --instance \
@@ -122,7 +128,7 @@ sleep 0.3
 	>"$SDR_TMP/rs-send.log" 2>&1 &
 spid=$!
 for _ in $(seq 100); do grep -q "^msg " "$SDR_TMP/rs-send.log" && break; sleep 0.1; done
-grep -q "^msg " "$SDR_TMP/rs-send.log" || sdr_fail "case 4: nothing completed before the kill"
+grep -q "^msg " "$SDR_TMP/rs-send.log" || sdr_fail "case 5: nothing completed before the kill"
 kill -KILL "$DPU_PID"
 wait "$DPU_PID" 2>/dev/null
 sleep 1
@@ -135,18 +141,18 @@ rrv=$?
 tail -1 "$SDR_TMP/rs-send.log"
 tail -1 "$SDR_TMP/rs-recv.log"
 rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
-[ $srv = 0 ] || { cat "$SDR_TMP/rs-send.log" "$DPU_LOG"; sdr_fail "case 4: sdr-send exited $srv"; }
-[ $rrv = 0 ] || { cat "$SDR_TMP/rs-recv.log" "$DPU_LOG"; sdr_fail "case 4: sdr-recv exited $rrv"; }
+[ $srv = 0 ] || { cat "$SDR_TMP/rs-send.log" "$DPU_LOG"; sdr_fail "case 5: sdr-send exited $srv"; }
+[ $rrv = 0 ] || { cat "$SDR_TMP/rs-recv.log" "$DPU_LOG"; sdr_fail "case 5: sdr-recv exited $rrv"; }
 for t in send recv; do
 	grep -q "daemon restarted: re-attached" "$SDR_TMP/rs-$t.log" ||
-		sdr_fail "case 4: sdr-$t did not re-attach"
+		sdr_fail "case 5: sdr-$t did not re-attach"
 done
 # (the contexts re-attach in any order: their indices may change, not
 # their workers)
 for s in "$SOCK_A" "$SOCK_B"; do
 	for w in 0 1; do
 		[ "$(grep -c "\[$s\]: .*attached (context [0-9]*, worker $w)" "$DPU_LOG")" = 2 ] ||
-			{ grep attached "$DPU_LOG"; sdr_fail "case 4: a context not back on worker $w"; }
+			{ grep attached "$DPU_LOG"; sdr_fail "case 5: a context not back on worker $w"; }
 	done
 done
-echo "channels: errors, API, SR / EC / AUTO over two workers ($link) and a restart: every message bit-exact, in posting order, every packet accounted for"
+echo "channels: errors, API, SR / EC / AUTO over two workers ($link), stripes of 1 and 3 chunks, and a restart: every message bit-exact, in posting order, every packet accounted for"

@@ -66,6 +66,7 @@ n=0
 # REL [EC] [stripe=N]: stripes of N chunks of 4 KiB (default 1)
 for c in "sr" "ec rs:8:2" "auto" "sr stripe=3"; do
 	n=$((n + 1))
+	# shellcheck disable=SC2086 # (split into its words on purpose)
 	set -- $c
 	rel=$1 extra=() pr=() sc=1
 	[ "$rel" = ec ] && extra=(--ec "$2")

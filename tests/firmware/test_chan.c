@@ -9,7 +9,9 @@
  * Every message lands bit-exact in real order, nothing past its end is
  * written, every channel completes every message (the same length as
  * owned()), retransmission (SR), decoding (EC) and AUTO on the virtual
- * messages place the right bytes. Cases: sr, ec_rs, auto.
+ * messages place the right bytes, and per channel its data packets are its
+ * first pass (its virtual messages' packets, immediate-only ones included)
+ * plus its retransmissions. Cases: sr, ec_rs, auto.
  * `test_chan NAME` runs one (meson: chan_NAME). Layer: tests of firmware/.
  */
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "engine_rig.h"
 #include "sdr_stripe.h"
 #include "sdr_test.h"
+#include "sr_counters.h"
 
 #define W 2
 #define S 4096u         /* stripe: one chunk */
@@ -117,6 +120,22 @@ static void run(uint8_t rel, uint8_t code, uint8_t k, uint8_t m)
 		for (size_t b = len_of(i); b < SLOT; b++)
 			past += p[b] != 0xEE;
 		CHECK(past == 0, " message %u: %zu bytes written past its end", i, past);
+	}
+	for (unsigned c = 0; c < W; c++) {
+		const struct sdr_qp *tx = atomic_load(&r->s[RIG_A].in->qps[q[c]]);
+		const struct sdr_qp *rx = atomic_load(&r->s[RIG_B].in->qps[q[c]]);
+		uint64_t first = 0;
+
+		for (unsigned i = 0; i < NMSG; i++) {
+			uint64_t n = (sdr_stripe_owned(len_of(i), W, c, S) + 1023) / 1024;
+			first += n < 8 ? 8 : n; /* (every message has an immediate) */
+		}
+		CHECK(tx->st.tx_pkts == first + SDR_QP_CTR(tx, sr, retx_pkts),
+		      " channel %u: data packets %llu != first pass %llu + retransmitted %llu", c,
+		      (unsigned long long)tx->st.tx_pkts, (unsigned long long)first,
+		      (unsigned long long)SDR_QP_CTR(tx, sr, retx_pkts));
+		CHECK_EQ(tx->st.msgs_sent, NMSG);
+		CHECK_EQ(rx->st.msgs_recv, NMSG);
 	}
 	CHECK(r->ws[RIG_A].lost[RIG_K_DATA] > 0, " the link lost data");
 	CHECK_EQ(rig_check_invariants(r), 0);

@@ -116,7 +116,10 @@ struct sdr_ctl_req {
 	uint32_t abi_minor;
 	uint32_t qp_id;
 	uint32_t mr_id;
-	uint32_t pad0;
+	uint32_t want_worker; /**< HELLO: 0 = the daemon's round robin; w + 1 = worker w
+	                           mod N (a channel context, docs/architecture.md
+	                           "Channels"; a daemon before it ignores it: see
+	                           resp.ext) */
 	uint64_t fd_offset;
 	uint64_t length;
 	struct sdr_qp_attr_abi qp_attr;
@@ -130,10 +133,33 @@ struct sdr_ctl_req {
 	uint8_t paths;       /**< QP_CREATE / QP_RESTORE: paths (UDP source ports) its
 	                 sends are sprayed over, 1..16 (docs/multipath.md); 0 = the
 	                 daemon's --paths */
-	uint8_t pad1[2];
+	uint8_t chan;        /**< QP_CREATE / QP_RESTORE: 0 = an ordinary QP; else channel c of a
+	                   group of W (SDR_CHAN_W(), SDR_CHAN_C()): the QP's messages are
+	                   the bytes of the stripe map (W, c, S), common/sdr_stripe.h */
+	uint8_t stripe;      /**< with chan: stripe bytes S in chunks (mtu * chunk_pkts); 0 = 1 */
 	struct sdr_qp_restore_abi restore; /**< QP_RESTORE */
 };
 #define SDR_CTL_REQ_SIZE_2_0 offsetof(struct sdr_ctl_req, horizon_ms)
+
+/** Most channels of one QP (struct sdr_ctl_req::chan, sdr_qp_create_ext()). */
+#define SDR_CHANNELS_MAX 8
+
+/** struct sdr_ctl_req::chan of channel @p c of @p w, and its parts. */
+#define SDR_CHAN(w, c) ((uint8_t)(((w) << 4) | (c)))
+#define SDR_CHAN_W(chan) ((unsigned)(chan) >> 4)
+#define SDR_CHAN_C(chan) ((unsigned)(chan)&0xFu)
+
+/** struct sdr_ctl_resp::ext: what a daemon that knows channels answers
+ *  (an older one leaves it 0). HELLO: the context's worker, the number of
+ *  workers and the daemon's --channels; QP_CREATE / QP_RESTORE: chan and
+ *  stripe as it applied them. */
+#define SDR_EXT_VALID 0x80000000u
+#define SDR_EXT_HELLO(worker, nworkers, chans) \
+	(SDR_EXT_VALID | (uint32_t)(worker) | (uint32_t)(nworkers) << 8 | (uint32_t)(chans) << 16)
+#define SDR_EXT_WORKER(ext) ((ext)&0xFFu)
+#define SDR_EXT_NWORKERS(ext) (((ext) >> 8) & 0xFFu)
+#define SDR_EXT_CHANNELS(ext) (((ext) >> 16) & 0xFFu)
+#define SDR_EXT_QP(chan, stripe) (SDR_EXT_VALID | (uint32_t)(chan) | (uint32_t)(stripe) << 8)
 
 /** Response; @c status is 0 or a negative errno. */
 struct sdr_ctl_resp {
@@ -150,7 +176,7 @@ struct sdr_ctl_resp {
 	uint8_t token[SDR_RESTORE_TOKEN_LEN]; /**< QP_CREATE, QP_RESTORE: the QP's
 	                                           restore token */
 	uint32_t horizon_ms;                  /**< QP_CREATE, QP_RESTORE: the QP's outage horizon */
-	uint32_t pad1;
+	uint32_t ext;                         /**< SDR_EXT_* (0 from a daemon before channels) */
 };
 #define SDR_CTL_RESP_SIZE_2_0 offsetof(struct sdr_ctl_resp, token)
 

@@ -19,12 +19,16 @@ static int refuse(enum sdr_desc_why *why, enum sdr_desc_why w, int rc)
 	return rc;
 }
 
-static int check_mr(const struct sdr_sqe *d, const uint64_t *mr_len, enum sdr_desc_why *why)
+static int check_mr(const struct sdr_sqe *d, const struct sdr_desc_qp *qp, const uint64_t *mr_len,
+		    enum sdr_desc_why *why)
 {
+	/* a channel's message: the real bytes its virtual ones stand for */
+	uint64_t len = sdr_stripe_extent(&qp->stripe, d->length);
+
 	if (mr_len == NULL)
 		return refuse(why, SDR_DESC_BAD_MR, -ENOENT);
 	/* overflow-safe: offset <= len and length <= len - offset */
-	if (d->offset > *mr_len || d->length > *mr_len - d->offset)
+	if (d->offset > *mr_len || len > *mr_len - d->offset)
 		return refuse(why, SDR_DESC_BAD_RANGE, -ERANGE);
 	return 0;
 }
@@ -42,14 +46,16 @@ int sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp, const 
 	case SDR_SQ_RECV_COMPLETE:
 	case SDR_SQ_STREAM_END: return 0;
 	case SDR_SQ_STREAM_START:
+		if (qp->stripe.w > 1) /* (a channel: streams are not striped) */
+			return refuse(why, SDR_DESC_BAD, -EINVAL);
 		if (d->length == 0 || d->length > qp->max_msg)
 			return refuse(why, SDR_DESC_BAD_LEN, -EMSGSIZE);
 		break;
 	case SDR_SQ_STREAM_DATA:
-		if (d->length == 0 || d->msg_offset % qp->mtu || d->msg_offset >= qp->max_msg ||
-		    d->length > qp->max_msg - d->msg_offset)
+		if (qp->stripe.w > 1 || d->length == 0 || d->msg_offset % qp->mtu ||
+		    d->msg_offset >= qp->max_msg || d->length > qp->max_msg - d->msg_offset)
 			return refuse(why, SDR_DESC_BAD, -EINVAL);
-		return check_mr(d, mr_len, why);
+		return check_mr(d, qp, mr_len, why);
 	case SDR_SQ_SEND:
 	case SDR_SQ_RECV:
 		if (d->length == 0 || d->length > qp->max_msg)
@@ -60,7 +66,7 @@ int sdr_desc_check(const struct sdr_sqe *d, const struct sdr_desc_qp *qp, const 
 		return refuse(why, SDR_DESC_NOT_CONN, -ENOTCONN);
 	if (d->opcode == SDR_SQ_STREAM_START)
 		return 0;
-	return check_mr(d, mr_len, why);
+	return check_mr(d, qp, mr_len, why);
 }
 
 const char *sdr_desc_why_str(enum sdr_desc_why why)

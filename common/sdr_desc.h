@@ -14,12 +14,17 @@
 #include <stdint.h>
 
 #include "sdr_abi.h"
+#include "sdr_stripe.h"
 
 /** What a descriptor is checked against on its QP. */
 struct sdr_desc_qp {
 	uint32_t max_msg; /**< the QP's message slot size M */
 	uint32_t mtu;     /**< its MTU (stream offsets are multiples) */
 	int connected;
+	/** a channel of a multi-channel QP: SEND and RECV lengths are virtual,
+	 *  their real extent (sdr_stripe_extent()) must lie in the MR; no
+	 *  streams. Zero (w 0) for an ordinary QP. */
+	struct sdr_stripe stripe;
 };
 
 /** Why a descriptor was refused (the DPU counts each under its own name). */

@@ -10,7 +10,9 @@
 #      `meson test -C build --suite ccbench`, docs/congestion.md;
 #      not pathbench: multipath's path sum and failover, figures of a machine
 #      whose daemon has its CPU, `meson test -C build --suite pathbench`,
-#      docs/multipath.md)
+#      docs/multipath.md; not chanbench: the efficiency of one QP over two
+#      workers, the same kind of figure, `meson test -C build --suite chanbench`,
+#      docs/architecture.md "Channels")
 #   2. build with ASan+UBSan in ./build-asan and run unit + integration
 #   3. libFuzzer build with clang in ./build-fuzz (bounded fuzzing runs)
 # Before its last line it lists every skipped test with its reason (the
@@ -35,7 +37,8 @@ add() { # build-dir: count the results of its last meson test run, note its skip
 
 echo "== 1. build + all suites (build/)"
 hw/x86/setup.sh "$top/build" || exit 1
-meson test -C build --no-suite soak --no-suite ccbench --no-suite pathbench --print-errorlogs ||
+meson test -C build --no-suite soak --no-suite ccbench --no-suite pathbench --no-suite chanbench \
+	--print-errorlogs ||
 	status=1
 add build
 

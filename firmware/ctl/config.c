@@ -13,6 +13,7 @@
 #include "rel.h"
 #include "sdr_limits.h"
 #include "sdr_opts.h"
+#include "sdr_stripe.h"
 #include "sdr_units.h"
 
 #define SDR_STR_(x) #x
@@ -252,6 +253,13 @@ static const struct sdr_opt cfg_opts[] = {
 	 U32(1, SDR_MAX_WORKERS),
 	 CFG(workers),
 	 .help = "worker lcores (default: every non-main lcore of -l/-c, >= 1)"},
+	{.name = "channels",
+	 .arg = "N",
+	 U32(1, SDR_CHANNELS_MAX),
+	 CFG(channels),
+	 .help = "channels of a QP whose host asks for the default (1..8,\n"
+		 "default 1): one QP served by N workers, each with its share\n"
+		 "of every message (docs/architecture.md \"Channels\")"},
 	{.name = "idle-us",
 	 .arg = "US",
 	 U32(0, 100000),
@@ -503,6 +511,7 @@ int sdr_cfg_parse(struct sdr_cfg *cfg, int argc, char **argv)
 	cfg->chunk_pkts = 16;
 	cfg->max_msg = 64u << 20;
 	cfg->generations = 4;
+	cfg->channels = 1;
 	cfg->idle_us = 50;
 	cfg->idle_spins = 256;
 	cfg->cts_resend_ms = 20;

@@ -30,7 +30,9 @@ struct sdr_cfg {
 	uint32_t chunk_pkts;
 	uint32_t max_msg;
 	uint32_t generations;
-	unsigned workers; /* 0 = one per available worker lcore */
+	unsigned workers;  /* 0 = one per available worker lcore */
+	unsigned channels; /* --channels: a host's default channels of a QP (libsdr reads it
+	                      in the HELLO reply; docs/architecture.md "Channels") */
 	unsigned idle_us;
 	unsigned idle_spins;
 	unsigned stats_interval;

@@ -175,6 +175,14 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	 * q leads to the other instance's queue q) share their worker and need
 	 * no hand-off (docs/architecture.md "multiple workers") */
 	c->worker = next_worker[in->idx]++ % sdr_g.nworkers;
+	/* a channel context (docs/architecture.md "Channels") asks for its
+	 * worker and leaves the round robin as it was */
+	if (q->want_worker) {
+		next_worker[in->idx]--;
+		/* (modulo: a context re-attaching to a daemon restarted with fewer
+		 * workers still attaches; the reply says where) */
+		c->worker = (q->want_worker - 1) % sdr_g.nworkers;
+	}
 	c->pid = cl->pid;
 	in->ctxs[slot] = c;
 	cl->ctx = c;
@@ -183,6 +191,7 @@ static int do_hello(struct client *cl, const struct sdr_ctl_req *q, struct sdr_c
 	sdr_worker_call(c->worker, &cmd);
 	r->id = slot;
 	r->seg_size = size;
+	r->ext = SDR_EXT_HELLO(c->worker, sdr_g.nworkers, sdr_g.cfg.channels);
 	*pass = c->seg_fd;
 	printf("sdr-dpu[%s]: host pid %d uid %u attached (context %u, worker %u)\n", in->cfg.name,
 	       (int)c->pid, (unsigned)cl->uid, slot, c->worker);

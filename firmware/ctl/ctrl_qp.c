@@ -215,6 +215,29 @@ int ctl_qp_room(struct client *cl, struct sdr_ctl_resp *r)
 	return 0;
 }
 
+int ctl_qp_chan(const struct sdr_ctl_req *q, struct sdr_stripe *out, struct sdr_ctl_resp *r)
+{
+	unsigned w = SDR_CHAN_W(q->chan), ch = SDR_CHAN_C(q->chan);
+	uint32_t max_msg, ppc;
+
+	memset(out, 0, sizeof(*out));
+	if (!q->chan) {
+		if (q->stripe)
+			return ctl_fail(r, EINVAL, "stripe %u without chan", q->stripe);
+		return 0;
+	}
+	if (w < 1 || w > SDR_CHANNELS_MAX || ch >= w)
+		return ctl_fail(
+			r, EINVAL,
+			"chan 0x%02x: channel %u of %u (channels 1..%u, channel < channels)",
+			q->chan, ch, w, SDR_CHANNELS_MAX);
+	sdr_qp_attr_sizes(&q->qp_attr, &max_msg, &ppc);
+	out->w = w;
+	out->c = ch;
+	out->s = (q->stripe ? q->stripe : 1u) * ppc * sdr_g.cfg.mtu;
+	return 0;
+}
+
 int ctl_qp_add(struct client *cl, const struct sdr_qp_attr_abi *a, const struct sdr_qp_ids *ids,
 	       const struct ctl_qp_restore *rst, struct sdr_ctl_resp *r, struct sdr_qp **out)
 {
@@ -267,6 +290,8 @@ int ctl_qp_add(struct client *cl, const struct sdr_qp_attr_abi *a, const struct 
 	sdr_qp_info_fill(qp, &r->info);
 	sdr_rstate_token(in, qp->qpn_base, qp->rkey, qp->ctrl_key, cl->uid, r->token);
 	r->horizon_ms = qp->horizon_ms;
+	r->ext = SDR_EXT_QP(ids->stripe.w ? SDR_CHAN(ids->stripe.w, ids->stripe.c) : 0,
+			    ids->stripe.w ? ids->stripe.s / (qp->ppc * qp->mtu) : 0);
 	*out = qp;
 	return 0;
 }
@@ -288,6 +313,8 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 		return ctl_fail(r, EINVAL,
 				"paths %u out of range (0 = the daemon's --paths, 1..%u)", q->paths,
 				SDR_PATHS_MAX);
+	if (ctl_qp_chan(q, &ids.stripe, r))
+		return r->status;
 	if (ctl_qp_room(cl, r))
 		return r->status;
 	if (qp_block_pick(c, a, r, &ids.id))

@@ -115,7 +115,8 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 				       id);
 	if (identity_check(cl, q, r))
 		return r->status;
-	if (ctl_qp_attr_check(&q->qp_attr, r) || ctl_qp_room(cl, r)) {
+	if (ctl_qp_attr_check(&q->qp_attr, r) || ctl_qp_chan(q, &ids.stripe, r) ||
+	    ctl_qp_room(cl, r)) {
 		sdr_g.ctl_ctr[SDR_CTR_ctl_restore_refused]++;
 		return r->status;
 	}

@@ -85,6 +85,13 @@ static int setup_workers(void)
 		return -1;
 	}
 	sdr_g.nworkers = n;
+	if (sdr_g.cfg.channels > n) { /* a QP of the default would be refused (libsdr) */
+		fprintf(stderr,
+			"sdr-dpu: --channels %u needs %u workers (a worker per channel), there"
+			" are %u\n",
+			sdr_g.cfg.channels, sdr_g.cfg.channels, n);
+		return -1;
+	}
 	for (unsigned i = 0; i < n; i++)
 		if (sdr_worker_init(&sdr_g.workers[i], rte_get_tsc_cycles())) {
 			fprintf(stderr, "sdr-dpu: out of memory for the workers' pacers\n");

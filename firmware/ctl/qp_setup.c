@@ -108,6 +108,7 @@ int sdr_qp_setup(struct sdr_qp **out, struct sdr_hctx *c, const struct sdr_qp_at
 		err = -ENOMEM;
 		goto fail_seg;
 	}
+	qp->rq.stripe = ids->stripe; /* (placement and the senders read it) */
 	err = qp->ops->qp_init(qp, a, init_why, sizeof(init_why));
 	if (err) {
 		snprintf(why, why_len, "%s", init_why);

@@ -17,12 +17,14 @@ void sdr_qp_attr_sizes(const struct sdr_qp_attr_abi *a, uint32_t *max_msg, uint3
 
 /** What the caller chose besides the attributes. */
 struct sdr_qp_ids {
-	uint32_t id;         /**< QPN block index in the instance (free) */
-	uint32_t rkey;       /**< R_Key of its window */
-	uint64_t ctrl_key;   /**< its control packets' key */
-	uint32_t horizon_ms; /**< its outage horizon as asked (sdr_qp_horizon_set()) */
-	uint8_t cc;          /**< its congestion control as asked (SDR_QP_CC_*) */
-	uint8_t paths;       /**< its paths as asked (0 = --paths; docs/multipath.md) */
+	uint32_t id;              /**< QPN block index in the instance (free) */
+	uint32_t rkey;            /**< R_Key of its window */
+	uint64_t ctrl_key;        /**< its control packets' key */
+	uint32_t horizon_ms;      /**< its outage horizon as asked (sdr_qp_horizon_set()) */
+	uint8_t cc;               /**< its congestion control as asked (SDR_QP_CC_*) */
+	uint8_t paths;            /**< its paths as asked (0 = --paths; docs/multipath.md) */
+	struct sdr_stripe stripe; /**< its stripe map: a channel of a multi-channel QP
+	                               (checked: ctl_qp_chan()); w 0 = an ordinary QP */
 };
 
 /** Make QP @p ids->id of context @p c with attributes @p a (already

@@ -128,6 +128,7 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec
 		   struct sdr_eceng_rmsg *r, uint32_t s, uint64_t now)
 {
 	struct sdr_rslot *rs = &qp->rq.slot[slot];
+	const struct sdr_stripe *st = &qp->rq.stripe; /* (a chunk lies in one stripe) */
 	const struct sdr_ecfw_geom *g = &r->g;
 	uint8_t *chunks[SDR_EC_K_MAX + SDR_EC_M_MAX];
 	uint8_t present[SDR_EC_K_MAX + SDR_EC_M_MAX];
@@ -165,13 +166,15 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec
 			short_c = c;
 			short_len = sdr_ecfw_chunk_len(g, c);
 			if (present[i]) {
-				memcpy(ec->shortc, rs->dst + (size_t)c * g->cbytes, short_len);
+				memcpy(ec->shortc,
+				       rs->dst + sdr_stripe_real(st, (size_t)c * g->cbytes),
+				       short_len);
 				memset(ec->shortc + short_len, 0, clen - short_len);
 			}
 			chunks[i] = ec->shortc;
 		} else {
 			/* (c + 1) * C <= msg_len <= posted length: inside the buffer */
-			chunks[i] = rs->dst + (size_t)c * g->cbytes;
+			chunks[i] = rs->dst + sdr_stripe_real(st, (size_t)c * g->cbytes);
 		}
 	}
 	cd = sdr_eceng_codec_of(ec, r->code, g->k, g->m);
@@ -188,7 +191,8 @@ static int try_sub(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_eceng *ec
 	}
 	SDR_QP_CTR(qp, ec, decodes)++;
 	if (short_c != UINT32_MAX && ((miss >> (short_c - first)) & 1))
-		memcpy(rs->dst + (size_t)short_c * g->cbytes, ec->shortc, short_len);
+		memcpy(rs->dst + sdr_stripe_real(st, (size_t)short_c * g->cbytes), ec->shortc,
+		       short_len);
 	release_sub(ec, r, s);
 	for (uint32_t i = 0; i < nreal; i++) {
 		int f;

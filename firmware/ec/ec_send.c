@@ -59,9 +59,10 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 }
 
 /* Encode submessage @p s of a one-shot send into ec->txpar. */
-static int encode_sub(struct sdr_eceng *ec, const struct sdr_smsg *sm,
+static int encode_sub(struct sdr_eceng *ec, const struct sdr_qp *qp, const struct sdr_smsg *sm,
 		      const struct sdr_eceng_send *es, const struct sdr_ecfw_geom *g, uint32_t s)
 {
+	const struct sdr_stripe *st = &qp->rq.stripe; /* (a chunk lies in one stripe) */
 	const uint8_t *data[SDR_EC_K_MAX];
 	uint8_t *par[SDR_EC_M_MAX];
 	uint32_t clen = sdr_ecfw_sub_clen(g, s), nreal = sdr_ecfw_sub_nreal(g, s);
@@ -75,11 +76,12 @@ static int encode_sub(struct sdr_eceng *ec, const struct sdr_smsg *sm,
 			data[i] = ec->zero;
 		} else if (sdr_ecfw_chunk_len(g, c) < clen) {
 			uint32_t l = sdr_ecfw_chunk_len(g, c);
-			memcpy(ec->shortc, sm->r[0].src + (size_t)c * g->cbytes, l);
+			memcpy(ec->shortc,
+			       sm->r[0].src + sdr_stripe_real(st, (size_t)c * g->cbytes), l);
 			memset(ec->shortc + l, 0, clen - l);
 			data[i] = ec->shortc;
 		} else {
-			data[i] = sm->r[0].src + (size_t)c * g->cbytes;
+			data[i] = sm->r[0].src + sdr_stripe_real(st, (size_t)c * g->cbytes);
 		}
 	}
 	for (uint32_t j = 0; j < g->m; j++)
@@ -102,7 +104,7 @@ void sdr_eceng_data_sent(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
 	end = (s + 1) * spk < sm->npkts ? (s + 1) * spk : sm->npkts;
 	if (pkt + 1 != end)
 		return;
-	if (encode_sub(ec, sm, es, &g, s)) {
+	if (encode_sub(ec, qp, sm, es, &g, s)) {
 		w->ctr[SDR_CTR_ec_encode_failed]++;
 		return;
 	}

@@ -240,6 +240,7 @@ static void handle(struct sdr_worker *w, struct sdr_hctx *c, const struct sdr_sq
 		lim.max_msg = qp->max_msg;
 		lim.mtu = qp->mtu;
 		lim.connected = qp->state == SDR_QPS_CONNECTED;
+		lim.stripe = qp->rq.stripe;
 	}
 	rc = sdr_sqe_check(d, qp ? &lim : NULL, c->mrs, SDR_MAX_MRS, &mr, &ctr);
 	if (qp)

@@ -366,7 +366,8 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 	    0)
 		return -1;
 
-	memcpy(s->dst + start, p->payload, len);
+	/* (a packet lies in one stripe: its bytes stay contiguous) */
+	memcpy(s->dst + sdr_stripe_real(&rq->stripe, start), p->payload, len);
 	sdr_bit_set(pbm, off);
 	s->pkts_got++;
 	if (s->pkts_got == 1)

@@ -16,6 +16,7 @@
 
 #include "sdr_abi.h"
 #include "sdr_counters.h"
+#include "sdr_stripe.h"
 #include "sdr_wire.h"
 
 enum sdr_rslot_state { SDR_RS_FREE = 0, SDR_RS_POSTED, SDR_RS_DONE };
@@ -66,6 +67,10 @@ struct sdr_rdone {
 
 struct sdr_rq {
 	uint32_t mtu, max_msg, ppc, gens, rkey;
+	/** the QP's stripe map (a channel of a multi-channel QP; identity
+	 *  otherwise): where a message offset lies in the posted buffer; the
+	 *  senders of the QP read it too */
+	struct sdr_stripe stripe;
 	uint32_t pkt_words;           /**< 64-bit words of one slot's packet bitmap */
 	uint32_t chunk_words;         /**< 64-bit words of one slot's chunk bitmap */
 	uint32_t next_seq;            /**< number the next posted receive gets */

@@ -90,7 +90,8 @@ unsigned sdr_send_first_pass(struct sdr_worker *w, struct sdr_qp *qp, unsigned b
 					    now);
 			if (!m)
 				break;
-			sdr_txq_data(w, qp, m, sm, moff / qp->mtu, r->src + at, plen,
+			sdr_txq_data(w, qp, m, sm, moff / qp->mtu,
+				     r->src + sdr_stripe_real(&qp->rq.stripe, at), plen,
 				     moff + plen == sm->len);
 			if (h && h->sent)
 				h->sent(h->ctx, w, qp, sm, moff / qp->mtu, 1, now);

@@ -161,7 +161,7 @@ static const uint8_t *pkt_src(const struct sdr_qp *qp, const struct sdr_smsg *sm
 	for (unsigned i = 0; i < sm->nranges; i++) {
 		const struct sdr_srange *r = &sm->r[i];
 		if (off >= r->msg_off && off - r->msg_off < r->len)
-			return r->src + (off - r->msg_off);
+			return r->src + sdr_stripe_real(&qp->rq.stripe, off - r->msg_off);
 	}
 	return NULL;
 }

@@ -176,10 +176,14 @@ int sdr_cq_poll(struct sdr_ctx *ctx, struct sdr_wc *wc, int max)
 
 		if (e->dead || (e->op && e->op->reaped))
 			continue;
+		if (e->wc.qp && e->wc.qp->group)
+			continue; /* a channel's: its group completes (below) */
 		if (e->op)
 			reap(ctx, e->op);
 		wc[n++] = e->wc;
 	}
+	if (n < max && ctx->ngroups) /* multi-channel QPs, in posting order (chan.c) */
+		n += libsdr_chan_cq_poll(ctx, wc + n, max - n);
 	if (n == 0 && rc < 0)
 		return rc;
 	if (n == 0 && ctx->dead && ctx->wcq_head == ctx->wcq_tail)
@@ -191,6 +195,8 @@ int libsdr_op_poll(struct sdr_op *op)
 {
 	struct sdr_ctx *ctx = op->qp->ctx;
 
+	if (op->qp->nchan)
+		return libsdr_chan_op_poll(op);
 	if (op->state == OP_FREE)
 		return -EINVAL;
 	if (op->state == OP_PENDING) {

@@ -88,7 +88,18 @@ static int rate_ok(uint64_t bps)
 	return bps == 0 || (bps >= SDR_QP_RATE_MIN && bps <= SDR_QP_RATE_MAX);
 }
 
+struct sdr_qp *libsdr_qp_create_chan(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr,
+				     uint8_t chan, uint8_t stripe);
+
 struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr)
+{
+	return libsdr_qp_create_chan(ctx, attr, 0, 0);
+}
+
+/* sdr_qp_create(), and channel SDR_CHAN_C(@p chan) of a multi-channel QP
+ * (chan.c) with stripes of @p stripe chunks */
+struct sdr_qp *libsdr_qp_create_chan(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr,
+				     uint8_t chan, uint8_t stripe)
 {
 	struct sdr_ctl_req req;
 	struct sdr_ctl_resp resp;
@@ -159,6 +170,8 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		req.cc = (uint8_t)attr->cc;
 		req.paths = (uint8_t)attr->paths;
 	}
+	req.chan = chan;
+	req.stripe = stripe;
 	rc = libsdr_ctl(ctx, &req, -1, &resp, &fd);
 	if (rc) {
 		free(qp);
@@ -173,6 +186,18 @@ struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr
 		libsdr_set_err(ctx, "malformed QP_CREATE response");
 		e = EPROTO;
 		goto fail;
+	}
+	if (chan && resp.ext != SDR_EXT_QP(chan, stripe ? stripe : 1)) {
+		/* a daemon that ignored the stripe map would mix up the bytes */
+		libsdr_set_err(ctx, "the daemon did not apply the channel's stripe map"
+				    " (older than libsdr 2.3?)");
+		e = ENOTSUP;
+		goto fail;
+	}
+	if (chan) {
+		qp->stripe.w = SDR_CHAN_W(chan);
+		qp->stripe.c = SDR_CHAN_C(chan);
+		qp->stripe.s = (stripe ? stripe : 1u) * qp->local.chunk_pkts * qp->local.mtu;
 	}
 	qp->seg_size = resp.seg_size;
 	qp->seg = libsdr_map_segment(fd, resp.seg_size);
@@ -215,6 +240,8 @@ int sdr_qp_destroy(struct sdr_qp *qp)
 
 	if (qp == NULL)
 		return -EINVAL;
+	if (qp->nchan)
+		return libsdr_chan_destroy(qp);
 	restore_drive(qp->ctx);
 	/* not restored, or the daemon is gone (re-attach pending): the daemon
 	 * does not know it (any more), and it will not be restored */
@@ -244,6 +271,8 @@ int sdr_qp_rate_set(struct sdr_qp *qp, uint64_t rate_bps)
 			       (unsigned long long)rate_bps, SDR_QP_RATE_MIN, SDR_QP_RATE_MAX);
 		return -EINVAL;
 	}
+	if (qp->nchan)
+		return libsdr_chan_rate_set(qp, rate_bps);
 	if (qp->lost)
 		return libsdr_qp_gone(qp);
 	memset(&req, 0, sizeof(req));
@@ -260,6 +289,11 @@ int sdr_qp_info_get(const struct sdr_qp *qp, struct sdr_qp_info *info)
 {
 	if (qp == NULL || info == NULL)
 		return -EINVAL;
+	if (qp->nchan) {
+		libsdr_set_err(qp->ctx, "a QP of %u channels has %u infos: sdr_qp_infos_get()",
+			       qp->nchan, qp->nchan);
+		return -EINVAL;
+	}
 	*info = qp->local;
 	return 0;
 }
@@ -272,6 +306,12 @@ int sdr_qp_connect(struct sdr_qp *qp, const struct sdr_qp_info *remote)
 
 	if (qp == NULL || remote == NULL)
 		return -EINVAL;
+	if (qp->nchan) {
+		libsdr_set_err(qp->ctx,
+			       "a QP of %u channels connects to %u infos: sdr_qp_connect_infos()",
+			       qp->nchan, qp->nchan);
+		return -EINVAL;
+	}
 	if (!info_sane(remote)) {
 		libsdr_set_err(qp->ctx, "invalid remote QP info");
 		return -EINVAL;

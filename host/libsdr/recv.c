@@ -48,6 +48,8 @@ int sdr_recv_post(struct sdr_qp *qp, const struct sdr_recv_wr *wr, struct sdr_re
 		return -EPIPE;
 	if (qp->lost)
 		return libsdr_qp_gone(qp);
+	if (qp->nchan)
+		return libsdr_chan_recv(qp, wr, h);
 	if (wr->reserved)
 		return fail(ctx, -EINVAL, "reserved field not 0");
 	rc = mr_offset(ctx, wr->mr, wr->addr, wr->offset, &off);
@@ -104,6 +106,8 @@ int sdr_recv_bitmap_get(const struct sdr_recv_handle *h, const uint64_t **bitmap
 {
 	if (h == NULL || bitmap == NULL || nchunks == NULL || h->op.state == OP_FREE)
 		return -EINVAL;
+	if (h->op.qp->nchan)
+		return libsdr_chan_bitmap(h, bitmap, nchunks);
 	*bitmap = slot_bitmap(h->op.qp, h->op.seq);
 	*nchunks = recv_nchunks(&h->op);
 	return 0;
@@ -116,6 +120,8 @@ int sdr_recv_chunks_done(const struct sdr_recv_handle *h)
 
 	if (h == NULL || h->op.state == OP_FREE)
 		return -EINVAL;
+	if (h->op.qp->nchan)
+		return libsdr_chan_chunks_done(h);
 	bm = slot_bitmap(h->op.qp, h->op.seq);
 	n = recv_nchunks(&h->op);
 	for (uint32_t w = 0; w < SDR_BITMAP_WORDS(n); w++) {
@@ -139,6 +145,8 @@ int sdr_recv_imm_get(const struct sdr_recv_handle *h, uint32_t *imm)
 
 	if (h == NULL || imm == NULL || h->op.state == OP_FREE)
 		return -EINVAL;
+	if (h->op.qp->nchan && !(h->op.state == OP_DONE && (h->op.cflags & SDR_CQE_F_IMM)))
+		return libsdr_chan_imm_get(h, imm);
 	if (h->op.state == OP_DONE && (h->op.cflags & SDR_CQE_F_IMM)) {
 		*imm = h->op.cimm;
 		return 0;
@@ -161,6 +169,8 @@ int sdr_recv_complete(struct sdr_recv_handle *h)
 	if (h == NULL || h->op.state == OP_FREE)
 		return -EINVAL;
 	op = &h->op;
+	if (op->qp->nchan)
+		return libsdr_chan_recv_complete(h);
 	ctx = op->qp->ctx;
 	restore_drive(ctx);
 	if (ctx->dead)

@@ -187,6 +187,9 @@ int sdr_mr_dereg(struct sdr_mr *mr)
 	if (mr == NULL || !mr->valid)
 		return -EINVAL;
 	ctx = mr->ctx;
+	rc = libsdr_chan_mr_dereg(mr); /* its copies on the channel contexts */
+	if (rc)
+		return rc;
 	restore_drive(ctx);
 	/* the daemon is gone (re-attach pending): it has forgotten the MR
 	 * already, and the re-attach will not register it again */

@@ -246,6 +246,8 @@ static int qp_restore(struct sdr_ctx *ctx, struct sdr_qp *qp)
 	req.type = SDR_CTL_QP_RESTORE;
 	req.qp_attr = qp->jreq.qp_attr;
 	req.horizon_ms = qp->jreq.horizon_ms;
+	req.chan = qp->jreq.chan; /* a channel: its stripe map again */
+	req.stripe = qp->jreq.stripe;
 	req.remote = qp->remote;
 	req.restore.local = qp->local;
 	memcpy(req.restore.token, qp->token, sizeof(req.restore.token));
@@ -265,6 +267,10 @@ static int qp_restore(struct sdr_ctx *ctx, struct sdr_qp *qp)
 	}
 	if (resp.id > UINT16_MAX) {
 		snprintf(why, sizeof(why), "malformed QP_RESTORE response");
+	} else if (req.chan && resp.ext != SDR_EXT_QP(req.chan, req.stripe ? req.stripe : 1)) {
+		snprintf(why, sizeof(why),
+			 "the restarted daemon did not apply the channel's stripe"
+			 " map (older than channels?)");
 	} else if (identity_check(&qp->local, &resp.info, why, sizeof(why)) == 0) {
 		qp->qp_id = resp.id;
 		for (size_t i = 0; i < sizeof(resp.token); i++)
@@ -329,12 +335,18 @@ static int hello(struct sdr_ctx *ctx)
 
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_HELLO;
+	/* a channel context, and a context with channel contexts: the worker
+	 * it had (the channels' are chosen from it) */
+	req.want_worker = ctx->want_worker;
+	if (!req.want_worker && ctx->ngroups && (ctx->ext & SDR_EXT_VALID))
+		req.want_worker = SDR_EXT_WORKER(ctx->ext) + 1;
 	rc = libsdr_ctl_call(ctx, &req, -1, &resp, &fd);
 	if (rc || fd < 0) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	ctx->ext = resp.ext;
 	ctx->seg_size = resp.seg_size;
 	ctx->seg = libsdr_map_segment(fd, resp.seg_size);
 	close(fd);

@@ -271,6 +271,55 @@ struct sdr_qp_attr {
  */
 struct sdr_qp *sdr_qp_create(struct sdr_ctx *ctx, const struct sdr_qp_attr *attr);
 
+/** Attributes of sdr_qp_create_ext() (LIBSDR_2.3): the attributes of
+ *  sdr_qp_create() and what struct sdr_qp_attr has no room for. */
+struct sdr_qp_attr_ext {
+	uint32_t size;           /**< sizeof(struct sdr_qp_attr_ext) of the caller (a later
+	                             libsdr reads only what a smaller struct has) */
+	uint32_t channels;       /**< one QP served by this many DPU workers, each with the
+	                             stripes of every message it owns (docs/architecture.md
+	                             "Channels"): 0 = the daemon's --channels, 1 = an
+	                             ordinary QP, 2..SDR_CHANNELS_MAX */
+	uint32_t stripe_chunks;  /**< with channels > 1: stripe size S in chunks (mtu *
+	                             chunk_pkts bytes), 0 = 1 (chunk i on channel i mod W),
+	                             at most 255; both ends must agree */
+	uint32_t reserved;       /**< 0 */
+	struct sdr_qp_attr attr; /**< as for sdr_qp_create() */
+};
+
+/**
+ * Create a QP with the extended attributes (LIBSDR_2.3). channels 1 is
+ * sdr_qp_create(). A QP of W > 1 channels is W QPs of the daemon ("children"),
+ * child c on a context of its own served by worker (w0 + c) mod N, where w0 is
+ * @p ctx's worker (libsdr opens these contexts the first time, once per ctx);
+ * its sends and receives are posted, polled and completed like any other
+ * (completions in posting order); its peer info is W infos
+ * (sdr_qp_infos_get(), sdr_qp_connect_infos()); no streams (EOPNOTSUPP).
+ * @return a QP, or NULL with errno as sdr_qp_create(), and EINVAL (size too
+ *  small, reserved not 0, channels above SDR_CHANNELS_MAX, stripe_chunks above
+ *  255), ENOTSUP (channels above the daemon's workers, or a daemon that does
+ *  not know channels); the reason in sdr_last_error().
+ */
+struct sdr_qp *sdr_qp_create_ext(struct sdr_ctx *ctx, const struct sdr_qp_attr_ext *attr);
+
+/** Channels of @p qp (1 for an ordinary QP), or -EINVAL (LIBSDR_2.3). */
+int sdr_qp_channels(const struct sdr_qp *qp);
+
+/**
+ * The peer infos of @p qp, one per channel, into @p infos[0 .. n-1]
+ * (LIBSDR_2.3). @return 0, or -EINVAL (@p n is not the QP's channels).
+ * An ordinary QP has one: sdr_qp_info_get().
+ */
+int sdr_qp_infos_get(const struct sdr_qp *qp, struct sdr_qp_info *infos, unsigned n);
+
+/**
+ * Connect every channel c of @p qp to the peer's @p infos[c] (LIBSDR_2.3).
+ * Both ends must have the same channels and stripe_chunks (the infos cannot
+ * say the stripe: keep the two equal). @return 0, or -EINVAL (@p n is not
+ * the QP's channels; reason in sdr_last_error()) or sdr_qp_connect()'s errors.
+ */
+int sdr_qp_connect_infos(struct sdr_qp *qp, const struct sdr_qp_info *infos, unsigned n);
+
 /**
  * Destroy a QP. Its handles become invalid and its pending completions are
  * discarded (they are not returned by sdr_cq_poll()).

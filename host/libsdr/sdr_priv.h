@@ -13,6 +13,7 @@
 #include "sdr.h"
 #include "sdr_desc.h"
 #include "sdr_ring.h"
+#include "sdr_stripe.h"
 
 /*
  * Control path: blocking request/response on the daemon's SOCK_SEQPACKET
@@ -81,6 +82,9 @@ struct sdr_mr {
 	int fd;          /* buf->fd, or libsdr's dup of an sdr_mr_reg_fd() fd */
 	uint8_t fd_own;  /* fd is libsdr's dup: close it with the MR */
 	uint64_t fd_off; /* offset of the range in fd */
+	/* the same range registered on the context's channel contexts (chan.c,
+	 * made at the first post of a multi-channel QP that names it) */
+	struct sdr_mr *chmr[SDR_CHANNELS_MAX];
 };
 
 struct sdr_qp {
@@ -109,6 +113,16 @@ struct sdr_qp {
 	uint32_t rp_send, rp_recv; /* replay cursors (message numbers) */
 	uint32_t restores;         /* QP_RESTOREs accepted */
 	char lost_why[160];        /* why it was not restored */
+	/* channels (chan.c): a group (nchan > 1) has no QP of the daemon itself,
+	 * its children do (child[c] on ctx->chctx[c], child 0 on ctx); a child
+	 * knows its group and its stripe map */
+	uint8_t nchan;
+	struct sdr_qp *child[SDR_CHANNELS_MAX];
+	struct sdr_qp *group;
+	struct sdr_stripe stripe;
+	uint32_t cq_send, cq_recv; /* a group: next send / receive sdr_cq_poll() returns */
+	uint64_t *merged;          /* a group: [SDR_HANDLES][merged_words] bitmaps in real chunks */
+	uint32_t merged_words;
 };
 
 struct wcq_ent {
@@ -151,6 +165,12 @@ struct sdr_ctx {
 	struct sdr_ctx_stats st;
 	const char *err_static;
 	char errmsg[512]; /* room for a receive's sdr_diag_recv_text() with its hint */
+	/* channels (chan.c) */
+	uint32_t want_worker; /* HELLO's (a channel context: worker + 1) */
+	uint32_t ext;         /* the HELLO reply's SDR_EXT_* (0: an older daemon) */
+	struct sdr_ctx *chctx[SDR_CHANNELS_MAX]; /* channel contexts 1.. (opened once) */
+	struct sdr_qp **groups;                  /* its multi-channel QPs */
+	uint32_t ngroups, cap_groups;
 };
 
 /* libsdr's wr_id in SQEs: marker | qp index | direction | seq. The user's
@@ -209,6 +229,22 @@ int libsdr_qp_gone(struct sdr_qp *qp);
  * (sdr_diag_recv_text(), the wording of the daemon's /ops page) */
 void libsdr_recv_err(struct sdr_op *op);
 
+/* chan.c: multi-channel QPs (a group's calls; ctx teardown) */
+struct sdr_ctx *libsdr_ctx_attach(const char *path, const struct sdr_ctx_attr *attr,
+				  uint32_t want_worker);
+void libsdr_chan_ctx_close(struct sdr_ctx *ctx);
+int libsdr_chan_send(struct sdr_qp *g, const struct sdr_send_wr *wr, struct sdr_send_handle **h);
+int libsdr_chan_recv(struct sdr_qp *g, const struct sdr_recv_wr *wr, struct sdr_recv_handle **h);
+int libsdr_chan_op_poll(struct sdr_op *op);
+int libsdr_chan_cq_poll(struct sdr_ctx *ctx, struct sdr_wc *wc, int max);
+int libsdr_chan_bitmap(const struct sdr_recv_handle *h, const uint64_t **bitmap, size_t *nchunks);
+int libsdr_chan_chunks_done(const struct sdr_recv_handle *h);
+int libsdr_chan_imm_get(const struct sdr_recv_handle *h, uint32_t *imm);
+int libsdr_chan_recv_complete(struct sdr_recv_handle *h);
+int libsdr_chan_destroy(struct sdr_qp *g);
+int libsdr_chan_rate_set(struct sdr_qp *g, uint64_t rate_bps);
+int libsdr_chan_mr_dereg(struct sdr_mr *mr);
+
 /* cq.c: completions */
 int libsdr_progress(struct sdr_ctx *ctx);
 int libsdr_cq_drain(struct sdr_ctx *ctx);
@@ -266,7 +302,7 @@ static inline int mr_offset(struct sdr_ctx *ctx, const struct sdr_mr *mr, const 
  * the QP and the MR stay as they are). */
 static inline int desc_check(struct sdr_qp *qp, const struct sdr_sqe *sqe, const struct sdr_mr *mr)
 {
-	struct sdr_desc_qp v = {qp->local.max_msg, qp->local.mtu, qp->connected};
+	struct sdr_desc_qp v = {qp->local.max_msg, qp->local.mtu, qp->connected, qp->stripe};
 	enum sdr_desc_why why;
 	int rc = sdr_desc_check(sqe, &v, mr && mr->valid ? &mr->len : NULL, &why);
 

@@ -76,6 +76,8 @@ int sdr_send_post(struct sdr_qp *qp, const struct sdr_send_wr *wr, struct sdr_se
 		return -EPIPE;
 	if (qp->lost)
 		return libsdr_qp_gone(qp);
+	if (qp->nchan)
+		return libsdr_chan_send(qp, wr, h);
 	rc = mr_offset(qp->ctx, wr->mr, wr->addr, wr->offset, &off);
 	if (rc)
 		return rc;
@@ -105,6 +107,10 @@ int sdr_send_stream_start(struct sdr_qp *qp, const struct sdr_stream_start_wr *w
 		return -EPIPE;
 	if (qp->lost)
 		return libsdr_qp_gone(qp);
+	if (qp->nchan)
+		return fail(qp->ctx, -EOPNOTSUPP,
+			    "no streams on a multi-channel QP (pieces in any order would"
+			    " need a stripe map per piece)");
 	/* a stream's data descriptors are not journaled */
 	if (qp_journal(qp))
 		return fail(qp->ctx, -EAGAIN, "no stream starts while the daemon restarts");

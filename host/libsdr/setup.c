@@ -75,6 +75,14 @@ int libsdr_seg_attach(struct sdr_ctx *ctx)
 
 struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 {
+	return libsdr_ctx_attach(path, attr, 0);
+}
+
+/* sdr_ctx_open(), and a channel context (chan.c) with the worker it asks for
+ * (@p want_worker: worker + 1; 0 = the daemon's round robin) */
+struct sdr_ctx *libsdr_ctx_attach(const char *path, const struct sdr_ctx_attr *attr,
+				  uint32_t want_worker)
+{
 	struct sockaddr_un sa;
 	struct sdr_ctx *ctx;
 	struct sdr_ctl_req req;
@@ -126,6 +134,7 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 
 	memset(&req, 0, sizeof(req));
 	req.type = SDR_CTL_HELLO;
+	req.want_worker = ctx->want_worker = want_worker;
 	rc = libsdr_ctl_call(ctx, &req, -1, &resp, &fd);
 	if (rc) {
 		if (getenv("SDR_DEBUG"))
@@ -135,6 +144,13 @@ struct sdr_ctx *sdr_ctx_open(const char *path, const struct sdr_ctx_attr *attr)
 	}
 	if (fd < 0) {
 		errno = EPROTO;
+		goto fail;
+	}
+	ctx->ext = resp.ext;
+	if (want_worker && !(ctx->ext & SDR_EXT_VALID)) {
+		close(fd);
+		libsdr_set_err(ctx, "the daemon does not know channels (older than libsdr 2.3)");
+		errno = ENOTSUP;
 		goto fail;
 	}
 	ctx->seg_size = resp.seg_size;
@@ -182,6 +198,7 @@ void sdr_ctx_close(struct sdr_ctx *ctx)
 
 	if (ctx == NULL)
 		return;
+	libsdr_chan_ctx_close(ctx); /* its multi-channel QPs and channel contexts */
 	/* Closing the socket detaches: the daemon tears down our QPs and MRs. */
 	for (uint32_t i = 0; i < ctx->cap_qps; i++)
 		if (ctx->qps[i])

@@ -55,7 +55,9 @@ struct opts {
 	const char *link;
 	int no_icrc;
 	int busy_poll;
-	uint32_t paths; /* --paths: the daemons' --paths (0 = not given) */
+	uint32_t paths;         /* --paths: the daemons' --paths (0 = not given) */
+	uint32_t channels;      /* --channels: of every QP (0/1 = an ordinary QP) */
+	uint32_t stripe_chunks; /* --stripe: stripe of a channel, in chunks (0 = 1) */
 	const char *eal_extra[16];
 	int n_eal_extra;
 	const char *dpu_extra[16];
@@ -102,6 +104,8 @@ enum {
 	O_EC,
 	O_CHUNK_PKTS,
 	O_PATHS,
+	O_CHANNELS,
+	O_STRIPE,
 	O_MTU,
 	O_WORKERS,
 	O_PORT_RATE,

@@ -135,6 +135,15 @@ static int eng_open(struct eng *e)
 	return 0;
 }
 
+/* A QP of @p nch channels (--channels, --stripe; 1: sdr_qp_create()). */
+static struct sdr_qp *qp_make(struct sdr_ctx *c, const struct sdr_qp_attr *a, unsigned nch)
+{
+	struct sdr_qp_attr_ext x = {
+		.size = sizeof(x), .channels = nch, .stripe_chunks = o.stripe_chunks, .attr = *a};
+
+	return nch > 1 ? sdr_qp_create_ext(c, &x) : sdr_qp_create(c, a);
+}
+
 /* QP pair k on context k mod nc; the time and daemon memory it takes. A
  * scheme the daemon refuses makes the run "skipped" (ok -1). */
 static int eng_connect(struct eng *e)
@@ -145,19 +154,24 @@ static int eng_connect(struct eng *e)
 	struct sdr_qp_attr attr = {0};
 	struct ends *ea = &e->ea, *eb = &e->eb;
 	double rss1, vsz1, t0;
-	unsigned nc = e->nc;
+	unsigned nc = e->nc, nch = o.channels ? o.channels : 1;
 	int rc;
 
 	qp_attr_for(&attr, p->size, &sch);
 	daemons_mem(e->rig, &e->rss0, &e->vsz0);
 	t0 = now_s();
+	if (nch > (o.workers ? o.workers : 1)) {
+		fail(res, "--channels %u needs --workers %u or more (a worker per channel)", nch,
+		     nch);
+		return -1;
+	}
 	for (unsigned k = 0; k < e->nq; k++) {
-		struct sdr_qp_info ia, ib;
+		struct sdr_qp_info ia[SDR_CHANNELS_MAX], ib[SDR_CHANNELS_MAX];
 
 		attr.rate_bps = o.rate_bps; /* the sending QPs only */
-		ea->qp[k] = sdr_qp_create(ea->ctx[k % nc], &attr);
+		ea->qp[k] = qp_make(ea->ctx[k % nc], &attr, nch);
 		attr.rate_bps = 0;
-		eb->qp[k] = ea->qp[k] ? sdr_qp_create(eb->ctx[k % nc], &attr) : NULL;
+		eb->qp[k] = ea->qp[k] ? qp_make(eb->ctx[k % nc], &attr, nch) : NULL;
 		if (!ea->qp[k] || !eb->qp[k]) {
 			int err = errno;
 			snprintf(res->error, sizeof(res->error),
@@ -169,10 +183,10 @@ static int eng_connect(struct eng *e)
 					  : 0;
 			return -1;
 		}
-		if ((rc = sdr_qp_info_get(ea->qp[k], &ia)) ||
-		    (rc = sdr_qp_info_get(eb->qp[k], &ib)) ||
-		    (rc = sdr_qp_connect(ea->qp[k], &ib)) ||
-		    (rc = sdr_qp_connect(eb->qp[k], &ia))) {
+		if ((rc = sdr_qp_infos_get(ea->qp[k], ia, nch)) ||
+		    (rc = sdr_qp_infos_get(eb->qp[k], ib, nch)) ||
+		    (rc = sdr_qp_connect_infos(ea->qp[k], ib, nch)) ||
+		    (rc = sdr_qp_connect_infos(eb->qp[k], ia, nch))) {
 			fail(res, "connect (QP %u): %s (%s / %s)", k, sdr_strerror(rc),
 			     sdr_last_error(ea->ctx[k % nc]), sdr_last_error(eb->ctx[k % nc]));
 			return -1;

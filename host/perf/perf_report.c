@@ -22,9 +22,13 @@ static void print_human(const struct rig *rig, const struct run_params *p,
 	printf("  ---------------- sdr-perf %s: rig %s (%s) ----------------\n", p->mode,
 	       rig_names[rig->kind], pmd);
 	printf("  size %" PRIu64 " B  window %u  mtu %u  chunk %u pkts  workers %u  rel %s"
-	       "  icrc %s  imm 0x%x  QP pairs %u%s\n",
+	       "  icrc %s  imm 0x%x  QP pairs %u%s",
 	       p->size, p->window, o.mtu, o.chunk_pkts, workers, scheme, o.no_icrc ? "off" : "on",
 	       o.imm, o.qps, o.gap_us > 0 ? "  on/off" : "");
+	if (o.channels > 1)
+		printf("  channels %u (stripe %u chunks)", o.channels,
+		       o.stripe_chunks ? o.stripe_chunks : 1);
+	printf("\n");
 	if (rig->link[0] || o.port_rate)
 		printf("  link %s  port-rate %s\n", rig->link[0] ? rig->link : "-",
 		       o.port_rate ? o.port_rate : "-");
@@ -106,9 +110,10 @@ static void print_json(const struct rig *rig, const struct run_params *p,
 	sb_jstr(&j, pmd);
 	sb_add(&j,
 	       ",\"size\":%" PRIu64 ",\"iters\":%" PRIu64 ",\"warmup\":%" PRIu64
-	       ",\"window\":%u,\"mtu\":%u,\"chunk_pkts\":%u,\"workers\":%u,\"rel\":",
+	       ",\"window\":%u,\"mtu\":%u,\"chunk_pkts\":%u,\"workers\":%u,\"channels\":%u,"
+	       "\"rel\":",
 	       p->size, r->measured ? r->measured : p->iters, p->warmup, p->window, o.mtu,
-	       o.chunk_pkts, workers);
+	       o.chunk_pkts, workers, o.channels ? o.channels : 1);
 	sb_jstr(&j, sdr_rel_name((unsigned)p->rel));
 	sb_add(&j, ",\"scheme\":");
 	sb_jstr(&j, scheme);

@@ -178,12 +178,14 @@ static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 	struct tool_result res = {0};
 	struct sdr_qp_attr attr = {0};
 	struct sdr_scheme sch;
-	struct sdr_qp_info local, remote;
+	struct sdr_qp_info local[SDR_CHANNELS_MAX], remote[SDR_CHANNELS_MAX];
+	unsigned nch = opt.channels ? opt.channels : 1;
 	struct sdr_qp *qp;
 
 	if (opt.server) {
 		*sock = tool_tcp_listen_accept(&opt);
-		if (*sock < 0 || app_recv_qp_info(*sock, &remote) || tool_recv_plan(*sock, &plan)) {
+		if (*sock < 0 || tool_recv_infos(*sock, remote, nch) ||
+		    tool_recv_plan(*sock, &plan)) {
 			fprintf(stderr, "bootstrap: bad or missing QP info / plan from sdr-send\n");
 			return 1;
 		}
@@ -223,28 +225,27 @@ static int session(struct sdr_ctx *ctx, int *sock, int *out_fd)
 	}
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
-	qp = sdr_qp_create(ctx, &attr);
-	if (qp == NULL) {
-		fprintf(stderr, "sdr_qp_create: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
+	qp = tool_qp_create(ctx, &opt, &attr);
+	if (qp == NULL)
 		return 1;
-	}
-	sdr_qp_info_get(qp, &local);
-	if (tool_publish_qp(&opt, &local))
-		return 1;
+	sdr_qp_infos_get(qp, local, nch);
+	for (unsigned c = 0; c < nch; c++)
+		if (tool_publish_qp(&opt, &local[c]))
+			return 1;
 	if (*sock >= 0) {
-		if (app_send_qp_info(*sock, &local)) {
+		if (tool_send_infos(*sock, local, nch)) {
 			fprintf(stderr, "bootstrap: cannot send our QP info\n");
 			return 1;
 		}
 	} else if (opt.peer) {
-		if (tool_peer_from_opts(&opt, &remote))
+		if (tool_peer_from_opts(&opt, &remote[0]))
 			return 1;
 	} else {
 		return 0; /* only --print-qp / --qp-file */
 	}
-	if (app_qp_connect(ctx, qp, &remote))
+	if (tool_qp_connect(ctx, qp, remote, nch))
 		return 1;
-	sdr_format_ipv4(remote.ip, peer_ip);
+	sdr_format_ipv4(remote[0].ip, peer_ip);
 	if (run(ctx, qp, &plan, *out_fd, &res))
 		return 1;
 	double secs = res.elapsed_ns ? (double)res.elapsed_ns * 1e-9 : 1e-9;

@@ -136,7 +136,8 @@ static int session(struct sdr_ctx *ctx, struct tool_plan *plan, int file_fd, uin
 	struct tool_result res = {0}, peer_res;
 	struct sdr_qp_attr attr = {0};
 	struct sdr_scheme sch;
-	struct sdr_qp_info local, remote;
+	struct sdr_qp_info local[SDR_CHANNELS_MAX], remote[SDR_CHANNELS_MAX];
+	unsigned nch = opt.channels ? opt.channels : 1;
 	struct sdr_qp *qp;
 	int ok;
 
@@ -152,30 +153,29 @@ static int session(struct sdr_ctx *ctx, struct tool_plan *plan, int file_fd, uin
 	attr.rate_bps = opt.rate_bps;
 	attr.want_qpn = opt.local_qpn;
 	attr.want_rkey = opt.local_rkey;
-	qp = sdr_qp_create(ctx, &attr);
-	if (qp == NULL) {
-		fprintf(stderr, "sdr_qp_create: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
+	qp = tool_qp_create(ctx, &opt, &attr);
+	if (qp == NULL)
 		return 1;
-	}
-	sdr_qp_info_get(qp, &local);
-	if (opt.file && tool_plan_from_opts(&opt, plan, file_size, local.max_msg))
+	sdr_qp_infos_get(qp, local, nch);
+	if (opt.file && tool_plan_from_opts(&opt, plan, file_size, local[0].max_msg))
 		return 2;
-	if (tool_publish_qp(&opt, &local))
-		return 1;
+	for (unsigned c = 0; c < nch; c++)
+		if (tool_publish_qp(&opt, &local[c]))
+			return 1;
 	if (opt.connect) {
 		*sock = tool_tcp_connect(&opt);
-		if (*sock < 0 || app_send_qp_info(*sock, &local) || tool_send_plan(*sock, plan) ||
-		    app_recv_qp_info(*sock, &remote)) {
+		if (*sock < 0 || tool_send_infos(*sock, local, nch) ||
+		    tool_send_plan(*sock, plan) || tool_recv_infos(*sock, remote, nch)) {
 			fprintf(stderr, "QP info exchange with %s failed\n", opt.connect);
 			return 1;
 		}
 	} else if (opt.peer) {
-		if (tool_peer_from_opts(&opt, &remote))
+		if (tool_peer_from_opts(&opt, &remote[0]))
 			return 1;
 	} else {
 		return 0; /* only --print-qp / --qp-file */
 	}
-	if (app_qp_connect(ctx, qp, &remote))
+	if (tool_qp_connect(ctx, qp, remote, nch))
 		return 1;
 	if (run(ctx, qp, plan, file_fd, &res))
 		return 1;

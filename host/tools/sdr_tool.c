@@ -210,6 +210,22 @@ static const struct sdr_opt opts[] = {
 	 .min = 1,
 	 OFF(chunk_pkts),
 	 .help = "packets per bitmap chunk (default: daemon default)"},
+	{.name = "channels",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = SDR_CHANNELS_MAX,
+	 OFF(channels),
+	 .help = "one QP served by N DPU workers (default 1; both ends give\n"
+		 "the same N; TCP bootstrap only; docs/architecture.md\n"
+		 "\"Channels\"); messages longer than (N-1) stripes"},
+	{.name = "stripe-chunks",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 1,
+	 .max = 255,
+	 OFF(stripe_chunks),
+	 .help = "with --channels: stripe size in chunks (default 1)"},
 	{.name = "window",
 	 .arg = "N",
 	 .kind = SDR_OPT_U32,
@@ -597,6 +613,55 @@ int tool_recv_result(int fd, struct tool_result *r)
 }
 
 /* ---------------- command-line exchange ---------------- */
+
+struct sdr_qp *tool_qp_create(struct sdr_ctx *ctx, const struct tool_opts *o,
+			      const struct sdr_qp_attr *a)
+{
+	struct sdr_qp_attr_ext x = {.size = sizeof(x),
+				    .channels = o->channels ? o->channels : 1,
+				    .stripe_chunks = o->stripe_chunks,
+				    .attr = *a};
+	struct sdr_qp *qp = x.channels > 1 ? sdr_qp_create_ext(ctx, &x) : sdr_qp_create(ctx, a);
+
+	if (qp == NULL)
+		fprintf(stderr, "sdr_qp_create: %s (%s)\n", strerror(errno), sdr_last_error(ctx));
+	else if (x.channels > 1 && o->peer) {
+		fprintf(stderr, "--channels %u needs the TCP bootstrap (--connect / --server)\n",
+			x.channels);
+		return NULL;
+	}
+	return qp;
+}
+
+int tool_send_infos(int fd, const struct sdr_qp_info *i, unsigned n)
+{
+	for (unsigned c = 0; c < n; c++)
+		if (app_send_qp_info(fd, &i[c]))
+			return -1;
+	return 0;
+}
+
+int tool_recv_infos(int fd, struct sdr_qp_info *i, unsigned n)
+{
+	for (unsigned c = 0; c < n; c++)
+		if (app_recv_qp_info(fd, &i[c]))
+			return -1;
+	return 0;
+}
+
+int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote,
+		    unsigned n)
+{
+	int rc;
+
+	if (n <= 1)
+		return app_qp_connect(ctx, qp, remote);
+	rc = sdr_qp_connect_infos(qp, remote, n);
+	if (rc)
+		fprintf(stderr, "sdr_qp_connect_infos: %s (%s)\n", sdr_strerror(rc),
+			sdr_last_error(ctx));
+	return rc ? -1 : 0;
+}
 
 int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info)
 {

@@ -34,6 +34,8 @@ struct tool_opts {
 	uint64_t seed;
 	uint32_t max_msg;
 	uint32_t chunk_pkts;
+	uint32_t channels;      /* --channels: of the QP (1 = an ordinary QP; both ends) */
+	uint32_t stripe_chunks; /* --stripe-chunks: with --channels (0 = 1) */
 	uint32_t window;
 	double timeout;
 	int json, quiet;
@@ -152,6 +154,18 @@ int tool_loop_run(struct tool_loop *l, struct tool_result *res);
 
 /** --print-qp / --qp-file for our QP. */
 int tool_publish_qp(const struct tool_opts *o, const struct sdr_qp_info *info);
+/** The QP of the tool with attributes @p a: sdr_qp_create(), or
+ *  sdr_qp_create_ext() with --channels N > 1; NULL with the reason printed. */
+struct sdr_qp *tool_qp_create(struct sdr_ctx *ctx, const struct tool_opts *o,
+			      const struct sdr_qp_attr *a);
+/** --channels infos of the QP exchanged over the TCP bootstrap, one after
+ *  the other (@p n of them: both ends give the same --channels). */
+int tool_send_infos(int fd, const struct sdr_qp_info *i, unsigned n);
+int tool_recv_infos(int fd, struct sdr_qp_info *i, unsigned n);
+/** Connect @p qp to the peer's @p n infos (sdr_qp_connect_infos()); -1
+ *  with the reason printed. */
+int tool_qp_connect(struct sdr_ctx *ctx, struct sdr_qp *qp, const struct sdr_qp_info *remote,
+		    unsigned n);
 /** --peer TEXT or @FILE (waits up to --timeout for the file). */
 int tool_peer_from_opts(const struct tool_opts *o, struct sdr_qp_info *info);
 

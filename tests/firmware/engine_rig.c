@@ -816,7 +816,8 @@ static void parse_cfg(const char *args)
 /* A QP the way QP_CREATE makes one (ctrl_qp.c): qp_setup.c's objects,
  * given to the worker and the instance's table; the keys from the rig's
  * generator. */
-static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id, const struct sdr_qp_attr_abi *a)
+static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id, const struct sdr_qp_attr_abi *a,
+			      const struct sdr_stripe *st)
 {
 	struct rig_side *s = &r->s[side];
 	struct sdr_qp_ids ids = {.id = id};
@@ -826,6 +827,8 @@ static struct sdr_qp *make_qp(struct rig *r, int side, uint32_t id, const struct
 	ids.rkey = (uint32_t)rnd(r->priv) | 1;
 	ids.ctrl_key = rnd(r->priv) | 1;
 	ids.cc = r->qp_cc;
+	if (st)
+		ids.stripe = *st;
 	if (sdr_qp_setup(&qp, s->c, a, &ids, why, sizeof(why))) {
 		fprintf(stderr, "engine_rig: sdr_qp_setup: %s\n", why);
 		exit(2);
@@ -965,8 +968,8 @@ struct rig *rig_new(const struct rig_opts *o)
 		s->w = w;
 		s->c = c;
 	}
-	r->s[RIG_A].qp = make_qp(r, RIG_A, 3, &o->attr);
-	r->s[RIG_B].qp = make_qp(r, RIG_B, 5, &o->attr);
+	r->s[RIG_A].qp = make_qp(r, RIG_A, 3, &o->attr, NULL);
+	r->s[RIG_B].qp = make_qp(r, RIG_B, 5, &o->attr, NULL);
 	{
 		struct sdr_qp_info a = qp_info(r->s[RIG_A].qp), b = qp_info(r->s[RIG_B].qp);
 		sdr_worker_qp_connect(r->s[RIG_A].w, r->s[RIG_A].qp, &b);
@@ -977,6 +980,12 @@ struct rig *rig_new(const struct rig_opts *o)
 
 uint32_t rig_add_pair(struct rig *r, const struct sdr_qp_attr_abi *a)
 {
+	return rig_add_pair_stripe(r, a, NULL);
+}
+
+uint32_t rig_add_pair_stripe(struct rig *r, const struct sdr_qp_attr_abi *a,
+			     const struct sdr_stripe *st)
+{
 	struct rig_priv *pv = r->priv;
 	uint32_t id = 16 + pv->npairs; /* (ids 3 and 5 are the first pair's) */
 	struct sdr_qp *qa, *qb;
@@ -984,8 +993,8 @@ uint32_t rig_add_pair(struct rig *r, const struct sdr_qp_attr_abi *a)
 
 	if (id >= SDR_MAX_QPS || r->s[RIG_A].c->nqps == SDR_MAX_QPS_PER_CTX)
 		die("rig_add_pair: no room");
-	qa = make_qp(r, RIG_A, id, a);
-	qb = make_qp(r, RIG_B, id, a);
+	qa = make_qp(r, RIG_A, id, a, st);
+	qb = make_qp(r, RIG_B, id, a, st);
 	ia = qp_info(qa);
 	ib = qp_info(qb);
 	sdr_worker_qp_connect(r->s[RIG_A].w, qa, &ib);

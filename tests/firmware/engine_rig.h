@@ -195,6 +195,10 @@ void rig_free(struct rig *r);
 /** Another pair of connected QPs (A's and B's, the same id, @p a their
  *  attributes), beside the first: @return their QP id. */
 uint32_t rig_add_pair(struct rig *r, const struct sdr_qp_attr_abi *a);
+/** rig_add_pair() of a channel: both QPs with the stripe map @p st
+ *  (common/sdr_stripe.h; NULL: an ordinary pair). */
+uint32_t rig_add_pair_stripe(struct rig *r, const struct sdr_qp_attr_abi *a,
+			     const struct sdr_stripe *st);
 /** rig_send() / rig_recv() on the side's QP @p qp_id. */
 void rig_send_on(struct rig *r, int side, uint32_t qp_id, uint64_t off, uint32_t len, uint32_t imm,
 		 uint64_t wr_id);

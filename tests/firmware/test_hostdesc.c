@@ -326,6 +326,32 @@ static void test_random(void)
 	CHECK(accepted > 1000); /* the sweep reached the accept paths */
 }
 
+/* A channel of a multi-channel QP (docs/architecture.md "Channels"): its
+ * lengths are virtual, the real bytes they stand for must lie in the MR; no
+ * streams. MR 0 has 10000 bytes; stripes of 4096 over 2 channels. */
+static void test_channel(void)
+{
+	static const struct sdr_qp_limits ch0 = {
+		.max_msg = MAX_MSG, .mtu = MTU, .connected = 1, .stripe = {2, 0, 4096}};
+	static const struct sdr_qp_limits ch1 = {
+		.max_msg = MAX_MSG, .mtu = MTU, .connected = 1, .stripe = {2, 1, 4096}};
+
+	for (uint8_t op = SDR_SQ_SEND; op <= SDR_SQ_RECV; op++) {
+		/* channel 1's first byte is real byte 4096 */
+		EXPECT(sqe(op, 0, 0, 1), &ch1, 0, 0);
+		EXPECT(sqe(op, 0, 5903, 1), &ch1, 0, 0);
+		EXPECT(sqe(op, 0, 5904, 1), &ch1, -ERANGE, SDR_CTR_sqe_bad_range);
+		/* 4097 virtual bytes: real 0..8192 for channel 0, 4096..12288 for 1 */
+		EXPECT(sqe(op, 0, 0, 4097), &ch0, 0, 0);
+		EXPECT(sqe(op, 0, 0, 4097), &ch1, -ERANGE, SDR_CTR_sqe_bad_range);
+		EXPECT(sqe(op, 0, 0, 4097), &qp_ok, 0, 0); /* (an ordinary QP: 4097 bytes) */
+		EXPECT(sqe(op, 0, 1807, 4097), &ch0, 0, 0);
+		EXPECT(sqe(op, 0, 1808, 4097), &ch0, -ERANGE, SDR_CTR_sqe_bad_range);
+	}
+	EXPECT(sqe(SDR_SQ_STREAM_START, 0, 0, 4096), &ch0, -EINVAL, SDR_CTR_sqe_bad);
+	EXPECT(sqe(SDR_SQ_STREAM_DATA, 0, 0, 4096), &ch1, -EINVAL, SDR_CTR_sqe_bad);
+}
+
 int main(void)
 {
 	t_seed("test_hostdesc", 0x48444553);
@@ -333,6 +359,7 @@ int main(void)
 	test_malformed();
 	test_send_recv();
 	test_stream();
+	test_channel();
 	test_random();
 	return t_finish("test_hostdesc");
 }

@@ -1259,6 +1259,7 @@ static int fw_verdict(struct fake *f, const struct sdr_sqe *d)
 	int known = d->qp_id < F_MAX && f->qp[d->qp_id].used;
 
 	memset(mrs, 0, sizeof(mrs));
+	memset(&lim, 0, sizeof(lim)); /* (an ordinary QP: no stripe map) */
 	for (int i = 0; i < F_MAX; i++) {
 		mrs[i].len = f->mr_len[i];
 		atomic_store(&mrs[i].valid, (uint32_t)f->mr_used[i]);

@@ -41,14 +41,19 @@ MUST_BE_ZERO = ("ec_parity_bad", "ec_parity_not_ec", "ec_param_mismatch", "ec_pa
                 "ec_parity_len", "nack_bad", "ec_encode_failed")
 
 
-def auto_check(snd, st, bad):
-    """The sender's AUTO QP: every message SR or EC, a conservative start,
-    evaluations without errors. Returns the messages sent with an EC code."""
+def auto_check(snd, st, bad, nqps=1):
+    """The sender's AUTO QP (each of its NQPS channels): every message SR or
+    EC, a conservative start, evaluations without errors. Returns the
+    messages sent with an EC code."""
     qps = [q for q in snd["qps"] + snd.get("auto_closed", []) if "auto" in q]
-    if len(qps) != 1:
-        bad.append("expected one AUTO QP at the sender, found %d" % len(qps))
+    if len(qps) != nqps:
+        bad.append("expected %d AUTO QP(s) at the sender, found %d" % (nqps, len(qps)))
         return 0
-    q, au = qps[0], qps[0]["auto"]
+    return sum(auto_check_qp(q, bad) for q in qps)
+
+
+def auto_check_qp(q, bad):
+    au = q["auto"]
     print("AUTO: srtt %.1f ms, chunk loss %.4f, evals %d (errors %d), initial %d, picks %s,"
           " msgs EC %d SR %d" % (au["srtt_us"] / 1000, au["chunk_loss"], au["evals"],
                                  au["eval_errors"], au["initial_picks"], au["picks"],
@@ -78,13 +83,16 @@ def main():
     ap.add_argument("--extra-count", type=int, default=1)
     ap.add_argument("--min-recovered", type=int, default=0)
     ap.add_argument("--min-nacks", type=int, default=0)
+    ap.add_argument("--channels", type=int, default=1,
+                    help="the run's --channels: every message is one per channel")
+    ap.add_argument("--stripe", type=int, default=0, help="with --channels: stripe bytes")
     a = ap.parse_args()
     rx_drops = set(rx_drop_names())
-    first = plan_pkts(a.sizes, a.count, a.mtu)
+    first = plan_pkts(a.sizes, a.count, a.mtu, channels=a.channels, stripe=a.stripe)
     if a.extra:  # a second sdr-send run: its messages count from 0 again
-        first += plan_pkts(a.extra, a.extra_count, a.mtu)
-    nmsgs = len(a.sizes.split(",")) * a.count + (len(a.extra.split(",")) * a.extra_count
-                                                   if a.extra else 0)
+        first += plan_pkts(a.extra, a.extra_count, a.mtu, channels=a.channels, stripe=a.stripe)
+    nmsgs = (len(a.sizes.split(",")) * a.count + (len(a.extra.split(",")) * a.extra_count
+                                                    if a.extra else 0)) * a.channels
     bad = []
     if a.ring:
         d = json.load(open(a.ring))
@@ -147,7 +155,7 @@ def main():
         bad.append("global timeouts on a working link")
     if rt["ec_decode_failures"]:
         bad.append("%d decode failures" % rt["ec_decode_failures"])
-    ec_msgs = auto_check(snd, st, bad) if a.auto else nmsgs
+    ec_msgs = auto_check(snd, st, bad, a.channels) if a.auto else nmsgs
     if ec_msgs and (not st["ec_subs_encoded"] or not st["ec_par_pkts_tx"] or
                     not rt["ec_par_pkts_rx"]):
         bad.append("EC was not on: no parity encoded, sent or accepted")

@@ -71,11 +71,24 @@ def msg_pkts(size, mtu, imm):
     return n if imm == 0 else max(n, consts()["imm_nibbles"])
 
 
-def plan_pkts(sizes, count, mtu, no_imm=False):
+def owned(length, w, c, s):
+    """Bytes of a message of LENGTH that channel C of W owns with stripes of S
+    bytes (common/sdr_stripe.h: stripes c, c+W, ...)."""
+    full = length // s
+    n = (full - c + w - 1) // w if full > c else 0
+    return n * s + (length % s if full % w == c else 0)
+
+
+def plan_pkts(sizes, count, mtu, no_imm=False, channels=1, stripe=0):
     """First-pass data packets of one sdr-send run of --sizes SIZES --count
     COUNT: message i has size sizes[i % len(sizes)] and user immediate i
-    (docs/host-api.md), so message 0 carries none; with --no-imm none does."""
+    (docs/host-api.md), so message 0 carries none; with --no-imm none does.
+    With CHANNELS > 1 (stripes of STRIPE bytes) a message is one message of
+    each channel, of the bytes it owns, with the same immediate."""
     msgs = [size(s) for s in sizes.split(",")] * count
+    if channels > 1:
+        return sum(msg_pkts(owned(b, channels, c, stripe), mtu, 0 if no_imm else i)
+                   for i, b in enumerate(msgs) for c in range(channels))
     return sum(msg_pkts(b, mtu, 0 if no_imm else i) for i, b in enumerate(msgs))
 
 
@@ -96,12 +109,15 @@ def main():
     ap.add_argument("--print-first-pass", action="store_true",
                     help="print the first-pass data packets of the run and exit")
     ap.add_argument("--no-imm", action="store_true", help="the run was sdr-send --no-imm")
+    ap.add_argument("--channels", type=int, default=1,
+                    help="the run's --channels: every message is one per channel")
+    ap.add_argument("--stripe", type=int, default=0, help="with --channels: stripe bytes")
     a = ap.parse_args()
-    first = plan_pkts(a.sizes, a.count, a.mtu, a.no_imm)
+    first = plan_pkts(a.sizes, a.count, a.mtu, a.no_imm, a.channels, a.stripe)
     if a.extra:  # a second sdr-send run: its messages count from 0 again
-        first += plan_pkts(a.extra, a.extra_count, a.mtu, a.no_imm)
-    nmsgs = len(a.sizes.split(",")) * a.count + (len(a.extra.split(",")) * a.extra_count
-                                                   if a.extra else 0)
+        first += plan_pkts(a.extra, a.extra_count, a.mtu, a.no_imm, a.channels, a.stripe)
+    nmsgs = (len(a.sizes.split(",")) * a.count + (len(a.extra.split(",")) * a.extra_count
+                                                    if a.extra else 0)) * a.channels
     if a.print_first_pass:
         print(first)
         return 0

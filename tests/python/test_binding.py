@@ -139,6 +139,31 @@ try:
 except ValueError as e:
     check("K 1..64" in str(e), "bad EC code explained")
 
+# ---- channels (libsdr 2.3): one QP over two workers where the daemon has
+# them, else refused with the reason (docs/host-api.md "Channels")
+try:
+    ca = a.qp(rel="sr", chunk_pkts=1, channels=2)
+except sdr.SdrError as e:
+    check(e.errno == errno.ENOTSUP and "workers" in str(e), f"channels 2 refused: {e}")
+else:
+    cb = b.qp(rel="sr", chunk_pkts=1, channels=2)
+    check(ca.channels == 2 and len(ca.info()) == 2, "two channels, two infos")
+    raises(lambda: ca.connect(cb.info()[0]), errno.EINVAL, "one info for two channels")
+    ca.connect([bytes(i) for i in cb.info()])
+    cb.connect([str(i) for i in ca.info()])
+    n = 3 * 4096 + 5
+    src = memoryview(ba.view()).cast("B")
+    for i in range(n):
+        src[i] = (i * 13 + 7) & 255
+    cb.post_recv(bb, 0, n, wr_id=400)
+    ca.post_send(ba, 0, n, imm=77, wr_id=401)
+    wcs = wait_all([a, b], 2)
+    check(all(w.status == 0 for w in wcs), f"channels: all ok {wcs}")
+    check(any(w.length == n and w.imm == 77 for w in wcs if w.is_recv), "channels: length, imm")
+    check(bytes(bb.view(0, n)) == bytes(ba.view(0, n)), "channels: payload")
+    ca.destroy()
+    cb.destroy()
+
 # ---- lifetime: a closed context refuses calls with EBADF
 v = bb.view()
 raises(lambda: b.close(), errno.EBUSY, "close while a view lives", "memoryview")

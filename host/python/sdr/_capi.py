@@ -44,6 +44,11 @@ class QpAttr(ctypes.Structure):
                 ("want_rkey", c_u32), ("reserved", c_u32 * 3), ("rate_bps", c_u64)]
 
 
+class QpAttrExt(ctypes.Structure):  # 2.3: sdr_qp_create_ext (channels)
+    _fields_ = [("size", c_u32), ("channels", c_u32), ("stripe_chunks", c_u32),
+                ("reserved", c_u32), ("attr", QpAttr)]
+
+
 class QpInfo(ctypes.Structure):
     _fields_ = [("qpn", c_u32), ("rkey", c_u32), ("ip", c_u32), ("mac", c_u8 * 6),
                 ("mtu", c_u16), ("max_msg", c_u32), ("chunk_pkts", c_u32),
@@ -119,6 +124,10 @@ _PROTOS = {
 # functions of later libsdr releases: None where the library predates them
 _PROTOS_OPTIONAL = {
     "sdr_ctx_state": (ctypes.c_int, [c_vp]),  # 2.2
+    "sdr_qp_create_ext": (c_vp, [c_vp, ctypes.POINTER(QpAttrExt)]),  # 2.3: channels
+    "sdr_qp_channels": (ctypes.c_int, [c_vp]),  # 2.3
+    "sdr_qp_infos_get": (ctypes.c_int, [c_vp, ctypes.POINTER(QpInfo), ctypes.c_uint]),  # 2.3
+    "sdr_qp_connect_infos": (ctypes.c_int, [c_vp, ctypes.POINTER(QpInfo), ctypes.c_uint]),
 }
 
 

@@ -301,21 +301,38 @@ class Context:
         return None
 
     # -- queue pairs
-    def qp(self, rel="none", max_msg=0, chunk_pkts=0, rate_bps=0, paths=0):
+    def qp(self, rel="none", max_msg=0, chunk_pkts=0, rate_bps=0, paths=0, channels=1,
+           stripe_chunks=0):
         """Create a QP (sdr_qp_create). ``rel``: 'none', 'sr', 'auto', 'ec'
         or 'ec:rs:K:M' / 'ec:xor:K:M'; ``max_msg`` / ``chunk_pkts`` 0 = the
         daemon's defaults; ``rate_bps`` paces the QP's sends (0 = unpaced);
         ``paths``: UDP source ports its sends are sprayed over, 1..16
-        (docs/multipath.md; 0 = the daemon's --paths)."""
+        (docs/multipath.md; 0 = the daemon's --paths); ``channels``: one QP
+        served by that many DPU workers (sdr_qp_create_ext, libsdr 2.3;
+        docs/host-api.md "Channels": 0 = the daemon's --channels, 1..8; its
+        ``info()`` is then a list, one per channel), ``stripe_chunks`` their
+        stripe in chunks (0 = 1)."""
         r, code, k, m = parse_rel(rel)
         if not 0 <= int(paths) <= 16:
             raise ValueError(f"paths {paths}: 0 (the daemon's --paths) or 1..16")
+        if not 0 <= int(channels) <= 8 or not 0 <= int(stripe_chunks) <= 255:
+            raise ValueError(f"channels {channels} (0..8), stripe_chunks {stripe_chunks}"
+                             " (0..255)")
         a = _capi.QpAttr(max_msg=int(max_msg), chunk_pkts=int(chunk_pkts), reliability=r,
                          ec_code=code, ec_k=k, ec_m=m, rate_bps=int(rate_bps))
         a.reserved[1] = int(paths)  # (struct sdr_qp_attr: horizon_ms, paths, cc)
+        ext = None
+        if int(channels) != 1:
+            fn = lib().optional.get("sdr_qp_create_ext")
+            if fn is None:
+                raise SdrError(_errno.ENOTSUP, "sdr_qp_create_ext",
+                               detail="libsdr before 2.3: no channels")
+            ext = _capi.QpAttrExt(size=ctypes.sizeof(_capi.QpAttrExt), channels=int(channels),
+                                  stripe_chunks=int(stripe_chunks), attr=a)
         with self.lock:
             ctypes.set_errno(0)
-            h = lib().sdr_qp_create(self._handle(), ctypes.byref(a))
+            h = (fn(self._handle(), ctypes.byref(ext)) if ext is not None
+                 else lib().sdr_qp_create(self._handle(), ctypes.byref(a)))
             if not h:
                 raise self._fail(ctypes.get_errno() or _errno.EIO, "sdr_qp_create",
                                  f"reliability {format_rel(r, code, k, m)}")
@@ -517,7 +534,23 @@ class QP:
             raise SdrError(_errno.EBADF, "sdr", detail="QP destroyed or context closed")
         return self._h
 
+    @property
+    def channels(self):
+        """Channels of the QP (1 for an ordinary QP; docs/host-api.md "Channels")."""
+        fn = lib().optional.get("sdr_qp_channels")
+        return fn(self._handle()) if fn is not None else 1
+
     def info(self):
+        """The :class:`QPInfo` for the peer; a list of them, one per
+        channel, for a QP of several channels."""
+        n = self.channels
+        if n > 1:
+            raw = (_capi.QpInfo * n)()
+            with self.ctx.lock:
+                rc = lib().optional["sdr_qp_infos_get"](self._handle(), raw, n)
+            if rc:
+                raise self.ctx._fail(rc, "sdr_qp_infos_get")
+            return [QPInfo(_capi.QpInfo.from_buffer_copy(raw[i])) for i in range(n)]
         raw = _capi.QpInfo()
         with self.ctx.lock:
             rc = lib().sdr_qp_info_get(self._handle(), ctypes.byref(raw))
@@ -526,11 +559,26 @@ class QP:
         return QPInfo(raw)
 
     def connect(self, peer):
-        """Connect to the peer's :class:`QPInfo` (or its bytes / text)."""
-        if isinstance(peer, (bytes, bytearray)):
-            peer = QPInfo.from_bytes(peer)
-        elif isinstance(peer, str):
-            peer = QPInfo.parse(peer)
+        """Connect to the peer's :class:`QPInfo` (or its bytes / text); a
+        list of them, one per channel, for a QP of several channels."""
+        def one(p):
+            if isinstance(p, (bytes, bytearray)):
+                return QPInfo.from_bytes(p)
+            return QPInfo.parse(p) if isinstance(p, str) else p
+        if isinstance(peer, (list, tuple)):
+            infos = [one(p) for p in peer]
+            raw = (_capi.QpInfo * len(infos))(*[i.raw for i in infos])
+            fn = lib().optional.get("sdr_qp_connect_infos")
+            if fn is None:
+                raise SdrError(_errno.ENOTSUP, "sdr_qp_connect_infos",
+                               detail="libsdr before 2.3: no channels")
+            with self.ctx.lock:
+                rc = fn(self._handle(), raw, len(infos))
+            if rc:
+                raise self.ctx._fail(rc, "sdr_qp_connect_infos", f"{len(infos)} peer infos")
+            self.peer = infos
+            return
+        peer = one(peer)
         with self.ctx.lock:
             rc = lib().sdr_qp_connect(self._handle(), ctypes.byref(peer.raw))
         if rc:

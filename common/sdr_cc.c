@@ -50,6 +50,8 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->comp_md = 0.5;
 	p->comp_ai_bytes = 9000;
 	p->comp_reenter = 2;
+	p->comp_alpha = 0.5;
+	p->comp_mark_rtts = 16;
 	p->comp_memory_ns = 1000000000u; /* 1 s */
 }
 
@@ -215,6 +217,14 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		q = (double)(cc->iv_min_rtt - cc->base_rtt);
 	cc->last_q_ns = q;
 	cc->alpha = (1 - cc->p.ecn_g) * cc->alpha + cc->p.ecn_g * frac;
+	/* (with alpha's gain per interval, or per comp_mark_rtts base RTTs of
+	 * time where an interval spans more: at a low rate an interval lasts
+	 * many round trips, and beside BBR a flow at its floor made 17
+	 * decisions in 14 s) */
+	double mg = cc->base_rtt ? (double)len / ((double)cc->base_rtt * cc->p.comp_mark_rtts) : 0;
+
+	mg = mg < cc->p.ecn_g ? cc->p.ecn_g : mg > 1 ? 1 : mg;
+	cc->mark += mg * (frac - cc->mark);
 	cc->intervals++;
 	/* A cut goes to what the flow delivered in the interval (its share of
 	 * a busy bottleneck: the rate above it only made the queue), less
@@ -323,12 +333,17 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * drained, and the flow that does not answer takes the link back
 	 * while this one cuts on every mark again; delay alone is noisier,
 	 * and 8 flows on a bottleneck that does not mark re-entered on it) */
-	unsigned enter = cc->comp_left && now - cc->comp_left < cc->p.comp_memory_ns &&
-					 sdr_cc_ecn_leads(cc, now)
-				 ? cc->p.comp_reenter
-				 : cc->p.comp_enter;
+	bool ecn = sdr_cc_ecn_leads(cc, now);
+	bool again = cc->comp_left && now - cc->comp_left < cc->p.comp_memory_ns && ecn;
 
-	if (!cc->comp && cc->p.comp_enter && cc->cong_run >= enter) {
+	/* (the first time, where the path marks, the queue must also have
+	 * stood above the marking threshold: the smoothed marked fraction
+	 * at least comp_alpha - from 0, about 11 fully marked intervals,
+	 * longer than a newcomer's start-up; flows that answer ECN keep it at
+	 * a few per cent) */
+	if (!cc->comp && cc->p.comp_enter &&
+	    cc->cong_run >= (again ? cc->p.comp_reenter : cc->p.comp_enter) &&
+	    (again || !ecn || cc->mark >= cc->p.comp_alpha)) {
 		/* the cuts answered a queue another flow keeps: undone (as
 		 * TCP undoes a reduction found spurious, RFC 3522) */
 		cc->comp = true;

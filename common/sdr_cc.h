@@ -94,6 +94,11 @@ struct sdr_cc_params {
 	unsigned comp_reenter; /**< within comp_memory_ns of leaving the mode, this
 	                            many such cuts enter it again */
 	uint64_t comp_memory_ns;
+	double comp_alpha; /**< where the path marks, the marked fraction
+	                            smoothed (from 0, gain ecn_g per interval or
+	                            per comp_mark_rtts base RTTs, whichever is the
+	                            larger) must be at least this to enter the mode */
+	double comp_mark_rtts;
 };
 
 /** Defaults (docs/congestion.md "Constants"). */
@@ -121,6 +126,9 @@ struct sdr_cc {
 	uint64_t srtt;       /**< ns, EWMA 1/8 of the samples (stats) */
 	uint64_t last_rtt;   /**< ns, the last sample */
 	double alpha;        /**< smoothed CE fraction */
+	double mark;         /**< the marked fraction smoothed over time, from 0
+	                           (alpha, per interval, starts at alpha0): the
+	                           TCP-competitive mode's test */
 	unsigned calm;       /**< calm intervals in a row */
 	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
 	                          do not count towards the next) */

@@ -23,6 +23,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.ack_us = 500,
 	.probe_max_ms = 1000,
 	.paths = 1,
+	.cc_competitive = 1,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -101,6 +102,15 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .help = "its queueing-delay target: a delay above it is congestion\n"
 		 "(default 0: 200 us + 2 % of the base RTT); above the hosts'\n"
 		 "scheduling jitter, else ECN alone should be the signal"},
+	{.name = "cc-competitive",
+	 .arg = "off|on",
+	 .kind = SDR_OPT_BOOL,
+	 .var = &sdr_sr_cfg.cc_competitive,
+	 .help = "its TCP-competitive mode: after cuts in a row that did not\n"
+		 "shrink the queue (a flow that ignores ECN and delay keeps\n"
+		 "it: TCP without ECN, BBR) it answers loss alone, as Reno\n"
+		 "(docs/congestion.md; default on; off: a link shared only\n"
+		 "with flows that answer ECN)"},
 	SDR_OPT_END,
 };
 

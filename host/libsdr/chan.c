@@ -316,7 +316,11 @@ static inline struct sdr_op *child_op(const struct sdr_qp *g, unsigned c, const 
 /* What every group post checks before its first child post: the group is
  * connected and in step, each child's handle free and its SQ with room,
  * every channel with a byte of the message. */
-static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const struct sdr_op *gop)
+/* Before any child posts: the group's state, then each child's (in step,
+ * alive, its budget) and its descriptor as the DPU will check it, with the
+ * MR each child sees in @p mrs. */
+static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const struct sdr_op *gop,
+			  struct sdr_mr *mr, uint64_t off, struct sdr_mr **mrs)
 {
 	struct sdr_ctx *ctx = g->ctx;
 	uint32_t seq = is_recv ? g->recv_seq : g->send_seq;
@@ -349,6 +353,22 @@ static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const str
 			return rc;
 		}
 	}
+	for (unsigned c = 0; c < g->nchan; c++) {
+		struct sdr_qp *q = g->child[c];
+		struct sdr_sqe sqe;
+		int rc;
+
+		mrs[c] = chan_mr(g, c, mr);
+		if (!mrs[c])
+			return -ENOENT;
+		sqe_init(&sqe, q, is_recv ? SDR_SQ_RECV : SDR_SQ_SEND, mrs[c], off,
+			 (uint32_t)sdr_stripe_owned(len, g->nchan, c, g->stripe.s));
+		rc = desc_check(q, &sqe, mrs[c]);
+		if (rc) {
+			ctx->err_static = q->ctx->err_static;
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -366,25 +386,9 @@ int libsdr_chan_send(struct sdr_qp *g, const struct sdr_send_wr *wr, struct sdr_
 		return rc;
 	if (wr->length == 0 || wr->length > g->max_send)
 		return fail(g->ctx, -EMSGSIZE, "length 0 or above the peer's max_msg");
-	rc = group_precheck(g, wr->length, 0, gop);
+	rc = group_precheck(g, wr->length, 0, gop, wr->mr, off, mrs);
 	if (rc)
 		return rc;
-	for (unsigned c = 0; c < g->nchan; c++) {
-		struct sdr_qp *q = g->child[c];
-		struct sdr_sqe sqe;
-
-		mrs[c] = chan_mr(g, c, wr->mr);
-		if (!mrs[c])
-			return -ENOENT;
-		/* the child's own checks (the DPU's), before any child posts */
-		sqe_init(&sqe, q, SDR_SQ_SEND, mrs[c], off,
-			 (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s));
-		rc = desc_check(q, &sqe, mrs[c]);
-		if (rc) {
-			g->ctx->err_static = q->ctx->err_static;
-			return rc;
-		}
-	}
 	for (unsigned c = 0; c < g->nchan; c++) {
 		struct sdr_send_wr cw = {
 			.mr = mrs[c],
@@ -424,24 +428,9 @@ int libsdr_chan_recv(struct sdr_qp *g, const struct sdr_recv_wr *wr, struct sdr_
 		return rc;
 	if (wr->length == 0 || wr->length > g->local.max_msg)
 		return fail(g->ctx, -EMSGSIZE, "length 0 or above max_msg");
-	rc = group_precheck(g, wr->length, 1, gop);
+	rc = group_precheck(g, wr->length, 1, gop, wr->mr, off, mrs);
 	if (rc)
 		return rc;
-	for (unsigned c = 0; c < g->nchan; c++) {
-		struct sdr_qp *q = g->child[c];
-		struct sdr_sqe sqe;
-
-		mrs[c] = chan_mr(g, c, wr->mr);
-		if (!mrs[c])
-			return -ENOENT;
-		sqe_init(&sqe, q, SDR_SQ_RECV, mrs[c], off,
-			 (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s));
-		rc = desc_check(q, &sqe, mrs[c]);
-		if (rc) {
-			g->ctx->err_static = q->ctx->err_static;
-			return rc;
-		}
-	}
 	for (unsigned c = 0; c < g->nchan; c++) {
 		struct sdr_recv_wr cw = {
 			.mr = mrs[c],

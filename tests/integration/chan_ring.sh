@@ -62,6 +62,21 @@ in_order() {
 	     END { exit bad || n == 0 }' "$1"
 }
 
+# finish TAG CASE SPID RPID: wait for sdr-send (SPID) and sdr-recv (RPID) of
+# $SDR_TMP/TAG-{send,recv}.log, stop the daemon, fail CASE if either failed
+finish() {
+	local srv rrv
+	wait "$3"
+	srv=$?
+	wait "$4"
+	rrv=$?
+	tail -2 "$SDR_TMP/$1-send.log"
+	tail -1 "$SDR_TMP/$1-recv.log"
+	rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
+	[ $srv = 0 ] || { cat "$SDR_TMP/$1-send.log" "$DPU_LOG"; sdr_fail "case $2: sdr-send exited $srv"; }
+	[ $rrv = 0 ] || { cat "$SDR_TMP/$1-recv.log" "$DPU_LOG"; sdr_fail "case $2: sdr-recv exited $rrv (a message lost, corrupted or written past)"; }
+}
+
 n=0
 # REL [EC] [stripe=N]: stripes of N chunks of 4 KiB (default 1)
 for c in "sr" "ec rs:8:2" "auto" "sr stripe=3"; do
@@ -85,15 +100,8 @@ for c in "sr" "ec rs:8:2" "auto" "sr stripe=3"; do
 	sleep 0.3
 	"$SDR_SEND" --dpu "$SOCK_A" --connect "127.0.0.1:$port" --rel "$rel" "${extra[@]}" \
 		--channels 2 --chunk-pkts 1 --window 4 --sizes "$sz" --count "$count" \
-		--seed $((60 + n)) --timeout 60 >"$SDR_TMP/c$n-send.log" 2>&1
-	srv=$?
-	wait $rpid
-	rrv=$?
-	tail -2 "$SDR_TMP/c$n-send.log"
-	tail -1 "$SDR_TMP/c$n-recv.log"
-	rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
-	[ $srv = 0 ] || { cat "$SDR_TMP/c$n-send.log" "$DPU_LOG"; sdr_fail "case $c: sdr-send exited $srv"; }
-	[ $rrv = 0 ] || { cat "$SDR_TMP/c$n-recv.log" "$DPU_LOG"; sdr_fail "case $c: sdr-recv exited $rrv (a message lost, corrupted or written past)"; }
+		--seed $((60 + n)) --timeout 60 >"$SDR_TMP/c$n-send.log" 2>&1 &
+	finish "c$n" "$c" $! $rpid
 	in_order "$SDR_TMP/c$n-send.log" || sdr_fail "case $c: sends completed out of posting order"
 	in_order "$SDR_TMP/c$n-recv.log" || sdr_fail "case $c: receives completed out of posting order"
 	for s in "$SOCK_A" "$SOCK_B"; do
@@ -135,15 +143,7 @@ wait "$DPU_PID" 2>/dev/null
 sleep 1
 KEEP_LOG=1 start rs 2 "${ro[@]}" --link "delay=2ms,loss=1e-3,seed=73" --instance \
 	--link "delay=2ms,loss=1e-3,seed=74"
-wait $spid
-srv=$?
-wait $rpid
-rrv=$?
-tail -1 "$SDR_TMP/rs-send.log"
-tail -1 "$SDR_TMP/rs-recv.log"
-rig_stop "$DPU_PID" || sdr_fail "daemon did not stop cleanly"
-[ $srv = 0 ] || { cat "$SDR_TMP/rs-send.log" "$DPU_LOG"; sdr_fail "case 5: sdr-send exited $srv"; }
-[ $rrv = 0 ] || { cat "$SDR_TMP/rs-recv.log" "$DPU_LOG"; sdr_fail "case 5: sdr-recv exited $rrv"; }
+finish rs 5 $spid $rpid
 for t in send recv; do
 	grep -q "daemon restarted: re-attached" "$SDR_TMP/rs-$t.log" ||
 		sdr_fail "case 5: sdr-$t did not re-attach"

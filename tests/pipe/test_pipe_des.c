@@ -557,6 +557,18 @@ static void test_delta_search(void)
 	CHECK(pipe_delta_search(&c, d, NULL, NULL) == -EINVAL, "search of a non-geopipe schedule");
 }
 
+/* a configuration of 2 stages, one in each of 2 DCs, over the network @p net
+ * (parsed into @p n) */
+static void two_dc_cfg(const char *net, struct pipe_cfg *c, struct pipe_net *n)
+{
+	char why[256] = "";
+
+	pipe_cfg_init(c);
+	REQUIRE(pipe_place_parse("1,1", c) == 0, "place");
+	REQUIRE(pipe_net_parse(net, n, why, sizeof(why)) == 0, "%s: %s", net, why);
+	c->net = n;
+}
+
 /* iteration time of 2 stages over 2 DCs, 4 micro-batches of 4 MiB each way,
  * SR, with the network @p net and --paths @p paths; @p o: the DES run's
  * output */
@@ -566,11 +578,9 @@ static double two_dc(const char *net, uint32_t paths, struct pipe_des_out *o)
 	static struct pipe_net n;
 	struct pipe_cfg c;
 	struct pipe_prog p;
-	char why[256] = "";
 	double t = NAN;
 
-	pipe_cfg_init(&c);
-	REQUIRE(pipe_place_parse("1,1", &c) == 0, "place");
+	two_dc_cfg(net, &c, &n);
 	c.micro = 4;
 	c.act_bytes = c.grad_bytes = 4 << 20;
 	c.tf = 0.010;
@@ -578,8 +588,6 @@ static double two_dc(const char *net, uint32_t paths, struct pipe_des_out *o)
 	c.paths = paths;
 	c.sched = PIPE_SCHED_1F1B;
 	REQUIRE(pipe_rel_parse("sr", &c.rel) == 0, "rel"); /* the schemes that spray */
-	REQUIRE(pipe_net_parse(net, &n, why, sizeof(why)) == 0, "%s: %s", net, why);
-	c.net = &n;
 	REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
 	REQUIRE(pipe_order_build(&c, &ord) == 0 && pipe_prog_build(&c, &ord, &p) == 0, "prog");
 	REQUIRE(pipe_des_time(&c, &t) == 0, "des time");
@@ -671,13 +679,8 @@ static void test_paths(void)
 		struct pipe_cfg c;
 		struct pipe_prog p;
 		double t[2];
-		char why[256] = "";
 
-		pipe_cfg_init(&c);
-		REQUIRE(pipe_place_parse("1,1", &c) == 0 &&
-				pipe_net_parse(two, &n, why, sizeof(why)) == 0,
-			"%s", why);
-		c.net = &n;
+		two_dc_cfg(two, &c, &n);
 		for (int k = 0; k < 2; k++) {
 			c.paths = k ? 16 : 1;
 			REQUIRE(pipe_cfg_finish(&c) == 0 && pipe_order_build(&c, &ord) == 0 &&
@@ -697,11 +700,7 @@ static void test_paths(void)
 		struct pipe_alloc a;
 		char why[256] = "";
 
-		pipe_cfg_init(&c);
-		REQUIRE(pipe_place_parse("1,1", &c) == 0 &&
-				pipe_net_parse(two, &n, why, sizeof(why)) == 0,
-			"%s", why);
-		c.net = &n;
+		two_dc_cfg(two, &c, &n);
 		REQUIRE(pipe_cfg_finish(&c) == 0, "finish");
 		pipe_flows_get(&c, &n, &fl);
 		pipe_policy_cfg_init(&pc);

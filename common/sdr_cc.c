@@ -204,6 +204,53 @@ static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
 	return SDR_CC_INCREASE;
 }
 
+/* After decision @p ev (queueing delay @p q, the target T @p target, the
+ * rate before it @p rate0):
+ * does the TCP-competitive mode start? A queue that comp_enter cuts in a
+ * row did not shrink is kept by a flow that does not answer CE or delay
+ * (Copa's mode switch, "Copa: Practical Delay-Based Congestion Control for
+ * the Internet", NSDI 2018); a start-up's overshoot drains under the cuts,
+ * and flows that all answer share the draining. */
+static void comp_watch(struct sdr_cc *cc, enum sdr_cc_event ev, double q, uint64_t target,
+		       double rate0, uint64_t now)
+{
+	if (ev == SDR_CC_DEC_ECN || ev == SDR_CC_DEC_DELAY) {
+		if (cc->cong_run == 0) {
+			cc->run_rate = rate0;
+			cc->cong_run = 1;
+		} else if (q + (double)target >= cc->prev_q) {
+			/* the cut before did not shrink the queue (by more than
+			 * the target: noise) */
+			cc->cong_run++;
+		}
+	} else {
+		cc->cong_run = 0;
+	}
+	/* (within comp_memory of leaving the mode, comp_reenter cuts where
+	 * the path marks: after a loss both flows halved and the queue
+	 * drained, and the flow that does not answer takes the link back
+	 * while this one cuts on every mark again; delay alone is noisier,
+	 * and 8 flows on a bottleneck that does not mark re-entered on it) */
+	bool ecn = sdr_cc_ecn_leads(cc, now);
+	bool again = cc->comp_left && now - cc->comp_left < cc->p.comp_memory_ns && ecn;
+
+	/* (the first time, where the path marks, the queue must also have
+	 * stood above the marking threshold: the smoothed marked fraction
+	 * at least comp_alpha - from 0, about 11 fully marked intervals,
+	 * longer than a newcomer's start-up; flows that answer ECN keep it at
+	 * a few per cent) */
+	if (!cc->comp && cc->p.comp_enter &&
+	    cc->cong_run >= (again ? cc->p.comp_reenter : cc->p.comp_enter) &&
+	    (again || !ecn || cc->mark >= cc->p.comp_alpha)) {
+		/* the cuts answered a queue another flow keeps: undone (as
+		 * TCP undoes a reduction found spurious, RFC 3522) */
+		cc->comp = true;
+		if (cc->rate < cc->run_rate)
+			cc->rate = cc->run_rate;
+		cc->comp_enters++;
+	}
+}
+
 static void decide(struct sdr_cc *cc, uint64_t now)
 {
 	double rate0 = cc->rate;
@@ -311,46 +358,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->calm = 0;
 		cc->cut_at = now;
 	}
-	/* a queue that comp_enter cuts in a row did not shrink is kept by a
-	 * flow that does not answer CE or delay (Copa's mode switch, "Copa:
-	 * Practical Delay-Based Congestion Control for the Internet", NSDI
-	 * 2018); a start-up's overshoot drains under the cuts, and flows that
-	 * all answer share the draining */
-	if (ev == SDR_CC_DEC_ECN || ev == SDR_CC_DEC_DELAY) {
-		if (cc->cong_run == 0) {
-			cc->run_rate = rate0;
-			cc->cong_run = 1;
-		} else if (q + (double)target >= cc->prev_q) {
-			/* the cut before did not shrink the queue (by more than
-			 * the target: noise) */
-			cc->cong_run++;
-		}
-	} else {
-		cc->cong_run = 0;
-	}
-	/* (within comp_memory of leaving the mode, comp_reenter cuts where
-	 * the path marks: after a loss both flows halved and the queue
-	 * drained, and the flow that does not answer takes the link back
-	 * while this one cuts on every mark again; delay alone is noisier,
-	 * and 8 flows on a bottleneck that does not mark re-entered on it) */
-	bool ecn = sdr_cc_ecn_leads(cc, now);
-	bool again = cc->comp_left && now - cc->comp_left < cc->p.comp_memory_ns && ecn;
-
-	/* (the first time, where the path marks, the queue must also have
-	 * stood above the marking threshold: the smoothed marked fraction
-	 * at least comp_alpha - from 0, about 11 fully marked intervals,
-	 * longer than a newcomer's start-up; flows that answer ECN keep it at
-	 * a few per cent) */
-	if (!cc->comp && cc->p.comp_enter &&
-	    cc->cong_run >= (again ? cc->p.comp_reenter : cc->p.comp_enter) &&
-	    (again || !ecn || cc->mark >= cc->p.comp_alpha)) {
-		/* the cuts answered a queue another flow keeps: undone (as
-		 * TCP undoes a reduction found spurious, RFC 3522) */
-		cc->comp = true;
-		if (cc->rate < cc->run_rate)
-			cc->rate = cc->run_rate;
-		cc->comp_enters++;
-	}
+	comp_watch(cc, ev, q, target, rate0, now);
 	if (cc->iv_ce == 0)
 		cc->jit = (1 - cc->p.jit_g) * cc->jit + cc->p.jit_g * q;
 	cc->prev_q = q;

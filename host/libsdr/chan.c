@@ -313,20 +313,17 @@ static inline struct sdr_op *child_op(const struct sdr_qp *g, unsigned c, const 
 	return op->is_recv ? &q->rh[op->seq % SDR_HANDLES].op : &q->sh[op->seq % SDR_HANDLES].op;
 }
 
-/* What every group post checks before its first child post: the group is
- * connected and in step, each child's handle free and its SQ with room,
- * every channel with a byte of the message. */
-/* Before any child posts: the group's state, then each child's (in step,
- * alive, its budget) and its descriptor as the DPU will check it, with the
- * MR each child sees in @p mrs. */
+/* What every group post checks before its first child post (the caller
+ * found the group connected): its handle free; each child in step, alive,
+ * its handle free and its SQ with room, with a byte of the message; then
+ * each child's descriptor as the DPU will check it, with the MR each child
+ * sees in @p mrs. */
 static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const struct sdr_op *gop,
 			  struct sdr_mr *mr, uint64_t off, struct sdr_mr **mrs)
 {
 	struct sdr_ctx *ctx = g->ctx;
 	uint32_t seq = is_recv ? g->recv_seq : g->send_seq;
 
-	if (!g->connected)
-		return fail(ctx, -ENOTCONN, "QP not connected");
 	if (gop->state == OP_PENDING || (gop->state == OP_DONE && !gop->reaped))
 		return fail(ctx, -EAGAIN, "handle of message n-1024 not completed and reaped");
 	for (unsigned c = 0; c < g->nchan; c++) {

@@ -53,6 +53,9 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->comp_alpha = 0.5;
 	p->comp_mark_rtts = 16;
 	p->comp_memory_ns = 1000000000u; /* 1 s */
+	p->comp_delay_frac = 0.5;
+	p->comp_max_ns = 4000000000u; /* 4 s */
+	p->comp_shrink = 0.3;
 }
 
 static double floor_of(const struct sdr_cc *cc)
@@ -192,6 +195,15 @@ static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
 
 	cc->comp_iv++;
 	if (cc->iv_lost > 0) {
+		/* (of what it sent in the interval, where that is less: Reno
+		 * halves what it has in flight; a rate above what a window
+		 * (the host's messages in flight) lets out is halved without
+		 * effect, and flows held back by their windows keep the
+		 * buffer full) */
+		double snd = len ? (double)cc->iv_sent_bytes * 8e9 / (double)len : 0;
+
+		if (snd > 0 && snd < cc->rate)
+			cc->rate = snd;
 		cc->rate *= 1 - cc->p.comp_md;
 		cc->dec_loss++;
 		return SDR_CC_DEC_LOSS;
@@ -214,9 +226,26 @@ static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
 static void comp_watch(struct sdr_cc *cc, enum sdr_cc_event ev, double q, uint64_t target,
 		       double rate0, uint64_t now)
 {
+	bool ecn = sdr_cc_ecn_leads(cc, now);
+
 	if (ev == SDR_CC_DEC_ECN || ev == SDR_CC_DEC_DELAY) {
 		if (cc->cong_run == 0) {
 			cc->run_rate = rate0;
+			cc->run_q0 = q;
+			cc->cong_run = 1;
+		} else if (q + (double)target < (1 - cc->p.comp_shrink) * cc->run_q0 ||
+			   (!ecn && q < cc->p.comp_delay_frac * (double)cc->base_rtt)) {
+			/* the run starts again from this cut (the rate before
+			 * its first stays what an entry restores) where since
+			 * its first the queue shrank by more than comp_shrink
+			 * (and T): the cuts drain it, as flows that answer do
+			 * over drain_rtts round trips, and a decision to the
+			 * next may see less of that than the noise; or where
+			 * the path does not mark and the queue is below
+			 * comp_delay_frac of the base RTT: the RTT samples of a
+			 * loaded host vary by milliseconds, and cuts on that
+			 * noise are no sign of a competitor */
+			cc->run_q0 = q;
 			cc->cong_run = 1;
 		} else if (q + (double)target >= cc->prev_q) {
 			/* the cut before did not shrink the queue (by more than
@@ -231,7 +260,6 @@ static void comp_watch(struct sdr_cc *cc, enum sdr_cc_event ev, double q, uint64
 	 * drained, and the flow that does not answer takes the link back
 	 * while this one cuts on every mark again; delay alone is noisier,
 	 * and 8 flows on a bottleneck that does not mark re-entered on it) */
-	bool ecn = sdr_cc_ecn_leads(cc, now);
 	bool again = cc->comp_left && now - cc->comp_left < cc->p.comp_memory_ns && ecn;
 
 	/* (the first time, where the path marks, the queue must also have
@@ -245,6 +273,7 @@ static void comp_watch(struct sdr_cc *cc, enum sdr_cc_event ev, double q, uint64
 		/* the cuts answered a queue another flow keeps: undone (as
 		 * TCP undoes a reduction found spurious, RFC 3522) */
 		cc->comp = true;
+		cc->comp_at = now;
 		if (cc->rate < cc->run_rate)
 			cc->rate = cc->run_rate;
 		cc->comp_enters++;
@@ -285,11 +314,27 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
 
 	/* the TCP-competitive mode ends when an interval without CE finds
-	 * the queue below T: the flow that kept it full is gone or answers */
-	if (cc->comp && cc->iv_ce == 0 && q < (double)target) {
+	 * the queue below the delay target in force (T, or above the host's
+	 * noise): the flow that kept it full is gone or answers */
+	if (cc->comp && cc->iv_ce == 0 && q < (double)dt) {
 		cc->comp = false;
 		cc->cong_run = 0;
 		cc->comp_left = now;
+	} else if (cc->comp && cc->iv_lost > 0 && cc->p.comp_max_ns &&
+		   now - cc->comp_at >= cc->p.comp_max_ns) {
+		/* ... and at the first loss after comp_max_ns in it, the
+		 * decision is the ordinary one again: flows that all answer
+		 * ECN but entered the mode (a start-up on a loaded host) keep
+		 * a full buffer between them, which no interval finds below
+		 * the target, and its overflow reaches all of them at once -
+		 * they cut together and drain it, and the run that would
+		 * enter again starts over as the queue shrinks. Beside TCP
+		 * that does not answer, the queue stays, and comp_reenter
+		 * cuts enter again, undone. */
+		cc->comp = false;
+		cc->cong_run = 0;
+		cc->comp_left = now;
+		cc->comp_expired++;
 	}
 	if (cc->comp) {
 		ev = decide_comp(cc, len);

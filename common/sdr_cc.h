@@ -99,6 +99,14 @@ struct sdr_cc_params {
 	                            per comp_mark_rtts base RTTs, whichever is the
 	                            larger) must be at least this to enter the mode */
 	double comp_mark_rtts;
+	double comp_delay_frac; /**< where it does not mark, a cut whose queueing
+	                             delay is below this fraction of the base RTT
+	                             starts the run again (host noise on the RTT
+	                             samples stays below it) */
+	double comp_shrink;     /**< a cut whose queue is below (1 - this) of the
+	                             run's first, less T, starts the run again */
+	uint64_t comp_max_ns;   /**< after this long in the mode, the first loss
+	                             ends it (0: only the queue's draining) */
 };
 
 /** Defaults (docs/congestion.md "Constants"). */
@@ -156,14 +164,18 @@ struct sdr_cc {
 	 * it. After comp_enter congested decisions in a row, those cuts are
 	 * undone (the rate before the first), CE and delay no longer cut, loss
 	 * cuts by comp_md, and the rate grows as Reno's does, comp_ai_bytes
-	 * per RTT, until an interval without CE finds the queue below T */
-	bool comp;            /**< in the TCP-competitive mode */
-	unsigned cong_run;    /**< congested decisions (CE or delay) in a row,
+	 * per RTT, until an interval without CE finds the queue below the
+	 * delay target in force, or a loss comes after comp_max_ns in it */
+	bool comp;             /**< in the TCP-competitive mode */
+	unsigned cong_run;     /**< congested decisions (CE or delay) in a row,
 	                           the queue not shrinking */
-	double run_rate;      /**< the rate before the first of them */
-	uint64_t comp_enters; /**< times the mode was entered */
-	uint64_t comp_left;   /**< ns: when it last left the mode (0: never) */
-	uint64_t comp_iv;     /**< decisions made in the mode */
+	double run_rate;       /**< the rate before the first of them */
+	double run_q0;         /**< ns: the queueing delay at its first cut */
+	uint64_t comp_enters;  /**< times the mode was entered */
+	uint64_t comp_left;    /**< ns: when it last left the mode (0: never) */
+	uint64_t comp_iv;      /**< decisions made in the mode */
+	uint64_t comp_at;      /**< ns: when it last entered the mode */
+	uint64_t comp_expired; /**< times a loss after comp_max_ns ended it */
 };
 
 /** Start at init_frac of @p ceiling_bps (> 0) at @p now_ns. */

@@ -183,13 +183,15 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		"    CC: rate %.1f Mbit/s ceiling %.1f | base rtt %.0f us srtt %.0f us | "
 		"alpha %.3f | delay target %.0f us (jitter %.0f us) | last %s | cuts ecn %" PRIu64
 		" delay %" PRIu64 " loss %" PRIu64 " increases %" PRIu64 " intervals %" PRIu64
-		" | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64 " intervals)"
+		" | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64 " intervals, %" PRIu64
+		" ended at the limit) | losses %" PRIu64 " (and %" PRIu64 " sent before a cut)"
 		" | CE echoed %" PRIu64 " (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
 		k->increases, k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv,
-		c->ce_echoed, c->echo_acks, c->rx_ce);
+		k->comp_expired, k->lost_events, k->stale_lost, c->ce_echoed, c->echo_acks,
+		c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -204,13 +206,14 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"ce_echoed\":%" PRIu64 ",\"echo_acks\":%" PRIu64 ",\"lost_events\":%" PRIu64
 		",\"rate_sets\":%" PRIu64 ",\"rx_pkts\":%" PRIu32 ",\"rx_ce\":%" PRIu32
 		",\"ecn_leads\":%d,\"delay_target_us\":%.1f,\"jitter_us\":%.1f"
-		",\"competitive\":%d,\"comp_enters\":%" PRIu64 ",\"comp_intervals\":%" PRIu64 "}",
+		",\"competitive\":%d,\"comp_enters\":%" PRIu64 ",\"comp_intervals\":%" PRIu64
+		",\"comp_expired\":%" PRIu64 ",\"stale_lost\":%" PRIu64 "}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
 		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
 		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
-		k->comp ? 1 : 0, k->comp_enters, k->comp_iv);
+		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)

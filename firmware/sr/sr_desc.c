@@ -23,7 +23,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.ack_us = 500,
 	.probe_max_ms = 1000,
 	.paths = 1,
-	.cc_competitive = 1,
+	.cc_competitive = 0,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -108,9 +108,9 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .var = &sdr_sr_cfg.cc_competitive,
 	 .help = "its TCP-competitive mode: after cuts in a row that did not\n"
 		 "shrink the queue (a flow that ignores ECN and delay keeps\n"
-		 "it: TCP without ECN, BBR) it answers loss alone, as Reno\n"
-		 "(docs/congestion.md; default on; off: a link shared only\n"
-		 "with flows that answer ECN)"},
+		 "it: TCP without ECN, BBR) it answers loss alone, as Reno,\n"
+		 "for 4 s at least (docs/congestion.md; default off: on for a\n"
+		 "link shared with such flows, which then fill its buffer)"},
 	SDR_OPT_END,
 };
 

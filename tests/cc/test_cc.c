@@ -748,6 +748,111 @@ static void test_alone(void)
 	CHECK(g >= 0.95 * cap, "alone: %.1f %%", 100 * g / cap);
 }
 
+/* feed() with the flow sending @p sent_frac of what its rate allows (a
+ * window, not the pacer, holding it back), and @p lost packets lost at the
+ * interval's start */
+static uint64_t feed_held(struct sdr_cc *cc, uint64_t t, unsigned n, uint64_t rtt, unsigned ce,
+			  double sent_frac, unsigned lost)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t d0 = cc->intervals, iv = cc->base_rtt;
+		unsigned k = 0;
+
+		if (lost)
+			sdr_cc_on_loss(cc, t, lost);
+		while (cc->intervals == d0 && k < 100) {
+			sdr_cc_on_sent(cc,
+				       (uint32_t)(sent_frac * cc->rate * (double)iv / 80e9) + 1);
+			t += iv / 10;
+			sdr_cc_on_ack(cc, t, rtt, 10, k % 10 < ce / 10 ? 10 : 0, 0);
+			k++;
+		}
+	}
+	return t;
+}
+
+/* The TCP-competitive mode (sdr_cc.h) decision by decision: when it starts,
+ * what it does, when it ends. */
+static void test_competitive(void)
+{
+	struct sdr_cc_params p;
+	struct sdr_cc cc;
+	uint64_t t = 0;
+	unsigned k;
+
+	sdr_cc_params_default(&p);
+
+	/* a queue that marks everything and does not shrink under the cuts:
+	 * entered once the smoothed marked fraction reaches comp_alpha (from
+	 * 0: not after comp_enter cuts), the cuts undone */
+	sdr_cc_init(&cc, &p, GBIT, 0);
+	t = feed(&cc, t, 30, 25 * MS, 0); /* base RTT, the rate up */
+	double before = cc.rate;
+
+	for (k = 0; k < 30 && !cc.comp; k++)
+		t = feed(&cc, t, 1, 25 * MS + 10 * MS, 100);
+	CHECK(cc.comp && k > p.comp_enter && cc.mark >= p.comp_alpha,
+	      "standing marked queue: the mode entered after %u cuts (mark %.2f)", k, cc.mark);
+	CHECK(cc.rate >= before, "entry undoes the cuts: %.1f of %.1f Mbit/s", cc.rate / 1e6,
+	      before / 1e6);
+	/* in the mode CE does not cut, loss cuts by comp_md of what the flow
+	 * sent where that is less than its rate (a window held it back) */
+	double r = cc.rate;
+
+	t = feed(&cc, t, 3, 25 * MS + 10 * MS, 100);
+	CHECK(cc.comp && cc.rate >= r, "in the mode CE does not cut: %.1f -> %.1f Mbit/s", r / 1e6,
+	      cc.rate / 1e6);
+	r = cc.rate;
+	t = feed_held(&cc, t, 1, 25 * MS + 10 * MS, 100, 0.25, 1);
+	CHECK(cc.comp && cc.last == SDR_CC_DEC_LOSS && cc.rate < 0.25 * r * (1 - p.comp_md) * 1.2,
+	      "a loss in the mode halves what it sent: %.1f -> %.1f Mbit/s (sent a quarter)",
+	      r / 1e6, cc.rate / 1e6);
+	/* after comp_max_ns, the first loss ends it: an ordinary decision */
+	for (k = 0; k < 400 && t - cc.comp_at < p.comp_max_ns; k++)
+		t = feed(&cc, t, 1, 25 * MS + 10 * MS, 100);
+	CHECK(cc.comp && cc.comp_expired == 0, "no loss: still in the mode after %.1f s",
+	      (double)(t - cc.comp_at) / 1e9);
+	t = feed_held(&cc, t, 1, 25 * MS + 10 * MS, 100, 1, 1);
+	CHECK(!cc.comp && cc.comp_expired == 1 && cc.last == SDR_CC_DEC_ECN,
+	      "the first loss after comp_max ends the mode (%s)", sdr_cc_event_name(cc.last));
+	/* ... and comp_reenter cuts on the queue that stays enter it again */
+	t = feed(&cc, t, p.comp_reenter + 1, 25 * MS + 10 * MS, 100);
+	CHECK(cc.comp && cc.comp_enters == 2, "re-entered after %u cuts: %" PRIu64 " entries",
+	      p.comp_reenter, cc.comp_enters);
+	/* the queue gone: it ends at the first interval without CE */
+	t = feed(&cc, t, 1, 25 * MS, 0);
+	CHECK(!cc.comp, "an interval without CE or queue ends the mode");
+
+	/* a queue that shrinks under the cuts (by comp_shrink of where the run
+	 * began, every few cuts), if not from each cut to the next, is drained
+	 * by flows that answer: never entered, however much it marks */
+	sdr_cc_init(&cc, &p, GBIT, 0);
+	t = feed(&cc, 0, 30, 25 * MS, 0);
+	for (k = 0; k < 16; k++) { /* 200 ms, 210, 160, 168, 128, ... 35 ms: a
+				      * noisy drain, up every other cut */
+		double q = 200e6 * pow(0.8, k / 2) * (k % 2 ? 1.05 : 1);
+
+		t = feed(&cc, t, 1, 25 * MS + (uint64_t)q, 100);
+	}
+	CHECK(cc.comp_enters == 0 && cc.dec_ecn >= 14 && cc.mark >= p.comp_alpha,
+	      "a shrinking marked queue: %" PRIu64 " entries in %" PRIu64 " cuts (mark %.2f)",
+	      cc.comp_enters, cc.dec_ecn, cc.mark);
+
+	/* no ECN: a standing queue below comp_delay_frac of the base RTT is
+	 * what a loaded host's RTT samples look like - cut on, never entered;
+	 * one above it, entered after comp_enter cuts */
+	sdr_cc_init(&cc, &p, GBIT, 0);
+	t = feed(&cc, 0, 30, 25 * MS, 0);
+	t = feed(&cc, t, 20, 25 * MS + 10 * MS, 0);
+	CHECK(cc.comp_enters == 0 && cc.dec_delay >= 10,
+	      "no ECN, 10 ms of queue: %" PRIu64 " delay cuts, %" PRIu64 " entries", cc.dec_delay,
+	      cc.comp_enters);
+	for (k = 0; k < 10 && !cc.comp; k++)
+		t = feed(&cc, t, 1, 25 * MS + 20 * MS, 0);
+	CHECK(cc.comp && k == p.comp_enter - 1,
+	      "no ECN, 20 ms of queue: entered after %u more cuts", k);
+}
+
 /* Loss reacts at most once per interval (one round trip), as TCP's one
  * reduction per window: a burst of losses of packets sent before the cut,
  * however many intervals their detection spans, cuts once, by the
@@ -821,6 +926,7 @@ int main(int argc, char **argv)
 	bool delay = argc > 1 && strcmp(argv[1], "--delay") == 0;
 
 	test_reactions();
+	test_competitive();
 	test_loss_once();
 	test_alone();
 	for (unsigned n = 2; n <= 8; n *= 2) {

@@ -47,7 +47,7 @@ for side in a b; do
 	# shellcheck disable=SC2046
 	ip netns exec "$ns" "$SDR_DPU" $(rig_eal "sdr-ct-$side-$$" 512) $(rig_vdev "$ifc") -- \
 		--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" \
-		--port-rate $((RATE_MBIT * 3))m --cc on --stats-json "$SDR_TMP/dpu-$side.json" \
+		--port-rate $((RATE_MBIT * 3))m --cc on --cc-competitive on --stats-json "$SDR_TMP/dpu-$side.json" \
 		--stats-interval 1 \
 		>"$SDR_TMP/dpu-$side.log" 2>&1 &
 	SDR_PIDS+=($!)

@@ -4,7 +4,8 @@
 # through the link emulator's shared bottleneck (25 ms RTT, 4 MB buffer,
 # ECN marks from 100 KB), on the veth rig (two daemons, root) or the ring
 # rig without root. One case per run:
-#   fair      2 and 4 flows, SR, --cc on: aggregate payload goodput,
+#   fair      2 and 4 flows, SR, --cc on (and --cc-competitive on: never
+#             entered): aggregate payload goodput,
 #             Jain's index over the steady state and its worst 1 s window,
 #             bottleneck loss, queue p99 (of the buffer), CE fraction;
 #   capacity  2 SR flows, the capacity halved and restored (rate schedule):
@@ -64,8 +65,10 @@ fair)
 	# docs/congestion.md "Limits")
 	for rel in sr; do
 		for n in 2 4; do
+			# (the TCP-competitive mode allowed: flows that all
+			# answer ECN never enter it)
 			flows $rel-$n "$BASE,rate=$RATE" --qps $n --duration 12 --rel $rel \
-				--dpu-arg=--cc=on
+				--dpu-arg=--cc=on --dpu-arg=--cc-competitive=on
 		done
 	done
 	check '
@@ -84,6 +87,8 @@ for tag in sorted(r):
     assert x["jain"] >= 0.7, "%s: Jain %.4f < 0.7" % (tag, x["jain"])
     assert loss <= 1e-3, "%s: loss %.2e > 1e-3" % (tag, loss)
     assert q99 <= 0.25, "%s: queue p99 %.1f %% of the buffer" % (tag, 100 * q99)
+    comp = sum(f["cc_comp_enters"] for f in x["per_flow"])
+    assert comp == 0, "%s: the TCP-competitive mode entered %d times" % (tag, comp)
 ' || fail "fairness"
 	;;
 capacity)

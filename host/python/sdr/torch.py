@@ -23,7 +23,7 @@ else raises RuntimeError naming what is supported. See docs/training.md.
 Configuration: ``pg_options=sdr.torch.Options(...)`` in init_process_group,
 else the environment: SDR_DPU (daemon socket), SDR_REL (none, sr, auto, ec,
 ec:rs:K:M, ec:xor:K:M; default auto), SDR_MAX_MSG, SDR_CHUNK_PKTS,
-SDR_SPIN_US, SDR_POLL_US, SDR_PATHS.
+SDR_SPIN_US, SDR_POLL_US, SDR_PATHS, SDR_CHANNELS.
 """
 import ctypes
 import collections
@@ -43,7 +43,7 @@ import torch.distributed as dist
 from torch._C import _distributed_c10d as _c10d
 from torch._C._distributed_c10d import Work as _Work
 
-from . import core
+from . import _capi, core
 from .core import SdrError
 
 BACKEND = "sdr"
@@ -121,6 +121,12 @@ class Options:
     paths:      UDP source ports (ECMP paths) each QP sprays over, 1..16
                 (docs/multipath.md; default $SDR_PATHS, then the daemon's
                 --paths)
+    channels:   DPU workers (channels, docs/host-api.md "Channels") that
+                carry each remote peer's large messages, 1..8: with W > 1
+                a second QP per peer and stream, of W channels, carries
+                every message above (W - 1) chunks (each channel needs a
+                stripe of it), the first the others. Every rank must use
+                the same. Default $SDR_CHANNELS, then 1
     spin_us:    a wait polls back to back (yielding the CPU) this long
                 (default $SDR_SPIN_US, then 1000), then
     poll_us:    sleeps this long between polls (default $SDR_POLL_US,
@@ -132,7 +138,7 @@ class Options:
     """
 
     def __init__(self, dpu=None, rel=None, max_msg=None, chunk_pkts=None, poll_us=None,
-                 spin_us=None, arena_mb=64, local_dir=None, paths=None):
+                 spin_us=None, arena_mb=64, local_dir=None, paths=None, channels=None):
         self.dpu = dpu or os.environ.get("SDR_DPU") or core.DEFAULT_SOCKET
         self.rel = rel or os.environ.get("SDR_REL") or "auto"
         core.parse_rel(self.rel)  # ValueError now rather than at QP creation
@@ -146,6 +152,9 @@ class Options:
         self.paths = int(paths) if paths is not None else _env_int("SDR_PATHS", 0)
         if not 0 <= self.paths <= 16:
             raise ValueError(f"sdr.torch.Options: paths {self.paths}: 0..16")
+        self.channels = int(channels) if channels is not None else _env_int("SDR_CHANNELS", 1)
+        if not 1 <= self.channels <= 8:
+            raise ValueError(f"sdr.torch.Options: channels {self.channels}: 1..8")
         if (self.max_msg < 0 or self.chunk_pkts < 0 or self.poll_us < 0 or self.spin_us < 0
                 or self.arena_mb <= 0):
             raise ValueError("sdr.torch.Options: max_msg, chunk_pkts, poll_us, spin_us must be "
@@ -154,7 +163,7 @@ class Options:
     def __repr__(self):
         return (f"sdr.torch.Options(dpu={self.dpu!r}, rel={self.rel!r}, max_msg={self.max_msg}, "
                 f"chunk_pkts={self.chunk_pkts}, spin_us={self.spin_us}, poll_us={self.poll_us}, "
-                f"paths={self.paths})")
+                f"paths={self.paths}, channels={self.channels})")
 
 
 # ---------------------------------------------------------------- devices
@@ -423,10 +432,16 @@ def _flat_bytes_view(t):
 
 
 class _SdrChannel:
-    """Both streams to one remote peer: one libsdr QP each."""
+    """Both streams to one remote peer: one libsdr QP each, and with
+    Options.channels W > 1 a QP of W channels each (``big``) for the
+    messages above ``big_over`` bytes: both ends cut a tensor into the same
+    pieces and pick the QP by a piece's length, so each QP's messages
+    match in order."""
 
-    def __init__(self, pg, peer, qps):
+    def __init__(self, pg, peer, qps, big=None, big_over=0):
         self.pg, self.peer, self.qps = pg, peer, qps
+        self.big, self.big_over = big or {}, big_over
+        self.posts = {"small": 0, "big": 0}  # messages posted on each kind of QP
         self.piece = {}      # stream -> largest message (both ends' max_msg)
         self.queue = {(s, d): collections.deque() for s in (S_P2P, S_COLL) for d in (0, 1)}
         self.broken = {S_P2P: None, S_COLL: None}
@@ -444,7 +459,7 @@ class _SdrChannel:
     def kick(self, stream, send):
         """Post queued messages in order until a ring is full."""
         q = self.queue[(stream, send)]
-        qp = self.qps[stream]
+        small, big = self.qps[stream], self.big.get(stream)
         while q:
             op = q[0]
             if op.done:  # failed while queued
@@ -457,6 +472,7 @@ class _SdrChannel:
             while op.posted < len(op.pieces):
                 mr, off, ln = op.pieces[op.posted]
                 wr = self.pg._new_wr(op, op.posted)
+                qp = big if big is not None and ln > self.big_over else small
                 try:
                     if send:
                         h = qp.post_send(mr, off, ln, imm=op.imm, wr_id=wr)
@@ -471,6 +487,7 @@ class _SdrChannel:
                     return
                 op.handles.append(h)
                 op.posted += 1
+                self.posts["big" if qp is big else "small"] += 1
             q.popleft()
 
     def kick_all(self):
@@ -879,12 +896,18 @@ class ProcessGroupSDR(_Base):
         probe.destroy()
         store.set(f"sdr/dpu/{r}", dpu_id)
         store.set(f"sdr/rel/{r}", rel)
+        store.set(f"sdr/chan/{r}", str(self.opts.channels))
         ids = {p: store.get(f"sdr/dpu/{p}").decode() for p in range(n)}
         for p in range(n):
             prel = store.get(f"sdr/rel/{p}").decode()
             if prel != rel:
                 raise ValueError(f"sdr backend: rank {r} uses reliability {rel}, rank {p} uses "
                                  f"{prel} (SDR_REL / Options.rel must agree on every rank)")
+            pch = int(store.get(f"sdr/chan/{p}").decode())
+            if pch != self.opts.channels:
+                raise ValueError(f"sdr backend: rank {r} uses {self.opts.channels} channels, "
+                                 f"rank {p} {pch} (SDR_CHANNELS / Options.channels must agree "
+                                 "on every rank)")
         local = [p for p in range(n) if p != r and ids[p] == dpu_id]
         remote = [p for p in range(n) if p != r and ids[p] != dpu_id]
         # remote peers: a QP per stream
@@ -895,6 +918,20 @@ class ProcessGroupSDR(_Base):
                                      paths=self.opts.paths) for s in (S_P2P, S_COLL)}
             for s, q in qps[p].items():
                 store.set(f"sdr/qp/{r}/{p}/{s}", bytes(q.info()))
+        # ... and with channels, a QP of that many channels per stream for
+        # the large messages (its info: one per channel, back to back)
+        big, big_over = {}, 0
+        w = self.opts.channels
+        for p in remote if w > 1 else ():
+            big[p] = {s: self.ctx.qp(rel=rel, max_msg=self.opts.max_msg,
+                                     chunk_pkts=self.opts.chunk_pkts, paths=self.opts.paths,
+                                     channels=w) for s in (S_P2P, S_COLL)}
+            for s, q in big[p].items():
+                infos = q.info()
+                store.set(f"sdr/qpc/{r}/{p}/{s}", b"".join(bytes(i) for i in infos))
+                # (a message must leave every channel a byte: longer
+                # than W - 1 stripes of one chunk)
+                big_over = (w - 1) * infos[0].chunk_pkts * infos[0].mtu
         # local peers: the lower rank listens
         if any(p > r for p in local):
             d = self.opts.local_dir or tempfile.mkdtemp(prefix="sdr-torch-")
@@ -907,10 +944,20 @@ class ProcessGroupSDR(_Base):
             for s, q in qps[p].items():
                 info = core.QPInfo.from_bytes(store.get(f"sdr/qp/{p}/{r}/{s}"))
                 q.connect(info)
-            ch = _SdrChannel(self, p, qps[p])
+            for s, q in big.get(p, {}).items():
+                raw = store.get(f"sdr/qpc/{p}/{r}/{s}")
+                n1 = _capi.QP_INFO_WIRE
+                if len(raw) != w * n1:
+                    raise SdrError(_errno.EPROTO, "sdr.torch",
+                                   detail=f"rank {p}'s channel QP info: {len(raw)} bytes, "
+                                          f"want {w} x {n1}")
+                q.connect([core.QPInfo.from_bytes(raw[i * n1:(i + 1) * n1]) for i in range(w)])
+            ch = _SdrChannel(self, p, qps[p], big.get(p), big_over)
             for s, q in qps[p].items():
                 mine = self.opts.max_msg or q.info().max_msg
                 ch.piece[s] = min(mine, q.peer.max_msg)
+                for g in ([big[p][s]] if p in big else []):
+                    ch.piece[s] = min(ch.piece[s], min(i.max_msg for i in g.peer))
             self._chans[p] = ch
         for p in local:
             if p < r:

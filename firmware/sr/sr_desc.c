@@ -109,8 +109,9 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .help = "its TCP-competitive mode: after cuts in a row that did not\n"
 		 "shrink the queue (a flow that ignores ECN and delay keeps\n"
 		 "it: TCP without ECN, BBR) it answers loss alone, as Reno,\n"
-		 "for 4 s at least (docs/congestion.md; default off: on for a\n"
-		 "link shared with such flows, which then fill its buffer)"},
+		 "until the queue drains or a loss comes after 4 s of it\n"
+		 "(docs/congestion.md; default off: on for a link shared with\n"
+		 "such flows, which then fill its buffer)"},
 	SDR_OPT_END,
 };
 

@@ -237,6 +237,9 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_acked", k->acked);
 	kv->u64(kv->arg, "cc_competitive", k->comp);
 	kv->u64(kv->arg, "cc_comp_enters", k->comp_enters);
+	kv->u64(kv->arg, "cc_comp_expired", k->comp_expired);
+	kv->u64(kv->arg, "cc_lost", k->lost_events);
+	kv->u64(kv->arg, "cc_stale_lost", k->stale_lost);
 }
 
 void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)
@@ -269,6 +272,18 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 	m->counter(m->arg, "cc_competitive_entered",
 		   "congestion control: times it entered the TCP-competitive mode", NULL,
 		   (double)k->comp_enters);
+	m->counter(
+		m->arg, "cc_competitive_expired",
+		"congestion control: times a loss after 4 s in the TCP-competitive mode ended it",
+		NULL, (double)k->comp_expired);
+	m->counter(m->arg, "cc_lost_packets",
+		   "congestion control: packets found lost, by whether it counted them (not those "
+		   "sent before its last cut)",
+		   "kind=\"counted\"", (double)k->lost_events);
+	m->counter(m->arg, "cc_lost_packets",
+		   "congestion control: packets found lost, by whether it counted them (not those "
+		   "sent before its last cut)",
+		   "kind=\"sent-before-cut\"", (double)k->stale_lost);
 	m->counter(m->arg, "cc_ce_echoed", "congestion control: CE marks its peer echoed", NULL,
 		   (double)c->ce_echoed);
 	m->counter(m->arg, "cc_ce_received", "data packets that arrived CE-marked", NULL,

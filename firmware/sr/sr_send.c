@@ -289,16 +289,24 @@ static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 /* The RACK rule (RFC 8985 6.2 step 5) over the timer FIFO, oldest first:
  * the units it finds lost go to the retransmit queue; sr->rack_due is when
  * the first one still undecided must be looked at again. Stale entries at
- * the head are dropped on the way: on one path, O(units acknowledged). */
+ * the head are dropped on the way: on one path, O(units acknowledged);
+ * sprayed, the units sent before the newest acknowledged on any path (a
+ * slower path's units in flight), at most SR_EXPIRE_MAX. */
 static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
 {
 	struct sdr_tq *t = &sr->timers;
-	uint64_t due_min = 0;
+	uint64_t due_min = 0, newest = 0;
 	uint32_t i = 0, looked = 0;
 
 	sr->rack_due = 0;
 	if (sr->probing)
 		return;
+	/* (sprayed: the most recently sent unit acknowledged on any path; the
+	 * FIFO is in order of sending, and no path can find a unit sent after
+	 * it lost, so the walk ends there) */
+	for (unsigned p = 0; p < sr->npaths && p < SDR_SR_PATHS_MAX; p++)
+		if (sr->path[p].rack_tsc > newest)
+			newest = sr->path[p].rack_tsc;
 	while (i < t->n) {
 		const struct sdr_tq_ent *e = &t->e[(t->head + i) % t->cap];
 		struct sdr_sr_unit *u = live_unit(qp, sr, e);
@@ -316,6 +324,8 @@ static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *
 				i++;
 			continue;
 		}
+		if (e->tsc > newest)
+			break;
 		q = path_of(sr, u);
 		due = rack_sent_before(q, e->tsc, e->seq, e->chunk)
 			      ? rack_deadline(sr, q, e->tsc, hold_of(qp, sr, e->seq))

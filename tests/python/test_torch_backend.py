@@ -14,27 +14,19 @@ below the group's timeout, bounds a peer that goes silent instead)."""
 import datetime
 import errno
 import os
-import sys
 import time
 
 import torch
 import torch.distributed as dist
 
+import rankcheck
 import sdr
 import sdr.torch
+from rankcheck import check
 
 R, W = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 assert W == 4, "run with 4 ranks"
 torch.manual_seed(0)
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    if not cond:
-        print(f"FAIL (rank {R}): {what}", flush=True)
-        sys.exit(1)
-    checks += 1
 
 
 def expect(fn, exc, what, err=None, text=None):
@@ -205,7 +197,7 @@ if R == 2:   # local peer 0 never sends
     check(0.5 <= el < 30, f"wait(0.5 s) took {el:.2f} s")
 dist.barrier()
 if R == 3:
-    print(f"rank 3: exiting without a word ({checks} checks passed)", flush=True)
+    print(f"rank 3: exiting without a word ({rankcheck.checks} checks passed)", flush=True)
     os._exit(0)
 if R == 0:   # cross peer 3 is gone: its DPU's QP-CLOSED ends the send (docs/reliability.md
     # "Faults: link outages"): -ECONNRESET, or -ENOTCONN once the QP failed
@@ -220,5 +212,5 @@ if R == 0:   # cross peer 3 is gone: its DPU's QP-CLOSED ends the send (docs/rel
 if R == 1:   # local peer 3 is gone: its socket closed
     expect(lambda: dist.recv(torch.zeros(8), 3), sdr.SdrError, "recv from a dead local peer",
            text="rank 3")
-print(f"rank {R}: {checks} checks passed", flush=True)
+print(f"rank {R}: {rankcheck.checks} checks passed", flush=True)
 os._exit(0)   # rank 3 is gone: no barrier at exit

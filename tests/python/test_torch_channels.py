@@ -9,25 +9,17 @@ several messages, that both kinds of QP carried messages, and that a
 channel count out of range is refused."""
 import datetime
 import os
-import sys
 
 import torch
 import torch.distributed as dist
 
+import rankcheck
 import sdr
 import sdr.torch
+from rankcheck import check
 
 R, W = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 assert W == 2, "run with 2 ranks"
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    if not cond:
-        print(f"FAIL (rank {R}): {what}", flush=True)
-        sys.exit(1)
-    checks += 1
 
 
 def pattern(n, seed):
@@ -80,4 +72,4 @@ check(torch.equal(b, pattern(400_000, 55)), "broadcast of 1.6 MB")
 check(ch.posts["big"] > big0, f"collectives on the channel QP: {ch.posts}")
 dist.barrier()
 dist.destroy_process_group()
-print(f"rank {R}: {checks} checks passed; posts {ch.posts}", flush=True)
+print(f"rank {R}: {rankcheck.checks} checks passed; posts {ch.posts}", flush=True)

@@ -315,26 +315,24 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 
 	/* the TCP-competitive mode ends when an interval without CE finds
 	 * the queue below the delay target in force (T, or above the host's
-	 * noise): the flow that kept it full is gone or answers */
-	if (cc->comp && cc->iv_ce == 0 && q < (double)dt) {
+	 * noise): the flow that kept it full is gone or answers; and at the
+	 * first loss after comp_max_ns in it, the decision is the ordinary
+	 * one again: flows that all answer ECN but entered the mode (a
+	 * start-up on a loaded host) keep a full buffer between them, which
+	 * no interval finds below the target, and its overflow reaches all of
+	 * them at once - they cut together and drain it, and the run that
+	 * would enter again starts over as the queue shrinks. Beside TCP that
+	 * does not answer, the queue stays, and comp_reenter cuts enter
+	 * again, undone. */
+	bool drained = cc->iv_ce == 0 && q < (double)dt;
+	bool expired = !drained && cc->iv_lost > 0 && cc->p.comp_max_ns &&
+		       now - cc->comp_at >= cc->p.comp_max_ns;
+
+	if (cc->comp && (drained || expired)) {
 		cc->comp = false;
 		cc->cong_run = 0;
 		cc->comp_left = now;
-	} else if (cc->comp && cc->iv_lost > 0 && cc->p.comp_max_ns &&
-		   now - cc->comp_at >= cc->p.comp_max_ns) {
-		/* ... and at the first loss after comp_max_ns in it, the
-		 * decision is the ordinary one again: flows that all answer
-		 * ECN but entered the mode (a start-up on a loaded host) keep
-		 * a full buffer between them, which no interval finds below
-		 * the target, and its overflow reaches all of them at once -
-		 * they cut together and drain it, and the run that would
-		 * enter again starts over as the queue shrinks. Beside TCP
-		 * that does not answer, the queue stays, and comp_reenter
-		 * cuts enter again, undone. */
-		cc->comp = false;
-		cc->cong_run = 0;
-		cc->comp_left = now;
-		cc->comp_expired++;
+		cc->comp_expired += expired;
 	}
 	if (cc->comp) {
 		ev = decide_comp(cc, len);

@@ -276,14 +276,13 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 		m->arg, "cc_competitive_expired",
 		"congestion control: times a loss after 4 s in the TCP-competitive mode ended it",
 		NULL, (double)k->comp_expired);
-	m->counter(m->arg, "cc_lost_packets",
-		   "congestion control: packets found lost, by whether it counted them (not those "
-		   "sent before its last cut)",
-		   "kind=\"counted\"", (double)k->lost_events);
-	m->counter(m->arg, "cc_lost_packets",
-		   "congestion control: packets found lost, by whether it counted them (not those "
-		   "sent before its last cut)",
-		   "kind=\"sent-before-cut\"", (double)k->stale_lost);
+	static const char lost_help[] = "congestion control: packets found lost, by whether it "
+					"counted them (not those sent before its last cut)";
+
+	m->counter(m->arg, "cc_lost_packets", lost_help, "kind=\"counted\"",
+		   (double)k->lost_events);
+	m->counter(m->arg, "cc_lost_packets", lost_help, "kind=\"sent-before-cut\"",
+		   (double)k->stale_lost);
 	m->counter(m->arg, "cc_ce_echoed", "congestion control: CE marks its peer echoed", NULL,
 		   (double)c->ce_echoed);
 	m->counter(m->arg, "cc_ce_received", "data packets that arrived CE-marked", NULL,

@@ -116,8 +116,10 @@ rig_free_port() {
 # both DPUs in one sdr-dpu over a net_ring pair (sdr-dpu --ring-pair), A at
 # 10.0.0.1 on SOCK_A, B at 10.0.0.2 on SOCK_B; the options before --instance
 # go to A (and the global ones anywhere), those after it to B. EAL file
-# prefix sdr-TAG-PID, RIG_MEM_MB of memory (default 512). Sets RIG_PID;
-# 1 (daemon killed, its log on stderr) when it did not come up.
+# prefix sdr-TAG-PID, RIG_MEM_MB of memory (default 512), RIG_LCORES the
+# EAL's --lcores (default: its own; e.g. 0@0,1@1,2@0 for --workers 2 on two
+# CPUs). Sets RIG_PID; 1 (daemon killed, its log on stderr) when it did
+# not come up.
 rig_ring_pair() {
 	local tag=$1 sa=$2 sb=$3 log=$4 i
 	shift 4
@@ -128,7 +130,8 @@ rig_ring_pair() {
 	done
 	rm -f "$sa" "$sb"
 	# shellcheck disable=SC2046
-	"$SDR_DPU" $(rig_eal "sdr-$tag-$$" "${RIG_MEM_MB:-512}") -- --ring-pair --name "$sa" --ip 10.0.0.1 "${a[@]}" \
+	"$SDR_DPU" $(rig_eal "sdr-$tag-$$" "${RIG_MEM_MB:-512}") ${RIG_LCORES:+--lcores=$RIG_LCORES} \
+		-- --ring-pair --name "$sa" --ip 10.0.0.1 "${a[@]}" \
 		--instance --name "$sb" --ip 10.0.0.2 "${b[@]}" >"$log" 2>&1 &
 	RIG_PID=$!
 	rig_wait_sock "$sa" "$RIG_PID" && rig_wait_sock "$sb" "$RIG_PID" && return 0

@@ -7,15 +7,8 @@
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/py_lib.sh"
 sdr_py_need_torch
-SOCK_A=$SDR_TMP/a.sock SOCK_B=$SDR_TMP/b.sock DPU_LOG=$SDR_TMP/dpu.log
-# shellcheck disable=SC2046
-"$SDR_DPU" $(rig_eal "sdr-tch-$$" 512) --lcores=0@0,1@1,2@0 -- --ring-pair --workers 2 \
-	--global-timeout-ms 3000 --link delay=1ms,loss=1e-2,dup=1%,reorder=1%:1ms,seed=7 \
-	--name "$SOCK_A" --ip 10.0.0.1 --instance --name "$SOCK_B" --ip 10.0.0.2 >"$DPU_LOG" 2>&1 &
-DPU_PID=$!
-SDR_PIDS+=("$DPU_PID")
-rig_wait_sock "$SOCK_A" "$DPU_PID" && rig_wait_sock "$SOCK_B" "$DPU_PID" ||
-	{ cat "$DPU_LOG" >&2; sdr_fail "daemon did not start"; }
+RIG_LCORES=0@0,1@1,2@0 sdr_start_ring_pair torch-ch --workers 2 --global-timeout-ms 3000 \
+	--link delay=1ms,loss=1e-2,dup=1%,reorder=1%:1ms,seed=7
 cd "$SDR_TMP" || exit 1
 SDR_REL=sr sdr_py -m sdr.launch --ranks 2 --place 0,1 --dpu "$SOCK_A,$SOCK_B" --timeout 120 -- \
 	"$SDR_PY_TESTS/test_torch_channels.py" || { cat "$DPU_LOG"; sdr_fail "channels test"; }

@@ -922,16 +922,18 @@ class ProcessGroupSDR(_Base):
         # the large messages (its info: one per channel, back to back)
         big, big_over = {}, 0
         w = self.opts.channels
-        for p in remote if w > 1 else ():
-            big[p] = {s: self.ctx.qp(rel=rel, max_msg=self.opts.max_msg,
-                                     chunk_pkts=self.opts.chunk_pkts, paths=self.opts.paths,
-                                     channels=w) for s in (S_P2P, S_COLL)}
-            for s, q in big[p].items():
-                infos = q.info()
-                store.set(f"sdr/qpc/{r}/{p}/{s}", b"".join(bytes(i) for i in infos))
-                # (a message must leave every channel a byte: longer
-                # than W - 1 stripes of one chunk)
-                big_over = (w - 1) * infos[0].chunk_pkts * infos[0].mtu
+        if w > 1:
+            for p in remote:
+                big[p] = {s: self.ctx.qp(rel=rel, max_msg=self.opts.max_msg,
+                                         chunk_pkts=self.opts.chunk_pkts, paths=self.opts.paths,
+                                         channels=w) for s in (S_P2P, S_COLL)}
+                for s, q in big[p].items():
+                    store.set(f"sdr/qpc/{r}/{p}/{s}", b"".join(bytes(i) for i in q.info()))
+            if big:
+                # (a message must leave every channel a byte: longer than
+                # W - 1 stripes of one chunk)
+                i0 = next(iter(big.values()))[S_P2P].info()[0]
+                big_over = (w - 1) * i0.chunk_pkts * i0.mtu
         # local peers: the lower rank listens
         if any(p > r for p in local):
             d = self.opts.local_dir or tempfile.mkdtemp(prefix="sdr-torch-")
@@ -956,8 +958,8 @@ class ProcessGroupSDR(_Base):
             for s, q in qps[p].items():
                 mine = self.opts.max_msg or q.info().max_msg
                 ch.piece[s] = min(mine, q.peer.max_msg)
-                for g in ([big[p][s]] if p in big else []):
-                    ch.piece[s] = min(ch.piece[s], min(i.max_msg for i in g.peer))
+                if p in big:
+                    ch.piece[s] = min([ch.piece[s]] + [i.max_msg for i in big[p][s].peer])
             self._chans[p] = ch
         for p in local:
             if p < r:

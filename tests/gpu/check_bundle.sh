@@ -82,7 +82,13 @@ echo "$out" | grep -q 'GPU check: cannot run: .*CUDA' || sdr_fail "run.sh did no
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 	SDR_GPU_SELFTEST=1 SDR_GPU_MEM_MB=512 SDR_GPU_OUT=$SDR_TMP/self SDR_GPU_PYTHON=/usr/bin/python3 \
 		"$bundle/tests/gpu/run.sh" >"$SDR_TMP/self.log" 2>&1 ||
-		{ cat "$SDR_TMP/self.log"; sdr_fail "run.sh self-test"; }
+		{
+			cat "$SDR_TMP/self.log"
+			for f in b.log b-dpu.log; do
+				[ -f "$SDR_TMP/self/$f" ] && { echo "--- $f (tail)"; tail -40 "$SDR_TMP/self/$f"; }
+			done
+			sdr_fail "run.sh self-test"
+		}
 	grep '(b)' "$SDR_TMP/self.log"
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["b"]["pass"]' \
 		"$SDR_TMP/self/summary.json" || sdr_fail "self-test summary.json"

@@ -8,9 +8,12 @@
  * (docs/architecture.md "Channels", docs/host-api.md "Channels").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sdr_bitmap.h"
 #include "sdr_priv.h"
@@ -84,6 +87,53 @@ static struct sdr_mr *chan_mr(struct sdr_qp *g, unsigned c, struct sdr_mr *mr)
 			       sdr_last_error(cc));
 	return mr->chmr[c];
 }
+
+/* ---------------- short messages ----------------
+ *
+ * A message of L <= (W - 1) * S bytes leaves channel c without a byte where
+ * sdr_stripe_owned(L, W, c, S) is 0, and the firmware has no message of 0
+ * bytes (docs/architecture.md "Channels", "Short messages"). Such a channel
+ * carries a one-byte **filler** instead, with the immediate FILL_IMM(imm),
+ * never the message's own: that is how the receiver tells a filler from a
+ * byte of the message (child 0 always carries a byte of it, so its
+ * immediate is the message's). A filler's byte comes from, and a receive of
+ * a channel that the posted length leaves without a byte goes to, the
+ * group's **fill region**: a sealed memfd of (W - 1) * S + 1 bytes (a
+ * channel's first byte lies at c * S), registered on each child's context,
+ * never mapped here (its pages stay holes but W - 1). A receive that does
+ * give channel c a byte cannot know whether a filler will come instead: a
+ * filler writes the byte at c * S of the buffer, past the message, so the
+ * post keeps that byte and the completion puts it back (an MR registered
+ * without an address leaves it written). */
+#define FILL_IMM(imm) ((imm) == 0 ? 1u : 0u)
+
+static struct sdr_mr *fill_mr(struct sdr_qp *g, unsigned c)
+{
+	if (!g->fill) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uint64_t len = (uint64_t)(g->nchan - 1) * g->stripe.s + 1;
+		uint64_t alen = (len + (uint64_t)pg - 1) & ~((uint64_t)pg - 1);
+		int fd = memfd_create("sdr-fill", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+		if (fd < 0 || ftruncate(fd, (off_t)alen) < 0 ||
+		    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+			libsdr_set_err(g->ctx, "the fill region of short messages: %s",
+				       strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		g->fill = sdr_mr_reg_fd(g->ctx, fd, 0, alen, NULL); /* (keeps its own fd) */
+		close(fd);
+		if (!g->fill)
+			return NULL;
+	}
+	return chan_mr(g, c, g->fill);
+}
+
+/* Channel @p c (>= 1) of a done group operation @p gop carried a filler:
+ * a byte whose immediate, known, is not child 0's. */
+static int child_filler(const struct sdr_qp *g, const struct sdr_op *gop, unsigned c);
 
 int libsdr_chan_mr_dereg(struct sdr_mr *mr)
 {
@@ -279,6 +329,11 @@ int libsdr_chan_destroy(struct sdr_qp *g)
 		if (r && !rc)
 			rc = r;
 	}
+	if (g->fill && g->fill->valid) {
+		int r = sdr_mr_dereg(g->fill);
+		if (r && !rc)
+			rc = r;
+	}
 	for (uint32_t i = 0; i < ctx->ngroups; i++)
 		if (ctx->groups[i] == g) {
 			ctx->groups[i] = ctx->groups[--ctx->ngroups];
@@ -334,10 +389,6 @@ static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const str
 
 		if ((is_recv ? q->recv_seq : q->send_seq) != seq)
 			return fail(ctx, -EIO, "channels out of step (a child post failed)");
-		if (sdr_stripe_owned(len, g->nchan, c, g->stripe.s) == 0)
-			return fail(ctx, -EMSGSIZE,
-				    "a message of a multi-channel QP must give every channel a"
-				    " byte: length > (channels - 1) * stripe bytes");
 		if (q->ctx->dead)
 			return -EPIPE;
 		if (q->lost)
@@ -355,11 +406,13 @@ static int group_precheck(struct sdr_qp *g, uint32_t len, int is_recv, const str
 		struct sdr_sqe sqe;
 		int rc;
 
-		mrs[c] = chan_mr(g, c, mr);
+		uint32_t own = (uint32_t)sdr_stripe_owned(len, g->nchan, c, g->stripe.s);
+
+		mrs[c] = own ? chan_mr(g, c, mr) : fill_mr(g, c);
 		if (!mrs[c])
-			return -ENOENT;
-		sqe_init(&sqe, q, is_recv ? SDR_SQ_RECV : SDR_SQ_SEND, mrs[c], off,
-			 (uint32_t)sdr_stripe_owned(len, g->nchan, c, g->stripe.s));
+			return own ? -ENOENT : -ENOMEM;
+		sqe_init(&sqe, q, is_recv ? SDR_SQ_RECV : SDR_SQ_SEND, mrs[c], own ? off : 0,
+			 own ? own : 1);
 		rc = desc_check(q, &sqe, mrs[c]);
 		if (rc) {
 			ctx->err_static = q->ctx->err_static;
@@ -386,20 +439,26 @@ int libsdr_chan_send(struct sdr_qp *g, const struct sdr_send_wr *wr, struct sdr_
 	rc = group_precheck(g, wr->length, 0, gop, wr->mr, off, mrs);
 	if (rc)
 		return rc;
+	uint8_t fill = 0;
+
 	for (unsigned c = 0; c < g->nchan; c++) {
+		uint32_t own = (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s);
 		struct sdr_send_wr cw = {
 			.mr = mrs[c],
-			.offset = off,
-			.length = (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s),
-			.imm = wr->imm,
+			.offset = own ? off : 0,
+			.length = own ? own : 1,
+			.imm = own ? wr->imm : FILL_IMM(wr->imm),
 			.wr_id = wr->wr_id,
 		};
 
+		if (!own)
+			fill |= (uint8_t)(1u << c);
 		rc = sdr_send_post(g->child[c], &cw, NULL);
 		if (rc) /* (cannot happen after the checks: the group is out of step) */
 			return fail(g->ctx, -EIO, "a channel refused a send the checks passed");
 	}
 	op_arm(gop, g->send_seq++, wr->length, wr->wr_id);
+	gop->fill = fill;
 	gop->mr = wr->mr;
 	gop->off = off;
 	gop->imm = wr->imm;
@@ -428,19 +487,31 @@ int libsdr_chan_recv(struct sdr_qp *g, const struct sdr_recv_wr *wr, struct sdr_
 	rc = group_precheck(g, wr->length, 1, gop, wr->mr, off, mrs);
 	if (rc)
 		return rc;
+	uint8_t fill = 0, saved_mask = 0, saved[SDR_CHANNELS_MAX];
+
 	for (unsigned c = 0; c < g->nchan; c++) {
+		uint32_t own = (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s);
 		struct sdr_recv_wr cw = {
 			.mr = mrs[c],
-			.offset = off,
-			.length = (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s),
+			.offset = own ? off : 0,
+			.length = own ? own : 1,
 			.wr_id = wr->wr_id,
 		};
 
+		if (!own) {
+			fill |= (uint8_t)(1u << c);
+		} else if (c && wr->mr->addr) { /* the byte a filler would overwrite */
+			saved[c] = wr->mr->addr[off + sdr_stripe_real(&g->child[c]->stripe, 0)];
+			saved_mask |= (uint8_t)(1u << c);
+		}
 		rc = sdr_recv_post(g->child[c], &cw, NULL);
 		if (rc)
 			return fail(g->ctx, -EIO, "a channel refused a receive the checks passed");
 	}
 	op_arm(gop, g->recv_seq++, wr->length, wr->wr_id);
+	gop->fill = fill;
+	gop->saved_mask = saved_mask;
+	memcpy(gop->saved, saved, sizeof(saved));
 	gop->mr = wr->mr;
 	gop->off = off;
 	gop->posted = 1;
@@ -473,6 +544,16 @@ static int group_progress(struct sdr_ctx *ctx)
 	return rc;
 }
 
+static int child_filler(const struct sdr_qp *g, const struct sdr_op *gop, unsigned c)
+{
+	const struct sdr_op *o = child_op(g, c, gop), *o0 = child_op(g, 0, gop);
+	const uint8_t known = SDR_CQE_F_IMM | SDR_CQE_F_IMM_PARTIAL;
+
+	return o->state == OP_DONE && o0->state == OP_DONE && !o->status && o->clen == 1 &&
+	       (o->cflags & known) == SDR_CQE_F_IMM && (o0->cflags & known) == SDR_CQE_F_IMM &&
+	       o->cimm != o0->cimm;
+}
+
 /* All W children of @p gop complete: the group operation completes with
  * their sum (length), child 0's immediate, the first error and any child's
  * PARTIAL. @return 1 if it is complete. */
@@ -490,10 +571,23 @@ static int group_settle(struct sdr_op *gop)
 			return 0;
 	for (unsigned c = 0; c < g->nchan; c++) {
 		const struct sdr_op *o = child_op(g, c, gop);
+		int filler = c && (gop->is_recv ? child_filler(g, gop, c) : (gop->fill >> c) & 1);
 
-		len += o->clen;
+		if (gop->is_recv && filler && ((gop->saved_mask >> c) & 1))
+			gop->mr->addr[gop->off + sdr_stripe_real(&g->child[c]->stripe, 0)] =
+				gop->saved[c];
+		if (!filler)
+			len += o->clen;
 		if (o->status && !status)
 			status = o->status;
+		else if (!status && !filler && gop->is_recv && ((gop->fill >> c) & 1)) {
+			/* bytes of the message where the receive had none */
+			status = -EMSGSIZE;
+			libsdr_set_err(g->ctx,
+				       "channel %u carried bytes of a message longer than the"
+				       " receive (%u bytes): they went to the fill region",
+				       c, gop->length);
+		}
 		fl |= o->cflags & SDR_CQE_F_PARTIAL;
 	}
 	fl |= child_op(g, 0, gop)->cflags & (SDR_CQE_F_IMM | SDR_CQE_F_IMM_PARTIAL);
@@ -636,7 +730,8 @@ int libsdr_chan_bitmap(const struct sdr_recv_handle *h, const uint64_t **bitmap,
 		const uint64_t *cbm;
 		size_t cn;
 
-		if (sdr_recv_bitmap_get(ch, &cbm, &cn))
+		if (((h->op.fill >> c) & 1) || (c && child_filler(g, &h->op, c)) ||
+		    sdr_recv_bitmap_get(ch, &cbm, &cn))
 			continue;
 		for (size_t v = 0; v < cn; v++)
 			if (sdr_bitmap_load_shared(cbm, (uint32_t)(v / 64)) >> (v % 64) & 1) {
@@ -656,7 +751,11 @@ int libsdr_chan_chunks_done(const struct sdr_recv_handle *h)
 	int n = 0;
 
 	for (unsigned c = 0; c < h->op.qp->nchan; c++) {
-		int k = sdr_recv_chunks_done(
+		int k;
+
+		if (((h->op.fill >> c) & 1) || (c && child_filler(h->op.qp, &h->op, c)))
+			continue; /* a filler or the fill region: no chunk of the message */
+		k = sdr_recv_chunks_done(
 			(const struct sdr_recv_handle *)child_op(h->op.qp, c, &h->op));
 		if (k < 0)
 			return k;

@@ -52,6 +52,11 @@ struct sdr_op {
 	uint64_t off;
 	uint32_t imm;
 	uint8_t posted; /* its SQE went to the current daemon (0: journal only) */
+	/* a group's short message (chan.c "Short messages"): the channels that
+	 * carry a filler (send) or were posted on the fill region (receive);
+	 * the bytes a filler may overwrite in the receive buffer, kept */
+	uint8_t fill, saved_mask;
+	uint8_t saved[SDR_CHANNELS_MAX];
 };
 
 struct sdr_send_handle {
@@ -123,6 +128,7 @@ struct sdr_qp {
 	uint32_t cq_send, cq_recv; /* a group: next send / receive sdr_cq_poll() returns */
 	uint64_t *merged;          /* a group: [SDR_HANDLES][merged_words] bitmaps in real chunks */
 	uint32_t merged_words;
+	struct sdr_mr *fill;       /* a group: the fill region of short messages (chan.c) */
 };
 
 struct wcq_ent {
@@ -362,6 +368,7 @@ static inline void op_arm(struct sdr_op *op, uint32_t seq, uint32_t length, uint
 	op->off = 0;
 	op->imm = 0;
 	op->posted = 0;
+	op->fill = op->saved_mask = 0;
 }
 
 #endif /* SDR_PRIV_H */

@@ -10,7 +10,13 @@
  *                                  messages whose completions (sdr_cq_poll
  *                                  and the handles) come in posting order,
  *                                  bit-exact, with the summed length, the
- *                                  immediate and a merged bitmap
+ *                                  immediate and a merged bitmap; short
+ *                                  messages (one stripe or less: channel 1
+ *                                  carries a filler) with and without an
+ *                                  immediate, nothing past them written
+ *                                  (the byte a filler lands on put back);
+ *                                  short receives, and a message one byte
+ *                                  longer than its receive refused there
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,12 +70,17 @@ static int errors(const char *sock)
 	return t_finish("test_chan errors");
 }
 
-/* the sizes of the api case: 3..9 stripes of 4 KiB, short last stripes */
-#define NMSG 12
+/* the sizes of the api case: 1..9 stripes of 4 KiB, short last stripes, and
+ * short messages of one stripe or less; some without an immediate */
+#define NMSG 20
 static uint32_t msg_len(unsigned i)
 {
-	static const uint32_t l[] = {4097, 8192, 12289, 65536, 1 << 20, 300000};
-	return l[i % 6];
+	static const uint32_t l[] = {4097, 8192, 1, 12289, 65536, 100, 1 << 20, 4096, 300000, 4095};
+	return l[i % 10];
+}
+static uint32_t msg_imm(unsigned i)
+{
+	return i % 7 == 5 ? 0 : 0x1000 + i;
 }
 
 static int api(const char *sa, const char *sb)
@@ -109,11 +120,8 @@ static int api(const char *sa, const char *sb)
 	{
 		struct sdr_stream_start_wr st = {.length = 8192};
 		struct sdr_send_handle *h;
-		struct sdr_send_wr w = {.mr = ma, .addr = ba, .length = 4096};
 
 		CHECK(sdr_send_stream_start(qa, &st, &h) == -EOPNOTSUPP, " stream on W=2");
-		CHECK(sdr_send_post(qa, &w, &h) == -EMSGSIZE, " one stripe on W=2");
-		printf("a send of one stripe on W=2: %s\n", sdr_last_error(a));
 	}
 	memset(bb, 0xEE, NMSG * slot);
 	for (unsigned i = 0; i < NMSG; i++) {
@@ -127,7 +135,7 @@ static int api(const char *sa, const char *sb)
 		struct sdr_send_wr sw = {.mr = ma,
 					 .addr = ba + i * slot,
 					 .length = msg_len(i),
-					 .imm = 0x1000 + i,
+					 .imm = msg_imm(i),
 					 .wr_id = 200 + i};
 		sdr_pattern_fill(ba + i * slot, msg_len(i), 5, i);
 		REQUIRE(sdr_send_post(qa, &sw, &sh[i]) == 0, " send %u: %s", i, sdr_last_error(a));
@@ -145,7 +153,8 @@ static int api(const char *sa, const char *sb)
 			CHECK(wc[k].handle == rh[i] && wc[k].seq == i);
 			CHECK(wc[k].status == 0 && wc[k].length == msg_len(i),
 			      " recv %u: %d len %u", i, wc[k].status, wc[k].length);
-			CHECK((wc[k].flags & SDR_CQE_F_IMM) && wc[k].imm == 0x1000 + i);
+			CHECK((wc[k].flags & SDR_CQE_F_IMM) && wc[k].imm == msg_imm(i),
+			      " recv %u: immediate %#x", i, wc[k].imm);
 		}
 		n = sdr_cq_poll(a, wc, 8);
 		for (int k = 0; k < n; k++, sdone++) {
@@ -168,7 +177,9 @@ static int api(const char *sa, const char *sb)
 		      " message %u not bit-exact", i);
 		CHECK(msg_len(i) == slot || p[msg_len(i)] == 0xEE,
 		      " message %u: byte past it written", i);
-		CHECK(sdr_recv_imm_get(rh[i], &imm) == 0 && imm == 0x1000 + i);
+		CHECK(msg_len(i) > 4096 || p[4096] == 0xEE,
+		      " message %u: the filler's byte at 4096 not put back", i);
+		CHECK(sdr_recv_imm_get(rh[i], &imm) == 0 && imm == msg_imm(i));
 		REQUIRE(sdr_recv_bitmap_get(rh[i], &bm, &nc) == 0);
 		for (size_t c = 0; c < nc; c++)
 			set += (bm[c / 64] >> (c % 64)) & 1;
@@ -176,7 +187,49 @@ static int api(const char *sa, const char *sb)
 		      " message %u: merged bitmap %zu of %zu set", i, set, nc);
 		CHECK(sdr_recv_chunks_done(rh[i]) == (int)((msg_len(i) + 4095) / 4096));
 	}
-	printf("%u messages of W=2: completed in posting order, bit-exact, merged bitmaps\n", NMSG);
+	printf("%u messages of W=2 (%s): completed in posting order, bit-exact, merged bitmaps\n",
+	       NMSG, "1 B - 1 MiB, 6 of one stripe or less");
+	/* short receives: 100 bytes into a receive of 100 (channel 1 on the fill
+	 * region), then 4097 bytes into one of 4096: channel 1's byte has no
+	 * place, the receive fails with EMSGSIZE (the send completes: its
+	 * channels' receives took what they carried) */
+	{
+		static const uint32_t rl[] = {100, 4096}, sl[] = {100, 4097};
+
+		memset(bb, 0xEE, 8192);
+		for (unsigned i = 0; i < 2; i++) {
+			struct sdr_recv_wr rw = {.mr = mb, .addr = bb, .length = rl[i]};
+			struct sdr_send_wr sw = {.mr = ma, .addr = ba, .length = sl[i], .imm = 7};
+			int rr = SDR_POLL_PENDING, ss = SDR_POLL_PENDING;
+
+			sdr_pattern_fill(ba, sl[i], 6, i);
+			REQUIRE(sdr_recv_post(qb, &rw, &rh[0]) == 0, " short recv: %s",
+				sdr_last_error(b));
+			REQUIRE(sdr_send_post(qa, &sw, &sh[0]) == 0, " short send: %s",
+				sdr_last_error(a));
+			t0 = now_s();
+			while ((rr == SDR_POLL_PENDING || ss == SDR_POLL_PENDING) && now_s() - t0 < 10) {
+				struct sdr_wc wc[4];
+
+				sdr_cq_poll(a, wc, 4);
+				sdr_cq_poll(b, wc, 4);
+				rr = sdr_recv_poll(rh[0]);
+				ss = sdr_send_poll(sh[0]);
+			}
+			CHECK(ss == SDR_POLL_DONE, " send of %u into %u: %d", sl[i], rl[i], ss);
+			if (i == 0) {
+				CHECK(rr == SDR_POLL_DONE &&
+					      sdr_pattern_check(bb, 100, 6, 0) == 100 && bb[100] == 0xEE,
+				      " 100 B into a receive of 100: %d", rr);
+			} else {
+				CHECK(rr == -EMSGSIZE, " 4097 B into a receive of 4096: %d (%s)", rr,
+				      sdr_strerror(rr));
+				printf("4097 B into a receive of 4096 on W=2: %s (%s)\n",
+				       sdr_strerror(rr), sdr_last_error(b));
+			}
+		}
+		printf("short receives on W=2: 100 B exact, 4097 B into 4096 refused\n");
+	}
 	CHECK(sdr_qp_destroy(qa) == 0 && sdr_qp_destroy(qb) == 0);
 	sdr_ctx_close(a);
 	sdr_ctx_close(b);

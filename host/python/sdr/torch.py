@@ -124,8 +124,9 @@ class Options:
     channels:   DPU workers (channels, docs/host-api.md "Channels") that
                 carry each remote peer's large messages, 1..8: with W > 1
                 a second QP per peer and stream, of W channels, carries
-                every message above (W - 1) chunks (each channel needs a
-                stripe of it), the first the others. Every rank must use
+                every message above (W - 1) chunks (a shorter one would
+                cost a filler message per channel without a byte), the
+                first the others. Every rank must use
                 the same. Default $SDR_CHANNELS, then 1
     spin_us:    a wait polls back to back (yielding the CPU) this long
                 (default $SDR_SPIN_US, then 1000), then
@@ -930,8 +931,9 @@ class ProcessGroupSDR(_Base):
                 for s, q in big[p].items():
                     store.set(f"sdr/qpc/{r}/{p}/{s}", b"".join(bytes(i) for i in q.info()))
             if big:
-                # (a message must leave every channel a byte: longer than
-                # W - 1 stripes of one chunk)
+                # (a message of W - 1 stripes of one chunk or less would
+                # cost a filler per channel without a byte: they stay on
+                # the ordinary QP)
                 i0 = next(iter(big.values()))[S_P2P].info()[0]
                 big_over = (w - 1) * i0.chunk_pkts * i0.mtu
         # local peers: the lower rank listens

@@ -216,9 +216,9 @@ static const struct sdr_opt opts[] = {
 	 .min = 1,
 	 .max = SDR_CHANNELS_MAX,
 	 OFF(channels),
-	 .help = "one QP served by N DPU workers (default 1; both ends give\n"
-		 "the same N; TCP bootstrap only; docs/architecture.md\n"
-		 "\"Channels\"); messages longer than (N-1) stripes"},
+	 .help = "one QP served by N DPU workers (default $SDR_CHANNELS,\n"
+		 "else 1; both ends give the same N; TCP bootstrap only;\n"
+		 "docs/architecture.md \"Channels\")"},
 	{.name = "stripe-chunks",
 	 .arg = "N",
 	 .kind = SDR_OPT_U32,
@@ -388,6 +388,18 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 			bad = fprintf(stderr, "--out without TCP needs --file-size\n");
 		else if (!o->is_sender && o->file_size && !o->out)
 			bad = fprintf(stderr, "--file-size needs --out\n");
+	}
+	if (!bad && !o->channels && (o->server || o->connect) && getenv("SDR_CHANNELS")) {
+		/* the default of --channels (the torch backend reads it too) */
+		const char *e = getenv("SDR_CHANNELS");
+		char *end;
+		unsigned long w = strtoul(e, &end, 10);
+
+		if (*e < '0' || *e > '9' || *end || w < 1 || w > SDR_CHANNELS_MAX)
+			bad = fprintf(stderr, "SDR_CHANNELS='%s': want 1..%u\n", e,
+				      SDR_CHANNELS_MAX);
+		else
+			o->channels = (uint32_t)w;
 	}
 	if (!bad && o->rel_set && o->server)
 		bad = fprintf(stderr, "--rel comes from the sender's plan with --server\n");

@@ -487,7 +487,7 @@ int libsdr_chan_recv(struct sdr_qp *g, const struct sdr_recv_wr *wr, struct sdr_
 	rc = group_precheck(g, wr->length, 1, gop, wr->mr, off, mrs);
 	if (rc)
 		return rc;
-	uint8_t fill = 0, saved_mask = 0, saved[SDR_CHANNELS_MAX];
+	uint8_t fill = 0, saved_mask = 0, saved[SDR_CHANNELS_MAX] = {0};
 
 	for (unsigned c = 0; c < g->nchan; c++) {
 		uint32_t own = (uint32_t)sdr_stripe_owned(wr->length, g->nchan, c, g->stripe.s);

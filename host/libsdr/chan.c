@@ -168,8 +168,17 @@ static int group_add(struct sdr_ctx *ctx, struct sdr_qp *g)
 	return 0;
 }
 
+/* A channel's rate when its QP of @p w channels has @p rate_bps (0: none). */
+static uint64_t chan_rate(uint64_t rate_bps, unsigned w)
+{
+	uint64_t per = rate_bps ? rate_bps / w : 0;
+
+	return rate_bps && per < SDR_QP_RATE_MIN ? SDR_QP_RATE_MIN : per;
+}
+
 struct sdr_qp *sdr_qp_create_ext(struct sdr_ctx *ctx, const struct sdr_qp_attr_ext *x)
 {
+	struct sdr_qp_attr ca;
 	unsigned w, nw;
 	struct sdr_qp *g;
 	int e;
@@ -220,6 +229,9 @@ struct sdr_qp *sdr_qp_create_ext(struct sdr_ctx *ctx, const struct sdr_qp_attr_e
 	g->ctx = ctx;
 	g->nchan = (uint8_t)w;
 	g->seg_fd = -1;
+	/* the QP's rate shared by its channels (as libsdr_chan_rate_set()) */
+	ca = x->attr;
+	ca.rate_bps = chan_rate(x->attr.rate_bps, w);
 	for (unsigned c = 0; c < w; c++) {
 		struct sdr_ctx *cc = chan_ctx(ctx, c);
 		struct sdr_qp *q;
@@ -228,7 +240,7 @@ struct sdr_qp *sdr_qp_create_ext(struct sdr_ctx *ctx, const struct sdr_qp_attr_e
 			e = EIO;
 			goto fail;
 		}
-		q = libsdr_qp_create_chan(cc, &x->attr, SDR_CHAN(w, c), (uint8_t)x->stripe_chunks);
+		q = libsdr_qp_create_chan(cc, &ca, SDR_CHAN(w, c), (uint8_t)x->stripe_chunks);
 		if (!q) {
 			e = errno;
 			if (cc != ctx)
@@ -347,10 +359,8 @@ int libsdr_chan_destroy(struct sdr_qp *g)
 int libsdr_chan_rate_set(struct sdr_qp *g, uint64_t rate_bps)
 {
 	/* the QP's rate shared by its channels */
-	uint64_t per = rate_bps ? rate_bps / g->nchan : 0;
+	uint64_t per = chan_rate(rate_bps, g->nchan);
 
-	if (rate_bps && per < SDR_QP_RATE_MIN)
-		per = SDR_QP_RATE_MIN;
 	for (unsigned c = 0; c < g->nchan; c++) {
 		int rc = sdr_qp_rate_set(g->child[c], per);
 		if (rc)

@@ -32,7 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sr_check import plan_pkts, rx_drop_names  # noqa: E402
+from sr_check import add_channel_args, channel_defaults, plan_pkts, rx_drop_names  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
 ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
@@ -83,10 +83,9 @@ def main():
     ap.add_argument("--extra-count", type=int, default=1)
     ap.add_argument("--min-recovered", type=int, default=0)
     ap.add_argument("--min-nacks", type=int, default=0)
-    ap.add_argument("--channels", type=int, default=1,
-                    help="the run's --channels: every message is one per channel")
-    ap.add_argument("--stripe", type=int, default=0, help="with --channels: stripe bytes")
+    add_channel_args(ap)
     a = ap.parse_args()
+    channel_defaults(a)
     rx_drops = set(rx_drop_names())
     first = plan_pkts(a.sizes, a.count, a.mtu, channels=a.channels, stripe=a.stripe)
     if a.extra:  # a second sdr-send run: its messages count from 0 again

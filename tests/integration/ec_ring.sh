@@ -40,7 +40,7 @@ for c in ${SDR_EC_RING_CASES:-rs:8:2,4 xor:8:4,1}; do
 	[ $srv = 0 ] || { cat "$SDR_TMP/e$n-send.log" "$DPU_LOG"; sdr_fail "case $c: sdr-send exited $srv"; }
 	[ $rrv = 0 ] || { cat "$DPU_LOG"; sdr_fail "case $c: sdr-recv exited $rrv (a message was lost or corrupted)"; }
 	/usr/bin/python3 "$(dirname "$0")/ec_check.py" --sizes "$sizes" --count "$count" \
-		--ring "$STATS" --min-recovered 1 ||
+		--chunk-pkts "$ppc" --ring "$STATS" --min-recovered 1 ||
 		{ grep -A40 "drops and errors" "$DPU_LOG"; sdr_fail "case $c: counter identities"; }
 done
 echo "EC over a lossy ring pair ($link): $n codes, every message bit-exact, every packet accounted for"

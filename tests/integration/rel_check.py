@@ -53,7 +53,9 @@ def ctrl_accepted(t):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--messages", type=int, required=True)
+    ap.add_argument("--messages", type=int, required=True,
+                    help="messages the tools sent; with $SDR_CHANNELS W > 1 (the"
+                         " tools' default) the daemons count W per message")
     ap.add_argument("--first-pass", type=int, required=True,
                     help="data packets of the plan's first transmission")
     ap.add_argument("--ring")
@@ -66,6 +68,7 @@ def main():
     ap.add_argument("--sum-nonzero", default="")
     ap.add_argument("--allow", default="", help="MUST_BE_ZERO counters this case may move")
     a = ap.parse_args()
+    a.messages *= int(os.environ.get("SDR_CHANNELS", "1"))
     rx_drops = set(rx_drop_names())
     allow = set(filter(None, a.allow.split(",")))
     bad = []

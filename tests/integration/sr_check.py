@@ -84,12 +84,34 @@ def plan_pkts(sizes, count, mtu, no_imm=False, channels=1, stripe=0):
     COUNT: message i has size sizes[i % len(sizes)] and user immediate i
     (docs/host-api.md), so message 0 carries none; with --no-imm none does.
     With CHANNELS > 1 (stripes of STRIPE bytes) a message is one message of
-    each channel, of the bytes it owns, with the same immediate."""
+    each channel, of the bytes it owns, with the same immediate; a channel
+    that owns none carries a one-byte filler whose immediate is 1 where the
+    message's is 0, else 0 (host/libsdr/chan.c "short messages")."""
     msgs = [size(s) for s in sizes.split(",")] * count
     if channels > 1:
-        return sum(msg_pkts(owned(b, channels, c, stripe), mtu, 0 if no_imm else i)
+        def one(b, c, imm):
+            n = owned(b, channels, c, stripe)
+            return msg_pkts(n, mtu, imm) if n else msg_pkts(1, mtu, 1 if imm == 0 else 0)
+        return sum(one(b, c, 0 if no_imm else i)
                    for i, b in enumerate(msgs) for c in range(channels))
     return sum(msg_pkts(b, mtu, 0 if no_imm else i) for i, b in enumerate(msgs))
+
+
+def add_channel_args(ap):
+    """--channels (default $SDR_CHANNELS, the tools' default too, else 1),
+    --stripe and --chunk-pkts (the stripe's default: one chunk)."""
+    ap.add_argument("--channels", type=int, default=int(os.environ.get("SDR_CHANNELS", "1")),
+                    help="the run's --channels: every message is one per channel"
+                         " (default $SDR_CHANNELS, else 1)")
+    ap.add_argument("--stripe", type=int, default=0,
+                    help="with --channels: stripe bytes (default MTU x --chunk-pkts)")
+    ap.add_argument("--chunk-pkts", type=int, default=16,
+                    help="the run's chunk_pkts (default the daemon's, 16)")
+
+
+def channel_defaults(a):
+    if a.channels > 1 and not a.stripe:
+        a.stripe = a.mtu * a.chunk_pkts
 
 
 def main():
@@ -109,10 +131,9 @@ def main():
     ap.add_argument("--print-first-pass", action="store_true",
                     help="print the first-pass data packets of the run and exit")
     ap.add_argument("--no-imm", action="store_true", help="the run was sdr-send --no-imm")
-    ap.add_argument("--channels", type=int, default=1,
-                    help="the run's --channels: every message is one per channel")
-    ap.add_argument("--stripe", type=int, default=0, help="with --channels: stripe bytes")
+    add_channel_args(ap)
     a = ap.parse_args()
+    channel_defaults(a)
     first = plan_pkts(a.sizes, a.count, a.mtu, a.no_imm, a.channels, a.stripe)
     if a.extra:  # a second sdr-send run: its messages count from 0 again
         first += plan_pkts(a.extra, a.extra_count, a.mtu, a.no_imm, a.channels, a.stripe)

@@ -128,7 +128,7 @@ struct sdr_qp {
 	uint32_t cq_send, cq_recv; /* a group: next send / receive sdr_cq_poll() returns */
 	uint64_t *merged;          /* a group: [SDR_HANDLES][merged_words] bitmaps in real chunks */
 	uint32_t merged_words;
-	struct sdr_mr *fill;       /* a group: the fill region of short messages (chan.c) */
+	struct sdr_mr *fill; /* a group: the fill region of short messages (chan.c) */
 };
 
 struct wcq_ent {

@@ -208,7 +208,8 @@ static int api(const char *sa, const char *sb)
 			REQUIRE(sdr_send_post(qa, &sw, &sh[0]) == 0, " short send: %s",
 				sdr_last_error(a));
 			t0 = now_s();
-			while ((rr == SDR_POLL_PENDING || ss == SDR_POLL_PENDING) && now_s() - t0 < 10) {
+			while ((rr == SDR_POLL_PENDING || ss == SDR_POLL_PENDING) &&
+			       now_s() - t0 < 10) {
 				struct sdr_wc wc[4];
 
 				sdr_cq_poll(a, wc, 4);
@@ -219,11 +220,12 @@ static int api(const char *sa, const char *sb)
 			CHECK(ss == SDR_POLL_DONE, " send of %u into %u: %d", sl[i], rl[i], ss);
 			if (i == 0) {
 				CHECK(rr == SDR_POLL_DONE &&
-					      sdr_pattern_check(bb, 100, 6, 0) == 100 && bb[100] == 0xEE,
+					      sdr_pattern_check(bb, 100, 6, 0) == 100 &&
+					      bb[100] == 0xEE,
 				      " 100 B into a receive of 100: %d", rr);
 			} else {
-				CHECK(rr == -EMSGSIZE, " 4097 B into a receive of 4096: %d (%s)", rr,
-				      sdr_strerror(rr));
+				CHECK(rr == -EMSGSIZE, " 4097 B into a receive of 4096: %d (%s)",
+				      rr, sdr_strerror(rr));
 				printf("4097 B into a receive of 4096 on W=2: %s (%s)\n",
 				       sdr_strerror(rr), sdr_last_error(b));
 			}

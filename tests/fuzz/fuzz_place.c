@@ -5,7 +5,9 @@
  * sdr_rq_complete() and sdr_rq_abort_all().
  *
  * The input is a script. Byte 0 picks the table's configuration (MTU 1024,
- * max_msg 16 KiB, packets per chunk 1..16, generations 1/2/4/16); then
+ * max_msg 16 KiB, packets per chunk 1..16, generations 1/2/4/16, and a
+ * stripe map: none, or channel 0 or 1 of 2, or 2 of 3, with stripes of one
+ * chunk, as a channel of a multi-channel QP places its packets); then
  * each op is one byte followed by its arguments:
  *   op % 8 in 0..2  synthesised data packet: 5 argument bytes choose the
  *                   target receive, offset, length, SE, generation,
@@ -26,8 +28,9 @@
  *                   (what the decoder does after writing a chunk)
  *
  * Invariants (abort() on violation): posted buffers (own heap blocks, with
- * guard bytes) are never written outside [dst, dst + posted length) nor
- * after completion; an accepted data packet's payload is what landed; a
+ * guard bytes) are never written outside the real bytes of their virtual
+ * [0, posted length) (with a stripe map: the channel's stripes of it; else
+ * [dst, dst + posted length)) nor after completion; an accepted data packet's payload is what landed; a
  * drop changes nothing; flags agree with a model of post/complete (never
  * COMPLETE twice for one post, never accepted for a free/done slot);
  * -EBUSY / -ENOENT exactly when the model says so; shared counters agree
@@ -57,6 +60,7 @@
 #define F_MTU 1024
 #define F_MAX_MSG 16384
 #define F_NBUF 6
+#define F_REAL (3 * F_MAX_MSG) /* the real bytes of F_MAX_MSG virtual ones, W <= 3 */
 #define F_GUARD 64
 #define F_CANARY 0xC5
 #define F_FRESH 0x3C
@@ -75,7 +79,7 @@ static const struct sdr_l2l3 f_addr = {
 enum { M_FREE = 0, M_POSTED, M_DONE };
 
 struct fbuf {
-	uint8_t *base; /* F_GUARD | F_MAX_MSG | F_GUARD, its own heap block */
+	uint8_t *base; /* F_GUARD | F_REAL | F_GUARD, its own heap block */
 	int slot;      /* model slot using it, or -1 */
 };
 
@@ -112,26 +116,50 @@ static uint8_t *dst_of(const struct fbuf *b)
 	return b->base + F_GUARD;
 }
 
-static uint8_t f_canary_ref[F_GUARD], f_fresh_ref[F_MAX_MSG];
+static uint8_t f_canary_ref[F_GUARD], f_fresh_ref[F_REAL];
 
 static int guards_ok(const struct fbuf *b)
 {
 	return memcmp(b->base, f_canary_ref, F_GUARD) == 0 &&
-	       memcmp(b->base + F_GUARD + F_MAX_MSG, f_canary_ref, F_GUARD) == 0;
+	       memcmp(b->base + F_GUARD + F_REAL, f_canary_ref, F_GUARD) == 0;
 }
 
-static void buf_check(const struct fbuf *b, uint32_t posted_len)
+/* Is real byte @p r of a buffer one of the virtual [0, @p len) under @p m? */
+static int owned_real(const struct sdr_stripe *m, uint32_t r, uint32_t len)
 {
+	uint32_t k;
+
+	if (m->w <= 1)
+		return r < len;
+	k = r / m->s;
+	return k % m->w == m->c && (k / m->w) * m->s + r % m->s < len;
+}
+
+static void buf_check(const struct sdr_stripe *m, const struct fbuf *b, uint32_t posted_len)
+{
+	const uint8_t *d = dst_of(b);
+
 	FUZZ_ASSERT(guards_ok(b));
-	/* past the posted length: nobody may write */
-	FUZZ_ASSERT(memcmp(dst_of(b) + posted_len, f_fresh_ref, F_MAX_MSG - posted_len) == 0);
+	/* outside the posted length (its real bytes): nobody may write */
+	if (m->w <= 1) {
+		FUZZ_ASSERT(memcmp(d + posted_len, f_fresh_ref, F_REAL - posted_len) == 0);
+		return;
+	}
+	for (uint32_t k = 0; k < F_REAL / m->s; k++) { /* stripe by stripe */
+		uint32_t v0 = (k / m->w) * m->s, own = 0;
+
+		if (k % m->w == m->c && posted_len > v0)
+			own = posted_len - v0 < m->s ? posted_len - v0 : m->s;
+		FUZZ_ASSERT(own == 0 || owned_real(m, k * m->s + own - 1, posted_len));
+		FUZZ_ASSERT(memcmp(d + k * m->s + own, f_fresh_ref, m->s - own) == 0);
+	}
 }
 
 static void buf_reset(struct fbuf *b)
 {
 	memset(b->base, F_CANARY, F_GUARD);
-	memset(b->base + F_GUARD, F_FRESH, F_MAX_MSG);
-	memset(b->base + F_GUARD + F_MAX_MSG, F_CANARY, F_GUARD);
+	memset(b->base + F_GUARD, F_FRESH, F_REAL);
+	memset(b->base + F_GUARD + F_REAL, F_CANARY, F_GUARD);
 	b->slot = -1;
 }
 
@@ -145,7 +173,7 @@ static void release(struct fstate *s, uint32_t idx)
 	if (bi < 0)
 		return;
 	FUZZ_ASSERT(s->buf[bi].slot == (int)idx);
-	buf_check(&s->buf[bi], s->rq.slot[idx].len);
+	buf_check(&s->rq.stripe, &s->buf[bi], s->rq.slot[idx].len);
 	buf_reset(&s->buf[bi]);
 }
 
@@ -231,7 +259,7 @@ static void place(struct fstate *s, const struct sdr_parsed *parsed)
 	enum sdr_ctr drop = SDR_CTR__MAX;
 	struct snap before, after;
 	int bi, rc;
-	static uint8_t copy[F_MAX_MSG];
+	static uint8_t copy[F_REAL];
 
 	if (gen >= s->rq.gens)
 		return; /* the firmware counts this as unknown_qp before the table */
@@ -247,14 +275,14 @@ static void place(struct fstate *s, const struct sdr_parsed *parsed)
 	bi = s->m[idx].buf;
 	snap(s, idx, &before);
 	if (bi >= 0)
-		memcpy(copy, dst_of(&s->buf[bi]), F_MAX_MSG);
+		memcpy(copy, dst_of(&s->buf[bi]), F_REAL);
 	rc = sdr_rq_place(&s->rq, gen, p, ++s->tsc, &drop, &slot);
 	if (rc < 0) {
 		FUZZ_ASSERT(rc == -1 && is_rx_drop(drop));
 		snap(s, idx, &after);
 		FUZZ_ASSERT(memcmp(&before, &after, sizeof(before)) == 0);
 		if (bi >= 0)
-			FUZZ_ASSERT(memcmp(copy, dst_of(&s->buf[bi]), F_MAX_MSG) == 0);
+			FUZZ_ASSERT(memcmp(copy, dst_of(&s->buf[bi]), F_REAL) == 0);
 		if (s->m[idx].state == M_FREE)
 			FUZZ_ASSERT(drop == SDR_CTR_no_recv);
 		/* a repeated nibble is dropped only when the slot already held it */
@@ -283,12 +311,18 @@ static void place(struct fstate *s, const struct sdr_parsed *parsed)
 		FUZZ_ASSERT(!sdr_bit_test(&before.pkt[0], off) || off >= 64);
 		if (bi >= 0) {
 			uint8_t *d = dst_of(&s->buf[bi]);
+			/* where the stripe map puts it: the packet lies in one stripe */
+			uint32_t rs = (uint32_t)sdr_stripe_real(&s->rq.stripe, start);
 
-			FUZZ_ASSERT(memcmp(d + start, p->payload, p->dma_len) == 0);
+			FUZZ_ASSERT(s->rq.stripe.w <= 1 ||
+				    sdr_stripe_real(&s->rq.stripe, start + p->dma_len - 1) ==
+					    rs + p->dma_len - 1);
+			FUZZ_ASSERT(rs + p->dma_len <= F_REAL);
+			FUZZ_ASSERT(memcmp(d + rs, p->payload, p->dma_len) == 0);
 			/* nothing else changed */
-			FUZZ_ASSERT(memcmp(d, copy, start) == 0);
-			FUZZ_ASSERT(memcmp(d + start + p->dma_len, copy + start + p->dma_len,
-					   F_MAX_MSG - start - p->dma_len) == 0);
+			FUZZ_ASSERT(memcmp(d, copy, rs) == 0);
+			FUZZ_ASSERT(memcmp(d + rs + p->dma_len, copy + rs + p->dma_len,
+					   F_REAL - rs - p->dma_len) == 0);
 		}
 		/* a 0x2A packet: the immediate is 0, all of it (accepted only
 		 * when no non-zero nibble came before) */
@@ -497,7 +531,7 @@ static void op_ec(struct fstate *s, uint8_t b)
 	struct snap before, after;
 	enum sdr_ctr drop = SDR_CTR__MAX;
 	int bi, rc;
-	static uint8_t copy[F_MAX_MSG];
+	static uint8_t copy[F_REAL];
 
 	if ((d & 0x80) || s->nrecent == 0)
 		seq = s->rq.next_seq - 1 - (uint32_t)(d & 0x7F) * 3;
@@ -507,7 +541,7 @@ static void op_ec(struct fstate *s, uint8_t b)
 	bi = s->m[idx].buf;
 	snap(s, idx, &before);
 	if (bi >= 0)
-		memcpy(copy, dst_of(&s->buf[bi]), F_MAX_MSG);
+		memcpy(copy, dst_of(&s->buf[bi]), F_REAL);
 	if (b & 2) {
 		uint32_t len = ((uint32_t)a << 8 | c) % (F_MAX_MSG + 2);
 		uint32_t imm = s->m[idx].seq * 0x9E3779B1u; /* the synthesised packets' */
@@ -544,7 +578,7 @@ static void op_ec(struct fstate *s, uint8_t b)
 	}
 	/* the table never writes the buffer here (the decoder did, before) */
 	if (bi >= 0)
-		FUZZ_ASSERT(memcmp(copy, dst_of(&s->buf[bi]), F_MAX_MSG) == 0);
+		FUZZ_ASSERT(memcmp(copy, dst_of(&s->buf[bi]), F_REAL) == 0);
 	if (rc < 0) {
 		FUZZ_ASSERT(rc == -1);
 		snap(s, idx, &after);
@@ -599,7 +633,7 @@ static int alloc_once(void)
 	for (int i = 0; i < F_NBUF; i++) {
 		struct fbuf b;
 
-		if ((f_bufs[i] = malloc(F_MAX_MSG + 2 * F_GUARD)) == NULL)
+		if ((f_bufs[i] = malloc(F_REAL + 2 * F_GUARD)) == NULL)
 			return -1;
 		b.base = f_bufs[i];
 		buf_reset(&b);
@@ -636,6 +670,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sdr_rq_init(&s->rq, F_MTU, F_MAX_MSG, ppc, G, F_RKEY, s->chunk_bm, s->shared) != 0)
 		return 0;
 	FUZZ_ASSERT(s->rq.chunk_words == s->chunk_words);
+	/* bits 7..6: a channel's stripe map, stripes of one chunk */
+	switch (cfg >> 6) {
+	case 1: s->rq.stripe = (struct sdr_stripe){2, 0, ppc * F_MTU}; break;
+	case 2: s->rq.stripe = (struct sdr_stripe){2, 1, ppc * F_MTU}; break;
+	case 3: s->rq.stripe = (struct sdr_stripe){3, 2, ppc * F_MTU}; break;
+	default: break;
+	}
 	for (int i = 0; i < F_NBUF; i++) {
 		s->buf[i].base = f_bufs[i];
 		s->buf[i].slot = -1; /* clean: reset when released or below */
@@ -680,7 +721,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the end: every buffer still posted only holds writes inside its length */
 	for (int i = 0; i < F_NBUF; i++)
 		if (s->buf[i].slot >= 0) {
-			buf_check(&s->buf[i], s->rq.slot[s->buf[i].slot].len);
+			buf_check(&s->rq.stripe, &s->buf[i], s->rq.slot[s->buf[i].slot].len);
 			buf_reset(&s->buf[i]);
 		}
 	sdr_rq_fini(&s->rq);
@@ -736,6 +777,14 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		seed_msg(b, &n, lens[(i + 5) % 7], (int)(i & 1));
 		put(b, &n, 5); /* complete the most recent (already done: -ENOENT) */
 		put(b, &n, 0);
+		emit(b, n, arg);
+	}
+	/* the same through a channel's stripe map (cfg bits 7..6) */
+	for (uint8_t k = 1; k <= 3; k++) {
+		n = 0;
+		put(b, &n, (uint8_t)(k << 6 | (k * 9) % 32));
+		seed_msg(b, &n, lens[k + 2], 0);
+		seed_msg(b, &n, 16384, 1);
 		emit(b, n, arg);
 	}
 	/* erasure coding: 2 of 5 packets placed, the length and immediate from

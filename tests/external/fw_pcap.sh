@@ -29,12 +29,19 @@ pb=$!; SDR_PIDS+=($pb)
 rig_wait_sock "$SDR_TMP/b.sock" $pb || { cat "$SDR_TMP/b.log"; sdr_fail "dc-b did not start"; }
 sizes=1,100,4096,5000,65536
 # capture TAG [SDR-SEND OPTIONS]: dc-a sends the sizes into its own pcap
+# (with SDR_TEST_QPAIRS 2, a daemon of two workers: two TX queues, each into
+# a pcap of its own, merged for the checks; both RX queues hear the veth, so
+# every frame dc-a hears comes in twice: a duplicate control frame)
 capture() {
-	local tag=$1 pa r1 npk
+	local tag=$1 pa r1 npk vdev
 	shift
+	vdev="--vdev=net_pcap0,rx_iface=$VETH_A,tx_pcap=$SDR_TMP/a_tx_$tag.pcap"
+	if [ "${SDR_TEST_QPAIRS:-1}" -gt 1 ]; then
+		vdev="--vdev=net_pcap0,rx_iface_in=$VETH_A,rx_iface_in=$VETH_A"
+		vdev="$vdev,tx_pcap=$SDR_TMP/a_tx_$tag.0.pcap,tx_pcap=$SDR_TMP/a_tx_$tag.1.pcap"
+	fi
 	# shellcheck disable=SC2046
-	ip netns exec "$NS_A" "$SDR_DPU" $(rig_eal "sdr-xa$tag" 256) \
-		"--vdev=net_pcap0,rx_iface=$VETH_A,tx_pcap=$SDR_TMP/a_tx_$tag.pcap" -- \
+	ip netns exec "$NS_A" "$SDR_DPU" $(rig_eal "sdr-xa$tag" 256) "$vdev" -- \
 		--name "$SDR_TMP/a.sock" --ip $DIP_A --mac $DMAC_A --peer-mac $DMAC_B --qpn-epoch 0 \
 		--stats-json "$SDR_TMP/a.json" >"$SDR_TMP/a.log" 2>&1 &
 	pa=$!; SDR_PIDS+=($pa)
@@ -51,6 +58,10 @@ capture() {
 		{ cat "$SDR_TMP/s1.log" "$SDR_TMP/a.log"; sdr_fail "sender did not complete into net_pcap"; }
 	wait $r1 # it times out: nothing reached it
 	rig_stop $pa
+	if [ "${SDR_TEST_QPAIRS:-1}" -gt 1 ]; then
+		mergecap -w "$SDR_TMP/a_tx_$tag.pcap" "$SDR_TMP/a_tx_$tag.0.pcap" \
+			"$SDR_TMP/a_tx_$tag.1.pcap" || sdr_fail "mergecap"
+	fi
 	# (sdr-send's message i carries immediate i: message 0 has none; with
 	# --no-imm none has)
 	npk=$($PY "$here/../integration/sr_check.py" --print-first-pass --sizes $sizes --count 1 "$@")

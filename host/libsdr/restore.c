@@ -246,6 +246,8 @@ static int qp_restore(struct sdr_ctx *ctx, struct sdr_qp *qp)
 	req.type = SDR_CTL_QP_RESTORE;
 	req.qp_attr = qp->jreq.qp_attr;
 	req.horizon_ms = qp->jreq.horizon_ms;
+	req.cc = qp->jreq.cc; /* its congestion control and paths, as created */
+	req.paths = qp->jreq.paths;
 	req.chan = qp->jreq.chan; /* a channel: its stripe map again */
 	req.stripe = qp->jreq.stripe;
 	req.remote = qp->remote;

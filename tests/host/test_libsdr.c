@@ -482,6 +482,9 @@ struct env {
 	struct sdr_qp *qp;
 };
 
+/* the attributes env_up_attr() creates its QP with (NULL: the defaults) */
+static const struct sdr_qp_attr *env_qp_attr;
+
 static void env_up_attr(struct env *e, uint32_t cq_entries, int connect,
 			const struct sdr_ctx_attr *attr)
 {
@@ -495,7 +498,7 @@ static void env_up_attr(struct env *e, uint32_t cq_entries, int connect,
 	}
 	e->buf = sdr_buf_alloc(e->ctx, 1 << 20);
 	e->mr = sdr_mr_reg(e->ctx, e->buf, 1 << 20, 0);
-	e->qp = sdr_qp_create(e->ctx, NULL);
+	e->qp = sdr_qp_create(e->ctx, env_qp_attr);
 	if (e->buf == NULL || e->mr == NULL || e->qp == NULL)
 		abort();
 	sdr_qp_info_get(e->qp, &peer);
@@ -998,7 +1001,10 @@ static void test_restore(void)
 		{SDR_SQ_RECV, SDR_SQE_F_RESUME, 4},
 	};
 
+	/* (its congestion control and paths must come back with it) */
+	env_qp_attr = &(const struct sdr_qp_attr){.cc = SDR_QP_CC_ON, .paths = 4};
 	env_up_attr(&e, SDR_CQ_ENTRIES, 1, &a);
+	env_qp_attr = NULL;
 	sdr_qp_info_get(e.qp, &info);
 	qid = sdr__qp_id(e.qp);
 	e.f->hold_send_cqe = 1;
@@ -1049,6 +1055,8 @@ static void test_restore(void)
 	      f2->restore_req.restore.recv_base == 0 && f2->restore_req.restore.connected == 1);
 	CHECK(memcmp(&f2->restore_req.restore.local, &info, sizeof(info)) == 0);
 	CHECK(f2->restore_req.remote.qpn == info.qpn + 0x100);
+	CHECK(f2->restore_req.cc == SDR_QP_CC_ON && f2->restore_req.paths == 4,
+	      " restored with cc %u paths %u", f2->restore_req.cc, f2->restore_req.paths);
 	fake_step(f2);
 	CHECK(f2->nlog == (int)(sizeof(want) / sizeof(want[0])), "%d SQEs", f2->nlog);
 	for (i = 0; i < f2->nlog && i < (int)(sizeof(want) / sizeof(want[0])); i++)

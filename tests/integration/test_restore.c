@@ -117,10 +117,12 @@ static int create(int s, uint32_t want_qpn, struct kept *k, struct sdr_ctl_resp 
 	return st;
 }
 
+static uint8_t restore_cc; /* the cc of restore()'s request */
+
 static int restore(int s, const struct kept *k, const uint8_t *token, int seg_fd,
 		   const struct sdr_qp_info *remote, struct sdr_ctl_resp *r)
 {
-	struct sdr_ctl_req q = {.type = SDR_CTL_QP_RESTORE, .qp_attr = sr_attr};
+	struct sdr_ctl_req q = {.type = SDR_CTL_QP_RESTORE, .qp_attr = sr_attr, .cc = restore_cc};
 
 	q.restore.local = k->info;
 	memcpy(q.restore.token, token, SDR_RESTORE_TOKEN_LEN);
@@ -317,6 +319,12 @@ static void test_restore(const char *sa, const char *sb)
 		      r.msg);
 		refused++;
 	}
+	/* a congestion control out of range, everything else right */
+	restore_cc = SDR_QP_CC_ON + 1;
+	st = restore(a, &ka, ka.token, ka.seg_fd, &kb.info, &r);
+	CHECK(st == -EINVAL && strstr(r.msg, "cc"), "cc %u: %d (%s)", restore_cc, st, r.msg);
+	restore_cc = 0;
+	refused++;
 	/* the rightful restores: the same identity */
 	st = restore(a, &ka, ka.token, ka.seg_fd, &kb.info, &r);
 	CHECK(st == 0, "restore A: %d (%s)", st, r.msg);

@@ -11,15 +11,21 @@
 #   failover  path 1 down from 3 s to 7 s, paced at 700 Mbit/s: the frames
 #             the receiving emulator delivered over the first second of the
 #             outage >= SDR_PATH_SUM of the sender's 700 Mbit/s (the three
-#             remaining paths carry 750), no message failed.
+#             remaining paths carry 750), no message failed;
+#   lossy     path 1 loses 5 % of its frames, --paths 16 paced at 950
+#             Mbit/s: payload goodput >= SDR_PATH_LOSSY (0.85) of the three
+#             clean paths' 750 Mbit/s, no message failed (that the lossy
+#             path's ports carry fewer frames: spray_paths, in CI).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh" pathbench
-case=${1:?usage: path_bench.sh sum|failover}
+case=${1:?usage: path_bench.sh sum|failover|lossy}
 frac=${SDR_PATH_SUM:-0.9}
 P="delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB"
 P="$P|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB"
 F="delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB,down=3s+4s"
 F="$F|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB"
+L="delay=5ms,rate=250mbit,buffer=4MB|delay=6ms,rate=250mbit,buffer=4MB,loss=0.05"
+L="$L|delay=8ms,rate=250mbit,buffer=4MB|delay=12.5ms,rate=250mbit,buffer=4MB"
 
 # run TAG PATHS RATE DURATION LINK [more sdr-perf options]: the JSON lines
 # in $tmp/TAG.jsonl, the daemons' stats (totals over the closed QPs too) in
@@ -82,6 +88,25 @@ print("delivered: %.0f Mbit/s before the outage, %.0f over its first second, %.0
       % (before, first, rest, r["goodput_gbps"], r["msgs_ok"], r["msgs_err"]))
 assert r["status"] == "ok" and r["msgs_err"] == 0, r
 assert first >= frac * 700, "%.0f Mbit/s in the outage's first second" % first
+PY
+	;;
+lossy)
+	run ls 16 950m 8 "$L" --path-trace 0.5
+	"$SDR_PYTHON" - "$tmp" "${SDR_PATH_LOSSY:-0.85}" <<'PY' || fail "lossy path"
+import json, sys
+tmp, frac = sys.argv[1], float(sys.argv[2])
+rows = [json.loads(l) for l in open("%s/ls.jsonl" % tmp) if l.startswith("{")]
+r = [x for x in rows if x.get("mode") == "bw"][-1]
+tr = [x for x in rows if x.get("mode") == "paths"][-1]
+lanes = tr["lane_delivered"][-1]  # frames each path delivered, at the end
+s = json.load(open("%s/ls-stats.json" % tmp))["instances"][0]["qp_totals"]
+print("lossy path 1 (5 %%): payload goodput %.3f Gbit/s (%.0f %% of the clean paths' 750"
+      " Mbit/s; %d messages, %d failed); frames delivered per path %s; retransmitted units"
+      " %d, spurious %d" % (r["goodput_gbps"], r["goodput_gbps"] / 0.75 * 100, r["msgs_ok"],
+                            r["msgs_err"], lanes, s["sr_retx_units"], s["sr_spurious_retx"]))
+assert r["status"] == "ok" and r["msgs_err"] == 0, r
+assert r["goodput_gbps"] >= frac * 0.75, "%.3f Gbit/s < %.2f of 750 Mbit/s" % (
+    r["goodput_gbps"], frac)
 PY
 	;;
 *) fail "unknown case $case" ;;

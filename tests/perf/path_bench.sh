@@ -12,7 +12,7 @@
 #             the receiving emulator delivered over the first second of the
 #             outage >= SDR_PATH_SUM of the sender's 700 Mbit/s (the three
 #             remaining paths carry 750), no message failed;
-#   lossy     path 1 loses 5 % of its frames, --paths 16 paced at 950
+#   lossy     path 1 loses 5 % of its frames, --paths 16 paced at 700
 #             Mbit/s: payload goodput >= SDR_PATH_LOSSY (0.85) of the three
 #             clean paths' 750 Mbit/s, no message failed (that the lossy
 #             path's ports carry fewer frames: spray_paths, in CI).
@@ -91,7 +91,7 @@ assert first >= frac * 700, "%.0f Mbit/s in the outage's first second" % first
 PY
 	;;
 lossy)
-	run ls 16 950m 8 "$L" --path-trace 0.5
+	run ls 16 700m 8 "$L" --path-trace 0.5
 	"$SDR_PYTHON" - "$tmp" "${SDR_PATH_LOSSY:-0.85}" <<'PY' || fail "lossy path"
 import json, sys
 tmp, frac = sys.argv[1], float(sys.argv[2])

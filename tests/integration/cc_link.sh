@@ -55,7 +55,7 @@ flows() {
 	for i in "${!rp[@]}"; do wait "${rp[$i]}" || rc=1; done
 	if [ $rc != 0 ]; then
 		for i in $(seq "$n"); do
-			tail -5 "$SDR_TMP/$tag-send$i.log" "$SDR_TMP/$tag-recv$i.log"
+			tail -n 5 "$SDR_TMP/$tag-send$i.log" "$SDR_TMP/$tag-recv$i.log"
 		done
 		return 1
 	fi

@@ -70,7 +70,7 @@ run() {
 # calibration: the paced message rate with the same reordering, T short
 cal=10000
 run cal "delay=1ms,reorder=$P:5ms,limit=8192,seed=1" $cal
-[ $SRV = 0 ] && [ $RRV = 0 ] || { tail -5 "$SEND_LOG" "$RECV_LOG"; sdr_fail "calibration transfer failed"; }
+[ $SRV = 0 ] && [ $RRV = 0 ] || { tail -n 5 "$SEND_LOG" "$RECV_LOG"; sdr_fail "calibration transfer failed"; }
 secs=$(sed -nE 's/^sent: [0-9]+ ok, 0 failed, [0-9]+ bytes in ([0-9.]+) s.*/\1/p' "$SEND_LOG")
 [ -n "$secs" ] || { cat "$SEND_LOG"; sdr_fail "no elapsed time from sdr-send"; }
 r=$(echo "$cal / $secs" | bc -l)

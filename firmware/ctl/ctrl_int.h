@@ -86,6 +86,9 @@ int ctl_req_qp_destroy(struct client *cl, const struct sdr_ctl_req *q, struct sd
 /** QP_CREATE's range check of every attribute. @return 0 or -errno (the
  *  reply says why, counted ctl_attr_range). */
 int ctl_qp_attr_check(const struct sdr_qp_attr_abi *a, struct sdr_ctl_resp *r);
+/** The cc and paths of a QP_CREATE / QP_RESTORE in range. @return 0 or
+ *  -EINVAL (the reply says why). */
+int ctl_qp_cc_paths(const struct sdr_ctl_req *q, struct sdr_ctl_resp *r);
 /** The stripe map of a QP_CREATE / QP_RESTORE (its chan and stripe, the
  *  attributes @p a already checked) into @p out. @return 0 or the refusal
  *  (in @p r). */

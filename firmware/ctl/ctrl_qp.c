@@ -215,6 +215,18 @@ int ctl_qp_room(struct client *cl, struct sdr_ctl_resp *r)
 	return 0;
 }
 
+int ctl_qp_cc_paths(const struct sdr_ctl_req *q, struct sdr_ctl_resp *r)
+{
+	if (q->cc > SDR_QP_CC_ON)
+		return ctl_fail(r, EINVAL,
+				"cc %u out of range (0 = the daemon's --cc, 1 off, 2 on)", q->cc);
+	if (q->paths > SDR_PATHS_MAX)
+		return ctl_fail(r, EINVAL,
+				"paths %u out of range (0 = the daemon's --paths, 1..%u)", q->paths,
+				SDR_PATHS_MAX);
+	return 0;
+}
+
 int ctl_qp_chan(const struct sdr_ctl_req *q, struct sdr_stripe *out, struct sdr_ctl_resp *r)
 {
 	unsigned w = SDR_CHAN_W(q->chan), ch = SDR_CHAN_C(q->chan);
@@ -304,15 +316,8 @@ int ctl_req_qp_create(struct client *cl, const struct sdr_ctl_req *q, struct sdr
 	struct sdr_qp_ids ids;
 	struct sdr_qp *qp;
 
-	if (qp_attr_check(a, ATTR_ALL, r))
+	if (qp_attr_check(a, ATTR_ALL, r) || ctl_qp_cc_paths(q, r))
 		return r->status;
-	if (q->cc > SDR_QP_CC_ON)
-		return ctl_fail(r, EINVAL,
-				"cc %u out of range (0 = the daemon's --cc, 1 off, 2 on)", q->cc);
-	if (q->paths > SDR_PATHS_MAX)
-		return ctl_fail(r, EINVAL,
-				"paths %u out of range (0 = the daemon's --paths, 1..%u)", q->paths,
-				SDR_PATHS_MAX);
 	if (ctl_qp_chan(q, &ids.stripe, r))
 		return r->status;
 	if (ctl_qp_room(cl, r))

@@ -115,12 +115,8 @@ int ctl_req_qp_restore(struct client *cl, const struct sdr_ctl_req *q, int fd,
 				       id);
 	if (identity_check(cl, q, r))
 		return r->status;
-	if (q->cc > SDR_QP_CC_ON || q->paths > SDR_PATHS_MAX)
-		return restore_refused(cl, r, EINVAL,
-				       "cc %u (0..%u) or paths %u (0..%u) out of range", q->cc,
-				       SDR_QP_CC_ON, q->paths, SDR_PATHS_MAX);
-	if (ctl_qp_attr_check(&q->qp_attr, r) || ctl_qp_chan(q, &ids.stripe, r) ||
-	    ctl_qp_room(cl, r)) {
+	if (ctl_qp_attr_check(&q->qp_attr, r) || ctl_qp_cc_paths(q, r) ||
+	    ctl_qp_chan(q, &ids.stripe, r) || ctl_qp_room(cl, r)) {
 		sdr_g.ctl_ctr[SDR_CTR_ctl_restore_refused]++;
 		return r->status;
 	}

@@ -392,10 +392,9 @@ void tool_parse(struct tool_opts *o, int argc, char **argv)
 	if (!bad && !o->channels && (o->server || o->connect) && getenv("SDR_CHANNELS")) {
 		/* the default of --channels (the torch backend reads it too) */
 		const char *e = getenv("SDR_CHANNELS");
-		char *end;
-		unsigned long w = strtoul(e, &end, 10);
+		uint64_t w;
 
-		if (*e < '0' || *e > '9' || *end || w < 1 || w > SDR_CHANNELS_MAX)
+		if (sdr_parse_u64(e, &w, 0) || w < 1 || w > SDR_CHANNELS_MAX)
 			bad = fprintf(stderr, "SDR_CHANNELS='%s': want 1..%u\n", e,
 				      SDR_CHANNELS_MAX);
 		else

@@ -130,15 +130,21 @@ static uint64_t sent_after(const struct sdr_spray_path *q, uint64_t tx)
 	return tx + 1;
 }
 
+/* A probe came back: the path takes units again from weight 1. It keeps
+ * half of its loss estimate and its failed probes until clean rounds bring
+ * its weight back to SDR_SPRAY_W_INIT (round_end()): a path that loses at
+ * random answers some probes, and with a clean slate it would be used for
+ * rounds before its estimate crossed SDR_SPRAY_DEAD_LOSS_MILLI again. */
 static void activate(struct sdr_spray_path *q, uint64_t now, uint64_t rtt)
 {
 	q->state = SDR_SPRAY_ACTIVE;
 	q->weight = 1;
 	q->credit = 0;
-	q->probes = 0;
 	q->probing = 0;
+	q->revived = 1;
 	q->cong = 0;
-	q->loss_milli = q->ce_milli = 0;
+	q->loss_milli /= 2;
+	q->ce_milli = 0;
 	q->r_acked = q->r_lost = q->r_ce = q->r_delayed = 0;
 	q->round_end = now + rtt;
 }
@@ -222,11 +228,16 @@ void sdr_spray_resume(struct sdr_spray *s, uint64_t now)
 
 static void suspend(struct sdr_spray *s, struct sdr_spray_path *q, uint64_t now)
 {
-	unsigned shift = q->probes < SDR_SPRAY_PROBE_SHIFT_MAX ? q->probes
-							       : SDR_SPRAY_PROBE_SHIFT_MAX;
+	unsigned shift;
 
-	if (q->state == SDR_SPRAY_ACTIVE)
+	if (q->state == SDR_SPRAY_ACTIVE) {
 		q->suspends++;
+		/* suspended again before it proved itself: as a failed probe */
+		if (q->revived && q->probes < UINT8_MAX)
+			q->probes++;
+		q->revived = 0;
+	}
+	shift = q->probes < SDR_SPRAY_PROBE_SHIFT_MAX ? q->probes : SDR_SPRAY_PROBE_SHIFT_MAX;
 	q->state = SDR_SPRAY_SUSPENDED;
 	q->probing = 0;
 	q->pend_tsc = 0;
@@ -261,6 +272,8 @@ static void round_end(struct sdr_spray *s, struct sdr_spray_path *q, uint64_t no
 		q->cong = 0;
 		if (q->weight < SDR_SPRAY_W_MAX)
 			q->weight++;
+		if (q->weight >= SDR_SPRAY_W_INIT)
+			q->revived = q->probes = 0; /* it proved itself */
 	}
 }
 

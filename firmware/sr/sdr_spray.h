@@ -23,7 +23,7 @@
 #define SDR_SPRAY_W_INIT 8            /* weight of a path at the start */
 #define SDR_SPRAY_CONG_ROUNDS 2       /* congested rounds in a row that halve a weight */
 #define SDR_SPRAY_LOSS_MILLI 20       /* a round losing more than 2 % of its units is lossy */
-#define SDR_SPRAY_DEAD_LOSS_MILLI 500 /* loss estimate above 50 %: suspended */
+#define SDR_SPRAY_DEAD_LOSS_MILLI 250 /* loss estimate above 25 % of units: suspended */
 #define SDR_SPRAY_STALL_SRTT \
 	3                           /* no ACK for this many SRTTs (and an RTO) of a waiting
                                       unit while units sent later on other paths were
@@ -54,6 +54,8 @@ struct sdr_spray_path {
 	uint8_t cong;                              /* congested rounds in a row */
 	uint8_t probes;                            /* failed probes in a row */
 	uint8_t probing;                           /* its probe unit is out */
+	uint8_t revived;                           /* active again after a probe, its weight
+                                                      not yet back at SDR_SPRAY_W_INIT */
 	/* counters (stats) */
 	uint64_t units, acked, lost, ce, suspends, probes_sent, halvings;
 	uint64_t frames;      /* data packets sent on it (first passes and retransmissions) */

@@ -9,6 +9,7 @@
  *    but probes), the others keep going; when it comes back its probe
  *    revives it and it takes units again;
  *  - a path losing 5 % of its units gets a lower weight and fewer units;
+ *    one losing 56 % is suspended and carries under 0.3 % of them;
  *  - half of the paths stay active whatever happens (a QP-wide stall is the
  *    SR engine's business); RTT samples shift to the slowest / fastest base;
  *  - a path's stall counts from the send of its unit that waits, not from
@@ -124,6 +125,29 @@ int main(void)
 		printf("5 %% loss on path 1: units %u %u %u %u, weights %u %u %u %u\n", got[0],
 		       got[1], got[2], got[3], s.p[0].weight, s.p[1].weight, s.p[2].weight,
 		       s.p[3].weight);
+	}
+
+	/* a path losing 56 % of its units (5 % of the frames of 16-frame
+	 * units): suspended, and its probes that come back do not bring it
+	 * back for long: it carries under 0.3 % of the units */
+	{
+		const unsigned loss[NP] = {0, 560, 0, 0};
+		unsigned all;
+
+		memset(got, 0, sizeof(got));
+		nev = 0;
+		sdr_spray_init(&s, NP, ports, 2000, 20000, 0);
+		run(&s, 0, 10000000, 0, loss, got);
+		all = got[0] + got[1] + got[2] + got[3];
+		CHECK(s.p[1].suspends >= 1 && got[1] * 1000 < all * 3,
+		      "56 %% loss on path 1: %u of %u units (suspends %llu)", got[1], all,
+		      (unsigned long long)s.p[1].suspends);
+		for (unsigned p = 0; p < NP; p++)
+			CHECK(p == 1 || (s.p[p].state == SDR_SPRAY_ACTIVE && got[p] > all / 4),
+			      "path %u: %u of %u units beside the lossy path", p, got[p], all);
+		printf("56 %% loss on path 1: units %u %u %u %u, suspends %llu, probes %llu\n",
+		       got[0], got[1], got[2], got[3], (unsigned long long)s.p[1].suspends,
+		       (unsigned long long)s.p[1].probes_sent);
 	}
 
 	/* three paths die: half of them stay active */

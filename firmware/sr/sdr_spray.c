@@ -5,6 +5,7 @@
  * of stalled paths and their probes. Pure C.
  * Layer sr/ (a building block of the SR engine).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "sdr_spray.h"
@@ -296,12 +297,17 @@ uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now, uint64_t rto)
 			/* stalled: silent for a while, though units sent after its
 			 * waiting one came back on other paths (a stall of the whole
 			 * QP, its peer or the host, is the SR engine's business) */
-			if (((q->pend_tsc && now - q->pend_tsc > wait &&
-			      s->newest_acked > q->pend_tsc) ||
-			     q->loss_milli > SDR_SPRAY_DEAD_LOSS_MILLI) &&
+			bool stalled = q->pend_tsc && now - q->pend_tsc > wait &&
+				       s->newest_acked > q->pend_tsc;
+
+			if ((stalled || q->loss_milli > SDR_SPRAY_DEAD_LOSS_MILLI) &&
 			    2 * (sdr_spray_active(s) - 1) >= s->n) {
 				suspend(s, q, now);
-				gone |= 1u << i;
+				/* (a lossy path delivers most of what it carries:
+				 * its units wait for their ACKs, and their losses
+				 * were told one by one) */
+				if (stalled)
+					gone |= 1u << i;
 			}
 		} else if (q->probing && q->pend_tsc && now - q->pend_tsc > wait) {
 			/* its probe went unanswered: later, twice as late */

@@ -106,9 +106,10 @@ void sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n);
 void sdr_spray_resume(struct sdr_spray *s, uint64_t now);
 
 /** Rounds and stalls; @p rto: the QP's RTO, the shortest stall (a path
- *  whose queue grows is not dead). @return a bit mask of the paths
- *  suspended now (or whose probe went unanswered): their outstanding units
- *  should go to another path at once. */
+ *  whose queue grows is not dead). @return a bit mask of the paths found
+ *  stalled now (or whose probe went unanswered): their outstanding units
+ *  should go to another path at once. A path suspended for its loss
+ *  estimate is not in it: what it carries mostly arrives. */
 uint32_t sdr_spray_poll(struct sdr_spray *s, uint64_t now, uint64_t rto);
 
 /** @p rtt, a sample of path @p p, moved by the difference of the base

@@ -31,6 +31,7 @@ struct ev {
 };
 static struct ev evq[1 << 16];
 static unsigned nev;
+static uint32_t gone_seen; /* paths sdr_spray_poll() found stalled */
 
 /* run [t0, t1): one unit per STEP; @p dead: mask of dead paths, @p loss_pm:
  * per-mille unit loss per path. Counts units per path into @p got. */
@@ -47,8 +48,7 @@ static uint64_t run(struct sdr_spray *s, uint64_t t0, uint64_t t1, unsigned dead
 				i++;
 			}
 		}
-		uint32_t gone = sdr_spray_poll(s, t, 30000);
-		(void)gone;
+		gone_seen |= sdr_spray_poll(s, t, 30000);
 		unsigned p = sdr_spray_pick(s, t);
 		sdr_spray_sent(s, p, t);
 		got[p]++;
@@ -89,9 +89,11 @@ int main(void)
 		      got[p]);
 	memset(got, 0, sizeof(got));
 	uint64_t died = t;
+	gone_seen = 0;
 	t = run(&s, t, t + 200000, 1u << 2, NULL, got); /* 200 ms: 8 RTTs of the slowest */
-	CHECK(s.p[2].state == SDR_SPRAY_SUSPENDED && s.p[2].suspends == 1,
-	      "dead path 2 not suspended within 200 ms (state %u)", s.p[2].state);
+	CHECK(s.p[2].state == SDR_SPRAY_SUSPENDED && s.p[2].suspends == 1 && gone_seen == 1u << 2,
+	      "dead path 2 not suspended as stalled within 200 ms (state %u, stalled mask %#x)",
+	      s.p[2].state, gone_seen);
 	printf("dead path: suspended after %llu units on it in 200 ms\n",
 	       (unsigned long long)got[2]);
 	memset(got, 0, sizeof(got));

@@ -14,6 +14,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include <math.h>
 #include <string.h>
 
 void sdr_cc_params_default(struct sdr_cc_params *p)
@@ -39,6 +40,8 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->min_bps = 1e6;
 	p->loss_md = 0.3;
 	p->loss_frac = 0.05;
+	p->loss_min_units = 32;
+	p->loss_win_rtts = 8;
 	p->app_limited = 0.5;
 	p->quantum_bytes = 2 * 9216;
 	p->ecn_delay_frac = 0.25;
@@ -280,6 +283,47 @@ static void comp_watch(struct sdr_cc *cc, enum sdr_cc_event ev, double q, uint64
 	}
 }
 
+/* The queueing delay that judges the interval's losses: its own (@p q), or
+ * where it had no RTT sample (losses alone: the timers of a full buffer
+ * expire before any ACK) the last sample's. */
+static double loss_q(const struct sdr_cc *cc, double q)
+{
+	if (cc->iv_min_rtt || cc->last_rtt <= cc->base_rtt)
+		return q;
+	return (double)(cc->last_rtt - cc->base_rtt);
+}
+
+/* Loss without queueing (the interval's @p seen packets, acknowledged or
+ * lost): random loss on a long-haul path (SR and EC repair it) or a
+ * policer's. One interval is a small sample at a low rate (a dozen packets
+ * at tens of Mbit/s and 25 ms: one loss is 8 %), so the losses gather in a
+ * window from the first interval with a loss until it holds loss_min_units
+ * units' packets or has lasted loss_win_rtts base RTTs; then the packet
+ * loss fraction it estimates (sdr_cc_on_loss_unit()) is judged against
+ * loss_frac. @return true: a cut, by cc->last_loss. */
+static bool loss_window(struct sdr_cc *cc, uint64_t now, uint64_t seen)
+{
+	double u, k, p;
+
+	if (!cc->lw_seen && !cc->iv_lost)
+		return false;
+	if (!cc->lw_seen)
+		cc->lw_start = cc->iv_start;
+	cc->lw_seen += seen;
+	cc->lw_lost += cc->iv_lost;
+	cc->lw_units += cc->iv_lost_units;
+	k = cc->lw_units ? (double)cc->lw_lost / (double)cc->lw_units : 1;
+	if ((double)cc->lw_seen < cc->p.loss_min_units * k &&
+	    (double)(now - cc->lw_start) < cc->p.loss_win_rtts * (double)cc->base_rtt)
+		return false;
+	u = (double)cc->lw_lost / (double)cc->lw_seen;
+	p = k > 1 ? 1 - pow(1 - (u < 1 ? u : 1), 1 / k) : u;
+	cc->loss_windows++;
+	cc->last_loss = p;
+	cc->lw_seen = cc->lw_lost = cc->lw_units = 0;
+	return p > cc->p.loss_frac;
+}
+
 static void decide(struct sdr_cc *cc, uint64_t now)
 {
 	double rate0 = cc->rate;
@@ -350,17 +394,21 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			ev = SDR_CC_DEC_DELAY;
 			cc->dec_delay++;
 		}
-	} else if (cc->iv_lost > 0 &&
-		   (q > (double)dt / 2 || (double)cc->iv_lost > cc->p.loss_frac * (double)seen)) {
-		/* one reaction per interval (one round trip), as TCP's one
-		 * reduction per window of data (RFC 5681 3.1, RFC 6675 5):
-		 * under queueing by loss_md; otherwise by the fraction of the
-		 * interval's packets lost (what did not get through), at most
-		 * loss_md */
-		double lf = (double)cc->iv_lost / (double)seen;
+	} else if (cc->iv_lost > 0 && loss_q(cc, q) > (double)dt) {
+		/* loss under queueing: congestion, one reaction per interval
+		 * (one round trip), as TCP's one reduction per window of data
+		 * (RFC 5681 3.1, RFC 6675 5), by loss_md */
+		cc->rate *= mdf(cc, 1 - cc->p.loss_md);
+		cc->lw_seen = cc->lw_lost = cc->lw_units = 0; /* (answered) */
+		ev = SDR_CC_DEC_LOSS;
+		cc->dec_loss++;
+	} else if (loss_window(cc, now, seen)) {
+		/* more than loss_frac of the packets lost over the window
+		 * whatever the delay says (a policer, a shallow buffer): by
+		 * that fraction (what did not get through), at most loss_md */
+		double lf = cc->last_loss;
 
-		cc->rate *= mdf(
-			cc, 1 - (q > (double)dt / 2 || lf > cc->p.loss_md ? cc->p.loss_md : lf));
+		cc->rate *= mdf(cc, 1 - (lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;
 		cc->dec_loss++;
 	} else if (app_limited(cc, len)) {
@@ -427,11 +475,12 @@ static void tick(struct sdr_cc *cc, uint64_t now)
 	cc->iv_start = now;
 	cc->iv_min_rtt = 0;
 	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
+	cc->iv_lost_units = 0;
 	cc->iv_held = false;
 	cc->iv_span = 0;
 }
 
-void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t sent)
+static void on_loss(struct sdr_cc *cc, uint64_t now, uint32_t n, uint32_t units, uint64_t sent)
 {
 	/* A packet sent before the last cut, or lost sooner than one base
 	 * RTT after it left (it cannot have been missed yet: a timer or a
@@ -445,12 +494,24 @@ void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t s
 		return;
 	}
 	cc->iv_lost += n;
+	cc->iv_lost_units += units;
 	tick(cc, now);
+}
+
+void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t sent)
+{
+	on_loss(cc, now, n, n, sent);
+}
+
+void sdr_cc_on_loss_unit(struct sdr_cc *cc, uint64_t now, uint32_t n, uint64_t sent)
+{
+	on_loss(cc, now, n, n ? 1 : 0, sent);
 }
 
 void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now, uint32_t n)
 {
 	cc->iv_lost += n;
+	cc->iv_lost_units += n;
 	tick(cc, now);
 }
 

@@ -63,7 +63,11 @@ struct sdr_cc_params {
 	double min_frac;       /**< floor, of the ceiling, ... */
 	double min_bps;        /**< ... and at least this (bit/s; not above the ceiling) */
 	double loss_md;        /**< decrease on loss that is congestion: */
-	double loss_frac;      /**< ... under queueing, or more than this fraction lost */
+	double loss_frac;      /**< ... under queueing, or more than this fraction of
+	                          the packets lost (estimated from the units lost:
+	                          sdr_cc_on_loss_unit()) over a loss window: */
+	double loss_min_units; /**< ... that holds this many units' packets ... */
+	double loss_win_rtts;  /**< ... or has lasted this many base RTTs */
 	double app_limited;    /**< an interval that sent less than this fraction of
 	                          rate x interval does not increase the rate ... */
 	double quantum_bytes;  /**< ... unless rate x interval is below this (two
@@ -147,10 +151,16 @@ struct sdr_cc {
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
+	uint64_t iv_lost_units; /**< the units iv_lost's packets were lost in */
+	/* the loss window: from the first interval with a loss (not under
+	 * queueing), its packets seen, lost and the units they were lost in */
+	uint64_t lw_start, lw_seen, lw_lost, lw_units;
 	bool iv_held;     /**< the rate held a frame back in this interval ... */
 	uint64_t iv_span; /**< ... and the interval's frames left over this span (ns) */
 	/* counters (stats, JSON, telemetry) */
 	uint64_t acked, ce, lost_events, intervals;
+	uint64_t loss_windows; /**< loss windows judged (not under queueing) */
+	double last_loss;      /**< the packet loss fraction of the last one */
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
 	enum sdr_cc_event last;
 	double last_q_ns; /**< queueing delay of the last decision, ns */
@@ -216,9 +226,9 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now_ns, uint64_t rtt_ns, uint
 		       uint32_t ce, uint32_t bytes);
 
 /** @p n packets were declared lost at @p now_ns (retransmitted on a timeout
- *  or a NACK). They count in the interval's loss fraction; an interval of
- *  losses alone decides only if an ACK came since the last cut (a stall
- *  cuts once, not once per probe that expires). */
+ *  or a NACK), each on its own. They count in the interval's loss fraction;
+ *  an interval of losses alone decides only if an ACK came since the last
+ *  cut (a stall cuts once, not once per probe that expires). */
 void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now_ns, uint32_t n);
 
 /** sdr_cc_on_loss() for packets last sent at @p sent_ns: not counted
@@ -227,6 +237,15 @@ void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now_ns, uint32_t n);
  *  probes), or declared lost less than a base RTT after they left (a
  *  timer or NACK ahead of their delivery is no loss signal). */
 void sdr_cc_on_loss_sent(struct sdr_cc *cc, uint64_t now_ns, uint32_t n, uint64_t sent_ns);
+
+/** sdr_cc_on_loss_sent() for one *unit* of @p n packets: the sender knows
+ *  only that at least one of them was lost and sends all @p n again (SR's
+ *  chunk, whose ACK bitmap bit covers all its packets). Outside queueing
+ *  the loss window then takes the packet loss fraction p that explains the
+ *  fraction u of packets in lost units under independent loss,
+ *  p = 1 - (1 - u)^(1/k), k the mean packets per lost unit: random loss of
+ *  1 % loses 15 % of 16-packet units, which is not 15 % of the packets. */
+void sdr_cc_on_loss_unit(struct sdr_cc *cc, uint64_t now_ns, uint32_t n, uint64_t sent_ns);
 
 /** The rate in force (bit/s), at least 1. */
 static inline uint64_t sdr_cc_rate(const struct sdr_cc *cc)

@@ -149,8 +149,8 @@ void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts, uint64_t s
 	if (!c->on)
 		return;
 	start(c, now_ns);
-	if (sent)
-		sdr_cc_on_loss_sent(&c->cc, now_ns, pkts, cyc_ns(sent));
+	if (sent) /* (a unit: all its packets are sent again) */
+		sdr_cc_on_loss_unit(&c->cc, now_ns, pkts, cyc_ns(sent));
 	else
 		sdr_cc_on_loss(&c->cc, now_ns, pkts);
 }

@@ -94,8 +94,9 @@ void sdr_sr_cc_echo_in(struct sdr_sr_cc *c, const uint8_t *msg, size_t len,
 void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32_t pkts,
 		     uint32_t bytes);
 
-/** Sender: @p pkts packets, last sent at TSC @p sent (0: unknown, the loss
- *  counts), are being retransmitted (a loss; sdr_cc_on_loss_sent()). */
+/** Sender: a unit of @p pkts packets, last sent at TSC @p sent, is being
+ *  retransmitted (a loss; sdr_cc_on_loss_unit()); @p sent 0: @p pkts
+ *  losses of unknown age, each counted (sdr_cc_on_loss()). */
 void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts, uint64_t sent);
 
 /** TSC cycles the QP's pacer takes to send @p bytes on the wire at the rate

@@ -156,13 +156,28 @@ static void test_reactions(void)
 	      sdr_cc_event_name(cc.last));
 	r0 = sdr_cc_rate(&cc);
 	sdr_cc_on_loss(&cc, t, 5);
-	/* T/2 < q < T, T the delay target in force (ECN leads: it saw CE) */
+	/* T/2 < q < T, T the delay target in force (ECN leads: it saw CE):
+	 * a queue below the target is no congestion, nor is loss beside it
+	 * (a host's noise on the RTT samples is of that order) */
 	CHECK(sdr_cc_ecn_leads(&cc, t) && sdr_cc_delay_target(&cc, t) > sdr_cc_target(&cc),
 	      "ECN leads after a CE mark: delay target %" PRIu64 " > %" PRIu64,
 	      sdr_cc_delay_target(&cc, t), sdr_cc_target(&cc));
 	t = feed(&cc, t, 1, 25 * MS + sdr_cc_delay_target(&cc, t) * 3 / 4, 0);
+	CHECK(cc.last != SDR_CC_DEC_LOSS && sdr_cc_rate(&cc) >= r0,
+	      "loss below the delay target: %s %" PRIu64, sdr_cc_event_name(cc.last),
+	      sdr_cc_rate(&cc));
+	t = feed(&cc, t, 2, 25 * MS, 0);
+	/* losses in an interval without an RTT sample (the timers of a full
+	 * buffer expire before its ACKs come) are judged by the last
+	 * sample's queue: above the target, congestion, by loss_md */
+	sdr_cc_on_ack(&cc, t, 25 * MS + 2 * sdr_cc_delay_target(&cc, t), 1, 0, 0);
+	t = feed(&cc, t, 1, 0, 0); /* (its ACKs carry no sample) */
+	r0 = sdr_cc_rate(&cc);
+	sdr_cc_on_loss(&cc, t, 5);
+	t = feed(&cc, t, 1, 0, 0);
 	CHECK(cc.last == SDR_CC_DEC_LOSS && NEAR(sdr_cc_rate(&cc), (double)r0 * (1 - p.loss_md)),
-	      "loss under queueing: %s %" PRIu64, sdr_cc_event_name(cc.last), sdr_cc_rate(&cc));
+	      "loss under queueing: %s %" PRIu64 " of %" PRIu64, sdr_cc_event_name(cc.last),
+	      sdr_cc_rate(&cc), r0);
 	t = feed(&cc, t, 2, 25 * MS, 0);
 	/* heavy loss is congestion whatever the delay says */
 	r0 = sdr_cc_rate(&cc);
@@ -919,6 +934,67 @@ static void test_loss_once(void)
 	CHECK(cc.stale_lost - d0 == 50, "premature losses counted");
 }
 
+/* Random loss is not congestion. SR sends a unit (16 packets) again when
+ * any of its packets is lost and tells the controller so
+ * (sdr_cc_on_loss_unit()): 1 % random packet loss loses 15 % of the units,
+ * 2 % loses 28 %. Run @p ivs intervals of one 25 ms round trip, each with
+ * @p units units, each lost with the probability that one of its 16
+ * packets is (exact: a fixed xorshift sequence, no clock); returns the
+ * loss cuts. */
+static uint64_t random_loss(double pkt_loss, unsigned units, unsigned ivs, double *rate)
+{
+	struct sdr_cc cc;
+	uint64_t t = 0, x = 88172645463325252ull, rtt = 25 * MS;
+	double pu = 1 - pow(1 - pkt_loss, 16);
+
+	sdr_cc_init(&cc, NULL, GBIT, 0);
+	for (unsigned i = 0; i < ivs; i++) {
+		sdr_cc_on_sent(&cc, (uint32_t)(cc.rate * 25e-3 / 8)); /* not app-limited */
+		for (unsigned u = 0; u < units; u++) {
+			t += rtt / units;
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if ((double)(x >> 11) / 9007199254740992.0 < pu)
+				sdr_cc_on_loss_unit(&cc, t, 16, t - rtt);
+			else
+				sdr_cc_on_ack(&cc, t, rtt, 16, 0, 16 * 4096);
+		}
+	}
+	*rate = (double)sdr_cc_rate(&cc);
+	return cc.dec_loss;
+}
+
+static void test_random_loss(void)
+{
+	double r;
+	uint64_t n;
+
+	/* a fast QP: 40 units a round trip */
+	n = random_loss(0.01, 40, 200, &r);
+	printf("random loss 1 %%, 40 units a round trip: %" PRIu64 " loss cuts in 200, rate %.0f "
+	       "Mbit/s\n",
+	       n, r / 1e6);
+	CHECK(n == 0, "1 %% random loss, 40 units an RTT: %" PRIu64 " loss cuts", n);
+	n = random_loss(0.02, 40, 200, &r);
+	printf("random loss 2 %%, 40 units a round trip: %" PRIu64 " loss cuts in 200, rate %.0f "
+	       "Mbit/s\n",
+	       n, r / 1e6);
+	CHECK(n == 0, "2 %% random loss, 40 units an RTT: %" PRIu64 " loss cuts", n);
+	/* a slow one: 2 units a round trip, where one lost unit is half of
+	 * an interval's packets (the cut of every such interval took a QP
+	 * to its floor) */
+	n = random_loss(0.01, 2, 400, &r);
+	printf("random loss 1 %%, 2 units a round trip: %" PRIu64 " loss cuts in 400\n", n);
+	CHECK(n == 0, "1 %% random loss, 2 units an RTT: %" PRIu64 " loss cuts", n);
+	/* 10 % of the packets (81 % of the units) is above loss_frac */
+	n = random_loss(0.10, 40, 50, &r);
+	printf("random loss 10 %%, 40 units a round trip: %" PRIu64 " loss cuts in 50, rate %.0f "
+	       "Mbit/s\n",
+	       n, r / 1e6);
+	CHECK(n >= 10, "10 %% loss, 40 units an RTT: only %" PRIu64 " loss cuts", n);
+}
+
 int main(int argc, char **argv)
 {
 	/* --delay: also the bottleneck without ECN marking (by hand: about
@@ -928,6 +1004,7 @@ int main(int argc, char **argv)
 	test_reactions();
 	test_competitive();
 	test_loss_once();
+	test_random_loss();
 	test_alone();
 	for (unsigned n = 2; n <= 8; n *= 2) {
 		test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", n, "ECN+delay",

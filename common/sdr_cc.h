@@ -24,7 +24,9 @@
  * intervals in a row (so a freed capacity is retaken in a few RTTs, while
  * competing flows still meet on AIMD's fair point). Loss alone is not
  * congestion on a long-haul link (SR and EC repair random loss); loss while
- * the queueing delay is above half the target is. Once the path marks CE,
+ * the queueing delay is above the delay target in force is, and so is more
+ * than loss_frac of the packets over a loss window (the packet loss
+ * estimated from lost units). Once the path marks CE,
  * ECN leads: delay alone cuts only above max(T, ecn_delay_frac * base RTT,
  * jit_k * the delay signal's noise), so host scheduling jitter in the RTT
  * samples does not starve the flow.

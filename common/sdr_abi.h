@@ -261,7 +261,7 @@ _Static_assert(sizeof(struct sdr_cqe) == 32, "cqe is 32 bytes");
 
 /* ================= QP segment: receive bitmaps ================= */
 
-#define SDR_QSEG_MAGIC 0x53445251u /* "SDRQ" */
+#define SDR_QSEG_MAGIC 0x53445232u /* "SDR2": slots of 32 bytes with msg_len (was "SDRQ", 16) */
 
 /** Head of the per-QP shared segment: SDR_MAX_MSGS receive slots, each with
  *  a chunk bitmap of @c bitmap_words 64-bit words. */
@@ -280,7 +280,12 @@ struct sdr_qseg_slot {
 	_Atomic uint32_t chunks_set; /**< chunk bits set so far */
 	_Atomic uint32_t imm_mask;   /**< nibbles of the user immediate received */
 	_Atomic uint32_t imm;        /**< user immediate, valid nibbles per imm_mask */
+	_Atomic uint32_t msg_len;    /**< the message's length once its end is known
+	                                  (0: not yet); a restarted daemon resumes
+	                                  the receive from it with the bitmap */
+	uint32_t reserved[3];
 };
+_Static_assert(sizeof(struct sdr_qseg_slot) == 32, "qseg slot is 32 bytes");
 
 /* ================= helpers (common/sdr_abi.c) ================= */
 #include <stddef.h>

@@ -51,6 +51,13 @@ static inline uint64_t *chunk_bm_of(struct sdr_rq *rq, uint32_t slot)
 	return rq->chunk_bm + (size_t)slot * rq->chunk_words;
 }
 
+/* Slot @p idx knows its message's end: the host's segment keeps it (a
+ * restarted daemon resumes the receive from it, sdr_rq_post_resume()). */
+static inline void end_known(struct sdr_rq *rq, uint32_t idx, const struct sdr_rslot *s)
+{
+	atomic_store_explicit(&rq->shared[idx].msg_len, s->msg_len, memory_order_release);
+}
+
 static int64_t rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id,
 		       uint16_t mr_id, int keep)
 {
@@ -83,6 +90,7 @@ static int64_t rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t w
 		atomic_store_explicit(&sh->chunks_set, 0, memory_order_relaxed);
 		atomic_store_explicit(&sh->imm_mask, 0, memory_order_relaxed);
 		atomic_store_explicit(&sh->imm, 0, memory_order_relaxed);
+		atomic_store_explicit(&sh->msg_len, 0, memory_order_relaxed);
 	}
 	atomic_store_explicit(&sh->seq, seq, memory_order_release);
 	rq->next_seq = seq + 1;
@@ -94,11 +102,14 @@ int64_t sdr_rq_post(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_i
 	return rq_post(rq, dst, len, wr_id, mr_id, 0);
 }
 
+static int learn_end(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint32_t npkts,
+		     uint32_t msg_len);
+
 int64_t sdr_rq_post_resume(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64_t wr_id,
 			   uint16_t mr_id, uint64_t now_tsc)
 {
 	int64_t seq = rq_post(rq, dst, len, wr_id, mr_id, 1);
-	uint32_t idx, nch, imm, mask, keepn = 0;
+	uint32_t idx, nch, imm, mask, ml, keepn = 0;
 	struct sdr_qseg_slot *sh;
 	struct sdr_rslot *s;
 	uint64_t *cbm, *pbm, *priv;
@@ -153,9 +164,19 @@ int64_t sdr_rq_post_resume(struct sdr_rq *rq, uint8_t *dst, uint32_t len, uint64
 	atomic_store_explicit(&sh->imm, imm, memory_order_relaxed);
 	atomic_store_explicit(&sh->imm_mask, mask, memory_order_relaxed);
 	atomic_store_explicit(&sh->chunks_set, s->chunks_got, memory_order_release);
+	ml = atomic_load_explicit(&sh->msg_len, memory_order_acquire);
+	atomic_store_explicit(&sh->msg_len, 0, memory_order_relaxed);
 	if (keepn) {
 		s->len_unsure = 1;
 		s->first_tsc = s->last_tsc = now_tsc;
+		/* the end the daemon before knew (host memory: a length past
+		 * the posted buffer is not taken; a shorter one only shortens
+		 * this receive) takes back what was counted past it, and
+		 * a receive that had all of its message completes at once
+		 * (sdr_rq_resumed_full()): its sender may have nothing to send
+		 * again */
+		if (ml && ml <= s->len)
+			(void)learn_end(rq, idx, s, (ml + rq->mtu - 1) / rq->mtu, ml);
 	} else if (mask) {
 		s->last_tsc = now_tsc;
 	}
@@ -192,6 +213,7 @@ static int learn_end(struct sdr_rq *rq, uint32_t idx, struct sdr_rslot *s, uint3
 	s->last_known = 1;
 	s->npkts = npkts;
 	s->msg_len = msg_len;
+	end_known(rq, idx, s);
 	return try_chunk(rq, idx, s, last);
 }
 
@@ -206,6 +228,16 @@ static inline void rslot_done(struct sdr_rq *rq, struct sdr_rslot *s)
 int sdr_rslot_full(const struct sdr_rslot *s)
 {
 	return s->last_known && s->pkts_got == s->npkts && s->imm_mask == 0xFF;
+}
+
+int sdr_rq_resumed_full(struct sdr_rq *rq, uint32_t idx)
+{
+	struct sdr_rslot *s = &rq->slot[idx & (SDR_MAX_MSGS - 1)];
+
+	if (s->state != SDR_RS_POSTED || !s->resumed || !sdr_rslot_full(s))
+		return 0;
+	rslot_done(rq, s);
+	return 1;
 }
 
 /* Set chunk bit @c chunk if all of its packets (below the message's packet
@@ -380,6 +412,7 @@ int sdr_rq_place(struct sdr_rq *rq, uint32_t gen, const struct sdr_parsed *p, ui
 		s->last_known = 1;
 		s->npkts = off + 1;
 		s->msg_len = (uint32_t)(start + len);
+		end_known(rq, idx, s);
 		/* The last chunk may be short: look at it again now. */
 		if (off / rq->ppc != (s->npkts - 1) / rq->ppc)
 			flags |= try_chunk(rq, idx, s, (s->npkts - 1) / rq->ppc);
@@ -434,6 +467,7 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 		s->last_known = 1;
 		s->npkts = (msg_len + rq->mtu - 1) / rq->mtu;
 		s->msg_len = msg_len;
+		end_known(rq, idx, s);
 		/* the last chunk may be short and complete already */
 		flags |= try_chunk(rq, idx, s, (s->npkts - 1) / rq->ppc);
 	}

@@ -200,6 +200,12 @@ static inline uint32_t sdr_rslot_nchunks(const struct sdr_rq *rq, const struct s
  *  immediate nibbles)? */
 int sdr_rslot_full(const struct sdr_rslot *s);
 
+/** A resumed receive (sdr_rq_post_resume()) in slot @p idx that already
+ *  holds its whole message (the end the daemon before knew, every packet
+ *  and nibble): marked done. @return 1 then (the caller completes it, as
+ *  at SDR_PLACE_COMPLETE), else 0. */
+int sdr_rq_resumed_full(struct sdr_rq *rq, uint32_t idx);
+
 /**
  * Complete receive @p seq now (host asked, or a timeout). The slot becomes a
  * discard sink. @return slot index, or -ENOENT when @p seq is not a posted,

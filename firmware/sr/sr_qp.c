@@ -106,6 +106,12 @@ void sdr_sr_qp_recv_restored(struct sdr_worker *w, struct sdr_qp *qp, uint32_t s
 	struct sdr_sr *sr = sdr_sr_of(qp);
 
 	if (!done) {
+		/* it had all of its message before the restart (its sender
+		 * may have had the final ACK: nothing comes again) */
+		if (sdr_rq_resumed_full(&qp->rq, slot)) {
+			sdr_sr_qp_recv_done(w, qp, slot, 0, now);
+			return;
+		}
 		/* the sender learns what survived at the next ACK */
 		if (qp->rq.slot[slot].chunks_got)
 			sdr_sr_rx_note(w, qp, sr, slot, now);

@@ -1110,7 +1110,8 @@ static void test_counter_names(void)
  * are not trusted), the immediate keeps the nibbles its mask names; the
  * last packet, a repeat of a seeded chunk's, takes back what was counted
  * past the message's end and completes the receive; EC's message length
- * (sdr_rq_set_msg) does the same. */
+ * (sdr_rq_set_msg) does the same; the end the segment kept completes a
+ * receive that had its whole message at once. */
 static void test_resume(void)
 {
 	struct fx *f = fx_new(1024, 64 * 1024, 4, 4);
@@ -1167,6 +1168,8 @@ static void test_resume(void)
 	CHECK_EQ(s->msg_len, msg_len);
 	CHECK_EQ(s->max_end, msg_len);
 	CHECK_EQ(f->rq.nposted, 0);
+	/* the segment keeps the end for a daemon after this one */
+	CHECK_EQ(atomic_load(&f->shared[0].msg_len), msg_len);
 
 	/* EC: the length from a parity header corrects a resumed receive too */
 	cbm = slot_chunks(f, 1);
@@ -1185,10 +1188,38 @@ static void test_resume(void)
 	cbm = slot_chunks(f, 2);
 	cbm[0] = 0xFF;
 	atomic_store(&f->shared[2].chunks_set, 8);
+	atomic_store(&f->shared[2].msg_len, 5);
 	CHECK_EQ(sdr_rq_post(&f->rq, b.dst, b.len, 9, 0), 2);
 	CHECK_EQ(cbm[0], 0);
 	CHECK_EQ(atomic_load(&f->shared[2].chunks_set), 0);
+	CHECK_EQ(atomic_load(&f->shared[2].msg_len), 0);
 	CHECK(!f->rq.slot[2].resumed);
+
+	/* a receive that had its whole message when its daemon died (its
+	 * completion lost with it, its sender had the FULL ACK and sends
+	 * nothing again): the end the segment kept completes it at once */
+	cbm = slot_chunks(f, 3);
+	cbm[0] = (1ull << 10) - 1; /* chunks 0..9: packets 0..37 */
+	atomic_store(&f->shared[3].imm_mask, 0xFF);
+	atomic_store(&f->shared[3].imm, imm);
+	atomic_store(&f->shared[3].msg_len, msg_len);
+	CHECK_EQ(sdr_rq_post_resume(&f->rq, b.dst, b.len, 10, 0, ++f->tsc), 3);
+	CHECK(f->rq.slot[3].last_known && !f->rq.slot[3].len_unsure);
+	CHECK_EQ(f->rq.slot[3].pkts_got, 38);
+	CHECK_EQ(f->rq.slot[3].msg_len, msg_len);
+	CHECK_EQ(sdr_rq_resumed_full(&f->rq, 3), 1);
+	CHECK_EQ(f->rq.slot[3].state, SDR_RS_DONE);
+	CHECK_EQ(sdr_rq_resumed_full(&f->rq, 3), 0); /* (once) */
+	/* a length past the posted buffer (host memory) is not taken: the
+	 * end is learnt from the sender as before */
+	cbm = slot_chunks(f, 4);
+	cbm[0] = (1ull << 10) - 1;
+	atomic_store(&f->shared[4].imm_mask, 0xFF);
+	atomic_store(&f->shared[4].msg_len, 41 * 1024);
+	CHECK_EQ(sdr_rq_post_resume(&f->rq, b.dst, b.len, 11, 0, ++f->tsc), 4);
+	CHECK(f->rq.slot[4].len_unsure && !f->rq.slot[4].last_known);
+	CHECK_EQ(sdr_rq_resumed_full(&f->rq, 4), 0);
+	CHECK_EQ(atomic_load(&f->shared[4].msg_len), 0);
 	free(b.base);
 	fx_free(f);
 }

@@ -184,14 +184,15 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		"alpha %.3f | delay target %.0f us (jitter %.0f us) | last %s | cuts ecn %" PRIu64
 		" delay %" PRIu64 " loss %" PRIu64 " increases %" PRIu64 " intervals %" PRIu64
 		" | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64 " intervals, %" PRIu64
-		" ended at the limit) | losses %" PRIu64 " (and %" PRIu64 " sent before a cut)"
+		" ended at the limit) | losses %" PRIu64 " (and %" PRIu64 " sent before a cut;"
+		" loss windows %" PRIu64 ", the last %.2f %% of the packets)"
 		" | CE echoed %" PRIu64 " (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
 		k->increases, k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv,
-		k->comp_expired, k->lost_events, k->stale_lost, c->ce_echoed, c->echo_acks,
-		c->rx_ce);
+		k->comp_expired, k->lost_events, k->stale_lost, k->loss_windows, 100 * k->last_loss,
+		c->ce_echoed, c->echo_acks, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -207,13 +208,15 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"rate_sets\":%" PRIu64 ",\"rx_pkts\":%" PRIu32 ",\"rx_ce\":%" PRIu32
 		",\"ecn_leads\":%d,\"delay_target_us\":%.1f,\"jitter_us\":%.1f"
 		",\"competitive\":%d,\"comp_enters\":%" PRIu64 ",\"comp_intervals\":%" PRIu64
-		",\"comp_expired\":%" PRIu64 ",\"stale_lost\":%" PRIu64 "}",
+		",\"comp_expired\":%" PRIu64 ",\"stale_lost\":%" PRIu64 ",\"loss_windows\":%" PRIu64
+		",\"loss_est\":%.5f}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
 		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
 		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
-		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost);
+		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost,
+		k->loss_windows, k->last_loss);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -240,6 +243,8 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_comp_expired", k->comp_expired);
 	kv->u64(kv->arg, "cc_lost", k->lost_events);
 	kv->u64(kv->arg, "cc_stale_lost", k->stale_lost);
+	kv->u64(kv->arg, "cc_loss_windows", k->loss_windows);
+	kv->u64(kv->arg, "cc_loss_est_ppm", (uint64_t)(k->last_loss * 1e6));
 }
 
 void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)

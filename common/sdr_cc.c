@@ -300,7 +300,7 @@ static double loss_q(const struct sdr_cc *cc, double q)
  * window from the first interval with a loss until it holds loss_min_units
  * units' packets or has lasted loss_win_rtts base RTTs; then the packet
  * loss fraction it estimates (sdr_cc_on_loss_unit()) is judged against
- * loss_frac. @return true: a cut, by cc->last_loss. */
+ * loss_frac. @return true: a cut, by cc->loss_est. */
 static bool loss_window(struct sdr_cc *cc, uint64_t now, uint64_t seen)
 {
 	double u, k, p;
@@ -319,7 +319,7 @@ static bool loss_window(struct sdr_cc *cc, uint64_t now, uint64_t seen)
 	u = (double)cc->lw_lost / (double)cc->lw_seen;
 	p = k > 1 ? 1 - pow(1 - (u < 1 ? u : 1), 1 / k) : u;
 	cc->loss_windows++;
-	cc->last_loss = p;
+	cc->loss_est = p;
 	cc->lw_seen = cc->lw_lost = cc->lw_units = 0;
 	return p > cc->p.loss_frac;
 }
@@ -406,7 +406,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		/* more than loss_frac of the packets lost over the window
 		 * whatever the delay says (a policer, a shallow buffer): by
 		 * that fraction (what did not get through), at most loss_md */
-		double lf = cc->last_loss;
+		double lf = cc->loss_est;
 
 		cc->rate *= mdf(cc, 1 - (lf > cc->p.loss_md ? cc->p.loss_md : lf));
 		ev = SDR_CC_DEC_LOSS;

@@ -162,7 +162,7 @@ struct sdr_cc {
 	/* counters (stats, JSON, telemetry) */
 	uint64_t acked, ce, lost_events, intervals;
 	uint64_t loss_windows; /**< loss windows judged (not under queueing) */
-	double last_loss;      /**< the packet loss fraction of the last one */
+	double loss_est;       /**< the packet loss fraction of the last one */
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
 	enum sdr_cc_event last;
 	double last_q_ns; /**< queueing delay of the last decision, ns */

@@ -191,7 +191,7 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
 		k->increases, k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv,
-		k->comp_expired, k->lost_events, k->stale_lost, k->loss_windows, 100 * k->last_loss,
+		k->comp_expired, k->lost_events, k->stale_lost, k->loss_windows, 100 * k->loss_est,
 		c->ce_echoed, c->echo_acks, c->rx_ce);
 }
 
@@ -216,7 +216,7 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
 		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
 		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost,
-		k->loss_windows, k->last_loss);
+		k->loss_windows, k->loss_est);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -244,7 +244,7 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_lost", k->lost_events);
 	kv->u64(kv->arg, "cc_stale_lost", k->stale_lost);
 	kv->u64(kv->arg, "cc_loss_windows", k->loss_windows);
-	kv->u64(kv->arg, "cc_loss_est_ppm", (uint64_t)(k->last_loss * 1e6));
+	kv->u64(kv->arg, "cc_loss_est_ppm", (uint64_t)(k->loss_est * 1e6));
 }
 
 void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *m)

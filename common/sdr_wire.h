@@ -502,6 +502,54 @@ size_t sdr_ctrl_ack_encode_echo(uint8_t *msg, uint32_t src_qpn, const struct sdr
 int sdr_ctrl_ack_echo_decode(const uint8_t *msg, size_t len, const struct sdr_ctrl_hdr *h,
 			     struct sdr_ack_echo *echo);
 
+/** A hole report of an ACK (docs/wire-format.md §6 "Holes"): chunk @c chunk
+ *  of message @c seq has not arrived whole, but packets after a missing one
+ *  have. Every packet of the chunk below @c first (a packet index within
+ *  the chunk) has arrived; bit i of @c have (least significant first) says
+ *  whether packet first + i arrived; of packets at or past first + 64 the
+ *  entry says nothing. The sender retransmits only what the entry does not
+ *  show arrived, and takes the missing packets below the last one shown for
+ *  lost a reordering window and an ACK period after the report came (the
+ *  packets of a chunk leave in order on one path). 20 bytes on the wire: seq, chunk, first (16 bit), two
+ *  zero bytes, have (64 bit), big-endian. They follow the ECN echo, after a
+ *  4-byte header: tag SDR_ACK_HOLES_TAG, version 1, the entry count
+ *  (1..SDR_ACK_HOLES_MAX), a zero byte. Older senders ignore them as they
+ *  ignore the echo. */
+struct sdr_ack_hole {
+	uint32_t seq;   /**< message (receive number) */
+	uint32_t chunk; /**< chunk of the message */
+	uint16_t first; /**< packets of the chunk below this one have arrived (< 1024) */
+	uint64_t have;  /**< bit i: packet first + i of the chunk has arrived */
+};
+#define SDR_ACK_HOLE_WIRE 20
+#define SDR_ACK_HOLES_HDR_WIRE 4
+#define SDR_ACK_HOLES_TAG 0x48 /* 'H' */
+#define SDR_ACK_HOLES_VERSION 1
+#define SDR_ACK_HOLES_MAX 16
+#define SDR_ACK_HOLE_FIRST_MAX 1023 /* packets per chunk are at most 1024 */
+
+/** sdr_ctrl_ack_encode_echo() followed, when @p nh > 0, by @p nh hole
+ *  reports. @return the length (room: SDR_CTRL_HDR_WIRE + n *
+ *  SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE + SDR_ACK_HOLES_HDR_WIRE + nh *
+ *  SDR_ACK_HOLE_WIRE), or 0 as sdr_ctrl_ack_encode(), or when @p nh exceeds
+ *  SDR_ACK_HOLES_MAX, an entry's @c first exceeds SDR_ACK_HOLE_FIRST_MAX or
+ *  its @c have has bit 0 set (what sdr_ctrl_ack_hole_decode() refuses). */
+size_t sdr_ctrl_ack_encode_holes(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
+				 uint16_t n, const struct sdr_ack_echo *echo,
+				 const struct sdr_ack_hole *hole, unsigned nh);
+/** The hole reports of an ACK message of @p len bytes that
+ *  sdr_ctrl_hdr_decode() accepted (@p h): @return their number (0: none,
+ *  also when the ACK has no ECN echo), or -1 when a trailer with the holes
+ *  tag is malformed (cut short, another version, a count of 0 or past
+ *  SDR_ACK_HOLES_MAX, entries past the message, a reserved byte not 0). */
+int sdr_ctrl_ack_holes_count(const uint8_t *msg, size_t len, const struct sdr_ctrl_hdr *h);
+/** Hole report @p i (< sdr_ctrl_ack_holes_count()) of the ACK @p h.
+ *  @return 0, or -1 when the entry is malformed (its reserved bytes are
+ *  not 0, @c first past SDR_ACK_HOLE_FIRST_MAX, or bit 0 of @c have set:
+ *  @c first is the first missing packet) and must be ignored. */
+int sdr_ctrl_ack_hole_decode(const uint8_t *msg, const struct sdr_ctrl_hdr *h, unsigned i,
+			     struct sdr_ack_hole *x);
+
 /* ---- Erasure coding (reliability EC; docs/wire-format.md "Parity", "NACK") ---- */
 
 /* The parity header's code is an enum sdr_ec_code; k and m are limited by

@@ -287,6 +287,78 @@ int sdr_ctrl_ack_echo_decode(const uint8_t *msg, size_t len, const struct sdr_ct
 	return 0;
 }
 
+/* ---- hole reports after the ECN echo ---- */
+
+static size_t holes_at(const struct sdr_ctrl_hdr *h)
+{
+	return SDR_CTRL_HDR_WIRE + (size_t)h->count * SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE;
+}
+
+size_t sdr_ctrl_ack_encode_holes(uint8_t *msg, uint32_t src_qpn, const struct sdr_ack_entry *e,
+				 uint16_t n, const struct sdr_ack_echo *echo,
+				 const struct sdr_ack_hole *hole, unsigned nh)
+{
+	size_t len;
+	uint8_t *p;
+
+	if (nh > SDR_ACK_HOLES_MAX)
+		return 0;
+	for (unsigned i = 0; i < nh; i++)
+		if (hole[i].first > SDR_ACK_HOLE_FIRST_MAX || (hole[i].have & 1))
+			return 0; /* (what a decoder refuses) */
+	len = sdr_ctrl_ack_encode_echo(msg, src_qpn, e, n, echo);
+	if (!len || !nh)
+		return len;
+	p = msg + len;
+	p[0] = SDR_ACK_HOLES_TAG;
+	p[1] = SDR_ACK_HOLES_VERSION;
+	p[2] = (uint8_t)nh;
+	p[3] = 0;
+	p += SDR_ACK_HOLES_HDR_WIRE;
+	for (unsigned i = 0; i < nh; i++, p += SDR_ACK_HOLE_WIRE) {
+		wr32(p, hole[i].seq);
+		wr32(p + 4, hole[i].chunk);
+		wr16(p + 8, hole[i].first);
+		p[10] = p[11] = 0;
+		wr64(p + 12, hole[i].have);
+	}
+	return len + SDR_ACK_HOLES_HDR_WIRE + (size_t)nh * SDR_ACK_HOLE_WIRE;
+}
+
+int sdr_ctrl_ack_holes_count(const uint8_t *msg, size_t len, const struct sdr_ctrl_hdr *h)
+{
+	size_t at = holes_at(h);
+	struct sdr_ack_echo echo;
+	const uint8_t *p;
+
+	if (sdr_ctrl_ack_echo_decode(msg, len, h, &echo) || len <= at)
+		return 0; /* no echo, or nothing after it */
+	p = msg + at;
+	if (p[0] != SDR_ACK_HOLES_TAG)
+		return 0; /* something else after it: not ours to judge */
+	if (len < at + SDR_ACK_HOLES_HDR_WIRE || p[1] != SDR_ACK_HOLES_VERSION || !p[2] ||
+	    p[2] > SDR_ACK_HOLES_MAX || p[3] ||
+	    len < at + SDR_ACK_HOLES_HDR_WIRE + (size_t)p[2] * SDR_ACK_HOLE_WIRE)
+		return -1;
+	return p[2];
+}
+
+int sdr_ctrl_ack_hole_decode(const uint8_t *msg, const struct sdr_ctrl_hdr *h, unsigned i,
+			     struct sdr_ack_hole *x)
+{
+	const uint8_t *p = msg + holes_at(h) + SDR_ACK_HOLES_HDR_WIRE +
+			   (size_t)i * SDR_ACK_HOLE_WIRE;
+	uint16_t first = rd16(p + 8);
+
+	x->seq = rd32(p);
+	x->chunk = rd32(p + 4);
+	x->first = first;
+	x->have = rd64(p + 12);
+	if (p[10] || p[11] || first > SDR_ACK_HOLE_FIRST_MAX || (x->have & 1))
+		return -1;
+	return 0;
+}
+
 size_t sdr_ctrl_nack_encode(uint8_t *msg, uint32_t src_qpn, const struct sdr_nack_entry *e,
 			    uint16_t n)
 {

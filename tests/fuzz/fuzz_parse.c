@@ -5,7 +5,8 @@
  * three steps (sdr_parse_hdr(),
  * sdr_parse_icrc_ok() in place, sdr_parse_reth(): the same verdict, the
  * frame restored), sdr_data_locate(), sdr_ctrl_hdr_decode() / sdr_ctrl_cts_entry_decode() /
- * sdr_ctrl_ack_entry_decode() / sdr_ctrl_nack_entry_decode() /
+ * sdr_ctrl_ack_entry_decode() / sdr_ctrl_ack_echo_decode() /
+ * sdr_ctrl_ack_holes_count() / sdr_ctrl_ack_hole_decode() / sdr_ctrl_nack_entry_decode() /
  * sdr_ctrl_parity_decode() and sdr_arp_reply().
  *
  * Out-of-bounds reads are found by ASan (the input lives in a buffer of
@@ -33,6 +34,58 @@
 static int is_ok(enum sdr_parse_result r)
 {
 	return r == SDR_PARSE_OK_DATA || r == SDR_PARSE_OK_CTRL;
+}
+
+/* The hole reports after an ACK's ECN echo: none without the echo; a
+ * count only from a well-formed header whose entries lie within the
+ * message; -1 only for a trailer with the holes tag; an accepted entry has
+ * first <= SDR_ACK_HOLE_FIRST_MAX and bit 0 of have clear, and encodes back
+ * to the same 20 bytes (all of them accepted: the whole trailer). */
+static void check_ack_holes(const uint8_t *msg, size_t len, const struct sdr_ctrl_hdr *h)
+{
+	size_t at = SDR_CTRL_HDR_WIRE + (size_t)h->count * SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE;
+	enum { ENTRY0 = SDR_CTRL_HDR_WIRE + SDR_ACK_ECHO_WIRE + SDR_ACK_HOLES_HDR_WIRE };
+	uint8_t re[ENTRY0 + SDR_ACK_HOLES_MAX * SDR_ACK_HOLE_WIRE];
+	struct sdr_ack_hole hs[SDR_ACK_HOLES_MAX];
+	struct sdr_ack_echo x;
+	int n = sdr_ctrl_ack_holes_count(msg, len, h), all = 1;
+
+	FUZZ_ASSERT(n >= -1 && n <= SDR_ACK_HOLES_MAX);
+	if (sdr_ctrl_ack_echo_decode(msg, len, h, &x) != 0) {
+		FUZZ_ASSERT(n == 0);
+		return;
+	}
+	if (n == 0) {
+		FUZZ_ASSERT(len < at + SDR_ACK_HOLES_HDR_WIRE || msg[at] != SDR_ACK_HOLES_TAG);
+		return;
+	}
+	FUZZ_ASSERT(at + SDR_ACK_HOLES_HDR_WIRE <= len && msg[at] == SDR_ACK_HOLES_TAG);
+	if (n < 0)
+		return;
+	FUZZ_ASSERT(at + SDR_ACK_HOLES_HDR_WIRE + (size_t)n * SDR_ACK_HOLE_WIRE <= len);
+	FUZZ_ASSERT(msg[at + 1] == SDR_ACK_HOLES_VERSION && msg[at + 2] == n && !msg[at + 3]);
+	for (int i = 0; i < n; i++) {
+		const uint8_t *w = msg + at + SDR_ACK_HOLES_HDR_WIRE +
+				   (size_t)i * SDR_ACK_HOLE_WIRE;
+
+		if (sdr_ctrl_ack_hole_decode(msg, h, (unsigned)i, &hs[i]) != 0) {
+			all = 0;
+			continue;
+		}
+		FUZZ_ASSERT(hs[i].first <= SDR_ACK_HOLE_FIRST_MAX && !(hs[i].have & 1));
+		/* alone, after the decoded echo: the same 20 bytes */
+		FUZZ_ASSERT(sdr_ctrl_ack_encode_holes(re, h->src_qpn, NULL, 0, &x, &hs[i], 1) ==
+			    ENTRY0 + SDR_ACK_HOLE_WIRE);
+		FUZZ_ASSERT(memcmp(re + ENTRY0, w, SDR_ACK_HOLE_WIRE) == 0);
+	}
+	if (!all)
+		return;
+	/* every entry accepted: the echo and the whole trailer encode back */
+	FUZZ_ASSERT(sdr_ctrl_ack_encode_holes(re, h->src_qpn, NULL, 0, &x, hs, (unsigned)n) ==
+		    ENTRY0 + (size_t)n * SDR_ACK_HOLE_WIRE);
+	FUZZ_ASSERT(memcmp(re + SDR_CTRL_HDR_WIRE, msg + at - SDR_ACK_ECHO_WIRE,
+			   SDR_ACK_ECHO_WIRE + SDR_ACK_HOLES_HDR_WIRE +
+				   (size_t)n * SDR_ACK_HOLE_WIRE) == 0);
 }
 
 static void check_ctrl(const uint8_t *msg, size_t len)
@@ -83,6 +136,7 @@ static void check_ctrl(const uint8_t *msg, size_t len)
 			FUZZ_ASSERT(memcmp(re + SDR_CTRL_HDR_WIRE, msg + at, SDR_ACK_ECHO_WIRE) ==
 				    0);
 		}
+		check_ack_holes(msg, len, &h);
 		return;
 	}
 	if (h.type == SDR_CTRL_PARITY) {
@@ -422,6 +476,18 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		mlen = sdr_ctrl_abort_encode(pb + SDR_CTRL_HDR_LEN, 0x200, ab, 2);
 		sdr_ctrl_key_put(pb + SDR_CTRL_HDR_LEN, 0x0123456789ABCDEFull);
 		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 10, mlen);
+		sdr_pkt_finish(pb, flen, 1);
+		emit(pb, flen, arg);
+		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);
+		/* an ACK with its ECN echo and two hole reports */
+		struct sdr_ack_entry ae[2] = {{.seq = 5, .cum = 2, .bits = {0x0A}},
+					      {.seq = 6, .cum = 8, .flags = SDR_ACK_F_FULL}};
+		struct sdr_ack_echo ax = {.ce = 0x56, .pkts = 0x1234};
+		struct sdr_ack_hole ah[2] = {{.seq = 5, .chunk = 2, .first = 5, .have = 0x7FE},
+					     {.seq = 5, .chunk = 4, .first = 0, .have = ~1ull}};
+		mlen = sdr_ctrl_ack_encode_holes(pb + SDR_CTRL_HDR_LEN, 0x200, ae, 2, &ax, ah, 2);
+		sdr_ctrl_key_put(pb + SDR_CTRL_HDR_LEN, 0x0123456789ABCDEFull);
+		flen = sdr_build_ctrl_hdr(pb, &a, 0x100, 12, mlen);
 		sdr_pkt_finish(pb, flen, 1);
 		emit(pb, flen, arg);
 		emit(pb + SDR_CTRL_HDR_LEN, mlen, arg);

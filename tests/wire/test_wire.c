@@ -846,6 +846,240 @@ static void test_ack_echo(void)
 	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == -1);
 }
 
+/* The hole reports after an ACK's ECN echo: byte by byte, decoded back,
+ * ignored by the entry and echo decoders (an older sender), absent when
+ * there is no echo or something else follows it, and every malformed
+ * header or entry refused. */
+static void test_ack_holes(void)
+{
+	uint8_t msg[SDR_CTRL_HDR_WIRE + SDR_ACK_MAX_ENTRIES * SDR_ACK_ENTRY_WIRE +
+		    SDR_ACK_ECHO_WIRE + SDR_ACK_HOLES_HDR_WIRE +
+		    (SDR_ACK_HOLES_MAX + 1) * SDR_ACK_HOLE_WIRE];
+	uint8_t ref[sizeof(msg)];
+	struct sdr_ack_entry e[2], d;
+	struct sdr_ack_echo x = {.ce = 0x56, .pkts = 0x1234}, y;
+	struct sdr_ack_hole hs[SDR_ACK_HOLES_MAX + 1], z;
+	struct sdr_ctrl_hdr h;
+	size_t len, elen, at;
+
+	/* the worked example: 2 entries, the echo, 2 holes */
+	memset(e, 0, sizeof(e));
+	e[0].seq = 5;
+	e[0].cum = 2;
+	e[0].bits[0] = 0x0A; /* chunks 3 and 5 arrived; 2 and 4 have not */
+	e[1].seq = 6;
+	e[1].cum = 8;
+	e[1].flags = SDR_ACK_F_FULL;
+	memset(hs, 0, sizeof(hs));
+	hs[0].seq = 5; /* chunk 2: packets 0..4 and 6..15 arrived, 5 is missing */
+	hs[0].chunk = 2;
+	hs[0].first = 5;
+	hs[0].have = 0x7FE;
+	hs[1].seq = 0x0A0B0C0D; /* the byte order of every field */
+	hs[1].chunk = 0x11223344;
+	hs[1].first = SDR_ACK_HOLE_FIRST_MAX;
+	hs[1].have = 0x8000000000000002ull;
+	len = sdr_ctrl_ack_encode_holes(msg, 0x100, e, 2, &x, hs, 2);
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	{
+		/* clang-format off */
+		static const uint8_t want[132] = {
+			0x53, 0x44, 0x52, 0x43, 2, 2, 0, 2, 0, 0, 1, 0,
+			0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+			0, 0, 0, 5, 0, 0, 0, 2, 0, 0, 0, 0,
+			0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 6, 0, 0, 0, 8, 1, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0xEC, 1, 0, 0, 0, 0, 0, 0x56, 0, 0, 0x12, 0x34,
+			0x48, 1, 2, 0,
+			0, 0, 0, 5, 0, 0, 0, 2, 0, 5, 0, 0,
+			0, 0, 0, 0, 0, 0, 0x07, 0xFE,
+			0x0A, 0x0B, 0x0C, 0x0D, 0x11, 0x22, 0x33, 0x44, 0x03, 0xFF, 0, 0,
+			0x80, 0, 0, 0, 0, 0, 0, 0x02};
+		/* clang-format on */
+		CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
+		CHECK(len == SDR_CTRL_HDR_WIRE + 2 * SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE +
+				     SDR_ACK_HOLES_HDR_WIRE + 2 * SDR_ACK_HOLE_WIRE);
+	}
+	/* an older sender: the header, the entries and the echo decode as before */
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.count == 2 &&
+	      h.key == 0x0102030405060708ull);
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 0, &d) == 0 && d.seq == 5 && d.cum == 2 &&
+	      d.bits[0] == 0x0A);
+	CHECK(sdr_ctrl_ack_entry_decode(msg, 1, &d) == 0 && d.seq == 6 &&
+	      d.flags == SDR_ACK_F_FULL);
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == 0 && y.ce == x.ce && y.pkts == x.pkts);
+	/* decoded back */
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 2);
+	for (unsigned i = 0; i < 2; i++) {
+		memset(&z, 0xEE, sizeof(z));
+		CHECK(sdr_ctrl_ack_hole_decode(msg, &h, i, &z) == 0 && z.seq == hs[i].seq &&
+		      z.chunk == hs[i].chunk && z.first == hs[i].first && z.have == hs[i].have);
+	}
+	/* bytes after the entries are ignored (a later trailer) */
+	msg[len] = 0x77;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len + 1, &h) == 2);
+
+	/* the worked example of docs/wire-format.md §6 "Holes": the first ACK
+	 * example with its ECN echo and one hole */
+	memset(&d, 0, sizeof(d));
+	d.seq = 0x01020304;
+	d.cum = 0x0A0B0C0D;
+	d.flags = SDR_ACK_F_FULL;
+	d.off = 0x000180;
+	d.bits[0] = 0x81;
+	d.bits[15] = 0x7E;
+	z.seq = 0x01020304;
+	z.chunk = 3;
+	z.first = 5;
+	z.have = 0x7FE;
+	len = sdr_ctrl_ack_encode_holes(msg, 0x100, &d, 1, &x, &z, 1);
+	sdr_ctrl_key_put(msg, 0x0102030405060708ull);
+	{
+		/* clang-format off */
+		static const uint8_t want[84] = {
+			0x53, 0x44, 0x52, 0x43, 2, 2, 0, 1, 0, 0, 1, 0,
+			0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+			1, 2, 3, 4, 0x0A, 0x0B, 0x0C, 0x0D, 1, 0, 1, 0x80,
+			0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7E,
+			0xEC, 1, 0, 0, 0, 0, 0, 0x56, 0, 0, 0x12, 0x34,
+			0x48, 1, 1, 0,
+			1, 2, 3, 4, 0, 0, 0, 3, 0, 5, 0, 0,
+			0, 0, 0, 0, 0, 0, 0x07, 0xFE};
+		/* clang-format on */
+		CHECK(len == sizeof(want) && !memcmp(msg, want, sizeof(want)));
+	}
+
+	/* the most entries and the most holes; decoded back */
+	{
+		struct sdr_ack_entry many[SDR_ACK_MAX_ENTRIES];
+
+		memset(many, 0, sizeof(many));
+		for (unsigned i = 0; i < SDR_ACK_MAX_ENTRIES; i++)
+			many[i].seq = i;
+		for (unsigned i = 0; i <= SDR_ACK_HOLES_MAX; i++) {
+			hs[i].seq = (uint32_t)rnd();
+			hs[i].chunk = (uint32_t)rnd();
+			hs[i].first = (uint16_t)rnd_below(SDR_ACK_HOLE_FIRST_MAX + 1);
+			hs[i].have = rnd() & ~1ull;
+		}
+		len = sdr_ctrl_ack_encode_holes(msg, 1, many, SDR_ACK_MAX_ENTRIES, &x, hs,
+						SDR_ACK_HOLES_MAX);
+		CHECK(len == sizeof(msg) - SDR_ACK_HOLE_WIRE);
+		CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 && h.count == SDR_ACK_MAX_ENTRIES);
+		CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == 0 && y.pkts == x.pkts);
+		CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == SDR_ACK_HOLES_MAX);
+		for (unsigned i = 0; i < SDR_ACK_HOLES_MAX; i++)
+			CHECK_OR_BREAK(sdr_ctrl_ack_hole_decode(msg, &h, i, &z) == 0 &&
+				       z.seq == hs[i].seq && z.chunk == hs[i].chunk &&
+				       z.first == hs[i].first && z.have == hs[i].have);
+		/* encoder refusals: too many ACK entries, holes, or first too large */
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 1, many, SDR_ACK_MAX_ENTRIES, &x, hs,
+						SDR_ACK_HOLES_MAX + 1) == 0);
+		hs[1].first = SDR_ACK_HOLE_FIRST_MAX + 1;
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 1, e, 2, &x, hs, 2) == 0);
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 1, e, 2, &x, hs, 1) != 0);
+		hs[1].first = SDR_ACK_HOLE_FIRST_MAX;
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 1, e, 2, &x, hs, 2) != 0);
+	}
+	{
+		struct sdr_ack_entry over[SDR_ACK_MAX_ENTRIES + 1];
+
+		memset(over, 0, sizeof(over));
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 1, over, SDR_ACK_MAX_ENTRIES + 1, &x, hs, 1) ==
+		      0);
+	}
+
+	/* no holes: exactly the echo-only encoding */
+	memset(msg, 0x5A, sizeof(msg));
+	memset(ref, 0x5A, sizeof(ref));
+	elen = sdr_ctrl_ack_encode_echo(ref, 0x100, e, 2, &x);
+	len = sdr_ctrl_ack_encode_holes(msg, 0x100, e, 2, &x, NULL, 0);
+	CHECK(len == elen && !memcmp(msg, ref, sizeof(msg)));
+
+	/* none: no trailer (an older receiver), the echo alone, another tag
+	 * after the echo, an ACK without a valid echo, another control type */
+	len = sdr_ctrl_ack_encode(msg, 0x100, e, 2);
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0);
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 0);
+	len = sdr_ctrl_ack_encode_echo(msg, 0x100, e, 2, &x);
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0);
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 0);
+	len = sdr_ctrl_ack_encode_holes(msg, 0x100, e, 2, &x, hs, 2);
+	at = SDR_CTRL_HDR_WIRE + 2 * SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE;
+	CHECK(sdr_ctrl_hdr_decode(msg, len, &h) == 0 &&
+	      sdr_ctrl_ack_holes_count(msg, len, &h) == 2);
+	msg[at] = 0x49;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 0);
+	msg[at] = SDR_ACK_HOLES_TAG;
+	msg[at - SDR_ACK_ECHO_WIRE + 1] = 2; /* echo version 2: no echo, so no holes */
+	CHECK(sdr_ctrl_ack_echo_decode(msg, len, &h, &y) == -1);
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 0);
+	msg[at - SDR_ACK_ECHO_WIRE + 1] = SDR_ACK_ECHO_VERSION;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 2);
+	h.type = SDR_CTRL_NACK;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 0);
+	h.type = SDR_CTRL_ACK;
+
+	/* malformed header: another version, count 0 or past the maximum
+	 * (the bytes there), entries cut short, the reserved byte */
+	msg[at + 1] = 2;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == -1);
+	msg[at + 1] = SDR_ACK_HOLES_VERSION;
+	msg[at + 2] = 0;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == -1);
+	msg[at + 2] = SDR_ACK_HOLES_MAX + 1;
+	CHECK(sdr_ctrl_ack_holes_count(msg, sizeof(msg), &h) == -1);
+	msg[at + 2] = SDR_ACK_HOLES_MAX;
+	CHECK(sdr_ctrl_ack_holes_count(msg, sizeof(msg), &h) == SDR_ACK_HOLES_MAX);
+	msg[at + 2] = 2;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len - 1, &h) == -1);
+	CHECK(sdr_ctrl_ack_holes_count(msg, len - SDR_ACK_HOLE_WIRE, &h) == -1);
+	msg[at + 3] = 1;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == -1);
+	msg[at + 3] = 0;
+	CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 2);
+	/* a header cut short after its tag is malformed, not absent */
+	for (size_t cut = 1; cut < SDR_ACK_HOLES_HDR_WIRE; cut++)
+		CHECK(sdr_ctrl_ack_holes_count(msg, at + cut, &h) == -1);
+
+	/* malformed entry (only that one is refused): a reserved byte, first
+	 * past the maximum, the first missing packet's bit set */
+	{
+		uint8_t *p = msg + at + SDR_ACK_HOLES_HDR_WIRE + SDR_ACK_HOLE_WIRE; /* entry 1 */
+
+		CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 1, &z) == 0);
+		for (unsigned b = 10; b < 12; b++) {
+			p[b] = 0x01;
+			CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 1, &z) == -1);
+			CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 0, &z) == 0);
+			p[b] = 0;
+		}
+		put16(p + 8, SDR_ACK_HOLE_FIRST_MAX + 1);
+		CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 1, &z) == -1);
+		put16(p + 8, SDR_ACK_HOLE_FIRST_MAX);
+		CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 1, &z) == 0 &&
+		      z.first == SDR_ACK_HOLE_FIRST_MAX);
+		p[19] |= 1;
+		CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 1, &z) == -1);
+		p[19] &= (uint8_t)~1u;
+		CHECK(sdr_ctrl_ack_hole_decode(msg, &h, 1, &z) == 0 && z.seq == hs[1].seq &&
+		      z.have == hs[1].have);
+		CHECK(sdr_ctrl_ack_holes_count(msg, len, &h) == 2); /* the header is fine */
+	}
+	/* the encoder writes no entry a decoder refuses */
+	{
+		struct sdr_ack_hole odd = {.seq = 1, .chunk = 2, .first = 3, .have = 0x5};
+		struct sdr_ack_echo ec = {0};
+
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 0x100, NULL, 0, &ec, &odd, 1) == 0);
+		odd.have = 0x4;
+		CHECK(sdr_ctrl_ack_encode_holes(msg, 0x100, NULL, 0, &ec, &odd, 1) ==
+		      SDR_CTRL_HDR_WIRE + SDR_ACK_ECHO_WIRE + SDR_ACK_HOLES_HDR_WIRE +
+			      SDR_ACK_HOLE_WIRE);
+	}
+}
+
 static void test_abort(void)
 {
 	uint8_t msg[SDR_CTRL_HDR_WIRE + (SDR_ABORT_MAX_ENTRIES + 1) * SDR_ABORT_ENTRY_WIRE];
@@ -1728,6 +1962,7 @@ int main(int argc, char **argv)
 	test_cts_decode_errors();
 	test_ack();
 	test_ack_echo();
+	test_ack_holes();
 	test_ecn();
 	test_parity();
 	test_nack();

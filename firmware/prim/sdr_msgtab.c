@@ -478,6 +478,36 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 	return flags;
 }
 
+int sdr_rq_chunk_hole(const struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint16_t *first,
+		      uint64_t *have)
+{
+	const struct sdr_rslot *s = &rq->slot[idx];
+	const uint64_t *pbm = rq->pkt_bm + (size_t)idx * rq->pkt_words;
+	uint32_t npk = s->last_known ? s->npkts : s->posted_pkts;
+	uint32_t lo = chunk * rq->ppc, end, miss, chunk_bytes = rq->mtu * rq->ppc;
+	int after = 0;
+
+	if (s->state != SDR_RS_POSTED || lo >= npk)
+		return 0;
+	end = npk - lo < rq->ppc ? npk : lo + rq->ppc;
+	for (miss = lo; miss < end && sdr_bit_test(pbm, miss); miss++)
+		;
+	if (miss == end)
+		return 0; /* whole (its chunk bit comes with the last packet) */
+	*have = 0;
+	for (uint32_t p = miss + 1; p < end; p++)
+		if (sdr_bit_test(pbm, p)) {
+			after = 1;
+			if (p - miss < 64)
+				*have |= 1ull << (p - miss);
+		}
+	/* nothing after the hole: a chunk in flight, unless a later one has data */
+	if (!after && (miss == lo || s->max_end <= (uint64_t)(chunk + 1) * chunk_bytes))
+		return 0;
+	*first = (uint16_t)(miss - lo);
+	return 1;
+}
+
 int sdr_rq_fill_chunk(struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint64_t now_tsc)
 {
 	struct sdr_rslot *s;

@@ -182,6 +182,18 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
  */
 int sdr_rq_fill_chunk(struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint64_t now_tsc);
 
+/**
+ * Selective Repeat's hole report (docs/wire-format.md §6 "Holes") of chunk
+ * @p chunk of the posted receive in slot @p idx: when the chunk is not whole
+ * but some of its packets arrived, and either one of them came after a
+ * missing one or data of a later chunk arrived (its packets were all due),
+ * *first is its first missing packet (an index within the chunk) and bit i
+ * of *have says whether packet *first + i arrived. @return 1 then, else 0
+ * (whole, nothing of it arrived, or its packets may still be on the way).
+ */
+int sdr_rq_chunk_hole(const struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint16_t *first,
+		      uint64_t *have);
+
 /** Private chunk bitmap of slot @p idx. */
 static inline const uint64_t *sdr_rq_chunk_priv(const struct sdr_rq *rq, uint32_t idx)
 {

@@ -1224,6 +1224,70 @@ static void test_resume(void)
 	fx_free(f);
 }
 
+/* place packet @p off of receive 0 (not its last), @return the place flags */
+static int put(struct fx *f, uint32_t off)
+{
+	enum sdr_ctr drop;
+	uint32_t slot;
+	size_t len;
+	struct sdr_data_hdr h = hdr_for(f, 0, off, f->rq.mtu, 0, 0);
+	uint8_t *fr = build_frame(&h, pay_of(0, off, f->rq.mtu), &len);
+	int rc = place_frame(f, fr, len, &drop, &slot);
+
+	free(fr);
+	return rc;
+}
+
+/* The hole reports of SR ACKs (sdr_rq_chunk_hole(), docs/wire-format.md §6
+ * "Holes"): a chunk is reported when a packet came after a missing one, or
+ * a later chunk has data; not while its packets arrive in order, nor once
+ * whole; the report's window is 64 packets from the first missing one. */
+static void test_holes(void)
+{
+	struct fx *f = fx_new(1024, 256 * 1024, 128, 4);
+	struct gbuf b = gbuf_new(256 * 1024);
+	uint16_t first = 0;
+	uint64_t have = 0;
+
+	CHECK_EQ(sdr_rq_post(&f->rq, b.dst, b.len, 1, 0), 0);
+	for (uint32_t off = 0; off < 10; off++)
+		CHECK(put(f, off) > 0, "packet %u", off);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 0); /* in order: in flight */
+	CHECK(put(f, 12) > 0);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 1);
+	CHECK(first == 10 && have == 0x4, "first %u have 0x%llx", first, (unsigned long long)have);
+	CHECK(put(f, 100) > 0); /* 90 past the hole: outside the window */
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 1);
+	CHECK(first == 10 && have == 0x4, "first %u have 0x%llx", first, (unsigned long long)have);
+	CHECK(put(f, 10) > 0 && put(f, 11) > 0);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 1);
+	CHECK(first == 13 && have == 0, "first %u have 0x%llx", first, (unsigned long long)have);
+	CHECK(put(f, 13 + 63) > 0); /* the window's last bit */
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 1);
+	CHECK(first == 13 && have == 1ull << 63, "have 0x%llx", (unsigned long long)have);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 1, &first, &have), 0); /* nothing of chunk 1 */
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 2, &first, &have), 0); /* past the receive */
+	for (uint32_t off = 13; off < 128; off++)
+		if (off != 13 + 63 && off != 100)
+			CHECK(put(f, off) > 0, "packet %u", off);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 0); /* whole */
+	fx_free(f);
+	free(b.base);
+
+	/* in order, then data of the next chunk: its missing tail is due */
+	f = fx_new(1024, 64 * 1024, 4, 4);
+	b = gbuf_new(64 * 1024);
+	CHECK_EQ(sdr_rq_post(&f->rq, b.dst, b.len, 1, 0), 0);
+	CHECK(put(f, 0) > 0 && put(f, 1) > 0);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 0);
+	CHECK(put(f, 4) > 0);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 0, &first, &have), 1);
+	CHECK(first == 2 && have == 0, "first %u have 0x%llx", first, (unsigned long long)have);
+	CHECK_EQ(sdr_rq_chunk_hole(&f->rq, 0, 1, &first, &have), 0); /* 4: in order */
+	fx_free(f);
+	free(b.base);
+}
+
 int main(void)
 {
 	t_seed("test_msgtab", 0x4D534754);
@@ -1233,6 +1297,7 @@ int main(void)
 	test_post_busy();
 	test_generations();
 	test_resume();
+	test_holes();
 	test_random();
 	return t_finish("test_msgtab");
 }

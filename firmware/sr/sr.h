@@ -74,6 +74,17 @@ struct sdr_sr_fin {
 };
 #define SDR_SR_FIN_CAP 4096
 
+/** A hole report of the receiver (docs/wire-format.md §6 "Holes"): the
+ *  packets of a chunk that had arrived, kept until the chunk is sent again. */
+struct sdr_sr_hole {
+	uint64_t rx_tsc; /* when it arrived (0: slot free) */
+	uint64_t due;    /* the chunk is lost at this TSC, unless acknowledged (0: no decision) */
+	uint64_t have;   /* bit i: packet first + i of the chunk arrived */
+	uint32_t seq, chunk;
+	uint16_t first; /* packets of the chunk below it arrived */
+};
+#define SDR_SR_HOLES 64 /* reports kept per QP (direct-mapped by seq and chunk) */
+
 struct sdr_sr_hooks; /* a plug-in's hooks (sr_qp.h) */
 
 /* Paths of one QP (entropy values of its packets, docs/multipath.md); 1 unless spraying */
@@ -134,6 +145,11 @@ struct sdr_sr {
 	uint64_t tlp_base;  /* the last unit (re)transmitted: the probe's timer runs from it */
 	uint64_t rto_after; /* a tail-loss probe re-armed the RTO: none expires before */
 	uint8_t tlp_done;   /* the tail-loss probe went out; none again until progress */
+	/* the receiver's hole reports (docs/reliability.md "Loss detection") */
+	struct sdr_sr_hole holes[SDR_SR_HOLES];
+	uint64_t holes_due;  /* the earliest decision a report waits for (0: none) */
+	uint64_t retx_have;  /* retx_cur: bit i = packet retx_hbase + i arrived ... */
+	uint32_t retx_hbase; /* ... (UINT32_MAX: no report, every packet goes) */
 	/* late timers: the worker was off its CPU (sdr_sr_late()) */
 	uint64_t wake_at;    /* the sender's earliest deadline after the last pass (0: none) */
 	uint64_t late_until; /* the time missed: no RTO or probe before this ... */

@@ -17,7 +17,8 @@
 	X(sr, rtt_samples) X(sr, send_timeouts) X(sr, recv_timeouts) X(sr, send_closed)      \
 	X(sr, rto_backoffs) X(sr, probe_defers) X(sr, reacks) X(sr, outages)                 \
 	X(sr, resume_units) X(sr, rack_retx) X(sr, tlp) X(sr, spurious_retx)                 \
-	X(sr, late_timers)
+	X(sr, late_timers) X(sr, holes_tx) X(sr, holes_rx) X(sr, holes_lost)                 \
+	X(sr, retx_pkts_saved)
 /* clang-format on */
 
 SDR_QP_CTR_GROUP_DECLARE(sr, SDR_SR_QP_CTRS);
@@ -26,7 +27,9 @@ SDR_QP_CTR_GROUP_DECLARE(sr, SDR_SR_QP_CTRS);
 #define SDR_SR_RX_DROPS(X)                                                               \
 	X(ack_bad, "ACK entry with reserved bits or unknown flags")                      \
 	X(ack_stale, "ACK entry for no outstanding SR send (old, unknown or premature)") \
-	X(ack_unsent, "ACK bit for a chunk not yet transmitted (ignored)")
+	X(ack_unsent, "ACK bit for a chunk not yet transmitted (ignored)")               \
+	X(holes_bad, "ACK hole report (or their trailer) malformed (ignored)")           \
+	X(holes_stale, "ACK hole report for no outstanding chunk (ignored)")
 #define SDR_SR_TX_ERRS(X) \
 	X(sr_nomem,       \
 	  "no memory for SR state (a send failed with -EIO, or a retransmission was not queued)")

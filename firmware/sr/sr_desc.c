@@ -141,12 +141,14 @@ void sdr_sr_qp_print(FILE *f, const struct sdr_qp *qp)
 		sr->hooks->stats_print(sr->hook_ctx, f, qp);
 	fprintf(f,
 		"    SR: srtt %" PRIu64 " us rttvar %" PRIu64 " us rto %" PRIu64 " us (%" PRIu64
-		" samples) | retx pkts %" PRIu64 " units %" PRIu64 " (rack %" PRIu64 " tlp %" PRIu64
-		" rto-expiries %" PRIu64 ") spurious %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
+		" samples) | retx pkts %" PRIu64 " (%" PRIu64 " left out) units %" PRIu64
+		" (rack %" PRIu64 " holes %" PRIu64 " tlp %" PRIu64 " rto-expiries %" PRIu64
+		") spurious %" PRIu64 " | ACKs tx %" PRIu64 " rx %" PRIu64
 		" | timeouts send %" PRIu64 " recv %" PRIu64 "%s\n",
 		cyc_us(sr->rtt.srtt), cyc_us(sr->rtt.rttvar), cyc_us(sr->rtt.rto),
 		(uint64_t)sr->rtt.samples, SDR_QP_CTR(qp, sr, retx_pkts),
-		SDR_QP_CTR(qp, sr, retx_units), SDR_QP_CTR(qp, sr, rack_retx),
+		SDR_QP_CTR(qp, sr, retx_pkts_saved), SDR_QP_CTR(qp, sr, retx_units),
+		SDR_QP_CTR(qp, sr, rack_retx), SDR_QP_CTR(qp, sr, holes_lost),
 		SDR_QP_CTR(qp, sr, tlp), SDR_QP_CTR(qp, sr, rto_expiries),
 		SDR_QP_CTR(qp, sr, spurious_retx), SDR_QP_CTR(qp, sr, acks_tx),
 		SDR_QP_CTR(qp, sr, acks_rx), SDR_QP_CTR(qp, sr, send_timeouts),

@@ -147,6 +147,12 @@ void sdr_sr_qp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 	}
 	if ((rc & SDR_PLACE_CHUNK) && !(rc & SDR_PLACE_COMPLETE))
 		sdr_sr_rx_note(w, qp, sr, p->msg_id, now);
+	else if ((rc & SDR_PLACE_DATA) && !(rc & SDR_PLACE_COMPLETE) &&
+		 (p->se || (p->pkt_off + 1) % qp->ppc == 0))
+		/* the last packet of a chunk that is not whole: the ACK's hole
+		 * report lets the sender resend only what is missing, at once
+		 * (docs/reliability.md "Loss detection") */
+		sdr_sr_rx_note(w, qp, sr, p->msg_id, now);
 	if (rc & SDR_PLACE_COMPLETE)
 		sdr_sr_qp_recv_done(w, qp, slot, 0, now);
 	else if (sr->hooks)

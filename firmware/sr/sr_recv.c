@@ -19,36 +19,78 @@
  * of 8 * 128 chunks (64 MiB at 16 x 4 KiB) past its cumulative point. */
 #define SR_ACK_WINDOWS_MAX 8
 
-static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr_ack_entry *e,
-		   unsigned n)
+struct ack_out {
+	struct sdr_ack_entry e[SDR_ACK_MAX_ENTRIES];
+	struct sdr_ack_hole h[SDR_ACK_HOLES_MAX]; /* hole reports (docs/wire-format.md §6) */
+	unsigned n, nh;
+};
+
+static void tx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct ack_out *o)
 {
 	struct rte_mbuf *m = sdr_txq_alloc(w, qp->inst);
 	struct sdr_ack_echo echo;
+	size_t room = SDR_CTRL_HDR_WIRE + (size_t)o->n * SDR_ACK_ENTRY_WIRE + SDR_ACK_ECHO_WIRE +
+		      SDR_ACK_HOLES_HDR_WIRE;
+	unsigned nh = o->nh;
 
+	o->nh = 0;
 	if (!m)
 		return; /* the sender's timers cover it */
+	/* hole reports only while the ACK stays within a data packet's payload:
+	 * the link carries those (they are hints: what is left out costs the
+	 * sender whole-chunk retransmissions) */
+	if (nh && room + (size_t)nh * SDR_ACK_HOLE_WIRE > qp->mtu)
+		nh = room < qp->mtu ? (unsigned)((qp->mtu - room) / SDR_ACK_HOLE_WIRE) : 0;
 	/* every ACK echoes the CE marks (docs/wire-format.md §6 "ECN echo") */
 	sdr_sr_cc_echo_out(&((const struct sdr_sr *)qp->rel)->cc, &echo);
 	sdr_txq_ctrl(w, qp, m,
-		     sdr_ctrl_ack_encode_echo(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
-					      qp->qpn_base, e, (uint16_t)n, &echo));
+		     sdr_ctrl_ack_encode_holes(rte_pktmbuf_mtod(m, uint8_t *) + SDR_CTRL_HDR_LEN,
+					       qp->qpn_base, o->e, (uint16_t)o->n, &echo, o->h,
+					       nh));
 	SDR_QP_CTR(qp, sr, acks_tx)++;
-	SDR_QP_CTR(qp, sr, ack_entries_tx) += n;
+	SDR_QP_CTR(qp, sr, ack_entries_tx) += o->n;
+	SDR_QP_CTR(qp, sr, holes_tx) += nh;
 }
-
-struct ack_out {
-	struct sdr_ack_entry e[SDR_ACK_MAX_ENTRIES];
-	unsigned n;
-};
 
 static struct sdr_ack_entry *ack_entry(struct sdr_worker *w, struct sdr_qp *qp, struct ack_out *o)
 {
 	if (o->n == SDR_ACK_MAX_ENTRIES) {
-		tx_ack(w, qp, o->e, o->n);
+		tx_ack(w, qp, o);
 		o->n = 0;
 	}
 	memset(&o->e[o->n], 0, sizeof(o->e[0]));
 	return &o->e[o->n++];
+}
+
+/* The hole reports of the receive in @p slot (cumulative point @p cum, data
+ * up to chunk @p hi): its chunks not yet whole that had a packet after a
+ * missing one, or a later chunk's data, in the first window past @p cum.
+ * Each goes with an ACK that carries entries of the slot. */
+static void ack_holes(struct sdr_worker *w, struct sdr_qp *qp, struct ack_out *o, uint32_t slot,
+		      uint32_t seq, uint32_t cum, uint32_t hi)
+{
+	const uint64_t *bm = sdr_rq_chunk_priv(&qp->rq, slot);
+	uint32_t end = hi - cum > SDR_ACK_WINDOW_BITS ? cum + SDR_ACK_WINDOW_BITS : hi;
+
+	for (uint32_t c = cum; c < end; c++) {
+		struct sdr_ack_hole *x;
+
+		if (sdr_bit_test(bm, c))
+			continue;
+		if (o->nh == SDR_ACK_HOLES_MAX) {
+			if (!o->n)
+				return;
+			tx_ack(w, qp, o); /* (its entries: a hole report is about a slot listed) */
+			o->n = 0;
+			return;
+		}
+		x = &o->h[o->nh];
+		if (sdr_rq_chunk_hole(&qp->rq, slot, c, &x->first, &x->have)) {
+			x->seq = seq;
+			x->chunk = c;
+			o->nh++;
+		}
+	}
 }
 
 static void fin_push(struct sdr_sr *sr, const struct sdr_sr_fin *f)
@@ -64,7 +106,7 @@ static void fin_push(struct sdr_sr *sr, const struct sdr_sr_fin *f)
 static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now,
 		      int force)
 {
-	struct ack_out o = {.n = 0};
+	struct ack_out o = {.n = 0, .nh = 0};
 	uint32_t chunk_bytes = qp->mtu * qp->ppc, n0 = sr->fin_n;
 	uint64_t next = 0;
 
@@ -129,9 +171,11 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr
 			x->off = off;
 			sdr_ack_window_get(bm, nb, cum + off, x->bits);
 		}
+		if (hi > cum)
+			ack_holes(w, qp, &o, idx, s->seq, cum, hi);
 	}
 	if (o.n)
-		tx_ack(w, qp, o.e, o.n);
+		tx_ack(w, qp, &o);
 	sr->nack_dirty = 0;
 	sr->ack_due = 0;
 }

@@ -33,6 +33,7 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 		     sdr_us_cycles(sdr_sr_cfg.min_rto_us), sdr_sr_cfg.alpha_milli,
 		     sdr_sr_cfg.rttvar_k);
 	sr->retx_pkt = UINT32_MAX;
+	sr->retx_hbase = UINT32_MAX;
 	sr->full_copies = 1;
 	sr->npaths = 1;
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
@@ -78,6 +79,9 @@ void sdr_sr_reset(struct sdr_sr *sr)
 	sr->rack_due = 0;
 	sr->rto_after = 0;
 	sr->tlp_done = 0;
+	memset(sr->holes, 0, sizeof(sr->holes));
+	sr->holes_due = 0;
+	sr->retx_hbase = UINT32_MAX;
 	sr->wake_at = sr->late_until = sr->late_sum = 0;
 	sr->stall_tsc = 0; /* (the QP failed, or is going away: not an outage that ended) */
 }
@@ -278,7 +282,8 @@ static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 	const struct sdr_tq *t = &sr->timers;
 	uint64_t due;
 
-	if (sr->tlp_done || sr->probing || sr->rack_due || !sr->rtt.samples || !t->n)
+	if (sr->tlp_done || sr->probing || sr->rack_due || sr->holes_due || !sr->rtt.samples ||
+	    !t->n)
 		return UINT64_MAX;
 	due = sr->tlp_base + pto_of(sr) + hold_of(qp, sr, t->e[(t->head + t->n - 1) % t->cap].seq);
 	if (due < sr->late_until)
@@ -444,11 +449,162 @@ static uint64_t sender_due(const struct sdr_qp *qp, const struct sdr_sr *sr, uin
 
 	if (sr->rack_due && sr->rack_due < d)
 		d = sr->rack_due;
+	if (sr->holes_due && sr->holes_due < d)
+		d = sr->holes_due;
 	if ((t = tlp_due(qp, sr)) < d)
 		d = t;
 	if (sr->spray.n > 1 && sr->timers.n && sr->spray.next_poll < d)
 		d = sr->spray.next_poll > floor ? sr->spray.next_poll : floor;
 	return d;
+}
+
+/* ---- the receiver's hole reports (docs/reliability.md "Loss detection") ---- */
+
+static struct sdr_sr_hole *hole_slot(struct sdr_sr *sr, uint32_t seq, uint32_t chunk)
+{
+	return &sr->holes[(uint32_t)(seq * 0x9E3779B1u ^ chunk * 0x85EBCA6Bu) >> 26];
+}
+
+/* The hole reports of an ACK (after its entries were walked): kept for the
+ * chunk's retransmission; one that shows a packet after a missing one
+ * arrived decides the chunk lost a reordering window (and an ACK period,
+ * and the send's hold) later: the packets of a unit leave in order on one
+ * path, so that is the RACK rule on a packet (RFC 8985 6.2), not waiting
+ * for a later unit's ACK - which the last unit sent never gets. */
+static void holes_rx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, const uint8_t *msg,
+		     size_t len, const struct sdr_ctrl_hdr *h, uint64_t now)
+{
+	int n = sdr_ctrl_ack_holes_count(msg, len, h);
+
+	if (n < 0)
+		w->ctr[SDR_CTR_holes_bad]++;
+	for (int i = 0; i < n; i++) {
+		struct sdr_ack_hole x;
+		struct sdr_smsg *sm;
+		struct sdr_sr_send *ss;
+		struct sdr_sr_unit *u;
+		struct sdr_sr_hole *hs;
+		uint32_t first, end;
+
+		if (sdr_ctrl_ack_hole_decode(msg, h, (unsigned)i, &x)) {
+			w->ctr[SDR_CTR_holes_bad]++;
+			continue;
+		}
+		sm = sr_msg(qp, sr, x.seq);
+		ss = sdr_sr_send_of(sr, x.seq);
+		if (!sm || x.chunk >= ss->nchunks) {
+			w->ctr[SDR_CTR_holes_stale]++;
+			continue;
+		}
+		u = &ss->u[x.chunk];
+		unit_pkts(qp, sm, ss, x.chunk, &first, &end);
+		if (u->acked || !u->tx_tsc) { /* (or not yet sent whole) */
+			w->ctr[SDR_CTR_holes_stale]++;
+			continue;
+		}
+		if (x.first >= end - first) {
+			w->ctr[SDR_CTR_holes_bad]++;
+			continue;
+		}
+		if (end - first - x.first < 64) /* (bits past the chunk say nothing) */
+			x.have &= (1ull << (end - first - x.first)) - 1;
+		hs = hole_slot(sr, x.seq, x.chunk);
+		*hs = (struct sdr_sr_hole){.rx_tsc = now,
+					   .have = x.have,
+					   .seq = x.seq,
+					   .chunk = x.chunk,
+					   .first = x.first};
+		SDR_QP_CTR(qp, sr, holes_rx)++;
+		/* a packet after the hole arrived, from the last transmission (a
+		 * retransmission that cannot have travelled yet is not judged) */
+		const struct sdr_sr_path *q = path_of(sr, u);
+		if (x.have && !u->inq && now > u->tx_tsc &&
+		    (!u->retx || now - u->tx_tsc >= q->min_rtt - q->min_rtt / 4)) {
+			hs->due = now + reo_wnd_of(q) + sr->ack_period + hold_of(qp, sr, x.seq);
+			if (!sr->holes_due || hs->due < sr->holes_due)
+				sr->holes_due = hs->due;
+		}
+	}
+}
+
+/* The chunks whose hole reports' decisions are due go to the retransmit
+ * queue, unless acknowledged or sent again since. */
+static void holes_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint64_t now)
+{
+	uint64_t next = 0;
+
+	for (unsigned i = 0; i < SDR_SR_HOLES; i++) {
+		struct sdr_sr_hole *hs = &sr->holes[i];
+		struct sdr_smsg *sm;
+		struct sdr_sr_send *ss;
+		struct sdr_sr_unit *u;
+
+		if (!hs->due)
+			continue;
+		if (hs->due > now || sr->probing) { /* (probing: the RTOs decide) */
+			if (!next || hs->due < next)
+				next = hs->due;
+			continue;
+		}
+		hs->due = 0;
+		sm = sr_msg(qp, sr, hs->seq);
+		ss = sdr_sr_send_of(sr, hs->seq);
+		if (!sm || hs->chunk >= ss->nchunks)
+			continue;
+		u = &ss->u[hs->chunk];
+		if (u->acked || u->inq || u->tx_tsc >= hs->rx_tsc)
+			continue;
+		if (sdr_tq_push(&sr->retxq, hs->seq, hs->chunk, 0)) {
+			w->ctr[SDR_CTR_sr_nomem]++;
+			continue; /* its RTO stays */
+		}
+		u->inq = 1;
+		u->lost_by = SDR_SR_LOST_RACK;
+		path_of(sr, u)->rack_lost++;
+		sdr_sr_path_lost(sr, u);
+		reo_loss(path_of(sr, u));
+		SDR_QP_CTR(qp, sr, holes_lost)++;
+	}
+	sr->holes_due = next;
+}
+
+/* The first packet of unit @p u ([first, end)) to retransmit: past what a
+ * hole report newer than its last transmission shows arrived (once per
+ * report; a third transmission goes whole, as does a probe of a restarted
+ * receiver: a receiver that lost its packet bitmap still gets every
+ * packet). sr->retx_have then says which packets retx_next() skips. */
+static uint32_t retx_first(struct sdr_qp *qp, struct sdr_sr *sr, const struct sdr_sr_unit *u,
+			   uint32_t first, uint32_t end)
+{
+	struct sdr_sr_hole *hs = hole_slot(sr, sr->retx_cur.seq, sr->retx_cur.chunk);
+	uint32_t base, n;
+	uint64_t have;
+
+	sr->retx_hbase = UINT32_MAX;
+	if (!hs->rx_tsc || hs->seq != sr->retx_cur.seq || hs->chunk != sr->retx_cur.chunk ||
+	    hs->rx_tsc <= u->tx_tsc || u->retx >= 2 || u->reprobe)
+		return first;
+	base = first + hs->first;
+	if (base >= end) /* (checked at its arrival) */
+		return first;
+	n = end - base;
+	have = n < 64 ? hs->have & ((1ull << n) - 1) : hs->have;
+	sr->retx_hbase = base;
+	sr->retx_have = have;
+	hs->rx_tsc = 0;
+	hs->due = 0;
+	SDR_QP_CTR(qp, sr, retx_pkts_saved) += hs->first + (uint32_t)__builtin_popcountll(have);
+	return base;
+}
+
+/* The next packet to retransmit at or after @p pkt (< end): not one the
+ * report showed arrived. */
+static uint32_t retx_next(const struct sdr_sr *sr, uint32_t pkt, uint32_t end)
+{
+	while (pkt < end && sr->retx_hbase != UINT32_MAX && pkt - sr->retx_hbase < 64 &&
+	       ((sr->retx_have >> (pkt - sr->retx_hbase)) & 1))
+		pkt++;
+	return pkt;
 }
 
 /* A worker that was off its CPU (a shared machine: the daemon descheduled)
@@ -505,6 +661,8 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 	/* 0. loss detection: the RACK rule's re-check, the tail-loss probe */
 	if (sr->rack_due && sr->rack_due <= now)
 		rack_detect(w, qp, sr, now);
+	if (sr->holes_due && sr->holes_due <= now)
+		holes_detect(w, qp, sr, now);
 	if (tlp_due(qp, sr) <= now)
 		tlp_fire(w, qp, sr, now);
 
@@ -586,7 +744,7 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 			if (u->acked && !u->reprobe)
 				continue;
 			unit_pkts(qp, sm, ss, sr->retx_cur.chunk, &first, &end);
-			sr->retx_pkt = first;
+			sr->retx_pkt = retx_first(qp, sr, u, first, end);
 			/* a probe is no loss (RFC 8985 7.4): if it was one, the
 			 * units RACK finds from its ACK say so; nor is a unit of a
 			 * suspended path (the suspension told the controller once,
@@ -628,7 +786,8 @@ unsigned sdr_sr_tx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, u
 		SDR_QP_CTR(qp, sr, retx_pkts)++;
 		sent++;
 		budget--;
-		if (++sr->retx_pkt == end) {
+		sr->retx_pkt = retx_next(sr, sr->retx_pkt + 1, end);
+		if (sr->retx_pkt == end) {
 			u->tx_tsc = now;
 			sr->tlp_base = now;
 			u->reprobe = 0;
@@ -863,6 +1022,7 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	}
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
+	holes_rx(w, qp, sr, msg, len, h, now);
 	if (sr->spray.n > 1 && sr->cc.ce_echoed > ce0)
 		sdr_spray_ce_share(&sr->spray, a.on_path, (uint32_t)(sr->cc.ce_echoed - ce0));
 	if (a.progress) {

@@ -16,6 +16,10 @@
  *           50 ms (as TCP's): the tail-loss probe sends the last one again
  *           one PTO after it was sent, its ACK lets the RACK rule find the
  *           other; no RTO;
+ *   tailhole one packet inside the last unit lost: the receiver's hole
+ *           report finds it (no probe), and only it goes again;
+ *   liar    forged hole reports that name packets as arrived which never
+ *           did: the message still arrives whole;
  *   random  1 % of every frame lost both ways, 200 messages: all bit-exact,
  *           recovered by RACK, spurious retransmissions few;
  *   ec      EC (RS 4+2) with one packet lost per message: parity repairs it,
@@ -211,6 +215,11 @@ static void t_single(void)
 	CHECK(SR(r, retx_units) == 1 && SR(r, tlp) == 0 && SR(r, spurious_retx) == 0,
 	      "retx_units %llu tlp %llu spurious %llu", (unsigned long long)SR(r, retx_units),
 	      (unsigned long long)SR(r, tlp), (unsigned long long)SR(r, spurious_retx));
+	/* the receiver's hole report: the one packet goes again, not its unit's 4 */
+	CHECK(SR(r, retx_pkts) == 1 && SR(r, retx_pkts_saved) == 3 && SR(r, holes_rx) >= 1,
+	      "retx_pkts %llu retx_pkts_saved %llu holes_rx %llu",
+	      (unsigned long long)SR(r, retx_pkts), (unsigned long long)SR(r, retx_pkts_saved),
+	      (unsigned long long)SR(r, holes_rx));
 	/* the message: one RTT, the retransmission's delay, its round trip */
 	CHECK(st.last_done - t0 < 2 * RTT + RTT / 2 + 2 * ACK_PERIOD, "done after %llu ns",
 	      (unsigned long long)(st.last_done - t0));
@@ -279,6 +288,123 @@ static void t_tail(void)
 	 * receiver: about 3 RTT, where the RTO (50 ms) alone takes 5.5 */
 	CHECK(st.last_done - l.t_lost < 3 * RTT + 2 * ACK_PERIOD, "done %llu ns after the loss",
 	      (unsigned long long)(st.last_done - l.t_lost));
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+/* ---------------- a hole in the last unit ---------------- */
+
+static void t_tailhole(void)
+{
+	/* as tail, but one packet inside the last unit (60..63) is lost: the
+	 * receiver's hole report (a packet after it arrived) decides it lost
+	 * a reordering window after it came; no probe, no RTO, one packet */
+	struct rig *r = mk(SDR_REL_SR, 0, "--sr-min-rto-us 50000");
+	struct one_loss l = {.seq = UINT32_MAX, .pkt = 61, .nlose = 1};
+	uint64_t rto0, t0;
+
+	stream_run(r, 8, MSG, 1000 * MS);
+	rig_run_for(r, 5 * MS);
+	rto0 = SR(r, rto_expiries);
+	r->filter = lose_one;
+	r->filter_arg = &l;
+	l.armed = 1;
+	t0 = r->now;
+	stream_run(r, 1, MSG, 1000 * MS);
+	printf("hole in the last unit: lost at %.3f ms, the message done %.3f ms later (%.2f RTT);"
+	       " holes_rx %llu holes_lost %llu tlp %llu rack_retx %llu rto_expiries %llu"
+	       " retx_pkts %llu saved %llu spurious %llu\n",
+	       (double)(l.t_lost - t0) / 1e6, (double)(st.last_done - l.t_lost) / 1e6,
+	       (double)(st.last_done - l.t_lost) / RTT, (unsigned long long)SR(r, holes_rx),
+	       (unsigned long long)SR(r, holes_lost), (unsigned long long)SR(r, tlp),
+	       (unsigned long long)SR(r, rack_retx),
+	       (unsigned long long)(SR(r, rto_expiries) - rto0),
+	       (unsigned long long)SR(r, retx_pkts), (unsigned long long)SR(r, retx_pkts_saved),
+	       (unsigned long long)SR(r, spurious_retx));
+	CHECK(l.dropped == 1, "dropped %d", l.dropped);
+	CHECK(SR(r, holes_lost) == 1 && SR(r, tlp) == 0 && SR(r, rack_retx) == 0,
+	      "holes_lost %llu tlp %llu rack_retx %llu", (unsigned long long)SR(r, holes_lost),
+	      (unsigned long long)SR(r, tlp), (unsigned long long)SR(r, rack_retx));
+	CHECK(SR(r, retx_pkts) == 1 && SR(r, retx_pkts_saved) == 3, "retx_pkts %llu saved %llu",
+	      (unsigned long long)SR(r, retx_pkts), (unsigned long long)SR(r, retx_pkts_saved));
+	CHECK(SR(r, rto_expiries) == rto0 && SR(r, spurious_retx) == 0, "an RTO, or spurious");
+	/* from the loss: the report's round trip, the reordering window
+	 * (a quarter of 10 ms), ACK periods, the packet's way: about 1.8 RTT,
+	 * where the probe takes 2.9 (tail) */
+	CHECK(st.last_done - l.t_lost < 2 * RTT, "done %llu ns after the loss",
+	      (unsigned long long)(st.last_done - l.t_lost));
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+/* ---------------- a receiver that lies in its hole reports ---------------- */
+
+static uint32_t liar_seq = UINT32_MAX;
+
+/* The data of message liar_seq's unit 5 (packets 20..23) but packet 23
+ * lost on its first transmission (the seq learnt from the first frame). */
+static enum rig_verdict lose_unit5(struct rig *r, const struct rig_frame_info *fi, void *arg)
+{
+	int *first_pass = arg;
+
+	(void)r;
+	if (fi->from != RIG_A || fi->kind != RIG_K_DATA)
+		return RIG_PASS;
+	if (liar_seq == UINT32_MAX)
+		liar_seq = fi->seq;
+	if (fi->seq == liar_seq && fi->pkt_off >= 20 && fi->pkt_off < 23 && *first_pass < 3) {
+		(*first_pass)++;
+		return RIG_DROP;
+	}
+	return RIG_PASS;
+}
+
+static void t_liar(void)
+{
+	/* Forged hole reports (with B's key: a hostile receiver) keep saying
+	 * that packets 21..23 of unit 5 arrived, which never did: the sender
+	 * still delivers the message whole - a report is used once, only when
+	 * newer than the unit's last transmission, and the third transmission
+	 * of a unit goes whole */
+	struct rig *r = mk(SDR_REL_SR, 0, "");
+	const struct sdr_qp *qa = r->s[RIG_A].qp, *qb = r->s[RIG_B].qp;
+	int dropped = 0;
+	uint8_t buf[2048];
+
+	stream_run(r, 8, MSG, 1000 * MS);
+	rig_run_for(r, 5 * MS);
+	r->filter = lose_unit5;
+	r->filter_arg = &dropped;
+	memset(&st, 0, sizeof(st));
+	st.total = 1;
+	st.len = MSG;
+	post_recv(r, 0);
+	post_send(r, 0);
+	for (int i = 0; i < 200 && !stream_done(r, NULL); i++) {
+		rig_run_for(r, 1 * MS);
+		if (liar_seq == UINT32_MAX)
+			continue;
+		struct sdr_ack_echo echo = {0};
+		struct sdr_ack_hole h = {.seq = liar_seq, .chunk = 5, .first = 0, .have = 0xE};
+		size_t n = sdr_ctrl_ack_encode_holes(buf + SDR_CTRL_HDR_LEN, qb->qpn_base, NULL, 0,
+						     &echo, &h, 1);
+		size_t flen = sdr_build_ctrl_hdr(buf, &qb->l2, qb->remote.qpn, 0, n);
+
+		sdr_ctrl_key_put(buf + SDR_CTRL_HDR_LEN, qa->ctrl_key);
+		sdr_pkt_finish(buf, flen, sdr_g.cfg.icrc);
+		rig_inject(r, RIG_A, buf, flen);
+	}
+	printf("liar: dropped %d; done %u; holes_rx %llu holes_lost %llu retx_units %llu"
+	       " retx_pkts %llu saved %llu\n",
+	       dropped, st.recvs_done, (unsigned long long)SR(r, holes_rx),
+	       (unsigned long long)SR(r, holes_lost), (unsigned long long)SR(r, retx_units),
+	       (unsigned long long)SR(r, retx_pkts), (unsigned long long)SR(r, retx_pkts_saved));
+	CHECK(dropped == 3, "dropped %d", dropped);
+	CHECK(st.sends_done == 1 && st.recvs_done == 1, "send %u receive %u done", st.sends_done,
+	      st.recvs_done);
+	CHECK(st.bad_status == 0 && st.bad_data == 0, "not bit-exact");
+	CHECK(SR(r, holes_rx) >= 10 && SR(r, retx_units) < 10, "holes_rx %llu retx_units %llu",
+	      (unsigned long long)SR(r, holes_rx), (unsigned long long)SR(r, retx_units));
 	CHECK(rig_check_invariants(r) == 0, "rig invariants");
 	rig_free(r);
 }
@@ -414,16 +540,24 @@ static void lat_run(unsigned chunk)
 		mean += (double)lm.lat[i];
 	if (lm.recvs == lm.total)
 		printf("lat chunk %u, %u messages: mean %.1f ms p50 %.1f p90 %.1f p99 %.1f max %.1f"
-		       " | retx_units %llu rack_retx %llu tlp %llu rto_expiries %llu spurious %llu"
-		       " | receiver dup_pkt %llu\n",
+		       " | retx_units %llu rack_retx %llu holes_lost %llu tlp %llu rto_expiries "
+		       "%llu"
+		       " spurious %llu | retx_pkts %llu retx_pkts_saved %llu | receiver dup_pkt "
+		       "%llu\n",
 		       chunk, lm.total, mean / lm.total / 1e6, (double)lm.lat[lm.total / 2] / 1e6,
 		       (double)lm.lat[lm.total * 9 / 10] / 1e6,
 		       (double)lm.lat[lm.total * 99 / 100] / 1e6,
 		       (double)lm.lat[lm.total - 1] / 1e6, (unsigned long long)SR(r, retx_units),
-		       (unsigned long long)SR(r, rack_retx), (unsigned long long)SR(r, tlp),
-		       (unsigned long long)SR(r, rto_expiries),
+		       (unsigned long long)SR(r, rack_retx), (unsigned long long)SR(r, holes_lost),
+		       (unsigned long long)SR(r, tlp), (unsigned long long)SR(r, rto_expiries),
 		       (unsigned long long)SR(r, spurious_retx),
+		       (unsigned long long)SR(r, retx_pkts),
+		       (unsigned long long)SR(r, retx_pkts_saved),
 		       (unsigned long long)rig_ctr(r, RIG_B, SDR_CTR_dup_pkt));
+	if (lm.recvs == lm.total && getenv("RACK_LAT_TAIL"))
+		for (uint32_t q = 950; q < 1000; q += 5)
+			printf("  p%.1f %.1f ms\n", q / 10.0,
+			       (double)lm.lat[(uint64_t)lm.total * q / 1000] / 1e6);
 	free(lm.lat);
 	CHECK(rig_check_invariants(r) == 0, "rig invariants");
 	rig_free(r);
@@ -439,8 +573,9 @@ static void t_lat4(void)
 }
 
 static const struct t_case tests[] = {
-	{"single", t_single}, {"reorder", t_reorder}, {"tail", t_tail}, {"random", t_random},
-	{"ec", t_ec},         {"lat16", t_lat16},     {"lat4", t_lat4},
+	{"single", t_single}, {"reorder", t_reorder}, {"tail", t_tail}, {"tailhole", t_tailhole},
+	{"liar", t_liar},     {"random", t_random},   {"ec", t_ec},     {"lat16", t_lat16},
+	{"lat4", t_lat4},
 };
 
 T_MAIN("test_rack", tests)

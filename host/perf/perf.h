@@ -149,6 +149,13 @@ const char *scheme_name(int rel, uint16_t ec, char *buf, size_t len);
 
 double now_s(void);
 void sleep_ms(unsigned ms);
+void sleep_us(unsigned us);
+/* The measuring loop naps PERF_NAP_US at a time once nothing completed for
+ * PERF_NAP_AFTER_S (not with --busy-poll): a window waiting a long RTT
+ * leaves the CPU to the daemons; a run with completions every few
+ * microseconds never naps. */
+#define PERF_NAP_AFTER_S 2e-3
+#define PERF_NAP_US 100
 
 /* A growable string for JSON / command lines. */
 struct sbuf {

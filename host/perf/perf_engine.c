@@ -422,6 +422,10 @@ static int eng_loop(struct eng *e)
 		if (progress) {
 			e->t_progress = t;
 			e->spin = 0;
+		} else if (!o.busy_poll && t - e->t_progress > PERF_NAP_AFTER_S) {
+			/* nothing for a while (a long RTT): nap as the daemons do,
+			 * not to take a CPU from their workers on a small machine */
+			sleep_us(PERF_NAP_US);
 		}
 		/* duration mode: stop posting once the measurement time is over */
 		if (p->duration > 0 && e->t_dur_end > 0 && t >= e->t_dur_end &&

@@ -137,7 +137,9 @@ static const struct sdr_opt opts[] = {
 	 .id = O_BUSY,
 	 .kind = SDR_OPT_BOOL,
 	 .var = &o.busy_poll,
-	 .help = "daemons never sleep when idle (--idle-us 0)"},
+	 .help = "daemons never sleep when idle (--idle-us 0), and sdr-perf's own loop"
+		 " never naps (by default it naps 100 us at a time after 2 ms without a"
+		 " completion)"},
 	{.name = "eal",
 	 .arg = "ARG",
 	 .fn = perf_on_rig_opt,

@@ -27,6 +27,12 @@ void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+void sleep_us(unsigned us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000L};
+	nanosleep(&ts, NULL);
+}
+
 void sb_add(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;

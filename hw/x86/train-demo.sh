@@ -159,6 +159,8 @@ say "2. yardstick: DC A - sdr-dpu --bridge ($LINK,loss=P each way) - DC B; gloo 
 sdr_bridge_netns_up || { echo "train-demo: cannot build the bridge rig"; exit 1; }
 SDR_CLEANUPS+=("sdr_bridge_netns_down")
 for p in ${losses//,/ }; do
+	# (empty first: the wait below must not read a previous run's log)
+	: >"$out/bridge-$p.log"
 	# shellcheck disable=SC2046
 	ip netns exec "$NS_BR" "$SDR_DPU" $(rig_eal "sdr-tdbr-$$" 1024) -l 0 $(sdr_bridge_vdevs) -- \
 		--bridge --link "$LINK,loss=$p,seed=21" --stats-json "$out/bridge-$p.json" \
@@ -166,7 +168,11 @@ for p in ${losses//,/ }; do
 	bpid=$!
 	SDR_PIDS+=("$bpid")
 	for _ in $(seq 100); do grep -qs forwarding "$out/bridge-$p.log" && break; sleep 0.1; done
-	grep -qs forwarding "$out/bridge-$p.log" || { cat "$out/bridge-$p.log"; exit 1; }
+	grep -qs forwarding "$out/bridge-$p.log" || {
+		cat "$out/bridge-$p.log"
+		echo "train-demo: the bump in the wire did not start forwarding in 10 s" >&2
+		exit 1
+	}
 	SOCK_A=$SDR_TMP/none-a.sock SOCK_B=$SDR_TMP/none-b.sock
 	for cc in reno bbr; do
 		ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_congestion_control=$cc

@@ -478,29 +478,45 @@ int sdr_rq_set_msg(struct sdr_rq *rq, uint32_t idx, uint32_t msg_len, uint32_t i
 	return flags;
 }
 
+/* Bits [from, from + n) of @p bm (n <= 64) as a number, bit 0 = bit from;
+ * reads no word past the one holding bit from + n - 1. */
+static uint64_t bits_at(const uint64_t *bm, uint32_t from, uint32_t n)
+{
+	uint32_t w = from >> 6, off = from & 63;
+	uint64_t v = bm[w] >> off;
+
+	if (off && n > 64 - off)
+		v |= bm[w + 1] << (64 - off);
+	return n < 64 ? v & ((UINT64_C(1) << n) - 1) : v;
+}
+
 int sdr_rq_chunk_hole(const struct sdr_rq *rq, uint32_t idx, uint32_t chunk, uint16_t *first,
 		      uint64_t *have)
 {
 	const struct sdr_rslot *s = &rq->slot[idx];
 	const uint64_t *pbm = rq->pkt_bm + (size_t)idx * rq->pkt_words;
 	uint32_t npk = s->last_known ? s->npkts : s->posted_pkts;
-	uint32_t lo = chunk * rq->ppc, end, miss, chunk_bytes = rq->mtu * rq->ppc;
-	int after = 0;
+	uint32_t lo = chunk * rq->ppc, end, miss = UINT32_MAX, chunk_bytes = rq->mtu * rq->ppc;
+	int after;
 
 	if (s->state != SDR_RS_POSTED || lo >= npk)
 		return 0;
 	end = npk - lo < rq->ppc ? npk : lo + rq->ppc;
-	for (miss = lo; miss < end && sdr_bit_test(pbm, miss); miss++)
-		;
-	if (miss == end)
+	/* (64 packets at a time: chunks of up to 1024 packets, on every ACK) */
+	for (uint32_t p = lo; p < end && miss == UINT32_MAX; p += 64) {
+		uint32_t n = end - p < 64 ? end - p : 64;
+		uint64_t gone = ~bits_at(pbm, p, n) &
+				(n < 64 ? (UINT64_C(1) << n) - 1 : ~UINT64_C(0));
+
+		if (gone)
+			miss = p + (uint32_t)__builtin_ctzll(gone);
+	}
+	if (miss == UINT32_MAX)
 		return 0; /* whole (its chunk bit comes with the last packet) */
-	*have = 0;
-	for (uint32_t p = miss + 1; p < end; p++)
-		if (sdr_bit_test(pbm, p)) {
-			after = 1;
-			if (p - miss < 64)
-				*have |= 1ull << (p - miss);
-		}
+	*have = bits_at(pbm, miss, end - miss < 64 ? end - miss : 64);
+	after = *have != 0;
+	for (uint32_t p = miss + 64; p < end && !after; p += 64)
+		after = bits_at(pbm, p, end - p < 64 ? end - p : 64) != 0;
 	/* nothing after the hole: a chunk in flight, unless a later one has data */
 	if (!after && (miss == lo || s->max_end <= (uint64_t)(chunk + 1) * chunk_bytes))
 		return 0;

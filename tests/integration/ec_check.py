@@ -35,7 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sr_check import add_channel_args, channel_defaults, plan_pkts, rx_drop_names  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
-ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
+ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "ack_unsent", "holes_bad",
+               "holes_stale", "nack_bad", "nack_stale")
 # never on a link between two honest daemons (corruption is caught by the ICRC)
 MUST_BE_ZERO = ("ec_parity_bad", "ec_parity_not_ec", "ec_param_mismatch", "ec_parity_sub",
                 "ec_parity_len", "nack_bad", "ec_encode_failed")

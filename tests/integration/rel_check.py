@@ -32,7 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sr_check import rx_drop_names  # noqa: E402
 
 # per-entry counters of control packets that were otherwise accepted
-ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "nack_bad", "nack_stale")
+ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "ack_unsent", "holes_bad",
+               "holes_stale", "nack_bad", "nack_stale")
 # counted per entry or per packet that an honest peer never produces
 MUST_BE_ZERO = ("ctrl_bad", "ctrl_bad_key", "ctrl_unknown", "cts_bad", "ack_bad",
                 "ec_parity_bad", "ec_parity_not_ec", "ec_param_mismatch", "ec_parity_sub",

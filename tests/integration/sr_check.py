@@ -25,7 +25,8 @@ import os
 import sys
 
 # per-entry counters of control packets that were otherwise accepted
-ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale")
+ENTRY_LEVEL = ("cts_bad", "cts_stale", "ack_bad", "ack_stale", "ack_unsent", "holes_bad",
+               "holes_stale")
 
 
 def size(s):

@@ -515,11 +515,14 @@ static void holes_rx(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr,
 					   .chunk = x.chunk,
 					   .first = x.first};
 		SDR_QP_CTR(qp, sr, holes_rx)++;
-		/* a packet after the hole arrived, from the last transmission (a
-		 * retransmission that cannot have travelled yet is not judged) */
+		/* a packet after the hole arrived in the unit's first transmission.
+		 * Of a retransmission's packets a report says nothing until a
+		 * packet sent after them is known to have arrived - which is the
+		 * unit rule's own evidence (a later unit acknowledged); under a
+		 * standing queue a report may be older than the retransmission's
+		 * arrival by far more than any RTT estimate */
 		const struct sdr_sr_path *q = path_of(sr, u);
-		if (x.have && !u->inq && now > u->tx_tsc &&
-		    (!u->retx || now - u->tx_tsc >= q->min_rtt - q->min_rtt / 4)) {
+		if (x.have && !u->inq && !u->retx && now > u->tx_tsc) {
 			hs->due = now + reo_wnd_of(q) + sr->ack_period + hold_of(qp, sr, x.seq);
 			if (!sr->holes_due || hs->due < sr->holes_due)
 				sr->holes_due = hs->due;

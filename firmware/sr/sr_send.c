@@ -291,6 +291,27 @@ static uint64_t tlp_due(const struct sdr_qp *qp, const struct sdr_sr *sr)
 	return due < rto_due(qp, sr) ? due : UINT64_MAX;
 }
 
+/* Unit @p chunk of send @p seq (@p u) was found lost by the RACK rule, on a
+ * unit or on a hole report: to the retransmit queue, as a loss of its path
+ * (and of the spraying policy's estimate). @return 0, or -1 without room
+ * (its RTO stays). */
+static int rack_queue(struct sdr_worker *w, struct sdr_sr *sr, struct sdr_sr_unit *u, uint32_t seq,
+		      uint32_t chunk)
+{
+	struct sdr_sr_path *q = path_of(sr, u);
+
+	if (sdr_tq_push(&sr->retxq, seq, chunk, 0)) {
+		w->ctr[SDR_CTR_sr_nomem]++;
+		return -1;
+	}
+	u->inq = 1;
+	u->lost_by = SDR_SR_LOST_RACK;
+	q->rack_lost++;
+	sdr_sr_path_lost(sr, u);
+	reo_loss(q);
+	return 0;
+}
+
 /* The RACK rule (RFC 8985 6.2 step 5) over the timer FIFO, oldest first:
  * the units it finds lost go to the retransmit queue; sr->rack_due is when
  * the first one still undecided must be looked at again. Stale entries at
@@ -343,15 +364,8 @@ static void rack_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *
 			i++;
 			continue;
 		}
-		if (sdr_tq_push(&sr->retxq, e->seq, e->chunk, 0)) {
-			w->ctr[SDR_CTR_sr_nomem]++;
-			break; /* its RTO stays */
-		}
-		u->inq = 1;
-		u->lost_by = SDR_SR_LOST_RACK;
-		q->rack_lost++;
-		sdr_sr_path_lost(sr, u); /* (the spraying policy's estimate) */
-		reo_loss(q);
+		if (rack_queue(w, sr, u, e->seq, e->chunk))
+			break;
 		SDR_QP_CTR(qp, sr, rack_retx)++;
 		if (i == 0)
 			sdr_tq_pop(t);
@@ -557,16 +571,8 @@ static void holes_detect(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr 
 		u = &ss->u[hs->chunk];
 		if (u->acked || u->inq || u->tx_tsc >= hs->rx_tsc)
 			continue;
-		if (sdr_tq_push(&sr->retxq, hs->seq, hs->chunk, 0)) {
-			w->ctr[SDR_CTR_sr_nomem]++;
-			continue; /* its RTO stays */
-		}
-		u->inq = 1;
-		u->lost_by = SDR_SR_LOST_RACK;
-		path_of(sr, u)->rack_lost++;
-		sdr_sr_path_lost(sr, u);
-		reo_loss(path_of(sr, u));
-		SDR_QP_CTR(qp, sr, holes_lost)++;
+		if (rack_queue(w, sr, u, hs->seq, hs->chunk) == 0)
+			SDR_QP_CTR(qp, sr, holes_lost)++;
 	}
 	sr->holes_due = next;
 }

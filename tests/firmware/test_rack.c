@@ -180,21 +180,34 @@ static enum rig_verdict lose_one(struct rig *r, const struct rig_frame_info *fi,
 	return RIG_PASS;
 }
 
+/* Eight messages (RTT samples), then one with @p l's frames lost; @p rto0
+ * and @p rack0 (if not NULL) take the sender's RTO expiries and RACK
+ * retransmissions before it. @return when that message was posted. */
+static uint64_t run_one_lossy(struct rig *r, struct one_loss *l, uint64_t *rto0, uint64_t *rack0)
+{
+	uint64_t t0;
+
+	stream_run(r, 8, MSG, 1000 * MS);
+	rig_run_for(r, 5 * MS);
+	if (rto0)
+		*rto0 = SR(r, rto_expiries);
+	if (rack0)
+		*rack0 = SR(r, rack_retx);
+	r->filter = lose_one;
+	r->filter_arg = l;
+	l->armed = 1;
+	t0 = r->now;
+	stream_run(r, 1, MSG, 1000 * MS);
+	return t0;
+}
+
 static void t_single(void)
 {
 	struct rig *r = mk(SDR_REL_SR, 0, "");
 	struct one_loss l = {.seq = UINT32_MAX, .pkt = 21, .nlose = 1};
 	uint64_t rto0, rack0, t0, delay;
 
-	stream_run(r, 8, MSG, 1000 * MS); /* RTT samples */
-	rig_run_for(r, 5 * MS);
-	rto0 = SR(r, rto_expiries);
-	rack0 = SR(r, rack_retx);
-	r->filter = lose_one;
-	r->filter_arg = &l;
-	l.armed = 1;
-	t0 = r->now;
-	stream_run(r, 1, MSG, 1000 * MS);
+	t0 = run_one_lossy(r, &l, &rto0, &rack0);
 	delay = l.t_retx - l.t_lost;
 	printf("single loss: srtt %.3f ms; lost at %.3f ms, retransmitted %.3f ms later (%.2f RTT),"
 	       " message done after %.3f ms; rack_retx %llu rto_expiries %llu spurious %llu\n",
@@ -262,14 +275,7 @@ static void t_tail(void)
 	struct one_loss l = {.seq = UINT32_MAX, .pkt = 56, .nlose = 8};
 	uint64_t rto0, t0;
 
-	stream_run(r, 8, MSG, 1000 * MS);
-	rig_run_for(r, 5 * MS);
-	rto0 = SR(r, rto_expiries);
-	r->filter = lose_one;
-	r->filter_arg = &l;
-	l.armed = 1;
-	t0 = r->now;
-	stream_run(r, 1, MSG, 1000 * MS);
+	t0 = run_one_lossy(r, &l, &rto0, NULL);
 	printf("tail loss: first lost at %.3f ms, the message done %.3f ms later (%.2f RTT);"
 	       " tlp %llu rack_retx %llu rto_expiries %llu retx_units %llu spurious %llu\n",
 	       (double)(l.t_lost - t0) / 1e6, (double)(st.last_done - l.t_lost) / 1e6,
@@ -303,14 +309,7 @@ static void t_tailhole(void)
 	struct one_loss l = {.seq = UINT32_MAX, .pkt = 61, .nlose = 1};
 	uint64_t rto0, t0;
 
-	stream_run(r, 8, MSG, 1000 * MS);
-	rig_run_for(r, 5 * MS);
-	rto0 = SR(r, rto_expiries);
-	r->filter = lose_one;
-	r->filter_arg = &l;
-	l.armed = 1;
-	t0 = r->now;
-	stream_run(r, 1, MSG, 1000 * MS);
+	t0 = run_one_lossy(r, &l, &rto0, NULL);
 	printf("hole in the last unit: lost at %.3f ms, the message done %.3f ms later (%.2f RTT);"
 	       " holes_rx %llu holes_lost %llu tlp %llu rack_retx %llu rto_expiries %llu"
 	       " retx_pkts %llu saved %llu spurious %llu\n",
@@ -443,12 +442,7 @@ static void t_ec(void)
 	struct rig *r = mk(SDR_REL_EC, 0, "");
 	struct one_loss l = {.seq = UINT32_MAX, .pkt = 21, .nlose = 1};
 
-	stream_run(r, 8, MSG, 1000 * MS);
-	rig_run_for(r, 5 * MS);
-	r->filter = lose_one;
-	r->filter_arg = &l;
-	l.armed = 1;
-	stream_run(r, 1, MSG, 1000 * MS);
+	(void)run_one_lossy(r, &l, NULL, NULL);
 	rig_run_for(r, 5 * MS);
 	printf("ec: lost %d; decodes %llu; retx_units %llu rack_retx %llu tlp %llu\n", l.dropped,
 	       (unsigned long long)SDR_QP_CTR(r->s[RIG_B].qp, ec, decodes),

@@ -12,11 +12,15 @@
  * expires first. An expired, unacknowledged unit goes to the retransmit
  * queue, served before new data and through the same pacers; so does one
  * the RACK rule finds lost earlier (a unit sent later on its path was
- * acknowledged and the reordering window passed), and the last unit sent
- * as a tail-loss probe (RFC 8985; docs/reliability.md "Loss detection").
+ * acknowledged and the reordering window passed, or the receiver's hole
+ * report shows a packet after a missing one of the unit arrived), and the
+ * last unit sent as a tail-loss probe (RFC 8985; docs/reliability.md "Loss
+ * detection"). A retransmission leaves out the packets a hole report
+ * newer than the unit's last transmission shows arrived.
  * The send completes when the receiver reports the receive FULL.
  *
- * Receiver: slots with news are reported in one ACK per --sr-ack-us; the
+ * Receiver: slots with news are reported in one ACK per --sr-ack-us, with
+ * hole reports of their incomplete chunks (docs/wire-format.md §6); the
  * final entry (FULL / CLOSED) of a completed receive is captured at
  * completion, sent in the same loop pass, and repeated to retransmissions.
  */

@@ -56,12 +56,12 @@ static void check_ack_holes(const uint8_t *msg, size_t len, const struct sdr_ctr
 		return;
 	}
 	if (n == 0) {
-		FUZZ_ASSERT(len < at + SDR_ACK_HOLES_HDR_WIRE || msg[at] != SDR_ACK_HOLES_TAG);
+		FUZZ_ASSERT(len <= at || msg[at] != SDR_ACK_HOLES_TAG);
 		return;
 	}
-	FUZZ_ASSERT(at + SDR_ACK_HOLES_HDR_WIRE <= len && msg[at] == SDR_ACK_HOLES_TAG);
+	FUZZ_ASSERT(at < len && msg[at] == SDR_ACK_HOLES_TAG);
 	if (n < 0)
-		return;
+		return; /* (a header cut short counts: it has the tag) */
 	FUZZ_ASSERT(at + SDR_ACK_HOLES_HDR_WIRE + (size_t)n * SDR_ACK_HOLE_WIRE <= len);
 	FUZZ_ASSERT(msg[at + 1] == SDR_ACK_HOLES_VERSION && msg[at + 2] == n && !msg[at + 3]);
 	for (int i = 0; i < n; i++) {

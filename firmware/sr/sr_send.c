@@ -586,8 +586,7 @@ static uint32_t retx_first(struct sdr_qp *qp, struct sdr_sr *sr, const struct sd
 			   uint32_t first, uint32_t end)
 {
 	struct sdr_sr_hole *hs = hole_slot(sr, sr->retx_cur.seq, sr->retx_cur.chunk);
-	uint32_t base, n;
-	uint64_t have;
+	uint32_t base;
 
 	sr->retx_hbase = UINT32_MAX;
 	if (!hs->rx_tsc || hs->seq != sr->retx_cur.seq || hs->chunk != sr->retx_cur.chunk ||
@@ -596,13 +595,11 @@ static uint32_t retx_first(struct sdr_qp *qp, struct sdr_sr *sr, const struct sd
 	base = first + hs->first;
 	if (base >= end) /* (checked at its arrival) */
 		return first;
-	n = end - base;
-	have = n < 64 ? hs->have & ((1ull << n) - 1) : hs->have;
 	sr->retx_hbase = base;
-	sr->retx_have = have;
+	sr->retx_have = hs->have; /* (its bits past the unit were cleared at arrival) */
 	hs->rx_tsc = 0;
 	hs->due = 0;
-	SDR_QP_CTR(qp, sr, retx_pkts_saved) += hs->first + (uint32_t)__builtin_popcountll(have);
+	SDR_QP_CTR(qp, sr, retx_pkts_saved) += hs->first + (uint32_t)__builtin_popcountll(hs->have);
 	return base;
 }
 

@@ -21,16 +21,15 @@ double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
 void sleep_us(unsigned us)
 {
 	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000L};
 	nanosleep(&ts, NULL);
+}
+
+void sleep_ms(unsigned ms)
+{
+	sleep_us(ms * 1000u);
 }
 
 void sb_add(struct sbuf *b, const char *fmt, ...)

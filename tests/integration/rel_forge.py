@@ -121,6 +121,7 @@ def main():
                          " ICRC before anything else")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
+    t_start = time.monotonic()
     snd, rcv = qp_info(a.sender), qp_info(a.receiver)
     ready = time.monotonic()
     if a.attack in TO_SENDER:
@@ -180,6 +181,7 @@ def main():
     tx.bind((a.iface, 0))
     time.sleep(max(0.0, ready + a.delay - time.monotonic()))
     t0 = time.monotonic()
+    t_built = t0 - ready
     for r in range(a.rounds):
         for _, f in frames:
             tx.send(f)
@@ -188,7 +190,8 @@ def main():
         if r + 1 < a.rounds:
             time.sleep(max(0.0, t0 + (r + 1) * a.interval - time.monotonic()))
     print(f"rel_forge: {a.attack}: {a.rounds} rounds of {len(frames)} frames to QP "
-          f"{dst['qpn']:#x} in {time.monotonic() - t0:.2f} s", file=sys.stderr)
+          f"{dst['qpn']:#x} in {time.monotonic() - t0:.2f} s (QP info after {ready - t_start:.2f} s,"
+          f" frames built and sent from {t_built:.2f} s after it)", file=sys.stderr)
     print("v2", n[2])
     print("v1", n[1])
     if a.attack == 'parity-done' or a.bad_icrc:

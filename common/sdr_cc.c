@@ -30,6 +30,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->alpha0 = 1.0;
 	p->ai_frac = 0.001;
 	p->ai_accel = 16;
+	p->span_max = 16;
 	p->init_frac = 1.0 / 64;
 	p->init_min_bps = 10e6;
 	p->startup_gain = 1.5;
@@ -331,12 +332,33 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	uint64_t dt = sdr_cc_delay_target(cc, now); /* = target unless ECN leads */
 	uint64_t seen = cc->iv_acked + cc->iv_lost;
 	double q = 0, frac = cc->iv_acked ? (double)cc->iv_ce / (double)cc->iv_acked : 0;
-	enum sdr_cc_event ev;
+	enum sdr_cc_event ev = SDR_CC_NONE;
 
 	if (cc->iv_min_rtt > cc->base_rtt)
 		q = (double)(cc->iv_min_rtt - cc->base_rtt);
 	cc->last_q_ns = q;
-	cc->alpha = (1 - cc->p.ecn_g) * cc->alpha + cc->p.ecn_g * frac;
+	/* The round trips the interval spans: one, unless ACKs come further
+	 * apart than a base RTT - an ACK per unit at a low rate, where a 64 KiB
+	 * unit at 1 Mbit/s takes half a second. DCTCP reacts per window of
+	 * data: alpha's gain, one cut per marked round trip and one additive
+	 * step per round trip, and so does the decision, per round trip the
+	 * interval spans (at most span_max). Else a QP at its floor beside a
+	 * flow that holds the queue at the marking threshold finds a mark in
+	 * nearly every interval of many round trips, cuts by alpha/2 each time
+	 * with alpha decaying one step a second, and stays at the floor (seen
+	 * on the veth rig: 89.6 and 0.0 Mbit/s). */
+	double n = cc->base_rtt ? floor((double)len / (double)cc->base_rtt) : 1;
+
+	if (n < 1)
+		n = 1;
+	if (cc->p.span_max >= 1 && n > cc->p.span_max)
+		n = cc->p.span_max;
+	double g = n > 1 ? 1 - pow(1 - cc->p.ecn_g, n) : cc->p.ecn_g;
+	double ai = cc->p.ai_frac * (double)cc->ceiling; /* (an additive step) */
+
+	if (ai < 1e6)
+		ai = 1e6;
+	cc->alpha = (1 - g) * cc->alpha + g * frac;
 	/* (with alpha's gain per interval, or per comp_mark_rtts base RTTs of
 	 * time where an interval spans more: at a low rate an interval lasts
 	 * many round trips, and beside BBR a flow at its floor made 17
@@ -381,13 +403,27 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	if (cc->comp) {
 		ev = decide_comp(cc, len);
 	} else if (cc->iv_ce > 0 || q > (double)dt) {
-		if (cc->iv_ce > 0 && q <= (double)target) /* CE alone: DCQCN */
-			to = cc->rate * (1 - cc->alpha / 2);
+		double m = cc->iv_ce < n ? cc->iv_ce : n;
+		bool ce_alone = cc->iv_ce > 0 && q <= (double)target;
+
+		/* CE alone: DCQCN's alpha/2, once per marked round trip (at
+		 * most one per CE), and a step for each round trip without a
+		 * mark, as DCTCP's window grows in those */
+		if (ce_alone)
+			to = cc->rate * pow(1 - cc->alpha / 2, m) + ai * (n - m);
 		if (to < cc->rate * (1 - cc->p.max_mdf))
 			to = cc->rate * (1 - cc->p.max_mdf);
-		if (to < cc->rate)
+		if (ce_alone && to >= cc->rate && n > m) {
+			/* (the unmarked round trips outweigh) */
 			cc->rate = to;
-		if (cc->iv_ce > 0) {
+			ev = SDR_CC_INCREASE;
+			cc->increases++;
+		} else if (to < cc->rate) {
+			cc->rate = to;
+		}
+		if (ev == SDR_CC_INCREASE) {
+			/* (counted) */
+		} else if (cc->iv_ce > 0) {
 			ev = SDR_CC_DEC_ECN;
 			cc->dec_ecn++;
 		} else {
@@ -421,8 +457,6 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		/* accelerate while the queue is empty (capacity unused), back
 		 * to one step once it forms */
 		unsigned k;
-		double ai = cc->p.ai_frac * (double)cc->ceiling;
-
 		double step;
 
 		/* (by T, not the delay target in force: an increase in
@@ -430,8 +464,6 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		 * host jitter above T/4 leaves the additive step alone) */
 		cc->calm = q < (double)target / 4 ? cc->calm + 1 : 1;
 		k = cc->calm < cc->p.ai_accel ? cc->calm : cc->p.ai_accel;
-		if (ai < 1e6)
-			ai = 1e6;
 		/* the acceleration is bounded by the flow's own rate, so that N
 		 * flows together overshoot by a fraction of what they send, not
 		 * by N accelerated steps */
@@ -440,7 +472,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			step = cc->rate * cc->p.accel_max_frac > ai
 				       ? cc->rate * cc->p.accel_max_frac
 				       : ai;
-		cc->rate += step;
+		cc->rate += step * n; /* (per round trip) */
 		ev = SDR_CC_INCREASE;
 		cc->increases++;
 	}

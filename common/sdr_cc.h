@@ -22,12 +22,13 @@
  * until the first congestion signal (start-up), then additively by
  * ai_frac of the ceiling per interval, accelerated by the number of calm
  * intervals in a row (so a freed capacity is retaken in a few RTTs, while
- * competing flows still meet on AIMD's fair point). Loss alone is not
- * congestion on a long-haul link (SR and EC repair random loss); loss while
- * the queueing delay is above the delay target in force is, and so is more
- * than loss_frac of the packets over a loss window (the packet loss
- * estimated from lost units). Once the path marks CE,
- * ECN leads: delay alone cuts only above max(T, ecn_delay_frac * base RTT,
+ * competing flows still meet on AIMD's fair point). An interval that spans
+ * n >= 2 base RTTs (ACKs per unit at a low rate) decides as n round trips:
+ * alpha's gain, a cut per marked round trip, a step per unmarked one.
+ * Loss alone is not congestion on a long-haul link (SR and EC repair random
+ * loss); loss while the queueing delay is above the delay target in force
+ * is, and so is more than loss_frac of the packets over a loss window (the
+ * packet loss estimated from lost units). Once the path marks CE, ECN leads: delay alone cuts only above max(T, ecn_delay_frac * base RTT,
  * jit_k * the delay signal's noise), so host scheduling jitter in the RTT
  * samples does not starve the flow.
  */
@@ -53,6 +54,11 @@ struct sdr_cc_params {
 	double alpha0;         /**< alpha at the start (DCQCN: 1, the first CE halves) */
 	double ai_frac;        /**< additive increase per interval, of the ceiling */
 	unsigned ai_accel;     /**< cap of the calm-interval acceleration factor */
+	double span_max;       /**< an interval that spans n base RTTs (an ACK per
+	                            unit, seconds apart at a low rate) counts as
+	                            min(n, span_max) of them: alpha's gain, the
+	                            marked round trips a CE cut compounds, the
+	                            additive steps (DCTCP's per-window reaction) */
 	double accel_max_frac; /**< an accelerated step adds at most this fraction of
 	                            the rate */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow

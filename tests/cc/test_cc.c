@@ -443,6 +443,9 @@ struct sim {
 	unsigned reno_mask; /* bit f: flow f is TCP Reno, not an sdr-dpu QP */
 	bool reno_ecn;      /* Reno's frames are ECN-capable, CE halves it (RFC 3168) */
 	struct reno reno[NFLOW_MAX];
+	unsigned ack_pkts;   /* an ACK per this many packets of a flow (0, 1: each) */
+	unsigned floor_mask; /* bit f: flow f starts at its floor, alpha 1 (start-up lost) */
+	uint32_t ack_n[NFLOW_MAX], ack_ce[NFLOW_MAX]; /* (not yet acknowledged) */
 };
 
 /* splitmix64: the simulation's deterministic noise */
@@ -483,6 +486,12 @@ static void run(struct sim *s)
 	for (unsigned f = 0; f < s->nflows; f++) {
 		next_tx[f] = f * s->start_gap;
 		sdr_cc_init(&s->cc[f], s->params, s->ceiling, next_tx[f]);
+		if (s->floor_mask >> f & 1) {
+			s->cc[f].rate = 0; /* (clamped to the floor) */
+			s->cc[f].startup = false;
+			s->cc[f].alpha = 1;
+			sdr_cc_set_ceiling(&s->cc[f], s->ceiling);
+		}
 		reno_init(&s->reno[f]);
 	}
 	while (t < s->end) {
@@ -522,7 +531,14 @@ static void run(struct sim *s)
 				reno_loss(&s->reno[e.flow], t, e.sent_at);
 			else if (reno)
 				reno_ack(&s->reno[e.flow], t - e.sent_at);
-			else
+			else if (s->ack_pkts > 1) {
+				s->ack_ce[e.flow] += e.ce;
+				if (++s->ack_n[e.flow] == s->ack_pkts) {
+					sdr_cc_on_ack(cc, t, t - e.sent_at, s->ack_pkts,
+						      s->ack_ce[e.flow], s->ack_pkts * FRAME);
+					s->ack_n[e.flow] = s->ack_ce[e.flow] = 0;
+				}
+			} else
 				sdr_cc_on_ack(cc, t, t - e.sent_at, 1, e.ce, FRAME);
 			if (t / s->win < 64)
 				s->bytes[e.flow][t / s->win] += PAYLOAD;
@@ -741,6 +757,47 @@ static void test_capacity_change(const char *link, const char *what)
 	      s.drops, s.pkts_in);
 	CHECK(s.cc[0].comp_enters + s.cc[1].comp_enters == 0, "%s: TCP-competitive mode entered",
 	      what);
+}
+
+/* A QP whose start-up lost its first units (its rate at the floor, alpha 1)
+ * beside one that holds the bottleneck's queue at the marking threshold,
+ * with an ACK per unit (16 packets) as SR sends them: at a low rate an
+ * interval spans many round trips and nearly every one holds a mark. It
+ * must climb, not stay at the floor: at least half its fair share over
+ * 10..20 s (it had 1 % of the link when every interval was one round
+ * trip's decision). */
+static void test_floor(void)
+{
+	static struct sim s;
+	double g[2], cap = 100e6 * PAYLOAD / FRAME;
+
+	memset(&s, 0, sizeof(s));
+	s.link = "delay=12.5ms,rate=100mbit,buffer=4MB,ecn=100KB";
+	s.nflows = 2;
+	s.ceiling = 300000000;
+	s.ret_ns = 12500 * US;
+	s.start_gap = 1000 * MS;
+	s.end = 20000 * MS;
+	s.win = 1000 * MS;
+	s.from = 10000 * MS;
+	s.ack_pkts = 16;
+	s.floor_mask = 2;
+	run(&s);
+	g[0] = gput(&s, 0, 10, 20);
+	g[1] = gput(&s, 1, 10, 20);
+	printf("from the floor beside a flow at the threshold, 100 Mbit/s, an ACK per 16 packets, "
+	       "10..20 s: %.1f and %.1f %% of capacity, Jain %.4f; the late flow: %" PRIu64
+	       " ECN cuts in %" PRIu64 " decisions, alpha %.3f\n",
+	       100 * g[0] / cap, 100 * g[1] / cap, jain(g, 2), s.cc[1].dec_ecn, s.cc[1].intervals,
+	       s.cc[1].alpha);
+	/* (the late flow's share stays below the other's: both steps are
+	 * one per interval where an interval is under two round trips, and
+	 * the late flow's ACKs, 16 packets apart, make its intervals longer
+	 * - docs/congestion.md "Limits") */
+	CHECK(g[1] >= 0.25 * cap, "from the floor: the late flow has %.1f %% (< half its share)",
+	      100 * g[1] / cap);
+	CHECK(g[0] + g[1] >= 0.85 * cap, "from the floor: aggregate %.1f %%",
+	      100 * (g[0] + g[1]) / cap);
 }
 
 static void test_alone(void)
@@ -1006,6 +1063,7 @@ int main(int argc, char **argv)
 	test_loss_once();
 	test_random_loss();
 	test_alone();
+	test_floor();
 	for (unsigned n = 2; n <= 8; n *= 2) {
 		test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB", n, "ECN+delay",
 			      STRICT, 0, NULL);

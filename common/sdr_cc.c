@@ -414,8 +414,10 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		if (to < cc->rate * (1 - cc->p.max_mdf))
 			to = cc->rate * (1 - cc->p.max_mdf);
 		if (ce_alone && to >= cc->rate && n > m) {
-			/* (the unmarked round trips outweigh) */
+			/* (the unmarked round trips outweigh; a mark still
+			 * ends the start-up) */
 			cc->rate = to;
+			cc->startup = false;
 			ev = SDR_CC_INCREASE;
 			cc->increases++;
 		} else if (to < cc->rate) {

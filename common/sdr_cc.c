@@ -332,7 +332,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	uint64_t dt = sdr_cc_delay_target(cc, now); /* = target unless ECN leads */
 	uint64_t seen = cc->iv_acked + cc->iv_lost;
 	double q = 0, frac = cc->iv_acked ? (double)cc->iv_ce / (double)cc->iv_acked : 0;
-	enum sdr_cc_event ev = SDR_CC_NONE;
+	enum sdr_cc_event ev;
 
 	if (cc->iv_min_rtt > cc->base_rtt)
 		q = (double)(cc->iv_min_rtt - cc->base_rtt);
@@ -420,17 +420,16 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc->startup = false;
 			ev = SDR_CC_INCREASE;
 			cc->increases++;
-		} else if (to < cc->rate) {
-			cc->rate = to;
-		}
-		if (ev == SDR_CC_INCREASE) {
-			/* (counted) */
-		} else if (cc->iv_ce > 0) {
-			ev = SDR_CC_DEC_ECN;
-			cc->dec_ecn++;
 		} else {
-			ev = SDR_CC_DEC_DELAY;
-			cc->dec_delay++;
+			if (to < cc->rate)
+				cc->rate = to;
+			if (cc->iv_ce > 0) {
+				ev = SDR_CC_DEC_ECN;
+				cc->dec_ecn++;
+			} else {
+				ev = SDR_CC_DEC_DELAY;
+				cc->dec_delay++;
+			}
 		}
 	} else if (cc->iv_lost > 0 && loss_q(cc, q) > (double)dt) {
 		/* loss under queueing: congestion, one reaction per interval

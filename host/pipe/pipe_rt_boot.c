@@ -459,6 +459,14 @@ static int connect_qps(struct rt *r, const struct pipe_qpinfo *q, uint32_t n)
 				sdr_last_error(r->ctx));
 			return rc;
 		}
+		if (r->o->verbose) {
+			struct sdr_qp_info mine;
+
+			/* host/pipe/compete.sh maps the daemons' QPs to pipelines by it */
+			sdr_qp_info_get(r->qp_of[b], &mine);
+			fprintf(stderr, "dc%u: boundary %u|%u: QP 0x%06x, DC %u's QP 0x%06x\n",
+				r->o->dc, b, b + 1, mine.qpn, other, peer.qpn);
+		}
 	}
 	return 0;
 }

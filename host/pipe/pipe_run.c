@@ -167,8 +167,14 @@ static void run_iter(struct rt *r, const uint32_t *mine, uint32_t nloc)
 		r->ev_mark[mine[i]] = r->ev[mine[i]].n;
 	pthread_barrier_wait(&r->bar);
 	pthread_barrier_wait(&r->bar);
-	if (r->o->verbose)
-		fprintf(stderr, "dc%u: iteration %u done\n", r->o->dc, r->iter);
+	if (r->o->verbose) {
+		struct timespec now;
+
+		/* the wall clock: host/pipe/compete.sh times the iterations by it */
+		clock_gettime(CLOCK_REALTIME, &now);
+		fprintf(stderr, "dc%u: iteration %u done at %lld.%06ld (unix time)\n", r->o->dc,
+			r->iter, (long long)now.tv_sec, now.tv_nsec / 1000);
+	}
 }
 
 /* DC 0's iteration loop: decide, announce, run, collect, label. */

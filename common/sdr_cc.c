@@ -37,6 +37,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->drain_rtts = 4;
 	p->accel_max_frac = 0.03;
 	p->cut_extra = 0.1;
+	p->dlv_busy = 0.9;
 	p->min_frac = 0.0001;
 	p->min_bps = 1e6;
 	p->loss_md = 0.3;
@@ -371,12 +372,23 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	/* A cut goes to what the flow delivered in the interval (its share of
 	 * a busy bottleneck: the rate above it only made the queue), less
 	 * what drains the queue above the target over drain_rtts round
-	 * trips; without a delivery measure, the same fraction of the rate. */
+	 * trips; without a delivery measure, the same fraction of the rate.
+	 * What it delivered is its share only where it sent all along, this
+	 * interval and the one before (whose sends this one's ACKs are): a
+	 * flow that paused - a pipeline between its micro-batches, a burst
+	 * after an idle period - delivered less than its share, and its rate
+	 * fell to half of it at every queue its bursts met (sdr-pipe,
+	 * host/pipe/compete.sh: 55 % of the link where the fixed rate had
+	 * 70 %). */
 	/* (with CE marks the queue is real: drained above T; a cut on delay
 	 * alone drains above the delay target in force) */
 	double qt = cc->iv_ce > 0 ? (double)target : (double)dt;
 	double qx = q > qt ? (q - qt) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
-	double dlv = len ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
+	bool busy = len &&
+		    (double)cc->iv_sent_bytes * 8e9 >= cc->p.dlv_busy * cc->rate * (double)len;
+	double dlv = busy && cc->busy_prev ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
+
+	cc->busy_prev = busy;
 	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
 
 	/* the TCP-competitive mode ends when an interval without CE finds

@@ -63,6 +63,9 @@ struct sdr_cc_params {
 	                            the rate */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
+	double dlv_busy;       /**< a cut goes to what the flow delivered only where
+	                            this interval and the one before each sent at
+	                            least this fraction of rate x interval */
 	double init_frac;      /**< first rate, of the ceiling ... */
 	double init_min_bps;   /**< ... and at least this (bit/s; not above the ceiling) */
 	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
@@ -157,6 +160,7 @@ struct sdr_cc {
 	uint64_t stale_lost; /**< packets lost that were sent before a cut, or
 	                          declared lost within a base RTT of leaving */
 	double prev_q;       /**< queueing delay of the decision before, ns */
+	bool busy_prev;      /**< the interval before sent dlv_busy of its rate */
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
 	uint64_t iv_lost_units; /**< the units iv_lost's packets were lost in */

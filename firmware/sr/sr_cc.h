@@ -37,6 +37,7 @@ struct sdr_sr_cc {
 	uint8_t started;   /* the controller's clock started (first event) */
 	uint32_t echo_ce, echo_pkts;
 	uint64_t pend_ce, pend_pkts; /* echoed, not yet given to the controller */
+	uint64_t pend_since;         /* ns: the first ACK that found them (0: none) */
 	uint64_t applied_bps;        /* rate the pacer has (0: give it) */
 	uint32_t held_seen;          /* qp->pace_held when the controller last looked */
 	uint64_t tx_iv;              /* the controller's interval tx_first/last are of */

@@ -14,7 +14,9 @@
  *         new ceiling at once, and the frames that leave keep under it;
  *   off   --cc off: not ECN-capable, the pacer at the configured rate, no
  *         controller decision; the receiver still counts and echoes;
- *   perqp the QP's own setting (the request's cc) over the daemon's.
+ *   perqp the QP's own setting (the request's cc) over the daemon's;
+ *   settle marks echoed for duplicates (counted by the receiver, acknowledged
+ *         once) do not outlive two round trips: no cut after the marks end.
  *
  * `test_ccwire NAME` runs one (meson: ccwire_NAME).
  */
@@ -370,7 +372,48 @@ static void t_burst(void)
 	rig_free(r);
 }
 
-static const struct t_case tests[] = {{"on", t_on}, {"off", t_off},   {"perqp", t_perqp},
-				      {"ec", t_ec}, {"auto", t_auto}, {"burst", t_burst}};
+/* Marks echoed for packets no ACK of a unit covers - duplicates, which
+ * the receiver counts and the sender acknowledges once - are settled
+ * within two round trips: once the wire stops marking, the cuts on CE stop
+ * and no mark is left pending, however many duplicates the echoes counted
+ * (a pool that kept them gave a burst's marks out a few at every ACK for
+ * seconds after the queue had gone). */
+static void t_settle(void)
+{
+	struct rig *r = mk("on");
+	const struct sdr_sr_cc *ca = cc_of(r, RIG_A), *cb = cc_of(r, RIG_B);
+	uint64_t d0, d1;
+
+	r->link[RIG_A].dup = 0.2;
+	rig_run_for(r, 200 * MS);
+	r->link[RIG_A].ce_data = 0.5;
+	rig_run_for(r, 50 * MS);
+	r->link[RIG_A].ce_data = 0;
+	rig_run_for(r, 60 * MS); /* (an RTT of 10 ms, a decision's stale window) */
+	d0 = ca->cc.dec_ecn;
+	rig_run_for(r, 300 * MS);
+	d1 = ca->cc.dec_ecn;
+	printf("settle: %llu duplicates; receiver counted %u packets, %u marked; sender acked "
+	       "%llu packets, echoed %llu marks, controller took %llu; pending %llu marks of "
+	       "%llu packets; ECN cuts %llu, of them %llu in the 300 ms after the marks\n",
+	       (unsigned long long)r->ws[RIG_A].dup[RIG_K_DATA], cb->rx_pkts, cb->rx_ce,
+	       (unsigned long long)ca->cc.acked, (unsigned long long)ca->ce_echoed,
+	       (unsigned long long)ca->cc.ce, (unsigned long long)ca->pend_ce,
+	       (unsigned long long)ca->pend_pkts, (unsigned long long)d1,
+	       (unsigned long long)(d1 - d0));
+	CHECK(r->ws[RIG_A].dup[RIG_K_DATA] > 100 && cb->rx_ce > 50, "%llu duplicates, %u marks",
+	      (unsigned long long)r->ws[RIG_A].dup[RIG_K_DATA], cb->rx_ce);
+	CHECK(ca->ce_echoed == cb->rx_ce && d0 > 0, "echoed %llu of %u marks, %llu ECN cuts",
+	      (unsigned long long)ca->ce_echoed, cb->rx_ce, (unsigned long long)d0);
+	CHECK(d1 == d0, "%llu ECN cuts after the marks ended", (unsigned long long)(d1 - d0));
+	CHECK(ca->pend_ce == 0, "%llu marks still pending", (unsigned long long)ca->pend_ce);
+	CHECK(b_bad == 0, "%llu receives not bit-exact", (unsigned long long)b_bad);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+static const struct t_case tests[] = {{"on", t_on},        {"off", t_off},   {"perqp", t_perqp},
+				      {"ec", t_ec},        {"auto", t_auto}, {"burst", t_burst},
+				      {"settle", t_settle}};
 
 T_MAIN("test_ccwire", tests)

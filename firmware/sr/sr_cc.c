@@ -127,35 +127,49 @@ void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32
 	if (!c->on)
 		return;
 	start(c, now_ns);
-	/* the marks of the echoes so far, spread over the packets they counted */
-	if (c->pend_pkts) {
-		uint64_t settle = 2 * (c->cc.srtt ? c->cc.srtt : c->cc.base_rtt);
+	/* The marks of the echoes so far, spread over the packets they
+	 * counted, and settled within two epochs of two smoothed RTTs each:
+	 * what is left of an epoch's marks at the end of the next goes to
+	 * that ACK at once. The receiver counts packets no ACK of a unit
+	 * covers (duplicates of a retransmission), and a pool that kept them
+	 * gave a burst's marks out a few at every ACK - at a low rate an ACK
+	 * every quarter second, each a cut - for seconds after the queue had
+	 * gone (a pipeline's QP held at 1-6 Mbit/s for 40 s,
+	 * host/pipe/compete.sh); the marks of packets whose units are still
+	 * on the way stay for their ACKs. */
+	uint64_t ep = 2 * (c->cc.srtt ? c->cc.srtt : c->cc.base_rtt), left = 0;
 
-		if (!c->pend_since)
-			c->pend_since = now_ns;
-		ce = (c->pend_ce * pkts + c->pend_pkts / 2) / c->pend_pkts;
-		if (ce > c->pend_ce)
-			ce = c->pend_ce;
-		c->pend_ce -= ce;
-		c->pend_pkts -= pkts < c->pend_pkts ? pkts : c->pend_pkts;
-		/* Settled within two round trips: the receiver counts packets
-		 * no ACK of a unit ever covers (duplicates of a retransmission),
-		 * and a pool that keeps them gave a burst's marks out a few at
-		 * every ACK - at a low rate an ACK every quarter second, each a
-		 * cut - for seconds after the queue had gone (a pipeline's QP
-		 * held at 1-6 Mbit/s for 40 s, host/pipe/compete.sh). What is
-		 * left goes to this ACK, once. */
-		if (c->pend_pkts && settle && now_ns - c->pend_since > settle) {
-			ce += c->pend_ce;
-			c->pend_ce = c->pend_pkts = 0;
-		}
-		if (ce > pkts)
-			ce = pkts;
-		if (!c->pend_pkts) {
-			c->pend_ce = 0;
-			c->pend_since = 0;
-		}
+	if (!c->epoch_at || now_ns - c->epoch_at >= ep) {
+		left = c->old_ce;
+		c->old_ce = c->pend_ce;
+		c->old_pkts = c->pend_pkts;
+		c->pend_ce = c->pend_pkts = 0;
+		c->epoch_at = now_ns;
 	}
+	uint64_t all_pkts = c->old_pkts + c->pend_pkts, all_ce = c->old_ce + c->pend_ce;
+
+	if (all_pkts) {
+		uint64_t o;
+
+		ce = (all_ce * pkts + all_pkts / 2) / all_pkts;
+		if (ce > all_ce)
+			ce = all_ce;
+		o = ce < c->old_ce ? ce : c->old_ce; /* (the older first) */
+		c->old_ce -= o;
+		c->pend_ce -= ce - o;
+		o = pkts < c->old_pkts ? pkts : c->old_pkts;
+		c->old_pkts -= o;
+		c->pend_pkts -= pkts - o < c->pend_pkts ? pkts - o : c->pend_pkts;
+		if (!c->old_pkts) {
+			left += c->old_ce; /* (its packets are all in) */
+			c->old_ce = 0;
+		}
+		if (!c->pend_pkts)
+			c->pend_ce = 0;
+	}
+	ce += left;
+	if (ce > pkts)
+		ce = pkts;
 	sdr_cc_on_ack(&c->cc, now_ns, cyc_ns(rtt_cyc), pkts, (uint32_t)ce, bytes);
 }
 
@@ -203,13 +217,14 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		" | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64 " intervals, %" PRIu64
 		" ended at the limit) | losses %" PRIu64 " (and %" PRIu64 " sent before a cut;"
 		" loss windows %" PRIu64 ", the last %.2f %% of the packets)"
-		" | CE echoed %" PRIu64 " (echo ACKs %" PRIu64 ") | CE received %" PRIu32 "\n",
+		" | CE echoed %" PRIu64 " (taken %" PRIu64 ", echo ACKs %" PRIu64
+		") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
 		k->increases, k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv,
 		k->comp_expired, k->lost_events, k->stale_lost, k->loss_windows, 100 * k->loss_est,
-		c->ce_echoed, c->echo_acks, c->rx_ce);
+		c->ce_echoed, k->ce, c->echo_acks, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -252,6 +267,7 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_dec_loss", k->dec_loss);
 	kv->u64(kv->arg, "cc_increases", k->increases);
 	kv->u64(kv->arg, "cc_ce_echoed", c->ce_echoed);
+	kv->u64(kv->arg, "cc_ce", k->ce); /* (of them, given to the decisions) */
 	kv->u64(kv->arg, "cc_rx_ce", c->rx_ce);
 	kv->u64(kv->arg, "cc_rx_pkts", c->rx_pkts);
 	kv->u64(kv->arg, "cc_acked", k->acked);

@@ -36,8 +36,9 @@ struct sdr_sr_cc {
 	uint8_t echo_seen; /* echo_ce/echo_pkts hold the last echo's counts */
 	uint8_t started;   /* the controller's clock started (first event) */
 	uint32_t echo_ce, echo_pkts;
-	uint64_t pend_ce, pend_pkts; /* echoed, not yet given to the controller */
-	uint64_t pend_since;         /* ns: the first ACK that found them (0: none) */
+	uint64_t pend_ce, pend_pkts; /* echoed, not yet given to the controller: */
+	uint64_t old_ce, old_pkts;   /* ... in this epoch and in the one before */
+	uint64_t epoch_at;           /* ns: this epoch's start (0: none yet) */
 	uint64_t applied_bps;        /* rate the pacer has (0: give it) */
 	uint32_t held_seen;          /* qp->pace_held when the controller last looked */
 	uint64_t tx_iv;              /* the controller's interval tx_first/last are of */

@@ -42,7 +42,7 @@ LINK_KEYS = ("pkts_in", "ce_marked", "ect_in", "dropped_buffer", "dropped_loss",
              "rate_bps_now")
 QP_KEYS = ("rx_bytes", "tx_bytes", "cc_rate_bps", "cc_rx_pkts", "cc_rx_ce", "cc_dec_ecn",
            "cc_dec_delay", "cc_dec_loss", "cc_increases", "cc_srtt_us", "cc_base_rtt_us", "cc_acked",
-           "cc_ce_echoed")
+           "cc_ce_echoed", "cc_ce")
 
 
 # ---------------------------------------------------------------- sample

@@ -649,8 +649,8 @@ static const struct sdr_opt opts[] = {
 	 .id = O_VERBOSE,
 	 .kind = SDR_OPT_BOOL,
 	 .off = offsetof(struct cli, ro.verbose),
-	 .help = "on stderr: one line per finished iteration, the clock offsets, and each "
-		 "cross-DC QP's number and its peer's"},
+	 .help = "on stderr: one line per finished iteration (with the wall-clock time), "
+		 "the clock offsets, and each cross-DC QP's number and its peer's"},
 	{.name = "help", .short_name = 'h', .help = "this text"},
 	SDR_OPT_END,
 };

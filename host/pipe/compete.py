@@ -209,13 +209,17 @@ def report(a):
     def qv(s, side, qpn, key):
         return s[side]["qps"].get(str(qpn), {}).get(key, 0)
 
+    def ce_frac(s, side, qs):
+        pk = sum(qv(s, side, q, "cc_rx_pkts") for q in qs)
+        return sum(qv(s, side, q, "cc_rx_ce") for q in qs) / pk if pk > 0 else None
+
     def rx(s, p):
         return (sum(qv(s, "b", q, "rx_bytes") for q in p["qps_b"]),
                 sum(qv(s, "a", q, "rx_bytes") for q in p["qps_a"]))
 
     # per window: each pipeline's received payload rate (both directions)
-    win, ts = a.flow_win, [s["t"] for s in smp]
-    wins, w_end = [], ts[0] + win
+    win = a.flow_win
+    wins, w_end = [], smp[0]["t"] + win
     i0 = 0
     for i, s in enumerate(smp):
         if s["t"] >= w_end or i == len(smp) - 1:
@@ -277,12 +281,8 @@ def report(a):
         links[k]["steady_rx_of_capacity"] = round(sum(u) / len(u), 4) if u else None
     for p in pipes:
         s = smp[-1]
-        pk = sum(qv(s, "b", q, "cc_rx_pkts") for q in p["qps_b"])
-        ce = sum(qv(s, "b", q, "cc_rx_ce") for q in p["qps_b"])
-        p["ce_frac_ab"] = ce / pk if pk > 0 else None
-        pk = sum(qv(s, "a", q, "cc_rx_pkts") for q in p["qps_a"])
-        ce = sum(qv(s, "a", q, "cc_rx_ce") for q in p["qps_a"])
-        p["ce_frac_ba"] = ce / pk if pk > 0 else None
+        p["ce_frac_ab"] = ce_frac(s, "b", p["qps_b"])
+        p["ce_frac_ba"] = ce_frac(s, "a", p["qps_a"])
         p["cuts_ecn_delay_loss"] = [sum(qv(s, side, q, key) for side, qs in
                                         (("a", p["qps_a"]), ("b", p["qps_b"])) for q in qs)
                                     for key in ("cc_dec_ecn", "cc_dec_delay", "cc_dec_loss")]

@@ -268,8 +268,9 @@ def report(a):
         d = {k: l1.get(k, 0) - l0.get(k, 0) for k in ("pkts_in", "ce_marked", "ect_in",
                                                       "dropped_buffer", "dropped_loss")}
         q = [s[side]["link"].get("backlog_bytes", 0) for s in smp]
-        return {"frames": d["pkts_in"], "ce_marked": d["ce_marked"],
-                "ce_frac": d["ce_marked"] / d["ect_in"] if d["ect_in"] else 0.0,
+        # (no ECN-capable frame - the controller off - is no fraction: None)
+        return {"frames": d["pkts_in"], "ce_marked": d["ce_marked"], "ect": d["ect_in"],
+                "ce_frac": d["ce_marked"] / d["ect_in"] if d["ect_in"] else None,
                 "dropped_buffer": d["dropped_buffer"],
                 "drop_frac": d["dropped_buffer"] / d["pkts_in"] if d["pkts_in"] else 0.0,
                 "queue_p50_bytes": pct(q, 50), "queue_p99_bytes": pct(q, 99),
@@ -281,8 +282,8 @@ def report(a):
         links[k]["steady_rx_of_capacity"] = round(sum(u) / len(u), 4) if u else None
     for p in pipes:
         s = smp[-1]
-        p["ce_frac_ab"] = ce_frac(s, "b", p["qps_b"])
-        p["ce_frac_ba"] = ce_frac(s, "a", p["qps_a"])
+        p["ce_frac_ab"] = ce_frac(s, "b", p["qps_b"]) if links["ab"]["ect"] else None
+        p["ce_frac_ba"] = ce_frac(s, "a", p["qps_a"]) if links["ba"]["ect"] else None
         p["cuts_ecn_delay_loss"] = [sum(qv(s, side, q, key) for side, qs in
                                         (("a", p["qps_a"]), ("b", p["qps_b"])) for q in qs)
                                     for key in ("cc_dec_ecn", "cc_dec_delay", "cc_dec_loss")]
@@ -321,10 +322,12 @@ def report(a):
     for k, name in (("ab", "a->b (DC 0 to DC 1)"), ("ba", "b->a")):
         ln = links[k]
         u = ln["steady_rx_of_capacity"]
-        print("  bottleneck %s: steady %s of its capacity received, frames %d, CE %.4f of ECT,"
+        print("  bottleneck %s: steady %s of its capacity received, frames %d, CE %s,"
               " dropped_buffer %d (%.2e), queue p50 %.0f p99 %.0f max %.0f bytes (p99 %.1f %% of"
               " the buffer)" %
-              (name, "%.1f %%" % (100 * u) if u is not None else "-", ln["frames"], ln["ce_frac"],
+              (name, "%.1f %%" % (100 * u) if u is not None else "-", ln["frames"],
+               "%.4f of ECT" % ln["ce_frac"] if ln["ce_frac"] is not None
+               else "- (no ECN-capable frame)",
                ln["dropped_buffer"], ln["drop_frac"],
                ln["queue_p50_bytes"], ln["queue_p99_bytes"], ln["queue_max_bytes"],
                100 * ln["queue_p99_of_buffer"]))

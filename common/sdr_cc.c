@@ -35,7 +35,8 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->init_min_bps = 10e6;
 	p->startup_gain = 1.5;
 	p->drain_rtts = 4;
-	p->accel_max_frac = 0.03;
+	p->accel_max_frac = 0.009;
+	p->accel_rel_max = 0.04;
 	p->cut_extra = 0.1;
 	p->dlv_busy = 0.9;
 	p->min_frac = 0.0001;
@@ -477,14 +478,26 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		 * host jitter above T/4 leaves the additive step alone) */
 		cc->calm = q < (double)target / 4 ? cc->calm + 1 : 1;
 		k = cc->calm < cc->p.ai_accel ? cc->calm : cc->p.ai_accel;
-		/* the acceleration is bounded by the flow's own rate, so that N
-		 * flows together overshoot by a fraction of what they send, not
-		 * by N accelerated steps */
+		/* the acceleration is bounded so that N flows together
+		 * overshoot by a fraction of what they send, not by N
+		 * accelerated steps: by accel_max_frac of sqrt(rate x
+		 * ceiling), at most accel_rel_max of the rate. A bound in
+		 * proportion to the rate made the increase multiplicative
+		 * and kept whatever ratio the flows left start-up with (the
+		 * simulation with a ceiling of 3x the link: Jain 0.77-0.84
+		 * for 2-8 flows); with the square root a flow at a quarter
+		 * of another's rate grows by twice its fraction, and N flows
+		 * of C/N overshoot by about accel_max_frac x sqrt(N x
+		 * ceiling / C) of the link */
 		step = ai * k;
-		if (step > ai && step > cc->rate * cc->p.accel_max_frac)
-			step = cc->rate * cc->p.accel_max_frac > ai
-				       ? cc->rate * cc->p.accel_max_frac
-				       : ai;
+		if (step > ai) {
+			double cap = cc->p.accel_max_frac * sqrt(cc->rate * (double)cc->ceiling);
+
+			if (cap > cc->p.accel_rel_max * cc->rate)
+				cap = cc->p.accel_rel_max * cc->rate;
+			if (step > cap)
+				step = cap > ai ? cap : ai;
+		}
 		cc->rate += step * n; /* (per round trip) */
 		ev = SDR_CC_INCREASE;
 		cc->increases++;

@@ -60,7 +60,8 @@ struct sdr_cc_params {
 	                            marked round trips a CE cut compounds, the
 	                            additive steps (DCTCP's per-window reaction) */
 	double accel_max_frac; /**< an accelerated step adds at most this fraction of
-	                            the rate */
+	                            sqrt(rate x ceiling) ... */
+	double accel_rel_max;  /**< ... and at most this fraction of the rate */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
 	double dlv_busy;       /**< a cut goes to what the flow delivered only where

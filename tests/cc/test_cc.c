@@ -161,9 +161,12 @@ static void test_reactions(void)
 	r0 = sdr_cc_rate(&cc);
 	t = feed(&cc, t, 1, 25 * MS, 0);
 	{
-		/* 2 x AI, but at most accel_max_frac of the rate (never below AI) */
-		double st = 2 * ai, cap = (double)r0 * p.accel_max_frac;
+		/* 2 x AI, but at most accel_max_frac of sqrt(rate x ceiling) and
+		 * accel_rel_max of the rate (never below AI) */
+		double st = 2 * ai, cap = p.accel_max_frac * sqrt((double)r0 * (double)c);
 
+		if (cap > p.accel_rel_max * (double)r0)
+			cap = p.accel_rel_max * (double)r0;
 		if (st > cap)
 			st = cap > ai ? cap : ai;
 		CHECK(NEAR(sdr_cc_rate(&cc), (double)r0 + st),
@@ -174,6 +177,37 @@ static void test_reactions(void)
 	t = feed(&cc, t, 1, 25 * MS + sdr_cc_target(&cc) / 2, 0); /* a queue forms */
 	CHECK(NEAR(sdr_cc_rate(&cc), (double)r0 + ai), "one step once a queue forms: %" PRIu64,
 	      sdr_cc_rate(&cc) - r0);
+
+	/* the accelerated increase of two flows on one calm link (ceiling 3
+	 * Gbit/s, 600 and 150 Mbit/s): the smaller grows by a larger fraction
+	 * of its rate, twice the other's by the square root (not the same
+	 * fraction: that keeps their ratio), and both by more than one
+	 * additive step per interval */
+	{
+		struct sdr_cc big, small;
+		uint64_t tf = t;
+
+		sdr_cc_init(&big, &p, 3 * GBIT, tf);
+		sdr_cc_init(&small, &p, 3 * GBIT, tf);
+		big.rate = 600e6;
+		small.rate = 150e6;
+		big.startup = small.startup = false;
+		for (unsigned k = 0; k < 40; k++) {
+			tf += 26 * MS;
+			sdr_cc_on_sent(&big, (uint64_t)(big.rate * 0.026 / 8));
+			sdr_cc_on_ack(&big, tf, 25 * MS, 64, 0, (uint64_t)(big.rate * 0.026 / 8));
+			sdr_cc_on_sent(&small, (uint64_t)(small.rate * 0.026 / 8));
+			sdr_cc_on_ack(&small, tf, 25 * MS, 64, 0,
+				      (uint64_t)(small.rate * 0.026 / 8));
+		}
+		double gb = big.rate / 600e6 - 1, gs = small.rate / 150e6 - 1;
+
+		CHECK(gs >= 1.5 * gb && big.rate - 600e6 > 20 * 3e6 && big.increases >= 19 &&
+			      small.increases == big.increases,
+		      "calm: 150 Mbit/s grew by %.1f %%, 600 Mbit/s by %.1f %% (%" PRIu64
+		      " and %" PRIu64 " increases)",
+		      100 * gs, 100 * gb, small.increases, big.increases);
+	}
 
 	/* CE without queueing delay: DCQCN's cut by alpha / 2 */
 	r0 = sdr_cc_rate(&cc);
@@ -268,7 +302,9 @@ static void test_reactions(void)
 		sdr_cc_init(&slow, &p, GBIT, th);
 		held.rate = idle.rate = slow.rate = 200e6;
 		held.startup = idle.startup = slow.startup = false;
-		for (unsigned k = 0; k < 200; k++) {
+		/* (a decision every other ACK; from 200 Mbit/s the accelerated
+		 * step, 3.5-8 Mbit/s, reaches the ceiling in about 250) */
+		for (unsigned k = 0; k < 300; k++) {
 			th += 26 * MS;
 			/* 256 KiB in the interval: 2.1 Mbit of the 5.2 Mbit allowed */
 			sdr_cc_on_sent(&held, 262144);

@@ -21,8 +21,10 @@
  * (Swift), at most by max_mdf; otherwise increase: doubling per interval
  * until the first congestion signal (start-up), then additively by
  * ai_frac of the ceiling per interval, accelerated by the number of calm
- * intervals in a row (so a freed capacity is retaken in a few RTTs, while
- * competing flows still meet on AIMD's fair point). An interval that spans
+ * intervals in a row (so a freed capacity is retaken in a few RTTs) up to
+ * accel_max_frac of sqrt(rate x ceiling): a smaller flow grows by a larger
+ * fraction of its rate, so competing flows still meet on AIMD's fair
+ * point. An interval that spans
  * n >= 2 base RTTs (ACKs per unit at a low rate) decides as n round trips:
  * alpha's gain, a cut per marked round trip, a step per unmarked one.
  * Loss alone is not congestion on a long-haul link (SR and EC repair random

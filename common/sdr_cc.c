@@ -37,6 +37,9 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->drain_rtts = 4;
 	p->accel_max_frac = 0.009;
 	p->accel_rel_max = 0.04;
+	p->probe_margin = 0.05;
+	p->probe_first = 0.06;
+	p->probe_max = 0.1;
 	p->cut_extra = 0.1;
 	p->dlv_busy = 0.9;
 	p->min_frac = 0.0001;
@@ -390,7 +393,16 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	double dlv = busy && cc->busy_prev ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
 
 	cc->busy_prev = busy;
-	double to = (dlv > 0 && dlv < cc->rate ? dlv : cc->rate) * (1 - qx - cc->p.cut_extra);
+	/* After a probe (below) the queue is the probe's overshoot: the cut
+	 * goes to the share the interval delivered less the drain, without
+	 * cut_extra, and is not taken again while the rate is already below
+	 * that: the queue drains as that cut planned. Cut by cut from the
+	 * rate instead, the marks of the draining queue compounded two or
+	 * three cuts on one overshoot (the simulation: RTT 20-30 after a
+	 * restored capacity at 67-72 % of it). */
+	bool ep = cc->probe_ep;
+	double to = (dlv > 0 && (ep || dlv < cc->rate) ? dlv : cc->rate) *
+		    (1 - qx - (ep ? 0 : cc->p.cut_extra));
 
 	/* the TCP-competitive mode ends when an interval without CE finds
 	 * the queue below the delay target in force (T, or above the host's
@@ -423,10 +435,14 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		 * most one per CE), and a step for each round trip without a
 		 * mark, as DCTCP's window grows in those */
 		if (ce_alone)
-			to = cc->rate * pow(1 - cc->alpha / 2, m) + ai * (n - m);
+			to = (ep && dlv > 0 ? dlv : cc->rate) * pow(1 - cc->alpha / 2, m) +
+			     ai * (n - m);
 		if (to < cc->rate * (1 - cc->p.max_mdf))
 			to = cc->rate * (1 - cc->p.max_mdf);
-		if (ce_alone && to >= cc->rate && n > m) {
+		if (ep && dlv > 0 && to >= cc->rate) {
+			ev = SDR_CC_HOLD; /* (draining a probe's overshoot) */
+			cc->calm = 0;
+		} else if (ce_alone && to >= cc->rate && n > m) {
 			/* (the unmarked round trips outweigh; a mark still
 			 * ends the start-up) */
 			cc->rate = to;
@@ -498,6 +514,33 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			if (step > cap)
 				step = cap > ai ? cap : ai;
 		}
+		/* Probe: calm for two intervals, the last RTT sample without a
+		 * queue either, and the rate probe_margin above the peak (the
+		 * rate before the last run of cuts): room nobody takes - the
+		 * capacity back, a flow gone. The j-th such interval adds
+		 * probe_first x 2^j of the rate, at most probe_max: every flow
+		 * in proportion to its rate, so N flows overshoot together by
+		 * the fraction one does. Short of the peak, a flow is
+		 * regaining what its cut gave up, and the bound above holds. */
+		if (cc->p.probe_max > 0 && cc->calm >= 2 && cc->peak > 0 &&
+		    cc->rate >= cc->peak * (1 + cc->p.probe_margin) &&
+		    cc->last_rtt < cc->base_rtt + target / 4) {
+			double f = cc->p.probe_first * ldexp(1, cc->probe < 8 ? (int)cc->probe : 8);
+
+			if (f > cc->p.probe_max)
+				f = cc->p.probe_max;
+			if (cc->rate * f > step)
+				step = cc->rate * f;
+			cc->probe++;
+			cc->probes++;
+			cc->probe_ep = true;
+		} else {
+			cc->probe = 0;
+			/* (the episode ends where the queue is gone) */
+			if (cc->calm >= 2 && cc->last_rtt < cc->base_rtt + target / 4 &&
+			    cc->rate < cc->peak * (1 + cc->p.probe_margin))
+				cc->probe_ep = false;
+		}
 		cc->rate += step * n; /* (per round trip) */
 		ev = SDR_CC_INCREASE;
 		cc->increases++;
@@ -505,6 +548,12 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	if (ev >= SDR_CC_DEC_ECN && ev <= SDR_CC_DEC_LOSS) {
 		cc->startup = false;
 		cc->calm = 0;
+		/* (the peak: the rate before the first cut of a run, and of
+		 * all the cuts of a probe's episode) */
+		if ((!ep && (cc->last < SDR_CC_DEC_ECN || cc->last > SDR_CC_DEC_LOSS)) ||
+		    rate0 > cc->peak)
+			cc->peak = rate0;
+		cc->probe = 0;
 		cc->cut_at = now;
 	}
 	comp_watch(cc, ev, q, target, rate0, now);

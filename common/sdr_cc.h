@@ -64,6 +64,11 @@ struct sdr_cc_params {
 	double accel_max_frac; /**< an accelerated step adds at most this fraction of
 	                            sqrt(rate x ceiling) ... */
 	double accel_rel_max;  /**< ... and at most this fraction of the rate */
+	double probe_margin;   /**< a calm flow this fraction above its peak (the
+	                            rate before its last run of cuts) probes: ... */
+	double probe_first;    /**< ... its j-th such interval adds this x 2^j of
+	                            the rate ... */
+	double probe_max;      /**< ... at most this fraction (0: no probe) */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
 	double dlv_busy;       /**< a cut goes to what the flow delivered only where
@@ -156,6 +161,11 @@ struct sdr_cc {
 	                           (alpha, per interval, starts at alpha0): the
 	                           TCP-competitive mode's test */
 	unsigned calm;       /**< calm intervals in a row */
+	double peak;         /**< bit/s: the rate before the last run of cuts */
+	unsigned probe;      /**< probing intervals in a row */
+	bool probe_ep;       /**< from a probe until its queue is gone: cuts go
+	                          to the delivered share, not compounded */
+	uint64_t probes;     /**< probing intervals (stats) */
 	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
 	                          do not count towards the next) */
 	uint64_t stale_acks; /**< packets acknowledged that were sent before a cut */

@@ -400,7 +400,15 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * rate instead, the marks of the draining queue compounded two or
 	 * three cuts on one overshoot (the simulation: RTT 20-30 after a
 	 * restored capacity at 67-72 % of it). */
-	bool ep = cc->probe_ep;
+	bool ep;
+
+	/* (the episode lasts until its queue is gone, or drain_rtts base
+	 * RTTs from its first congested decision: beside flows that keep the
+	 * queue at the marking threshold it would never be gone, and a flow
+	 * whose cuts skip cut_extra keeps a larger share) */
+	if (cc->probe_ep && cc->ep_at && now - cc->ep_at > 2 * cc->p.drain_rtts * (double)cc->base_rtt)
+		cc->probe_ep = false;
+	ep = cc->probe_ep;
 	double to = (dlv > 0 && (ep || dlv < cc->rate) ? dlv : cc->rate) *
 		    (1 - qx - (ep ? 0 : cc->p.cut_extra));
 
@@ -428,6 +436,13 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	if (cc->comp) {
 		ev = decide_comp(cc, len);
 	} else if (cc->iv_ce > 0 || q > (double)dt) {
+		/* (a probe's first congested decision: the rate that made the
+		 * queue is the peak, cut or not) */
+		if (ep && !cc->ep_at) {
+			cc->ep_at = now;
+			if (rate0 > cc->peak)
+				cc->peak = rate0;
+		}
 		double m = cc->iv_ce < n ? cc->iv_ce : n;
 		bool ce_alone = cc->iv_ce > 0 && q <= (double)target;
 
@@ -534,6 +549,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc->probe++;
 			cc->probes++;
 			cc->probe_ep = true;
+			cc->ep_at = 0;
 		} else {
 			cc->probe = 0;
 			/* (the episode ends where the queue is gone) */

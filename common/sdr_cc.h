@@ -164,7 +164,9 @@ struct sdr_cc {
 	double peak;         /**< bit/s: the rate before the last run of cuts */
 	unsigned probe;      /**< probing intervals in a row */
 	bool probe_ep;       /**< from a probe until its queue is gone: cuts go
-	                          to the delivered share, not compounded */
+	                          to the delivered share, not compounded ... */
+	uint64_t ep_at;      /**< ... (ns: its first congested decision; the
+	                          episode lasts drain_rtts base RTTs from it) */
 	uint64_t probes;     /**< probing intervals (stats) */
 	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
 	                          do not count towards the next) */

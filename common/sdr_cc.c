@@ -406,7 +406,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * RTTs from its first congested decision: beside flows that keep the
 	 * queue at the marking threshold it would never be gone, and a flow
 	 * whose cuts skip cut_extra keeps a larger share) */
-	if (cc->probe_ep && cc->ep_at && now - cc->ep_at > 2 * cc->p.drain_rtts * (double)cc->base_rtt)
+	if (cc->probe_ep && cc->ep_at &&
+	    now - cc->ep_at > 2 * cc->p.drain_rtts * (double)cc->base_rtt)
 		cc->probe_ep = false;
 	ep = cc->probe_ep;
 	double to = (dlv > 0 && (ep || dlv < cc->rate) ? dlv : cc->rate) *

@@ -402,7 +402,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * restored capacity at 67-72 % of it). */
 	bool ep;
 
-	/* (the episode lasts until its queue is gone, or drain_rtts base
+	/* (the episode lasts until its queue is gone, or 2 x drain_rtts base
 	 * RTTs from its first congested decision: beside flows that keep the
 	 * queue at the marking threshold it would never be gone, and a flow
 	 * whose cuts skip cut_extra keeps a larger share) */
@@ -516,8 +516,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		 * ceiling), at most accel_rel_max of the rate. A bound in
 		 * proportion to the rate made the increase multiplicative
 		 * and kept whatever ratio the flows left start-up with (the
-		 * simulation with a ceiling of 3x the link: Jain 0.77-0.84
-		 * for 2-8 flows); with the square root a flow at a quarter
+		 * simulation with a ceiling of 3x the link: Jain 0.78-0.89
+		 * for 2 and 4 flows); with the square root a flow at a quarter
 		 * of another's rate grows by twice its fraction, and N flows
 		 * of C/N overshoot by about accel_max_frac x sqrt(N x
 		 * ceiling / C) of the link */

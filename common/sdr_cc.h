@@ -139,8 +139,9 @@ void sdr_cc_params_default(struct sdr_cc_params *p);
 enum sdr_cc_event {
 	SDR_CC_NONE = 0,
 	SDR_CC_STARTUP,   /**< doubled (start-up) */
-	SDR_CC_INCREASE,  /**< additive increase */
-	SDR_CC_HOLD,      /**< calm but application-limited: unchanged */
+	SDR_CC_INCREASE,  /**< additive increase (or a probe, docs/congestion.md) */
+	SDR_CC_HOLD,      /**< unchanged: calm but application-limited, or a
+	                       probe's overshoot draining as its cut planned */
 	SDR_CC_DEC_ECN,   /**< decreased on CE marks */
 	SDR_CC_DEC_DELAY, /**< decreased on queueing delay above the target */
 	SDR_CC_DEC_LOSS,  /**< decreased on loss under queueing */
@@ -166,7 +167,8 @@ struct sdr_cc {
 	bool probe_ep;       /**< from a probe until its queue is gone: cuts go
 	                          to the delivered share, not compounded ... */
 	uint64_t ep_at;      /**< ... (ns: its first congested decision; the
-	                          episode lasts drain_rtts base RTTs from it) */
+	                          episode lasts 2 x drain_rtts base RTTs from
+	                          it) */
 	uint64_t probes;     /**< probing intervals (stats) */
 	uint64_t cut_at;     /**< ns: the last cut (ACKs of packets sent before it
 	                          do not count towards the next) */

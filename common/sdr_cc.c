@@ -173,6 +173,12 @@ static double mdf(const struct sdr_cc *cc, double f)
 	return f < 1 - cc->p.max_mdf ? 1 - cc->p.max_mdf : f;
 }
 
+/* A decision that cut the rate (on CE, delay or loss). */
+static bool is_cut(enum sdr_cc_event ev)
+{
+	return ev >= SDR_CC_DEC_ECN && ev <= SDR_CC_DEC_LOSS;
+}
+
 /* The interval of @p len ns sent less than app_limited of what its rate
  * allowed: over the whole interval or, when the rate held a frame back, over
  * the span its frames left in (and a quantum's time). Not judged where rate
@@ -538,9 +544,10 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		 * in proportion to its rate, so N flows overshoot together by
 		 * the fraction one does. Short of the peak, a flow is
 		 * regaining what its cut gave up, and the bound above holds. */
-		if (cc->p.probe_max > 0 && cc->calm >= 2 && cc->peak > 0 &&
-		    cc->rate >= cc->peak * (1 + cc->p.probe_margin) &&
-		    cc->last_rtt < cc->base_rtt + target / 4) {
+		bool empty = cc->calm >= 2 && cc->last_rtt < cc->base_rtt + target / 4;
+		bool above = cc->peak > 0 && cc->rate >= cc->peak * (1 + cc->p.probe_margin);
+
+		if (cc->p.probe_max > 0 && empty && above) {
 			double f = cc->p.probe_first * ldexp(1, cc->probe < 8 ? (int)cc->probe : 8);
 
 			if (f > cc->p.probe_max)
@@ -554,21 +561,19 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		} else {
 			cc->probe = 0;
 			/* (the episode ends where the queue is gone) */
-			if (cc->calm >= 2 && cc->last_rtt < cc->base_rtt + target / 4 &&
-			    cc->rate < cc->peak * (1 + cc->p.probe_margin))
+			if (empty && !above)
 				cc->probe_ep = false;
 		}
 		cc->rate += step * n; /* (per round trip) */
 		ev = SDR_CC_INCREASE;
 		cc->increases++;
 	}
-	if (ev >= SDR_CC_DEC_ECN && ev <= SDR_CC_DEC_LOSS) {
+	if (is_cut(ev)) {
 		cc->startup = false;
 		cc->calm = 0;
 		/* (the peak: the rate before the first cut of a run, and of
 		 * all the cuts of a probe's episode) */
-		if ((!ep && (cc->last < SDR_CC_DEC_ECN || cc->last > SDR_CC_DEC_LOSS)) ||
-		    rate0 > cc->peak)
+		if ((!ep && !is_cut(cc->last)) || rate0 > cc->peak)
 			cc->peak = rate0;
 		cc->probe = 0;
 		cc->cut_at = now;

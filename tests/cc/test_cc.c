@@ -192,21 +192,14 @@ static void test_reactions(void)
 	 * additive step per interval */
 	{
 		struct sdr_cc big, small;
-		uint64_t tf = t;
 
-		sdr_cc_init(&big, &p, 3 * GBIT, tf);
-		sdr_cc_init(&small, &p, 3 * GBIT, tf);
+		sdr_cc_init(&big, &p, 3 * GBIT, t);
+		sdr_cc_init(&small, &p, 3 * GBIT, t);
 		big.rate = 600e6;
 		small.rate = 150e6;
 		big.startup = small.startup = false;
-		for (unsigned k = 0; k < 40; k++) {
-			tf += 26 * MS;
-			sdr_cc_on_sent(&big, (uint64_t)(big.rate * 0.026 / 8));
-			sdr_cc_on_ack(&big, tf, 25 * MS, 64, 0, (uint64_t)(big.rate * 0.026 / 8));
-			sdr_cc_on_sent(&small, (uint64_t)(small.rate * 0.026 / 8));
-			sdr_cc_on_ack(&small, tf, 25 * MS, 64, 0,
-				      (uint64_t)(small.rate * 0.026 / 8));
-		}
+		feed(&big, t, 20, 25 * MS, 0);
+		feed(&small, t, 20, 25 * MS, 0);
 		double gb = big.rate / 600e6 - 1, gs = small.rate / 150e6 - 1;
 
 		CHECK(gs >= 1.5 * gb && big.rate - 600e6 > 20 * 3e6 && big.increases >= 19 &&

@@ -889,15 +889,20 @@ static void test_beside_reno(const char *link, bool ecn, bool sdr_first, uint64_
 		CHECK(s.cc[q].comp_enters > 0, "beside Reno without ECN: no TCP-competitive mode");
 }
 
-static void test_capacity_change(const char *link, const char *what)
+/* Two flows, the capacity (@p gbit before and after the halving) halved at 4 s
+ * and restored at 8 s, every flow's ceiling @p ceiling, ACKs up to @p jit
+ * late (host_delay()); @p strict: the re-convergence asserted */
+static void test_capacity_change(const char *link, double gbit, uint64_t ceiling, uint64_t jit,
+				 bool strict, const char *what)
 {
 	static struct sim s;
-	double cap = 1e9 * PAYLOAD / FRAME;
+	double cap = gbit * 1e9 * PAYLOAD / FRAME;
 
 	memset(&s, 0, sizeof(s));
 	s.link = link;
 	s.nflows = 2;
-	s.ceiling = 10 * GBIT;
+	s.ceiling = ceiling;
+	s.jit_ns = jit;
 	s.ret_ns = 12500 * US;
 	s.start_gap = 100 * MS;
 	s.end = 12000 * MS;
@@ -912,11 +917,15 @@ static void test_capacity_change(const char *link, const char *what)
 	double w2 = gput(&s, 0, 34, 35) + gput(&s, 1, 34, 35);
 	double w3 = gput(&s, 0, 35, 36) + gput(&s, 1, 35, 36);
 
-	printf("%-10s capacity 1 -> 0.5 -> 1 Gbit/s: %.1f %% of 0.5 Gbit/s after 10 RTT; "
-	       "restored: %.1f %% of 1 Gbit/s after 10 RTT (RTT 10..20 %.1f %%, 20..30 %.1f %%, "
-	       "30..40 %.1f %%), loss %.2e\n",
-	       what, 100 * half / (cap / 2), 100 * full / cap, 100 * w1 / cap, 100 * w2 / cap,
-	       100 * w3 / cap, (double)s.drops / (double)s.pkts_in);
+	printf("%-10s capacity %g -> %g -> %g Gbit/s (ceiling %g, ACKs up to %g ms late): %.1f %% "
+	       "of the halved capacity after 10 RTT; restored: %.1f %% after 10 RTT (RTT 10..20 "
+	       "%.1f %%, 20..30 %.1f %%, 30..40 %.1f %%), loss %.2e, %" PRIu64 " and %" PRIu64
+	       " probing intervals\n",
+	       what, gbit, gbit / 2, gbit, (double)ceiling / 1e9, (double)jit / 1e6,
+	       100 * half / (cap / 2), 100 * full / cap, 100 * w1 / cap, 100 * w2 / cap,
+	       100 * w3 / cap, (double)s.drops / (double)s.pkts_in, s.cc[0].probes, s.cc[1].probes);
+	if (!strict)
+		return;
 	CHECK(half >= 0.9 * cap / 2, "%s: %.1f %% of the halved capacity", what,
 	      100 * half / (cap / 2));
 	/* re-converged within 10 RTT of the restoration (the probe) */
@@ -1260,7 +1269,21 @@ int main(int argc, char **argv)
 			      5 * MS, &old);
 	}
 	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
-			     "ECN+delay");
+			     1, 10 * GBIT, 0, true, "ECN+delay");
+	/* reported, not asserted: the rigs' ceiling of 3x the link, their
+	 * 100 Mbit/s scale, and a host's jitter on the ACKs, where the probe
+	 * that gives the 10 RTT above waits for an RTT sample without a queue
+	 * and rarely gets one (docs/congestion.md "Limits") */
+	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
+			     1, 3 * GBIT, 0, false, "ECN+delay");
+	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
+			     1, 3 * GBIT, 5 * MS, false, "jitter");
+	test_capacity_change(
+		"delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB", 0.1,
+		3 * GBIT / 10, 0, false, "ECN+delay");
+	test_capacity_change(
+		"delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB", 0.1,
+		3 * GBIT / 10, 3 * MS, false, "jitter");
 	for (unsigned ecn = 0; ecn < 2; ecn++)
 		for (unsigned g = 0; g < 3; g++) {
 			static const uint64_t gap[] = {300 * MS, 1000 * MS, 2000 * MS};

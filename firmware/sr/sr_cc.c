@@ -261,6 +261,8 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_ceiling_bps", k->ceiling);
 	kv->u64(kv->arg, "cc_base_rtt_us", k->base_rtt / 1000);
 	kv->u64(kv->arg, "cc_srtt_us", k->srtt / 1000);
+	kv->u64(kv->arg, "cc_noise_us", (uint64_t)(k->jit / 1e3));
+	kv->u64(kv->arg, "cc_delay_target_us", sdr_cc_delay_target(k, k->iv_start) / 1000);
 	kv->u64(kv->arg, "cc_alpha_milli", (uint64_t)(k->alpha * 1000.0));
 	kv->str(kv->arg, "cc_last", sdr_cc_event_name(k->last));
 	kv->u64(kv->arg, "cc_dec_ecn", k->dec_ecn);

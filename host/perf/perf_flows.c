@@ -32,6 +32,8 @@ struct flow {
 	double goodput, ce_frac;       /* steady state; CE of its data at the receiver */
 	double cuts[3];                /* its controller's cuts: ECN, delay, loss */
 	double comp;                   /* times it entered the TCP-competitive mode */
+	double incs, probes;           /* its controller's increases, probing ones among them */
+	double noise_us;               /* its controller's noise estimate J at the end */
 };
 
 #define LINK_KEYS 5
@@ -106,6 +108,9 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 				f->cuts[1] = qp_num(buf, f->qpn_a, "cc_dec_delay");
 				f->cuts[2] = qp_num(buf, f->qpn_a, "cc_dec_loss");
 				f->comp = qp_num(buf, f->qpn_a, "cc_comp_enters");
+				f->incs = qp_num(buf, f->qpn_a, "cc_increases");
+				f->probes = qp_num(buf, f->qpn_a, "cc_probes");
+				f->noise_us = qp_num(buf, f->qpn_a, "cc_noise_us");
 			}
 		}
 	if (last && side_query(fl, 1, "/sdr/qps", buf, sizeof(buf)) >= 0)
@@ -368,9 +373,11 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		for (unsigned i = 0; i < fl->n; i++)
 			printf("  flow %-3u payload goodput %9.2f Mbit/s  msgs ok %" PRIu64
 			       " bad %" PRIu64 "  CE %.4f  cuts ecn %.0f delay %.0f loss %.0f"
-			       "  TCP-competitive %.0f\n",
+			       "  TCP-competitive %.0f  increases %.0f (probes %.0f)  noise %.0f "
+			       "us\n",
 			       i, gp[i] / 1e6, fl->f[i].ok, fl->f[i].bad, fl->f[i].ce_frac,
-			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].cuts[2], fl->f[i].comp);
+			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].cuts[2], fl->f[i].comp,
+			       fl->f[i].incs, fl->f[i].probes, fl->f[i].noise_us);
 		printf("  aggregate  %.2f Mbit/s (%.1f %% of the link)  Jain %.4f over the steady"
 		       " state, per window min %.4f mean %.4f\n",
 		       sum / 1e6, 100 * sum / cap, jain_of(gp, fl->n), jmin, nj ? jsum / nj : NAN);
@@ -431,6 +438,9 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		sb_jnum(&j, "cc_cuts_delay", f->cuts[1]);
 		sb_jnum(&j, "cc_cuts_loss", f->cuts[2]);
 		sb_jnum(&j, "cc_comp_enters", f->comp);
+		sb_jnum(&j, "cc_increases", f->incs);
+		sb_jnum(&j, "cc_probes", f->probes);
+		sb_jnum(&j, "cc_noise_us", f->noise_us);
 		sb_add(&j, ",\"win_bps\":[");
 		for (unsigned w = 0; w < fl->nwin; w++)
 			sb_add(&j, "%s%.0f", w ? "," : "", f->bytes[w] * 8 / fl->win);

@@ -10,7 +10,8 @@
 #             bottleneck loss, queue p99 (of the buffer), CE fraction;
 #   capacity  2 SR flows, the capacity halved and restored (rate schedule):
 #             re-convergence time in RTTs (first 10-RTT window at >= 80 % of
-#             the new capacity) and the worst loss of a window;
+#             the new capacity; printed too for the controllers' rates) and
+#             the worst loss of a window;
 #   reserved  one SR flow alone, its ceiling below the link (no bottleneck):
 #             --cc on's goodput against --cc off's, >= SDR_CC_RESERVED (default
 #             0.85: the 0.95 asked of a quiet host is not met on a loaded
@@ -100,6 +101,9 @@ x = r["cap"]
 w, rtt = x["win_s"], 0.025
 rate = x["win_link_rate_bps"]
 agg = [sum(f["win_bps"][i] for f in x["per_flow"]) for i in range(len(rate))]
+# the controllers' rates together (at each window's end): what the senders
+# do, ahead of the payload the receivers complete in bursts
+ccr = [sum(max(f["cc_rate_bps"][i], 0) for f in x["per_flow"]) for i in range(len(rate))]
 # the windows at whose end the capacity changed (the schedule starts at the
 # link s first frame, which is close to the run s start)
 steps = [i for i in range(1, len(rate))
@@ -110,12 +114,17 @@ for s in steps:
     conv = next((i for i in range(s + 1, len(agg)) if agg[i] >= 0.8 * new), None)
     assert conv is not None, "never back to 80 %% of %.0f Mbit/s" % (new / 1e6)
     t = (conv - s) * w / rtt
+    rc = next((i for i in range(s + 1, len(ccr)) if ccr[i] >= 0.8 * new), None)
     print("capacity -> %.0f Mbit/s at %.2f s: 80 %% of it reached within %.0f RTT (%.2f s); "
-          "then %.1f %% over the next 2 s" % (new / 1e6, (s + 1) * w, t, (conv - s) * w,
-          100 * sum(agg[conv:conv + int(2 / w)]) / (int(2 / w) * new)))
+          "then %.1f %% over the next 2 s; the controllers' rates within %s RTT" % (
+          new / 1e6, (s + 1) * w, t, (conv - s) * w,
+          100 * sum(agg[conv:conv + int(2 / w)]) / (int(2 / w) * new),
+          "%.0f" % ((rc - s) * w / rtt) if rc is not None else "(never)"))
     assert t <= 120, "re-convergence %.0f RTT > 120" % t
 worst = max(d / p if p > 0 else 0 for d, p in zip(x["win_link_drops"], x["win_link_pkts"]))
-print("worst loss of a %.2f s window %.2e; Jain over the run %.4f" % (w, worst, x["jain"]))
+print("worst loss of a %.2f s window %.2e; Jain over the run %.4f; probing intervals per flow %s, "
+      "noise J %s us" % (w, worst, x["jain"], [f.get("cc_probes") for f in x["per_flow"]],
+      [f.get("cc_noise_us") for f in x["per_flow"]]))
 assert worst <= 0.01, "a loss burst of %.2f %% in one window" % (100 * worst)
 ' || fail "capacity change"
 	;;

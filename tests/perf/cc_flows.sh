@@ -18,7 +18,9 @@
 #             2-core one, whose scheduling reaches the RTT samples).
 # The bounds are loose where a loaded 2-core machine cannot carry the
 # figure (goodput, Jain); every figure is printed. SDR_CC_RATE (default
-# 100mbit: what the rig carries on such a machine) scales the link.
+# 100mbit: what the rig carries on such a machine) scales the link;
+# SDR_CC_ARGS adds sdr-perf options to every run (e.g.
+# --dpu-arg=--cc-noise-probe=on).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh" ccflows
 case=${1:?usage: cc_flows.sh fair|capacity|reserved}
@@ -40,7 +42,7 @@ flows() {
 	shift 2
 	log "$tag: $rig rig, link $link, $*"
 	"$SDR_PERF" flows --rig $rig --size 256K --window 32 --link "$link" \
-		--port-rate $ceil --timeout 30 --json-only "$@" \
+		--port-rate $ceil --timeout 30 --json-only "$@" ${SDR_CC_ARGS:-} \
 		>"$tmp/$tag.json" 2>"$tmp/$tag.err" ||
 		{ tail -n 20 "$tmp/$tag.err" "$tmp/$tag.json"; fail "$tag: sdr-perf flows failed"; }
 }
@@ -101,7 +103,7 @@ x = r["cap"]
 w, rtt = x["win_s"], 0.025
 rate = x["win_link_rate_bps"]
 agg = [sum(f["win_bps"][i] for f in x["per_flow"]) for i in range(len(rate))]
-# the controllers' rates together (at each window's end): what the senders
+# the controller rates together (at each window end): what the senders
 # do, ahead of the payload the receivers complete in bursts
 ccr = [sum(max(f["cc_rate_bps"][i], 0) for f in x["per_flow"]) for i in range(len(rate))]
 # the windows at whose end the capacity changed (the schedule starts at the
@@ -116,7 +118,7 @@ for s in steps:
     t = (conv - s) * w / rtt
     rc = next((i for i in range(s + 1, len(ccr)) if ccr[i] >= 0.8 * new), None)
     print("capacity -> %.0f Mbit/s at %.2f s: 80 %% of it reached within %.0f RTT (%.2f s); "
-          "then %.1f %% over the next 2 s; the controllers' rates within %s RTT" % (
+          "then %.1f %% over the next 2 s; the controller rates within %s RTT" % (
           new / 1e6, (s + 1) * w, t, (conv - s) * w,
           100 * sum(agg[conv:conv + int(2 / w)]) / (int(2 / w) * new),
           "%.0f" % ((rc - s) * w / rtt) if rc is not None else "(never)"))

@@ -69,6 +69,11 @@ struct sdr_cc_params {
 	double probe_first;    /**< ... its j-th such interval adds this x 2^j of
 	                            the rate ... */
 	double probe_max;      /**< ... at most this fraction (0: no probe) */
+	double noise_probe_k;  /**< where ECN leads, the probe's "no queue" test of
+	                            the RTT samples waits above this x the noise J
+	                            (when that is above T/4), and an unmarked
+	                            interval is calm when J is above T/4 (0: off,
+	                            the default; --cc-noise-probe on: 2) */
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
 	double dlv_busy;       /**< a cut goes to what the flow delivered only where
@@ -162,6 +167,7 @@ struct sdr_cc {
 	                           (alpha, per interval, starts at alpha0): the
 	                           TCP-competitive mode's test */
 	unsigned calm;       /**< calm intervals in a row */
+	unsigned quiet;      /**< intervals in a row without a queue for the probe */
 	double peak;         /**< bit/s: the rate before the last run of cuts */
 	unsigned probe;      /**< probing intervals in a row */
 	bool probe_ep;       /**< from a probe until its queue is gone: cuts go

@@ -40,6 +40,8 @@ void sdr_sr_cc_init(struct sdr_sr_cc *c, const struct sdr_qp *qp, int on)
 	p.quantum_bytes = 2.0 * sdr_wire_data_frame_bytes(qp->mtu, 1);
 	if (!sdr_sr_cfg.cc_competitive)
 		p.comp_enter = 0;
+	if (sdr_sr_cfg.cc_noise_probe)
+		p.noise_probe_k = 2;
 	if (sdr_sr_cfg.cc_target_us) {
 		p.target_ns = (uint64_t)sdr_sr_cfg.cc_target_us * 1000;
 		p.target_frac = 0;

@@ -112,6 +112,15 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "until the queue drains or a loss comes after 4 s of it\n"
 		 "(docs/congestion.md; default off: on for a link shared with\n"
 		 "such flows, which then fill its buffer)"},
+	{.name = "cc-noise-probe",
+	 .arg = "off|on",
+	 .kind = SDR_OPT_BOOL,
+	 .var = &sdr_sr_cfg.cc_noise_probe,
+	 .help = "where ECN marks and the hosts' RTT noise hides an empty\n"
+		 "queue, judge calm and the capacity probe by the marks and\n"
+		 "twice that noise: a restored capacity retaken in fewer RTTs,\n"
+		 "QPs sharing a link less evenly (docs/congestion.md; default\n"
+		 "off)"},
 	SDR_OPT_END,
 };
 

@@ -30,6 +30,7 @@ struct sdr_sr_cfg {
 	int cc;                /* --cc: congestion control of every reliable QP (sr_cc.h) */
 	uint32_t cc_target_us; /* --cc-target-us: its queueing-delay target; 0 = default */
 	int cc_competitive;    /* --cc-competitive: its TCP-competitive mode (sdr_cc.h) */
+	int cc_noise_probe;    /* --cc-noise-probe: calm and probe through the RTT noise */
 	uint32_t paths;        /* --paths: paths (UDP source ports) of a QP (docs/multipath.md) */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;

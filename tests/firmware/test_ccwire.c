@@ -16,7 +16,8 @@
  *         controller decision; the receiver still counts and echoes;
  *   perqp the QP's own setting (the request's cc) over the daemon's;
  *   settle marks echoed for duplicates (counted by the receiver, acknowledged
- *         once) do not outlive two round trips: no cut after the marks end.
+ *         once) do not outlive two round trips: no cut after the marks end;
+ *   noise --cc-noise-probe on reaches the controllers (off by default).
  *
  * `test_ccwire NAME` runs one (meson: ccwire_NAME).
  */
@@ -413,8 +414,28 @@ static void t_settle(void)
 	rig_free(r);
 }
 
-static const struct t_case tests[] = {{"on", t_on},        {"off", t_off},   {"perqp", t_perqp},
-				      {"ec", t_ec},        {"auto", t_auto}, {"burst", t_burst},
-				      {"settle", t_settle}};
+/* --cc-noise-probe on reaches every QP's controller (noise_probe_k 2; 0 by
+ * default), and the stream still completes bit-exact at the controller's
+ * rate */
+static void t_noise(void)
+{
+	struct rig *r = mk("on");
+
+	CHECK(cc_of(r, RIG_A)->cc.p.noise_probe_k == 0, "default noise_probe_k %.1f",
+	      cc_of(r, RIG_A)->cc.p.noise_probe_k);
+	rig_free(r);
+	r = mk("on --cc-noise-probe on");
+	CHECK(cc_of(r, RIG_A)->cc.p.noise_probe_k == 2, "--cc-noise-probe on: noise_probe_k %.1f",
+	      cc_of(r, RIG_A)->cc.p.noise_probe_k);
+	CHECK(run_checked(r, 300 * MS, RATE) == 0, "pacer rate != controller rate");
+	CHECK(b_done > 0 && b_bad == 0, "%llu receives, %llu not bit-exact",
+	      (unsigned long long)b_done, (unsigned long long)b_bad);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+static const struct t_case tests[] = {{"on", t_on},         {"off", t_off},    {"perqp", t_perqp},
+				      {"ec", t_ec},         {"auto", t_auto},  {"burst", t_burst},
+				      {"settle", t_settle}, {"noise", t_noise}};
 
 T_MAIN("test_ccwire", tests)

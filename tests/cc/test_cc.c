@@ -81,6 +81,20 @@ static uint64_t sent_delivered(struct sdr_cc *cc, uint64_t t, double sent_frac, 
 
 #define NEAR(a, b) (fabs((double)(a) - (double)(b)) <= 2 + 1e-9 * (double)(b))
 
+/* A flow under a 3 Gbit/s ceiling that learned a base RTT of 25 ms at
+ * @p t, out of start-up at 500 Mbit/s, 25 % above its peak (the rate
+ * before its last run of cuts), no calm interval yet. @return the time. */
+static uint64_t above_peak(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t)
+{
+	sdr_cc_init(cc, p, 3 * GBIT, t);
+	t = feed(cc, t, 1, 25 * MS, 0);
+	cc->rate = 500e6;
+	cc->peak = 400e6;
+	cc->startup = false;
+	cc->calm = 0;
+	return t;
+}
+
 static void test_reactions(void)
 {
 	struct sdr_cc_params p;
@@ -219,12 +233,7 @@ static void test_reactions(void)
 		uint64_t tp = t;
 		double r[5], r0p, f0;
 
-		sdr_cc_init(&pr, &p, 3 * GBIT, tp);
-		tp = feed(&pr, tp, 1, 25 * MS, 0); /* (a base RTT) */
-		pr.rate = 500e6;
-		pr.peak = 400e6;
-		pr.startup = false;
-		pr.calm = 0;
+		tp = above_peak(&pr, &p, tp);
 		for (unsigned k = 0; k < 5; k++) {
 			r[k] = pr.rate;
 			tp = feed(&pr, tp, 1, 25 * MS, 0);
@@ -267,12 +276,7 @@ static void test_reactions(void)
 		bool ecn = c != 0;
 
 		pn.noise_probe_k = c < 2 ? 2 : 0;
-		sdr_cc_init(&pr, &pn, 3 * GBIT, tp);
-		tp = feed(&pr, tp, 1, 25 * MS, 0); /* (a base RTT) */
-		pr.rate = 500e6;
-		pr.peak = 400e6;
-		pr.startup = false;
-		pr.calm = 0;
+		tp = above_peak(&pr, &pn, tp);
 		pr.jit = 2e6;
 		pr.ce_seen = ecn;
 		pr.ce_at = tp;

@@ -106,6 +106,9 @@ agg = [sum(f["win_bps"][i] for f in x["per_flow"]) for i in range(len(rate))]
 # the controller rates together (at each window end): what the senders
 # do, ahead of the payload the receivers complete in bursts
 ccr = [sum(max(f["cc_rate_bps"][i], 0) for f in x["per_flow"]) for i in range(len(rate))]
+# the first window after s whose series reaches 80 % of capacity new
+def reach(series, s, new):
+    return next((i for i in range(s + 1, len(series)) if series[i] >= 0.8 * new), None)
 # the windows at whose end the capacity changed (the schedule starts at the
 # link s first frame, which is close to the run s start)
 steps = [i for i in range(1, len(rate))
@@ -113,10 +116,10 @@ steps = [i for i in range(1, len(rate))
 assert len(steps) == 2, "capacity changes seen at windows %s (%s)" % (steps, rate)
 for s in steps:
     new = rate[s]
-    conv = next((i for i in range(s + 1, len(agg)) if agg[i] >= 0.8 * new), None)
+    conv = reach(agg, s, new)
     assert conv is not None, "never back to 80 %% of %.0f Mbit/s" % (new / 1e6)
     t = (conv - s) * w / rtt
-    rc = next((i for i in range(s + 1, len(ccr)) if ccr[i] >= 0.8 * new), None)
+    rc = reach(ccr, s, new)
     print("capacity -> %.0f Mbit/s at %.2f s: 80 %% of it reached within %.0f RTT (%.2f s); "
           "then %.1f %% over the next 2 s; the controller rates within %s RTT" % (
           new / 1e6, (s + 1) * w, t, (conv - s) * w,

@@ -103,26 +103,9 @@ static int moved(double now, double then, double tol)
 	return fabs(now - then) > tol * then;
 }
 
-void sdr_auto_effective(const struct sdr_scheme *cands, uint32_t n, uint64_t chunks,
-			struct sdr_scheme *eff)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		eff[i] = cands[i];
-		if (eff[i].rel != SDR_REL_EC || !chunks || chunks >= eff[i].k)
-			continue;
-		/* one zero-padded submessage: the firmware still sends all m
-		 * parity chunks, and any m losses among the M real chunks plus
-		 * parity are repairable: the code of M data and m parity chunks */
-		eff[i].k = (uint16_t)chunks;
-		if (eff[i].code == SDR_EC_XOR && eff[i].m > eff[i].k)
-			eff[i].m = eff[i].k; /* parity of empty groups is all zero */
-	}
-}
-
 int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_scheme *out)
 {
 	struct sdr_model_result res[SDR_AUTO_MAX_CANDS];
-	struct sdr_scheme eff[SDR_AUTO_MAX_CANDS];
 	struct sdr_model_params prm;
 	struct sdr_auto_class *c;
 	double loss = sdr_auto_loss(a);
@@ -149,8 +132,10 @@ int sdr_auto_pick(struct sdr_auto *a, uint64_t msg_bytes, struct sdr_scheme *out
 		prm.alpha = a->cfg.alpha;
 		prm.beta = a->cfg.beta;
 		a->evals++;
-		sdr_auto_effective(a->cfg.cands, a->cfg.ncands, chunks, eff);
-		if (sdr_model_pick(&prm, eff, a->cfg.ncands, a->cfg.obj, res, &best)) {
+		/* (a message of fewer than k chunks is one short submessage
+		 * with parity in proportion: the model counts it as the
+		 * firmware sends it, sdr_ec_sub_parity()) */
+		if (sdr_model_pick(&prm, a->cfg.cands, a->cfg.ncands, a->cfg.obj, res, &best)) {
 			a->eval_errors++;
 			goto initial;
 		}

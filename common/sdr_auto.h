@@ -108,17 +108,6 @@ void sdr_auto_chunks(struct sdr_auto *a, uint64_t sent, uint64_t lost);
 double sdr_auto_loss(const struct sdr_auto *a);
 
 /**
- * The candidates as the model must see them for a message of @p chunks
- * chunks: an EC code (k, m) with chunks < k is one zero-padded submessage
- * for which the firmware still sends m parity chunks, i.e. the code
- * (chunks, m) (XOR: also m <= chunks). Without this every EC candidate
- * would look alike for small messages (the model charges ceil(M m / k)
- * parity chunks) and the tie would go to the first, the dearest on the wire.
- */
-void sdr_auto_effective(const struct sdr_scheme *cands, uint32_t n, uint64_t chunks,
-			struct sdr_scheme *eff);
-
-/**
  * Pick the scheme for a message of @p msg_bytes (>= 1).
  * @param[out] out the scheme (always written)
  * @return index into cfg.cands (>= 0), or -1 when cfg.initial was used (not

@@ -528,7 +528,8 @@ static int ec_setup(const struct derived *d, const struct sdr_model_params *p,
 	const struct sdr_scheme *s = &p->scheme;
 	uint64_t k = s->k, m = s->m;
 	uint64_t l_full = d->m / k, k_part = d->m % k;
-	uint64_t m_part = (k_part * m + k - 1) / k;
+	/* (the short last submessage's parity, as the firmware sends it) */
+	uint64_t m_part = sdr_ec_sub_parity(s->code, s->k, s->m, (uint32_t)k_part);
 	uint64_t parity = l_full * m + m_part;
 	int rc;
 

@@ -106,6 +106,41 @@ static inline int sdr_ec_code_parse(const char *name, enum sdr_ec_code *code)
 	return 0;
 }
 
+/* ---- parity per submessage ---- */
+/**
+ * Parity chunks sent for a submessage of @p nreal data chunks (1..k) under
+ * code (@p code, @p k, @p m): m for a whole submessage. A short last one
+ * (the message's chunks not a multiple of k; the code sees the missing
+ * chunks as zeros) sends parity in proportion to its chunks, as the
+ * SDR-RDMA paper's model counts it (ceil(M m / k) for a message of M):
+ * Reed-Solomon the first ceil(nreal m / k) parity rows (any nreal of
+ * nreal + that many rebuild it), XOR the parity of every group that holds
+ * a real chunk, min(m, nreal) (parity i >= nreal is the XOR of zeros).
+ * Every submessage sends at least one parity chunk.
+ */
+static inline uint32_t sdr_ec_sub_parity(unsigned code, uint32_t k, uint32_t m, uint32_t nreal)
+{
+	uint64_t p;
+
+	if (!k || !m || !nreal)
+		return 0;
+	if (nreal >= k)
+		return m;
+	if (code == SDR_EC_XOR)
+		return nreal < m ? nreal : m;
+	p = ((uint64_t)nreal * m + k - 1) / k;
+	return (uint32_t)p;
+}
+
+/** Parity chunks of a message of @p nchunks data chunks (sdr_ec_sub_parity()
+ *  for each of its ceil(nchunks / k) submessages). */
+static inline uint64_t sdr_ec_msg_parity(unsigned code, uint32_t k, uint32_t m, uint64_t nchunks)
+{
+	if (!k || !m)
+		return 0;
+	return nchunks / k * m + sdr_ec_sub_parity(code, k, m, (uint32_t)(nchunks % k));
+}
+
 /* ---- struct sdr_qp_info::ec ---- */
 /** Pack (code, k, m) into the 16-bit form of struct sdr_qp_info::ec:
  *  bits 13..12 code (1 RS, 2 XOR), 11..6 k - 1, 5..0 m - 1. Arguments must

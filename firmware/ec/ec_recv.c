@@ -219,18 +219,27 @@ static void note_rtt_min(struct sdr_eceng *ec, uint32_t slot, uint64_t now)
 		ec->rtt_min = now - post;
 }
 
+/* Parity chunks the sender of a receive of @p nch chunks sends: by the
+ * message's code once a parity packet named it, else by the QP's. */
+static uint64_t expected_parity(const struct sdr_eceng *ec, const struct sdr_eceng_rmsg *r,
+				uint32_t nch)
+{
+	return r ? sdr_ec_msg_parity(r->code, r->k, r->m, nch)
+		 : sdr_ec_msg_parity(ec->code, ec->k, ec->m, nch);
+}
+
 /* FTO of a receive: armed at its first packet (data or parity); on AUTO
  * QPs at its first parity packet (a message without parity is SR). */
 static void arm_fto(struct sdr_qp *qp, struct sdr_eceng *ec, uint32_t slot, uint64_t now)
 {
 	struct sdr_rslot *s = &qp->rq.slot[slot];
 	const struct sdr_eceng_rmsg *r = ec->r[slot];
-	uint32_t k = r ? r->k : ec->k, m = r ? r->m : ec->m;
+	uint32_t nch = sdr_rslot_nchunks(&qp->rq, s);
 
 	if (ec->rcv[slot].fto_due)
 		return;
 	note_rtt_min(ec, slot, now);
-	ec->rcv[slot].fto_due = now + sdr_ecfw_fto(sdr_rslot_nchunks(&qp->rq, s), k, m,
+	ec->rcv[slot].fto_due = now + sdr_ecfw_fto(nch, expected_parity(ec, r, nch),
 						   sdr_eceng_chunk_t_inj(qp), ec_rtt(ec),
 						   sdr_ec_cfg.beta_milli);
 	if (ec->n_armed < SDR_MAX_MSGS)
@@ -555,11 +564,10 @@ static int still_arriving(struct sdr_qp *qp, struct sdr_eceng *ec, struct sdr_rs
 			  uint64_t now)
 {
 	const struct sdr_eceng_rmsg *r = ec->r[sdr_seq_msg_id(s->seq)];
-	uint32_t nch = sdr_rslot_nchunks(&qp->rq, s), k = r ? r->k : ec->k;
-	uint32_t m = r ? r->m : ec->m;
+	uint32_t nch = sdr_rslot_nchunks(&qp->rq, s);
 	uint64_t got = s->pkts_got + (r && r->seq == s->seq ? r->par_pkts : 0);
 	uint64_t npk = s->last_known ? s->npkts : s->posted_pkts;
-	uint64_t expect = npk + ((uint64_t)nch * m + k - 1) / k * qp->ppc, ipt;
+	uint64_t expect = npk + expected_parity(ec, r, nch) * qp->ppc, ipt;
 	uint64_t scan = (uint64_t)EC_SCAN_US * sdr_g.tsc_hz / 1000000;
 
 	/* (the pace is known from data packets only: first_tsc is the first
@@ -625,7 +633,7 @@ void sdr_eceng_poll(void *ctx, struct sdr_worker *w, struct sdr_qp *qp, uint64_t
 			continue; /* decoded just now; dropped from the list next scan */
 		/* re-armed: the retransmissions' injection, one RTT, beta RTT */
 		ec->rcv[slot].fto_due = now +
-					sdr_ecfw_fto(listed, 1, 0, sdr_eceng_chunk_t_inj(qp), rtt,
+					sdr_ecfw_fto(listed, 0, sdr_eceng_chunk_t_inj(qp), rtt,
 						     sdr_ec_cfg.beta_milli) +
 					rtt;
 	}

@@ -50,11 +50,9 @@ void sdr_eceng_send_prepared(void *ctx, struct sdr_qp *qp, const struct sdr_smsg
 	 * parity at the rate in force when a timer is looked at (with --cc on
 	 * the controller's, far below the configured one at times: the SR
 	 * core adds it, sdr_sr_pace_cycles()); the rest is fixed here. */
-	uint32_t k = es->k ? es->k : 1, m = es->k ? es->m : 0;
-	/* (each submessage, a short last one too, sends m parity chunks) */
-	uint64_t par = ((uint64_t)ss->nchunks + k - 1) / k * m;
+	uint64_t par = es->k ? sdr_ec_msg_parity(es->code, es->k, es->m, ss->nchunks) : 0;
 
-	ss->hold = sdr_ecfw_fto(ss->nchunks, k, m, 0, rtt, sdr_ec_cfg.beta_milli) + rtt;
+	ss->hold = sdr_ecfw_fto(ss->nchunks, par, 0, rtt, sdr_ec_cfg.beta_milli) + rtt;
 	ss->hold_bytes = (ss->nchunks + par) * qp->ppc * sdr_wire_data_frame_bytes(qp->mtu, 1);
 }
 
@@ -128,7 +126,8 @@ int sdr_eceng_tx_parity(void *ctx, struct sdr_worker *w, struct sdr_qp *qp,
 		return 1;
 	}
 	npkt = sdr_ecfw_par_npkt(&g, es->sub);
-	total = npkt * g.m;
+	/* (a short last submessage sends fewer than m: sdr_ec_sub_parity()) */
+	total = npkt * sdr_ec_sub_parity(es->code, g.k, g.m, sdr_ecfw_sub_nreal(&g, es->sub));
 	while (es->par_pkt < total && *budget) {
 		uint32_t pidx = es->par_pkt / npkt, pkt = es->par_pkt % npkt;
 		uint32_t plen = sdr_ecfw_par_pkt_len(&g, es->sub, pkt);

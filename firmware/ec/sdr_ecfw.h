@@ -11,8 +11,11 @@
  *    missing ones of the last submessage are zero chunks. All chunks of
  *    submessage s are coded at length clen(s) = min(C, L - s*k*C) (the
  *    length of its first chunk; shorter chunks are zero-padded), and each
- *    of its m parity chunks travels as ceil(clen / MTU) parity packets.
- *  - FTO arithmetic: FTO = (M + ceil(M * m / k)) * T_INJ + beta * RTT.
+ *    of its parity chunks travels as ceil(clen / MTU) parity packets: m of
+ *    them, fewer for a short last submessage (sdr_ec_sub_parity(),
+ *    common/sdr_scheme.h).
+ *  - FTO arithmetic: FTO = (M + P) * T_INJ + beta * RTT, P the message's
+ *    parity chunks (sdr_ec_msg_parity(): ceil(M * m / k) with Reed-Solomon).
  *  - The parity pool: fixed-size buffers (a packet bitmap and one chunk of
  *    parity bytes), reserved at QP creation, handed out up to a bound,
  *    recycled through a free list.
@@ -90,18 +93,17 @@ static inline uint32_t sdr_ecfw_par_pkt_len(const struct sdr_ecfw_geom *g, uint3
 /* ---------------- fallback timeout ---------------- */
 
 /**
- * FTO = (M + ceil(M * m / k)) * t_inj + beta * rtt (the SDR-RDMA paper's model
- * form, R = k/m; docs/papers.md §1.3):
- * the time the message's @p nchunks data chunks and their parity take to
- * arrive after the first one, plus a share @p beta_milli / 1000 of the RTT
- * for queueing. Times in any unit (TSC cycles in the firmware); saturates
- * instead of overflowing.
+ * FTO = (M + P) * t_inj + beta * rtt (the SDR-RDMA paper's model form,
+ * P = ceil(M / R), R = k/m; docs/papers.md §1.3): the time the message's
+ * @p nchunks data chunks and their @p npar parity chunks
+ * (sdr_ec_msg_parity()) take to arrive after the first one, plus a share
+ * @p beta_milli / 1000 of the RTT for queueing. Times in any unit (TSC
+ * cycles in the firmware); saturates instead of overflowing.
  */
-static inline uint64_t sdr_ecfw_fto(uint32_t nchunks, uint32_t k, uint32_t m, uint64_t t_inj,
-				    uint64_t rtt, uint32_t beta_milli)
+static inline uint64_t sdr_ecfw_fto(uint32_t nchunks, uint64_t npar, uint64_t t_inj, uint64_t rtt,
+				    uint32_t beta_milli)
 {
-	uint64_t par = k ? ((uint64_t)nchunks * m + k - 1) / k : 0;
-	unsigned __int128 x = (unsigned __int128)(nchunks + par) * t_inj +
+	unsigned __int128 x = (unsigned __int128)((uint64_t)nchunks + npar) * t_inj +
 			      (unsigned __int128)rtt * beta_milli / 1000;
 	return x > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)x;
 }

@@ -285,6 +285,73 @@ static void run_case(const struct sdr_ec_ops *ops, unsigned int k, unsigned int 
 	sdr_ec_free(ec);
 }
 
+/*
+ * A short last submessage (sdr_ec_sub_parity(), common/sdr_scheme.h): nreal
+ * real data chunks, the rest zeros the receiver knows, and only the first
+ * np parity chunks sent. Reed-Solomon rebuilds any np lost real chunks from
+ * them; XOR one lost chunk of each group (every group that holds a real
+ * chunk has its parity sent). Checked for every nreal < k, against the
+ * reference's rank as well as by decoding.
+ */
+static void test_short_sub(const struct sdr_ec_ops *ops, unsigned int k, unsigned int m, size_t len)
+{
+	enum sdr_ec_code code = ops->code;
+	struct sdr_ec *ec = sdr_ec_create_with(ops, k, m);
+	uint8_t present[MAXC];
+	struct stripe s;
+
+	if (sdr_ec_check_params(code, k, m) != 0) {
+		sdr_ec_free(ec);
+		return;
+	}
+	CHECK(ec != NULL);
+	if (!ec)
+		return;
+	for (unsigned int nreal = 1; nreal < k; nreal++) {
+		unsigned int np = sdr_ec_sub_parity(code, k, m, nreal);
+
+		CHECK(np >= 1 && np <= m && np <= (code == SDR_EC_XOR ? nreal : m));
+		stripe_init(&s, code, k, m, len);
+		for (unsigned int i = nreal; i < k; i++) {
+			memset(s.chunk[i], 0, len);
+			memset(s.orig[i], 0, len);
+		}
+		ref_encode(k, m, s.gen, s.orig, s.orig + k, len);
+		for (unsigned int j = 0; j < m; j++)
+			memcpy(s.chunk[k + j], s.orig[k + j], len);
+		check_encode(ec, &s);
+		for (unsigned int t = 0; t < 8; t++) {
+			unsigned int lost = 0;
+
+			memset(present, 1, k + m);
+			for (unsigned int j = np; j < m; j++)
+				present[k + j] = 0; /* not sent */
+			if (code == SDR_EC_RS) {
+				/* np of the real chunks and the sent parity */
+				while (lost < np) {
+					unsigned int i = (unsigned int)t_below(nreal + np);
+					unsigned int c = i < nreal ? i : k + i - nreal;
+					if (present[c]) {
+						present[c] = 0;
+						lost++;
+					}
+				}
+			} else {
+				/* one of each group's real chunks and its parity */
+				for (unsigned int g = 0; g < np; g++) {
+					unsigned int size = (nreal - g + m - 1) / m;
+					unsigned int pick = (unsigned int)t_below(size + 1);
+					present[pick == size ? k + g : g + pick * m] = 0;
+				}
+			}
+			CHECK_EQ(ref_rank(k, k + m, s.gen, present), k);
+			check_pattern(ec, &s, present, t == 0 && (size_t)k * k * len <= 2000000);
+		}
+		stripe_free(&s);
+	}
+	sdr_ec_free(ec);
+}
+
 /* The reference itself against ISA-L's GF helpers and generator: if these
  * agree, the reference encode is the same code as ISA-L's. */
 static void test_reference(void)
@@ -740,6 +807,11 @@ int main(int argc, char **argv)
 			for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++)
 				run_case(ops, k, m, lens[j], quick ? 4 : 12, 0);
 		}
+		/* short last submessages, parity in proportion */
+		test_short_sub(ops, 32, 8, 100);
+		test_short_sub(ops, 8, 2, 4097);
+		test_short_sub(ops, 16, 4, 33);
+		test_short_sub(ops, 5, 8, 17);
 		/* large codes, few lengths */
 		run_case(ops, 128, 64, 33, quick ? 4 : 8, 0);
 		run_case(ops, 200, 55, 5, quick ? 4 : 8, 0);

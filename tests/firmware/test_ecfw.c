@@ -10,6 +10,7 @@
 
 #include "sdr_ecfw.h"
 #include "sdr_msgtab.h"
+#include "sdr_scheme.h"
 #include "sdr_test.h"
 
 static void test_geom_example(void)
@@ -90,31 +91,77 @@ static void test_geom_random(void)
 
 static void test_fto(void)
 {
-	/* 256 KiB of 4 KiB chunks with RS(32,8): 64 + 16 chunk times + beta RTT */
-	CHECK_EQ(sdr_ecfw_fto(64, 32, 8, 1000, 25000, 1000), 80 * 1000 + 25000);
-	CHECK_EQ(sdr_ecfw_fto(64, 32, 8, 1000, 25000, 500), 80 * 1000 + 12500);
-	/* ceil(M * m / k): 1 chunk of RS(32,8) still brings a parity chunk time */
-	CHECK_EQ(sdr_ecfw_fto(1, 32, 8, 7, 0, 1000), 2 * 7);
-	CHECK_EQ(sdr_ecfw_fto(33, 32, 8, 1, 0, 1000), 33 + 9);
+	/* 64 chunks with RS(32,8): 64 + 16 chunk times + beta RTT */
+	CHECK_EQ(sdr_ecfw_fto(64, sdr_ec_msg_parity(SDR_EC_RS, 32, 8, 64), 1000, 25000, 1000),
+		 80 * 1000 + 25000);
+	CHECK_EQ(sdr_ecfw_fto(64, 16, 1000, 25000, 500), 80 * 1000 + 12500);
+	/* 1 chunk of RS(32,8) still brings a parity chunk time */
+	CHECK_EQ(sdr_ecfw_fto(1, sdr_ec_msg_parity(SDR_EC_RS, 32, 8, 1), 7, 0, 1000), 2 * 7);
+	CHECK_EQ(sdr_ecfw_fto(33, sdr_ec_msg_parity(SDR_EC_RS, 32, 8, 33), 1, 0, 1000), 33 + 9);
 	/* XOR(4,4): as many parity as data */
-	CHECK_EQ(sdr_ecfw_fto(10, 4, 4, 3, 100, 2000), 20 * 3 + 200);
-	/* m = 0: retransmissions (no parity) */
-	CHECK_EQ(sdr_ecfw_fto(5, 1, 0, 10, 50, 1000), 50 + 50);
+	CHECK_EQ(sdr_ecfw_fto(10, sdr_ec_msg_parity(SDR_EC_XOR, 4, 4, 10), 3, 100, 2000),
+		 20 * 3 + 200);
+	/* no parity: retransmissions */
+	CHECK_EQ(sdr_ecfw_fto(5, 0, 10, 50, 1000), 50 + 50);
 	/* saturates, never wraps */
-	CHECK(sdr_ecfw_fto(UINT32_MAX, 1, 32, UINT64_MAX / 2, UINT64_MAX, 16000) == UINT64_MAX / 4);
+	CHECK(sdr_ecfw_fto(UINT32_MAX, 32ull * UINT32_MAX, UINT64_MAX / 2, UINT64_MAX, 16000) ==
+	      UINT64_MAX / 4);
 	/* T_INJ: bytes at a rate, in cycles */
 	CHECK_EQ(sdr_ecfw_t_inj(4174, 125000000, 1000000000), 33392); /* 1 Gbit/s, 1 GHz */
 	CHECK_EQ(sdr_ecfw_t_inj(4174, 0, 1000000000), 0);
 	/* random: monotonic in every argument */
 	for (int it = 0; it < 10000; it++) {
-		uint32_t n = (uint32_t)t_range(1, 1u << 18), k = (uint32_t)t_range(1, 64);
-		uint32_t m = (uint32_t)t_range(1, 32), b = (uint32_t)t_range(0, 16000);
+		uint32_t n = (uint32_t)t_range(1, 1u << 18), p = (uint32_t)t_below(1u << 18);
+		uint32_t b = (uint32_t)t_range(0, 16000);
 		uint64_t t = t_below(1u << 24), r = t_below(1ull << 36);
-		uint64_t f = sdr_ecfw_fto(n, k, m, t, r, b);
-		CHECK_OR_BREAK(f >= sdr_ecfw_fto(n - 1, k, m, t, r, b));
+		uint64_t f = sdr_ecfw_fto(n, p, t, r, b);
+		CHECK_OR_BREAK(f >= sdr_ecfw_fto(n - 1, p, t, r, b));
+		CHECK_OR_BREAK(p == 0 || f >= sdr_ecfw_fto(n, p - 1, t, r, b));
 		CHECK_OR_BREAK(f >= (uint64_t)n * t);
-		CHECK_OR_BREAK(f ==
-			       ((uint64_t)n + ((uint64_t)n * m + k - 1) / k) * t + r * b / 1000);
+		CHECK_OR_BREAK(f == ((uint64_t)n + p) * t + r * b / 1000);
+	}
+}
+
+/* Parity chunks per submessage and per message (common/sdr_scheme.h): a
+ * whole submessage m, a short last one in proportion (Reed-Solomon: the
+ * message's total is ceil(M m / k), the SDR-RDMA paper's count) or one per
+ * group that holds a chunk (XOR). */
+static void test_parity_count(void)
+{
+	/* 256 KiB in 64 KiB chunks, RS(32,8): 4 chunks, 1 parity chunk (was 8) */
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 32, 8, 4), 1);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 32, 8, 32), 8);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 32, 8, 33), 8); /* (at most a whole one) */
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 32, 8, 5), 2);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 4, 8, 1), 2);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_XOR, 32, 8, 4), 4);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_XOR, 32, 8, 12), 8);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 32, 8, 0), 0);
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, 0, 8, 3), 0);
+	CHECK_EQ(sdr_ec_msg_parity(SDR_EC_RS, 32, 8, 40), 10);
+	CHECK_EQ(sdr_ec_msg_parity(SDR_EC_XOR, 32, 8, 40), 16);
+	CHECK_EQ(sdr_ec_msg_parity(SDR_EC_RS, 32, 8, 64), 16);
+	CHECK_EQ(sdr_ec_msg_parity(SDR_EC_RS, 32, 0, 64), 0);
+	for (int it = 0; it < 20000; it++) {
+		uint32_t k = (uint32_t)t_range(1, 64), m = (uint32_t)t_range(1, 32);
+		uint64_t n = t_range(1, 1u << 20);
+		uint32_t r = (uint32_t)t_range(1, k);
+		uint32_t rs = sdr_ec_sub_parity(SDR_EC_RS, k, m, r);
+		uint32_t x = sdr_ec_sub_parity(SDR_EC_XOR, k, m, r);
+
+		CHECK_OR_BREAK(rs >= 1 && rs <= m && (uint64_t)rs * k >= (uint64_t)r * m &&
+			       (uint64_t)(rs - 1) * k < (uint64_t)r * m);
+		CHECK_OR_BREAK(r == k ? x == m : x == (r < m ? r : m));
+		CHECK_OR_BREAK(sdr_ec_msg_parity(SDR_EC_RS, k, m, n) == (n * m + k - 1) / k);
+		CHECK_OR_BREAK(m > k || sdr_ec_msg_parity(SDR_EC_XOR, k, m, n) >=
+						sdr_ec_msg_parity(SDR_EC_RS, k, m, n));
+		/* a message's parity is its submessages' */
+		uint64_t sum = 0;
+		for (uint64_t c = 0; c < n && c < 200 * (uint64_t)k; c += k)
+			sum += sdr_ec_sub_parity(SDR_EC_XOR, k, m,
+						 (uint32_t)(n - c < k ? n - c : k));
+		if (n <= 200 * (uint64_t)k)
+			CHECK_OR_BREAK(sum == sdr_ec_msg_parity(SDR_EC_XOR, k, m, n));
 	}
 }
 
@@ -268,6 +315,7 @@ int main(void)
 	test_geom_example();
 	test_geom_random();
 	test_fto();
+	test_parity_count();
 	test_pool();
 	test_rq_ec();
 	if (t_failures) {

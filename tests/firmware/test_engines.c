@@ -114,13 +114,15 @@ static int has_imm_only(uint32_t len, uint32_t imm)
 	return imm && npkts_of(len) < 8;
 }
 /* parity frames of a message under code (k, m) */
-static uint32_t parity_frames_of(uint32_t len, uint32_t k, uint32_t m)
+static uint32_t parity_frames_of(uint32_t len, unsigned code, uint32_t k, uint32_t m)
 {
 	uint32_t nch = nchunks_of(len), n = 0;
 
 	for (uint32_t s = 0; s * k < nch; s++) {
 		uint32_t first = s * k * CHUNK, clen = len - first < CHUNK ? len - first : CHUNK;
-		n += m * ((clen + MTU - 1) / MTU);
+		uint32_t nreal = nch - s * k < k ? nch - s * k : k;
+		/* (a short last submessage: fewer than m) */
+		n += sdr_ec_sub_parity(code, k, m, nreal) * ((clen + MTU - 1) / MTU);
 	}
 	return n;
 }
@@ -438,7 +440,7 @@ static void t_clean(void)
 			chunks += nchunks_of(d->len[n]);
 			units += nchunks_of(d->len[n]) + has_imm_only(d->len[n], imm_of(from, n));
 			if (is_ec())
-				parity += parity_frames_of(d->len[n], sc->k, sc->m);
+				parity += parity_frames_of(d->len[n], sc->code, sc->k, sc->m);
 		}
 		CHECK_EQ(tx->st.tx_pkts, frames);
 		CHECK_EQ(tx->st.tx_bytes, bytes);
@@ -482,7 +484,7 @@ static void t_clean(void)
 			for (uint32_t n = 0; n < d->total; n++) {
 				uint32_t len = d->len[n], np = npkts_of(len);
 				uint32_t nsub = (nchunks_of(len) + sc->k - 1) / sc->k;
-				uint32_t par = parity_frames_of(len, sc->k, sc->m);
+				uint32_t par = parity_frames_of(len, sc->code, sc->k, sc->m);
 				subs += nsub;
 				rx_pkts += np;
 				if (has_imm_only(len, imm_of(from, n))) {
@@ -1219,7 +1221,7 @@ static void t_badkey(void)
 	rig_run_for(r, 5 * MS);
 	held = rig_held_count(r);
 	CHECK_EQ(held, frames_of(4096, 0xABCDEF01u) +
-			       (is_ec() ? parity_frames_of(4096, sc->k, sc->m) : 0));
+			       (is_ec() ? parity_frames_of(4096, sc->code, sc->k, sc->m) : 0));
 	CHECK_EQ(r->s[RIG_B].ncqe, 0);
 	CHECK_EQ(r->s[RIG_A].ncqe, sc->rel == SDR_REL_NONE ? 1u : 0u);
 	ncqe[0] = r->s[RIG_A].ncqe;

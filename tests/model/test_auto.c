@@ -116,14 +116,10 @@ int main(void)
 				prm.pkt_loss = losses[li];
 				prm.alpha = 0.5;
 				prm.beta = -1;
-				struct sdr_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
 				const struct sdr_scheme *orig = sdr_model_default_schemes;
-				sdr_auto_effective(orig, SDR_MODEL_N_DEFAULT_SCHEMES,
-						   (sizes[si] + 4095) / 4096, eff);
-				CHECK(sdr_model_pick(&prm, eff, SDR_MODEL_N_DEFAULT_SCHEMES,
+				CHECK(sdr_model_pick(&prm, orig, SDR_MODEL_N_DEFAULT_SCHEMES,
 						     SDR_MODEL_OBJ_MEAN, r, &best) == 0);
 				CHECK(got == (int)best);
-				/* the pick is the configured candidate, not its effective form */
 				CHECK(s.code == orig[best].code && s.k == orig[best].k &&
 				      s.m == orig[best].m);
 				CHECK(a.last_mean == r[best].mean);
@@ -131,27 +127,51 @@ int main(void)
 		}
 	}
 
-	/* 5b. a message smaller than k chunks is one padded submessage that
-	 * still carries all m parity chunks: RS(32,8) on 4 chunks sends 8
-	 * parity chunks, RS(8,2) 2. The effective codes say so ... */
+	/* 5b. a message smaller than k chunks is one short submessage whose
+	 * parity is in proportion to its chunks (Reed-Solomon) or one per
+	 * group that holds a chunk (XOR): on 4 chunks RS(32,8), RS(16,4) and
+	 * RS(8,2) each send one parity chunk, XOR(32,8) four. The model
+	 * charges what is sent, and rebuilds from what is sent ... */
 	{
-		struct sdr_scheme eff[SDR_MODEL_N_DEFAULT_SCHEMES];
-		sdr_auto_effective(sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES, 4, eff);
-		CHECK(eff[0].rel == SDR_REL_SR);
-		CHECK(eff[1].code == SDR_EC_RS && eff[1].k == 4 && eff[1].m == 8);
-		CHECK(eff[3].code == SDR_EC_RS && eff[3].k == 4 && eff[3].m == 2);
-		CHECK(eff[4].code == SDR_EC_XOR && eff[4].k == 4 && eff[4].m == 4);
-		sdr_auto_effective(sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES, 64, eff);
-		CHECK(eff[1].k == 32 && eff[1].m == 8 && eff[4].k == 32 && eff[4].m == 8);
-		/* ... and at 1 % chunk loss AUTO takes the cheap code that still
-		 * repairs, not the first EC candidate (RS(32,8)) on a tie */
+		struct sdr_model_params prm = {0};
+		struct sdr_model_result r[SDR_MODEL_N_DEFAULT_SCHEMES];
+		size_t best;
+
+		prm.msg_bytes = 4 * 4096;
+		prm.chunk_bytes = 4096;
+		prm.pkts_per_chunk = 1;
+		prm.rate_bps = 1e9;
+		prm.rtt_s = 0.025;
+		prm.pkt_loss = 0.01;
+		prm.alpha = 0.5;
+		prm.beta = -1;
+		CHECK(sdr_model_pick(&prm, sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES,
+				     SDR_MODEL_OBJ_MEAN, r, &best) == 0);
+		CHECK(sdr_model_default_schemes[1].k == 32 && sdr_model_default_schemes[3].k == 8);
+		CHECK_EQ(r[1].parity_chunks, 1);
+		CHECK_EQ(r[2].parity_chunks, 1);
+		CHECK_EQ(r[3].parity_chunks, 1);
+		CHECK_EQ(r[4].parity_chunks, 4);
+		CHECK_EQ(r[1].submsgs, 1);
+		/* the three RS codes are one code here, RS(4,1): same time */
+		CHECK(r[1].mean == r[3].mean && r[1].p_fallback == r[3].p_fallback);
+		/* a whole submessage and a short one after it: 40 chunks of
+		 * RS(32,8) send 8 + ceil(8 * 8 / 32) = 10 */
+		prm.msg_bytes = 40 * 4096;
+		CHECK(sdr_model_pick(&prm, sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES,
+				     SDR_MODEL_OBJ_MEAN, r, &best) == 0);
+		CHECK_EQ(r[1].parity_chunks, 10);
+		CHECK_EQ(r[1].submsgs, 2);
+		CHECK_EQ(r[4].parity_chunks, 16); /* XOR(32,8): 8 + min(8, 8) */
+		/* ... and at 1 % chunk loss AUTO's pick for 4 chunks repairs at
+		 * the cost of one parity chunk (any RS: they tie, the first wins) */
 		base_cfg(&c);
 		c.prior_loss = 0.01;
 		c.prior_chunks = 1e9;
 		sdr_auto_init(&a, &c);
 		sdr_auto_rtt(&a, 0.025);
 		sdr_auto_pick(&a, 4 * 4096, &s);
-		CHECK(s.code == SDR_EC_RS && s.k == 8 && s.m == 2);
+		CHECK(s.rel == SDR_REL_EC && s.code == SDR_EC_RS);
 	}
 
 	/* 6. the shape the SDR-RDMA paper reports (EC below the BDP, SR well

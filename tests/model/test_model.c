@@ -440,7 +440,12 @@ static double sim_ec(struct sim *s, uint64_t M, const struct sdr_scheme *sc)
 
 	for (uint64_t first = 0; first < M; first += sc->k) {
 		unsigned k = M - first < sc->k ? (unsigned)(M - first) : sc->k;
-		unsigned m = (k * sc->m + sc->k - 1) / sc->k, nl = 0, ok = 1;
+		/* a short last submessage's parity, as the firmware sends it:
+		 * RS in proportion, XOR one per group holding a chunk */
+		unsigned m = sc->code == SDR_EC_RS ? (k * sc->m + sc->k - 1) / sc->k
+			     : k < sc->m           ? k
+						   : sc->m;
+		unsigned nl = 0, ok = 1;
 
 		parity += m;
 		for (unsigned i = 0; i < k + m; i++) {
@@ -452,7 +457,7 @@ static double sim_ec(struct sim *s, uint64_t M, const struct sdr_scheme *sc)
 		} else if (nl > 1) {
 			for (unsigned g = 0; g < m && ok; g++) {
 				unsigned n = lost[k + g];
-				for (unsigned j = g; j < k; j += m)
+				for (unsigned j = g; j < k; j += sc->m)
 					n += lost[j];
 				ok = n <= 1;
 			}

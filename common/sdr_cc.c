@@ -29,6 +29,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->ecn_g = 1.0 / 16;
 	p->alpha0 = 1.0;
 	p->ai_frac = 0.001;
+	p->ai_ref_k = 0; /* (off: --cc-ai-ref K sets K) */
 	p->ai_accel = 16;
 	p->span_max = 16;
 	p->init_frac = 1.0 / 64;
@@ -367,6 +368,14 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		n = cc->p.span_max;
 	double g = n > 1 ? 1 - pow(1 - cc->p.ecn_g, n) : cc->p.ecn_g;
 	double ai = cc->p.ai_frac * (double)cc->ceiling; /* (an additive step) */
+
+	if (cc->p.ai_ref_k > 0) {
+		double ref = cc->rate > cc->peak ? cc->rate : cc->peak;
+		double eff = sqrt((double)cc->ceiling * cc->p.ai_ref_k * ref);
+
+		if (eff < (double)cc->ceiling)
+			ai = cc->p.ai_frac * eff;
+	}
 
 	if (ai < 1e6)
 		ai = 1e6;

@@ -42,6 +42,7 @@ void sdr_sr_cc_init(struct sdr_sr_cc *c, const struct sdr_qp *qp, int on)
 		p.comp_enter = 0;
 	if (sdr_sr_cfg.cc_noise_probe)
 		p.noise_probe_k = 2;
+	p.ai_ref_k = sdr_sr_cfg.cc_ai_ref;
 	if (sdr_sr_cfg.cc_target_us) {
 		p.target_ns = (uint64_t)sdr_sr_cfg.cc_target_us * 1000;
 		p.target_frac = 0;

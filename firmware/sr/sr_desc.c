@@ -121,6 +121,18 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "twice that noise: a restored capacity retaken in fewer RTTs,\n"
 		 "QPs sharing a link less evenly (docs/congestion.md; default\n"
 		 "off)"},
+	{.name = "cc-ai-ref",
+	 .arg = "K",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 1024,
+	 .var = &sdr_sr_cfg.cc_ai_ref,
+	 .help = "its additive step, 0.1 % of the ceiling, is at most 0.1 %\n"
+		 "of sqrt(ceiling x K x the QP's rate, or its peak if higher):\n"
+		 "for ceilings far above the link's share (a NIC's line rate;\n"
+		 "32 keeps the queue of 8 QPs under a 30x ceiling at a quarter\n"
+		 "of the buffer, docs/congestion.md; default 0: the ceiling\n"
+		 "alone)"},
 	SDR_OPT_END,
 };
 

@@ -31,6 +31,7 @@ struct sdr_sr_cfg {
 	uint32_t cc_target_us; /* --cc-target-us: its queueing-delay target; 0 = default */
 	int cc_competitive;    /* --cc-competitive: its TCP-competitive mode (sdr_cc.h) */
 	int cc_noise_probe;    /* --cc-noise-probe: calm and probe through the RTT noise */
+	uint32_t cc_ai_ref;    /* --cc-ai-ref: the additive step's scale (sdr_cc.h ai_ref_k) */
 	uint32_t paths;        /* --paths: paths (UDP source ports) of a QP (docs/multipath.md) */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;

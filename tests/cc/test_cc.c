@@ -199,6 +199,31 @@ static void test_reactions(void)
 	CHECK(NEAR(sdr_cc_rate(&cc), (double)r0 + ai), "one step once a queue forms: %" PRIu64,
 	      sdr_cc_rate(&cc) - r0);
 
+	/* ai_ref_k: the step is ai_frac of sqrt(ceiling x ai_ref_k x
+	 * max(rate, peak)) where that is below the ceiling - here at 32 and
+	 * about 234 Mbit/s under 10 Gbit/s, 8.7 Mbit/s instead of 10 - and
+	 * one of the ceiling where it is not (ai_ref_k 1024) */
+	for (unsigned k = 32; k <= 1024; k *= 32) {
+		struct sdr_cc_params pk = p;
+		double ref, st;
+
+		pk.ai_ref_k = k;
+		sdr_cc_init(&cc, &pk, c, t);
+		t = feed(&cc, t, 1, 25 * MS, 0);
+		t = feed(&cc, t, 1, 27 * MS, 0); /* a cut ends start-up */
+		t = feed(&cc, t, 2, 27 * MS, 0);
+		r0 = sdr_cc_rate(&cc);
+		ref = (double)r0 > cc.peak ? (double)r0 : cc.peak;
+		st = sqrt((double)c * k * ref);
+		st = p.ai_frac * (st < (double)c ? st : (double)c);
+		t = feed(&cc, t, 1, 25 * MS, 0);
+		CHECK(cc.last == SDR_CC_INCREASE && NEAR(sdr_cc_rate(&cc), (double)r0 + st),
+		      "ai_ref_k %u: +%" PRIu64 " from %" PRIu64 " (expected %.0f, %s)", k,
+		      sdr_cc_rate(&cc) - r0, r0, st, sdr_cc_event_name(cc.last));
+		CHECK(k < 1024 ? st < 0.9 * ai : st == ai, "ai_ref_k %u: step %.0f of %.0f", k, st,
+		      ai);
+	}
+
 	/* the accelerated increase of two flows on one calm link (ceiling 3
 	 * Gbit/s, 600 and 150 Mbit/s): the smaller grows by a larger fraction
 	 * of its rate, twice the other's by the square root (not the same
@@ -846,7 +871,8 @@ static void test_fairness(const char *link, unsigned n, const char *what, int ch
  * cases, docs/congestion.md). Five start gaps per row (flows start 100 to
  * 300 ms apart), each over 4..14 s: aggregate >= 90 %, no loss, queue p99
  * <= 25 % of the buffer, and Jain >= 0.95. */
-static void test_fairness_ceiling(uint64_t ceiling)
+static void test_fairness_ceiling(uint64_t ceiling, const struct sdr_cc_params *params, int check,
+				  const char *what)
 {
 	static struct sim s;
 	double cap = 1e9 * PAYLOAD / FRAME;
@@ -862,6 +888,7 @@ static void test_fairness_ceiling(uint64_t ceiling)
 			s.link = "delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB";
 			s.nflows = n;
 			s.ceiling = ceiling;
+			s.params = params;
 			s.ret_ns = 12500 * US;
 			s.start_gap = (100 + 50 * g) * MS;
 			s.end = 14000 * MS;
@@ -878,11 +905,13 @@ static void test_fairness_ceiling(uint64_t ceiling)
 			qmax = q_p99(&s) > qmax ? q_p99(&s) : qmax;
 			drops += s.drops;
 		}
-		printf("ceiling %.1f Gbit/s, %u flows started 100..300 ms apart, 4..14 s: Jain "
-		       "%.4f..%.4f, aggregate at least %.1f %% of capacity, queue p99 at most %.1f "
-		       "%% of the buffer, %" PRIu64 " drops\n",
-		       (double)ceiling / 1e9, n, jmin, jmax, 100 * amin / cap,
+		printf("ceiling %.1f Gbit/s (%s), %u flows started 100..300 ms apart, 4..14 s: "
+		       "Jain %.4f..%.4f, aggregate at least %.1f %% of capacity, queue p99 at most "
+		       "%.1f %% of the buffer, %" PRIu64 " drops\n",
+		       (double)ceiling / 1e9, what, n, jmin, jmax, 100 * amin / cap,
 		       100 * qmax / (double)s.buffer, drops);
+		if (check == REPORT)
+			continue;
 		CHECK(jmin >= 0.95, "ceiling %.1f Gbit/s, %u flows: Jain %.4f",
 		      (double)ceiling / 1e9, n, jmin);
 		CHECK(amin >= 0.9 * cap && drops == 0 && qmax <= 0.25 * (double)s.buffer,
@@ -1313,8 +1342,25 @@ int main(int argc, char **argv)
 			test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB", n, "delay", LOOSE, 0,
 				      NULL);
 	}
-	test_fairness_ceiling(3 * GBIT);
-	test_fairness_ceiling(GBIT * 3 / 2);
+	test_fairness_ceiling(3 * GBIT, NULL, STRICT, "defaults");
+	test_fairness_ceiling(GBIT * 3 / 2, NULL, STRICT, "defaults");
+	/* ceilings far above the link (a NIC's line rate, or the 10 Gbit/s
+	 * default where no rate is set): the step of 0.1 % of a 30 Gbit/s
+	 * ceiling is 30 Mbit/s a round trip per flow, and 8 flows' queue
+	 * reaches 82 % of the buffer (reported); with ai_ref_k 32
+	 * (--cc-ai-ref 32) the step is at most 0.1 % of sqrt(ceiling x 32 x
+	 * max(rate, peak)) and the bounds hold (asserted at 30 Gbit/s) */
+	{
+		struct sdr_cc_params ref;
+
+		sdr_cc_params_default(&ref);
+		ref.ai_ref_k = 32;
+		test_fairness_ceiling(30 * GBIT, NULL, REPORT, "defaults");
+		test_fairness_ceiling(30 * GBIT, &ref, STRICT, "ai_ref_k 32");
+		test_fairness_ceiling(10 * GBIT, NULL, REPORT, "defaults");
+		test_fairness_ceiling(10 * GBIT, &ref, REPORT, "ai_ref_k 32");
+		test_fairness_ceiling(3 * GBIT, &ref, REPORT, "ai_ref_k 32");
+	}
 	/* host jitter: ACKs processed up to 5 ms late (a level changing every
 	 * 50 ms, as on a loaded 2-core host): ECN leads, delay waits above the
 	 * noise; the same run with the delay target T alone (ecn_delay_frac and

@@ -17,7 +17,8 @@
  *   perqp the QP's own setting (the request's cc) over the daemon's;
  *   settle marks echoed for duplicates (counted by the receiver, acknowledged
  *         once) do not outlive two round trips: no cut after the marks end;
- *   noise --cc-noise-probe on reaches the controllers (off by default).
+ *   noise --cc-noise-probe on reaches the controllers (off by default);
+ *   airef --cc-ai-ref K reaches the controllers (0 by default).
  *
  * `test_ccwire NAME` runs one (meson: ccwire_NAME).
  */
@@ -434,8 +435,27 @@ static void t_noise(void)
 	rig_free(r);
 }
 
-static const struct t_case tests[] = {{"on", t_on},         {"off", t_off},    {"perqp", t_perqp},
-				      {"ec", t_ec},         {"auto", t_auto},  {"burst", t_burst},
-				      {"settle", t_settle}, {"noise", t_noise}};
+/* --cc-ai-ref K reaches every QP's controller (ai_ref_k K; 0 by default),
+ * and the stream still completes bit-exact at the controller's rate */
+static void t_airef(void)
+{
+	struct rig *r = mk("on");
+
+	CHECK(cc_of(r, RIG_A)->cc.p.ai_ref_k == 0, "default ai_ref_k %.1f",
+	      cc_of(r, RIG_A)->cc.p.ai_ref_k);
+	rig_free(r);
+	r = mk("on --cc-ai-ref 32");
+	CHECK(cc_of(r, RIG_A)->cc.p.ai_ref_k == 32, "--cc-ai-ref 32: ai_ref_k %.1f",
+	      cc_of(r, RIG_A)->cc.p.ai_ref_k);
+	CHECK(run_checked(r, 300 * MS, RATE) == 0, "pacer rate != controller rate");
+	CHECK(b_done > 0 && b_bad == 0, "%llu receives, %llu not bit-exact",
+	      (unsigned long long)b_done, (unsigned long long)b_bad);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+}
+
+static const struct t_case tests[] = {{"on", t_on},         {"off", t_off},     {"perqp", t_perqp},
+				      {"ec", t_ec},         {"auto", t_auto},   {"burst", t_burst},
+				      {"settle", t_settle}, {"noise", t_noise}, {"airef", t_airef}};
 
 T_MAIN("test_ccwire", tests)

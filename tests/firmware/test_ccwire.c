@@ -415,19 +415,22 @@ static void t_settle(void)
 	rig_free(r);
 }
 
-/* --cc-noise-probe on reaches every QP's controller (noise_probe_k 2; 0 by
- * default), and the stream still completes bit-exact at the controller's
- * rate */
-static void t_noise(void)
+/* A daemon option of the controller reaches every QP's controller: the
+ * parameter @p get reads is @p def without @p args and @p want with them,
+ * and the stream still completes bit-exact at the controller's rate. */
+static void option_reaches(const char *args, double (*get)(const struct sdr_cc_params *),
+			   double def, double want)
 {
+	char cc[128];
 	struct rig *r = mk("on");
 
-	CHECK(cc_of(r, RIG_A)->cc.p.noise_probe_k == 0, "default noise_probe_k %.1f",
-	      cc_of(r, RIG_A)->cc.p.noise_probe_k);
+	CHECK(get(&cc_of(r, RIG_A)->cc.p) == def, "default: %.1f, not %.1f",
+	      get(&cc_of(r, RIG_A)->cc.p), def);
 	rig_free(r);
-	r = mk("on --cc-noise-probe on");
-	CHECK(cc_of(r, RIG_A)->cc.p.noise_probe_k == 2, "--cc-noise-probe on: noise_probe_k %.1f",
-	      cc_of(r, RIG_A)->cc.p.noise_probe_k);
+	snprintf(cc, sizeof(cc), "on %s", args);
+	r = mk(cc);
+	CHECK(get(&cc_of(r, RIG_A)->cc.p) == want, "%s: %.1f, not %.1f", args,
+	      get(&cc_of(r, RIG_A)->cc.p), want);
 	CHECK(run_checked(r, 300 * MS, RATE) == 0, "pacer rate != controller rate");
 	CHECK(b_done > 0 && b_bad == 0, "%llu receives, %llu not bit-exact",
 	      (unsigned long long)b_done, (unsigned long long)b_bad);
@@ -435,23 +438,26 @@ static void t_noise(void)
 	rig_free(r);
 }
 
-/* --cc-ai-ref K reaches every QP's controller (ai_ref_k K; 0 by default),
- * and the stream still completes bit-exact at the controller's rate */
+static double noise_probe_k(const struct sdr_cc_params *p)
+{
+	return p->noise_probe_k;
+}
+
+static double ai_ref_k(const struct sdr_cc_params *p)
+{
+	return p->ai_ref_k;
+}
+
+/* --cc-noise-probe on: noise_probe_k 2 (0 by default) */
+static void t_noise(void)
+{
+	option_reaches("--cc-noise-probe on", noise_probe_k, 0, 2);
+}
+
+/* --cc-ai-ref K: ai_ref_k K (0 by default) */
 static void t_airef(void)
 {
-	struct rig *r = mk("on");
-
-	CHECK(cc_of(r, RIG_A)->cc.p.ai_ref_k == 0, "default ai_ref_k %.1f",
-	      cc_of(r, RIG_A)->cc.p.ai_ref_k);
-	rig_free(r);
-	r = mk("on --cc-ai-ref 32");
-	CHECK(cc_of(r, RIG_A)->cc.p.ai_ref_k == 32, "--cc-ai-ref 32: ai_ref_k %.1f",
-	      cc_of(r, RIG_A)->cc.p.ai_ref_k);
-	CHECK(run_checked(r, 300 * MS, RATE) == 0, "pacer rate != controller rate");
-	CHECK(b_done > 0 && b_bad == 0, "%llu receives, %llu not bit-exact",
-	      (unsigned long long)b_done, (unsigned long long)b_bad);
-	CHECK(rig_check_invariants(r) == 0, "rig invariants");
-	rig_free(r);
+	option_reaches("--cc-ai-ref 32", ai_ref_k, 0, 32);
 }
 
 static const struct t_case tests[] = {{"on", t_on},         {"off", t_off},     {"perqp", t_perqp},

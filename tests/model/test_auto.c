@@ -23,6 +23,23 @@ static void base_cfg(struct sdr_auto_cfg *c)
 	c->pkts_per_chunk = 1;
 }
 
+/* The model's parameters AUTO evaluates with base_cfg(): 4 KiB chunks (a
+ * loss per chunk), 1 Gbit/s, 25 ms, alpha 0.5, beta alpha/2. */
+static struct sdr_model_params model_prm(uint64_t msg_bytes, double loss)
+{
+	struct sdr_model_params prm = {0};
+
+	prm.msg_bytes = msg_bytes;
+	prm.chunk_bytes = 4096;
+	prm.pkts_per_chunk = 1;
+	prm.rate_bps = 1e9;
+	prm.rtt_s = 0.025;
+	prm.pkt_loss = loss;
+	prm.alpha = 0.5;
+	prm.beta = -1;
+	return prm;
+}
+
 int main(void)
 {
 	struct sdr_auto_cfg c;
@@ -99,7 +116,7 @@ int main(void)
 		const uint64_t sizes[] = {4096, 256 << 10, 4 << 20, 32 << 20, 1ull << 30};
 		for (unsigned li = 0; li < 4; li++) {
 			for (unsigned si = 0; si < 5; si++) {
-				struct sdr_model_params prm = {0};
+				struct sdr_model_params prm = model_prm(sizes[si], losses[li]);
 				struct sdr_model_result r[SDR_MODEL_N_DEFAULT_SCHEMES];
 				size_t best;
 				base_cfg(&c);
@@ -108,14 +125,6 @@ int main(void)
 				sdr_auto_init(&a, &c);
 				sdr_auto_rtt(&a, 0.025);
 				int got = sdr_auto_pick(&a, sizes[si], &s);
-				prm.msg_bytes = sizes[si];
-				prm.chunk_bytes = 4096;
-				prm.pkts_per_chunk = 1;
-				prm.rate_bps = 1e9;
-				prm.rtt_s = 0.025;
-				prm.pkt_loss = losses[li];
-				prm.alpha = 0.5;
-				prm.beta = -1;
 				const struct sdr_scheme *orig = sdr_model_default_schemes;
 				CHECK(sdr_model_pick(&prm, orig, SDR_MODEL_N_DEFAULT_SCHEMES,
 						     SDR_MODEL_OBJ_MEAN, r, &best) == 0);
@@ -133,18 +142,10 @@ int main(void)
 	 * RS(8,2) each send one parity chunk, XOR(32,8) four. The model
 	 * charges what is sent, and rebuilds from what is sent ... */
 	{
-		struct sdr_model_params prm = {0};
+		struct sdr_model_params prm = model_prm(4 * 4096, 0.01);
 		struct sdr_model_result r[SDR_MODEL_N_DEFAULT_SCHEMES];
 		size_t best;
 
-		prm.msg_bytes = 4 * 4096;
-		prm.chunk_bytes = 4096;
-		prm.pkts_per_chunk = 1;
-		prm.rate_bps = 1e9;
-		prm.rtt_s = 0.025;
-		prm.pkt_loss = 0.01;
-		prm.alpha = 0.5;
-		prm.beta = -1;
 		CHECK(sdr_model_pick(&prm, sdr_model_default_schemes, SDR_MODEL_N_DEFAULT_SCHEMES,
 				     SDR_MODEL_OBJ_MEAN, r, &best) == 0);
 		CHECK(sdr_model_default_schemes[1].k == 32 && sdr_model_default_schemes[3].k == 8);

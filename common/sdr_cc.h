@@ -55,11 +55,11 @@ struct sdr_cc_params {
 	double ecn_g;          /**< gain of alpha's EWMA (DCQCN's g) */
 	double alpha0;         /**< alpha at the start (DCQCN: 1, the first CE halves) */
 	double ai_frac;        /**< additive increase per interval, of the ceiling ... */
-	double ai_ref_k;       /**< ... or of ai_ref_k x the largest delivery rate the
-	                            flow measured, where that is lower: a ceiling
-	                            far above the link (a NIC's line rate) does not
-	                            make the step a large part of the flow's share
-	                            (0: the ceiling alone) */
+	double ai_ref_k;       /**< ... or of sqrt(ceiling x ai_ref_k x max(rate,
+	                            peak)), where that is lower: a ceiling far
+	                            above the link (a NIC's line rate) does not
+	                            make the step a large part of the flow's
+	                            share (0: the ceiling alone; --cc-ai-ref) */
 	unsigned ai_accel;     /**< cap of the calm-interval acceleration factor */
 	double span_max;       /**< an interval that spans n base RTTs (an ACK per
 	                            unit, seconds apart at a low rate) counts as

@@ -28,6 +28,9 @@ static void test_geom_example(void)
 	CHECK_EQ(sdr_ecfw_sub_clen(&g, 0), 16384);
 	CHECK_EQ(sdr_ecfw_sub_clen(&g, 2), 16384); /* chunk 16 is full; 18 is padded */
 	CHECK_EQ(sdr_ecfw_par_npkt(&g, 2), 4);
+	/* parity 2 + 2 + ceil(3 x 2 / 8) = 5 chunks of 4 packets: 20 */
+	CHECK_EQ(sdr_ec_sub_parity(SDR_EC_RS, g.k, g.m, sdr_ecfw_sub_nreal(&g, 2)), 1);
+	CHECK_EQ(sdr_ec_msg_parity(SDR_EC_RS, g.k, g.m, g.nchunks) * sdr_ecfw_par_npkt(&g, 2), 20);
 	/* a message of one short chunk: parity as long as the data */
 	CHECK_EQ(sdr_ecfw_geom_init(&g, 5000, 4096, 16, 32, 8), 0);
 	CHECK_EQ(g.nchunks, 1);

@@ -120,16 +120,13 @@ static inline int sdr_ec_code_parse(const char *name, enum sdr_ec_code *code)
  */
 static inline uint32_t sdr_ec_sub_parity(unsigned code, uint32_t k, uint32_t m, uint32_t nreal)
 {
-	uint64_t p;
-
 	if (!k || !m || !nreal)
 		return 0;
 	if (nreal >= k)
 		return m;
 	if (code == SDR_EC_XOR)
 		return nreal < m ? nreal : m;
-	p = ((uint64_t)nreal * m + k - 1) / k;
-	return (uint32_t)p;
+	return (uint32_t)(((uint64_t)nreal * m + k - 1) / k);
 }
 
 /** Parity chunks of a message of @p nchunks data chunks (sdr_ec_sub_parity()

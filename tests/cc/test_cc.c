@@ -968,7 +968,8 @@ static void test_beside_reno(const char *link, bool ecn, bool sdr_first, uint64_
 }
 
 /* Two flows through @p link, whose capacity is halved at 4 s and restored
- * at 8 s, every flow's ceiling @p ceiling, ACKs up to @p jit late (host_delay()); @p level 2: every figure asserted, 1: the
+ * at 8 s, every flow's ceiling @p ceiling, ACKs up to @p jit late
+ * (host_delay()); @p level 2: every figure asserted, 1: the
  * re-convergence (RTT 10..20 of the restored capacity at >= 85 % of it) and
  * the loss, 0: reported only */
 static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t jit,

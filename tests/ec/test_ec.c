@@ -296,14 +296,13 @@ static void run_case(const struct sdr_ec_ops *ops, unsigned int k, unsigned int 
 static void test_short_sub(const struct sdr_ec_ops *ops, unsigned int k, unsigned int m, size_t len)
 {
 	enum sdr_ec_code code = ops->code;
-	struct sdr_ec *ec = sdr_ec_create_with(ops, k, m);
 	uint8_t present[MAXC];
 	struct stripe s;
+	struct sdr_ec *ec;
 
-	if (sdr_ec_check_params(code, k, m) != 0) {
-		sdr_ec_free(ec);
+	if (sdr_ec_check_params(code, k, m) != 0)
 		return;
-	}
+	ec = sdr_ec_create_with(ops, k, m);
 	CHECK(ec != NULL);
 	if (!ec)
 		return;

@@ -225,8 +225,10 @@ static enum sdr_cc_event decide_comp(struct sdr_cc *cc, uint64_t len)
 		cc->dec_loss++;
 		return SDR_CC_DEC_LOSS;
 	}
-	if (app_limited(cc, len))
+	if (app_limited(cc, len)) {
+		cc->holds_app++;
 		return SDR_CC_HOLD;
+	}
 	cc->increases++;
 	if (rtt > 0)
 		cc->rate += cc->p.comp_ai_bytes * 8e9 / rtt * ((double)len / rtt);
@@ -473,6 +475,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			to = cc->rate * (1 - cc->p.max_mdf);
 		if (ep && dlv > 0 && to >= cc->rate) {
 			ev = SDR_CC_HOLD; /* (draining a probe's overshoot) */
+			cc->holds_drain++;
 			cc->calm = 0;
 		} else if (ce_alone && to >= cc->rate && n > m) {
 			/* (the unmarked round trips outweigh; a mark still
@@ -511,6 +514,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->dec_loss++;
 	} else if (app_limited(cc, len)) {
 		ev = SDR_CC_HOLD; /* it did not use what it had */
+		cc->holds_app++;
 	} else if (cc->startup) {
 		cc->rate *= cc->p.startup_gain;
 		ev = SDR_CC_STARTUP;

@@ -202,6 +202,11 @@ struct sdr_cc {
 	uint64_t loss_windows; /**< loss windows judged (not under queueing) */
 	double loss_est;       /**< the packet loss fraction of the last one */
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
+	uint64_t holds_app;   /**< decisions that held: the interval sent less
+	                           than its rate let it (app-limited) */
+	uint64_t holds_drain; /**< ... congested, but the rate already at or
+	                           below the share a probe's cut planned (its
+	                           overshoot draining) */
 	enum sdr_cc_event last;
 	double last_q_ns; /**< queueing delay of the last decision, ns */
 	double jit;       /**< ns: smoothed q of the intervals without CE (noise of

@@ -217,18 +217,20 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		"    CC: rate %.1f Mbit/s ceiling %.1f | base rtt %.0f us srtt %.0f us | "
 		"alpha %.3f | delay target %.0f us (jitter %.0f us) | last %s | cuts ecn %" PRIu64
 		" delay %" PRIu64 " loss %" PRIu64 " increases %" PRIu64 " (probes %" PRIu64
-		", peak %.1f Mbit/s) intervals %" PRIu64 " | TCP-competitive %s (entered %" PRIu64
-		", %" PRIu64 " intervals, %" PRIu64 " ended at the limit) | losses %" PRIu64
-		" (and %" PRIu64 " sent before a cut;"
+		", peak %.1f Mbit/s) holds app-limited %" PRIu64 " draining %" PRIu64
+		" intervals %" PRIu64 " | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64
+		" intervals, %" PRIu64 " ended at the limit) | losses %" PRIu64 " (and %" PRIu64
+		" sent before a cut;"
 		" loss windows %" PRIu64 ", the last %.2f %% of the packets)"
 		" | CE echoed %" PRIu64 " (taken %" PRIu64 ", echo ACKs %" PRIu64
 		") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
-		k->increases, k->probes, k->peak / 1e6, k->intervals, k->comp ? "yes" : "no",
-		k->comp_enters, k->comp_iv, k->comp_expired, k->lost_events, k->stale_lost,
-		k->loss_windows, 100 * k->loss_est, c->ce_echoed, k->ce, c->echo_acks, c->rx_ce);
+		k->increases, k->probes, k->peak / 1e6, k->holds_app, k->holds_drain, k->intervals,
+		k->comp ? "yes" : "no", k->comp_enters, k->comp_iv, k->comp_expired, k->lost_events,
+		k->stale_lost, k->loss_windows, 100 * k->loss_est, c->ce_echoed, k->ce,
+		c->echo_acks, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -245,14 +247,15 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"ecn_leads\":%d,\"delay_target_us\":%.1f,\"jitter_us\":%.1f"
 		",\"competitive\":%d,\"comp_enters\":%" PRIu64 ",\"comp_intervals\":%" PRIu64
 		",\"comp_expired\":%" PRIu64 ",\"stale_lost\":%" PRIu64 ",\"loss_windows\":%" PRIu64
-		",\"loss_est\":%.5f,\"probes\":%" PRIu64 ",\"peak_bps\":%.0f}",
+		",\"loss_est\":%.5f,\"probes\":%" PRIu64 ",\"peak_bps\":%.0f"
+		",\"holds_app\":%" PRIu64 ",\"holds_drain\":%" PRIu64 "}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
 		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
 		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
 		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost,
-		k->loss_windows, k->loss_est, k->probes, k->peak);
+		k->loss_windows, k->loss_est, k->probes, k->peak, k->holds_app, k->holds_drain);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -272,6 +275,8 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_dec_delay", k->dec_delay);
 	kv->u64(kv->arg, "cc_dec_loss", k->dec_loss);
 	kv->u64(kv->arg, "cc_increases", k->increases);
+	kv->u64(kv->arg, "cc_holds_app", k->holds_app);
+	kv->u64(kv->arg, "cc_holds_drain", k->holds_drain);
 	kv->u64(kv->arg, "cc_probes", k->probes);
 	kv->u64(kv->arg, "cc_peak_bps", (uint64_t)k->peak);
 	kv->u64(kv->arg, "cc_ce_echoed", c->ce_echoed);
@@ -311,6 +316,10 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 		   "kind=\"loss-cut\"", (double)k->dec_loss);
 	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
 		   "kind=\"increase\"", (double)k->increases);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"hold-app-limited\"", (double)k->holds_app);
+	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
+		   "kind=\"hold-draining\"", (double)k->holds_drain);
 	m->counter(m->arg, "cc_probes",
 		   "congestion control: increases that probed above the rate of its last cuts",
 		   NULL, (double)k->probes);

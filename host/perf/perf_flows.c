@@ -20,6 +20,7 @@
 #define FLOW_WIN_MAX 600    /* windows per run */
 #define FLOW_Q_SAMPLES 8192 /* queue samples (every 100 ms) */
 #define FLOW_SEQ_BITS 40    /* wr_id = flow << 40 | message number */
+#define FLOW_DEC_KINDS 4    /* decisions counted per window (struct flow dec) */
 
 struct flow {
 	struct sdr_qp *qa, *qb;
@@ -33,7 +34,11 @@ struct flow {
 	double cuts[3];                /* its controller's cuts: ECN, delay, loss */
 	double comp;                   /* times it entered the TCP-competitive mode */
 	double incs, probes;           /* its controller's increases, probing ones among them */
-	double noise_us;               /* its controller's noise estimate J at the end */
+	double holds[2];               /* its controller's holds: app-limited, draining */
+	/* its controller's decisions up to each window's end: cuts, increases,
+	 * holds app-limited, holds draining (telemetry's counters) */
+	double dec[FLOW_WIN_MAX][FLOW_DEC_KINDS];
+	double noise_us; /* its controller's noise estimate J at the end */
 };
 
 #define LINK_KEYS 5
@@ -101,8 +106,15 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 		for (unsigned i = 0; i < fl->n; i++) {
 			struct flow *f = &fl->f[i];
 
-			if (w < FLOW_WIN_MAX)
+			if (w < FLOW_WIN_MAX) {
 				f->rate_bps[w] = qp_num(buf, f->qpn_a, "cc_rate_bps");
+				f->dec[w][0] = qp_num(buf, f->qpn_a, "cc_dec_ecn") +
+					       qp_num(buf, f->qpn_a, "cc_dec_delay") +
+					       qp_num(buf, f->qpn_a, "cc_dec_loss");
+				f->dec[w][1] = qp_num(buf, f->qpn_a, "cc_increases");
+				f->dec[w][2] = qp_num(buf, f->qpn_a, "cc_holds_app");
+				f->dec[w][3] = qp_num(buf, f->qpn_a, "cc_holds_drain");
+			}
 			if (last) {
 				f->cuts[0] = qp_num(buf, f->qpn_a, "cc_dec_ecn");
 				f->cuts[1] = qp_num(buf, f->qpn_a, "cc_dec_delay");
@@ -110,6 +122,8 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 				f->comp = qp_num(buf, f->qpn_a, "cc_comp_enters");
 				f->incs = qp_num(buf, f->qpn_a, "cc_increases");
 				f->probes = qp_num(buf, f->qpn_a, "cc_probes");
+				f->holds[0] = qp_num(buf, f->qpn_a, "cc_holds_app");
+				f->holds[1] = qp_num(buf, f->qpn_a, "cc_holds_drain");
 				f->noise_us = qp_num(buf, f->qpn_a, "cc_noise_us");
 			}
 		}
@@ -373,11 +387,12 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		for (unsigned i = 0; i < fl->n; i++)
 			printf("  flow %-3u payload goodput %9.2f Mbit/s  msgs ok %" PRIu64
 			       " bad %" PRIu64 "  CE %.4f  cuts ecn %.0f delay %.0f loss %.0f"
-			       "  TCP-competitive %.0f  increases %.0f (probes %.0f)  noise %.0f "
-			       "us\n",
+			       "  TCP-competitive %.0f  increases %.0f (probes %.0f)  holds "
+			       "app-limited %.0f draining %.0f  noise %.0f us\n",
 			       i, gp[i] / 1e6, fl->f[i].ok, fl->f[i].bad, fl->f[i].ce_frac,
 			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].cuts[2], fl->f[i].comp,
-			       fl->f[i].incs, fl->f[i].probes, fl->f[i].noise_us);
+			       fl->f[i].incs, fl->f[i].probes, fl->f[i].holds[0], fl->f[i].holds[1],
+			       fl->f[i].noise_us);
 		printf("  aggregate  %.2f Mbit/s (%.1f %% of the link)  Jain %.4f over the steady"
 		       " state, per window min %.4f mean %.4f\n",
 		       sum / 1e6, 100 * sum / cap, jain_of(gp, fl->n), jmin, nj ? jsum / nj : NAN);
@@ -440,6 +455,8 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		sb_jnum(&j, "cc_comp_enters", f->comp);
 		sb_jnum(&j, "cc_increases", f->incs);
 		sb_jnum(&j, "cc_probes", f->probes);
+		sb_jnum(&j, "cc_holds_app", f->holds[0]);
+		sb_jnum(&j, "cc_holds_drain", f->holds[1]);
 		sb_jnum(&j, "cc_noise_us", f->noise_us);
 		sb_add(&j, ",\"win_bps\":[");
 		for (unsigned w = 0; w < fl->nwin; w++)
@@ -448,7 +465,23 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		for (unsigned w = 0; w < fl->nwin; w++)
 			sb_add(&j, "%s%.0f", w ? "," : "",
 			       isnan(f->rate_bps[w]) ? -1 : f->rate_bps[w]);
-		sb_add(&j, "]}");
+		sb_add(&j, "]");
+		/* per window: the decisions its controller made in it (-1:
+		 * no telemetry) */
+		for (int k = 0; k < FLOW_DEC_KINDS; k++) {
+			static const char *const dk[FLOW_DEC_KINDS] = {
+				"cc_win_cuts", "cc_win_increases", "cc_win_holds_app",
+				"cc_win_holds_drain"};
+
+			sb_add(&j, ",\"%s\":[", dk[k]);
+			for (unsigned w = 0; w < fl->nwin; w++) {
+				double v = w ? f->dec[w][k] - f->dec[w - 1][k] : f->dec[w][k];
+
+				sb_add(&j, "%s%.0f", w ? "," : "", isnan(v) ? -1 : v);
+			}
+			sb_add(&j, "]");
+		}
+		sb_add(&j, "}");
 	}
 	sb_add(&j, "]}");
 	printf("%s\n", j.p ? j.p : "{}");
@@ -492,8 +525,11 @@ int run_flows(void)
 	fl->f = calloc(fl->n, sizeof(*fl->f));
 	if (fl->f && !rig_start(&rig, o.link, o.size)) {
 		for (unsigned i = 0; i < fl->n; i++)
-			for (unsigned w = 0; w < FLOW_WIN_MAX; w++)
+			for (unsigned w = 0; w < FLOW_WIN_MAX; w++) {
 				fl->f[i].rate_bps[w] = NAN;
+				for (int k = 0; k < FLOW_DEC_KINDS; k++)
+					fl->f[i].dec[w][k] = NAN;
+			}
 		if (!fl_setup(fl, &p) && !fl_loop(fl, p.size)) {
 			fl_report(fl, &p);
 			rc = 0;

@@ -279,10 +279,15 @@ static void test_reactions(void)
 		      "a probe's overshoot: cut to %.2f of the rate (%s), peak %.0f of %.0f Mbit/s",
 		      f0, sdr_cc_event_name(pr.last), pr.peak / 1e6, r0p / 1e6);
 		r0p = pr.rate;
+		uint64_t hd = pr.holds_drain, ha = pr.holds_app;
+
 		tp = sent_delivered_ce(&pr, tp, 1, 1.1, 40 * MS, 10);
-		CHECK(pr.last == SDR_CC_HOLD && pr.rate == r0p,
-		      "the queue draining as the cut planned: %s, %.0f of %.0f Mbit/s",
-		      sdr_cc_event_name(pr.last), pr.rate / 1e6, r0p / 1e6);
+		CHECK(pr.last == SDR_CC_HOLD && pr.rate == r0p && pr.holds_drain == hd + 1 &&
+			      pr.holds_app == ha,
+		      "the queue draining as the cut planned: %s, %.0f of %.0f Mbit/s, "
+		      "holds draining +%" PRIu64 " app-limited +%" PRIu64,
+		      sdr_cc_event_name(pr.last), pr.rate / 1e6, r0p / 1e6, pr.holds_drain - hd,
+		      pr.holds_app - ha);
 	}
 
 	/* the same flow with RTT samples 2 ms above the base, all of them,
@@ -375,12 +380,17 @@ static void test_reactions(void)
 
 	/* application-limited: no increase (an idle QP does not inflate) */
 	r0 = sdr_cc_rate(&cc);
+	uint64_t ha0 = cc.holds_app, hd0 = cc.holds_drain, i0 = cc.intervals;
+
 	for (unsigned k = 0; k < 30; k++) {
 		t += 3 * MS;
 		sdr_cc_on_ack(&cc, t, 25 * MS, 1, 0, 0); /* sent nothing */
 	}
-	CHECK(sdr_cc_rate(&cc) == r0 && cc.last == SDR_CC_HOLD, "app-limited hold: %s",
-	      sdr_cc_event_name(cc.last));
+	/* (every decision of the 90 ms held, and is counted as app-limited) */
+	CHECK(sdr_cc_rate(&cc) == r0 && cc.last == SDR_CC_HOLD && cc.intervals - i0 >= 2 &&
+		      cc.holds_app - ha0 == cc.intervals - i0 && cc.holds_drain == hd0,
+	      "app-limited hold: %s, %" PRIu64 " of %" PRIu64 " decisions counted as app-limited",
+	      sdr_cc_event_name(cc.last), cc.holds_app - ha0, cc.intervals - i0);
 
 	/* at a rate where a frame takes longer than an interval (1 Mbit/s: 74 ms
 	 * for 9216 B, intervals of 25 ms) the intervals that sent nothing are

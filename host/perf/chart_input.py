@@ -7,14 +7,17 @@ import json
 import sys
 
 
-def args(doc, what, default_out):
+def args(doc, what, default_out, more=None):
     """INPUT (`what`: the sdr-perf output it reads, '-' for stdin), --out,
-    --title; the description is the first line of `doc`."""
+    --title, and what `more(parser)` adds; the description is the first
+    line of `doc`."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("input", help="%s, '-' for stdin" % what)
     ap.add_argument("--out", default=default_out,
                     help="PNG to write (default %s)" % default_out)
     ap.add_argument("--title", default=None, help="chart title (default: from the run)")
+    if more:
+        more(ap)
     return ap.parse_args()
 
 

@@ -16,6 +16,10 @@
 #             --cc on's goodput against --cc off's, >= SDR_CC_RESERVED (default
 #             0.85: the 0.95 asked of a quiet host is not met on a loaded
 #             2-core one, whose scheduling reaches the RTT samples).
+# capacity and reserved check the controllers' decisions per window too
+# (sdr-perf's cc_win_* series: each flow cuts after the halving; no window
+# counts more than the run's totals) and chart their run with
+# host/perf/flows_plot.py (a PNG, in the test's temporary directory).
 # The bounds are loose where a loaded 2-core machine cannot carry the
 # figure (goodput, Jain); every figure is printed. SDR_CC_RATE (default
 # 100mbit: what the rig carries on such a machine) scales the link;
@@ -59,6 +63,14 @@ for p in glob.glob(tmp + "/*.json"):
     r[os.path.basename(p)[:-5]] = json.loads(ls[-1])
 exec(code, {"r": r, "os": os})
 EOF
+}
+
+# plot TAG: the chart of run TAG (host/perf/flows_plot.py), a PNG
+plot() {
+	"$SDR_PYTHON" "$here/../../host/perf/flows_plot.py" "$tmp/$1.json" --out "$tmp/$1.png" \
+		--avg 2 >"$tmp/$1.plot" 2>&1 || { cat "$tmp/$1.plot"; fail "flows_plot.py failed"; }
+	[ "$(head -c 8 "$tmp/$1.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+		fail "flows_plot.py did not write a PNG"
 }
 
 BASE="delay=12.5ms,buffer=4MB,ecn=100KB"
@@ -131,7 +143,20 @@ print("worst loss of a %.2f s window %.2e; Jain over the run %.4f; probing inter
       "noise J %s us" % (w, worst, x["jain"], [f.get("cc_probes") for f in x["per_flow"]],
       [f.get("cc_noise_us") for f in x["per_flow"]]))
 assert worst <= 0.01, "a loss burst of %.2f %% in one window" % (100 * worst)
+# every flow s decisions per window (telemetry, read at each window s end):
+# each flow cut within 2 s of the halving, and no window counts more than
+# the run s totals
+for f in x["per_flow"]:
+    for k in ("cuts", "increases", "holds_app", "holds_drain"):
+        v = f["cc_win_" + k]
+        assert len(v) == len(rate) and all(d >= -1 for d in v), (k, v)
+        assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
+    cuts = f["cc_win_cuts"][steps[0]:steps[0] + int(2 / w)]
+    assert sum(d for d in cuts if d > 0) >= 1, "flow %d: no cut after the halving: %s" % (
+        f["flow"], cuts)
 ' || fail "capacity change"
+	plot cap
+
 	;;
 reserved)
 	# the QP alone, its ceiling (the port rate) a third of the link: nothing
@@ -148,7 +173,16 @@ print("alone below the link: --cc on %.2f Mbit/s, --cc off %.2f Mbit/s: %.1f %%;
       on["link_dropped_buffer"], off["link_dropped_buffer"], on["link_ce"]))
 lo = float(os.environ.get("SDR_CC_RESERVED", "0.85"))
 assert g >= lo, "--cc on reached %.1f %% of --cc off (< %.0f %%)" % (100 * g, 100 * lo)
+# the decisions per window: the controller decided in the run (its start-up
+# and increases at least), and no window counts more than the run s totals
+f = on["per_flow"][0]
+for k in ("cuts", "increases", "holds_app", "holds_drain"):
+    v = f["cc_win_" + k]
+    assert len(v) == len(f["win_bps"]) and all(d >= -1 for d in v), (k, v)
+    assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
+assert sum(d for d in f["cc_win_increases"] if d > 0) > 0, f["cc_win_increases"]
 ' || fail "reserved link"
+	plot res-on
 	;;
 *) fail "unknown case $case" ;;
 esac

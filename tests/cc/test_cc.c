@@ -1009,14 +1009,20 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 	double w1 = gput(&s, 0, 33, 34) + gput(&s, 1, 33, 34);
 	double w2 = gput(&s, 0, 34, 35) + gput(&s, 1, 34, 35);
 	double w3 = gput(&s, 0, 35, 36) + gput(&s, 1, 35, 36);
+	double hmin = cap; /* (the halved phase's worst window, 4.25..6 s) */
+
+	for (unsigned w = 17; w < 24; w++)
+		hmin = fmin(hmin, gput(&s, 0, w, w + 1) + gput(&s, 1, w, w + 1));
 
 	printf("%-10s capacity %g -> %g -> %g Gbit/s (ceiling %g, ACKs up to %g ms late): %.1f %% "
-	       "of the halved capacity after 10 RTT; restored: %.1f %% after 10 RTT (RTT 10..20 "
+	       "of the halved capacity after 10 RTT (its worst 10 RTT in 4.25..6 s %.1f %%); "
+	       "restored: %.1f %% after 10 RTT (RTT 10..20 "
 	       "%.1f %%, 20..30 %.1f %%, 30..40 %.1f %%), loss %.2e, %" PRIu64 " and %" PRIu64
 	       " probing intervals\n",
 	       what, gbit, gbit / 2, gbit, (double)ceiling / 1e9, (double)jit / 1e6,
-	       100 * half / (cap / 2), 100 * full / cap, 100 * w1 / cap, 100 * w2 / cap,
-	       100 * w3 / cap, (double)s.drops / (double)s.pkts_in, s.cc[0].probes, s.cc[1].probes);
+	       100 * half / (cap / 2), 100 * hmin / (cap / 2), 100 * full / cap, 100 * w1 / cap,
+	       100 * w2 / cap, 100 * w3 / cap, (double)s.drops / (double)s.pkts_in, s.cc[0].probes,
+	       s.cc[1].probes);
 	if (level == 0)
 		return;
 	CHECK((double)s.drops <= 0.01 * (double)s.pkts_in, "%s: loss %" PRIu64 " of %" PRIu64, what,

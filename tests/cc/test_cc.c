@@ -983,7 +983,8 @@ static void test_beside_reno(const char *link, bool ecn, bool sdr_first, uint64_
  * re-convergence (RTT 10..20 of the restored capacity at >= 85 % of it) and
  * the loss, 0: reported only */
 static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t jit,
-				 const struct sdr_cc_params *p, unsigned level, const char *what)
+				 unsigned ack_pkts, const struct sdr_cc_params *p, unsigned level,
+				 const char *what)
 {
 	static struct sim s;
 	double cap, gbit;
@@ -999,6 +1000,7 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 	s.end = 12000 * MS;
 	s.win = 250 * MS; /* = 10 RTT */
 	s.from = 3000 * MS;
+	s.ack_pkts = ack_pkts;
 	run(&s);
 	gbit = (double)s.rate_bps / 1e9;
 	cap = (double)s.rate_bps * PAYLOAD / FRAME;
@@ -1014,15 +1016,16 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 	for (unsigned w = 17; w < 24; w++)
 		hmin = fmin(hmin, gput(&s, 0, w, w + 1) + gput(&s, 1, w, w + 1));
 
-	printf("%-10s capacity %g -> %g -> %g Gbit/s (ceiling %g, ACKs up to %g ms late): %.1f %% "
+	printf("%-10s capacity %g -> %g -> %g Gbit/s (ceiling %g, ACKs up to %g ms late, one per "
+	       "%u packets): %.1f %% "
 	       "of the halved capacity after 10 RTT (its worst 10 RTT in 4.25..6 s %.1f %%); "
 	       "restored: %.1f %% after 10 RTT (RTT 10..20 "
 	       "%.1f %%, 20..30 %.1f %%, 30..40 %.1f %%), loss %.2e, %" PRIu64 " and %" PRIu64
 	       " probing intervals\n",
 	       what, gbit, gbit / 2, gbit, (double)ceiling / 1e9, (double)jit / 1e6,
-	       100 * half / (cap / 2), 100 * hmin / (cap / 2), 100 * full / cap, 100 * w1 / cap,
-	       100 * w2 / cap, 100 * w3 / cap, (double)s.drops / (double)s.pkts_in, s.cc[0].probes,
-	       s.cc[1].probes);
+	       ack_pkts > 1 ? ack_pkts : 1, 100 * half / (cap / 2), 100 * hmin / (cap / 2),
+	       100 * full / cap, 100 * w1 / cap, 100 * w2 / cap, 100 * w3 / cap,
+	       (double)s.drops / (double)s.pkts_in, s.cc[0].probes, s.cc[1].probes);
 	if (level == 0)
 		return;
 	CHECK((double)s.drops <= 0.01 * (double)s.pkts_in, "%s: loss %" PRIu64 " of %" PRIu64, what,
@@ -1397,7 +1400,7 @@ int main(int argc, char **argv)
 			      5 * MS, &noisy);
 	}
 	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
-			     10 * GBIT, 0, NULL, 2, "ECN+delay");
+			     10 * GBIT, 0, 1, NULL, 2, "ECN+delay");
 	/* where the rigs run: a ceiling of 3x the link, their 100 Mbit/s
 	 * scale, a host's jitter on the ACKs; by default reported (with the
 	 * jitter RTT 10..20 of the restored capacity at 51 % and 73 %: no
@@ -1409,13 +1412,23 @@ int main(int argc, char **argv)
 		static const char *const l01 =
 			"delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB";
 
-		test_capacity_change(l1, 3 * GBIT, 0, NULL, 0, "ECN+delay");
-		test_capacity_change(l1, 3 * GBIT, 5 * MS, NULL, 0, "jitter");
-		test_capacity_change(l1, 3 * GBIT, 5 * MS, &noisy, 1, "jitter,J");
-		test_capacity_change(l01, 3 * GBIT / 10, 0, NULL, 1, "ECN+delay");
-		test_capacity_change(l01, 3 * GBIT / 10, 0, &noisy, 1, "ECN,J");
-		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, NULL, 0, "jitter");
-		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, &noisy, 1, "jitter,J");
+		test_capacity_change(l1, 3 * GBIT, 0, 1, NULL, 0, "ECN+delay");
+		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, NULL, 0, "jitter");
+		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, &noisy, 1, "jitter,J");
+		test_capacity_change(l01, 3 * GBIT / 10, 0, 1, NULL, 1, "ECN+delay");
+		test_capacity_change(l01, 3 * GBIT / 10, 0, 1, &noisy, 1, "ECN,J");
+		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, 1, NULL, 0, "jitter");
+		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, 1, &noisy, 1, "jitter,J");
+		/* an ACK per unit, as SR sends them (16 packets: the default
+		 * --chunk-pkts), and per 4 packets (--chunk-pkts 4): reported.
+		 * At 100 Mbit/s a 16-packet unit at a flow's share takes 10 ms
+		 * or more, and fewer, later decisions retake less (docs/
+		 * congestion.md "How to tune") */
+		for (unsigned a = 4; a <= 16; a *= 4) {
+			test_capacity_change(l1, 3 * GBIT, 0, a, NULL, 0, "ECN+delay");
+			test_capacity_change(l01, 3 * GBIT / 10, 0, a, NULL, 0, "ECN+delay");
+			test_capacity_change(l01, 3 * GBIT / 10, 0, a, &noisy, 0, "ECN,J");
+		}
 	}
 	for (unsigned ecn = 0; ecn < 2; ecn++)
 		for (unsigned g = 0; g < 3; g++) {

@@ -46,6 +46,12 @@ def group(x, k):
     return [sum(x[i:i + k]) / len(x[i:i + k]) for i in range(0, len(x), k)]
 
 
+def mids(w, k, ngroups, nwin):
+    """The times (s) of the middles of ngroups groups of k windows of w s
+    (the last group ends at window nwin)."""
+    return [w * min(k * i + k / 2, nwin) for i in range(ngroups)]
+
+
 def decisions(ax, fl, key, w, marker, color, label):
     """Markers on the flow's controller rate at the end of each window in
     which its controller made a decision of kind `key` (cc_win_...)."""
@@ -70,9 +76,8 @@ def main():
     cut_seen = hold_seen = False
     for fl in r["per_flow"]:
         g = group(fl["win_bps"], k)
-        t = [w * min(k * i + k / 2, len(fl["win_bps"])) for i in range(len(g))]
-        line, = ax.plot(t, [v / 1e6 for v in g], marker=".",
-                        label="flow %d (%.1f Mbit/s)" % (fl["flow"], fl["goodput_bps"] / 1e6))
+        line, = ax.plot(mids(w, k, len(g), len(fl["win_bps"])), [v / 1e6 for v in g],
+                        marker=".", label="flow %d (%.1f Mbit/s)" % (fl["flow"], fl["goodput_bps"] / 1e6))
         rt = [(w * (i + 1), v / 1e6) for i, v in enumerate(fl.get("cc_rate_bps", [])) if v >= 0]
         if rt:
             ax.plot([x for x, _ in rt], [y for _, y in rt], linestyle=":",
@@ -83,7 +88,7 @@ def main():
         h = decisions(ax, fl, "cc_win_holds_drain", w, "s", line.get_color(),
                       None if hold_seen else "controller held (overshoot draining)")
         cut_seen, hold_seen = cut_seen or c, hold_seen or h
-    cap = [v for v in r.get("win_link_rate_bps", [])]
+    cap = r.get("win_link_rate_bps", [])
     if cap and all(v > 0 for v in cap):
         # the capacity at each window's end: the schedule as a step
         xs = [0.0] + [w * (i + 1) for i in range(len(cap))]
@@ -100,14 +105,12 @@ def main():
     ax.grid(alpha=0.3)
     nwin = min(len(fl["win_bps"]) for fl in r["per_flow"])
     gs = [group(fl["win_bps"][:nwin], k) for fl in r["per_flow"]]
-    tw = [w * min(k * i + k / 2, nwin) for i in range(len(gs[0]))]
     js = [jain([g[i] for g in gs]) for i in range(len(gs[0]))]
-    aj.plot(tw, js, marker=".", color="black", label="Jain")
+    aj.plot(mids(w, k, len(js), nwin), js, marker=".", color="black", label="Jain")
     ce, ect = r.get("win_link_ce", []), r.get("win_link_ect", [])
     if ce and ect and all(v >= 0 for v in ce + ect):
         ce, ect = group(ce, k), group(ect, k)
-        cf = [(w * min(k * i + k / 2, nwin), c / e) for i, (c, e) in enumerate(zip(ce, ect))
-              if e > 0]
+        cf = [(x, c / e) for x, c, e in zip(mids(w, k, len(ce), nwin), ce, ect) if e > 0]
         aj.plot([x for x, _ in cf], [y for _, y in cf], color="tab:red", linewidth=0.8,
                 label="CE of ECT frames")
         aj.legend(fontsize=7, loc="lower right")

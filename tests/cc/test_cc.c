@@ -977,11 +977,6 @@ static void test_beside_reno(const char *link, bool ecn, bool sdr_first, uint64_
 		CHECK(s.cc[q].comp_enters > 0, "beside Reno without ECN: no TCP-competitive mode");
 }
 
-/* Two flows through @p link, whose capacity is halved at 4 s and restored
- * at 8 s, every flow's ceiling @p ceiling, ACKs up to @p jit late
- * (host_delay()); @p level 2: every figure asserted, 1: the
- * re-convergence (RTT 10..20 of the restored capacity at >= 85 % of it) and
- * the loss, 0: reported only */
 /* One run of the capacity case: the figures test_capacity_change() reports,
  * of the capacity (cap) or of the halved capacity (half, hmin) */
 struct cap_run {
@@ -1041,7 +1036,9 @@ static void capacity_run(struct sim *s, const char *link, uint64_t ceiling, uint
 	r->comp = s->cc[0].comp_enters + s->cc[1].comp_enters;
 }
 
-/* The capacity halved at 4 s and restored at 8 s under two flows, run from
+/* Two flows through @p link, every flow's ceiling @p ceiling, ACKs up to
+ * @p jit late (host_delay()), one per @p ack_pkts packets: the capacity
+ * halved at 4 s and restored at 8 s, run from
  * CAP_GAPS start gaps (the second flow 100..142 ms after the first): one
  * trajectory's figures move by tens of points with the start (or with a
  * change of 0.01 % in one estimate: the decisions are thresholds), so the

@@ -61,7 +61,15 @@ for p in glob.glob(tmp + "/*.json"):
     ls = [l for l in open(p) if l.startswith('{"mode":"flows"')]
     assert ls, "%s: no JSON line" % p
     r[os.path.basename(p)[:-5]] = json.loads(ls[-1])
-exec(code, {"r": r, "os": os})
+def decisions(f):
+    """Flow f s decisions per window (sdr-perf s cc_win_* series, read at
+    each window s end): one value per window, -1 at most where telemetry did
+    not answer, and no more in all windows than the run s totals"""
+    for k in ("cuts", "increases", "holds_app", "holds_drain"):
+        v = f["cc_win_" + k]
+        assert len(v) == len(f["win_bps"]) and all(d >= -1 for d in v), (k, v)
+        assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
+exec(code, {"r": r, "os": os, "decisions": decisions})
 EOF
 }
 
@@ -143,20 +151,14 @@ print("worst loss of a %.2f s window %.2e; Jain over the run %.4f; probing inter
       "noise J %s us" % (w, worst, x["jain"], [f.get("cc_probes") for f in x["per_flow"]],
       [f.get("cc_noise_us") for f in x["per_flow"]]))
 assert worst <= 0.01, "a loss burst of %.2f %% in one window" % (100 * worst)
-# every flow s decisions per window (telemetry, read at each window s end):
-# each flow cut within 2 s of the halving, and no window counts more than
-# the run s totals
+# every flow s decisions per window; each flow cut within 2 s of the halving
 for f in x["per_flow"]:
-    for k in ("cuts", "increases", "holds_app", "holds_drain"):
-        v = f["cc_win_" + k]
-        assert len(v) == len(rate) and all(d >= -1 for d in v), (k, v)
-        assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
+    decisions(f)
     cuts = f["cc_win_cuts"][steps[0]:steps[0] + int(2 / w)]
     assert sum(d for d in cuts if d > 0) >= 1, "flow %d: no cut after the halving: %s" % (
         f["flow"], cuts)
 ' || fail "capacity change"
 	plot cap
-
 	;;
 reserved)
 	# the QP alone, its ceiling (the port rate) a third of the link: nothing
@@ -174,12 +176,9 @@ print("alone below the link: --cc on %.2f Mbit/s, --cc off %.2f Mbit/s: %.1f %%;
 lo = float(os.environ.get("SDR_CC_RESERVED", "0.85"))
 assert g >= lo, "--cc on reached %.1f %% of --cc off (< %.0f %%)" % (100 * g, 100 * lo)
 # the decisions per window: the controller decided in the run (its start-up
-# and increases at least), and no window counts more than the run s totals
+# and increases at least)
 f = on["per_flow"][0]
-for k in ("cuts", "increases", "holds_app", "holds_drain"):
-    v = f["cc_win_" + k]
-    assert len(v) == len(f["win_bps"]) and all(d >= -1 for d in v), (k, v)
-    assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
+decisions(f)
 assert sum(d for d in f["cc_win_increases"] if d > 0) > 0, f["cc_win_increases"]
 ' || fail "reserved link"
 	plot res-on

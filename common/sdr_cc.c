@@ -35,8 +35,8 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->init_frac = 1.0 / 64;
 	p->init_min_bps = 10e6;
 	p->startup_gain = 1.5;
-	p->drain_rtts = 4;
-	p->accel_max_frac = 0.009;
+	p->drain_rtts = 4.5;
+	p->accel_max_frac = 0.008;
 	p->accel_rel_max = 0.04;
 	p->probe_margin = 0.05;
 	p->probe_first = 0.06;
@@ -408,7 +408,9 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	double qx = q > qt ? (q - qt) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
 	bool busy = len &&
 		    (double)cc->iv_sent_bytes * 8e9 >= cc->p.dlv_busy * cc->rate * (double)len;
-	double dlv = busy && cc->busy_prev ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
+	double dlv = busy && cc->busy_prev
+			     ? (double)(cc->iv_bytes - cc->iv_bytes0) * 8e9 / (double)len
+			     : 0;
 
 	cc->busy_prev = busy;
 	/* After a probe (below) the queue is the probe's overshoot: the cut
@@ -636,6 +638,7 @@ static void tick(struct sdr_cc *cc, uint64_t now)
 	cc->iv_start = now;
 	cc->iv_min_rtt = 0;
 	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
+	cc->iv_bytes0 = 0;
 	cc->iv_lost_units = 0;
 	cc->iv_held = false;
 	cc->iv_span = 0;
@@ -699,8 +702,10 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 	if (rtt && now - rtt < cc->cut_at) {
 		cc->stale_acks += acked;
 	} else {
-		if (cc->iv_acked + cc->iv_lost == 0)
+		if (cc->iv_acked + cc->iv_lost == 0) {
 			cc->iv_start = now; /* (an interval measures fresh ACKs only) */
+			cc->iv_bytes0 = bytes;
+		}
 		cc->iv_acked += acked;
 		cc->iv_ce += ce;
 		cc->iv_bytes += bytes;

@@ -36,6 +36,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->init_min_bps = 10e6;
 	p->startup_gain = 1.5;
 	p->drain_rtts = 4.5;
+	p->deep_hold_q = 0.5;
 	p->accel_max_frac = 0.008;
 	p->accel_rel_max = 0.04;
 	p->probe_margin = 0.05;
@@ -475,8 +476,18 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			     ai * (n - m);
 		if (to < cc->rate * (1 - cc->p.max_mdf))
 			to = cc->rate * (1 - cc->p.max_mdf);
-		if (ep && dlv > 0 && to >= cc->rate) {
-			ev = SDR_CC_HOLD; /* (draining a probe's overshoot) */
+		/* A deep queue that shrinks, the rate already at or below the
+		 * delivered share less the drain: the cuts so far drain it, and
+		 * its frames were marked as they arrived, so its marks come back
+		 * for as long as it takes to drain (a 4 MB buffer at 50 Mbit/s:
+		 * 640 ms). Cut on each of them, two flows whose capacity halved
+		 * fell to 3-10 Mbit/s (the veth rig) */
+		bool deep = cc->p.deep_hold_q > 0 && dlv > 0 &&
+			    q > cc->p.deep_hold_q * (double)cc->base_rtt &&
+			    q + (double)target < cc->prev_q && cc->rate <= dlv * (1 - qx);
+
+		if ((ep && dlv > 0 && to >= cc->rate) || deep) {
+			ev = SDR_CC_HOLD; /* (draining: a probe's overshoot, a deep queue) */
 			cc->holds_drain++;
 			cc->calm = 0;
 		} else if (ce_alone && to >= cc->rate && n > m) {

@@ -79,12 +79,19 @@ struct sdr_cc_params {
 	                            (when that is above T/4), and an unmarked
 	                            interval is calm when J is above T/4 (0: off,
 	                            the default; --cc-noise-probe on: 2) */
-	double cut_extra;      /**< a cut takes this fraction more: the larger flow
+	double deep_hold_q; /**< a congested decision also holds where the queue is deeper than this
+	                         fraction of the base RTT, shorter (by more than
+	                         T) than at the decision before, and the rate
+	                         already at or below the delivered share less
+	                         the drain: the cuts so far are draining it, and
+	                         the marks of a deep queue last as long as it
+	                         drains (0: never) */
+	double cut_extra;   /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
-	double dlv_busy;       /**< a cut goes to what the flow delivered only where
+	double dlv_busy;    /**< a cut goes to what the flow delivered only where
 	                            this interval and the one before each sent at
 	                            least this fraction of rate x interval */
-	double init_frac;      /**< first rate, of the ceiling ... */
+	double init_frac;   /**< first rate, of the ceiling ... */
 	double init_min_bps;   /**< ... and at least this (bit/s; not above the ceiling) */
 	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
 	double drain_rtts;     /**< a cut drains the queue above the target over this
@@ -209,7 +216,8 @@ struct sdr_cc {
 	                           than its rate let it (app-limited) */
 	uint64_t holds_drain; /**< ... congested, but the rate already at or
 	                           below the share a probe's cut planned (its
-	                           overshoot draining) */
+	                           overshoot draining), or a deep queue
+	                           draining (deep_hold_q) */
 	enum sdr_cc_event last;
 	double last_q_ns; /**< queueing delay of the last decision, ns */
 	double jit;       /**< ns: smoothed q of the intervals without CE (noise of

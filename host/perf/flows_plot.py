@@ -3,9 +3,9 @@
 """Chart of an `sdr-perf flows` run (docs/benchmarks.md "Competing flows"):
 per-flow payload goodput per window over time (solid) and each flow's
 congestion-controller rate at the end of the window (dotted), marked where
-its controller cut (down triangle) or held a probe's overshoot draining
-(square) within the window; the link's capacity (its schedule, as a step)
-and the fair share; below, Jain's index per window and the fraction of the
+its controller cut (down triangle) or held while a queue drained (square:
+a probe's overshoot or a deep queue) within the window; the link's
+capacity (its schedule, as a step) and the fair share; below, Jain's index per window and the fraction of the
 bottleneck's ECN-capable frames it marked CE. A tool beside sdr-perf (host
 program), like plot.py.
 
@@ -86,7 +86,7 @@ def main():
         c = decisions(ax, fl, "cc_win_cuts", w, "v", line.get_color(),
                       None if cut_seen else "controller cut")
         h = decisions(ax, fl, "cc_win_holds_drain", w, "s", line.get_color(),
-                      None if hold_seen else "controller held (overshoot draining)")
+                      None if hold_seen else "controller held (queue draining)")
         cut_seen, hold_seen = cut_seen or c, hold_seen or h
     cap = r.get("win_link_rate_bps", [])
     if cap and all(v > 0 for v in cap):

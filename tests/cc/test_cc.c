@@ -523,6 +523,54 @@ static void test_reactions(void)
 	CHECK(sdr_cc_delay_target(&cc, t) == (uint64_t)(p.noise_cap * 25e6),
 	      "noise: the delay target is capped at %" PRIu64, sdr_cc_delay_target(&cc, t));
 
+	/* a deep queue (20 ms, above deep_hold_q of the 25 ms base RTT),
+	 * every packet marked, 80 % of the rate delivered: a cut; then the
+	 * queue shorter (15 ms) and the rate below what the flow delivers
+	 * less the drain: a hold, counted as draining; a queue that grows
+	 * again, or a shallow one (3 ms), is cut as before */
+	{
+		struct sdr_cc dq;
+		uint64_t hd;
+		double r1;
+
+		sdr_cc_init(&dq, &p, 3 * GBIT, t);
+		t = feed(&dq, t, 1, 25 * MS, 0);
+		dq.rate = 500e6;
+		dq.startup = false;
+		t = sent_delivered(&dq, t, 1, 1.0, 25 * MS); /* (busy, no queue) */
+		t = sent_delivered_ce(&dq, t, 1, 0.8, 45 * MS, 10);
+		CHECK(dq.last == SDR_CC_DEC_ECN && !dq.probe_ep, "deep queue: cut (%s)",
+		      sdr_cc_event_name(dq.last));
+		r1 = dq.rate;
+		hd = dq.holds_drain;
+		t = sent_delivered_ce(&dq, t, 1, 1.2, 40 * MS, 10);
+		CHECK(dq.last == SDR_CC_HOLD && dq.rate == r1 && dq.holds_drain == hd + 1,
+		      "deep queue shrinking: %s, %.0f of %.0f Mbit/s, holds draining +%" PRIu64,
+		      sdr_cc_event_name(dq.last), dq.rate / 1e6, r1 / 1e6, dq.holds_drain - hd);
+		t = sent_delivered_ce(&dq, t, 1, 1.2, 45 * MS, 10);
+		CHECK(dq.last == SDR_CC_DEC_ECN && dq.rate < r1,
+		      "deep queue growing again: cut (%s, %.0f of %.0f Mbit/s)",
+		      sdr_cc_event_name(dq.last), dq.rate / 1e6, r1 / 1e6);
+		t = sent_delivered_ce(&dq, t, 1, 1.2, 30 * MS, 10);
+		r1 = dq.rate;
+		t = sent_delivered_ce(&dq, t, 1, 1.2, 28 * MS, 10);
+		CHECK(dq.last == SDR_CC_DEC_ECN && dq.rate < r1,
+		      "shallow queue (3 ms) shrinking: cut (%s)", sdr_cc_event_name(dq.last));
+		p.deep_hold_q = 0;
+		sdr_cc_init(&dq, &p, 3 * GBIT, t);
+		t = feed(&dq, t, 1, 25 * MS, 0);
+		dq.rate = 500e6;
+		dq.startup = false;
+		t = sent_delivered(&dq, t, 1, 1.0, 25 * MS);
+		t = sent_delivered_ce(&dq, t, 1, 0.8, 45 * MS, 10);
+		r1 = dq.rate;
+		t = sent_delivered_ce(&dq, t, 1, 1.2, 40 * MS, 10);
+		CHECK(dq.last == SDR_CC_DEC_ECN && dq.rate < r1,
+		      "deep_hold_q 0: the shrinking deep queue is cut (%s)",
+		      sdr_cc_event_name(dq.last));
+		sdr_cc_params_default(&p);
+	}
+
 	/* a hostile peer's CE count above what it acks is clipped */
 	sdr_cc_init(&cc, &p, GBIT, 0);
 	sdr_cc_on_ack(&cc, 1, 0, 1, 1000, 0);

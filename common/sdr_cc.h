@@ -79,19 +79,18 @@ struct sdr_cc_params {
 	                            (when that is above T/4), and an unmarked
 	                            interval is calm when J is above T/4 (0: off,
 	                            the default; --cc-noise-probe on: 2) */
-	double deep_hold_q; /**< a congested decision also holds where the queue is deeper than this
-	                         fraction of the base RTT, shorter (by more than
-	                         T) than at the decision before, and the rate
-	                         already at or below the delivered share less
-	                         the drain: the cuts so far are draining it, and
-	                         the marks of a deep queue last as long as it
-	                         drains (0: never) */
-	double cut_extra;   /**< a cut takes this fraction more: the larger flow
+	/** a congested decision also holds where the queue is deeper than this
+	 *  fraction of the base RTT, shorter (by more than T) than at the
+	 *  decision before, and the rate already at or below the delivered
+	 *  share less the drain: the cuts so far are draining it, and the marks
+	 *  of a deep queue last as long as it drains (0: never) */
+	double deep_hold_q;
+	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
-	double dlv_busy;    /**< a cut goes to what the flow delivered only where
+	double dlv_busy;       /**< a cut goes to what the flow delivered only where
 	                            this interval and the one before each sent at
 	                            least this fraction of rate x interval */
-	double init_frac;   /**< first rate, of the ceiling ... */
+	double init_frac;      /**< first rate, of the ceiling ... */
 	double init_min_bps;   /**< ... and at least this (bit/s; not above the ceiling) */
 	double startup_gain;   /**< start-up: the rate grows by this factor per interval */
 	double drain_rtts;     /**< a cut drains the queue above the target over this
@@ -198,9 +197,10 @@ struct sdr_cc {
 	bool busy_prev;      /**< the interval before sent dlv_busy of its rate */
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
-	uint64_t iv_bytes0;     /**< of the ACK that opened the interval: they left
-	                         before it opened (k ACKs span k - 1 gaps), and
-	                         the delivery rate does not count them */
+	/** bytes of the ACK that opened the interval: they left before it
+	 *  opened (k ACKs span k - 1 gaps), and the delivery rate does not
+	 *  count them */
+	uint64_t iv_bytes0;
 	uint64_t iv_lost_units; /**< the units iv_lost's packets were lost in */
 	/* the loss window: from the first interval with a loss (not under
 	 * queueing), its packets seen, lost and the units they were lost in */

@@ -5,8 +5,9 @@ per-flow payload goodput per window over time (solid) and each flow's
 congestion-controller rate at the end of the window (dotted), marked where
 its controller cut (down triangle) or held while a queue drained (square:
 a probe's overshoot or a deep queue) within the window; the link's
-capacity (its schedule, as a step) and the fair share; below, Jain's index per window and the fraction of the
-bottleneck's ECN-capable frames it marked CE. A tool beside sdr-perf (host
+capacity (its schedule, as a step) and the fair share; below, Jain's index
+per window and the fraction of the bottleneck's ECN-capable frames it
+marked CE. A tool beside sdr-perf (host
 program), like plot.py.
 
     sdr-perf flows --qps 4 ... > flows.jsonl

@@ -1118,8 +1118,7 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 	struct cap_run r[CAP_GAPS];
 	double v[CAP_GAPS], w1[3], w2[3], w3[3], half[3], hmin[3], full[3], loss[3];
 	double gbit;
-
-	static unsigned ncase;
+	static unsigned ncase; /* (the capacity cases so far: TEST_CC_TRACE's case) */
 	const char *tr = getenv("TEST_CC_TRACE"); /* "case,gap,file": one run's decisions */
 	unsigned tc = ~0u, tg = ~0u;
 	char tf[256] = "";

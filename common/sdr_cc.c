@@ -409,9 +409,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	double qx = q > qt ? (q - qt) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
 	bool busy = len &&
 		    (double)cc->iv_sent_bytes * 8e9 >= cc->p.dlv_busy * cc->rate * (double)len;
-	double dlv = busy && cc->busy_prev
-			     ? (double)(cc->iv_bytes - cc->iv_bytes0) * 8e9 / (double)len
-			     : 0;
+	double dlv = busy && cc->busy_prev ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
 
 	cc->busy_prev = busy;
 	/* After a probe (below) the queue is the probe's overshoot: the cut
@@ -649,7 +647,6 @@ static void tick(struct sdr_cc *cc, uint64_t now)
 	cc->iv_start = now;
 	cc->iv_min_rtt = 0;
 	cc->iv_acked = cc->iv_ce = cc->iv_lost = cc->iv_sent_bytes = cc->iv_bytes = 0;
-	cc->iv_bytes0 = 0;
 	cc->iv_lost_units = 0;
 	cc->iv_held = false;
 	cc->iv_span = 0;
@@ -713,13 +710,15 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 	if (rtt && now - rtt < cc->cut_at) {
 		cc->stale_acks += acked;
 	} else {
-		if (cc->iv_acked + cc->iv_lost == 0) {
-			cc->iv_start = now; /* (an interval measures fresh ACKs only) */
-			cc->iv_bytes0 = bytes;
-		}
+		/* (an interval measures fresh ACKs only; the bytes of the one
+		 * that opens it left before it opened: k ACKs span k - 1 gaps,
+		 * and its delivery rate counts the k - 1 after the first) */
+		if (cc->iv_acked + cc->iv_lost == 0)
+			cc->iv_start = now;
+		else
+			cc->iv_bytes += bytes;
 		cc->iv_acked += acked;
 		cc->iv_ce += ce;
-		cc->iv_bytes += bytes;
 		if (rtt && (cc->iv_min_rtt == 0 || rtt < cc->iv_min_rtt))
 			cc->iv_min_rtt = rtt;
 	}

@@ -196,11 +196,8 @@ struct sdr_cc {
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	bool busy_prev;      /**< the interval before sent dlv_busy of its rate */
 	/* the interval being measured */
-	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes, iv_bytes;
-	/** bytes of the ACK that opened the interval: they left before it
-	 *  opened (k ACKs span k - 1 gaps), and the delivery rate does not
-	 *  count them */
-	uint64_t iv_bytes0;
+	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes;
+	uint64_t iv_bytes;      /**< acknowledged, but the ACK that opened it */
 	uint64_t iv_lost_units; /**< the units iv_lost's packets were lost in */
 	/* the loss window: from the first interval with a loss (not under
 	 * queueing), its packets seen, lost and the units they were lost in */

@@ -95,6 +95,20 @@ static uint64_t above_peak(struct sdr_cc *cc, const struct sdr_cc_params *p, uin
 	return t;
 }
 
+/* A flow under a 3 Gbit/s ceiling at 500 Mbit/s, base RTT 25 ms, out of
+ * start-up, busy an interval without a queue, then one with a queue of 20
+ * ms, every packet marked, 80 % of its rate delivered (a cut). @return
+ * the time. */
+static uint64_t deep_cut(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t)
+{
+	sdr_cc_init(cc, p, 3 * GBIT, t);
+	t = feed(cc, t, 1, 25 * MS, 0);
+	cc->rate = 500e6;
+	cc->startup = false;
+	t = sent_delivered(cc, t, 1, 1.0, 25 * MS);
+	return sent_delivered_ce(cc, t, 1, 0.8, 45 * MS, 10);
+}
+
 static void test_reactions(void)
 {
 	struct sdr_cc_params p;
@@ -533,12 +547,7 @@ static void test_reactions(void)
 		uint64_t hd;
 		double r1;
 
-		sdr_cc_init(&dq, &p, 3 * GBIT, t);
-		t = feed(&dq, t, 1, 25 * MS, 0);
-		dq.rate = 500e6;
-		dq.startup = false;
-		t = sent_delivered(&dq, t, 1, 1.0, 25 * MS); /* (busy, no queue) */
-		t = sent_delivered_ce(&dq, t, 1, 0.8, 45 * MS, 10);
+		t = deep_cut(&dq, &p, t);
 		CHECK(dq.last == SDR_CC_DEC_ECN && !dq.probe_ep, "deep queue: cut (%s)",
 		      sdr_cc_event_name(dq.last));
 		r1 = dq.rate;
@@ -557,12 +566,7 @@ static void test_reactions(void)
 		CHECK(dq.last == SDR_CC_DEC_ECN && dq.rate < r1,
 		      "shallow queue (3 ms) shrinking: cut (%s)", sdr_cc_event_name(dq.last));
 		p.deep_hold_q = 0;
-		sdr_cc_init(&dq, &p, 3 * GBIT, t);
-		t = feed(&dq, t, 1, 25 * MS, 0);
-		dq.rate = 500e6;
-		dq.startup = false;
-		t = sent_delivered(&dq, t, 1, 1.0, 25 * MS);
-		t = sent_delivered_ce(&dq, t, 1, 0.8, 45 * MS, 10);
+		t = deep_cut(&dq, &p, t);
 		r1 = dq.rate;
 		t = sent_delivered_ce(&dq, t, 1, 1.2, 40 * MS, 10);
 		CHECK(dq.last == SDR_CC_DEC_ECN && dq.rate < r1,
@@ -1128,9 +1132,10 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 		exit(2);
 	}
 	for (unsigned g = 0; g < CAP_GAPS; g++) {
-		FILE *fp = ncase == tc && g == tg ? fopen(tf, "w") : NULL;
+		bool traced = ncase == tc && g == tg;
+		FILE *fp = traced ? fopen(tf, "w") : NULL;
 
-		if (ncase == tc && g == tg && !fp) {
+		if (traced && !fp) {
 			perror(tf);
 			exit(2);
 		}

@@ -687,8 +687,21 @@ void sdr_cc_on_loss(struct sdr_cc *cc, uint64_t now, uint32_t n)
 	tick(cc, now);
 }
 
-uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked, uint32_t ce,
-		       uint32_t bytes)
+static void rtt_sample(struct sdr_cc *cc, uint64_t now, uint64_t rtt)
+{
+	base_sample(cc, now, rtt);
+	cc->srtt = cc->srtt ? cc->srtt - cc->srtt / 8 + rtt / 8 : rtt;
+	cc->last_rtt = rtt;
+	/* (a sample of what was sent before the last cut is not the
+	 * interval's: see delivered()) */
+	if (now - rtt >= cc->cut_at && (cc->iv_min_rtt == 0 || rtt < cc->iv_min_rtt))
+		cc->iv_min_rtt = rtt;
+}
+
+/* @p acked packets (@p bytes, @p ce of them marked) delivered, sent about
+ * @p age before @p now (0: unknown, taken as fresh) */
+static void delivered(struct sdr_cc *cc, uint64_t now, uint64_t age, uint32_t acked, uint32_t ce,
+		      uint32_t bytes)
 {
 	if (ce > acked)
 		ce = acked; /* (a peer's count is not trusted beyond what it acks) */
@@ -699,15 +712,10 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 		cc->ce_seen = true;
 		cc->ce_at = now;
 	}
-	if (rtt) {
-		base_sample(cc, now, rtt);
-		cc->srtt = cc->srtt ? cc->srtt - cc->srtt / 8 + rtt / 8 : rtt;
-		cc->last_rtt = rtt;
-	}
 	/* What was sent before the last cut tells of the queue that cut
 	 * answered: it does not count again (one reaction per window of data,
 	 * as TCP's CWR state) */
-	if (rtt && now - rtt < cc->cut_at) {
+	if (age && now - age < cc->cut_at) {
 		cc->stale_acks += acked;
 	} else {
 		/* (an interval measures fresh ACKs only; the bytes of the one
@@ -719,10 +727,29 @@ uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t a
 			cc->iv_bytes += bytes;
 		cc->iv_acked += acked;
 		cc->iv_ce += ce;
-		if (rtt && (cc->iv_min_rtt == 0 || rtt < cc->iv_min_rtt))
-			cc->iv_min_rtt = rtt;
 	}
 	tick(cc, now);
+}
+
+uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked, uint32_t ce,
+		       uint32_t bytes)
+{
+	if (rtt)
+		rtt_sample(cc, now, rtt);
+	delivered(cc, now, rtt, acked, ce, bytes);
+	return sdr_cc_rate(cc);
+}
+
+void sdr_cc_on_rtt(struct sdr_cc *cc, uint64_t now, uint64_t rtt)
+{
+	if (rtt)
+		rtt_sample(cc, now, rtt);
+}
+
+uint64_t sdr_cc_on_delivered(struct sdr_cc *cc, uint64_t now, uint32_t acked, uint32_t ce,
+			     uint32_t bytes)
+{
+	delivered(cc, now, cc->last_rtt, acked, ce, bytes);
 	return sdr_cc_rate(cc);
 }
 

@@ -278,6 +278,19 @@ static inline void sdr_cc_on_held(struct sdr_cc *cc, uint64_t span_ns)
 uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now_ns, uint64_t rtt_ns, uint32_t acked,
 		       uint32_t ce, uint32_t bytes);
 
+/** sdr_cc_on_ack() in two parts, for a sender whose feedback of delivery
+ *  (packets, bytes, CE marks: the receiver's running counts) comes more
+ *  often than its RTT samples (a unit's ACK): an RTT sample alone... */
+void sdr_cc_on_rtt(struct sdr_cc *cc, uint64_t now_ns, uint64_t rtt_ns);
+
+/** ... and @p acked packets (@p bytes on the wire, @p ce of them marked CE)
+ *  delivered, with no sample of their own: taken as sent one RTT (the
+ *  last sample) before @p now_ns, so that what left before the last cut
+ *  does not count again. Makes the interval's decision when it is over.
+ *  @return the rate (bit/s). */
+uint64_t sdr_cc_on_delivered(struct sdr_cc *cc, uint64_t now_ns, uint32_t acked, uint32_t ce,
+			     uint32_t bytes);
+
 /** @p n packets were declared lost at @p now_ns (retransmitted on a timeout
  *  or a NACK), each on its own. They count in the interval's loss fraction;
  *  an interval of losses alone decides only if an ACK came since the last

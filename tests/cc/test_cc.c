@@ -695,6 +695,9 @@ struct sim {
 	bool reno_ecn;      /* Reno's frames are ECN-capable, CE halves it (RFC 3168) */
 	struct reno reno[NFLOW_MAX];
 	unsigned ack_pkts;   /* an ACK per this many packets of a flow (0, 1: each) */
+	unsigned fb_pkts;    /* with ack_pkts: delivery and marks per this many
+				packets, an RTT sample per ack_pkts (the
+				firmware's --cc-ack-pkts; 0: all per ack_pkts) */
 	unsigned floor_mask; /* bit f: flow f starts at its floor, alpha 1 (start-up lost) */
 	uint32_t ack_n[NFLOW_MAX], ack_ce[NFLOW_MAX]; /* (not yet acknowledged) */
 	FILE *trace;                                  /* every decision, where not NULL */
@@ -796,7 +799,20 @@ static void run(struct sim *s)
 				reno_loss(&s->reno[e.flow], t, e.sent_at);
 			else if (reno)
 				reno_ack(&s->reno[e.flow], t - e.sent_at);
-			else if (s->ack_pkts > 1) {
+			else if (s->ack_pkts > 1 && s->fb_pkts) {
+				/* the unit's ACK brings the sample, and the
+				 * ACKs between tell what was delivered */
+				s->ack_ce[e.flow] += e.ce;
+				if (++s->ack_n[e.flow] % s->fb_pkts == 0) {
+					if (s->ack_n[e.flow] == s->ack_pkts) {
+						sdr_cc_on_rtt(cc, t, t - e.sent_at);
+						s->ack_n[e.flow] = 0;
+					}
+					sdr_cc_on_delivered(cc, t, s->fb_pkts, s->ack_ce[e.flow],
+							    s->fb_pkts * FRAME);
+					s->ack_ce[e.flow] = 0;
+				}
+			} else if (s->ack_pkts > 1) {
 				s->ack_ce[e.flow] += e.ce;
 				if (++s->ack_n[e.flow] == s->ack_pkts) {
 					sdr_cc_on_ack(cc, t, t - e.sent_at, s->ack_pkts,
@@ -1070,8 +1086,8 @@ static void spread(double *v, unsigned n, double out[3])
 }
 
 static void capacity_run(struct sim *s, const char *link, uint64_t ceiling, uint64_t jit,
-			 unsigned ack_pkts, const struct sdr_cc_params *p, uint64_t gap,
-			 struct cap_run *r, FILE *trace)
+			 unsigned ack_pkts, unsigned fb_pkts, const struct sdr_cc_params *p,
+			 uint64_t gap, struct cap_run *r, FILE *trace)
 {
 	double cap;
 
@@ -1088,6 +1104,7 @@ static void capacity_run(struct sim *s, const char *link, uint64_t ceiling, uint
 	s->win = 250 * MS; /* = 10 RTT */
 	s->from = 3000 * MS;
 	s->ack_pkts = ack_pkts;
+	s->fb_pkts = fb_pkts;
 	run(s);
 	cap = (double)s->rate_bps * PAYLOAD / FRAME;
 	/* halved at 4 s (window 16), restored at 8 s (window 32) */
@@ -1105,7 +1122,9 @@ static void capacity_run(struct sim *s, const char *link, uint64_t ceiling, uint
 }
 
 /* Two flows through @p link, every flow's ceiling @p ceiling, ACKs up to
- * @p jit late (host_delay()), one per @p ack_pkts packets: the capacity
+ * @p jit late (host_delay()), one per @p ack_pkts packets (with @p fb_pkts,
+ * an RTT sample per @p ack_pkts and the delivery and marks per @p fb_pkts:
+ * the firmware's units and --cc-ack-pkts): the capacity
  * halved at 4 s and restored at 8 s, run from
  * CAP_GAPS start gaps (the second flow 100..142 ms after the first): one
  * trajectory's figures move by tens of points with the start (or with a
@@ -1115,13 +1134,14 @@ static void capacity_run(struct sim *s, const char *link, uint64_t ceiling, uint
  * TCP-competitive, and the restored capacity >= 85 % used in RTT 20..30;
  * 2: and >= 90 % there, the halved one >= 85 % after its first 10 RTT. */
 static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t jit,
-				 unsigned ack_pkts, const struct sdr_cc_params *p, unsigned level,
-				 const char *what)
+				 unsigned ack_pkts, unsigned fb_pkts, const struct sdr_cc_params *p,
+				 unsigned level, const char *what)
 {
 	static struct sim s;
 	struct cap_run r[CAP_GAPS];
 	double v[CAP_GAPS], w1[3], w2[3], w3[3], half[3], hmin[3], full[3], loss[3];
 	double gbit;
+	char fb[48] = "";
 	static unsigned ncase; /* (the capacity cases so far: TEST_CC_TRACE's case) */
 	const char *tr = getenv("TEST_CC_TRACE"); /* "case,gap,file": one run's decisions */
 	unsigned tc = ~0u, tg = ~0u;
@@ -1140,7 +1160,8 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 			exit(2);
 		}
 
-		capacity_run(&s, link, ceiling, jit, ack_pkts, p, (100 + 7 * g) * MS, &r[g], fp);
+		capacity_run(&s, link, ceiling, jit, ack_pkts, fb_pkts, p, (100 + 7 * g) * MS,
+			     &r[g], fp);
 		if (fp)
 			fclose(fp);
 	}
@@ -1160,18 +1181,20 @@ static void test_capacity_change(const char *link, uint64_t ceiling, uint64_t ji
 	SPREAD(full, full);
 	SPREAD(loss, loss);
 #undef SPREAD
+	if (fb_pkts)
+		snprintf(fb, sizeof(fb), ", the delivery per %u", fb_pkts);
 	printf("%-10s capacity %g -> %g -> %g Gbit/s (ceiling %g, ACKs up to %g ms late, one per "
-	       "%u packets), %u start gaps, min / median / max: the halved capacity after 10 RTT "
+	       "%u packets%s), %u start gaps, min / median / max: the halved capacity after 10 RTT "
 	       "%.1f / %.1f / %.1f %% (its worst 10 RTT in 4.25..6 s %.1f / %.1f / %.1f %%); "
 	       "restored: after 10 RTT %.1f / %.1f / %.1f %%, RTT 10..20 %.1f / %.1f / %.1f %%, "
 	       "20..30 %.1f / %.1f / %.1f %%, 30..40 %.1f / %.1f / %.1f %%; loss at most %.2e; "
 	       "start gap 100 ms: %" PRIu64 " and %" PRIu64 " probing intervals\n",
 	       what, gbit, gbit / 2, gbit, (double)ceiling / 1e9, (double)jit / 1e6,
-	       ack_pkts > 1 ? ack_pkts : 1, CAP_GAPS, 100 * half[0], 100 * half[1], 100 * half[2],
-	       100 * hmin[0], 100 * hmin[1], 100 * hmin[2], 100 * full[0], 100 * full[1],
-	       100 * full[2], 100 * w1[0], 100 * w1[1], 100 * w1[2], 100 * w2[0], 100 * w2[1],
-	       100 * w2[2], 100 * w3[0], 100 * w3[1], 100 * w3[2], loss[2], r[0].probes[0],
-	       r[0].probes[1]);
+	       ack_pkts > 1 ? ack_pkts : 1, fb, CAP_GAPS, 100 * half[0], 100 * half[1],
+	       100 * half[2], 100 * hmin[0], 100 * hmin[1], 100 * hmin[2], 100 * full[0],
+	       100 * full[1], 100 * full[2], 100 * w1[0], 100 * w1[1], 100 * w1[2], 100 * w2[0],
+	       100 * w2[1], 100 * w2[2], 100 * w3[0], 100 * w3[1], 100 * w3[2], loss[2],
+	       r[0].probes[0], r[0].probes[1]);
 	if (level == 0)
 		return;
 	for (unsigned g = 0; g < CAP_GAPS; g++) {
@@ -1545,7 +1568,7 @@ int main(int argc, char **argv)
 			      5 * MS, &noisy);
 	}
 	test_capacity_change("delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB",
-			     10 * GBIT, 0, 1, NULL, 2, "ECN+delay");
+			     10 * GBIT, 0, 1, 0, NULL, 2, "ECN+delay");
 	/* where the rigs run: a ceiling of 3x the link, their 100 Mbit/s
 	 * scale, a host's jitter on the ACKs; by default reported (with the
 	 * jitter no calm interval, no probe: RTT 20..30 of the restored
@@ -1557,23 +1580,30 @@ int main(int argc, char **argv)
 		static const char *const l01 =
 			"delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB";
 
-		test_capacity_change(l1, 3 * GBIT, 0, 1, NULL, 0, "ECN+delay");
-		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, NULL, 0, "jitter");
-		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, &noisy, 1, "jitter,J");
-		test_capacity_change(l01, 3 * GBIT / 10, 0, 1, NULL, 1, "ECN+delay");
-		test_capacity_change(l01, 3 * GBIT / 10, 0, 1, &noisy, 1, "ECN,J");
-		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, 1, NULL, 0, "jitter");
-		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, 1, &noisy, 1, "jitter,J");
+		test_capacity_change(l1, 3 * GBIT, 0, 1, 0, NULL, 0, "ECN+delay");
+		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, 0, NULL, 0, "jitter");
+		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, 0, &noisy, 1, "jitter,J");
+		test_capacity_change(l01, 3 * GBIT / 10, 0, 1, 0, NULL, 1, "ECN+delay");
+		test_capacity_change(l01, 3 * GBIT / 10, 0, 1, 0, &noisy, 1, "ECN,J");
+		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, 1, 0, NULL, 0, "jitter");
+		test_capacity_change(l01, 3 * GBIT / 10, 3 * MS, 1, 0, &noisy, 1, "jitter,J");
 		/* an ACK per unit, as SR sends them (16 packets: the default
 		 * --chunk-pkts), and per 4 packets (--chunk-pkts 4): reported.
 		 * At 100 Mbit/s a 16-packet unit at a flow's share takes 10 ms
 		 * or more, and fewer, later decisions retake less (docs/
 		 * congestion.md "The unit and the ACK rate") */
 		for (unsigned a = 4; a <= 16; a *= 4) {
-			test_capacity_change(l1, 3 * GBIT, 0, a, NULL, 0, "ECN+delay");
-			test_capacity_change(l01, 3 * GBIT / 10, 0, a, NULL, 0, "ECN+delay");
-			test_capacity_change(l01, 3 * GBIT / 10, 0, a, &noisy, 0, "ECN,J");
+			test_capacity_change(l1, 3 * GBIT, 0, a, 0, NULL, 0, "ECN+delay");
+			test_capacity_change(l01, 3 * GBIT / 10, 0, a, 0, NULL, 0, "ECN+delay");
+			test_capacity_change(l01, 3 * GBIT / 10, 0, a, 0, &noisy, 0, "ECN,J");
 		}
+		/* as the firmware runs by default: an RTT sample per 16-packet
+		 * unit, the delivery and the marks per 4 packets (--cc-ack-pkts
+		 * 4: the receiver's ACKs between the units') - within 20 RTT
+		 * asserted where the unit's ACK alone is not */
+		test_capacity_change(l1, 3 * GBIT, 0, 16, 4, NULL, 1, "ECN+delay");
+		test_capacity_change(l01, 3 * GBIT / 10, 0, 16, 4, NULL, 1, "ECN+delay");
+		test_capacity_change(l01, 3 * GBIT / 10, 0, 16, 4, &noisy, 0, "ECN,J");
 	}
 	for (unsigned ecn = 0; ecn < 2; ecn++)
 		for (unsigned g = 0; g < 3; g++) {

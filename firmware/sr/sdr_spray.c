@@ -194,14 +194,14 @@ void sdr_spray_ce(struct sdr_spray *s, unsigned p, uint32_t n)
 	s->p[p].r_ce += n;
 }
 
-void sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n)
+int sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n)
 {
 	uint32_t all = 0, given = 0, last = 0;
 
 	for (unsigned i = 0; i < s->n; i++)
 		all += units[i];
 	if (!all)
-		return;
+		return 0;
 	for (unsigned i = 0; i < s->n; i++) {
 		uint32_t k = (uint32_t)((uint64_t)n * units[i] / all);
 
@@ -211,6 +211,7 @@ void sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n)
 		given += k;
 	}
 	sdr_spray_ce(s, last, n - given); /* (the rounding) */
+	return 1;
 }
 
 void sdr_spray_resume(struct sdr_spray *s, uint64_t now)

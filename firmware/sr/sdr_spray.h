@@ -97,9 +97,10 @@ void sdr_spray_lost(struct sdr_spray *s, unsigned p);
 /** @p n CE marks were echoed for units of path @p p. */
 void sdr_spray_ce(struct sdr_spray *s, unsigned p, uint32_t n);
 
-/** @p n CE marks echoed by one ACK, shared among the paths by @p units
- *  (units that ACK newly acknowledged per path). */
-void sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n);
+/** @p n CE marks echoed, shared among the paths by @p units (units that
+ *  an ACK newly acknowledged per path). @return 0 when it acknowledged
+ *  none (nothing to share by: the marks wait), else 1. */
+int sdr_spray_ce_share(struct sdr_spray *s, const uint16_t *units, uint32_t n);
 
 /** The whole QP stalled and its peer answers again: every suspended path
  *  is probed at once (a QP-wide outage says nothing of one path). */

@@ -77,6 +77,9 @@ struct sdr_sr_fin {
 	uint8_t copies; /* sent so far */
 };
 #define SDR_SR_FIN_CAP 4096
+/* --cc-ack-pkts' ACKs: at most one per this many us (or per --sr-ack-us if
+ * shorter) - at 25 ms and 100 Gbit/s still 250 a round trip */
+#define SDR_SR_FB_GAP_US 100
 
 /** A hole report of the receiver (docs/wire-format.md §6 "Holes"): the
  *  packets of a chunk that had arrived, kept until the chunk is sent again. */
@@ -175,11 +178,17 @@ struct sdr_sr {
 	uint8_t spray_want; /* paths asked (qp->paths, else --paths); spray.n once connected */
 	uint8_t spray_retx; /* path of the unit being retransmitted (retx_cur) */
 	uint32_t spray_qpn; /* the remote QPN spray's ports were made for */
+	uint32_t spray_ce;  /* CE marks echoed, not yet shared among the paths (an
+			       ACK between units acknowledges no unit) */
 	/* receiver */
 	uint16_t ack_dirty[SDR_MAX_MSGS]; /* slots with news for the sender */
 	uint32_t nack_dirty;
 	uint64_t ack_due;    /* send the pending ACK entries at this TSC */
 	uint64_t ack_period; /* --sr-ack-us in cycles */
+	uint64_t ack_tx_tsc; /* the last ACK left */
+	uint64_t fb_gap;     /* --cc-ack-pkts: at most one of its ACKs per this */
+	uint32_t fb_pkts;    /* --cc-ack-pkts (0: off) */
+	uint8_t fb_due;      /* the ACK due was brought forward by it */
 	/* Final entries (FULL / CLOSED) of completed receives, queued at
 	 * completion: they do not live in the slot, so reposting it cannot
 	 * lose them (docs/reliability.md "Acknowledgement is a guarantee") */
@@ -233,6 +242,12 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 /** Slot @p slot has news for the sender (a chunk, a duplicate). */
 void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
 		    uint64_t now);
+/** --cc-ack-pkts ECN-capable data packets arrived since the last ACK, the
+ *  last one for slot @p slot: an ACK (of its progress, with the echo) goes
+ *  one fb_gap after the last ACK at the latest (docs/congestion.md
+ *  "Feedback between units"). */
+void sdr_sr_rx_feedback(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
+			uint64_t now);
 /** Receive @p slot completed with @p status (table state as completed):
  *  capture and queue its final entry (@p lost: EC's count, else 0). */
 void sdr_sr_recv_final(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,

@@ -38,6 +38,7 @@ void sdr_sr_cc_init(struct sdr_sr_cc *c, const struct sdr_qp *qp, int on)
 	/* the pacer releases one frame at a time: two of them are what an
 	 * interval may fall short of at a low rate without being app-limited */
 	p.quantum_bytes = 2.0 * sdr_wire_data_frame_bytes(qp->mtu, 1);
+	c->frame16 = 16 * sdr_wire_data_frame_bytes(qp->mtu, 1);
 	if (!sdr_sr_cfg.cc_competitive)
 		p.comp_enter = 0;
 	if (sdr_sr_cfg.cc_noise_probe)
@@ -103,77 +104,65 @@ void sdr_sr_cc_echo_in(struct sdr_sr_cc *c, const uint8_t *msg, size_t len,
 	if (sdr_ctrl_ack_echo_decode(msg, len, h, &e))
 		return; /* an older receiver: delay alone */
 	c->echo_acks++;
-	if (!c->echo_seen) {
-		c->echo_seen = 1;
-		dce = e.ce; /* counted from 0 at the receiver's QP creation */
-		dpk = e.pkts;
-	} else {
-		dce = e.ce - c->echo_ce;
-		dpk = e.pkts - c->echo_pkts;
-		if (dpk > 1u << 31 || dce > 1u << 31)
-			return; /* older than one already taken (reordered) */
-	}
+	dce = e.ce - c->echo_ce;
+	dpk = e.pkts - c->echo_pkts;
 	c->echo_ce = e.ce;
 	c->echo_pkts = e.pkts;
+	if (!c->echo_seen) {
+		/* the receiver counts from its QP's creation: from a sender
+		 * that started later (restored after its daemon restarted)
+		 * that is history, not this ACK's delivery; a new QP's first
+		 * ACK counts a few packets, given up here */
+		c->echo_seen = 1;
+		return;
+	}
+	if (dpk > 1u << 31 || dce > 1u << 31) {
+		/* the counts went back: the receiver's QP started counting
+		 * again (its daemon restarted and restored it), or an ACK older
+		 * than one already taken (reordered: rare, and what it
+		 * counts again is a few packets once). Counting from the new
+		 * point: skipping every echo until the counts passed the old
+		 * ones would blind the controller for as long. */
+		c->echo_resyncs++;
+		return;
+	}
 	if (dce > dpk)
 		dce = dpk; /* (not trusted beyond what it counts) */
 	c->ce_echoed += dce;
-	c->pend_ce += dce;
-	c->pend_pkts += dpk;
+	c->fb_ce += dce;
+	c->fb_pkts += dpk;
 }
 
 void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32_t pkts,
 		     uint32_t bytes)
 {
-	uint64_t ce = 0, now_ns = cyc_ns(now);
+	uint64_t now_ns = cyc_ns(now);
 
 	if (!c->on)
 		return;
 	start(c, now_ns);
-	/* The marks of the echoes so far, spread over the packets they
-	 * counted, and settled within two epochs of two smoothed RTTs each:
-	 * what is left of an epoch's marks at the end of the next goes to
-	 * that ACK at once. The receiver counts packets no ACK of a unit
-	 * covers (duplicates of a retransmission), and a pool that kept them
-	 * gave a burst's marks out a few at every ACK - at a low rate an ACK
-	 * every quarter second, each a cut - for seconds after the queue had
-	 * gone (a pipeline's QP held at 1-6 Mbit/s for 40 s,
-	 * host/pipe/compete.sh); the marks of packets whose units are still
-	 * on the way stay for their ACKs. */
-	uint64_t ep = 2 * (c->cc.srtt ? c->cc.srtt : c->cc.base_rtt), left = 0;
+	/* A receiver that echoes counts every data packet that reached it,
+	 * and acknowledges at least every --cc-ack-pkts of them while they
+	 * are ECN-capable: the echo is the delivery (sdr_sr_cc_ack_end()),
+	 * finer than the units, and carries the marks with the packets they
+	 * were counted on; the unit brings its RTT sample. */
+	if (c->echo_seen)
+		sdr_cc_on_rtt(&c->cc, now_ns, cyc_ns(rtt_cyc));
+	else
+		sdr_cc_on_ack(&c->cc, now_ns, cyc_ns(rtt_cyc), pkts, 0, bytes);
+}
 
-	if (!c->epoch_at || now_ns - c->epoch_at >= ep) {
-		left = c->old_ce;
-		c->old_ce = c->pend_ce;
-		c->old_pkts = c->pend_pkts;
-		c->pend_ce = c->pend_pkts = 0;
-		c->epoch_at = now_ns;
-	}
-	uint64_t all_pkts = c->old_pkts + c->pend_pkts, all_ce = c->old_ce + c->pend_ce;
+void sdr_sr_cc_ack_end(struct sdr_sr_cc *c, uint64_t now)
+{
+	uint64_t now_ns = cyc_ns(now), bytes;
 
-	if (all_pkts) {
-		uint64_t o;
-
-		ce = (all_ce * pkts + all_pkts / 2) / all_pkts;
-		if (ce > all_ce)
-			ce = all_ce;
-		o = ce < c->old_ce ? ce : c->old_ce; /* (the older first) */
-		c->old_ce -= o;
-		c->pend_ce -= ce - o;
-		o = pkts < c->old_pkts ? pkts : c->old_pkts;
-		c->old_pkts -= o;
-		c->pend_pkts -= pkts - o < c->pend_pkts ? pkts - o : c->pend_pkts;
-		if (!c->old_pkts) {
-			left += c->old_ce; /* (its packets are all in) */
-			c->old_ce = 0;
-		}
-		if (!c->pend_pkts)
-			c->pend_ce = 0;
-	}
-	ce += left;
-	if (ce > pkts)
-		ce = pkts;
-	sdr_cc_on_ack(&c->cc, now_ns, cyc_ns(rtt_cyc), pkts, (uint32_t)ce, bytes);
+	if (!c->on || !c->fb_pkts)
+		return;
+	start(c, now_ns);
+	bytes = (uint64_t)c->fb_pkts * (c->frame16 / 16);
+	sdr_cc_on_delivered(&c->cc, now_ns, c->fb_pkts, c->fb_ce,
+			    bytes < UINT32_MAX ? (uint32_t)bytes : UINT32_MAX);
+	c->fb_pkts = c->fb_ce = 0;
 }
 
 void sdr_sr_cc_lost(struct sdr_sr_cc *c, uint64_t now, uint32_t pkts, uint64_t sent)
@@ -223,14 +212,14 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 		" sent before a cut;"
 		" loss windows %" PRIu64 ", the last %.2f %% of the packets)"
 		" | CE echoed %" PRIu64 " (taken %" PRIu64 ", echo ACKs %" PRIu64
-		") | CE received %" PRIu32 "\n",
+		", restarted %" PRIu64 ") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
 		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->dec_loss,
 		k->increases, k->probes, k->peak / 1e6, k->holds_app, k->holds_drain, k->intervals,
 		k->comp ? "yes" : "no", k->comp_enters, k->comp_iv, k->comp_expired, k->lost_events,
 		k->stale_lost, k->loss_windows, 100 * k->loss_est, c->ce_echoed, k->ce,
-		c->echo_acks, c->rx_ce);
+		c->echo_acks, c->echo_resyncs, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -248,14 +237,16 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"competitive\":%d,\"comp_enters\":%" PRIu64 ",\"comp_intervals\":%" PRIu64
 		",\"comp_expired\":%" PRIu64 ",\"stale_lost\":%" PRIu64 ",\"loss_windows\":%" PRIu64
 		",\"loss_est\":%.5f,\"probes\":%" PRIu64 ",\"peak_bps\":%.0f"
-		",\"holds_app\":%" PRIu64 ",\"holds_drain\":%" PRIu64 "}",
+		",\"holds_app\":%" PRIu64 ",\"holds_drain\":%" PRIu64 ",\"echo_resyncs\":%" PRIu64
+		"}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
 		c->echo_acks, k->lost_events, c->rate_sets, c->rx_pkts, c->rx_ce,
 		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
 		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost,
-		k->loss_windows, k->loss_est, k->probes, k->peak, k->holds_app, k->holds_drain);
+		k->loss_windows, k->loss_est, k->probes, k->peak, k->holds_app, k->holds_drain,
+		c->echo_resyncs);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -284,6 +275,7 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_rx_ce", c->rx_ce);
 	kv->u64(kv->arg, "cc_rx_pkts", c->rx_pkts);
 	kv->u64(kv->arg, "cc_acked", k->acked);
+	kv->u64(kv->arg, "cc_echo_resyncs", c->echo_resyncs);
 	kv->u64(kv->arg, "cc_competitive", k->comp);
 	kv->u64(kv->arg, "cc_comp_enters", k->comp_enters);
 	kv->u64(kv->arg, "cc_comp_expired", k->comp_expired);

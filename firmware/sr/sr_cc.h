@@ -36,19 +36,20 @@ struct sdr_sr_cc {
 	uint8_t echo_seen; /* echo_ce/echo_pkts hold the last echo's counts */
 	uint8_t started;   /* the controller's clock started (first event) */
 	uint32_t echo_ce, echo_pkts;
-	uint64_t pend_ce, pend_pkts; /* echoed, not yet given to the controller: */
-	uint64_t old_ce, old_pkts;   /* ... in this epoch and in the one before */
-	uint64_t epoch_at;           /* ns: this epoch's start (0: none yet) */
-	uint64_t applied_bps;        /* rate the pacer has (0: give it) */
-	uint32_t held_seen;          /* qp->pace_held when the controller last looked */
-	uint64_t tx_iv;              /* the controller's interval tx_first/last are of */
-	uint64_t tx_first, tx_last;  /* TSC of its first and last data frame */
+	uint32_t fb_pkts, fb_ce;    /* this ACK's echo: new data packets, CE marks */
+	uint32_t frame16;           /* 16 x the mean bytes of its data frames sent */
+	uint64_t applied_bps;       /* rate the pacer has (0: give it) */
+	uint32_t held_seen;         /* qp->pace_held when the controller last looked */
+	uint64_t tx_iv;             /* the controller's interval tx_first/last are of */
+	uint64_t tx_first, tx_last; /* TSC of its first and last data frame */
 	/* sender counters (stats) */
-	uint64_t echo_acks; /* ACKs with an ECN echo */
-	uint64_t ce_echoed; /* CE marks the echoes reported */
-	uint64_t rate_sets; /* times the pacer's rate was changed */
+	uint64_t echo_acks;    /* ACKs with an ECN echo */
+	uint64_t ce_echoed;    /* CE marks the echoes reported */
+	uint64_t rate_sets;    /* times the pacer's rate was changed */
+	uint64_t echo_resyncs; /* echoes whose counts went back (the peer restarted) */
 	/* receiver: running counts of the QP's data packets (echoed) */
 	uint32_t rx_ce, rx_pkts;
+	uint32_t rx_ect; /* ECN-capable ones since the last ACK (--cc-ack-pkts) */
 };
 
 /** Main lcore, at QP set-up (sdr_sr_init): on per --cc, ceiling from the
@@ -69,6 +70,7 @@ static inline void sdr_sr_cc_sent(struct sdr_sr_cc *c, uint32_t bytes, uint64_t 
 	if (!c->on)
 		return;
 	sdr_cc_on_sent(&c->cc, bytes);
+	c->frame16 += bytes - c->frame16 / 16; /* (a mean over about 16 frames) */
 	if (c->tx_iv != c->cc.intervals) {
 		c->tx_iv = c->cc.intervals;
 		c->tx_first = now;
@@ -76,25 +78,36 @@ static inline void sdr_sr_cc_sent(struct sdr_sr_cc *c, uint32_t bytes, uint64_t 
 	c->tx_last = now;
 }
 
-/** Receiver: a data packet of the QP arrived (ICRC checked). */
-static inline void sdr_sr_cc_rx_data(struct sdr_sr_cc *c, uint8_t ecn)
+/** Receiver: a data packet of the QP arrived (ICRC checked). @return the
+ *  ECN-capable data packets since the last ACK (0 when it is not one). */
+static inline uint32_t sdr_sr_cc_rx_data(struct sdr_sr_cc *c, uint8_t ecn)
 {
 	c->rx_pkts++;
 	if (ecn == 3 /* SDR_ECN_CE */)
 		c->rx_ce++;
+	return ecn ? ++c->rx_ect : 0;
 }
 
 /** Receiver: the echo an ACK carries now. */
 void sdr_sr_cc_echo_out(const struct sdr_sr_cc *c, struct sdr_ack_echo *e);
 
-/** Sender: an ACK of @p len bytes arrived; take its ECN echo, if any. */
+/** Sender: an ACK of @p len bytes arrived; take its ECN echo, if any: the
+ *  data packets and CE marks the receiver counted since the echo before,
+ *  given to the controller by sdr_sr_cc_ack_end() after the ACK's units. */
 void sdr_sr_cc_echo_in(struct sdr_sr_cc *c, const uint8_t *msg, size_t len,
 		       const struct sdr_ctrl_hdr *h);
 
 /** Sender: a unit of @p pkts packets and @p bytes on the wire was newly
- *  acknowledged at TSC @p now; @p rtt_cyc its RTT sample (0: none, Karn). */
+ *  acknowledged at TSC @p now; @p rtt_cyc its RTT sample (0: none, Karn).
+ *  From a receiver that echoes, the sample alone (the echo tells what was
+ *  delivered); from one that does not, the unit is the delivery. */
 void sdr_sr_cc_acked(struct sdr_sr_cc *c, uint64_t now, uint64_t rtt_cyc, uint32_t pkts,
 		     uint32_t bytes);
+
+/** Sender: the ACK taken at TSC @p now is done: the delivery its echo
+ *  counted goes to the controller, at the mean bytes of the QP's data
+ *  frames (docs/congestion.md "Feedback between units"). */
+void sdr_sr_cc_ack_end(struct sdr_sr_cc *c, uint64_t now);
 
 /** Sender: a unit of @p pkts packets, last sent at TSC @p sent, is being
  *  retransmitted (a loss; sdr_cc_on_loss_unit()); @p sent 0: @p pkts

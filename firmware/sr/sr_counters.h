@@ -18,7 +18,7 @@
 	X(sr, rto_backoffs) X(sr, probe_defers) X(sr, reacks) X(sr, outages)                 \
 	X(sr, resume_units) X(sr, rack_retx) X(sr, tlp) X(sr, spurious_retx)                 \
 	X(sr, late_timers) X(sr, holes_tx) X(sr, holes_rx) X(sr, holes_lost)                 \
-	X(sr, retx_pkts_saved)
+	X(sr, retx_pkts_saved) X(sr, fb_acks)
 /* clang-format on */
 
 SDR_QP_CTR_GROUP_DECLARE(sr, SDR_SR_QP_CTRS);

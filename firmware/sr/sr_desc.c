@@ -24,6 +24,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.probe_max_ms = 1000,
 	.paths = 1,
 	.cc_competitive = 0,
+	.cc_ack_pkts = 4,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -133,6 +134,18 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "32 keeps the queue of 8 QPs under a 30x ceiling at a quarter\n"
 		 "of the buffer, docs/congestion.md; default 0: the ceiling\n"
 		 "alone)"},
+	{.name = "cc-ack-pkts",
+	 .arg = "N",
+	 .kind = SDR_OPT_U32,
+	 .min = 0,
+	 .max = 65536,
+	 .var = &sdr_sr_cfg.cc_ack_pkts,
+	 .help = "receiver: while a QP's data comes ECN-capable (its sender's\n"
+		 "congestion control is on), acknowledge at least every N of\n"
+		 "its data packets, at most one such ACK per 100 us (or per\n"
+		 "--sr-ack-us if shorter): the sender's controller learns the\n"
+		 "delivery and the CE marks between units (docs/congestion.md;\n"
+		 "default 4, 0 = only when a unit completes)"},
 	SDR_OPT_END,
 };
 

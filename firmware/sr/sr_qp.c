@@ -140,7 +140,10 @@ void sdr_sr_qp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 	uint32_t slot;
 	int rc = sdr_recv_place(w, qp, p, gen, now, &slot, &drop);
 
-	sdr_sr_cc_rx_data(&sr->cc, p->ecn);
+	uint32_t ect = sdr_sr_cc_rx_data(&sr->cc, p->ecn);
+
+	if (sr->fb_pkts && ect >= sr->fb_pkts)
+		sdr_sr_rx_feedback(w, qp, sr, p->msg_id, now);
 	if (rc < 0) {
 		sdr_sr_rx_dropped(w, qp, sr, p, drop, now);
 		return;

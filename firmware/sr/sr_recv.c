@@ -108,7 +108,7 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr
 {
 	struct ack_out o = {.n = 0, .nh = 0};
 	uint32_t chunk_bytes = qp->mtu * qp->ppc, n0 = sr->fin_n;
-	uint64_t next = 0;
+	uint64_t next = 0, acks0 = SDR_QP_CTR(qp, sr, acks_tx);
 
 	for (uint32_t i = 0; i < n0; i++) {
 		struct sdr_sr_fin f = sr->fin[sr->fin_head];
@@ -176,8 +176,29 @@ static void ack_flush(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr
 	}
 	if (o.n)
 		tx_ack(w, qp, &o);
+	if (SDR_QP_CTR(qp, sr, acks_tx) != acks0) {
+		sr->ack_tx_tsc = now;
+		sr->cc.rx_ect = 0; /* (the echo went: --cc-ack-pkts counts anew) */
+		if (sr->fb_due)
+			SDR_QP_CTR(qp, sr, fb_acks)++;
+	}
+	sr->fb_due = 0;
 	sr->nack_dirty = 0;
 	sr->ack_due = 0;
+}
+
+void sdr_sr_rx_feedback(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,
+			uint64_t now)
+{
+	uint64_t due = sr->ack_tx_tsc + sr->fb_gap;
+
+	sdr_sr_rx_note(w, qp, sr, slot, now);
+	if (due < now)
+		due = now;
+	if (due < sr->ack_due) {
+		sr->ack_due = due;
+		sr->fb_due = 1;
+	}
 }
 
 void sdr_sr_rx_note(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, uint32_t slot,

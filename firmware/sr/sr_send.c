@@ -37,6 +37,10 @@ int sdr_sr_init(struct sdr_sr *sr, const struct sdr_qp *qp)
 	sr->full_copies = 1;
 	sr->npaths = 1;
 	sr->ack_period = sdr_us_cycles(sdr_sr_cfg.ack_us);
+	sr->fb_pkts = sdr_sr_cfg.cc_ack_pkts;
+	sr->fb_gap = sdr_us_cycles(SDR_SR_FB_GAP_US);
+	if (sr->fb_gap > sr->ack_period)
+		sr->fb_gap = sr->ack_period;
 	sr->fin = calloc(SDR_SR_FIN_CAP, sizeof(*sr->fin));
 	sr->units_max = units;
 	sr->units = calloc((size_t)SDR_MAX_MSGS * units, sizeof(*sr->units));
@@ -1029,8 +1033,13 @@ void sdr_sr_rx_ack(struct sdr_worker *w, struct sdr_qp *qp, struct sdr_sr *sr, c
 	if (a.unsent)
 		w->ctr[SDR_CTR_ack_unsent] += a.unsent;
 	holes_rx(w, qp, sr, msg, len, h, now);
-	if (sr->spray.n > 1 && sr->cc.ce_echoed > ce0)
-		sdr_spray_ce_share(&sr->spray, a.on_path, (uint32_t)(sr->cc.ce_echoed - ce0));
+	/* (the marks of ACKs that acknowledge no unit wait for one that does) */
+	if (sr->spray.n > 1) {
+		sr->spray_ce += (uint32_t)(sr->cc.ce_echoed - ce0);
+		if (sr->spray_ce && sdr_spray_ce_share(&sr->spray, a.on_path, sr->spray_ce))
+			sr->spray_ce = 0;
+	}
+	sdr_sr_cc_ack_end(&sr->cc, now);
 	if (a.progress) {
 		qp->progress_tsc = now;
 		sr->tlp_done = 0;

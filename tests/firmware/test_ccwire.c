@@ -395,24 +395,88 @@ static void t_settle(void)
 	d0 = ca->cc.dec_ecn;
 	rig_run_for(r, 300 * MS);
 	d1 = ca->cc.dec_ecn;
-	printf("settle: %llu duplicates; receiver counted %u packets, %u marked; sender acked "
-	       "%llu packets, echoed %llu marks, controller took %llu; pending %llu marks of "
-	       "%llu packets; ECN cuts %llu, of them %llu in the 300 ms after the marks\n",
+	printf("settle: %llu duplicates; receiver counted %u packets, %u marked; the "
+	       "controller took %llu packets and %llu marks of the %u and %llu echoed; ECN cuts "
+	       "%llu, of them %llu in the 300 ms after the marks\n",
 	       (unsigned long long)r->ws[RIG_A].dup[RIG_K_DATA], cb->rx_pkts, cb->rx_ce,
-	       (unsigned long long)ca->cc.acked, (unsigned long long)ca->ce_echoed,
-	       (unsigned long long)ca->cc.ce, (unsigned long long)(ca->pend_ce + ca->old_ce),
-	       (unsigned long long)(ca->pend_pkts + ca->old_pkts), (unsigned long long)d1,
+	       (unsigned long long)ca->cc.acked, (unsigned long long)ca->cc.ce, ca->echo_pkts,
+	       (unsigned long long)ca->ce_echoed, (unsigned long long)d1,
 	       (unsigned long long)(d1 - d0));
 	CHECK(r->ws[RIG_A].dup[RIG_K_DATA] > 100 && cb->rx_ce > 50, "%llu duplicates, %u marks",
 	      (unsigned long long)r->ws[RIG_A].dup[RIG_K_DATA], cb->rx_ce);
 	CHECK(ca->ce_echoed == cb->rx_ce && d0 > 0, "echoed %llu of %u marks, %llu ECN cuts",
 	      (unsigned long long)ca->ce_echoed, cb->rx_ce, (unsigned long long)d0);
 	CHECK(d1 == d0, "%llu ECN cuts after the marks ended", (unsigned long long)(d1 - d0));
-	CHECK(ca->pend_ce == 0 && ca->old_ce == 0, "%llu marks still pending",
-	      (unsigned long long)(ca->pend_ce + ca->old_ce));
+	/* every echoed packet and mark went to the controller with its ACK
+	 * (but the first echo's, where the counting starts: a unit or two) */
+	CHECK(ca->echo_pkts - ca->cc.acked <= 40 && ca->cc.ce == ca->ce_echoed && ca->fb_pkts == 0,
+	      "the controller took %llu of %u packets, %llu of %llu marks",
+	      (unsigned long long)ca->cc.acked, ca->echo_pkts, (unsigned long long)ca->cc.ce,
+	      (unsigned long long)ca->ce_echoed);
 	CHECK(b_bad == 0, "%llu receives not bit-exact", (unsigned long long)b_bad);
 	CHECK(rig_check_invariants(r) == 0, "rig invariants");
 	rig_free(r);
+}
+
+/* The receiver's ACKs between units (--cc-ack-pkts): with 16-packet units
+ * (one a message) and ACKs coalesced over 500 us, the receiver acknowledges
+ * every 4 ECN-capable data packets, at most one such ACK per 100 us, and the
+ * sender's controller takes each echo's packets and marks at that ACK; with
+ * --cc-ack-pkts 0 only the units' ACKs go, and the echo in them is still
+ * the delivery. @return B's ACKs per data packet it received. */
+static double fb_run(const char *cc, unsigned n)
+{
+	struct rig *r = mk(cc);
+	const struct sdr_sr_cc *ca = cc_of(r, RIG_A), *cb = cc_of(r, RIG_B);
+	const struct sdr_qp *qb = r->s[RIG_B].qp;
+	uint64_t acks, fb, t0;
+	double per;
+
+	rig_run_for(r, 200 * MS); /* (the start-up) */
+	t0 = r->now;
+	acks = SDR_QP_CTR(qb, sr, acks_tx);
+	fb = SDR_QP_CTR(qb, sr, fb_acks);
+	r->link[RIG_A].ce_data = 0.1;
+	CHECK(run_checked(r, 50 * MS, RATE) == 0, "pacer rate != controller rate");
+	r->link[RIG_A].ce_data = 0;
+	CHECK(run_checked(r, 150 * MS, RATE) == 0, "pacer rate != controller rate");
+	acks = SDR_QP_CTR(qb, sr, acks_tx) - acks;
+	fb = SDR_QP_CTR(qb, sr, fb_acks) - fb;
+	per = (double)SDR_QP_CTR(qb, sr, acks_tx) / cb->rx_pkts;
+	printf("--cc-ack-pkts %u: B received %u data packets (%u CE), sent %llu ACKs (%.3f a "
+	       "packet), %llu of them in 200 ms, %llu between units; A's controller took %llu "
+	       "packets and %llu marks of the %u and %llu echoed, rate %.1f Mbit/s\n",
+	       n, cb->rx_pkts, cb->rx_ce, (unsigned long long)SDR_QP_CTR(qb, sr, acks_tx), per,
+	       (unsigned long long)acks, (unsigned long long)fb, (unsigned long long)ca->cc.acked,
+	       (unsigned long long)ca->cc.ce, ca->echo_pkts, (unsigned long long)ca->ce_echoed,
+	       sdr_cc_rate(&ca->cc) / 1e6);
+	CHECK(ca->echo_pkts - ca->cc.acked <= 40 && ca->cc.ce == ca->ce_echoed && ca->ce_echoed > 0,
+	      "the controller took %llu of %u packets, %llu of %llu marks",
+	      (unsigned long long)ca->cc.acked, ca->echo_pkts, (unsigned long long)ca->cc.ce,
+	      (unsigned long long)ca->ce_echoed);
+	if (n) {
+		CHECK(fb > 0, "no ACK between units");
+		/* (no two of them closer than 100 us) */
+		CHECK(fb <= (r->now - t0) / (100 * US) + 1, "%llu ACKs between units in %llu us",
+		      (unsigned long long)fb, (unsigned long long)((r->now - t0) / US));
+	} else {
+		CHECK(fb == 0, "%llu ACKs between units with --cc-ack-pkts 0",
+		      (unsigned long long)fb);
+	}
+	CHECK(b_done > 0 && b_bad == 0, "%llu receives, %llu not bit-exact",
+	      (unsigned long long)b_done, (unsigned long long)b_bad);
+	CHECK(rig_check_invariants(r) == 0, "rig invariants");
+	rig_free(r);
+	return per;
+}
+
+static void t_fb(void)
+{
+	double with = fb_run("on --chunk-pkts 16 --sr-ack-us 500", 4);
+	double without = fb_run("on --chunk-pkts 16 --sr-ack-us 500 --cc-ack-pkts 0", 0);
+
+	/* 16 packets a unit: a unit's ACK and its FULL against one per 4 */
+	CHECK(with > 2 * without, "%.3f ACKs a packet against %.3f", with, without);
 }
 
 /* A daemon option of the controller reaches every QP's controller: the
@@ -462,6 +526,7 @@ static void t_airef(void)
 
 static const struct t_case tests[] = {{"on", t_on},         {"off", t_off},     {"perqp", t_perqp},
 				      {"ec", t_ec},         {"auto", t_auto},   {"burst", t_burst},
-				      {"settle", t_settle}, {"noise", t_noise}, {"airef", t_airef}};
+				      {"settle", t_settle}, {"noise", t_noise}, {"airef", t_airef},
+				      {"fb", t_fb}};
 
 T_MAIN("test_ccwire", tests)

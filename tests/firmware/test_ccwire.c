@@ -16,9 +16,11 @@
  *         controller decision; the receiver still counts and echoes;
  *   perqp the QP's own setting (the request's cc) over the daemon's;
  *   settle marks echoed for duplicates (counted by the receiver, acknowledged
- *         once) do not outlive two round trips: no cut after the marks end;
+ *         once) go to the controller with their ACK: no cut after the marks
+ *         end, every echoed packet and mark taken;
  *   noise --cc-noise-probe on reaches the controllers (off by default);
- *   airef --cc-ai-ref K reaches the controllers (0 by default).
+ *   airef --cc-ai-ref K reaches the controllers (0 by default);
+ *   fb    the receiver's ACKs between units (--cc-ack-pkts, 4 by default).
  *
  * `test_ccwire NAME` runs one (meson: ccwire_NAME).
  */
@@ -375,11 +377,11 @@ static void t_burst(void)
 }
 
 /* Marks echoed for packets no ACK of a unit covers - duplicates, which
- * the receiver counts and the sender acknowledges once - are settled
- * within two round trips: once the wire stops marking, the cuts on CE stop
- * and no mark is left pending, however many duplicates the echoes counted
- * (a pool that kept them gave a burst's marks out a few at every ACK for
- * seconds after the queue had gone). */
+ * the receiver counts and the sender acknowledges once - go to the
+ * controller with the ACK that echoed them: once the wire stops marking,
+ * the cuts on CE stop and no mark is left over, however many duplicates
+ * the echoes counted (a pool that kept them for units gave a burst's marks
+ * out a few at every ACK for seconds after the queue had gone). */
 static void t_settle(void)
 {
 	struct rig *r = mk("on");

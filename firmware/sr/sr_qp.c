@@ -137,11 +137,12 @@ void sdr_sr_qp_rx_data(struct sdr_worker *w, struct sdr_qp *qp, const struct sdr
 {
 	struct sdr_sr *sr = sdr_sr_of(qp);
 	enum sdr_ctr drop;
-	uint32_t slot;
+	uint32_t slot, ect;
 	int rc = sdr_recv_place(w, qp, p, gen, now, &slot, &drop);
 
-	uint32_t ect = sdr_sr_cc_rx_data(&sr->cc, p->ecn);
-
+	/* (the sender's controller learns the delivery from the echo: an ACK
+	 * every --cc-ack-pkts ECN-capable packets, placed or not) */
+	ect = sdr_sr_cc_rx_data(&sr->cc, p->ecn);
 	if (sr->fb_pkts && ect >= sr->fb_pkts)
 		sdr_sr_rx_feedback(w, qp, sr, p->msg_id, now);
 	if (rc < 0) {

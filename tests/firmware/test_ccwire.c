@@ -20,7 +20,9 @@
  *         end, every echoed packet and mark taken;
  *   noise --cc-noise-probe on reaches the controllers (off by default);
  *   airef --cc-ai-ref K reaches the controllers (0 by default);
- *   fb    the receiver's ACKs between units (--cc-ack-pkts, 4 by default).
+ *   fb    the receiver's ACKs between units (--cc-ack-pkts, 4 by default);
+ *   echo  the echo's running counts as the sender takes them: the first, then
+ *         the differences, counts that went back (a restored receiver).
  *
  * `test_ccwire NAME` runs one (meson: ccwire_NAME).
  */
@@ -481,6 +483,64 @@ static void t_fb(void)
 	CHECK(with > 2 * without, "%.3f ACKs a packet against %.3f", with, without);
 }
 
+/* One ACK with the ECN echo (@p ce, @p pkts) - or without one (@p echo 0,
+ * an older receiver) - taken by @p c at TSC @p now. */
+static void echo_ack(struct sdr_sr_cc *c, int echo, uint32_t ce, uint32_t pkts, uint64_t now)
+{
+	uint8_t msg[256];
+	struct sdr_ack_entry e = {.seq = 7, .cum = 1};
+	struct sdr_ack_echo x = {.ce = ce, .pkts = pkts};
+	struct sdr_ctrl_hdr h;
+	size_t len = echo ? sdr_ctrl_ack_encode_echo(msg, 0x100, &e, 1, &x)
+			  : sdr_ctrl_ack_encode(msg, 0x100, &e, 1);
+
+	CHECK(len > 0 && sdr_ctrl_hdr_decode(msg, len, &h) == 0, "ACK not built");
+	sdr_sr_cc_echo_in(c, msg, len, &h);
+	sdr_sr_cc_ack_end(c, now);
+}
+
+/* The echo's running counts as the sender's controller takes them: the
+ * first echo is where the counting starts (a restored sender meets counts
+ * from before), each later one gives the packets, marks and bytes since
+ * the one before; counts that went back (the receiving QP restored, its
+ * counts from 0 again) start it again from there, with nothing given,
+ * instead of ignoring every echo until the counts pass the old ones; an
+ * ACK without an echo gives nothing. */
+static void t_echo(void)
+{
+	struct rig *r = mk("on");
+	struct sdr_sr_cc c;
+	uint64_t now = r->now, frame = sdr_wire_data_frame_bytes(4096, 1);
+
+	sdr_sr_cc_init(&c, r->s[RIG_A].qp, 1);
+	echo_ack(&c, 1, 5, 100000, now); /* (history: a restored sender) */
+	CHECK(c.echo_acks == 1 && c.cc.acked == 0 && c.ce_echoed == 0,
+	      "first echo: %llu packets, %llu marks given", (unsigned long long)c.cc.acked,
+	      (unsigned long long)c.ce_echoed);
+	echo_ack(&c, 1, 7, 100040, now);
+	echo_ack(&c, 1, 7, 100060, now);
+	CHECK(c.cc.acked == 60 && c.cc.ce == 2 && c.ce_echoed == 2,
+	      "%llu packets, %llu marks given (60, 2)", (unsigned long long)c.cc.acked,
+	      (unsigned long long)c.cc.ce);
+	/* (the ACK that opens the interval does not count its bytes) */
+	CHECK(c.cc.iv_bytes == 20 * frame, "interval bytes %llu, not 20 frames of %llu",
+	      (unsigned long long)c.cc.iv_bytes, (unsigned long long)frame);
+	echo_ack(&c, 1, 0, 10, now); /* the receiver restarted */
+	CHECK(c.echo_resyncs == 1 && c.cc.acked == 60, "resyncs %llu, %llu packets given",
+	      (unsigned long long)c.echo_resyncs, (unsigned long long)c.cc.acked);
+	echo_ack(&c, 1, 1, 30, now);
+	CHECK(c.cc.acked == 80 && c.cc.ce == 3, "after the restart: %llu packets, %llu marks",
+	      (unsigned long long)c.cc.acked, (unsigned long long)c.cc.ce);
+	echo_ack(&c, 0, 0, 0, now);
+	CHECK(c.echo_acks == 5 && c.cc.acked == 80, "an ACK without an echo: %llu echoes",
+	      (unsigned long long)c.echo_acks);
+	/* more marks than packets are not believed */
+	echo_ack(&c, 1, 11, 35, now);
+	CHECK(c.cc.acked == 85 && c.cc.ce == 8, "%llu packets, %llu marks (85, 8)",
+	      (unsigned long long)c.cc.acked, (unsigned long long)c.cc.ce);
+	rig_free(r);
+}
+
 /* A daemon option of the controller reaches every QP's controller: the
  * parameter @p get reads is @p def without @p args and @p want with them,
  * and the stream still completes bit-exact at the controller's rate. */
@@ -529,6 +589,6 @@ static void t_airef(void)
 static const struct t_case tests[] = {{"on", t_on},         {"off", t_off},     {"perqp", t_perqp},
 				      {"ec", t_ec},         {"auto", t_auto},   {"burst", t_burst},
 				      {"settle", t_settle}, {"noise", t_noise}, {"airef", t_airef},
-				      {"fb", t_fb}};
+				      {"fb", t_fb},         {"echo", t_echo}};
 
 T_MAIN("test_ccwire", tests)

@@ -622,7 +622,10 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->cut_at = now;
 	}
 	comp_watch(cc, ev, q, target, rate0, now);
-	if (cc->iv_ce == 0)
+	/* (an interval with no RTT sample of its own - its deliveries came
+	 * between the units' ACKs - measured no delay: its q of 0 would pull
+	 * the noise estimate, and the delay target with it, to 0) */
+	if (cc->iv_ce == 0 && cc->iv_min_rtt)
 		cc->jit = (1 - cc->p.jit_g) * cc->jit + cc->p.jit_g * q;
 	cc->prev_q = q;
 	cc->last = ev;

@@ -32,7 +32,7 @@ struct sdr_sr_cfg {
 	int cc_competitive;    /* --cc-competitive: its TCP-competitive mode (sdr_cc.h) */
 	int cc_noise_probe;    /* --cc-noise-probe: calm and probe through the RTT noise */
 	uint32_t cc_ai_ref;    /* --cc-ai-ref: the additive step's scale (sdr_cc.h ai_ref_k) */
-	uint32_t cc_ack_pkts;  /* --cc-ack-pkts: an ACK per this many ECN-capable data packets */
+	uint32_t cc_ack_pkts;  /* --cc-ack-pkts: an ACK per N ECN-capable data packets (0: off) */
 	uint32_t paths;        /* --paths: paths (UDP source ports) of a QP (docs/multipath.md) */
 };
 extern struct sdr_sr_cfg sdr_sr_cfg;

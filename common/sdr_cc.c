@@ -734,19 +734,18 @@ static void delivered(struct sdr_cc *cc, uint64_t now, uint64_t age, uint32_t ac
 	tick(cc, now);
 }
 
-uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked, uint32_t ce,
-		       uint32_t bytes)
-{
-	if (rtt)
-		rtt_sample(cc, now, rtt);
-	delivered(cc, now, rtt, acked, ce, bytes);
-	return sdr_cc_rate(cc);
-}
-
 void sdr_cc_on_rtt(struct sdr_cc *cc, uint64_t now, uint64_t rtt)
 {
 	if (rtt)
 		rtt_sample(cc, now, rtt);
+}
+
+uint64_t sdr_cc_on_ack(struct sdr_cc *cc, uint64_t now, uint64_t rtt, uint32_t acked, uint32_t ce,
+		       uint32_t bytes)
+{
+	sdr_cc_on_rtt(cc, now, rtt);
+	delivered(cc, now, rtt, acked, ce, bytes);
+	return sdr_cc_rate(cc);
 }
 
 uint64_t sdr_cc_on_delivered(struct sdr_cc *cc, uint64_t now, uint32_t acked, uint32_t ce,

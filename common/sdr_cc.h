@@ -117,6 +117,12 @@ struct sdr_cc_params {
 	                          smoothed q of the intervals without a CE mark),
 	                          whichever is larger (never below T) */
 	double jit_g;          /**< gain of that noise estimate's EWMA */
+	double q_span_rtts;    /**< where ECN does not lead, a delay cut needs the
+	                          queueing delay in the interval's smallest RTT
+	                          sample and in every one of the q_span_rtts
+	                          base RTTs before it (0: the interval's alone):
+	                          a sample late on the host's noise alone is not
+	                          a queue that lasts */
 	double ecn_delay_cap;  /**< that target is at most this fraction of the base
 	                          RTT (a queue ECN does not mark still cuts) */
 	double noise_cap;      /**< without ECN: max(T, jit_k * jit), at most this
@@ -163,6 +169,10 @@ enum sdr_cc_event {
 	SDR_CC_DEC_LOSS,  /**< decreased on loss under queueing */
 };
 
+/** RTT samples kept for the queueing delay's minimum over q_span_rtts (at
+ * high rates the last of them: an interval's own many samples filter there). */
+#define SDR_CC_RTT_KEEP 8
+
 /** One QP's controller. Fields are read-only outside sdr_cc.c. */
 struct sdr_cc {
 	struct sdr_cc_params p;
@@ -195,6 +205,10 @@ struct sdr_cc {
 	                          declared lost within a base RTT of leaving */
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	bool busy_prev;      /**< the interval before sent dlv_busy of its rate */
+	/* the last RTT samples (ns: when taken, the RTT), oldest overwritten,
+	 * for the queueing delay over q_span_rtts */
+	uint64_t rs_at[SDR_CC_RTT_KEEP], rs_rtt[SDR_CC_RTT_KEEP];
+	unsigned rs_next;
 	/* the interval being measured */
 	uint64_t iv_start, iv_min_rtt, iv_acked, iv_ce, iv_lost, iv_sent_bytes;
 	uint64_t iv_bytes;      /**< acknowledged, but the ACK that opened it */

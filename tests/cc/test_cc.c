@@ -1298,6 +1298,74 @@ static uint64_t feed_held(struct sdr_cc *cc, uint64_t t, unsigned n, uint64_t rt
 	return t;
 }
 
+/* One interval with a single RTT sample (@p rtt, at its start: the unit's
+ * ACK) and the deliveries between units after it (sdr_cc_on_delivered, 10
+ * packets every tenth of the base RTT, @p ce of them marked in the first),
+ * sending at the full rate: the firmware with --cc-ack-pkts. @return the
+ * time after the decision. */
+static uint64_t feed_sparse(struct sdr_cc *cc, uint64_t t, uint64_t rtt, unsigned ce)
+{
+	uint64_t d0 = cc->intervals, iv = cc->base_rtt;
+
+	for (unsigned k = 0; cc->intervals == d0 && k < 100; k++) {
+		sdr_cc_on_sent(cc, (uint32_t)(cc->rate * (double)iv / 80e9) + 1);
+		t += iv / 10;
+		if (k == 0)
+			sdr_cc_on_rtt(cc, t, rtt);
+		sdr_cc_on_delivered(cc, t, 10, k == 0 ? ce : 0, 0);
+	}
+	return t;
+}
+
+/* The queueing delay over q_span_rtts: with one RTT sample an interval, a
+ * single late one (a host's scheduling) is no delay cut where a sample of
+ * the round trip before shows no queue; a queue that lasts is cut once it
+ * outlasts the span; q_span_rtts 0 cuts on the single sample, as does a
+ * path where ECN leads (delay is its back-up there, above its own target). */
+static void test_span(void)
+{
+	struct sdr_cc_params p, p0;
+	struct sdr_cc cc;
+	uint64_t t = 0;
+
+	sdr_cc_params_default(&p);
+	p0 = p;
+	p0.q_span_rtts = 0;
+	for (int span = 1; span >= 0; span--) {
+		sdr_cc_init(&cc, span ? &p : &p0, GBIT, t);
+		t = feed(&cc, t, 12, 25 * MS, 0); /* at base, in start-up (no cut yet) */
+		for (unsigned k = 0; k < 4; k++)
+			t = feed_sparse(&cc, t, 25 * MS, 0);
+		uint64_t d0 = cc.dec_delay;
+
+		t = feed_sparse(&cc, t, 35 * MS, 0); /* one sample 10 ms late */
+		if (span) {
+			CHECK(cc.dec_delay == d0 && cc.last == SDR_CC_STARTUP,
+			      "span: one late sample, the round trip before at base: %s",
+			      sdr_cc_event_name(cc.last));
+			t = feed_sparse(&cc, t, 35 * MS, 0); /* the queue lasts */
+			CHECK(cc.dec_delay == d0 + 1,
+			      "span: 10 ms in two intervals in a row is a delay cut (%s)",
+			      sdr_cc_event_name(cc.last));
+		} else {
+			CHECK(cc.dec_delay == d0 + 1, "q_span_rtts 0: one late sample cuts (%s)",
+			      sdr_cc_event_name(cc.last));
+		}
+	}
+	/* ECN leads: the interval's own sample above the delay target cuts */
+	sdr_cc_init(&cc, &p, GBIT, t);
+	t = feed(&cc, t, 12, 25 * MS, 0);
+	t = feed(&cc, t, 1, 25 * MS, 10); /* a CE mark */
+	for (unsigned k = 0; k < 4; k++)
+		t = feed_sparse(&cc, t, 25 * MS, 0);
+	uint64_t d1 = cc.dec_delay;
+
+	t = feed_sparse(&cc, t, 25 * MS + 10 * MS, 0); /* above 6.25 ms */
+	CHECK(sdr_cc_ecn_leads(&cc, t) && cc.dec_delay == d1 + 1,
+	      "span: where ECN leads one sample above its delay target cuts (%s)",
+	      sdr_cc_event_name(cc.last));
+}
+
 /* The TCP-competitive mode (sdr_cc.h) decision by decision: when it starts,
  * what it does, when it ends. */
 static void test_competitive(void)
@@ -1518,6 +1586,7 @@ int main(int argc, char **argv)
 	noisy.noise_probe_k = 2;
 
 	test_reactions();
+	test_span();
 	test_competitive();
 	test_loss_once();
 	test_random_loss();

@@ -24,6 +24,7 @@ struct sdr_sr_cfg sdr_sr_cfg = {
 	.probe_max_ms = 1000,
 	.paths = 1,
 	.cc_competitive = 0,
+	.cc_ack_pkts = 4,
 };
 
 const struct sdr_opt sdr_sr_opts[] = {
@@ -143,8 +144,8 @@ const struct sdr_opt sdr_sr_opts[] = {
 		 "congestion control is on), acknowledge at least every N of\n"
 		 "its data packets, at most one such ACK per 100 us (or per\n"
 		 "--sr-ack-us if shorter): the sender's controller learns the\n"
-		 "delivery and the CE marks between units (docs/congestion.md:\n"
-		 "4 measured; default 0 = only when a unit completes)"},
+		 "delivery and the CE marks between units (docs/congestion.md;\n"
+		 "default 4, 0 = only when a unit completes)"},
 	SDR_OPT_END,
 };
 

@@ -20,7 +20,7 @@
  *         end, every echoed packet and mark taken;
  *   noise --cc-noise-probe on reaches the controllers (off by default);
  *   airef --cc-ai-ref K reaches the controllers (0 by default);
- *   fb    the receiver's ACKs between units (--cc-ack-pkts 4; off by default);
+ *   fb    the receiver's ACKs between units (--cc-ack-pkts, 4 by default);
  *   echo  the echo's running counts as the sender takes them: the first, then
  *         the differences, counts that went back (a restored receiver).
  *
@@ -476,7 +476,7 @@ static double fb_run(const char *cc, unsigned n)
 
 static void t_fb(void)
 {
-	double with = fb_run("on --chunk-pkts 16 --sr-ack-us 500 --cc-ack-pkts 4", 4);
+	double with = fb_run("on --chunk-pkts 16 --sr-ack-us 500", 4);
 	double without = fb_run("on --chunk-pkts 16 --sr-ack-us 500 --cc-ack-pkts 0", 0);
 
 	/* 16 packets a unit: a unit's ACK and its FULL against one per 4 */

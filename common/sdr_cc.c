@@ -486,9 +486,14 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->comp_left = now;
 		cc->comp_expired += expired;
 	}
+	/* (a queue above the delay target that lasts: "Signals") */
+	bool lasting = q > (double)dt && span_q(cc, now) > (double)dt;
+
+	if (!cc->comp && cc->iv_ce == 0 && q > (double)dt && !lasting)
+		cc->delay_spared++;
 	if (cc->comp) {
 		ev = decide_comp(cc, len);
-	} else if (cc->iv_ce > 0 || (q > (double)dt && span_q(cc, now) > (double)dt)) {
+	} else if (cc->iv_ce > 0 || lasting) {
 		/* (a probe's first congested decision: the rate that made the
 		 * queue is the peak, cut or not) */
 		if (ep && !cc->ep_at) {

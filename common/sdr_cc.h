@@ -223,9 +223,13 @@ struct sdr_cc {
 	uint64_t loss_windows; /**< loss windows judged (not under queueing) */
 	double loss_est;       /**< the packet loss fraction of the last one */
 	uint64_t dec_ecn, dec_delay, dec_loss, increases;
-	uint64_t holds_app;   /**< decisions that held: the interval sent less
+	uint64_t holds_app;    /**< decisions that held: the interval sent less
 	                           than its rate let it (app-limited) */
-	uint64_t holds_drain; /**< ... congested, but the rate already at or
+	uint64_t delay_spared; /**< decisions whose interval's queueing delay was
+	                            above the delay target but not in every
+	                            sample of q_span_rtts before it: no delay
+	                            cut (a host's noise) */
+	uint64_t holds_drain;  /**< ... congested, but the rate already at or
 	                           below the share a probe's cut planned (its
 	                           overshoot draining), or a deep queue
 	                           draining (deep_hold_q) */

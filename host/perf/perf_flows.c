@@ -32,6 +32,7 @@ struct flow {
 	double rate_bps[FLOW_WIN_MAX]; /* its controller's rate at the window's end */
 	double goodput, ce_frac;       /* steady state; CE of its data at the receiver */
 	double cuts[3];                /* its controller's cuts: ECN, delay, loss */
+	double spared;                 /* ... delay cuts spared: the queue did not last */
 	double comp;                   /* times it entered the TCP-competitive mode */
 	double incs, probes;           /* its controller's increases, probing ones among them */
 	double holds[2];               /* its controller's holds: app-limited, draining */
@@ -119,6 +120,7 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 				f->cuts[0] = qp_num(buf, f->qpn_a, "cc_dec_ecn");
 				f->cuts[1] = qp_num(buf, f->qpn_a, "cc_dec_delay");
 				f->cuts[2] = qp_num(buf, f->qpn_a, "cc_dec_loss");
+				f->spared = qp_num(buf, f->qpn_a, "cc_delay_spared");
 				f->comp = qp_num(buf, f->qpn_a, "cc_comp_enters");
 				f->incs = qp_num(buf, f->qpn_a, "cc_increases");
 				f->probes = qp_num(buf, f->qpn_a, "cc_probes");
@@ -386,13 +388,14 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 			printf("  link %s\n", fl->rig->link);
 		for (unsigned i = 0; i < fl->n; i++)
 			printf("  flow %-3u payload goodput %9.2f Mbit/s  msgs ok %" PRIu64
-			       " bad %" PRIu64 "  CE %.4f  cuts ecn %.0f delay %.0f loss %.0f"
+			       " bad %" PRIu64
+			       "  CE %.4f  cuts ecn %.0f delay %.0f (spared %.0f) loss %.0f"
 			       "  TCP-competitive %.0f  increases %.0f (probes %.0f)  holds "
 			       "app-limited %.0f draining %.0f  noise %.0f us\n",
 			       i, gp[i] / 1e6, fl->f[i].ok, fl->f[i].bad, fl->f[i].ce_frac,
-			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].cuts[2], fl->f[i].comp,
-			       fl->f[i].incs, fl->f[i].probes, fl->f[i].holds[0], fl->f[i].holds[1],
-			       fl->f[i].noise_us);
+			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].spared,
+			       fl->f[i].cuts[2], fl->f[i].comp, fl->f[i].incs, fl->f[i].probes,
+			       fl->f[i].holds[0], fl->f[i].holds[1], fl->f[i].noise_us);
 		printf("  aggregate  %.2f Mbit/s (%.1f %% of the link)  Jain %.4f over the steady"
 		       " state, per window min %.4f mean %.4f\n",
 		       sum / 1e6, 100 * sum / cap, jain_of(gp, fl->n), jmin, nj ? jsum / nj : NAN);
@@ -452,6 +455,7 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		sb_jnum(&j, "cc_cuts_ecn", f->cuts[0]);
 		sb_jnum(&j, "cc_cuts_delay", f->cuts[1]);
 		sb_jnum(&j, "cc_cuts_loss", f->cuts[2]);
+		sb_jnum(&j, "cc_delay_spared", f->spared);
 		sb_jnum(&j, "cc_comp_enters", f->comp);
 		sb_jnum(&j, "cc_increases", f->incs);
 		sb_jnum(&j, "cc_probes", f->probes);

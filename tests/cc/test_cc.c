@@ -1338,17 +1338,22 @@ static void test_span(void)
 			t = feed_sparse(&cc, t, 25 * MS, 0);
 		uint64_t d0 = cc.dec_delay;
 
+		CHECK(cc.delay_spared == 0, "span: %" PRIu64 " delay cuts spared at base",
+		      cc.delay_spared);
 		t = feed_sparse(&cc, t, 35 * MS, 0); /* one sample 10 ms late */
 		if (span) {
-			CHECK(cc.dec_delay == d0 && cc.last == SDR_CC_STARTUP,
-			      "span: one late sample, the round trip before at base: %s",
-			      sdr_cc_event_name(cc.last));
+			CHECK(cc.dec_delay == d0 && cc.last == SDR_CC_STARTUP &&
+				      cc.delay_spared == 1,
+			      "span: one late sample, the round trip before at base: %s (%" PRIu64
+			      " spared)",
+			      sdr_cc_event_name(cc.last), cc.delay_spared);
 			t = feed_sparse(&cc, t, 35 * MS, 0); /* the queue lasts */
-			CHECK(cc.dec_delay == d0 + 1,
+			CHECK(cc.dec_delay == d0 + 1 && cc.delay_spared == 1,
 			      "span: 10 ms in two intervals in a row is a delay cut (%s)",
 			      sdr_cc_event_name(cc.last));
 		} else {
-			CHECK(cc.dec_delay == d0 + 1, "q_span_rtts 0: one late sample cuts (%s)",
+			CHECK(cc.dec_delay == d0 + 1 && cc.delay_spared == 0,
+			      "q_span_rtts 0: one late sample cuts (%s)",
 			      sdr_cc_event_name(cc.last));
 		}
 	}

@@ -170,14 +170,16 @@ reserved)
 	check '
 on, off = r["res-on"], r["res-off"]
 g = on["goodput_bps"] / off["goodput_bps"]
+f = on["per_flow"][0]
 print("alone below the link: --cc on %.2f Mbit/s, --cc off %.2f Mbit/s: %.1f %%; bottleneck "
-      "drops %d / %d, CE %d" % (on["goodput_bps"] / 1e6, off["goodput_bps"] / 1e6, 100 * g,
-      on["link_dropped_buffer"], off["link_dropped_buffer"], on["link_ce"]))
+      "drops %d / %d, CE %d; delay cuts %s (spared %s), noise J %s us" % (
+      on["goodput_bps"] / 1e6, off["goodput_bps"] / 1e6, 100 * g, on["link_dropped_buffer"],
+      off["link_dropped_buffer"], on["link_ce"], f.get("cc_cuts_delay"),
+      f.get("cc_delay_spared"), f.get("cc_noise_us")))
 lo = float(os.environ.get("SDR_CC_RESERVED", "0.85"))
 assert g >= lo, "--cc on reached %.1f %% of --cc off (< %.0f %%)" % (100 * g, 100 * lo)
 # the decisions per window: the controller decided in the run (its start-up
 # and increases at least)
-f = on["per_flow"][0]
 decisions(f)
 assert sum(d for d in f["cc_win_increases"] if d > 0) > 0, f["cc_win_increases"]
 ' || fail "reserved link"

@@ -351,11 +351,11 @@ static bool loss_window(struct sdr_cc *cc, uint64_t now, uint64_t seen)
  * after a base RTT and holds one sample or none, and one descheduled sample
  * was a cut: one QP alone under its ceiling on the veth rig cut on delay
  * 12-32 times in 12 s, 42-45 times with both vCPUs loaded (at 82-91 % of the
- * fixed pacer's goodput; 0-3 and 2-4 times with the span). Two base RTTs reach the sample before at the unit
- * rates there (one unit's ACK every 1-2 base RTTs). A queue that forms is
- * cut once it outlasts the span; where ECN leads, delay is the back-up
- * above its own target (sdr_cc_delay_target()) and the interval's own
- * minimum judges, at once. */
+ * fixed pacer's goodput; 0-3 and 2-4 times with the span). Two base RTTs
+ * reach the sample before at the unit rates there (one unit's ACK every 1-2
+ * base RTTs). A queue that forms is cut once it outlasts the span; where
+ * ECN leads, delay is the back-up above its own target
+ * (sdr_cc_delay_target()) and the interval's own minimum judges, at once. */
 static double span_q(const struct sdr_cc *cc, uint64_t now)
 {
 	uint64_t m = cc->iv_min_rtt;

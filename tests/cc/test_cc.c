@@ -1320,8 +1320,9 @@ static uint64_t feed_sparse(struct sdr_cc *cc, uint64_t t, uint64_t rtt, unsigne
 /* The queueing delay over q_span_rtts: with one RTT sample an interval, a
  * single late one (a host's scheduling) is no delay cut where a sample of
  * the round trip before shows no queue; a queue that lasts is cut once it
- * outlasts the span; q_span_rtts 0 cuts on the single sample, as does a
- * path where ECN leads (delay is its back-up there, above its own target). */
+ * outlasts the span; q_span_rtts 0 cuts on the single sample, as do the
+ * start-up and a path where ECN leads (delay is its back-up there, above
+ * its own target). */
 static void test_span(void)
 {
 	struct sdr_cc_params p, p0;
@@ -1334,7 +1335,13 @@ static void test_span(void)
 	for (int span = 1; span >= 0; span--) {
 		sdr_cc_init(&cc, span ? &p : &p0, GBIT, t);
 		t = feed(&cc, t, 12, 25 * MS, 0); /* at base, in start-up (no cut yet) */
-		for (unsigned k = 0; k < 4; k++)
+		t = feed_sparse(&cc, t, 25 * MS, 0);
+		t = feed_sparse(&cc, t, 35 * MS, 0);
+		/* in the start-up one late sample cuts (and ends it) */
+		CHECK(cc.dec_delay == 1 && !cc.startup && cc.delay_spared == 0,
+		      "span: in the start-up one late sample cuts (%s, %" PRIu64 " spared)",
+		      sdr_cc_event_name(cc.last), cc.delay_spared);
+		for (unsigned k = 0; k < 6; k++)
 			t = feed_sparse(&cc, t, 25 * MS, 0);
 		uint64_t d0 = cc.dec_delay;
 
@@ -1342,7 +1349,7 @@ static void test_span(void)
 		      cc.delay_spared);
 		t = feed_sparse(&cc, t, 35 * MS, 0); /* one sample 10 ms late */
 		if (span) {
-			CHECK(cc.dec_delay == d0 && cc.last == SDR_CC_STARTUP &&
+			CHECK(cc.dec_delay == d0 && cc.last == SDR_CC_INCREASE &&
 				      cc.delay_spared == 1,
 			      "span: one late sample, the round trip before at base: %s (%" PRIu64
 			      " spared)",

@@ -342,7 +342,14 @@ static bool loss_window(struct sdr_cc *cc, uint64_t now, uint64_t seen)
 	return p > cc->p.loss_frac;
 }
 
-/* The queueing delay that judges a delay cut where ECN does not lead (delay
+/* A sample taken at @p at of what was sent @p rtt before: sent after the
+ * last cut (what was sent before it tells of the queue that cut answered). */
+static bool sent_after_cut(const struct sdr_cc *cc, uint64_t at, uint64_t rtt)
+{
+	return at - rtt >= cc->cut_at;
+}
+
+/* The RTT that judges a delay cut where ECN does not lead (delay
  * is the only signal there): the interval's smallest RTT sample, or a
  * smaller one taken in the q_span_rtts base RTTs before it (and sent after
  * the last cut, as the interval's own). A queue shows in every sample while
@@ -360,22 +367,19 @@ static bool loss_window(struct sdr_cc *cc, uint64_t now, uint64_t seen)
  * queue grew into a full buffer while the span waited (the veth rig, 2 QPs
  * through a 100 Mbit/s bottleneck without ECN: 1920-2772 drops in its
  * first 3 s, none without the span). */
-static double span_q(const struct sdr_cc *cc, uint64_t now)
+static uint64_t span_min_rtt(const struct sdr_cc *cc, uint64_t now)
 {
 	uint64_t m = cc->iv_min_rtt;
-
-	if (cc->startup || sdr_cc_ecn_leads(cc, now))
-		return m > cc->base_rtt ? (double)(m - cc->base_rtt) : 0;
 	double from = (double)cc->iv_start - cc->p.q_span_rtts * (double)cc->base_rtt;
 
 	for (unsigned i = 0; i < SDR_CC_RTT_KEEP; i++) {
 		uint64_t at = cc->rs_at[i], rtt = cc->rs_rtt[i];
 
 		if (rtt && rtt < m && rtt <= at && at <= now && (double)at >= from &&
-		    at - rtt >= cc->cut_at)
+		    sent_after_cut(cc, at, rtt))
 			m = rtt;
 	}
-	return m > cc->base_rtt ? (double)(m - cc->base_rtt) : 0;
+	return m;
 }
 
 static void decide(struct sdr_cc *cc, uint64_t now)
@@ -490,10 +494,12 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 		cc->comp_left = now;
 		cc->comp_expired += expired;
 	}
-	/* (a queue above the delay target that lasts: "Signals") */
-	bool lasting = q > (double)dt && span_q(cc, now) > (double)dt;
+	/* a queue above the delay target, and one that lasts ("Signals") */
+	bool over = q > (double)dt;
+	bool lasting = over && (cc->startup || sdr_cc_ecn_leads(cc, now) ||
+				(double)span_min_rtt(cc, now) > (double)cc->base_rtt + (double)dt);
 
-	if (!cc->comp && cc->iv_ce == 0 && q > (double)dt && !lasting)
+	if (!cc->comp && cc->iv_ce == 0 && over && !lasting)
 		cc->delay_spared++;
 	if (cc->comp) {
 		ev = decide_comp(cc, len);
@@ -739,7 +745,7 @@ static void rtt_sample(struct sdr_cc *cc, uint64_t now, uint64_t rtt)
 	cc->last_rtt = rtt;
 	/* (a sample of what was sent before the last cut is not the
 	 * interval's: see delivered()) */
-	if (now - rtt >= cc->cut_at && (cc->iv_min_rtt == 0 || rtt < cc->iv_min_rtt))
+	if (sent_after_cut(cc, now, rtt) && (cc->iv_min_rtt == 0 || rtt < cc->iv_min_rtt))
 		cc->iv_min_rtt = rtt;
 	cc->rs_at[cc->rs_next] = now;
 	cc->rs_rtt[cc->rs_next] = rtt;

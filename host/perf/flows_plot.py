@@ -3,8 +3,9 @@
 """Chart of an `sdr-perf flows` run (docs/benchmarks.md "Competing flows"):
 per-flow payload goodput per window over time (solid) and each flow's
 congestion-controller rate at the end of the window (dotted), marked where
-its controller cut (down triangle) or held while a queue drained (square:
-a probe's overshoot or a deep queue) within the window; the link's
+its controller cut (down triangle), held while a queue drained (square:
+a probe's overshoot or a deep queue) or spared a delay cut because the
+queue did not last (x) within the window; the link's
 capacity (its schedule, as a step) and the fair share; below, Jain's index
 per window and the fraction of the bottleneck's ECN-capable frames it
 marked CE. A tool beside sdr-perf (host
@@ -74,7 +75,7 @@ def main():
     w, k = r["win_s"], max(a.avg, 1)
     fig, (ax, aj) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True,
                                  gridspec_kw={"height_ratios": [3, 1]})
-    cut_seen = hold_seen = False
+    cut_seen = hold_seen = spared_seen = False
     for fl in r["per_flow"]:
         g = group(fl["win_bps"], k)
         line, = ax.plot(mids(w, k, len(g), len(fl["win_bps"])), [v / 1e6 for v in g],
@@ -88,7 +89,9 @@ def main():
                       None if cut_seen else "controller cut")
         h = decisions(ax, fl, "cc_win_holds_drain", w, "s", line.get_color(),
                       None if hold_seen else "controller held (queue draining)")
-        cut_seen, hold_seen = cut_seen or c, hold_seen or h
+        p = decisions(ax, fl, "cc_win_delay_spared", w, "x", line.get_color(),
+                      None if spared_seen else "delay cut spared (queue did not last)")
+        cut_seen, hold_seen, spared_seen = cut_seen or c, hold_seen or h, spared_seen or p
     cap = r.get("win_link_rate_bps", [])
     if cap and all(v > 0 for v in cap):
         # the capacity at each window's end: the schedule as a step

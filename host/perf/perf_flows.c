@@ -20,7 +20,7 @@
 #define FLOW_WIN_MAX 600    /* windows per run */
 #define FLOW_Q_SAMPLES 8192 /* queue samples (every 100 ms) */
 #define FLOW_SEQ_BITS 40    /* wr_id = flow << 40 | message number */
-#define FLOW_DEC_KINDS 4    /* decisions counted per window (struct flow dec) */
+#define FLOW_DEC_KINDS 5    /* decisions counted per window (struct flow dec) */
 
 struct flow {
 	struct sdr_qp *qa, *qb;
@@ -37,7 +37,8 @@ struct flow {
 	double incs, probes;           /* its controller's increases, probing ones among them */
 	double holds[2];               /* its controller's holds: app-limited, draining */
 	/* its controller's decisions up to each window's end: cuts, increases,
-	 * holds app-limited, holds draining (telemetry's counters) */
+	 * holds app-limited, holds draining, delay cuts spared (telemetry's
+	 * counters) */
 	double dec[FLOW_WIN_MAX][FLOW_DEC_KINDS];
 	double noise_us; /* its controller's noise estimate J at the end */
 };
@@ -115,6 +116,7 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 				f->dec[w][1] = qp_num(buf, f->qpn_a, "cc_increases");
 				f->dec[w][2] = qp_num(buf, f->qpn_a, "cc_holds_app");
 				f->dec[w][3] = qp_num(buf, f->qpn_a, "cc_holds_drain");
+				f->dec[w][4] = qp_num(buf, f->qpn_a, "cc_delay_spared");
 			}
 			if (last) {
 				f->cuts[0] = qp_num(buf, f->qpn_a, "cc_dec_ecn");
@@ -475,7 +477,7 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		for (int k = 0; k < FLOW_DEC_KINDS; k++) {
 			static const char *const dk[FLOW_DEC_KINDS] = {
 				"cc_win_cuts", "cc_win_increases", "cc_win_holds_app",
-				"cc_win_holds_drain"};
+				"cc_win_holds_drain", "cc_win_delay_spared"};
 
 			sb_add(&j, ",\"%s\":[", dk[k]);
 			for (unsigned w = 0; w < fl->nwin; w++) {

@@ -15,7 +15,12 @@
 #   reserved  one SR flow alone, its ceiling below the link (no bottleneck):
 #             --cc on's goodput against --cc off's, >= SDR_CC_RESERVED (default
 #             0.85: the 0.95 asked of a quiet host is not met on a loaded
-#             2-core one, whose scheduling reaches the RTT samples).
+#             2-core one, whose scheduling reaches the RTT samples);
+#   delayonly 2 SR flows through a bottleneck that does not mark (delay the
+#             only signal): no loss above 1e-3, queue p99 within 25 % of the
+#             buffer, each flow cut on delay (a start-up that waited for
+#             the queue to last filled the buffer: 4.5 % of the frames
+#             lost, the queue p99 the whole buffer).
 # capacity and reserved check the controllers' decisions per window too
 # (sdr-perf's cc_win_* series: each flow cuts after the halving; no window
 # counts more than the run's totals) and chart their run with
@@ -27,7 +32,7 @@
 # --dpu-arg=--cc-noise-probe=on).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh" ccflows
-case=${1:?usage: cc_flows.sh fair|capacity|reserved}
+case=${1:?usage: cc_flows.sh fair|capacity|reserved|delayonly}
 log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 [ -x "$SDR_PERF" ] || fail "no sdr-perf at $SDR_PERF"
 rig=ring
@@ -65,7 +70,7 @@ def decisions(f):
     """Flow f s decisions per window (sdr-perf s cc_win_* series, read at
     each window s end): one value per window, -1 at most where telemetry did
     not answer, and no more in all windows than the run s totals"""
-    for k in ("cuts", "increases", "holds_app", "holds_drain"):
+    for k in ("cuts", "increases", "holds_app", "holds_drain", "delay_spared"):
         v = f["cc_win_" + k]
         assert len(v) == len(f["win_bps"]) and all(d >= -1 for d in v), (k, v)
         assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
@@ -184,6 +189,33 @@ decisions(f)
 assert sum(d for d in f["cc_win_increases"] if d > 0) > 0, f["cc_win_increases"]
 ' || fail "reserved link"
 	plot res-on
+	;;
+delayonly)
+	# no ecn= on the link: the controllers see only the queue's delay
+	flows dl "delay=12.5ms,buffer=4MB,rate=$RATE" --qps 2 --duration 12 --rel sr \
+		--dpu-arg=--cc=on
+	check '
+x = r["dl"]
+agg = x["goodput_bps"] / x["link_bps"]
+loss = x["link_dropped_buffer"] / max(x["link_pkts"], 1)
+q99 = x["queue_p99_bytes"] / 4e6
+print("2 flows, no ECN: aggregate %.1f %% of the link, Jain %.4f, loss %.2e (%d frames), "
+      "queue p99 %.1f %% of the buffer, CE %d; per flow Mbit/s %s, delay cuts %s (spared %s), "
+      "noise J %s us" % (100 * agg, x["jain"], loss, x["link_dropped_buffer"], 100 * q99,
+      x["link_ce"], " ".join("%.1f" % (f["goodput_bps"] / 1e6) for f in x["per_flow"]),
+      [f.get("cc_cuts_delay") for f in x["per_flow"]],
+      [f.get("cc_delay_spared") for f in x["per_flow"]],
+      [f.get("cc_noise_us") for f in x["per_flow"]]))
+assert x["link_ce"] == 0, "CE marks on a link without ecn="
+assert all(f["msgs_bad"] == 0 for f in x["per_flow"]), "a message incomplete"
+assert agg >= 0.5, "aggregate %.1f %% < 50 %%" % (100 * agg)
+assert loss <= 1e-3, "loss %.2e > 1e-3: the controllers filled the buffer" % loss
+assert q99 <= 0.25, "queue p99 %.1f %% of the buffer" % (100 * q99)
+for f in x["per_flow"]:
+    decisions(f)
+    assert f["cc_cuts_delay"] >= 1, "flow %d: no delay cut" % f["flow"]
+' || fail "delay-only bottleneck"
+	plot dl
 	;;
 *) fail "unknown case $case" ;;
 esac

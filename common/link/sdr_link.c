@@ -294,6 +294,16 @@ static bool ecn_mark(struct sdr_link *l, uint64_t backlog)
 			   (double)(c->ecn_kmax_bytes - c->ecn_kmin_bytes);
 }
 
+bool sdr_link_mark_at_exit(struct sdr_link *l, uint64_t exit_ns)
+{
+	/* the frame's own bits have left at its exit: what remains queued
+	 * came after it */
+	if (!ecn_mark(l, sdr_link_backlog_at(l, exit_ns)))
+		return false;
+	l->stats.ce_marked++;
+	return true;
+}
+
 enum sdr_link_action sdr_link_decide(struct sdr_link *l, uint64_t now_ns, uint32_t frame_len,
 				     struct sdr_link_verdict *v)
 {
@@ -305,13 +315,14 @@ enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, ui
 {
 	const struct sdr_link_cfg *c = &l->cfg;
 	struct sdr_link_stats *st = &l->stats;
-	uint64_t exit_ns, t, bits = (uint64_t)(frame_len ? frame_len : 1) * 8;
+	uint64_t exit_ns, t, bits = (uint64_t)(frame_len ? frame_len : 1) * 8, found_bytes = 0;
 	bool lost_ge = false, lost = false;
 
 	v->action = SDR_LINK_DELIVER;
 	v->reordered = false;
 	v->duplicate = false;
 	v->ce = false;
+	v->ce_at_exit = false;
 	v->n_flips = 0;
 
 	if (!l->started)
@@ -339,16 +350,20 @@ enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, ui
 		l->last_arrival_ns = now_ns;
 		st->rate_bps_now = sdr_link_rate_at(l, now_ns);
 		backlog_bytes = (l->backlog_bits + 7) / 8;
+		found_bytes = backlog_bytes;
 		st->backlog_bytes = backlog_bytes;
 		if (backlog_bytes + frame_len > c->buffer_bytes) {
 			st->dropped_buffer++;
 			v->action = SDR_LINK_DROP_BUFFER;
 			return v->action;
 		}
-		if (c->ecn_kmin_bytes != 0 && ecn != SDR_LINK_ECN_NOT_ECT &&
-		    ecn_mark(l, backlog_bytes)) {
-			v->ce = true;
-			st->ce_marked++;
+		if (c->ecn_kmin_bytes != 0 && ecn != SDR_LINK_ECN_NOT_ECT) {
+			if (c->ecn_dequeue) {
+				v->ce_at_exit = true;
+			} else if (ecn_mark(l, backlog_bytes)) {
+				v->ce = true;
+				st->ce_marked++;
+			}
 		}
 		l->backlog_bits += bits;
 		st->backlog_bytes = (l->backlog_bits + 7) / 8;
@@ -402,6 +417,16 @@ enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, ui
 		v->reordered = true;
 		st->reordered++;
 		t += c->reorder_extra_ns;
+		/* ecnmark=dequeue: a frame taken out of order is decided on
+		 * the backlog it found (a holder of frames in departure order,
+		 * as the DPDK glue's FIFO, does not hold it in exit order) */
+		if (v->ce_at_exit) {
+			v->ce_at_exit = false;
+			if (ecn_mark(l, found_bytes)) {
+				v->ce = true;
+				st->ce_marked++;
+			}
+		}
 	} else {
 		l->last_depart_ns = t;
 	}

@@ -23,7 +23,9 @@
  *      bottleneck when every byte ahead of it and its own len*8/rate have
  *      been sent; an ECN-capable frame that finds the backlog at or above
  *      the marking threshold (ecn=) is marked CE, a frame that is not ECN-
- *      capable is never marked;
+ *      capable is never marked; with ecnmark=dequeue the mark is decided
+ *      when the frame leaves, on the backlog it leaves behind (the caller
+ *      asks sdr_link_mark_at_exit() then);
  *   2. loss on the span: Gilbert-Elliott state step + per-state loss
  *      (dropped_ge), then Bernoulli loss (dropped_loss);
  *   3. propagation: + delay + uniform jitter in [0, jitter], clamped so a
@@ -127,6 +129,9 @@ struct sdr_link_cfg {
 	uint64_t ecn_kmax_bytes; /**< mark every ECT frame from here (>= kmin) */
 	double ecn_pmax;         /**< marking probability just below kmax (linear
 	                              from 0 at kmin, RED-like; 1 when kmin == kmax) */
+	bool ecn_dequeue;        /**< decide the mark as the frame leaves the
+	                              bottleneck, on the backlog behind it
+	                              (ecnmark=dequeue), not as it arrives */
 	uint64_t bg_bps;         /**< background traffic into the bottleneck; 0 = none */
 	uint64_t bg_on_ns;       /**< on/off background: on for this long ... */
 	uint64_t bg_off_ns;      /**< ... then off for this long (0 = always on) */
@@ -148,6 +153,11 @@ struct sdr_link_verdict {
 	enum sdr_link_action action;
 	bool reordered;              /**< got the reorder extra delay */
 	bool ce;                     /**< mark the frame CE (it was ECN-capable) */
+	bool ce_at_exit;             /**< ecnmark=dequeue: its mark is decided when
+					  it leaves the bottleneck, at
+					  bottleneck_exit_ns (sdr_link_mark_at_exit);
+					  a reordered frame is decided at once, on
+					  the backlog it found (ce) */
 	bool duplicate;              /**< emit a copy at dup_depart_ns */
 	uint8_t n_flips;             /**< bits to flip (0 = not corrupted) */
 	uint64_t depart_ns;          /**< release time of the frame */
@@ -311,6 +321,18 @@ enum sdr_link_action sdr_link_decide(struct sdr_link *link, uint64_t now_ns, uin
  */
 enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *link, uint64_t now_ns, uint32_t frame_len,
 					 unsigned ecn, struct sdr_link_verdict *v);
+
+/**
+ * ecnmark=dequeue: decide the mark of an ECN-capable frame whose verdict had
+ * ce_at_exit, as it leaves the bottleneck at @p exit_ns (its
+ * bottleneck_exit_ns): the backlog then, behind it, against the marking
+ * thresholds (counted in ce_marked). Exact when no frame arrived after
+ * @p exit_ns before this call (an arrival after it counts as arriving at it):
+ * ask for every frame whose exit time has come before feeding a later
+ * arrival, in the order they arrived.
+ * @return mark it CE.
+ */
+bool sdr_link_mark_at_exit(struct sdr_link *link, uint64_t exit_ns);
 
 /**
  * Set time 0 of the link's schedules (rate=R@T, bg= on/off, down=) to

@@ -246,12 +246,13 @@ enum key_id {
 	K_ECN,
 	K_BG,
 	K_DOWN,
+	K_ECNMARK,
 	K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
-	"delay", "jitter",  "rate", "buffer", "loss", "ge", "reorder",
-	"dup",   "corrupt", "seed", "limit",  "ecn",  "bg", "down",
+	"delay",   "jitter", "rate",  "buffer", "loss", "ge",   "reorder", "dup",
+	"corrupt", "seed",   "limit", "ecn",    "bg",   "down", "ecnmark",
 };
 
 void sdr_link_cfg_default(struct sdr_link_cfg *cfg)
@@ -459,6 +460,21 @@ static int parse_item(enum key_id k, const char *key, char *val, struct sdr_link
 		c->ecn_kmax_bytes = kmax;
 		return 0;
 	}
+	case K_ECNMARK:
+		/* where the bottleneck decides a mark: as the frame joins the
+		 * queue (the backlog it finds) or as it leaves (the backlog it
+		 * leaves behind) */
+		if (strcmp(val, "enqueue") == 0) {
+			c->ecn_dequeue = false;
+		} else if (strcmp(val, "dequeue") == 0) {
+			c->ecn_dequeue = true;
+		} else {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'ecnmark': '%s' must be enqueue or dequeue",
+					val);
+			return -EINVAL;
+		}
+		return 0;
 	case K_BG:
 		/* RATE[:ON:OFF] */
 		n = split_colon(val, f, 3);
@@ -631,8 +647,7 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 					err, errlen,
 					"link spec: unknown key '%s' (known: delay, jitter, rate, "
 					"buffer, loss, ge, reorder, dup, corrupt, seed, limit, "
-					"ecn, "
-					"bg, down)",
+					"ecn, ecnmark, bg, down)",
 					key);
 				return -EINVAL;
 			}
@@ -670,6 +685,11 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 				"link spec: key '%s' needs a bottleneck rate (rate=...): it is a "
 				"feature of the bottleneck's queue",
 				seen[K_ECN] ? "ecn" : "bg");
+		return -EINVAL;
+	}
+	if (seen[K_ECNMARK] && !seen[K_ECN]) {
+		sdr_link_seterr(err, errlen,
+				"link spec: key 'ecnmark' needs a marking threshold (ecn=...)");
 		return -EINVAL;
 	}
 	if (c.rate_bps != 0 && !seen[K_BUFFER])
@@ -760,6 +780,8 @@ int sdr_link_cfg_format(const struct sdr_link_cfg *c, char *buf, size_t len)
 		fmt_size(tmp, sizeof(tmp), c->ecn_kmin_bytes);
 		fmt_size(tmp2, sizeof(tmp2), c->ecn_kmax_bytes);
 		APPEND("ecn=%s:%s:%.17g", tmp, tmp2, c->ecn_pmax);
+		if (c->ecn_dequeue)
+			APPEND("ecnmark=dequeue");
 	}
 	if (c->bg_bps) {
 		fmt_rate(tmp, sizeof(tmp), c->bg_bps);

@@ -20,7 +20,9 @@ struct hold_ent {
 	struct rte_mbuf *m;
 	uint64_t depart_ns;
 	uint64_t arrival_ns;
-	uint64_t seq : 56; /* tie-break: equal departures leave in arrival order */
+	uint64_t exit_ns;  /* ecnmark=dequeue: when it leaves the bottleneck */
+	uint64_t seq : 55; /* tie-break: equal departures leave in arrival order */
+	uint64_t mark : 1; /* its mark is decided at exit_ns (ce_at_exit) */
 	uint64_t lane : 8;
 };
 
@@ -31,6 +33,8 @@ struct lane {
 	uint32_t fifo_mask;
 	uint32_t fifo_head; /* next to release */
 	uint32_t fifo_tail; /* next free */
+	uint32_t fifo_mark; /* ecnmark=dequeue: next whose mark may be pending
+			       (head <= mark <= tail; exits in FIFO order) */
 	uint32_t cap;       /* cfg.limit: most frames the lane holds (FIFO and heap) */
 	uint32_t held;
 	uint64_t dropped_limit;
@@ -220,13 +224,15 @@ void sdr_link_corrupt_mbuf(struct rte_mbuf *m, const struct sdr_link_verdict *v)
 }
 
 static inline void hold(struct sdr_link_rx *rx, unsigned li, struct rte_mbuf *m, uint64_t depart_ns,
-			uint64_t arrival_ns, bool reordered)
+			uint64_t arrival_ns, bool reordered, bool mark, uint64_t exit_ns)
 {
 	struct lane *l = &rx->lane[li];
 	struct hold_ent e = {.m = m,
 			     .depart_ns = depart_ns,
 			     .arrival_ns = arrival_ns,
+			     .exit_ns = exit_ns,
 			     .seq = rx->seq++,
+			     .mark = mark,
 			     .lane = li};
 
 	if (reordered)
@@ -260,6 +266,9 @@ static inline void admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t no
 		rte_pktmbuf_free(m);
 		return;
 	}
+	/* (ecnmark=dequeue: ce_at_exit, the frame in its lane's FIFO is
+	 * marked or not as it leaves the bottleneck, mark_exits(); the core
+	 * has decided a reordered one, which sits in the heap, already) */
 	if (v.ce) /* (the copy below is taken after: it carries the mark too) */
 		sdr_link_frame_mark_ce(rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m));
 	if (v.duplicate) {
@@ -272,9 +281,38 @@ static inline void admit(struct sdr_link_rx *rx, struct rte_mbuf *m, uint64_t no
 	}
 	if (v.n_flips != 0)
 		sdr_link_corrupt_mbuf(m, &v);
-	hold(rx, li, m, v.depart_ns, now_ns, v.reordered);
+	hold(rx, li, m, v.depart_ns, now_ns, v.reordered, v.ce_at_exit, v.bottleneck_exit_ns);
 	if (copy != NULL)
-		hold(rx, li, copy, v.dup_depart_ns, now_ns, v.reordered);
+		hold(rx, li, copy, v.dup_depart_ns, now_ns, v.reordered, v.ce_at_exit,
+		     v.bottleneck_exit_ns);
+}
+
+/* ecnmark=dequeue: decide the marks of the frames that have left the
+ * bottleneck by @p now_ns, in the order they arrived, before any later
+ * arrival is fed to the lane's model (sdr_link_mark_at_exit is exact so) */
+static inline void mark_exits(struct sdr_link_rx *rx, uint64_t now_ns)
+{
+	for (unsigned i = 0; i < rx->nlanes; i++) {
+		struct lane *l = &rx->lane[i];
+
+		if (!rx->set.link[i].cfg.ecn_dequeue)
+			continue;
+		if ((int32_t)(l->fifo_mark - l->fifo_head) < 0)
+			l->fifo_mark = l->fifo_head;
+		while (l->fifo_mark != l->fifo_tail) {
+			struct hold_ent *e = &l->fifo[l->fifo_mark & l->fifo_mask];
+
+			if (e->mark) {
+				if (e->exit_ns > now_ns)
+					break;
+				e->mark = 0;
+				if (sdr_link_mark_at_exit(&rx->set.link[i], e->exit_ns))
+					sdr_link_frame_mark_ce(rte_pktmbuf_mtod(e->m, uint8_t *),
+							       rte_pktmbuf_data_len(e->m));
+			}
+			l->fifo_mark++;
+		}
+	}
 }
 
 /* The held frame that departs first: the earliest of the lanes' FIFO heads
@@ -305,6 +343,7 @@ uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 {
 	uint16_t out = 0;
 
+	mark_exits(rx, now_ns);
 	while (out < max_pkts && rx->held > 0) {
 		int lf;
 		struct hold_ent *h = next_out(rx, &lf);
@@ -334,6 +373,7 @@ uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			     uint16_t max_pkts, uint64_t now_ns)
 {
+	mark_exits(rx, now_ns);
 	for (uint16_t i = 0; i < nb_pkts; i++) {
 		if (i + 4 < nb_pkts)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));

@@ -446,6 +446,71 @@ static void test_ecn_down(void)
 	sdr_link_rx_detach(rx);
 }
 
+/* ecnmark=dequeue through the glue: a burst of 40 ECT(0) frames of 1000 B
+ * at 1 Gbit/s, marking from 10 KB: frame i leaves (39 - i) x 1000 B behind,
+ * so frames 0..29 come out CE (on arrival it would be 10..39), each
+ * decided when its exit time has come (a release call, or the next
+ * arrivals), checksum right. */
+static void test_ecn_dequeue(void)
+{
+	struct sdr_link_cfg cfg;
+	struct sdr_link_stats st;
+	struct rte_mbuf *pkts[64];
+	char err[256];
+	unsigned ce = 0, out = 0, wrong = 0, bad_sum = 0;
+	struct sdr_link_rx *rx;
+
+	CHECK(sdr_link_parse("rate=1gbit,buffer=1MB,ecn=10KB,ecnmark=dequeue,delay=1ms", &cfg, err,
+			     sizeof(err)) == 0,
+	      "%s", err);
+	rx = sdr_link_rx_create(&cfg, SOCKET_ID_ANY, dup_pool);
+	REQUIRE(rx != NULL);
+	for (unsigned i = 0; i < 40; i++) {
+		uint8_t *p;
+		uint32_t s = 0;
+
+		pkts[i] = mk_peer_frame(0, i, 1000);
+		REQUIRE(pkts[i] != NULL);
+		p = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		p[15] = 0x02; /* ECT(0) */
+		for (int k = 14; k < 34; k += 2)
+			s += (uint32_t)(p[k] << 8 | p[k + 1]);
+		while (s >> 16)
+			s = (s & 0xffff) + (s >> 16);
+		p[24] = (uint8_t)(~s >> 8);
+		p[25] = (uint8_t)~s;
+	}
+	sdr_link_rx_process(rx, pkts, 40, 40, 1000);
+	sdr_link_rx_stats(rx, &st);
+	CHECK(st.ce_marked == 0 && st.ect_in == 40, "marked on arrival: %" PRIu64, st.ce_marked);
+	/* halfway through the burst's exits (20 frames, 160 us): 20 decided */
+	CHECK(sdr_link_rx_release(rx, pkts, 64, 1000 + 160000) == 0, "released before the delay");
+	sdr_link_rx_stats(rx, &st);
+	CHECK(st.ce_marked == 20, "20 frames left, %" PRIu64 " marked", st.ce_marked);
+	for (uint64_t t = 1000; out < 40 && t < 10000000; t += 10000) {
+		uint16_t n = sdr_link_rx_release(rx, pkts, 64, t);
+
+		for (uint16_t i = 0; i < n; i++) {
+			const uint8_t *p = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+			uint64_t seq;
+			bool marked = (p[15] & 3) == 3;
+
+			memcpy(&seq, p + PEER_SEQ_OFF + 1, sizeof(seq));
+			ce += marked;
+			wrong += marked != (seq < 30);
+			bad_sum += lt_ip4_fold(p + 14) != 0xffff;
+			rte_pktmbuf_free(pkts[i]);
+			out++;
+		}
+	}
+	sdr_link_rx_stats(rx, &st);
+	CHECK(out == 40 && ce == 30 && wrong == 0 && st.ce_marked == 30,
+	      "released %u, CE %u (%u not frames 0..29), ce_marked %" PRIu64, out, ce, wrong,
+	      st.ce_marked);
+	CHECK(bad_sum == 0, "%u IPv4 checksums broken by the mark", bad_sum);
+	sdr_link_rx_detach(rx);
+}
+
 static void peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart,
 			  uint64_t release, void *arg)
 {
@@ -809,6 +874,7 @@ int main(int argc, char **argv)
 	test_multiseg_corrupt();
 	test_peers();
 	test_ecn_down();
+	test_ecn_dequeue();
 	test_paths(false);
 	test_paths(true);
 	test_ring_port();

@@ -98,6 +98,71 @@ static void test_ecn_step(void)
 	check_conservation(&l, "ecn step");
 }
 
+/* ecnmark=dequeue: the same burst, each frame's mark decided as it leaves on
+ * the backlog behind it - the first frames of the burst are marked, not the
+ * last; a later arrival counts once its time has come. */
+static void test_ecn_dequeue(void)
+{
+	struct sdr_link l;
+	struct sdr_link_verdict v, w;
+	uint64_t exit_ns[200];
+	unsigned marked = 0, pending = 0;
+
+	/* 200 frames of 1000 B at one instant: frame i leaves at (i + 1) x
+	 * 8 us with (199 - i) x 1000 B behind it; K = 50 KB: frames 0..149 */
+	lt_mk(&l, "rate=1gbit,buffer=1MB,ecn=50KB,ecnmark=dequeue");
+	for (unsigned i = 0; i < 200; i++) {
+		sdr_link_decide_ecn(&l, 0, 1000, SDR_LINK_ECN_ECT0, &v);
+		pending += v.ce_at_exit;
+		exit_ns[i] = v.bottleneck_exit_ns;
+		CHECK(!v.ce, "frame %u marked as it arrived", i);
+	}
+	CHECK(pending == 200 && l.stats.ce_marked == 0, "pending %u, marked %" PRIu64, pending,
+	      l.stats.ce_marked);
+	for (unsigned i = 0; i < 200; i++) {
+		bool ce = sdr_link_mark_at_exit(&l, exit_ns[i]);
+
+		if (ce != (i < 150))
+			CHECK(0, "frame %u leaving %u B behind: ce %d", i, (199 - i) * 1000, ce);
+		marked += ce;
+	}
+	CHECK(marked == 150 && l.stats.ce_marked == 150 && l.stats.ect_in == 200,
+	      "marked %u, counter %" PRIu64 ", ect_in %" PRIu64, marked, l.stats.ce_marked,
+	      l.stats.ect_in);
+	/* a frame that is not ECN-capable has nothing to decide */
+	sdr_link_decide_ecn(&l, 2 * MS, 1000, SDR_LINK_ECN_NOT_ECT, &v);
+	CHECK(!v.ce && !v.ce_at_exit, "not-ECT: ce %d, at exit %d", v.ce, v.ce_at_exit);
+	/* a lone frame leaves an empty queue: not marked (60 KB that come
+	 * 1 us after it left are fed after its decision, as the glue does) */
+	lt_mk(&l, "rate=1gbit,buffer=1MB,ecn=50KB,ecnmark=dequeue");
+	sdr_link_decide_ecn(&l, 0, 1000, SDR_LINK_ECN_ECT0, &v);
+	CHECK(v.bottleneck_exit_ns == 8 * US && !sdr_link_mark_at_exit(&l, v.bottleneck_exit_ns),
+	      "lone frame marked");
+	for (unsigned i = 0; i < 60; i++)
+		sdr_link_decide(&l, 9 * US, 1000, &w);
+	/* one that 60 KB follow within its 8 us leaves them behind: marked,
+	 * though it found the queue empty */
+	sdr_link_decide_ecn(&l, 1 * MS, 1000, SDR_LINK_ECN_ECT0, &v);
+	for (unsigned i = 0; i < 60; i++)
+		sdr_link_decide(&l, 1 * MS + 4 * US, 1000, &w);
+	CHECK(sdr_link_mark_at_exit(&l, v.bottleneck_exit_ns), "frame leaving 60 KB not marked");
+	check_conservation(&l, "ecn dequeue");
+	/* a reordered frame is decided as it arrives, on what it finds (every
+	 * frame reordered here: frames 50..199 of the burst, as enqueue) */
+	lt_mk(&l, "rate=1gbit,buffer=1MB,ecn=50KB,ecnmark=dequeue,reorder=1");
+	marked = pending = 0;
+	for (unsigned i = 0; i < 200; i++) {
+		sdr_link_decide_ecn(&l, 0, 1000, SDR_LINK_ECN_ECT0, &v);
+		pending += v.ce_at_exit;
+		if (v.ce != (i >= 50))
+			CHECK(0, "reordered frame %u finding %u B: ce %d", i, i * 1000, v.ce);
+		marked += v.ce;
+	}
+	CHECK(pending == 0 && marked == 150 && l.stats.ce_marked == 150,
+	      "reordered: %u pending, %u marked, counter %" PRIu64, pending, marked,
+	      l.stats.ce_marked);
+}
+
 /* RED-like: between KMIN and KMAX the probability rises linearly to PMAX. */
 static void test_ecn_red(void)
 {
@@ -198,6 +263,8 @@ static void test_parse(void)
 		"rate=1gbit@0s,500mbit@10s,1gbit@20s,buffer=4MB",
 		"rate=1gbit,buffer=4MB,ecn=100KB",
 		"rate=1gbit,buffer=4MB,ecn=100KB:400KB:0.2",
+		"rate=1gbit,buffer=4MB,ecn=100KB,ecnmark=dequeue",
+		"rate=1gbit,buffer=4MB,ecn=100KB,ecnmark=enqueue",
 		"rate=1gbit,bg=300mbit",
 		"rate=1gbit,bg=300mbit:1s:500ms",
 		"delay=12.5ms,down=2s+10s",
@@ -217,6 +284,8 @@ static void test_parse(void)
 		{"bg=1mbit", "needs a bottleneck"},
 		{"rate=1gbit,ecn=2KB:1KB", "below KMIN"},
 		{"rate=1gbit,ecn=1KB:2KB:1.5", "more than 1"},
+		{"rate=1gbit,ecnmark=dequeue", "needs a marking threshold"},
+		{"rate=1gbit,ecn=1KB,ecnmark=exit", "enqueue or dequeue"},
 		{"rate=1gbit,bg=1mbit:1s", "RATE:ON:OFF"},
 		{"rate=1gbit,bg=1mbit:0s:1s", "ON must be > 0"},
 		{"down=1s", "TIME+LENGTH"},
@@ -304,6 +373,7 @@ int main(void)
 {
 	test_rate_schedule();
 	test_ecn_step();
+	test_ecn_dequeue();
 	test_ecn_red();
 	test_background();
 	test_down();

@@ -52,12 +52,13 @@ static void setup(void)
 		 "loss=1e-2,ecn=1KB:30KB:0.5,bg=100mbit:10us:10us,down=30us+5us"),
 		"10.100.4.2:",
 		"multi:10.100.5.2:delay=1ms | delay=2ms,rate=1gbit,down=10us+5us | loss=0.1",
+		"deq:10.100.6.2:rate=1gbit,buffer=64KB,ecn=1KB:8KB:0.5,ecnmark=dequeue,reorder=0.3",
 	};
 	if (ready)
 		return;
 	if (sdr_link_plan_init_spec(&plan, "delay=1ms | delay=2ms,loss=0.1 | ", NULL, 0))
 		abort();
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < sizeof(prof) / sizeof(prof[0]); i++)
 		if (sdr_link_plan_add(&plan, prof[i], NULL, 0))
 			abort();
 	if (sdr_link_set_init(&set, &plan))
@@ -110,6 +111,16 @@ static void frame(const uint8_t *f, size_t n)
 		/* only an ECN-capable IP frame is marked (at the bottleneck: it may
 		 * still be lost on the span after) */
 		FUZZ_ASSERT(!v.ce || sdr_link_frame_ecn(f, head) > 0);
+		/* ecnmark=dequeue: decided at its exit (not marked yet), or at
+		 * once where it was reordered */
+		FUZZ_ASSERT(!v.ce_at_exit ||
+			    (sdr_link_frame_ecn(f, head) > 0 && !v.ce && !v.reordered));
+		if (v.ce_at_exit && v.action == SDR_LINK_DELIVER) {
+			uint64_t m = s->ce_marked;
+
+			FUZZ_ASSERT(sdr_link_mark_at_exit(&set.link[lane], v.bottleneck_exit_ns) ==
+				    (s->ce_marked == m + 1));
+		}
 	}
 	/* the CE rewrite: only an ECN-capable IP frame changes, to CE, and
 	 * an IPv4 header's checksum stays as right (or wrong) as it was */
@@ -230,12 +241,14 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		"e:10.1.1.5:delay=5ms,rate=250mbit | delay=8ms,rate=250mbit,down=2s+3s | ",
 		"f:10.1.1.6:delay=1ms,loss=1e-3,paths=4,seed=7",
 		"g:10.1.1.7:paths=2|delay=1ms",
+		"h:10.1.1.8:rate=1gbit,ecn=10KB,ecnmark=dequeue",
 	};
 	static const char *const links[] = {
 		"delay=5ms,rate=250mbit | delay=8ms,rate=250mbit,down=2s+3s | ",
 		"delay=1ms,loss=1e-3,paths=4,seed=7",
 		"delay=12.5ms,rate=1gbit,buffer=4MB",
 		"paths=9",
+		"rate=1gbit,ecn=10KB:20KB:0.5,ecnmark=dequeue,reorder=0.1",
 	};
 	uint8_t buf[80];
 
@@ -254,11 +267,12 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		emit(buf, n + 1, arg);
 	}
 	/* frames from a listed, a shared and an unlisted source, one tagged,
-	 * and UDP/TCP frames of the profile of three paths */
-	for (unsigned k = 0; k < 6; k++) {
-		static const uint8_t src[6][4] = {{10, 100, 1, 2}, {10, 100, 3, 2},
-						  {10, 7, 7, 7},   {10, 100, 0, 2},
-						  {10, 100, 5, 2}, {10, 100, 5, 2}};
+	 * UDP/TCP frames of the profile of three paths, and an ECN-capable
+	 * one of the profile that marks at dequeue */
+	for (unsigned k = 0; k < 7; k++) {
+		static const uint8_t src[7][4] = {{10, 100, 1, 2}, {10, 100, 3, 2}, {10, 7, 7, 7},
+						  {10, 100, 0, 2}, {10, 100, 5, 2}, {10, 100, 5, 2},
+						  {10, 100, 6, 2}};
 		unsigned l3 = k == 3 ? 18 : 14;
 
 		memset(buf, 0, sizeof(buf));
@@ -270,6 +284,7 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 			buf[1 + 12] = 0x08;
 		}
 		buf[1 + l3] = 0x45;
+		buf[1 + l3 + 1] = k == 6 ? 0x02 : 0; /* ECT(0) */
 		memcpy(buf + 1 + l3 + 12, src[k], 4);
 		if (k >= 4) {
 			buf[1 + l3 + 9] = k == 4 ? 17 : 6;

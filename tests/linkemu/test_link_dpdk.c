@@ -372,6 +372,27 @@ static struct rte_mbuf *mk_peer_frame(unsigned src, uint64_t seq, uint32_t len)
 	return m;
 }
 
+/* A 1000 B IPv4 frame of peer 0, number @p seq, its ECN field @p ecn, its
+ * header checksum right (NULL: no mbuf) */
+static struct rte_mbuf *mk_ecn_frame(uint64_t seq, uint8_t ecn)
+{
+	struct rte_mbuf *m = mk_peer_frame(0, seq, 1000);
+	uint8_t *p;
+	uint32_t s = 0;
+
+	if (m == NULL)
+		return NULL;
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[15] = ecn;
+	for (int k = 14; k < 34; k += 2)
+		s += (uint32_t)(p[k] << 8 | p[k + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	p[24] = (uint8_t)(~s >> 8);
+	p[25] = (uint8_t)~s;
+	return m;
+}
+
 /* ECN through the glue: with a queue at the bottleneck, ECN-capable frames
  * come out marked CE in their IPv4 header (checksum still right), other
  * frames untouched; down= drops what arrives during the outage. */
@@ -392,19 +413,8 @@ static void test_ecn_down(void)
 	rx = sdr_link_rx_create(&cfg, SOCKET_ID_ANY, dup_pool);
 	REQUIRE(rx != NULL);
 	for (unsigned i = 0; i < 40; i++) {
-		uint8_t *p;
-		uint32_t s = 0;
-
-		pkts[i] = mk_peer_frame(0, i, 1000);
+		pkts[i] = mk_ecn_frame(i, i & 1 ? 0x02 : 0x00); /* ECT(0) / not ECT */
 		REQUIRE(pkts[i] != NULL);
-		p = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		p[15] = i & 1 ? 0x02 : 0x00; /* ECT(0) / not ECT */
-		for (int k = 14; k < 34; k += 2)
-			s += (uint32_t)(p[k] << 8 | p[k + 1]);
-		while (s >> 16)
-			s = (s & 0xffff) + (s >> 16);
-		p[24] = (uint8_t)(~s >> 8);
-		p[25] = (uint8_t)~s;
 	}
 	sdr_link_rx_process(rx, pkts, 40, 40, 1000);
 	for (uint64_t t = 1000; out < 40 && t < 10000000; t += 10000) {
@@ -466,19 +476,8 @@ static void test_ecn_dequeue(void)
 	rx = sdr_link_rx_create(&cfg, SOCKET_ID_ANY, dup_pool);
 	REQUIRE(rx != NULL);
 	for (unsigned i = 0; i < 40; i++) {
-		uint8_t *p;
-		uint32_t s = 0;
-
-		pkts[i] = mk_peer_frame(0, i, 1000);
+		pkts[i] = mk_ecn_frame(i, 0x02); /* ECT(0) */
 		REQUIRE(pkts[i] != NULL);
-		p = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		p[15] = 0x02; /* ECT(0) */
-		for (int k = 14; k < 34; k += 2)
-			s += (uint32_t)(p[k] << 8 | p[k + 1]);
-		while (s >> 16)
-			s = (s & 0xffff) + (s >> 16);
-		p[24] = (uint8_t)(~s >> 8);
-		p[25] = (uint8_t)~s;
 	}
 	sdr_link_rx_process(rx, pkts, 40, 40, 1000);
 	sdr_link_rx_stats(rx, &st);

@@ -315,7 +315,8 @@ enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, ui
 {
 	const struct sdr_link_cfg *c = &l->cfg;
 	struct sdr_link_stats *st = &l->stats;
-	uint64_t exit_ns, t, bits = (uint64_t)(frame_len ? frame_len : 1) * 8, found_bytes = 0;
+	uint64_t exit_ns, t, bits = (uint64_t)(frame_len ? frame_len : 1) * 8;
+	uint64_t found_bytes = 0; /* the backlog the frame finds at the bottleneck */
 	bool lost_ge = false, lost = false;
 
 	v->action = SDR_LINK_DELIVER;
@@ -344,15 +345,12 @@ enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, ui
 
 	/* 1. bottleneck: drop-tail FIFO served at rate */
 	if (c->rate_bps != 0) {
-		uint64_t backlog_bytes;
-
 		bottleneck_advance(l, now_ns);
 		l->last_arrival_ns = now_ns;
 		st->rate_bps_now = sdr_link_rate_at(l, now_ns);
-		backlog_bytes = (l->backlog_bits + 7) / 8;
-		found_bytes = backlog_bytes;
-		st->backlog_bytes = backlog_bytes;
-		if (backlog_bytes + frame_len > c->buffer_bytes) {
+		found_bytes = (l->backlog_bits + 7) / 8;
+		st->backlog_bytes = found_bytes;
+		if (found_bytes + frame_len > c->buffer_bytes) {
 			st->dropped_buffer++;
 			v->action = SDR_LINK_DROP_BUFFER;
 			return v->action;
@@ -360,7 +358,7 @@ enum sdr_link_action sdr_link_decide_ecn(struct sdr_link *l, uint64_t now_ns, ui
 		if (c->ecn_kmin_bytes != 0 && ecn != SDR_LINK_ECN_NOT_ECT) {
 			if (c->ecn_dequeue) {
 				v->ce_at_exit = true;
-			} else if (ecn_mark(l, backlog_bytes)) {
+			} else if (ecn_mark(l, found_bytes)) {
 				v->ce = true;
 				st->ce_marked++;
 			}

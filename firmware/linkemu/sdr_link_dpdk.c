@@ -338,12 +338,13 @@ static inline struct hold_ent *next_out(struct sdr_link_rx *rx, int *lane_fifo)
 	return best;
 }
 
-uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max_pkts,
-			     uint64_t now_ns)
+/* Hand out the held frames due at @p now_ns (their marks decided already:
+ * mark_exits()) */
+static uint16_t release_due(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max_pkts,
+			    uint64_t now_ns)
 {
 	uint16_t out = 0;
 
-	mark_exits(rx, now_ns);
 	while (out < max_pkts && rx->held > 0) {
 		int lf;
 		struct hold_ent *h = next_out(rx, &lf);
@@ -370,6 +371,13 @@ uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 	return out;
 }
 
+uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max_pkts,
+			     uint64_t now_ns)
+{
+	mark_exits(rx, now_ns);
+	return release_due(rx, pkts, max_pkts, now_ns);
+}
+
 uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			     uint16_t max_pkts, uint64_t now_ns)
 {
@@ -379,7 +387,8 @@ uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		admit(rx, pkts[i], now_ns);
 	}
-	return sdr_link_rx_release(rx, pkts, max_pkts, now_ns);
+	/* (the burst's own exits are later than now_ns: nothing more to mark) */
+	return release_due(rx, pkts, max_pkts, now_ns);
 }
 
 static uint16_t rx_callback(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[],

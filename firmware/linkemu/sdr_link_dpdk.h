@@ -70,7 +70,7 @@ uint64_t sdr_link_now_ns(void);
  *                   being duplicated.
  * @return the instance, or NULL with rte_errno (and errno) set to
  *         EINVAL (bad cfg) or ENOMEM (no memory for cfg->limit entries:
- *         about 2 x 32 B per entry, from EAL memory, see -m).
+ *         about 2 x 40 B per entry, from EAL memory, see -m).
  */
 struct sdr_link_rx *sdr_link_rx_create(const struct sdr_link_cfg *cfg, int socket_id,
 				       struct rte_mempool *dup_pool);

@@ -21,9 +21,9 @@
 #             buffer, each flow cut on delay (a start-up that waited for
 #             the queue to last filled the buffer: 4.5 % of the frames
 #             lost, the queue p99 the whole buffer).
-# capacity and reserved check the controllers' decisions per window too
-# (sdr-perf's cc_win_* series: each flow cuts after the halving; no window
-# counts more than the run's totals) and chart their run with
+# capacity, reserved and delayonly check the controllers' decisions per
+# window too (sdr-perf's cc_win_* series: each flow cuts after the halving;
+# no window counts more than the run's totals) and chart their run with
 # host/perf/flows_plot.py (a PNG, in the test's temporary directory).
 # The bounds are loose where a loaded 2-core machine cannot carry the
 # figure (goodput, Jain); every figure is printed. SDR_CC_RATE (default
@@ -74,7 +74,22 @@ def decisions(f):
         v = f["cc_win_" + k]
         assert len(v) == len(f["win_bps"]) and all(d >= -1 for d in v), (k, v)
         assert sum(d for d in v if d > 0) <= f["cc_" + k], (k, sum(v), f["cc_" + k])
-exec(code, {"r": r, "os": os, "decisions": decisions})
+def bottleneck(x):
+    """Run x s figures at the bottleneck: aggregate and queue p99 as
+    fractions of the link and the 4 MB buffer, loss"""
+    return (x["goodput_bps"] / x["link_bps"],
+            x["link_dropped_buffer"] / max(x["link_pkts"], 1), x["queue_p99_bytes"] / 4e6)
+def shared_bounds(tag, x, agg, loss, q99):
+    """What every case of flows sharing the bottleneck holds: each message
+    whole, aggregate >= 50 %, loss <= 1e-3, queue p99 <= 25 % of the buffer"""
+    assert all(f["msgs_bad"] == 0 for f in x["per_flow"]), tag + ": a message incomplete"
+    assert agg >= 0.5, "%s: aggregate %.1f %% < 50 %%" % (tag, 100 * agg)
+    assert loss <= 1e-3, "%s: loss %.2e > 1e-3: the controllers filled the buffer" % (tag, loss)
+    assert q99 <= 0.25, "%s: queue p99 %.1f %% of the buffer" % (tag, 100 * q99)
+def per_flow(x):
+    return " ".join("%.1f" % (f["goodput_bps"] / 1e6) for f in x["per_flow"])
+exec(code, {"r": r, "os": os, "decisions": decisions, "bottleneck": bottleneck,
+            "shared_bounds": shared_bounds, "per_flow": per_flow})
 EOF
 }
 
@@ -102,19 +117,14 @@ fair)
 	check '
 for tag in sorted(r):
     x = r[tag]
-    agg = x["goodput_bps"] / x["link_bps"]
-    loss = x["link_dropped_buffer"] / max(x["link_pkts"], 1)
-    q99 = x["queue_p99_bytes"] / 4e6
     ce = x["link_ce"] / max(x["link_ect"], 1)
+    agg, loss, q99 = bottleneck(x)
     print("%-5s %d flows: aggregate %.1f %% of the link, Jain %.4f (worst 1 s window %.4f), "
           "loss %.2e, queue p99 %.1f %% of the buffer, CE %.3f; per flow Mbit/s %s" % (
           tag, x["flows"], 100 * agg, x["jain"], x["jain_win_min"], loss, 100 * q99, ce,
-          " ".join("%.1f" % (f["goodput_bps"] / 1e6) for f in x["per_flow"])))
-    assert all(f["msgs_bad"] == 0 for f in x["per_flow"]), tag + ": a message incomplete"
-    assert agg >= 0.5, "%s: aggregate %.1f %% < 50 %%" % (tag, 100 * agg)
+          per_flow(x)))
+    shared_bounds(tag, x, agg, loss, q99)
     assert x["jain"] >= 0.7, "%s: Jain %.4f < 0.7" % (tag, x["jain"])
-    assert loss <= 1e-3, "%s: loss %.2e > 1e-3" % (tag, loss)
-    assert q99 <= 0.25, "%s: queue p99 %.1f %% of the buffer" % (tag, 100 * q99)
     comp = sum(f["cc_comp_enters"] for f in x["per_flow"])
     assert comp == 0, "%s: the TCP-competitive mode entered %d times" % (tag, comp)
 ' || fail "fairness"
@@ -196,21 +206,16 @@ delayonly)
 		--dpu-arg=--cc=on
 	check '
 x = r["dl"]
-agg = x["goodput_bps"] / x["link_bps"]
-loss = x["link_dropped_buffer"] / max(x["link_pkts"], 1)
-q99 = x["queue_p99_bytes"] / 4e6
+agg, loss, q99 = bottleneck(x)
 print("2 flows, no ECN: aggregate %.1f %% of the link, Jain %.4f, loss %.2e (%d frames), "
       "queue p99 %.1f %% of the buffer, CE %d; per flow Mbit/s %s, delay cuts %s (spared %s), "
       "noise J %s us" % (100 * agg, x["jain"], loss, x["link_dropped_buffer"], 100 * q99,
-      x["link_ce"], " ".join("%.1f" % (f["goodput_bps"] / 1e6) for f in x["per_flow"]),
+      x["link_ce"], per_flow(x),
       [f.get("cc_cuts_delay") for f in x["per_flow"]],
       [f.get("cc_delay_spared") for f in x["per_flow"]],
       [f.get("cc_noise_us") for f in x["per_flow"]]))
 assert x["link_ce"] == 0, "CE marks on a link without ecn="
-assert all(f["msgs_bad"] == 0 for f in x["per_flow"]), "a message incomplete"
-assert agg >= 0.5, "aggregate %.1f %% < 50 %%" % (100 * agg)
-assert loss <= 1e-3, "loss %.2e > 1e-3: the controllers filled the buffer" % loss
-assert q99 <= 0.25, "queue p99 %.1f %% of the buffer" % (100 * q99)
+shared_bounds("dl", x, agg, loss, q99)
 for f in x["per_flow"]:
     decisions(f)
     assert f["cc_cuts_delay"] >= 1, "flow %d: no delay cut" % f["flow"]

@@ -1681,10 +1681,9 @@ int main(int argc, char **argv)
 	 * capacity at medians of 58 % and 92 %), with noise_probe_k
 	 * ("jitter,J") its retaking within 20 RTT asserted */
 	{
-		static const char *const l1 =
-			"delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB";
-		static const char *const l01 =
-			"delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB";
+#define L1 "delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB"
+#define L01 "delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB"
+		static const char *const l1 = L1, *const l01 = L01;
 
 		test_capacity_change(l1, 3 * GBIT, 0, 1, 0, NULL, 0, "ECN+delay");
 		test_capacity_change(l1, 3 * GBIT, 5 * MS, 1, 0, NULL, 0, "jitter");
@@ -1711,14 +1710,11 @@ int main(int argc, char **argv)
 		test_capacity_change(l01, 3 * GBIT / 10, 0, 16, 4, NULL, 1, "ECN+delay");
 		test_capacity_change(l01, 3 * GBIT / 10, 0, 16, 4, &noisy, 0, "ECN,J");
 		/* the same two with the bottleneck marking at dequeue */
-		test_capacity_change(
-			"delay=12.5ms,rate=1gbit@0s,500mbit@4s,1gbit@8s,buffer=4MB,ecn=100KB,"
-			"ecnmark=dequeue",
-			3 * GBIT, 0, 16, 4, NULL, 0, "ECN deq");
-		test_capacity_change(
-			"delay=12.5ms,rate=100mbit@0s,50mbit@4s,100mbit@8s,buffer=4MB,ecn=100KB,"
-			"ecnmark=dequeue",
-			3 * GBIT / 10, 0, 16, 4, NULL, 0, "ECN deq");
+		test_capacity_change(L1 ",ecnmark=dequeue", 3 * GBIT, 0, 16, 4, NULL, 0, "ECN deq");
+		test_capacity_change(L01 ",ecnmark=dequeue", 3 * GBIT / 10, 0, 16, 4, NULL, 0,
+				     "ECN deq");
+#undef L1
+#undef L01
 	}
 	for (unsigned ecn = 0; ecn < 2; ecn++)
 		for (unsigned g = 0; g < 3; g++) {

@@ -37,6 +37,7 @@ void sdr_cc_params_default(struct sdr_cc_params *p)
 	p->startup_gain = 1.5;
 	p->drain_rtts = 4.5;
 	p->deep_hold_q = 0.5;
+	p->dlv_fall = 0.7;
 	p->accel_max_frac = 0.008;
 	p->accel_rel_max = 0.04;
 	p->probe_margin = 0.05;
@@ -668,6 +669,8 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 			cc->peak = rate0;
 		cc->probe = 0;
 		cc->cut_at = now;
+		cc->cut_busy = cc->busy_prev;
+		cc->st_first = 0;
 	}
 	comp_watch(cc, ev, q, target, rate0, now);
 	/* (an interval with no RTT sample of its own - its deliveries came
@@ -752,6 +755,57 @@ static void rtt_sample(struct sdr_cc *cc, uint64_t now, uint64_t rtt)
 	cc->rs_next = (cc->rs_next + 1) % SDR_CC_RTT_KEEP;
 }
 
+/* An ACK since the last cut of what was sent before it (@p ce marks, @p
+ * bytes): the bottleneck's share for this flow, measured while the cut
+ * takes effect. Over a base RTT, with marks, below dlv_fall of the cut's
+ * rate: the capacity fell (or flows joined) and the cut went to a share
+ * that no longer holds; waiting for the cut's own ACKs (a round trip and
+ * the queue's delay) let the queue grow on - two flows whose 1 Gbit/s
+ * link halved overflowed its 4 MB buffer on the ring rig (510 frames lost,
+ * 10 % of a 0.25 s window). Cut again to that delivery less the drain. */
+static void fall(struct sdr_cc *cc, uint64_t now, uint32_t ce, uint32_t bytes)
+{
+	if (cc->p.dlv_fall <= 0 || cc->comp || !cc->cut_busy || !cc->cut_at || !cc->base_rtt)
+		return;
+	if (!cc->st_first) {
+		cc->st_first = now; /* (its bytes arrived before: k ACKs, k - 1 gaps) */
+		cc->st_bytes = 0;
+		cc->st_ce = ce;
+		return;
+	}
+	cc->st_bytes += bytes;
+	cc->st_ce += ce;
+	if (now - cc->st_first < cc->base_rtt)
+		return;
+
+	double d = (double)cc->st_bytes * 8e9 / (double)(now - cc->st_first);
+	bool fell = cc->st_ce > 0 && d > 0 && d < cc->p.dlv_fall * cc->rate; /* (0: unmeasured) */
+
+	cc->st_first = now; /* (the next base RTT of them, if they go on) */
+	cc->st_bytes = 0;
+	cc->st_ce = 0;
+	if (!fell)
+		return;
+
+	double q = cc->last_rtt > cc->base_rtt ? (double)(cc->last_rtt - cc->base_rtt) : 0;
+	double t = (double)sdr_cc_target(cc);
+	double qx = q > t ? (q - t) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
+	double to = d * (1 - qx - cc->p.cut_extra);
+
+	if (to < cc->rate * (1 - cc->p.max_mdf))
+		to = cc->rate * (1 - cc->p.max_mdf);
+	if (to >= cc->rate)
+		return;
+	cc->rate = to;
+	clamp(cc);
+	cc->dec_ecn++;
+	cc->dlv_cuts++;
+	cc->last = SDR_CC_DEC_ECN;
+	cc->calm = cc->quiet = 0;
+	cc->probe = 0;
+	cc->cut_at = now;
+}
+
 /* @p acked packets (@p bytes, @p ce of them marked) delivered, sent about
  * @p age before @p now (0: unknown, taken as fresh) */
 static void delivered(struct sdr_cc *cc, uint64_t now, uint64_t age, uint32_t acked, uint32_t ce,
@@ -771,6 +825,7 @@ static void delivered(struct sdr_cc *cc, uint64_t now, uint64_t age, uint32_t ac
 	 * as TCP's CWR state) */
 	if (age && now - age < cc->cut_at) {
 		cc->stale_acks += acked;
+		fall(cc, now, ce, bytes);
 	} else {
 		/* (an interval measures fresh ACKs only; the bytes of the one
 		 * that opens it left before it opened: k ACKs span k - 1 gaps,

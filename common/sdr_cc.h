@@ -85,6 +85,13 @@ struct sdr_cc_params {
 	 *  share less the drain: the cuts so far are draining it, and the marks
 	 *  of a deep queue last as long as it drains (0: never) */
 	double deep_hold_q;
+	/** after a cut, where the ACKs of what was sent before it show the
+	 *  flow delivering, over a base RTT and with CE marks, less than this
+	 *  fraction of the cut's rate (its sends were not app-limited), the
+	 *  rate is cut again to that delivery less the drain at once: the
+	 *  capacity fell or flows joined, and the cut was taken from a share
+	 *  that no longer holds (0: off) */
+	double dlv_fall;
 	double cut_extra;      /**< a cut takes this fraction more: the larger flow
 	                            gives more in absolute terms (AIMD's fairness) */
 	double dlv_busy;       /**< a cut goes to what the flow delivered only where
@@ -205,6 +212,10 @@ struct sdr_cc {
 	                          declared lost within a base RTT of leaving */
 	double prev_q;       /**< queueing delay of the decision before, ns */
 	bool busy_prev;      /**< the interval before sent dlv_busy of its rate */
+	bool cut_busy;       /**< ... and the one the last cut decided (dlv_fall) */
+	/* the ACKs since the last cut of what was sent before it (dlv_fall):
+	 * the first one's time (0: none yet), the bytes and CE marks after it */
+	uint64_t st_first, st_bytes, st_ce;
 	/* the last RTT samples (ns: when taken, the RTT), oldest overwritten,
 	 * for the queueing delay over q_span_rtts */
 	uint64_t rs_at[SDR_CC_RTT_KEEP], rs_rtt[SDR_CC_RTT_KEEP];
@@ -229,6 +240,9 @@ struct sdr_cc {
 	                            above the delay target but not in every
 	                            sample of q_span_rtts before it: no delay
 	                            cut (a host's noise) */
+	uint64_t dlv_cuts;     /**< ECN cuts (in dec_ecn) taken between
+	                           decisions: the delivery after a cut fell
+	                           below dlv_fall of its rate */
 	uint64_t holds_drain;  /**< ... congested, but the rate already at or
 	                           below the share a probe's cut planned (its
 	                           overshoot draining), or a deep queue

@@ -109,6 +109,32 @@ static uint64_t deep_cut(struct sdr_cc *cc, const struct sdr_cc_params *p, uint6
 	return sent_delivered_ce(cc, t, 1, 0.8, 45 * MS, 10);
 }
 
+/* A flow at 500 Mbit/s under a 3 Gbit/s ceiling, busy, then an interval
+ * with every packet marked and a 5 ms queue (@p sent_frac of its rate
+ * sent): a cut. */
+static uint64_t fall_cut(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t,
+			 double sent_frac)
+{
+	sdr_cc_init(cc, p, 3 * GBIT, t);
+	t = feed(cc, t, 1, 25 * MS, 0);
+	cc->rate = 500e6;
+	cc->startup = false;
+	t = sent_delivered(cc, t, 1, 1.0, 25 * MS);
+	return sent_delivered_ce(cc, t, sent_frac, 1.0, 30 * MS, 10);
+}
+
+/* ACKs of what was sent before the last cut (30 ms old, the cut younger),
+ * one a millisecond for @p ms, delivering @p bps with @p ce of their 10
+ * packets marked (@p bps 0: no bytes, unmeasured) */
+static uint64_t stale_acks(struct sdr_cc *cc, uint64_t t, double bps, unsigned ce, unsigned ms)
+{
+	for (unsigned k = 0; k < ms; k++) {
+		t += MS;
+		sdr_cc_on_ack(cc, t, 30 * MS, 10, ce, (uint32_t)(bps * 1e-3 / 8));
+	}
+	return t;
+}
+
 static void test_reactions(void)
 {
 	struct sdr_cc_params p;
@@ -572,6 +598,60 @@ static void test_reactions(void)
 		CHECK(dq.last == SDR_CC_DEC_ECN && dq.rate < r1,
 		      "deep_hold_q 0: the shrinking deep queue is cut (%s)",
 		      sdr_cc_event_name(dq.last));
+		sdr_cc_params_default(&p);
+	}
+
+	/* dlv_fall: after a cut, the ACKs of what was sent before it deliver
+	 * 55 % of the rate the flow sent, marked, over a base RTT: the
+	 * capacity fell, and the rate is cut again at once to that delivery
+	 * less the drain (a 5 ms queue) and cut_extra (no deeper than
+	 * max_mdf); at 90 % of the cut's
+	 * rate, without marks, unmeasured, after an app-limited interval, or
+	 * with dlv_fall 0, nothing until the next decision */
+	{
+		struct sdr_cc fc;
+		double r1, d = 0.55 * 500e6, tq;
+		uint64_t e1;
+
+		t = fall_cut(&fc, &p, t, 1);
+		CHECK(fc.last == SDR_CC_DEC_ECN && fc.dlv_cuts == 0, "fall: the cut (%s)",
+		      sdr_cc_event_name(fc.last));
+		r1 = fc.rate;
+		e1 = fc.dec_ecn;
+		tq = (double)sdr_cc_target(&fc);
+		t = stale_acks(&fc, t, d, 10, 27);
+		f = d * (1 - (5e6 - tq) / (p.drain_rtts * 30e6) - p.cut_extra);
+		CHECK(fc.dlv_cuts == 1 && fc.dec_ecn == e1 + 1 && fabs(fc.rate - f) < 0.01 * f,
+		      "fall: delivering 55 %% after a cut to %.0f Mbit/s: cut again to %.1f Mbit/s "
+		      "(%.1f expected), %" PRIu64 " such cuts",
+		      r1 / 1e6, fc.rate / 1e6, f / 1e6, fc.dlv_cuts);
+		r1 = fc.rate;
+		t = stale_acks(&fc, t, 1.2 * r1, 10, 2); /* (the new cut's window) */
+		CHECK(fc.dlv_cuts == 1 && fc.rate == r1, "fall: once per cut (%" PRIu64 ")",
+		      fc.dlv_cuts);
+
+		struct {
+			double dlv;
+			unsigned ce;
+			double sent;
+			double fall;
+			const char *what;
+		} no[] = {
+			{0.9, 10, 1, 0.7, "delivering 90 % of the cut's rate"},
+			{0.4, 0, 1, 0.7, "no mark"},
+			{0, 10, 1, 0.7, "no bytes counted"},
+			{0.4, 10, 0.5, 0.7, "the cut's interval app-limited"},
+			{0.4, 10, 1, 0, "dlv_fall 0"},
+		};
+		for (unsigned i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+			p.dlv_fall = no[i].fall;
+			t = fall_cut(&fc, &p, t, no[i].sent);
+			r1 = fc.rate;
+			t = stale_acks(&fc, t, no[i].dlv * r1, no[i].ce, 27);
+			CHECK(fc.dlv_cuts == 0 && fc.rate == r1,
+			      "fall: %s: no cut (%.0f of %.0f Mbit/s)", no[i].what, fc.rate / 1e6,
+			      r1 / 1e6);
+		}
 		sdr_cc_params_default(&p);
 	}
 

@@ -205,21 +205,22 @@ void sdr_sr_cc_print(FILE *f, const struct sdr_sr_cc *c)
 	fprintf(f,
 		"    CC: rate %.1f Mbit/s ceiling %.1f | base rtt %.0f us srtt %.0f us | "
 		"alpha %.3f | delay target %.0f us (jitter %.0f us) | last %s | cuts ecn %" PRIu64
-		" delay %" PRIu64 " (spared %" PRIu64 ") loss %" PRIu64 " increases %" PRIu64
-		" (probes %" PRIu64 ", peak %.1f Mbit/s) holds app-limited %" PRIu64
-		" draining %" PRIu64 " intervals %" PRIu64 " | TCP-competitive %s (entered %" PRIu64
-		", %" PRIu64 " intervals, %" PRIu64 " ended at the limit) | losses %" PRIu64
-		" (and %" PRIu64 " sent before a cut;"
+		" (on a delivery fall %" PRIu64 ") delay %" PRIu64 " (spared %" PRIu64
+		") loss %" PRIu64 " increases %" PRIu64 " (probes %" PRIu64
+		", peak %.1f Mbit/s) holds app-limited %" PRIu64 " draining %" PRIu64
+		" intervals %" PRIu64 " | TCP-competitive %s (entered %" PRIu64 ", %" PRIu64
+		" intervals, %" PRIu64 " ended at the limit) | losses %" PRIu64 " (and %" PRIu64
+		" sent before a cut;"
 		" loss windows %" PRIu64 ", the last %.2f %% of the packets)"
 		" | CE echoed %" PRIu64 " (taken %" PRIu64 ", echo ACKs %" PRIu64
 		", restarted %" PRIu64 ") | CE received %" PRIu32 "\n",
 		(double)sdr_cc_rate(k) / 1e6, (double)k->ceiling / 1e6, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3,
-		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dec_delay, k->delay_spared,
-		k->dec_loss, k->increases, k->probes, k->peak / 1e6, k->holds_app, k->holds_drain,
-		k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv, k->comp_expired,
-		k->lost_events, k->stale_lost, k->loss_windows, 100 * k->loss_est, c->ce_echoed,
-		k->ce, c->echo_acks, c->echo_resyncs, c->rx_ce);
+		k->jit / 1e3, sdr_cc_event_name(k->last), k->dec_ecn, k->dlv_cuts, k->dec_delay,
+		k->delay_spared, k->dec_loss, k->increases, k->probes, k->peak / 1e6, k->holds_app,
+		k->holds_drain, k->intervals, k->comp ? "yes" : "no", k->comp_enters, k->comp_iv,
+		k->comp_expired, k->lost_events, k->stale_lost, k->loss_windows, 100 * k->loss_est,
+		c->ce_echoed, k->ce, c->echo_acks, c->echo_resyncs, c->rx_ce);
 }
 
 void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
@@ -238,7 +239,7 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		",\"comp_expired\":%" PRIu64 ",\"stale_lost\":%" PRIu64 ",\"loss_windows\":%" PRIu64
 		",\"loss_est\":%.5f,\"probes\":%" PRIu64 ",\"peak_bps\":%.0f"
 		",\"holds_app\":%" PRIu64 ",\"holds_drain\":%" PRIu64 ",\"echo_resyncs\":%" PRIu64
-		",\"delay_spared\":%" PRIu64 "}",
+		",\"delay_spared\":%" PRIu64 ",\"dlv_cuts\":%" PRIu64 "}",
 		c->on, c->on ? sdr_cc_rate(k) : 0, k->ceiling, (double)k->base_rtt / 1e3,
 		(double)k->srtt / 1e3, k->alpha, sdr_cc_event_name(k->last), k->dec_ecn,
 		k->dec_delay, k->dec_loss, k->increases, k->intervals, k->acked, c->ce_echoed,
@@ -246,7 +247,7 @@ void sdr_sr_cc_json(FILE *f, const struct sdr_sr_cc *c)
 		k->ce_seen ? 1 : 0, (double)sdr_cc_delay_target(k, k->iv_start) / 1e3, k->jit / 1e3,
 		k->comp ? 1 : 0, k->comp_enters, k->comp_iv, k->comp_expired, k->stale_lost,
 		k->loss_windows, k->loss_est, k->probes, k->peak, k->holds_app, k->holds_drain,
-		c->echo_resyncs, k->delay_spared);
+		c->echo_resyncs, k->delay_spared, k->dlv_cuts);
 }
 
 void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
@@ -263,6 +264,7 @@ void sdr_sr_cc_kv(const struct sdr_sr_cc *c, const struct sdr_kv *kv)
 	kv->u64(kv->arg, "cc_alpha_milli", (uint64_t)(k->alpha * 1000.0));
 	kv->str(kv->arg, "cc_last", sdr_cc_event_name(k->last));
 	kv->u64(kv->arg, "cc_dec_ecn", k->dec_ecn);
+	kv->u64(kv->arg, "cc_dlv_cuts", k->dlv_cuts); /* (of them) */
 	kv->u64(kv->arg, "cc_dec_delay", k->dec_delay);
 	kv->u64(kv->arg, "cc_delay_spared", k->delay_spared);
 	kv->u64(kv->arg, "cc_dec_loss", k->dec_loss);
@@ -313,6 +315,10 @@ void sdr_sr_cc_metrics(const struct sdr_sr_cc *c, const struct sdr_metric_sink *
 		   "kind=\"hold-app-limited\"", (double)k->holds_app);
 	m->counter(m->arg, "cc_decisions", "congestion control: decisions by kind",
 		   "kind=\"hold-draining\"", (double)k->holds_drain);
+	m->counter(m->arg, "cc_dlv_cuts",
+		   "congestion control: ECN cuts taken between decisions, the delivery after a "
+		   "cut below dlv_fall of its rate (a capacity that fell)",
+		   NULL, (double)k->dlv_cuts);
 	m->counter(m->arg, "cc_delay_spared",
 		   "congestion control: decisions whose queueing delay above the delay target "
 		   "did not last over its span (no delay cut: a host's noise)",

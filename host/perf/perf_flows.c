@@ -33,6 +33,7 @@ struct flow {
 	double goodput, ce_frac;       /* steady state; CE of its data at the receiver */
 	double cuts[3];                /* its controller's cuts: ECN, delay, loss */
 	double spared;                 /* ... delay cuts spared: the queue did not last */
+	double dlv_cuts;               /* ... ECN cuts on a delivery that fell after a cut */
 	double comp;                   /* times it entered the TCP-competitive mode */
 	double incs, probes;           /* its controller's increases, probing ones among them */
 	double holds[2];               /* its controller's holds: app-limited, draining */
@@ -123,6 +124,7 @@ static void qps_read(struct flows *fl, unsigned w, int last)
 				f->cuts[1] = qp_num(buf, f->qpn_a, "cc_dec_delay");
 				f->cuts[2] = qp_num(buf, f->qpn_a, "cc_dec_loss");
 				f->spared = qp_num(buf, f->qpn_a, "cc_delay_spared");
+				f->dlv_cuts = qp_num(buf, f->qpn_a, "cc_dlv_cuts");
 				f->comp = qp_num(buf, f->qpn_a, "cc_comp_enters");
 				f->incs = qp_num(buf, f->qpn_a, "cc_increases");
 				f->probes = qp_num(buf, f->qpn_a, "cc_probes");
@@ -458,6 +460,7 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		sb_jnum(&j, "cc_cuts_delay", f->cuts[1]);
 		sb_jnum(&j, "cc_cuts_loss", f->cuts[2]);
 		sb_jnum(&j, "cc_delay_spared", f->spared);
+		sb_jnum(&j, "cc_dlv_cuts", f->dlv_cuts);
 		sb_jnum(&j, "cc_comp_enters", f->comp);
 		sb_jnum(&j, "cc_increases", f->incs);
 		sb_jnum(&j, "cc_probes", f->probes);

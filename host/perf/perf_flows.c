@@ -393,13 +393,15 @@ static void fl_report(struct flows *fl, const struct run_params *p)
 		for (unsigned i = 0; i < fl->n; i++)
 			printf("  flow %-3u payload goodput %9.2f Mbit/s  msgs ok %" PRIu64
 			       " bad %" PRIu64
-			       "  CE %.4f  cuts ecn %.0f delay %.0f (spared %.0f) loss %.0f"
+			       "  CE %.4f  cuts ecn %.0f (on a delivery fall %.0f) delay %.0f"
+			       " (spared %.0f) loss %.0f"
 			       "  TCP-competitive %.0f  increases %.0f (probes %.0f)  holds "
 			       "app-limited %.0f draining %.0f  noise %.0f us\n",
 			       i, gp[i] / 1e6, fl->f[i].ok, fl->f[i].bad, fl->f[i].ce_frac,
-			       fl->f[i].cuts[0], fl->f[i].cuts[1], fl->f[i].spared,
-			       fl->f[i].cuts[2], fl->f[i].comp, fl->f[i].incs, fl->f[i].probes,
-			       fl->f[i].holds[0], fl->f[i].holds[1], fl->f[i].noise_us);
+			       fl->f[i].cuts[0], fl->f[i].dlv_cuts, fl->f[i].cuts[1],
+			       fl->f[i].spared, fl->f[i].cuts[2], fl->f[i].comp, fl->f[i].incs,
+			       fl->f[i].probes, fl->f[i].holds[0], fl->f[i].holds[1],
+			       fl->f[i].noise_us);
 		printf("  aggregate  %.2f Mbit/s (%.1f %% of the link)  Jain %.4f over the steady"
 		       " state, per window min %.4f mean %.4f\n",
 		       sum / 1e6, 100 * sum / cap, jain_of(gp, fl->n), jmin, nj ? jsum / nj : NAN);

@@ -28,6 +28,8 @@
 # The bounds are loose where a loaded 2-core machine cannot carry the
 # figure (goodput, Jain); every figure is printed. SDR_CC_RATE (default
 # 100mbit: what the rig carries on such a machine) scales the link;
+# SDR_CC_RIG (ring or veth; default veth as root, else ring) picks the rig:
+# the ring rig, no kernel in the path, carries 1gbit on 2 vCPUs;
 # SDR_CC_ARGS adds sdr-perf options to every run (e.g.
 # --dpu-arg=--cc-noise-probe=on).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,6 +39,12 @@ log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 [ -x "$SDR_PERF" ] || fail "no sdr-perf at $SDR_PERF"
 rig=ring
 [ "$(id -u)" = 0 ] && rig=veth
+rig=${SDR_CC_RIG:-$rig}
+case $rig in
+ring | veth) ;;
+*) fail "SDR_CC_RIG $rig: ring or veth" ;;
+esac
+[ $rig = ring ] || [ "$(id -u)" = 0 ] || fail "SDR_CC_RIG veth needs root"
 RATE=${SDR_CC_RATE:-100mbit}
 case $RATE in
 *gbit) rate_bps=$((${RATE%gbit} * 1000000000)) ;;

@@ -605,9 +605,10 @@ static void test_reactions(void)
 	 * 55 % of the rate the flow sent, marked, over a base RTT: the
 	 * capacity fell, and the rate is cut again at once to that delivery
 	 * less the drain (a 5 ms queue) and cut_extra (no deeper than
-	 * max_mdf); at 90 % of the cut's
-	 * rate, without marks, unmeasured, after an app-limited interval, or
-	 * with dlv_fall 0, nothing until the next decision */
+	 * max_mdf); the same delivery a base RTT more does not cut again (the
+	 * rate is below it now); at 90 % of the cut's rate, without marks,
+	 * unmeasured, after an app-limited interval, or with dlv_fall 0,
+	 * nothing until the next decision */
 	{
 		struct sdr_cc fc;
 		double r1, d = 0.55 * 500e6, tq;
@@ -626,9 +627,11 @@ static void test_reactions(void)
 		      "(%.1f expected), %" PRIu64 " such cuts",
 		      r1 / 1e6, fc.rate / 1e6, f / 1e6, fc.dlv_cuts);
 		r1 = fc.rate;
-		t = stale_acks(&fc, t, 1.2 * r1, 10, 2); /* (the new cut's window) */
-		CHECK(fc.dlv_cuts == 1 && fc.rate == r1, "fall: once per cut (%" PRIu64 ")",
-		      fc.dlv_cuts);
+		t = stale_acks(&fc, t, d, 10, 27);
+		CHECK(fc.dlv_cuts == 1 && fc.rate == r1,
+		      "fall: the same delivery a base RTT more: no second cut (%" PRIu64
+		      ", %.1f of %.1f Mbit/s)",
+		      fc.dlv_cuts, fc.rate / 1e6, r1 / 1e6);
 
 		struct {
 			double dlv;

@@ -383,6 +383,14 @@ static uint64_t span_min_rtt(const struct sdr_cc *cc, uint64_t now)
 	return m;
 }
 
+/* The fraction of the rate a cut gives up to drain a queue of @p q ns
+ * above @p qt over drain_rtts round trips (qx, docs/congestion.md "The
+ * decision", 1) */
+static double drain(const struct sdr_cc *cc, double q, double qt)
+{
+	return q > qt ? (q - qt) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
+}
+
 static void decide(struct sdr_cc *cc, uint64_t now)
 {
 	double rate0 = cc->rate;
@@ -447,8 +455,7 @@ static void decide(struct sdr_cc *cc, uint64_t now)
 	 * 70 %). */
 	/* (with CE marks the queue is real: drained above T; a cut on delay
 	 * alone drains above the delay target in force) */
-	double qt = cc->iv_ce > 0 ? (double)target : (double)dt;
-	double qx = q > qt ? (q - qt) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
+	double qx = drain(cc, q, cc->iv_ce > 0 ? (double)target : (double)dt);
 	bool busy = len &&
 		    (double)cc->iv_sent_bytes * 8e9 >= cc->p.dlv_busy * cc->rate * (double)len;
 	double dlv = busy && cc->busy_prev ? (double)cc->iv_bytes * 8e9 / (double)len : 0;
@@ -788,9 +795,7 @@ static void fall(struct sdr_cc *cc, uint64_t now, uint32_t ce, uint32_t bytes)
 		return;
 
 	double q = cc->last_rtt > cc->base_rtt ? (double)(cc->last_rtt - cc->base_rtt) : 0;
-	double t = (double)sdr_cc_target(cc);
-	double qx = q > t ? (q - t) / (cc->p.drain_rtts * ((double)cc->base_rtt + q)) : 0;
-	double to = d * (1 - qx - cc->p.cut_extra);
+	double to = d * (1 - drain(cc, q, (double)sdr_cc_target(cc)) - cc->p.cut_extra);
 
 	if (to < cc->rate * (1 - cc->p.max_mdf))
 		to = cc->rate * (1 - cc->p.max_mdf);

@@ -96,31 +96,29 @@ static uint64_t above_peak(struct sdr_cc *cc, const struct sdr_cc_params *p, uin
 }
 
 /* A flow under a 3 Gbit/s ceiling at 500 Mbit/s, base RTT 25 ms, out of
- * start-up, busy an interval without a queue, then one with a queue of 20
- * ms, every packet marked, 80 % of its rate delivered (a cut). @return
- * the time. */
-static uint64_t deep_cut(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t)
+ * start-up, busy an interval without a queue. @return the time. */
+static uint64_t busy_flow(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t)
 {
 	sdr_cc_init(cc, p, 3 * GBIT, t);
 	t = feed(cc, t, 1, 25 * MS, 0);
 	cc->rate = 500e6;
 	cc->startup = false;
-	t = sent_delivered(cc, t, 1, 1.0, 25 * MS);
-	return sent_delivered_ce(cc, t, 1, 0.8, 45 * MS, 10);
+	return sent_delivered(cc, t, 1, 1.0, 25 * MS);
 }
 
-/* A flow at 500 Mbit/s under a 3 Gbit/s ceiling, busy, then an interval
- * with every packet marked and a 5 ms queue (@p sent_frac of its rate
- * sent): a cut. */
+/* busy_flow(), then an interval with a queue of 20 ms, every packet
+ * marked, 80 % of its rate delivered (a cut). @return the time. */
+static uint64_t deep_cut(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t)
+{
+	return sent_delivered_ce(cc, busy_flow(cc, p, t), 1, 0.8, 45 * MS, 10);
+}
+
+/* busy_flow(), then an interval with every packet marked and a 5 ms queue
+ * (@p sent_frac of its rate sent): a cut. */
 static uint64_t fall_cut(struct sdr_cc *cc, const struct sdr_cc_params *p, uint64_t t,
 			 double sent_frac)
 {
-	sdr_cc_init(cc, p, 3 * GBIT, t);
-	t = feed(cc, t, 1, 25 * MS, 0);
-	cc->rate = 500e6;
-	cc->startup = false;
-	t = sent_delivered(cc, t, 1, 1.0, 25 * MS);
-	return sent_delivered_ce(cc, t, sent_frac, 1.0, 30 * MS, 10);
+	return sent_delivered_ce(cc, busy_flow(cc, p, t), sent_frac, 1.0, 30 * MS, 10);
 }
 
 /* ACKs of what was sent before the last cut (30 ms old, the cut younger),

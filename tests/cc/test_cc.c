@@ -1713,7 +1713,8 @@ int main(int argc, char **argv)
 				      NULL);
 	}
 	/* the bottleneck marking the queue a frame leaves behind, not the one
-	 * it finds (reported: docs/congestion.md "Still to do") */
+	 * it finds (reported: docs/congestion.md "Re-convergence: what was
+	 * tried") */
 	for (unsigned n = 2; n <= 8; n *= 2)
 		test_fairness("delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB,ecnmark=dequeue", n,
 			      "ECN deq", REPORT, 0, NULL);

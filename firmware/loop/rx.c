@@ -104,7 +104,9 @@ static void rx_closed(struct sdr_worker *w, struct sdr_qp *qp, const uint8_t *ms
 /* A packet for a QP this DPU destroyed, from that QP's peer: answer with
  * QP-CLOSED, keyed with the peer's control key (at most once per
  * SDR_TOMB_GAP_MS per tombstone; never a QP-CLOSED, which two tombstones
- * would bounce forever). @return 1 when a tombstone took the packet. */
+ * would bounce forever: one is the peer's own close crossing this one, both
+ * ends destroyed at once, counted tomb_closed). @return 1 when a tombstone
+ * took the packet. */
 static int rx_tomb(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_parsed *p, int ctrl,
 		   uint64_t now)
 {
@@ -119,9 +121,13 @@ static int rx_tomb(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_p
 	t = &in->tombs[(p->dest_qpn - in->qpn_first) / sdr_g.cfg.generations];
 	if (!sdr_tomb_read(t, &d) || p->src_ip != d.remote_ip)
 		return 0;
-	if (ctrl && (sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h) ||
-		     h.src_qpn != d.remote_qpn || h.type == SDR_CTRL_CLOSED))
+	if (ctrl &&
+	    (sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h) || h.src_qpn != d.remote_qpn))
 		return 0;
+	if (ctrl && h.type == SDR_CTRL_CLOSED) {
+		w->ctr[SDR_CTR_tomb_closed]++;
+		return 1;
+	}
 	w->ctr[SDR_CTR_tomb_pkts]++;
 	if (!sdr_tomb_turn(t, now, sdr_ms_cycles(SDR_TOMB_GAP_MS)) || !(m = sdr_txq_alloc(w, in)))
 		return 1;

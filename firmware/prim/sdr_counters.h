@@ -35,6 +35,7 @@
 	X(stale_epoch, "DestQP outside this boot's QPN range (an earlier incarnation)")         \
 	X(unknown_qp, "DestQP names no QP of this DPU")                                         \
 	X(tomb_pkts, "DestQP names a QP this DPU destroyed (tombstone): QP-CLOSED answers it")  \
+	X(tomb_closed, "the peer's QP-CLOSED for a QP this DPU destroyed too (closed at once)") \
 	X(qp_not_ready, "QP exists but is not connected")                                       \
 	X(wrong_peer, "source IP or QPN is not the connected peer")                             \
 	X(stale_gen, "packet of an old generation of its message slot")                         \

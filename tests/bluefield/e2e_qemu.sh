@@ -75,7 +75,8 @@ drv=$?
 # re-sends (--cts-resend-ms) fire and may arrive after the window moved.
 # unknown_qp is bounded below instead: at teardown each side's QP goes when
 # its tool exits, and a packet already on its way to it (a CTS re-send, the
-# peer's QP-CLOSED) may find no QP (docs/wire-format.md section 6).
+# peer's QP-CLOSED) may find no QP: where the QP's tombstone is, it counts
+# tomb_pkts or tomb_closed instead (docs/wire-format.md section 6).
 must_be_zero="truncated not_ipv4 ip_bad not_udp not_roce bad_bth bad_icrc bad_dma_len
 stale_gen no_recv bad_rkey bad_va bad_len imm_mismatch dup_pkt sqe_bad sq_corrupt
 cq_lost tx_nombuf tx_full"

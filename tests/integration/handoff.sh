@@ -66,7 +66,7 @@ for path, crossing in ((sys.argv[1], False), (sys.argv[2], True)):
     assert st["handoff_full"] == 0, st
     # (a QP-CLOSED a destroyed QP sends its peer at teardown finds no QP
     # when the peer is gone as well: it is dropped where it arrives)
-    gone = st["unknown_qp"] + st["tomb_pkts"]
+    gone = st["unknown_qp"] + st["tomb_pkts"] + st["tomb_closed"]
     assert gone <= st["closed_tx"], ("only QP-CLOSED frames find no QP", st)
     if crossing:
         assert w["handoff_rx"] == sent - gone, ("every packet crosses", w["handoff_rx"], sent,

@@ -3,7 +3,8 @@
 # with 512 MB of EAL memory: its worst case (2 s of a 10 Gbit/s port) does
 # not fit, and the daemon must start anyway, with a note, the emulator
 # capped to the mbufs it got (overload would count as dropped_limit), and
-# deliver a transfer 2 s late, every frame accounted for.
+# deliver a transfer 2 s late, every frame accounted for; the two ends'
+# QP-CLOSED cross at teardown and meet tombstones (tomb_closed).
 . "$(dirname "$0")/lib.sh"
 sdr_start_ring_pair linkdelay --link delay=2s
 grep -q "note: --link: EAL memory holds [0-9]* mbufs per RX queue" "$DPU_LOG" ||
@@ -29,5 +30,13 @@ print("emulator: in %d delivered %d released %d dropped_limit %d" %
       (l["pkts_in"], l["delivered"], l["released"], l["dropped_limit"]))
 assert l["pkts_in"] == l["delivered"] == l["released"] == b["rx_pkts"] > 0
 assert l["dropped_limit"] == 0
+# teardown: each end destroys its QP and sends a QP-CLOSED, 2 s on its
+# way; the one sent later arrives after the other end destroyed its QP and
+# meets that end's tombstone: tomb_closed, not unknown_qp (a QP-CLOSED is
+# never answered)
+dr = d["drops"]
+print("teardown: tomb_closed %d, unknown_qp %d, closed_tx %d" %
+      (dr["tomb_closed"], dr["unknown_qp"], dr["closed_tx"]))
+assert dr["tomb_closed"] >= 1 and dr["unknown_qp"] == 0, dr
 PY
 echo "link delay=2s without rate: started with a capped emulator, transfer delivered 2 s late"

@@ -211,7 +211,8 @@ for k in ("ctrl_bad_key", "ctrl_bad", "ctrl_unknown", "ec_parity_early"):
 a, b = A["instances"][0]["qp_totals"], B["instances"][0]["qp_totals"]
 # what the receiver sent the sender: CTS before the sender connected count as
 # qp_not_ready, a last ACK after it destroyed its QP as unknown_qp, or as
-# tomb_pkts while its tombstone answers (QP-CLOSED)
+# tomb_pkts while its tombstone answers (QP-CLOSED), and the receiver's own
+# QP-CLOSED as tomb_closed where the sender had destroyed its QP as well
 pairs = [("ACKs", a["sr_acks_rx"], b["sr_acks_tx"]), ("NACKs", a["ec_nacks_rx"], b["ec_nacks_tx"]),
          ("CTS", a["cts_rx"], b["cts_tx"])]
 for what, rx, tx in pairs:
@@ -224,7 +225,8 @@ rx, tx = sum(p[1] for p in pairs), sum(p[2] for p in pairs)
 rx += a.get("peer_closed", 0)
 tx += B["drops"].get("closed_tx", 0)
 early = A["drops"]["qp_not_ready"]
-late = A["drops"]["unknown_qp"] + A["drops"].get("tomb_pkts", 0)
+late = (A["drops"]["unknown_qp"] + A["drops"].get("tomb_pkts", 0) +
+        A["drops"].get("tomb_closed", 0))
 print("control: sender accepted %d + before connect %d + after close %d, receiver sent %d"
       % (rx, early, late, tx))
 if rx + early + late != tx:

@@ -121,12 +121,14 @@ static int rx_tomb(struct sdr_worker *w, struct sdr_inst *in, const struct sdr_p
 	t = &in->tombs[(p->dest_qpn - in->qpn_first) / sdr_g.cfg.generations];
 	if (!sdr_tomb_read(t, &d) || p->src_ip != d.remote_ip)
 		return 0;
-	if (ctrl &&
-	    (sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h) || h.src_qpn != d.remote_qpn))
-		return 0;
-	if (ctrl && h.type == SDR_CTRL_CLOSED) {
-		w->ctr[SDR_CTR_tomb_closed]++;
-		return 1;
+	if (ctrl) {
+		if (sdr_ctrl_hdr_decode(p->payload, p->payload_len, &h) ||
+		    h.src_qpn != d.remote_qpn)
+			return 0;
+		if (h.type == SDR_CTRL_CLOSED) {
+			w->ctr[SDR_CTR_tomb_closed]++;
+			return 1;
+		}
 	}
 	w->ctr[SDR_CTR_tomb_pkts]++;
 	if (!sdr_tomb_turn(t, now, sdr_ms_cycles(SDR_TOMB_GAP_MS)) || !(m = sdr_txq_alloc(w, in)))

@@ -3,8 +3,8 @@
 # with 512 MB of EAL memory: its worst case (2 s of a 10 Gbit/s port) does
 # not fit, and the daemon must start anyway, with a note, the emulator
 # capped to the mbufs it got (overload would count as dropped_limit), and
-# deliver a transfer 2 s late, every frame accounted for; the two ends'
-# QP-CLOSED cross at teardown and meet tombstones (tomb_closed).
+# deliver a transfer 2 s late, every frame accounted for; at teardown the
+# QP-CLOSED sent later meets the other end's tombstone (tomb_closed).
 . "$(dirname "$0")/lib.sh"
 sdr_start_ring_pair linkdelay --link delay=2s
 grep -q "note: --link: EAL memory holds [0-9]* mbufs per RX queue" "$DPU_LOG" ||

@@ -286,7 +286,13 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The run: post and poll until --duration, then drain what is in flight */
+/* The run: post and poll until --duration, then drain what is in flight.
+ * A poll that finds no completion naps PERF_NAP_US (not with --busy-poll):
+ * the flows' messages complete a few per millisecond at most, and a loop
+ * that spun took a CPU from the daemons' workers on a small machine (on a
+ * 2-vCPU host, 70 % of one: the receiving worker then polled frames late,
+ * the link emulator queued them together, and its marks held two flows
+ * under a 1 Gbit/s link to 25-30 % of it; docs/congestion.md). */
 static int fl_loop(struct flows *fl, uint64_t size)
 {
 	double next_q = 0, t_prog, t;
@@ -311,6 +317,8 @@ static int fl_loop(struct flows *fl, uint64_t size)
 		}
 		if (fl_poll(fl, t, size))
 			t_prog = now_s();
+		else if (!o.busy_poll)
+			sleep_us(PERF_NAP_US);
 		if (t >= next_q && t < fl->dur) { /* the queue, every 100 ms */
 			double v[LINK_KEYS], b;
 

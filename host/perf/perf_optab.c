@@ -139,7 +139,7 @@ static const struct sdr_opt opts[] = {
 	 .var = &o.busy_poll,
 	 .help = "daemons never sleep when idle (--idle-us 0), and sdr-perf's own loop"
 		 " never naps (by default it naps 100 us at a time after 2 ms without a"
-		 " completion)"},
+		 " completion; 'flows' after every poll that finds none)"},
 	{.name = "eal",
 	 .arg = "ARG",
 	 .fn = perf_on_rig_opt,

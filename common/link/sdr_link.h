@@ -132,6 +132,12 @@ struct sdr_link_cfg {
 	bool ecn_dequeue;        /**< decide the mark as the frame leaves the
 	                              bottleneck, on the backlog behind it
 	                              (ecnmark=dequeue), not as it arrives */
+	bool arrival_spread;     /**< arrival=spread (the DPDK glue): frames that
+	                              one poll, or a run of full polls, found
+	                              together arrived over the time since the
+	                              port was last found empty, evenly, not all
+	                              at the poll (docs/link-emulator.md
+	                              "Arrival times") */
 	uint64_t bg_bps;         /**< background traffic into the bottleneck; 0 = none */
 	uint64_t bg_on_ns;       /**< on/off background: on for this long ... */
 	uint64_t bg_off_ns;      /**< ... then off for this long (0 = always on) */

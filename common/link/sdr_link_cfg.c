@@ -247,12 +247,13 @@ enum key_id {
 	K_BG,
 	K_DOWN,
 	K_ECNMARK,
+	K_ARRIVAL,
 	K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
 	"delay",   "jitter", "rate",  "buffer", "loss", "ge",   "reorder", "dup",
-	"corrupt", "seed",   "limit", "ecn",    "bg",   "down", "ecnmark",
+	"corrupt", "seed",   "limit", "ecn",    "bg",   "down", "ecnmark", "arrival",
 };
 
 void sdr_link_cfg_default(struct sdr_link_cfg *cfg)
@@ -475,6 +476,20 @@ static int parse_item(enum key_id k, const char *key, char *val, struct sdr_link
 			return -EINVAL;
 		}
 		return 0;
+	case K_ARRIVAL:
+		/* when the frames a poll finds arrived: at the poll, or spread
+		 * over the time since the port was last found empty */
+		if (strcmp(val, "poll") == 0) {
+			c->arrival_spread = false;
+		} else if (strcmp(val, "spread") == 0) {
+			c->arrival_spread = true;
+		} else {
+			sdr_link_seterr(err, errlen,
+					"link spec: key 'arrival': '%s' must be poll or spread",
+					val);
+			return -EINVAL;
+		}
+		return 0;
 	case K_BG:
 		/* RATE[:ON:OFF] */
 		n = split_colon(val, f, 3);
@@ -647,7 +662,7 @@ int sdr_link_parse(const char *spec, struct sdr_link_cfg *cfg, char *err, size_t
 					err, errlen,
 					"link spec: unknown key '%s' (known: delay, jitter, rate, "
 					"buffer, loss, ge, reorder, dup, corrupt, seed, limit, "
-					"ecn, ecnmark, bg, down)",
+					"ecn, ecnmark, bg, down, arrival)",
 					key);
 				return -EINVAL;
 			}
@@ -817,6 +832,8 @@ int sdr_link_cfg_format(const struct sdr_link_cfg *c, char *buf, size_t len)
 		APPEND("seed=%" PRIu64, c->seed);
 	if (c->limit != SDR_LINK_DEFAULT_LIMIT)
 		APPEND("limit=%u", c->limit);
+	if (c->arrival_spread)
+		APPEND("arrival=spread");
 #undef APPEND
 	return (int)off;
 }

@@ -61,6 +61,12 @@ struct sdr_link_rx {
 	uint64_t tsc_hz;
 	sdr_link_trace_fn trace;
 	void *trace_arg;
+	/* arrival=spread: the frames of full polls, not yet admitted, and
+	 * the last time the port was found drained (0: not polled yet) */
+	bool spread;
+	uint32_t npend;
+	uint64_t anchor_ns;
+	struct rte_mbuf *pend[SDR_LINK_PEND_MAX];
 } __rte_cache_aligned;
 
 static inline uint64_t tsc_to_ns(uint64_t tsc, uint64_t hz)
@@ -186,6 +192,7 @@ struct sdr_link_rx *sdr_link_rx_create_plan(const struct sdr_link_plan *plan, in
 	rx->dup_pool = dup_pool;
 	rx->tsc_hz = rte_get_tsc_hz();
 	rx->port = UINT16_MAX;
+	rx->spread = plan->lane[sdr_link_plan_default_lane(plan)].cfg.arrival_spread;
 	return rx;
 }
 
@@ -378,9 +385,53 @@ uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 	return release_due(rx, pkts, max_pkts, now_ns);
 }
 
+/* arrival=spread: the frames one poll finds arrived at some time since
+ * the port was last found drained (the anchor), not at the poll: where the
+ * polling lcore was away (descheduled on a small host, a kernel path that
+ * delivers late), taking them all at the poll would queue at the
+ * bottleneck in one instant what arrived over milliseconds, and mark and
+ * drop what the link never would. So they are admitted evenly over
+ * (anchor, now]. A full poll may have left more of the same interval in
+ * the port: its frames wait, unadmitted and unreleased, for the poll that
+ * drains it (at most SDR_LINK_PEND_MAX of them). */
+static uint16_t process_spread(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,
+			       uint16_t max_pkts, uint64_t now_ns)
+{
+	uint32_t n;
+
+	if (rx->anchor_ns == 0 || now_ns < rx->anchor_ns)
+		rx->anchor_ns = now_ns;
+	if (rx->npend + nb_pkts <= SDR_LINK_PEND_MAX) {
+		memcpy(&rx->pend[rx->npend], pkts, sizeof(*pkts) * nb_pkts);
+		rx->npend += nb_pkts;
+		if (nb_pkts != 0 && nb_pkts == max_pkts &&
+		    rx->npend + max_pkts <= SDR_LINK_PEND_MAX)
+			return 0;
+		nb_pkts = 0;
+	}
+	n = rx->npend;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t t = rx->anchor_ns +
+			     (uint64_t)((unsigned __int128)(now_ns - rx->anchor_ns) * (i + 1) / n);
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(rx->pend[i + 4], void *));
+		mark_exits(rx, t);
+		admit(rx, rx->pend[i], t);
+	}
+	mark_exits(rx, now_ns);
+	for (uint16_t i = 0; i < nb_pkts; i++) /* (a poll larger than the bound: at the poll) */
+		admit(rx, pkts[i], now_ns);
+	rx->npend = 0;
+	rx->anchor_ns = now_ns;
+	return release_due(rx, pkts, max_pkts, now_ns);
+}
+
 uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			     uint16_t max_pkts, uint64_t now_ns)
 {
+	if (rx->spread)
+		return process_spread(rx, pkts, nb_pkts, max_pkts, now_ns);
 	mark_exits(rx, now_ns);
 	for (uint16_t i = 0; i < nb_pkts; i++) {
 		if (i + 4 < nb_pkts)
@@ -473,6 +524,8 @@ void sdr_link_rx_detach(struct sdr_link_rx *rx)
 	}
 	for (uint32_t i = 0; i < rx->heap_n; i++)
 		rte_pktmbuf_free(rx->heap[i].m);
+	for (uint32_t i = 0; i < rx->npend; i++)
+		rte_pktmbuf_free(rx->pend[i]);
 	free_holding(rx);
 }
 

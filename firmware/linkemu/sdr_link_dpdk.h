@@ -4,7 +4,9 @@
  * port/queue and turns it into the far end of an emulated long-haul link.
  *
  * Every burst returned by rte_eth_rx_burst() enters the emulator (arrival time
- * = TSC converted to ns at the moment the callback runs); the callback then
+ * = TSC converted to ns at the moment the callback runs; with arrival=spread
+ * in the default lane's cfg, evenly since the port was last found drained:
+ * sdr_link_rx_process()); the callback then
  * returns, in place of the burst, the held frames whose departure time has
  * come (at most the caller's nb_pkts). It runs on every rx_burst call, also
  * when the port returned nothing, so an idle port still releases held frames:
@@ -109,13 +111,23 @@ struct sdr_link_rx *sdr_link_rx_attach_plan(uint16_t port, uint16_t queue,
  */
 void sdr_link_rx_detach(struct sdr_link_rx *rx);
 
+/** arrival=spread: most frames of full polls held before they are admitted
+ *  (sdr_link_rx_process()) */
+#define SDR_LINK_PEND_MAX 512u
+
 /**
  * Run the emulator on a burst, as the RX callback does, with an explicit
  * clock (tests, or an application that wants to call it itself).
+ * With arrival=spread (the default lane's cfg), @p now_ns is when the
+ * frames were found: they are taken to have arrived evenly since the last
+ * call that found the port drained (fewer than @p max_pkts frames), and a
+ * call with @p nb_pkts == @p max_pkts keeps them, unadmitted, and returns
+ * nothing until such a call (or SDR_LINK_PEND_MAX frames) comes.
  *
  * @param pkts     in: @p nb_pkts new frames; out: the released frames.
  * @param max_pkts room in @p pkts (>= nb_pkts).
- * @param now_ns   arrival time of the new frames and release clock.
+ * @param now_ns   arrival time of the new frames (arrival=poll, the default)
+ *                 and release clock.
  * @return number of frames written to @p pkts.
  */
 uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t nb_pkts,

@@ -249,6 +249,7 @@ void sdr_fuzz_seeds(sdr_fuzz_emit_fn emit, void *arg)
 		"delay=12.5ms,rate=1gbit,buffer=4MB",
 		"paths=9",
 		"rate=1gbit,ecn=10KB:20KB:0.5,ecnmark=dequeue,reorder=0.1",
+		"delay=12.5ms,rate=1gbit,buffer=4MB,ecn=100KB,arrival=spread",
 	};
 	uint8_t buf[80];
 

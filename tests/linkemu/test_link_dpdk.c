@@ -10,6 +10,9 @@
  *     share one bottleneck, unlisted sources take the default lane, release
  *     is in departure order across the lanes, counters per lane add up to
  *     the totals, and every mbuf goes back to its pool;
+ *  E. arrival=spread: frames a poll finds are taken to have arrived evenly
+ *     since the port was last found drained, full polls wait for the poll
+ *     that drains it, no mark where the spread arrivals found no queue;
  *  D. paths (a profile of two paths, then a default lane of two: --link
  *     "A | B"; docs/link-emulator.md "Paths") with
  *     real mbufs on a simulated clock: a frame takes the path of its UDP
@@ -510,6 +513,128 @@ static void test_ecn_dequeue(void)
 	sdr_link_rx_detach(rx);
 }
 
+/* arrival=spread: what a poll finds arrived since the port was last found
+ * drained. 40 ECT(0) frames of 1000 B found together 400 us after an empty
+ * poll, through 1 Gbit/s (8 us a frame) marking from 10 KB: at the poll
+ * (arrival=poll) 30 are marked, spread one per 10 us none is. Then two
+ * full polls of 32 (max_pkts 32) are kept, unadmitted, and the poll of 8
+ * that drains the port 900 us after the last drained one admits all 72,
+ * one per 12.5 us in order (the trace's arrival times), unmarked; every
+ * frame comes out, and frames kept at detach go back to the pool. */
+struct spread_trace {
+	uint64_t first, last, prev;
+	unsigned n, unordered;
+};
+
+static void spread_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart,
+			    uint64_t release, void *arg)
+{
+	struct spread_trace *t = arg;
+
+	RTE_SET_USED(m);
+	RTE_SET_USED(depart);
+	RTE_SET_USED(release);
+	if (t->n++ == 0)
+		t->first = arrival;
+	t->unordered += arrival <= t->prev;
+	t->prev = t->last = arrival;
+}
+
+static uint64_t spread_ce(const char *spec)
+{
+	struct sdr_link_cfg cfg;
+	struct sdr_link_stats st;
+	struct rte_mbuf *pkts[64];
+	char err[256];
+	struct sdr_link_rx *rx;
+	unsigned out = 0;
+
+	CHECK(sdr_link_parse(spec, &cfg, err, sizeof(err)) == 0, "%s", err);
+	rx = sdr_link_rx_create(&cfg, SOCKET_ID_ANY, dup_pool);
+	REQUIRE(rx != NULL);
+	CHECK(sdr_link_rx_process(rx, pkts, 0, 64, 1000) == 0, "released from nothing");
+	for (unsigned i = 0; i < 40; i++)
+		REQUIRE((pkts[i] = mk_ecn_frame(i, 0x02)) != NULL);
+	out += sdr_link_rx_process(rx, pkts, 40, 64, 1000 + 400000);
+	for (uint16_t i = 0; i < out; i++)
+		rte_pktmbuf_free(pkts[i]);
+	for (uint64_t t = 1000 + 400000; out < 40 && t < 10000000; t += 10000) {
+		uint16_t n = sdr_link_rx_release(rx, pkts, 64, t);
+
+		for (uint16_t i = 0; i < n; i++)
+			rte_pktmbuf_free(pkts[i]);
+		out += n;
+	}
+	sdr_link_rx_stats(rx, &st);
+	CHECK(out == 40 && st.pkts_in == 40, "%s: released %u, in %" PRIu64, spec, out, st.pkts_in);
+	sdr_link_rx_detach(rx);
+	return st.ce_marked;
+}
+
+static void test_arrival_spread(void)
+{
+	const char *spec = "rate=1gbit,buffer=1MB,ecn=10KB,arrival=spread";
+	struct spread_trace tr = {0};
+	struct sdr_link_cfg cfg;
+	struct sdr_link_stats st;
+	struct rte_mbuf *pkts[64];
+	char err[256], back[256];
+	uint64_t ce_poll = spread_ce("rate=1gbit,buffer=1MB,ecn=10KB,arrival=poll");
+	uint64_t ce_spread = spread_ce(spec), t0 = 5000, t;
+	struct sdr_link_rx *rx;
+	unsigned out = 0;
+
+	CHECK(ce_poll == 30 && ce_spread == 0, "CE at the poll %" PRIu64 " (30), spread %" PRIu64,
+	      ce_poll, ce_spread);
+	CHECK(sdr_link_parse(spec, &cfg, err, sizeof(err)) == 0 && cfg.arrival_spread, "%s", err);
+	CHECK(sdr_link_cfg_format(&cfg, back, sizeof(back)) > 0 && strstr(back, "arrival=spread"),
+	      "formatted: %s", back);
+	CHECK(sdr_link_parse("rate=1gbit,arrival=late", &cfg, err, sizeof(err)) != 0 &&
+		      strstr(err, "poll or spread") != NULL,
+	      "arrival=late: %s", err);
+
+	CHECK(sdr_link_parse(spec, &cfg, err, sizeof(err)) == 0, "%s", err);
+	rx = sdr_link_rx_create(&cfg, SOCKET_ID_ANY, dup_pool);
+	REQUIRE(rx != NULL);
+	sdr_link_rx_set_trace(rx, spread_trace_cb, &tr);
+	CHECK(sdr_link_rx_process(rx, pkts, 0, 32, t0) == 0, "released from nothing");
+	for (unsigned p = 0; p < 2; p++) {
+		for (unsigned i = 0; i < 32; i++)
+			REQUIRE((pkts[i] = mk_ecn_frame(p * 32 + i, 0x02)) != NULL);
+		CHECK(sdr_link_rx_process(rx, pkts, 32, 32, t0 + 300000 + p * 1000) == 0,
+		      "a full poll released frames");
+		sdr_link_rx_stats(rx, &st);
+		CHECK(st.pkts_in == 0, "a full poll admitted %" PRIu64, st.pkts_in);
+	}
+	for (unsigned i = 0; i < 8; i++)
+		REQUIRE((pkts[i] = mk_ecn_frame(64 + i, 0x02)) != NULL);
+	out += sdr_link_rx_process(rx, pkts, 8, 32, t0 + 900000);
+	for (uint16_t i = 0; i < out; i++)
+		rte_pktmbuf_free(pkts[i]);
+	sdr_link_rx_stats(rx, &st);
+	CHECK(st.pkts_in == 72 && st.ce_marked == 0, "drained: in %" PRIu64 ", CE %" PRIu64,
+	      st.pkts_in, st.ce_marked);
+	for (t = t0 + 900000; out < 72 && t < 10000000; t += 10000) {
+		uint16_t n = sdr_link_rx_release(rx, pkts, 32, t);
+
+		for (uint16_t i = 0; i < n; i++)
+			rte_pktmbuf_free(pkts[i]);
+		out += n;
+	}
+	CHECK(out == 72 && tr.n == 72 && tr.unordered == 0, "released %u, traced %u, %u unordered",
+	      out, tr.n, tr.unordered);
+	CHECK(tr.first == t0 + 12500 && tr.last == t0 + 900000,
+	      "arrivals %" PRIu64 "..%" PRIu64 " (12500..900000 after the drained poll)",
+	      tr.first - t0, tr.last - t0);
+	/* kept at detach: back to the pool */
+	for (unsigned i = 0; i < 32; i++)
+		REQUIRE((pkts[i] = mk_ecn_frame(100 + i, 0x02)) != NULL);
+	CHECK(sdr_link_rx_process(rx, pkts, 32, 32, t + 1000) == 0, "a full poll released frames");
+	sdr_link_rx_detach(rx);
+	CHECK(rte_mempool_avail_count(pool) == pool->size, "pool leak: %u of %u",
+	      rte_mempool_avail_count(pool), pool->size);
+}
+
 static void peer_trace_cb(const struct rte_mbuf *m, uint64_t arrival, uint64_t depart,
 			  uint64_t release, void *arg)
 {
@@ -874,6 +999,7 @@ int main(int argc, char **argv)
 	test_peers();
 	test_ecn_down();
 	test_ecn_dequeue();
+	test_arrival_spread();
 	test_paths(false);
 	test_paths(true);
 	test_ring_port();

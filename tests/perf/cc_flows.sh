@@ -31,7 +31,10 @@
 # SDR_CC_RIG (ring or veth; default veth as root, else ring) picks the rig:
 # the ring rig, no kernel in the path, carries 1gbit on 2 vCPUs;
 # SDR_CC_ARGS adds sdr-perf options to every run (e.g.
-# --dpu-arg=--cc-noise-probe=on).
+# --dpu-arg=--cc-noise-probe=on); SDR_CC_LINK adds items to every run's
+# link (e.g. arrival=spread, docs/link-emulator.md: the veth rig at 1gbit
+# on a host whose workers are late, docs/congestion.md "At 1 Gbit/s on the
+# veth and bridge rigs").
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh" ccflows
 case=${1:?usage: cc_flows.sh fair|capacity|reserved|delayonly}
@@ -55,7 +58,7 @@ ceil=$((rate_bps * 3)) # every QP's ceiling (--port-rate) above the link
 
 # flows TAG LINK [sdr-perf options]: one run, its JSON line in $tmp/TAG.json
 flows() {
-	local tag=$1 link=$2
+	local tag=$1 link=$2${SDR_CC_LINK:+,$SDR_CC_LINK}
 	shift 2
 	log "$tag: $rig rig, link $link, $*"
 	"$SDR_PERF" flows --rig $rig --size 256K --window 32 --link "$link" \

@@ -118,10 +118,11 @@ const struct sdr_opt sdr_sr_opts[] = {
 	 .kind = SDR_OPT_BOOL,
 	 .var = &sdr_sr_cfg.cc_noise_probe,
 	 .help = "where ECN marks and the hosts' RTT noise hides an empty\n"
-		 "queue, judge calm and the capacity probe by the marks and\n"
-		 "twice that noise: a restored capacity retaken in fewer RTTs,\n"
-		 "QPs sharing a link less evenly (docs/congestion.md; default\n"
-		 "off)"},
+		 "queue, judge calm, the capacity probe and the queue of a\n"
+		 "marked interval by the marks and twice that noise: a\n"
+		 "restored capacity retaken in fewer RTTs, and no deep cut on\n"
+		 "every mark where the workers run late (docs/congestion.md;\n"
+		 "default off)"},
 	{.name = "cc-ai-ref",
 	 .arg = "K",
 	 .kind = SDR_OPT_U32,

@@ -367,6 +367,39 @@ static void test_reactions(void)
 			      p.ai_frac * 3e3, pr.probes);
 	}
 
+	/* a marked interval whose samples are 2 ms above the base, J at 2 ms:
+	 * with noise_probe_k, where ECN leads, q below noise_probe_k x J is
+	 * the host's lateness, and the mark is DCQCN's cut by alpha / 2; else
+	 * q above T is a queue, and the cut goes to the delivery less the
+	 * drain and cut_extra */
+	for (unsigned c = 0; c < 2; c++) {
+		struct sdr_cc_params pn = p;
+		struct sdr_cc pr;
+		uint64_t tp = t;
+		double r1;
+
+		pn.noise_probe_k = c == 0 ? 2 : 0;
+		sdr_cc_init(&pr, &pn, 3 * GBIT, tp);
+		tp = feed(&pr, tp, 12, 25 * MS, 0);
+		tp = feed(&pr, tp, 1, 25 * MS, 10); /* the start-up's end */
+		tp = feed(&pr, tp, 8, 25 * MS, 0);
+		pr.jit = 2e6;
+		pr.alpha = 0.1;
+		r1 = pr.rate;
+		tp = feed(&pr, tp, 1, 27 * MS, 10); /* a tenth of the ACKs marked */
+		if (c == 0)
+			CHECK(sdr_cc_ecn_leads(&pr, tp) && pr.alpha < 0.15 &&
+				      NEAR(pr.rate, r1 * (1 - pr.alpha / 2)),
+			      "noise of 2 ms, a mark, noise_probe_k 2: %.0f -> %.0f Mbit/s "
+			      "(alpha/2 of %.3f)",
+			      r1 / 1e6, pr.rate / 1e6, pr.alpha);
+		else
+			CHECK(pr.rate <= r1 * (1 - p.cut_extra),
+			      "noise of 2 ms, a mark, noise_probe_k 0: %.0f -> %.0f Mbit/s "
+			      "(the delivery less the drain and cut_extra)",
+			      r1 / 1e6, pr.rate / 1e6);
+	}
+
 	/* CE without queueing delay: DCQCN's cut by alpha / 2 */
 	r0 = sdr_cc_rate(&cc);
 	{

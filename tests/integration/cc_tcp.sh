@@ -29,6 +29,7 @@ CASES=${SDR_CCTCP_CASES:-reno:1:fair reno:0:fair bbr:1:fair bbr:0:fair}
 DUR=${SDR_CCTCP_DUR:-14}
 WARM=${SDR_CCTCP_WARM:-3}
 MIN=${SDR_CCTCP_MIN:-0.25}
+# SDR_CCTCP_DPU_ARGS: more options for both DPUs (e.g. --cc-noise-probe on)
 # sdr's messages: its fair share for DUR s (it ends the interval early if
 # it gets more, and finishes alone if it gets less)
 MSGS=$((RATE_MBIT * 1000000 / 2 * DUR / 8 / 1048576))
@@ -44,10 +45,11 @@ SDR_CLEANUPS+=("sdr_bridge_netns_down")
 for side in a b; do
 	if [ $side = a ]; then ns=$NS_A ifc=$VETH_A ip=$DIP_A mac=$DMAC_A peer=$DMAC_B
 	else ns=$NS_B ifc=$VETH_B ip=$DIP_B mac=$DMAC_B peer=$DMAC_A; fi
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	ip netns exec "$ns" "$SDR_DPU" $(rig_eal "sdr-ct-$side-$$" 512) $(rig_vdev "$ifc") -- \
 		--name "$SDR_TMP/$side.sock" --ip "$ip" --mac "$mac" --peer-mac "$peer" \
-		--port-rate $((RATE_MBIT * 3))m --cc on --cc-competitive on --stats-json "$SDR_TMP/dpu-$side.json" \
+		--port-rate $((RATE_MBIT * 3))m --cc on --cc-competitive on ${SDR_CCTCP_DPU_ARGS:-} \
+		--stats-json "$SDR_TMP/dpu-$side.json" \
 		--stats-interval 1 \
 		>"$SDR_TMP/dpu-$side.log" 2>&1 &
 	SDR_PIDS+=($!)

@@ -391,6 +391,19 @@ static int parse_step(enum key_id k, char *val, struct sdr_link_cfg *c, char *er
 	return 0;
 }
 
+/* A key of two words: @p no sets *@p out false, @p yes true */
+static int parse_two_way(const char *key, const char *val, const char *no, const char *yes,
+			 bool *out, char *err, size_t errlen)
+{
+	if (strcmp(val, no) == 0 || strcmp(val, yes) == 0) {
+		*out = strcmp(val, yes) == 0;
+		return 0;
+	}
+	sdr_link_seterr(err, errlen, "link spec: key '%s': '%s' must be %s or %s", key, val, no,
+			yes);
+	return -EINVAL;
+}
+
 static int parse_item(enum key_id k, const char *key, char *val, struct sdr_link_cfg *c, char *err,
 		      size_t errlen)
 {
@@ -465,31 +478,11 @@ static int parse_item(enum key_id k, const char *key, char *val, struct sdr_link
 		/* where the bottleneck decides a mark: as the frame joins the
 		 * queue (the backlog it finds) or as it leaves (the backlog it
 		 * leaves behind) */
-		if (strcmp(val, "enqueue") == 0) {
-			c->ecn_dequeue = false;
-		} else if (strcmp(val, "dequeue") == 0) {
-			c->ecn_dequeue = true;
-		} else {
-			sdr_link_seterr(err, errlen,
-					"link spec: key 'ecnmark': '%s' must be enqueue or dequeue",
-					val);
-			return -EINVAL;
-		}
-		return 0;
+		return parse_two_way(key, val, "enqueue", "dequeue", &c->ecn_dequeue, err, errlen);
 	case K_ARRIVAL:
 		/* when the frames a poll finds arrived: at the poll, or spread
 		 * over the time since the port was last found empty */
-		if (strcmp(val, "poll") == 0) {
-			c->arrival_spread = false;
-		} else if (strcmp(val, "spread") == 0) {
-			c->arrival_spread = true;
-		} else {
-			sdr_link_seterr(err, errlen,
-					"link spec: key 'arrival': '%s' must be poll or spread",
-					val);
-			return -EINVAL;
-		}
-		return 0;
+		return parse_two_way(key, val, "poll", "spread", &c->arrival_spread, err, errlen);
 	case K_BG:
 		/* RATE[:ON:OFF] */
 		n = split_colon(val, f, 3);

@@ -135,7 +135,9 @@ uint16_t sdr_link_rx_process(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uin
 
 /**
  * Release held frames that are due at @p now_ns without offering new ones
- * (same as sdr_link_rx_process() with nb_pkts = 0).
+ * (same as sdr_link_rx_process() with nb_pkts = 0, except that with
+ * arrival=spread it neither admits frames kept from full polls nor counts
+ * as a poll that found the port drained).
  */
 uint16_t sdr_link_rx_release(struct sdr_link_rx *rx, struct rte_mbuf **pkts, uint16_t max_pkts,
 			     uint64_t now_ns);
